@@ -1,0 +1,44 @@
+# LinkLab: `make run` starts the app, `make test` runs the whole test suite. Both set up
+# everything first on a fresh Debian/Ubuntu machine: the virtual env, the dependencies and the
+# measurement engines (iperf3 required, netperf optional).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test setup engines test-tools bench lint typecheck clean
+
+run: setup engines
+	$(BIN)/linklab
+
+test: setup engines test-tools
+	$(BIN)/python -m pytest -q
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@scripts/ensure-python.sh "$(PYTHON)"
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+engines:
+	@scripts/ensure-engines.sh
+
+test-tools:
+	@scripts/ensure-engines.sh --with-test-tools
+
+bench: setup engines
+	$(BIN)/python benchmarks/run_all.py
+
+lint: setup
+	$(BIN)/ruff check app tests benchmarks
+	$(BIN)/ruff format --check app tests benchmarks
+
+typecheck: setup
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,420 @@
+"""Headless commands: `linklab doctor`, `serve`, `measure`, and the loopback demo."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from app import __version__
+from app.engine import netinfo
+from app.engine.errors import EngineError, EngineMissing, StoppedByUser
+from app.engine.iperf3 import start_iperf3
+from app.engine.netperf import start_netperf
+from app.engine.process import install_exit_handlers
+from app.engine.run import EngineRun
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.servers import security_warning as server_warning
+from app.engine.tools import ENGINES, Capability, Tool, find_tool
+from app.models import (
+    Direction,
+    EngineMessage,
+    Iperf3Options,
+    IpVersion,
+    NetperfOptions,
+    NetperfTest,
+    Protocol,
+    RunResult,
+    Sample,
+)
+from app.units import format_rate, parse_rate, parse_size
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
+
+
+def _number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a valid number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is outside {low:g}..{high:g}")
+        return value
+
+    return convert
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1408, 64K or 2M") from None
+
+
+def _rate(text: str) -> int:
+    try:
+        return parse_rate(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate like 0, 100M or 1G") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="linklab",
+        description="Measure what a network link really delivers, and what a setting costs.",
+    )
+    parser.add_argument("--version", action="version", version=f"LinkLab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    doctor = sub.add_parser("doctor", help="show the engines, their capabilities and addresses")
+    doctor.add_argument("--json", action="store_true", help="print one JSON object")
+
+    serve = sub.add_parser("serve", help="run a local iperf3 server and netserver until Ctrl+C")
+    serve.add_argument("--port", type=_number(int, 1, 65535), default=5201)
+    serve.add_argument("--netserver-port", type=_number(int, 1, 65535), default=12865)
+    serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
+    serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
+    serve.add_argument("--idle-timeout", type=_number(int, 1, 86400), metavar="S")
+    serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
+
+    measure = sub.add_parser("measure", help="one run against a peer, printed live")
+    measure.add_argument("--peer", required=True, metavar="HOST")
+    measure.add_argument("--engine", choices=("iperf3", "netperf"), default="iperf3")
+    measure.add_argument("--port", type=_number(int, 1, 65535))
+    measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
+    measure.add_argument("--ip", choices=("4", "6"), help="IP version (default: either)")
+    measure.add_argument("--duration", type=_number(int, 1, 86400), default=5, metavar="S")
+    measure.add_argument("--omit", type=_number(int, 0, 600), default=0, metavar="S")
+    measure.add_argument("--interval", type=_number(float, 0.1, 60), default=1.0, metavar="S")
+    measure.add_argument("--length", type=_size, metavar="BYTES", help="packet/write size")
+    measure.add_argument("--window", type=_size, metavar="BYTES", help="socket buffer size")
+    measure.add_argument("--parallel", type=_number(int, 1, 128), default=1, metavar="N")
+    measure.add_argument("--direction", choices=("up", "down", "bidir"), default="up")
+    measure.add_argument("--bitrate", type=_rate, metavar="RATE", help="UDP target, 0=unlimited")
+    measure.add_argument("--connect-timeout", type=_number(int, 100, 600_000), metavar="MS")
+    measure.add_argument("--bind", metavar="ADDRESS")
+    measure.add_argument("--username", help="iperf3 authentication user")
+    measure.add_argument("--rsa-public-key", metavar="FILE", help="the server's public key")
+    measure.add_argument(
+        "--test",
+        choices=[t.value for t in NetperfTest],
+        help="netperf test (default: TCP_STREAM or UDP_STREAM by --protocol)",
+    )
+    measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")
+    measure.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    demo = sub.add_parser("demo", help="a short loopback measurement against a local server")
+    demo.add_argument("--duration", type=_number(int, 1, 60), default=3, metavar="S")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    install_exit_handlers()
+    args = build_parser().parse_args(argv)
+    command = args.command or "demo"
+    if command == "demo" and args.command is None:
+        args.duration = 3
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "doctor": cmd_doctor,
+        "serve": cmd_serve,
+        "measure": cmd_measure,
+        "demo": cmd_demo,
+    }
+    try:
+        return handlers[command](args)
+    except EngineError as err:
+        print(f"linklab: {err.sentence}", file=sys.stderr)
+        return EXIT_STOPPED if isinstance(err, StoppedByUser) else EXIT_FAILED
+    except KeyboardInterrupt:
+        print("linklab: stopped.", file=sys.stderr)
+        return EXIT_STOPPED
+
+
+# -- doctor ------------------------------------------------------------------------------------
+def doctor_report() -> dict[str, Any]:
+    engines: dict[str, Any] = {}
+    for name in ENGINES:
+        try:
+            tool = find_tool(name)
+        except EngineError as err:
+            engines[name] = {"found": False, "problem": err.sentence}
+            continue
+        engines[name] = {
+            "found": True,
+            "path": tool.path,
+            "source": tool.source.value,
+            "version": tool.version_string,
+            "version_text": tool.version_text,
+            "capabilities": {cap.value: tool.has(cap) for cap in _relevant_caps(name)},
+        }
+        if name == "iperf3":
+            engines[name]["server_warning"] = server_warning(tool)
+    return {
+        "linklab": __version__,
+        "engines": engines,
+        "ipv6": netinfo.ipv6_available(),
+        "addresses": [
+            {"interface": a.interface, "address": a.address, "version": a.version, "scope": a.scope}
+            for a in netinfo.local_addresses()
+        ],
+    }
+
+
+def _relevant_caps(name: str) -> list[Capability]:
+    if name == "iperf3":
+        return [
+            Capability.JSON_STREAM,
+            Capability.BIDIR,
+            Capability.AUTHENTICATION,
+            Capability.CONNECT_TIMEOUT,
+            Capability.RCV_TIMEOUT,
+            Capability.SND_TIMEOUT,
+            Capability.IDLE_TIMEOUT,
+            Capability.ONE_OFF,
+        ]
+    return [Capability.INTERIM] if name == "netperf" else []
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    report = doctor_report()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+    print(f"LinkLab {report['linklab']}")
+    for name, info in report["engines"].items():
+        if not info["found"]:
+            print(f"  {name:<10} missing: {info['problem']}")
+            continue
+        caps = ", ".join(c for c, ok in info["capabilities"].items() if ok) or "-"
+        print(f"  {name:<10} {info['version']:<8} {info['path']} ({info['source']})")
+        print(f"  {'':<10} capabilities: {caps}")
+        if info.get("server_warning"):
+            print(f"  {'':<10} note: {info['server_warning']}")
+    print(f"  IPv6 on this computer: {'yes' if report['ipv6'] else 'no'}")
+    print("  Addresses a peer can use:")
+    for addr in report["addresses"] or [{"address": "(none: no network interface is up)"}]:
+        where = f"  ({addr['interface']}, {addr['scope']})" if "interface" in addr else ""
+        print(f"    {addr['address']}{where}")
+    return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+
+
+# -- serve -------------------------------------------------------------------------------------
+def start_servers(
+    port: int,
+    netserver_port: int | None,
+    bind: str | None = None,
+    idle_timeout_s: int | None = None,
+    one_off: bool = False,
+    on_log: Callable[[str], None] | None = None,
+) -> list[LocalServer]:
+    """Start iperf3 (required) and netserver (when installed and asked for)."""
+    tool = find_tool("iperf3")
+    servers = [iperf3_server(tool, ServerOptions(port, bind, idle_timeout_s, one_off), on_log)]
+    if netserver_port is not None:
+        try:
+            servers.append(netserver(find_tool("netserver"), ServerOptions(netserver_port, bind)))
+        except EngineMissing as err:
+            print(f"linklab: {err.sentence} Serving iperf3 only.", file=sys.stderr)
+    started: list[LocalServer] = []
+    try:
+        for server in servers:
+            server.start()
+            started.append(server)
+    except BaseException:
+        for server in started:
+            server.stop()
+        raise
+    return started
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    def log(line: str) -> None:
+        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+
+    servers = start_servers(
+        args.port,
+        None if args.no_netserver else args.netserver_port,
+        args.bind,
+        args.idle_timeout,
+        args.one_off,
+        on_log=log,
+    )
+    try:
+        for server in servers:
+            print(f"{server.name} listening on port {server.port} (pid {server.pid})")
+            if server.tool.name == "iperf3" and (warning := server_warning(server.tool)):
+                print(f"Note: {warning}")
+        print("On the other computer, use one of these addresses as the peer:")
+        for addr in netinfo.local_addresses():
+            print(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
+        print("Press Ctrl+C to stop.", flush=True)
+        while all(server.running for server in servers):
+            time.sleep(0.2)
+        stopped = [server.name for server in servers if not server.running]
+        print(f"linklab: the {', '.join(stopped)} stopped.", file=sys.stderr)
+        return EXIT_OK if args.one_off else EXIT_FAILED
+    except KeyboardInterrupt:
+        print("Stopping the servers.", file=sys.stderr)
+        return EXIT_OK
+    finally:
+        for server in servers:
+            server.stop()
+
+
+# -- measure -----------------------------------------------------------------------------------
+def _password(args: argparse.Namespace) -> str | None:
+    if args.username is None:
+        return None
+    if "IPERF3_PASSWORD" in os.environ:
+        return os.environ["IPERF3_PASSWORD"]
+    if sys.stdin.isatty():
+        return getpass.getpass(f"iperf3 password for {args.username}: ")
+    return None
+
+
+def prepare_run(args: argparse.Namespace) -> EngineRun:
+    ip = IpVersion(int(args.ip)) if args.ip else None
+    if args.engine == "netperf":
+        test = NetperfTest(args.test) if args.test else (
+            NetperfTest.UDP_STREAM if args.protocol == "udp" else NetperfTest.TCP_STREAM
+        )
+        nopts = NetperfOptions(
+            host=args.peer,
+            port=args.port or 12865,
+            test=test,
+            ip_version=ip,
+            duration_s=args.duration,
+            message_size=args.length,
+            interval_s=args.interval,
+        )
+        return start_netperf(find_tool("netperf"), nopts)
+    opts = Iperf3Options(
+        host=args.peer,
+        port=args.port or 5201,
+        protocol=Protocol(args.protocol),
+        ip_version=ip,
+        duration_s=args.duration,
+        omit_s=args.omit,
+        interval_s=args.interval,
+        length=args.length,
+        window=args.window,
+        parallel=args.parallel,
+        direction=Direction(args.direction),
+        bitrate_bps=args.bitrate,
+        connect_timeout_ms=args.connect_timeout,
+        bind_address=args.bind,
+        username=args.username,
+        password=_password(args),
+        rsa_public_key_path=args.rsa_public_key,
+    )
+    return start_iperf3(find_tool("iperf3"), opts, live=not args.no_live)
+
+
+def print_event(event: Sample | EngineMessage) -> None:
+    if isinstance(event, Sample):
+        note = " (warm-up, not counted)" if event.omitted else ""
+        rate = format_rate(event.bits_per_second)
+        extra = f"  rtt {event.rtt_ms:.2f} ms" if event.rtt_ms is not None else ""
+        if event.lost_packets is not None and event.packets:
+            extra += f"  lost {event.lost_packets}/{event.packets}"
+        arrow = "↑" if event.flow.value == "up" else "↓"
+        print(f"  {event.start_s:6.2f}-{event.end_s:6.2f} s {arrow} {rate:>12}{extra}{note}")
+    sys.stdout.flush()
+
+
+def result_dict(result: RunResult) -> dict[str, Any]:
+    summary = result.summary
+    return {
+        "engine": result.engine,
+        "engine_version": result.engine_version,
+        "argv": list(result.argv),
+        "throughput_bps": result.throughput_bps,
+        "flows": [
+            {k: (v.value if hasattr(v, "value") else v) for k, v in vars(flow).items()}
+            for flow in summary.flows
+        ],
+        "rtt_mean_ms": summary.rtt_mean_ms,
+        "rtt_min_ms": summary.rtt_min_ms,
+        "rtt_max_ms": summary.rtt_max_ms,
+        "cpu_local_pct": summary.cpu_local_pct,
+        "cpu_remote_pct": summary.cpu_remote_pct,
+        "transactions_per_s": summary.transactions_per_s,
+        "samples": len(result.samples),
+        "elapsed_s": round(result.elapsed_s, 3),
+    }
+
+
+def print_result(result: RunResult) -> None:
+    summary = result.summary
+    print(f"Result ({result.engine} {result.engine_version}):")
+    for flow in summary.flows:
+        line = (
+            f"  {flow.flow.value:>4}: sent {format_rate(flow.sender_bps)}, "
+            f"received {format_rate(flow.receiver_bps)}"
+        )
+        if flow.retransmits is not None:
+            line += f", {flow.retransmits} retransmits"
+        if flow.loss_pct is not None:
+            line += f", loss {flow.loss_pct:.2f} % ({flow.lost_packets}/{flow.packets})"
+        if flow.jitter_ms is not None:
+            line += f", jitter {flow.jitter_ms:.3f} ms"
+        print(line)
+    if summary.rtt_mean_ms is not None:
+        low, high = summary.rtt_min_ms, summary.rtt_max_ms
+        span = f" (min {low:.3f}, max {high:.3f})" if low is not None and high is not None else ""
+        print(f"  RTT: {summary.rtt_mean_ms:.3f} ms{span}")
+    if summary.transactions_per_s is not None:
+        print(f"  Transactions: {summary.transactions_per_s:.0f}/s")
+    cpu = [
+        f"{label} {value:.1f} %"
+        for label, value in (("local", summary.cpu_local_pct), ("remote", summary.cpu_remote_pct))
+        if value is not None
+    ]
+    if cpu:
+        print(f"  CPU: {', '.join(cpu)}")
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    run = prepare_run(args)
+    if not args.json:
+        print("$ " + " ".join(run.argv), flush=True)
+    result = run.run(None if args.json else print_event)
+    if args.json:
+        print(json.dumps(result_dict(result), indent=2))
+    else:
+        print_result(result)
+    return EXIT_OK
+
+
+# -- demo (until the window exists, `make run` shows this) ----------------------------------------
+def cmd_demo(args: argparse.Namespace) -> int:
+    port = _free_port()
+    print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")
+    servers = start_servers(port, None)
+    tool: Tool = servers[0].tool
+    try:
+        print(f"Local iperf3 {tool.version_string} server on port {port}.")
+        opts = Iperf3Options(host="127.0.0.1", port=port, duration_s=args.duration)
+        run = start_iperf3(tool, opts)
+        print("$ " + " ".join(run.argv), flush=True)
+        print_result(run.run(print_event))
+    finally:
+        for server in servers:
+            server.stop()
+    print("To measure another computer: run `linklab serve` there, then")
+    print("  linklab measure --peer ADDRESS   (see `linklab measure --help`).")
+    return EXIT_OK
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,146 @@
+"""Typed engine errors, each carrying one sentence that tells the user what to do."""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base of every error the engine layer raises; `str(err)` is the user's sentence."""
+
+    #: True when trying the same run again later may succeed (busy server, one refusal).
+    transient = False
+
+    def __init__(self, sentence: str, *, detail: str | None = None) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
+        self.detail = detail  # the engine's own words, for the log
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+
+class EngineMissing(EngineError):
+    def __init__(self, name: str, hint: str | None = None) -> None:
+        package = {"netserver": "netperf"}.get(name, name)
+        super().__init__(
+            hint
+            or f"{name} was not found: install it (Debian/Ubuntu: sudo apt-get install {package}) "
+            f"or set its path in LinkLab's settings."
+        )
+        self.name = name
+
+
+class EngineTooOld(EngineError):
+    """The installed engine lacks something the plan asks for."""
+
+
+class BadOption(EngineError):
+    """A value the user gave cannot be passed to the engine."""
+
+
+class HostUnresolved(EngineError):
+    def __init__(self, host: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"The name {host!r} could not be resolved: check the spelling, or use the peer's "
+            f"IP address instead.",
+            detail=detail,
+        )
+
+
+class ConnectionRefused(EngineError):
+    transient = True
+
+    def __init__(self, host: str, port: int, server: str = "iperf3", detail: str | None = None):
+        tab = "Server tab" if server == "iperf3" else "Server tab (netserver)"
+        command = "iperf3 -s" if server == "iperf3" else "netserver"
+        super().__init__(
+            f"The peer {host} refused the connection on port {port}: start an {server} server "
+            f"there ({command}, or LinkLab's {tab}), or check the port.",
+            detail=detail,
+        )
+
+
+class NoNetserver(ConnectionRefused):
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        EngineError.__init__(
+            self,
+            f"No netserver answered at {host} port {port}: start netserver on the peer "
+            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
+            detail=detail,
+        )
+
+
+class ServerBusy(EngineError):
+    transient = True
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"The iperf3 server at {host} port {port} is busy with another test: wait for it "
+            f"to finish, or use a server on another port.",
+            detail=detail,
+        )
+
+
+class ConnectTimeout(EngineError):
+    transient = True
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"No answer from {host} on port {port}: check that the peer is on and reachable "
+            f"and that no firewall blocks the port.",
+            detail=detail,
+        )
+
+
+class PeerVanished(EngineError):
+    def __init__(self, host: str, seconds: float | None = None, detail: str | None = None):
+        waited = f" for {seconds:.0f} s" if seconds is not None else ""
+        super().__init__(
+            f"The peer {host} stopped answering{waited} in the middle of the run: check the "
+            f"link and that the server on the peer is still running, then run again.",
+            detail=detail,
+        )
+
+
+class Ipv6Unavailable(EngineError):
+    def __init__(self, host: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"IPv6 to {host} is not available: give the peer an IPv6 address (or a name with "
+            f"an AAAA record), check that IPv6 is enabled on both ends, or measure over IPv4.",
+            detail=detail,
+        )
+
+
+class LinkLocalNeedsZone(BadOption):
+    def __init__(self, host: str) -> None:
+        super().__init__(
+            f"{host} is an IPv6 link-local address, which needs the interface it is reached "
+            f"through: write it as {host}%eth0 (Linux) or {host}%12 (Windows interface index)."
+        )
+
+
+class EngineFailed(EngineError):
+    """The engine failed for a reason with no better sentence; its own words are kept."""
+
+    def __init__(self, engine: str, message: str) -> None:
+        super().__init__(
+            f"{engine} stopped with an error: {message}. Check the peer and the settings, "
+            f"then run again.",
+            detail=message,
+        )
+
+
+class StoppedByUser(EngineError):
+    def __init__(self) -> None:
+        super().__init__("The run was stopped.")
+
+
+class ParseError(EngineError):
+    """Output that does not follow the engine's format; raised by parsers, never anything else."""
+
+    def __init__(self, engine: str, detail: str) -> None:
+        super().__init__(
+            f"{engine} printed output LinkLab could not read ({detail}): check that the "
+            f"engine is a supported version, then run again.",
+            detail=detail,
+        )

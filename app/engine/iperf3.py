@@ -1,0 +1,215 @@
+"""The iperf3 client driver: options to argv, the live output mode, errors to sentences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+
+from app.engine.errors import (
+    BadOption,
+    ConnectionRefused,
+    ConnectTimeout,
+    EngineError,
+    EngineFailed,
+    HostUnresolved,
+    Ipv6Unavailable,
+    PeerVanished,
+    ServerBusy,
+)
+from app.engine.iperf3_json import parse_document, parse_stream
+from app.engine.iperf3_text import parse_text
+from app.engine.run import EngineRun, Parser
+from app.engine.tools import Capability, Tool
+from app.engine.validate import (
+    check_port,
+    check_range,
+    is_ipv4_literal,
+    is_ipv6_literal,
+    resolves_for_ipv4,
+    validate_host,
+)
+from app.models import Direction, Iperf3Options, IpVersion, Protocol
+
+PASSWORD_ENV = "IPERF3_PASSWORD"  # iperf3 reads the authentication password from here
+MAX_TCP_LENGTH = 1024 * 1024
+UDP_LENGTH = (16, 65507)
+
+
+class OutputMode(str, Enum):
+    JSON_STREAM = "json-stream"  # 3.17+: one JSON event per line, live
+    TEXT = "text"  # older: -V --forceflush text, live
+    JSON = "json"  # -J: one document at the end (no live view)
+
+
+def output_mode(tool: Tool, live: bool = True) -> OutputMode:
+    if not live:
+        return OutputMode.JSON
+    return OutputMode.JSON_STREAM if tool.has(Capability.JSON_STREAM) else OutputMode.TEXT
+
+
+def validate_options(opts: Iperf3Options) -> None:
+    """Raise BadOption with a sentence for any value iperf3 would refuse or misread."""
+    validate_host(opts.host, "peer")
+    check_port(opts.port)
+    check_range(opts.duration_s, 1, 86400, "run duration", "s")
+    check_range(opts.omit_s, 0, 600, "warm-up (omit) time", "s")
+    check_range(opts.interval_s, 0.1, 60, "report interval", "s")
+    check_range(opts.parallel, 1, 128, "number of parallel streams")
+    if opts.length is not None:
+        if opts.protocol is Protocol.UDP:
+            check_range(opts.length, *UDP_LENGTH, "UDP packet size", "bytes")
+        else:
+            check_range(opts.length, 1, MAX_TCP_LENGTH, "TCP write length", "bytes")
+    if opts.window is not None:
+        check_range(opts.window, 1024, 1024**3, "TCP window (socket buffer)", "bytes")
+    if opts.bitrate_bps is not None:
+        check_range(opts.bitrate_bps, 0, 10**14, "target bitrate", "bit/s")
+    if opts.connect_timeout_ms is not None:
+        check_range(opts.connect_timeout_ms, 100, 600_000, "connect timeout", "ms")
+    if opts.bind_address is not None:
+        validate_host(opts.bind_address, "bind address")
+    if opts.ip_version is IpVersion.V4 and is_ipv6_literal(opts.host):
+        raise BadOption(
+            f"{opts.host} is an IPv6 address but IPv4 was chosen: pick IPv6, or give the peer's "
+            f"IPv4 address."
+        )
+    if opts.ip_version is IpVersion.V6 and is_ipv4_literal(opts.host):
+        raise BadOption(
+            f"{opts.host} is an IPv4 address but IPv6 was chosen: pick IPv4, or give the peer's "
+            f"IPv6 address."
+        )
+    if opts.username is not None:
+        if not opts.username or opts.username.startswith("-") or not opts.username.isprintable():
+            raise BadOption("The iperf3 user name must be printable and not start with '-'.")
+        if not opts.rsa_public_key_path:
+            raise BadOption(
+                "iperf3 authentication needs the server's RSA public key file as well as the "
+                "user name: choose the key file, or clear the user name."
+            )
+
+
+def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
+    """The exact iperf3 command line for these options; refuses what this iperf3 lacks."""
+    validate_options(opts)
+    argv = [tool.path, "-c", opts.host, "-p", str(opts.port), "-t", str(opts.duration_s)]
+    argv += ["-i", f"{opts.interval_s:g}"]
+    if opts.ip_version is not None:
+        argv.append(f"-{int(opts.ip_version)}")
+    if opts.protocol is Protocol.UDP:
+        argv.append("-u")
+    if opts.length is not None:
+        argv += ["-l", str(opts.length)]
+    if opts.window is not None:
+        argv += ["-w", str(opts.window)]
+    if opts.parallel != 1:
+        argv += ["-P", str(opts.parallel)]
+    if opts.direction is Direction.DOWN:
+        argv.append("-R")
+    elif opts.direction is Direction.BIDIR:
+        tool.require(Capability.BIDIR, "measure both directions at once (--bidir)")
+        argv.append("--bidir")
+    if opts.bitrate_bps is not None:
+        argv += ["-b", str(opts.bitrate_bps)]
+    if opts.omit_s:
+        argv += ["-O", str(opts.omit_s)]
+    if opts.connect_timeout_ms is not None:
+        tool.require(Capability.CONNECT_TIMEOUT, "limit the connect time (--connect-timeout)")
+        argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
+    if opts.bind_address is not None:
+        argv += ["-B", opts.bind_address]
+    if opts.username is not None:
+        tool.require(Capability.AUTHENTICATION, "authenticate to the server (--username)")
+        argv += ["--username", opts.username]
+        argv += ["--rsa-public-key-path", str(opts.rsa_public_key_path)]
+    if mode is OutputMode.JSON_STREAM:
+        tool.require(Capability.JSON_STREAM, "report live as JSON (--json-stream)")
+        argv.append("--json-stream")
+    elif mode is OutputMode.TEXT:
+        # -f k: rates in whole kbit/s, not rounded to three digits; -V adds the CPU line.
+        argv += ["-f", "k", "-V"]
+        if tool.has(Capability.FORCEFLUSH):
+            argv.append("--forceflush")
+    else:
+        argv.append("-J")
+    return argv
+
+
+def parser_for(mode: OutputMode) -> Parser:
+    return {
+        OutputMode.JSON_STREAM: parse_stream,
+        OutputMode.TEXT: parse_text,
+        OutputMode.JSON: parse_document,
+    }[mode]
+
+
+def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
+    """Map iperf3's own error words to a typed error with a sentence for this peer."""
+    host, port = opts.host, opts.port
+    wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
+
+    def classify(message: str) -> EngineError:
+        text = message.lower()
+        if "busy" in text:
+            return ServerBusy(host, port, detail=message)
+        if "connection refused" in text:
+            return ConnectionRefused(host, port, detail=message)
+        if "address family" in text or (wants_v6 and "network is unreachable" in text):
+            if wants_v6:
+                return Ipv6Unavailable(host, detail=message)
+        if any(
+            words in text
+            for words in (
+                "name or service not known",
+                "nodename nor servname",
+                "no address associated",
+                "temporary failure in name resolution",
+                "no such host is known",
+                "getaddrinfo",
+            )
+        ):
+            if wants_v6 and resolves_for_ipv4(host):
+                return Ipv6Unavailable(host, detail=message)
+            return HostUnresolved(host, detail=message)
+        if any(w in text for w in ("timed out", "operation now in progress", "no route to host")):
+            return ConnectTimeout(host, port, detail=message)
+        if any(
+            words in text
+            for words in (
+                "connection reset",
+                "broken pipe",
+                "control socket has closed",
+                "server has terminated",
+                "unable to receive",
+                "unable to read from stream",
+                "unable to write to stream",
+                "peer has terminated",
+            )
+        ):
+            return PeerVanished(host, detail=message)
+        if "parameter error" in text:
+            return BadOption(f"iperf3 refused an option: {message}.", detail=message)
+        return EngineFailed("iperf3", message)
+
+    return classify
+
+
+def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> EngineRun:
+    """Prepare one iperf3 client run; call .events() or .run() on the result to execute it."""
+    mode = output_mode(tool, live)
+    argv = build_argv(tool, opts, mode)
+    env = {PASSWORD_ENV: opts.password} if opts.password is not None else None
+    # A silent engine is a vanished peer: 3 report intervals plus 10 s of slack. Without live
+    # output the whole run is silent, so the watchdog allows for its full length.
+    idle = 3 * opts.interval_s + 10.0
+    if mode is OutputMode.JSON:
+        idle += opts.duration_s + opts.omit_s
+    return EngineRun(
+        tool,
+        argv,
+        parser_for(mode),
+        classifier(opts),
+        host=opts.host,
+        port=opts.port,
+        idle_timeout_s=idle,
+        env=env,
+    )

@@ -1,0 +1,217 @@
+"""Parsers for iperf3's JSON: the live --json-stream events (3.17+) and the one -J document.
+
+Both carry the same objects: `start`, one `interval` per report (streams + sum, and
+sum_bidir_reverse with --bidir), and `end` with the totals.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from app.engine.errors import ParseError
+from app.engine.numbers import measured, measured_int
+from app.models import (
+    EngineFailure,
+    EngineMessage,
+    Flow,
+    FlowSummary,
+    ParseEvent,
+    RunSummary,
+    Sample,
+)
+
+_MAX_DOCUMENT = 64 * 1024 * 1024
+
+
+class _Context:
+    """What the start event tells about the run, needed to label later flows."""
+
+    def __init__(self) -> None:
+        self.reverse = False
+        self.bidir = False
+
+    def learn(self, start: object) -> None:
+        if not isinstance(start, Mapping):
+            return
+        test = start.get("test_start")
+        if isinstance(test, Mapping):
+            self.reverse = bool(test.get("reverse"))
+            self.bidir = bool(test.get("bidir"))
+
+    @property
+    def main_flow(self) -> Flow:
+        return Flow.DOWN if self.reverse and not self.bidir else Flow.UP
+
+
+def parse_stream(lines: Iterable[str]) -> Iterator[ParseEvent]:
+    """Parse `iperf3 --json-stream` output: one {"event": ..., "data": ...} object per line."""
+    context = _Context()
+    for line in lines:
+        if not isinstance(line, str):
+            raise ParseError("iperf3", "a line that is not text")
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            if text.startswith("iperf3: "):
+                yield EngineFailure(text.split(" - ", 1)[-1])
+                continue
+            raise ParseError("iperf3", "a line of --json-stream output that is not JSON") from None
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("event"), str):
+            raise ParseError("iperf3", "a --json-stream line without an event name")
+        yield from _event(obj["event"], obj.get("data"), context)
+
+
+def parse_document(lines: Iterable[str]) -> Iterator[ParseEvent]:
+    """Parse `iperf3 -J` output, which arrives as one document when the run ends."""
+    parts: list[str] = []
+    size = 0
+    for line in lines:
+        if not isinstance(line, str):
+            raise ParseError("iperf3", "a line that is not text")
+        size += len(line) + 1
+        if size > _MAX_DOCUMENT:
+            raise ParseError("iperf3", "a JSON document larger than 64 MiB")
+        parts.append(line)
+    text = "\n".join(parts).strip()
+    if not text:
+        return
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ParseError("iperf3", "JSON output that is not valid JSON") from None
+    if not isinstance(doc, Mapping):
+        raise ParseError("iperf3", "JSON output that is not an object")
+    context = _Context()
+    yield from _event("start", doc.get("start"), context)
+    intervals = doc.get("intervals")
+    if isinstance(intervals, list):
+        for interval in intervals:
+            yield from _event("interval", interval, context)
+    if "error" in doc:
+        yield from _event("error", doc.get("error"), context)
+    else:
+        yield from _event("end", doc.get("end"), context)
+
+
+def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
+    if name == "start":
+        context.learn(data)
+        if isinstance(data, Mapping):
+            connecting = data.get("connecting_to")
+            if isinstance(connecting, Mapping):
+                host, port = connecting.get("host"), connecting.get("port")
+                yield EngineMessage(f"Connecting to host {host}, port {port}")
+    elif name == "interval":
+        yield from _interval_samples(data, context)
+    elif name == "end":
+        if isinstance(data, Mapping) and data:
+            yield _summary(data, context)
+    elif name == "error":
+        yield EngineFailure(str(data) if data is not None else "unknown error")
+    # server_output_json / server_output_text and unknown future events: nothing to measure.
+
+
+def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
+    if not isinstance(data, Mapping):
+        raise ParseError("iperf3", "an interval that is not an object")
+    streams = data.get("streams")
+    streams = [s for s in streams if isinstance(s, Mapping)] if isinstance(streams, list) else []
+    sums: list[tuple[Flow, Any]] = [(context.main_flow, data.get("sum"))]
+    if context.bidir or "sum_bidir_reverse" in data:
+        sums = [(Flow.UP, data.get("sum")), (Flow.DOWN, data.get("sum_bidir_reverse"))]
+    for flow, total in sums:
+        if not isinstance(total, Mapping):
+            continue
+        own = [s for s in streams if _stream_flow(s, context) is flow]
+        rtts = [r for s in own if (r := _rtt_ms(s.get("rtt"))) is not None]
+        cwnds = [c for s in own if (c := measured_int(s.get("snd_cwnd"))) is not None]
+        start, end = measured(total.get("start")), measured(total.get("end"))
+        if start is None or end is None:
+            raise ParseError("iperf3", "an interval without start and end times")
+        yield Sample(
+            start_s=start,
+            end_s=end,
+            flow=flow,
+            bits_per_second=measured(total.get("bits_per_second")),
+            bytes=measured_int(total.get("bytes")),
+            retransmits=measured_int(total.get("retransmits")),
+            rtt_ms=statistics.fmean(rtts) if rtts else None,
+            cwnd_bytes=sum(cwnds) if cwnds else None,
+            jitter_ms=measured(total.get("jitter_ms")),
+            lost_packets=measured_int(total.get("lost_packets")),
+            packets=measured_int(total.get("packets")),
+            omitted=bool(total.get("omitted")),
+        )
+
+
+def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
+    sender = stream.get("sender")
+    if isinstance(sender, bool) and context.bidir:
+        return Flow.UP if sender else Flow.DOWN
+    return context.main_flow
+
+
+def _rtt_ms(value: object) -> float | None:
+    """iperf3 reports RTT in microseconds; 0 means the OS did not say."""
+    micro = measured(value)
+    return micro / 1000.0 if micro else None
+
+
+def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
+    flows = [_flow_summary(end, context.main_flow if not context.bidir else Flow.UP, "")]
+    if context.bidir or "sum_sent_bidir_reverse" in end:
+        flows.append(_flow_summary(end, Flow.DOWN, "_bidir_reverse"))
+    rtt_mean: list[float] = []
+    rtt_min: list[float] = []
+    rtt_max: list[float] = []
+    streams = end.get("streams")
+    for stream in streams if isinstance(streams, list) else []:
+        sender = stream.get("sender") if isinstance(stream, Mapping) else None
+        # RTT is known only where this end sent (the client's own sockets).
+        if not isinstance(sender, Mapping) or sender.get("sender") is False:
+            continue
+        for key, bucket in (("mean_rtt", rtt_mean), ("min_rtt", rtt_min), ("max_rtt", rtt_max)):
+            if (value := _rtt_ms(sender.get(key))) is not None:
+                bucket.append(value)
+    cpu = end.get("cpu_utilization_percent")
+    cpu = cpu if isinstance(cpu, Mapping) else {}
+    return RunSummary(
+        flows=tuple(f for f in flows if f is not None),
+        rtt_mean_ms=statistics.fmean(rtt_mean) if rtt_mean else None,
+        rtt_min_ms=min(rtt_min) if rtt_min else None,
+        rtt_max_ms=max(rtt_max) if rtt_max else None,
+        cpu_local_pct=measured(cpu.get("host_total")),
+        cpu_remote_pct=measured(cpu.get("remote_total")),
+    )
+
+
+def _flow_summary(end: Mapping[str, Any], flow: Flow, suffix: str) -> FlowSummary | None:
+    sent = end.get(f"sum_sent{suffix}")
+    received = end.get(f"sum_received{suffix}")
+    udp = end.get("sum") if not suffix else None  # UDP totals before 3.x added sum_received
+    sent = sent if isinstance(sent, Mapping) else {}
+    received = received if isinstance(received, Mapping) else {}
+    udp = udp if isinstance(udp, Mapping) else {}
+    if not sent and not received and not udp:
+        return None
+    loss = received if "lost_packets" in received else udp
+    if not sent and udp:
+        sent = udp
+    return FlowSummary(
+        flow=flow,
+        sender_bps=measured(sent.get("bits_per_second")),
+        receiver_bps=measured(received.get("bits_per_second")),
+        sender_bytes=measured_int(sent.get("bytes")),
+        receiver_bytes=measured_int(received.get("bytes")),
+        retransmits=measured_int(sent.get("retransmits")),
+        jitter_ms=measured(loss.get("jitter_ms")),
+        lost_packets=measured_int(loss.get("lost_packets")),
+        packets=measured_int(loss.get("packets")),
+        loss_pct=measured(loss.get("lost_percent")),
+    )

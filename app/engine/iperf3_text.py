@@ -1,0 +1,209 @@
+"""Parser for iperf3's human-readable output (-V --forceflush), read live line by line.
+
+Used for iperf3 older than 3.17 (Debian 12 ships 3.12), which has no --json-stream. Interval
+lines become Samples as they arrive; the "Summary Results" block becomes one RunSummary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from app.engine.errors import ParseError
+from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
+from app.models import (
+    EngineFailure,
+    EngineMessage,
+    Flow,
+    FlowSummary,
+    ParseEvent,
+    RunSummary,
+    Sample,
+)
+
+_INTERVAL = re.compile(
+    r"^\[\s*(?P<id>\d+|SUM)\](?:\[(?P<role>[TR]X-[CS])\])?\s+"
+    r"(?P<start>\d+(?:\.\d+)?)-\s*(?P<end>\d+(?:\.\d+)?)\s+sec\s+"
+    r"(?P<xfer>\d+(?:\.\d+)?)\s+(?P<xunit>[KMGTkmgt]?Bytes)\s+"
+    r"(?P<rate>\d+(?:\.\d+)?)\s+(?P<runit>[KMGTkmgt]?bits/sec)(?P<rest>.*)$"
+)
+_UDP_RECEIVER = re.compile(
+    r"^(?P<jitter>\d+(?:\.\d+)?)\s+ms\s+(?P<lost>-?\d+)/(?P<total>\d+)\s+"
+    r"\((?P<pct>[^)%]*)%\)"
+)
+_TCP_SENDER = re.compile(
+    r"^(?P<retr>\d+)(?:\s+(?P<cwnd>\d+(?:\.\d+)?)\s+(?P<cunit>[KMGTkmgt]?Bytes))?"
+)
+_UDP_SENDER = re.compile(r"^(?P<packets>\d+)\b")
+_CPU = re.compile(
+    r"^CPU Utilization: local/\w+ (?P<local>\d+(?:\.\d+)?)%.*?remote/\w+ "
+    r"(?P<remote>\d+(?:\.\d+)?)%"
+)
+_STARTING = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<streams>\d+) streams")
+_ERROR = re.compile(r"^iperf3: (?:error|parameter error) - (?P<msg>.*)$")
+_INTERRUPT = re.compile(r"^iperf3: interrupt - (?P<msg>.*)$")
+
+#: Lines worth showing in a log; everything else is table furniture.
+_LOG_PREFIXES = ("Connecting to host", "Reverse mode", "Starting Test", "Time:", "iperf 3", "[ ")
+
+
+@dataclass
+class _Totals:
+    sender: dict[str, float | int | None] = field(default_factory=dict)
+    receiver: dict[str, float | int | None] = field(default_factory=dict)
+
+
+@dataclass
+class _State:
+    reverse: bool = False
+    streams: int = 1
+    udp_columns: bool = False
+    in_summary: bool = False
+    seen: set[tuple[str, str, float, float, bool]] = field(default_factory=set)
+    totals: dict[Flow, _Totals] = field(default_factory=dict)
+    cpu_local: float | None = None
+    cpu_remote: float | None = None
+
+
+def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
+    """Turn iperf3 text output into Samples, log messages, failures and one RunSummary."""
+    state = _State()
+    finished = False
+    for raw in lines:
+        if not isinstance(raw, str):
+            raise ParseError("iperf3", "a line that is not text")
+        line = raw.strip()
+        if not line:
+            continue
+        if (match := _ERROR.match(line)) or (match := _INTERRUPT.match(line)):
+            yield EngineFailure(match.group("msg").strip())
+            continue
+        if line.startswith("Reverse mode"):
+            state.reverse = True
+        elif match := _STARTING.match(line):
+            state.streams = max(1, int(match.group("streams")))
+            state.udp_columns = match.group("proto").upper() == "UDP"
+        elif line.startswith("[ ID]"):
+            state.udp_columns = "Datagrams" in line
+            continue
+        elif line.startswith("Test Complete"):
+            state.in_summary = True
+            continue
+        elif match := _CPU.match(line):
+            if state.cpu_local is None:
+                state.cpu_local = measured(match.group("local"))
+                state.cpu_remote = measured(match.group("remote"))
+            continue
+        elif line.startswith("iperf Done"):
+            finished = True
+            continue
+        if match := _INTERVAL.match(line):
+            sample = _interval(match, state)
+            if sample is not None:
+                yield sample
+            continue
+        if line.startswith(_LOG_PREFIXES):
+            yield EngineMessage(line)
+    if finished or state.totals:
+        yield _summary(state)
+
+
+def _flow(role: str | None, state: _State) -> Flow:
+    if role is not None:
+        return Flow.UP if role.startswith("TX") else Flow.DOWN
+    return Flow.DOWN if state.reverse else Flow.UP
+
+
+def _interval(match: re.Match[str], state: _State) -> Sample | None:
+    is_sum = match.group("id") == "SUM"
+    # Per-stream lines carry the data when there is one stream; the SUM lines otherwise.
+    if is_sum != (state.streams > 1):
+        return None
+    flow = _flow(match.group("role"), state)
+    start = measured(match.group("start"))
+    end = measured(match.group("end"))
+    if start is None or end is None:
+        raise ParseError("iperf3", "an interval without times")
+    rest = match.group("rest").strip()
+    role_word = rest.rsplit(None, 1)[-1] if rest else ""
+    omitted = rest.endswith("(omitted)")
+    if omitted:
+        rest = rest[: -len("(omitted)")].strip()
+    values: dict[str, float | int | None] = {
+        "bps": scaled_bits(match.group("rate"), match.group("runit")),
+        "bytes": scaled_bytes(match.group("xfer"), match.group("xunit")),
+    }
+    if udp := _UDP_RECEIVER.match(rest):
+        values["jitter_ms"] = measured(udp.group("jitter"))
+        values["lost"] = measured_int(udp.group("lost"))
+        values["packets"] = measured_int(udp.group("total"))
+        values["loss_pct"] = measured(udp.group("pct"))
+    elif state.udp_columns:
+        if sent := _UDP_SENDER.match(rest):
+            values["packets"] = measured_int(sent.group("packets"))
+    elif tcp := _TCP_SENDER.match(rest):
+        values["retransmits"] = measured_int(tcp.group("retr"))
+        if tcp.group("cwnd"):
+            values["cwnd"] = scaled_bytes(tcp.group("cwnd"), tcp.group("cunit"))
+    if state.in_summary and role_word in ("sender", "receiver"):
+        totals = state.totals.setdefault(flow, _Totals())
+        slot = totals.sender if role_word == "sender" else totals.receiver
+        if not slot:  # iperf3 3.12 repeats some summary lines; the first one counts
+            slot.update(values)
+        return None
+    if state.in_summary:
+        return None
+    key = (match.group("id"), flow.value, start, end, omitted)
+    if key in state.seen:  # iperf3 3.12 may print an interval twice before an error
+        return None
+    state.seen.add(key)
+    return Sample(
+        start_s=start,
+        end_s=end,
+        flow=flow,
+        bits_per_second=_float(values.get("bps")),
+        bytes=_int(values.get("bytes")),
+        retransmits=_int(values.get("retransmits")),
+        cwnd_bytes=_int(values.get("cwnd")),
+        jitter_ms=_float(values.get("jitter_ms")),
+        lost_packets=_int(values.get("lost")),
+        packets=_int(values.get("packets")),
+        omitted=omitted,
+    )
+
+
+def _summary(state: _State) -> RunSummary:
+    flows = []
+    for flow in (Flow.UP, Flow.DOWN):
+        totals = state.totals.get(flow)
+        if totals is None:
+            continue
+        sender, receiver = totals.sender, totals.receiver
+        # UDP: the receiver line holds the real loss; the sender line says 0/total.
+        loss_source = receiver if "lost" in receiver else {}
+        flows.append(
+            FlowSummary(
+                flow=flow,
+                sender_bps=_float(sender.get("bps")),
+                receiver_bps=_float(receiver.get("bps")),
+                sender_bytes=_int(sender.get("bytes")),
+                receiver_bytes=_int(receiver.get("bytes")),
+                retransmits=_int(sender.get("retransmits")),
+                jitter_ms=_float(loss_source.get("jitter_ms")),
+                lost_packets=_int(loss_source.get("lost")),
+                packets=_int(loss_source.get("packets") or sender.get("packets")),
+                loss_pct=_float(loss_source.get("loss_pct")),
+            )
+        )
+    return RunSummary(
+        flows=tuple(flows), cpu_local_pct=state.cpu_local, cpu_remote_pct=state.cpu_remote
+    )
+
+
+def _float(value: float | int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _int(value: float | int | None) -> int | None:
+    return None if value is None else int(value)

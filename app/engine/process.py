@@ -1,0 +1,276 @@
+"""The only place that starts a child process: start, read lines, cancel the whole tree, reap."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from types import FrameType
+
+import psutil
+
+MAX_LINE_BYTES = 64 * 1024  # longer lines are cut here; nothing an engine prints is this long
+GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
+
+_IS_WINDOWS = sys.platform == "win32"
+_EOF = object()
+
+_live: set[ManagedProcess] = set()
+_live_lock = threading.Lock()
+
+
+class IdleTimeout(Exception):
+    """No line arrived within the allowed time."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no output for {seconds:.1f} s")
+        self.seconds = seconds
+
+
+def creation_options() -> dict[str, object]:
+    """Popen keyword arguments that put the child in its own group, so that Stop ends the tree."""
+    if _IS_WINDOWS:
+        flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200) | getattr(
+            subprocess, "CREATE_NO_WINDOW", 0x08000000
+        )
+        return {"creationflags": flags}
+    return {"start_new_session": True}
+
+
+class ManagedProcess:
+    """A child process whose stdout is read line by line and whose whole tree can be cancelled.
+
+    Output is read by a daemon thread into a queue, so that the consumer can wait with a
+    timeout on any platform (select() does not work on Windows pipes). stderr is drained by a
+    second thread and kept, capped, for error messages.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        *,
+        max_line_bytes: int = MAX_LINE_BYTES,
+        stderr_limit: int = 256 * 1024,
+    ) -> None:
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError("argv must be a non-empty list of strings")
+        self.argv: tuple[str, ...] = tuple(argv)
+        self._env = dict(env) if env is not None else None
+        self._max_line = max_line_bytes
+        self._stderr_limit = stderr_limit
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._stderr: list[str] = []
+        self._stderr_size = 0
+        self._cancelled = threading.Event()
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._threads: list[threading.Thread] = []
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        env = None
+        if self._env is not None:
+            env = {**os.environ, **self._env}
+        self._popen = subprocess.Popen(  # noqa: S603 - argv list, resolved binary, no shell
+            list(self.argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            close_fds=True,
+            **creation_options(),  # type: ignore[arg-type]
+        )
+        with _live_lock:
+            _live.add(self)
+        out = threading.Thread(target=self._read_stdout, name=f"out-{self.pid}", daemon=True)
+        err = threading.Thread(target=self._read_stderr, name=f"err-{self.pid}", daemon=True)
+        self._threads = [out, err]
+        out.start()
+        err.start()
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid if self._popen is not None else -1
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll() if self._popen is not None else None
+
+    def _read_stdout(self) -> None:
+        assert self._popen is not None and self._popen.stdout is not None
+        stream = self._popen.stdout
+        try:
+            while True:
+                chunk = stream.readline(self._max_line)
+                if not chunk:
+                    break
+                if not chunk.endswith(b"\n") and len(chunk) >= self._max_line:
+                    # Cut an over-long line and skip the rest of it.
+                    while True:
+                        rest = stream.readline(self._max_line)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                self._lines.put(chunk.decode("utf-8", "replace").rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass  # pipe closed under us by cancel(): the EOF below ends the consumer
+        finally:
+            stream.close()
+            self._lines.put(_EOF)
+
+    def _read_stderr(self) -> None:
+        assert self._popen is not None and self._popen.stderr is not None
+        stream = self._popen.stderr
+        try:
+            while True:
+                chunk = stream.readline(self._max_line)
+                if not chunk:
+                    break
+                if self._stderr_size < self._stderr_limit:
+                    text = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                    self._stderr.append(text)
+                    self._stderr_size += len(text)
+        except (OSError, ValueError):
+            pass
+        finally:
+            stream.close()
+
+    def lines(self, idle_timeout: float | None = None) -> Iterator[str]:
+        """Yield stdout lines as they arrive; raise IdleTimeout when none comes in time."""
+        while True:
+            try:
+                item = self._lines.get(timeout=idle_timeout)
+            except queue.Empty:
+                if self.cancelled:
+                    return
+                raise IdleTimeout(idle_timeout or 0.0) from None
+            if item is _EOF:
+                return
+            assert isinstance(item, str)
+            yield item
+
+    def stderr_lines(self) -> list[str]:
+        """stderr so far; complete once wait() has returned."""
+        return list(self._stderr)
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Reap the process (and let the readers finish); cancel it if it overstays."""
+        assert self._popen is not None
+        try:
+            code = self._popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.cancel()
+            code = self._popen.wait()
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        with _live_lock:
+            _live.discard(self)
+        return code
+
+    def cancel(self) -> None:
+        """End the whole process tree; safe from any thread, returns within about a second."""
+        self._cancelled.set()
+        popen = self._popen
+        if popen is not None and popen.poll() is None:
+            tree = ProcessTree(popen.pid)
+            tree.terminate()
+            try:
+                popen.wait(timeout=GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+            tree.kill()
+            try:
+                popen.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+        self._lines.put(_EOF)
+        with _live_lock:
+            _live.discard(self)
+
+
+class ProcessTree:
+    """A child and its descendants: the POSIX process group it leads, or (Windows) its psutil
+    tree, captured before the first signal so that orphans are still reached."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._group: int | None = None
+        self._procs: list[psutil.Process] = []
+        if not _IS_WINDOWS:
+            try:
+                pgid = os.getpgid(pid)
+            except ProcessLookupError:
+                return
+            # Signal the group only when the child leads it (start_new_session): never ours.
+            if pgid == pid and pgid != os.getpgid(0):
+                self._group = pgid
+                return
+        try:
+            parent = psutil.Process(pid)
+            self._procs = [*parent.children(recursive=True), parent]
+        except psutil.NoSuchProcess:
+            self._procs = []
+
+    def terminate(self) -> None:
+        if self._group is not None:
+            _signal_group(self._group, signal.SIGTERM)
+            return
+        for proc in self._procs:
+            try:
+                proc.terminate()
+            except psutil.NoSuchProcess:
+                pass
+
+    def kill(self) -> None:
+        if self._group is not None:
+            _signal_group(self._group, signal.SIGKILL)
+            return
+        for proc in self._procs:
+            try:
+                if proc.is_running():
+                    proc.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def live_pids() -> list[int]:
+    with _live_lock:
+        return [p.pid for p in _live]
+
+
+def cancel_all() -> None:
+    """End every engine process this program started and has not reaped."""
+    with _live_lock:
+        procs = list(_live)
+    for proc in procs:
+        proc.cancel()
+
+
+atexit.register(cancel_all)
+
+
+def install_exit_handlers() -> None:
+    """Turn SIGTERM/SIGHUP into a normal exit so that atexit ends the engines (main thread)."""
+
+    def _exit(signum: int, _frame: FrameType | None) -> None:
+        cancel_all()
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _exit)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _exit)

@@ -1,0 +1,149 @@
+"""One engine invocation: start it, parse its lines as they come, assemble the RunResult."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+from app.engine.errors import ConnectTimeout, EngineError, PeerVanished, StoppedByUser
+from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.tools import Tool
+from app.models import (
+    EngineFailure,
+    EngineMessage,
+    ParseEvent,
+    RunResult,
+    RunSummary,
+    Sample,
+)
+
+Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
+#: Turns the engine's own failure words (and its stderr) into a typed error.
+Classifier = Callable[[str], EngineError]
+LiveEvent = Sample | EngineMessage
+
+
+class EngineRun:
+    """Runs one engine process and turns its output into typed events.
+
+    `events()` yields samples and messages live and returns when the run is over; `result`
+    then holds the RunResult. Errors are raised as EngineError subclasses. `cancel()` may be
+    called from any thread and ends the run (and its process tree) within about a second.
+    """
+
+    def __init__(
+        self,
+        tool: Tool,
+        argv: Sequence[str],
+        parser: Parser,
+        classify: Classifier,
+        *,
+        host: str,
+        port: int | None = None,
+        idle_timeout_s: float,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.tool = tool
+        self.argv: tuple[str, ...] = tuple(argv)
+        self._parser = parser
+        self._classify = classify
+        self._host = host
+        self._port = port
+        self._idle_timeout_s = idle_timeout_s
+        self._env = env
+        self._process: ManagedProcess | None = None
+        self._raw: list[str] = []
+        self._cancel_requested = False
+        self.result: RunResult | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def cancel(self) -> None:
+        self._cancel_requested = True
+        if self._process is not None:
+            self._process.cancel()
+
+    def run(self, on_event: Callable[[LiveEvent], None] | None = None) -> RunResult:
+        """Run to the end, passing live events to on_event; return the result."""
+        for event in self.events():
+            if on_event is not None:
+                on_event(event)
+        assert self.result is not None
+        return self.result
+
+    def events(self) -> Iterator[LiveEvent]:
+        if self._cancel_requested:
+            raise StoppedByUser()
+        started_at = time.time()
+        t0 = time.monotonic()
+        process = ManagedProcess(self.argv, self._env)
+        self._process = process
+        process.start()
+        samples: list[Sample] = []
+        summary: RunSummary | None = None
+        failure: str | None = None
+        try:
+            for event in self._parser(self._tee(process.lines(self._idle_timeout_s))):
+                if isinstance(event, Sample):
+                    if not event.omitted:
+                        samples.append(event)
+                    yield event
+                elif isinstance(event, RunSummary):
+                    summary = event
+                elif isinstance(event, EngineFailure):
+                    failure = failure or event.message
+                elif isinstance(event, EngineMessage):
+                    yield event
+        except IdleTimeout as exc:
+            process.cancel()
+            process.wait()
+            if self._cancel_requested:
+                raise StoppedByUser() from None
+            if not samples and self._port is not None:
+                # Silent from the start: the peer never answered, rather than went away.
+                raise ConnectTimeout(self._host, self._port, detail=str(exc)) from None
+            raise PeerVanished(self._host, exc.seconds, detail=str(exc)) from None
+        except BaseException:
+            # Parser errors, a consumer that stops iterating (GeneratorExit) or an interrupt:
+            # never leave the engine running behind us.
+            process.cancel()
+            process.wait()
+            raise
+        code = process.wait(timeout=5)
+        stderr = process.stderr_lines()
+        self._raw.extend(f"[stderr] {line}" for line in stderr)
+        if self._cancel_requested or process.cancelled:
+            raise StoppedByUser()
+        if failure is not None or summary is None or code != 0:
+            message = failure or _error_lines(stderr) or (
+                f"exit status {code} without results"
+                if code != 0
+                else "the run ended without a summary"
+            )
+            raise self._classify(message)
+        self.result = RunResult(
+            engine=self.tool.name,
+            engine_version=self.tool.version_string,
+            argv=self.argv,
+            summary=summary,
+            samples=tuple(samples),
+            raw_output="\n".join(self._raw),
+            started_at=started_at,
+            elapsed_s=time.monotonic() - t0,
+        )
+
+    def _tee(self, lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            self._raw.append(line)
+            yield line
+
+
+def _error_lines(stderr: list[str]) -> str:
+    """The engine's error sentence from stderr, if it printed one."""
+    for line in stderr:
+        lowered = line.lower()
+        if "error" in lowered or "unable" in lowered or "refused" in lowered:
+            return line.strip()
+    return ""

@@ -1,0 +1,177 @@
+"""Local iperf3 server and netserver as managed children: start, wait until ready, log, stop."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import psutil
+
+from app.engine.errors import BadOption, EngineError
+from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
+from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
+
+LogCallback = Callable[[str], None]
+READY_TIMEOUT_S = 5.0
+
+
+class ServerStartFailed(EngineError):
+    pass
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    port: int
+    bind_address: str | None = None
+    idle_timeout_s: int | None = None  # iperf3 --idle-timeout: restart a stuck server
+    one_off: bool = False  # iperf3 -1: serve one test, then exit
+
+
+def security_warning(tool: Tool) -> str | None:
+    """A sentence when this iperf3 is too old to be exposed as a server without care."""
+    if tool.version and tool.version < SAFE_IPERF3_SERVER:
+        safe = ".".join(str(p) for p in SAFE_IPERF3_SERVER)
+        return (
+            f"iperf3 {tool.version_string} is older than {safe}, whose servers have known "
+            f"remotely triggerable flaws: run the server only on a trusted network, stop it "
+            f"when the tests are done, or install iperf3 {safe} or newer."
+        )
+    return None
+
+
+class LocalServer:
+    """One server process (iperf3 -s or netserver) owned by LinkLab."""
+
+    def __init__(self, tool: Tool, argv: list[str], port: int, on_log: LogCallback | None):
+        self.tool = tool
+        self.argv = argv
+        self.port = port
+        self._on_log = on_log
+        self._process: ManagedProcess | None = None
+        self._reader: threading.Thread | None = None
+        self.log: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return "iperf3 server" if self.tool.name == "iperf3" else "netserver"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    def start(self, ready_timeout_s: float = READY_TIMEOUT_S) -> None:
+        if self.running:
+            return
+        process = ManagedProcess(self.argv)
+        process.start()
+        self._process = process
+        self._reader = threading.Thread(
+            target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
+        )
+        self._reader.start()
+        deadline = time.monotonic() + ready_timeout_s
+        while time.monotonic() < deadline:
+            if process.returncode is not None:
+                process.wait(timeout=1)
+                raise ServerStartFailed(self._start_failure(process))
+            if _listening(process.pid, self.port):
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise ServerStartFailed(
+            f"The {self.name} did not start listening on port {self.port} within "
+            f"{ready_timeout_s:.0f} s: check that the port is free, or choose another one."
+        )
+
+    def _start_failure(self, process: ManagedProcess) -> str:
+        words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
+        lowered = words.lower()
+        if "address already in use" in lowered or "unable to start listener" in lowered:
+            return (
+                f"Port {self.port} is already in use, so the {self.name} could not start: "
+                f"stop whatever uses it, or choose another port."
+            )
+        if "permission denied" in lowered:
+            return (
+                f"The {self.name} may not listen on port {self.port}: choose a port above 1023."
+            )
+        detail = f" ({words})" if words else ""
+        return f"The {self.name} stopped as soon as it started{detail}: check its settings."
+
+    def _read(self, process: ManagedProcess) -> None:
+        try:
+            for line in process.lines(idle_timeout=None):
+                text = line.strip()
+                if not text or set(text) <= {"-", " "}:
+                    continue
+                self.log.append(text)
+                if len(self.log) > 2000:
+                    del self.log[:1000]
+                if self._on_log is not None:
+                    self._on_log(text)
+        except IdleTimeout:
+            pass
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.cancel()
+            process.wait(timeout=2)
+        if self._reader is not None:
+            self._reader.join(timeout=1)
+
+
+def _listening(pid: int, port: int) -> bool:
+    """True once the process (or a child of it) listens on the port."""
+    try:
+        procs = [psutil.Process(pid)]
+        procs += procs[0].children(recursive=True)
+        for proc in procs:
+            for conn in proc.net_connections(kind="inet"):
+                if conn.laddr and conn.laddr.port == port and (
+                    conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM
+                ):
+                    return True
+    except psutil.Error:
+        return False
+    return False
+
+
+def iperf3_server(
+    tool: Tool, options: ServerOptions, on_log: LogCallback | None = None
+) -> LocalServer:
+    check_port(options.port)
+    argv = [tool.path, "-s", "-p", str(options.port)]
+    if options.bind_address:
+        validate_host(options.bind_address, "bind address")
+        argv += ["-B", options.bind_address]
+    if options.idle_timeout_s is not None:
+        check_range(options.idle_timeout_s, 1, 86400, "server idle timeout", "s")
+        tool.require(Capability.IDLE_TIMEOUT, "restart an idle server (--idle-timeout)")
+        argv += ["--idle-timeout", str(options.idle_timeout_s)]
+    if options.one_off:
+        tool.require(Capability.ONE_OFF, "serve a single test (--one-off)")
+        argv.append("-1")
+    if tool.has(Capability.FORCEFLUSH):
+        argv.append("--forceflush")  # the log of tests served arrives as they happen
+    return LocalServer(tool, argv, options.port, on_log)
+
+
+def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
+    check_port(options.port)
+    if options.one_off or options.idle_timeout_s is not None:
+        raise BadOption("netserver has no one-off or idle-timeout mode: clear those options.")
+    argv = [tool.path, "-D", "-p", str(options.port)]
+    if options.bind_address:
+        validate_host(options.bind_address, "bind address")
+        family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
+        argv += ["-L", f"{options.bind_address},{family}"]
+    return LocalServer(tool, argv, options.port, on_log)

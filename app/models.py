@@ -1,0 +1,178 @@
+"""Typed values shared by every layer: engine options, live samples and run results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+
+
+class Protocol(str, Enum):
+    TCP = "tcp"
+    UDP = "udp"
+
+
+class IpVersion(IntEnum):
+    V4 = 4
+    V6 = 6
+
+
+class Direction(str, Enum):
+    """Which way the data flows, seen from the client (this computer)."""
+
+    UP = "up"  # client sends, peer receives (iperf3 default)
+    DOWN = "down"  # peer sends, client receives (iperf3 -R)
+    BIDIR = "bidir"  # both at once (iperf3 --bidir)
+
+
+class Flow(str, Enum):
+    """One data flow inside a run: client to peer (up) or peer to client (down)."""
+
+    UP = "up"
+    DOWN = "down"
+
+
+class NetperfTest(str, Enum):
+    TCP_STREAM = "TCP_STREAM"
+    UDP_STREAM = "UDP_STREAM"
+    TCP_RR = "TCP_RR"
+    UDP_RR = "UDP_RR"
+
+    @property
+    def is_rr(self) -> bool:
+        return self in (NetperfTest.TCP_RR, NetperfTest.UDP_RR)
+
+    @property
+    def protocol(self) -> Protocol:
+        return Protocol.UDP if self.value.startswith("UDP") else Protocol.TCP
+
+
+@dataclass(frozen=True)
+class Iperf3Options:
+    """Everything an iperf3 client run can be asked to do."""
+
+    host: str
+    port: int = 5201
+    protocol: Protocol = Protocol.TCP
+    ip_version: IpVersion | None = None
+    duration_s: int = 10
+    omit_s: int = 0
+    interval_s: float = 1.0
+    length: int | None = None  # -l, bytes per write (packet size for UDP)
+    window: int | None = None  # -w, socket buffer bytes
+    parallel: int = 1  # -P
+    direction: Direction = Direction.UP
+    bitrate_bps: int | None = None  # -b; 0 = unlimited; None = iperf3's default
+    connect_timeout_ms: int | None = 8000
+    bind_address: str | None = None
+    username: str | None = None
+    # Reaches iperf3 only through its IPERF3_PASSWORD environment variable.
+    password: str | None = field(default=None, repr=False, compare=False)
+    rsa_public_key_path: str | None = None
+
+
+@dataclass(frozen=True)
+class NetperfOptions:
+    """One netperf client run: a stream test for throughput or a request/response test for RTT."""
+
+    host: str
+    port: int = 12865
+    test: NetperfTest = NetperfTest.TCP_STREAM
+    ip_version: IpVersion | None = None
+    duration_s: int = 10
+    message_size: int | None = None  # -m for *_STREAM, -r N,N for *_RR
+    cpu: bool = True  # -c -C
+    interval_s: float = 1.0  # -D interim results, for the live view
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One interval report inside a run. Every measured field may be missing (None)."""
+
+    start_s: float
+    end_s: float
+    flow: Flow = Flow.UP
+    bits_per_second: float | None = None
+    bytes: int | None = None
+    retransmits: int | None = None
+    rtt_ms: float | None = None
+    cwnd_bytes: int | None = None
+    jitter_ms: float | None = None
+    lost_packets: int | None = None
+    packets: int | None = None
+    omitted: bool = False
+
+
+@dataclass(frozen=True)
+class FlowSummary:
+    """End-of-run totals for one data flow, as counted by its sender and by its receiver."""
+
+    flow: Flow
+    sender_bps: float | None = None
+    receiver_bps: float | None = None
+    sender_bytes: int | None = None
+    receiver_bytes: int | None = None
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost_packets: int | None = None
+    packets: int | None = None
+    loss_pct: float | None = None
+
+    @property
+    def throughput_bps(self) -> float | None:
+        """What reached the far end; the sender's count when the receiver's is unknown."""
+        return self.receiver_bps if self.receiver_bps is not None else self.sender_bps
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What an engine reports at the end of a run, before argv and raw output are attached."""
+
+    flows: tuple[FlowSummary, ...] = ()
+    rtt_mean_ms: float | None = None
+    rtt_min_ms: float | None = None
+    rtt_max_ms: float | None = None
+    cpu_local_pct: float | None = None
+    cpu_remote_pct: float | None = None
+    transactions_per_s: float | None = None  # netperf *_RR
+
+
+@dataclass(frozen=True)
+class EngineMessage:
+    """A line the engine printed that is worth showing in a log (not a measurement)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class EngineFailure:
+    """The engine said it failed; the driver turns this into a typed error."""
+
+    message: str
+
+
+# What a parser yields, line by line.
+ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One finished engine invocation: summary metrics plus everything needed to audit it."""
+
+    engine: str
+    engine_version: str
+    argv: tuple[str, ...]
+    summary: RunSummary
+    samples: tuple[Sample, ...]
+    raw_output: str
+    started_at: float  # seconds since the epoch
+    elapsed_s: float
+
+    def flow(self, which: Flow) -> FlowSummary | None:
+        return next((f for f in self.summary.flows if f.flow is which), None)
+
+    @property
+    def throughput_bps(self) -> float | None:
+        """Delivered throughput: the receivers' counts, summed over flows for --bidir."""
+        values = [f.throughput_bps for f in self.summary.flows]
+        known = [v for v in values if v is not None]
+        return sum(known) if known else None

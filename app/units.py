@@ -1,0 +1,53 @@
+"""Human-readable numbers: bit rates that scale from bit/s to Gbit/s, sizes in bytes."""
+
+from __future__ import annotations
+
+_RATE_UNITS = (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3))
+
+
+def format_rate(bps: float | None, digits: int = 3) -> str:
+    """24_500_000_000 -> '24.5 Gbit/s'; None -> '—'."""
+    if bps is None:
+        return "—"
+    for unit, scale in _RATE_UNITS:
+        if abs(bps) >= scale:
+            return f"{_significant(bps / scale, digits)} {unit}"
+    return f"{_significant(bps, digits)} bit/s"
+
+
+def rate_unit(max_bps: float) -> tuple[str, float]:
+    """The unit and divisor that suit values up to max_bps (for chart axes and tables)."""
+    for unit, scale in _RATE_UNITS:
+        if abs(max_bps) >= scale:
+            return unit, scale
+    return "bit/s", 1.0
+
+
+def _significant(value: float, digits: int) -> str:
+    if value == 0:
+        return "0"
+    whole = len(str(int(abs(value)))) if abs(value) >= 1 else 1
+    decimals = max(0, digits - whole)
+    return f"{value:.{decimals}f}"
+
+
+def parse_rate(text: str) -> int:
+    """'100M' -> 100_000_000, '1.5G' -> 1_500_000_000, '0' -> 0 (iperf3's K/M/G are 1000s)."""
+    cleaned = text.strip().lower().removesuffix("bit/s").removesuffix("bps").strip()
+    scale = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}.get(cleaned[-1:], 1.0)
+    number = cleaned[:-1] if scale != 1.0 else cleaned
+    value = float(number)
+    if value < 0 or value != value:
+        raise ValueError(text)
+    return int(round(value * scale))
+
+
+def parse_size(text: str) -> int:
+    """'64K' -> 65536, '2M' -> 2097152, '1408' -> 1408 (sizes are powers of 1024)."""
+    cleaned = text.strip().upper().removesuffix("B")
+    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(cleaned[-1:], 1)
+    number = cleaned[:-1] if scale != 1 else cleaned
+    value = float(number)
+    if value < 0 or value != value:
+        raise ValueError(text)
+    return int(round(value * scale))

@@ -1,0 +1,89 @@
+"""Shared fixtures: real engines, servers started by the test itself, leak checks."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from app.engine.errors import EngineMissing
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server
+from app.engine.tools import Tool, find_tool
+
+DATA = Path(__file__).parent / "data"
+ENGINE_NAMES = {"iperf3", "netperf", "netserver"}
+
+
+def free_port() -> int:
+    """A TCP and UDP port free on both loopbacks right now."""
+    for _ in range(50):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        try:
+            for family, kind, host in (
+                (socket.AF_INET6, socket.SOCK_STREAM, "::1"),
+                (socket.AF_INET, socket.SOCK_DGRAM, "127.0.0.1"),
+            ):
+                with socket.socket(family, kind) as probe:
+                    probe.bind((host, port))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port")
+
+
+def engine_children(clients_only: bool = False) -> list[psutil.Process]:
+    """Live engine processes descended from this test process (optionally clients only)."""
+    found = []
+    for proc in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if proc.name() not in ENGINE_NAMES or proc.status() == psutil.STATUS_ZOMBIE:
+                continue
+            is_server = proc.name() == "netserver" or "-s" in proc.cmdline()
+            if clients_only and is_server:
+                continue
+            found.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+@pytest.fixture(scope="session")
+def iperf3_tool() -> Tool:
+    try:
+        return find_tool("iperf3")
+    except EngineMissing as err:
+        pytest.fail(f"iperf3 is required for the tests: {err}")
+
+
+@pytest.fixture(scope="session")
+def netperf_tool() -> Tool:
+    try:
+        return find_tool("netperf")
+    except EngineMissing as err:
+        pytest.skip(f"netperf is not installed (optional engine): {err}")
+
+
+@pytest.fixture
+def iperf3_server_port(iperf3_tool: Tool) -> Iterator[tuple[int, LocalServer]]:
+    """A local iperf3 server this test owns, on a free port; stopped afterwards."""
+    port = free_port()
+    server = iperf3_server(iperf3_tool, ServerOptions(port))
+    server.start()
+    try:
+        yield port, server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def no_engine_left(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail the test if it leaves an engine client of ours running (servers have owners)."""
+    yield
+    left = engine_children(clients_only=True)
+    assert not left, f"engine processes left behind: {[(p.pid, p.name()) for p in left]}"
