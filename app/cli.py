@@ -134,6 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("linklab: stopped.", file=sys.stderr)
         return EXIT_STOPPED
+    except BrokenPipeError:
+        # The reader went away (e.g. `linklab doctor | head`): nothing left to say.
+        sys.stderr.close()
+        return EXIT_OK
 
 
 # -- doctor ------------------------------------------------------------------------------------

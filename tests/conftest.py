@@ -14,6 +14,7 @@ from app.engine.errors import EngineMissing
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server
 from app.engine.tools import Tool, find_tool
 
+ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 ENGINE_NAMES = {"iperf3", "netperf", "netserver"}
 

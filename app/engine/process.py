@@ -58,8 +58,8 @@ class ManagedProcess:
         max_line_bytes: int = MAX_LINE_BYTES,
         stderr_limit: int = 256 * 1024,
     ) -> None:
-        if not argv or not all(isinstance(a, str) for a in argv):
-            raise ValueError("argv must be a non-empty list of strings")
+        if isinstance(argv, str | bytes) or not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError("argv must be a non-empty list of strings, never a command line")
         self.argv: tuple[str, ...] = tuple(argv)
         self._env = dict(env) if env is not None else None
         self._max_line = max_line_bytes

@@ -1,0 +1,22 @@
+"""`make bench`: run every benchmark script in turn; each prints its own ratios."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = ["engine_overhead.py"]
+
+
+def main() -> int:
+    status = 0
+    for script in SCRIPTS:
+        print(f"== {script}", flush=True)
+        status |= subprocess.run([sys.executable, str(HERE / script)], check=False).returncode
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Managed child processes: lines as they come, capped lines, whole-tree cancel, no orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from app.engine.iperf3 import start_iperf3
+from app.engine.process import IdleTimeout, ManagedProcess, live_pids
+from app.engine.servers import LocalServer
+from app.engine.tools import Tool
+from app.models import Iperf3Options, Sample
+from tests.conftest import ROOT_DIR, engine_children
+
+PY = sys.executable
+
+
+def test_lines_arrive_as_printed() -> None:
+    code = "import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.3)"
+    proc = ManagedProcess([PY, "-c", code])
+    proc.start()
+    stamps = [(line, time.monotonic()) for line in proc.lines(idle_timeout=5)]
+    assert [line for line, _ in stamps] == ["0", "1", "2"]
+    assert stamps[2][1] - stamps[0][1] > 0.4  # not delivered in one lump at the end
+    assert proc.wait(5) == 0
+
+
+def test_long_lines_are_capped_and_stderr_drained() -> None:
+    code = (
+        "import sys\nsys.stderr.write('e' * 300000 + '\\n')\n"
+        "print('x' * 500000)\nprint('after')"
+    )
+    proc = ManagedProcess([PY, "-c", code], max_line_bytes=1000)
+    proc.start()
+    lines = list(proc.lines(idle_timeout=10))
+    assert lines == ["x" * 1000, "after"]
+    assert proc.wait(5) == 0
+    assert sum(len(s) for s in proc.stderr_lines()) <= 300000
+
+
+def test_idle_timeout() -> None:
+    proc = ManagedProcess([PY, "-c", "import time; print('hi', flush=True); time.sleep(30)"])
+    proc.start()
+    lines = proc.lines(idle_timeout=0.5)
+    assert next(lines) == "hi"
+    with pytest.raises(IdleTimeout):
+        next(lines)
+    proc.cancel()
+    proc.wait(2)
+
+
+def test_cancel_ends_the_whole_tree_within_a_second() -> None:
+    # The child starts a grandchild that ignores SIGTERM: only SIGKILL to the group ends it.
+    code = (
+        "import subprocess, sys, time\n"
+        "g = subprocess.Popen([sys.executable, '-c', "
+        "'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "print(1, flush=True); time.sleep(60)'])\n"
+        "print(g.pid, flush=True)\ntime.sleep(60)"
+    )
+    proc = ManagedProcess([PY, "-c", code])
+    proc.start()
+    lines = proc.lines(idle_timeout=10)
+    grandchild = int(next(lines))
+    assert psutil.pid_exists(grandchild)
+    t0 = time.monotonic()
+    proc.cancel()
+    elapsed = time.monotonic() - t0
+    proc.wait(2)
+    assert elapsed < 1.0
+    time.sleep(0.1)
+    assert not psutil.pid_exists(grandchild) or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE
+    assert proc.pid not in live_pids()
+
+
+def test_argv_is_never_a_shell_string() -> None:
+    with pytest.raises(ValueError):
+        ManagedProcess("echo hi")  # type: ignore[arg-type]
+    proc = ManagedProcess([PY, "-c", "import sys; print(sys.argv[1])", "$(id); `id` | x > y"])
+    proc.start()
+    assert list(proc.lines(5)) == ["$(id); `id` | x > y"]
+    proc.wait(5)
+
+
+def test_exception_in_consumer_ends_engine(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60,
+                                                  interval_s=0.2))
+
+    def explode(event: object) -> None:
+        if isinstance(event, Sample):
+            raise RuntimeError("consumer failed")
+
+    with pytest.raises(RuntimeError):
+        run.run(explode)
+    assert not engine_children(clients_only=True)
+
+
+@pytest.mark.parametrize("how", ["sigterm", "exit"])
+def test_no_engine_outlives_linklab(
+    iperf3_server_port: tuple[int, LocalServer], how: str
+) -> None:
+    """`linklab measure` killed by SIGTERM (or finishing normally) leaves no iperf3 client."""
+    port, _ = iperf3_server_port
+    duration = "60" if how == "sigterm" else "1"
+    app = subprocess.Popen(
+        [PY, "-m", "app", "measure", "--peer", "127.0.0.1", "--port", str(port),
+         "--duration", duration, "--interval", "0.2"],
+        cwd=ROOT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert app.stdout is not None
+    client_pids = []
+    deadline = time.monotonic() + 15
+    for line in app.stdout:
+        if not client_pids:
+            client_pids = [p.pid for p in psutil.Process(app.pid).children(recursive=True)
+                           if p.name() == "iperf3"]
+        if " s " in line and "bit/s" in line:  # first interval printed
+            break
+        assert time.monotonic() < deadline
+    assert client_pids, "iperf3 client not seen"
+    if how == "sigterm":
+        os.kill(app.pid, signal.SIGTERM)
+    out, err = app.communicate(timeout=15)
+    if how == "exit":
+        assert app.returncode == 0, err
+    else:
+        assert app.returncode == 128 + signal.SIGTERM
+    time.sleep(0.2)
+    for pid in client_pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

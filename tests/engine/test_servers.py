@@ -1,0 +1,98 @@
+"""Local servers: ready when listening, a log of tests served, clear errors, clean stop."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import replace
+
+import psutil
+import pytest
+
+from app.engine.errors import BadOption, EngineTooOld
+from app.engine.iperf3 import start_iperf3
+from app.engine.servers import (
+    ServerOptions,
+    ServerStartFailed,
+    iperf3_server,
+    netserver,
+    security_warning,
+)
+from app.engine.tools import Capability, Tool, find_tool
+from app.models import Iperf3Options, IpVersion
+from tests.conftest import engine_children, free_port
+
+
+def test_iperf3_server_serves_and_logs(iperf3_tool: Tool) -> None:
+    port = free_port()
+    log: list[str] = []
+    server = iperf3_server(iperf3_tool, ServerOptions(port), on_log=log.append)
+    server.start()
+    try:
+        assert server.running
+        for host, ip in (("127.0.0.1", IpVersion.V4), ("::1", IpVersion.V6)):
+            result = start_iperf3(iperf3_tool, Iperf3Options(host=host, port=port, ip_version=ip,
+                                                             duration_s=1)).run()
+            assert result.throughput_bps
+        assert any("Accepted connection" in line for line in log), log
+    finally:
+        pid = server.pid
+        server.stop()
+    assert not server.running
+    assert pid not in [p.pid for p in engine_children()]
+
+
+def test_port_in_use_is_explained(iperf3_tool: Tool) -> None:
+    with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as holder:
+        holder.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        holder.bind(("::", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        server = iperf3_server(iperf3_tool, ServerOptions(port))
+        with pytest.raises(ServerStartFailed, match=f"Port {port} is already in use"):
+            server.start()
+    assert not engine_children()
+
+
+def test_bind_and_one_off(iperf3_tool: Tool) -> None:
+    port = free_port()
+    server = iperf3_server(iperf3_tool, ServerOptions(port, bind_address="127.0.0.1",
+                                                      idle_timeout_s=30, one_off=True))
+    assert server.argv[-4:] == ["--idle-timeout", "30", "-1", "--forceflush"]
+    server.start()
+    try:
+        start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)).run()
+        server_proc = psutil.Process(server.pid)
+        server_proc.wait(timeout=5)  # one-off: exits after one test
+    finally:
+        server.stop()
+
+
+def test_missing_capability_is_refused(iperf3_tool: Tool) -> None:
+    old = replace(iperf3_tool, capabilities=frozenset())
+    with pytest.raises(EngineTooOld, match="--one-off"):
+        iperf3_server(old, ServerOptions(5201, one_off=True))
+
+
+def test_security_warning_for_old_servers(iperf3_tool: Tool) -> None:
+    assert "3.19.1" in (security_warning(replace(iperf3_tool, version=(3, 12))) or "")
+    assert security_warning(replace(iperf3_tool, version=(3, 19, 1))) is None
+    assert security_warning(replace(iperf3_tool, version=(3, 20))) is None
+
+
+@pytest.mark.netperf
+def test_netserver_runs_and_stops() -> None:
+    try:
+        tool = find_tool("netserver")
+    except Exception as err:  # noqa: BLE001 - any discovery failure means: not installed
+        pytest.skip(f"netserver is not installed (optional engine): {err}")
+    port = free_port()
+    server = netserver(tool, ServerOptions(port, bind_address="127.0.0.1"))
+    server.start()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass
+    finally:
+        server.stop()
+    assert not engine_children()
+    with pytest.raises(BadOption):
+        netserver(tool, ServerOptions(port, one_off=True))

@@ -1,0 +1,91 @@
+"""Engine discovery order (settings, bundled, PATH) and capability probing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from app.engine import tools
+from app.engine.errors import EngineMissing
+from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
+from tests.conftest import DATA
+
+HELP_312 = """  --forceflush              force flushing output at every interval
+  --rcv-timeout #           idle timeout for receiving data (default 120000 ms)
+  --snd-timeout #           timeout for unacknowledged TCP data
+  --idle-timeout #          restart idle server after # seconds in case it
+  -1, --one-off             handle one client connection then exit
+  --connect-timeout #       timeout for control connection setup (ms)
+  --bidir                   run in bidirectional mode.
+  --username                username for authentication
+"""
+
+
+def test_parse_version() -> None:
+    assert parse_version("iperf 3.12 (cJSON 1.7.15)") == (3, 12)
+    assert parse_version("iperf 3.17.1 (cJSON 1.7.15)") == (3, 17, 1)
+    assert parse_version("Netperf version 2.7.0") == (2, 7, 0)
+    assert parse_version("nothing here") == ()
+
+
+def test_capabilities_from_help() -> None:
+    caps = iperf3_capabilities(HELP_312, "Optional features available: ..., authentication, ...")
+    assert Capability.BIDIR in caps and Capability.JSON_STREAM not in caps
+    assert Capability.AUTHENTICATION in caps and Capability.ONE_OFF in caps
+    # A build without OpenSSL lists no --username option at all.
+    no_ssl = HELP_312.replace("  --username                username for authentication\n", "")
+    newer = iperf3_capabilities(no_ssl + "  --json-stream             output in line-delimited JSON\n", "")
+    assert Capability.JSON_STREAM in newer and Capability.AUTHENTICATION not in newer
+
+
+def test_installed_iperf3_is_probed() -> None:
+    tool = find_tool("iperf3")
+    assert tool.version >= (3, 1)
+    assert tool.source in (Source.PATH, Source.BUNDLED)
+    assert Capability.FORCEFLUSH in tool.capabilities
+
+
+def _fake_engine(folder: Path, name: str, version: str) -> Path:
+    """A stand-in executable (a copy of the real iperf3 would do too; this one is tiny)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/bin/sh\necho 'iperf {version} (cJSON 1.7.15)'\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle_root = tmp_path / "resources"
+    bundled = _fake_engine(bundle_root / "engines" / tools.platform_tag(), "iperf3", "3.19.1")
+    user = _fake_engine(tmp_path / "mine", "iperf3", "3.18")
+    monkeypatch.setattr(tools, "resource_dir", lambda: bundle_root)
+    monkeypatch.delenv("LINKLAB_IPERF3", raising=False)
+    # Bundled beats PATH.
+    tool = find_tool("iperf3")
+    assert (tool.source, tool.path, tool.version) == (Source.BUNDLED, str(bundled), (3, 19, 1))
+    # A path the user set beats both.
+    tool = find_tool("iperf3", str(user))
+    assert (tool.source, tool.version) == (Source.SETTINGS, (3, 18))
+    monkeypatch.setenv("LINKLAB_IPERF3", str(user))
+    assert find_tool("iperf3").source is Source.SETTINGS
+    # Nothing bundled: PATH.
+    monkeypatch.delenv("LINKLAB_IPERF3")
+    bundled.unlink()
+    assert find_tool("iperf3").source is Source.PATH
+
+
+def test_bad_user_path_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(EngineMissing, match="settings .* is not an executable file"):
+        find_tool("iperf3", str(tmp_path / "nope"))
+
+
+def test_missing_engine_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(tools, "resource_dir", lambda: tmp_path)
+    with pytest.raises(EngineMissing) as info:
+        find_tool("netserver")
+    assert "apt-get install netperf" in str(info.value)

@@ -1,0 +1,56 @@
+"""Host and range checks for values that end up in an engine's argv."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.engine.errors import BadOption, LinkLocalNeedsZone
+from app.engine.validate import check_port, check_range, validate_host
+
+
+@pytest.mark.parametrize("host", [
+    "127.0.0.1", "::1", "2001:db8::5", "fe80::1%eth0", "fe80::1%12", "peer", "lab-pc.local",
+    "a" * 63 + ".example", "example.com.", "xn--bcher-kva.example",
+])
+def test_valid_hosts(host: str) -> None:
+    assert validate_host(host) == host
+
+
+@pytest.mark.parametrize("host", [
+    "", "-R", "--logfile=x", "a b", "x;y", "a" * 254, "fe80::1%", "1.2.3", "-1.2.3.4",
+    "a\tb", "a\x00b", "ex_ample.com", "a..b", "-peer", "peer-", "2001:db8::g", "fe80::1%a b",
+    "é.example", "999.1.1.1",
+])
+def test_invalid_hosts(host: str) -> None:
+    with pytest.raises(BadOption) as info:
+        validate_host(host)
+    assert str(info.value).endswith(".")
+
+
+def test_link_local_needs_zone() -> None:
+    with pytest.raises(LinkLocalNeedsZone, match="fe80::1%eth0"):
+        validate_host("fe80::1")
+
+
+@given(st.text(max_size=300))
+def test_accepted_hosts_are_safe_argv(host: str) -> None:
+    try:
+        validate_host(host)
+    except BadOption:
+        return
+    assert not host.startswith("-")
+    assert len(host) <= 253
+    assert not any(ch.isspace() or ord(ch) < 32 for ch in host)
+
+
+def test_ranges() -> None:
+    check_port(5201)
+    for bad in (0, 65536, -1):
+        with pytest.raises(BadOption, match="between 1 and 65535"):
+            check_port(bad)
+    with pytest.raises(BadOption):
+        check_port(True)  # type: ignore[arg-type]
+    with pytest.raises(BadOption, match="UDP packet size must be between 16 and 65507 bytes"):
+        check_range(70000, 16, 65507, "UDP packet size", "bytes")
