@@ -285,8 +285,10 @@ def _password(args: argparse.Namespace) -> str | None:
 def prepare_run(args: argparse.Namespace) -> EngineRun:
     ip = IpVersion(int(args.ip)) if args.ip else None
     if args.engine == "netperf":
-        test = NetperfTest(args.test) if args.test else (
-            NetperfTest.UDP_STREAM if args.protocol == "udp" else NetperfTest.TCP_STREAM
+        test = (
+            NetperfTest(args.test)
+            if args.test
+            else (NetperfTest.UDP_STREAM if args.protocol == "udp" else NetperfTest.TCP_STREAM)
         )
         nopts = NetperfOptions(
             host=args.peer,

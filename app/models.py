@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 
 
-class Protocol(str, Enum):
+class Protocol(StrEnum):
     TCP = "tcp"
     UDP = "udp"
 
@@ -16,7 +16,7 @@ class IpVersion(IntEnum):
     V6 = 6
 
 
-class Direction(str, Enum):
+class Direction(StrEnum):
     """Which way the data flows, seen from the client (this computer)."""
 
     UP = "up"  # client sends, peer receives (iperf3 default)
@@ -24,14 +24,14 @@ class Direction(str, Enum):
     BIDIR = "bidir"  # both at once (iperf3 --bidir)
 
 
-class Flow(str, Enum):
+class Flow(StrEnum):
     """One data flow inside a run: client to peer (up) or peer to client (down)."""
 
     UP = "up"
     DOWN = "down"
 
 
-class NetperfTest(str, Enum):
+class NetperfTest(StrEnum):
     TCP_STREAM = "TCP_STREAM"
     UDP_STREAM = "UDP_STREAM"
     TCP_RR = "TCP_RR"

@@ -39,7 +39,7 @@ def parse_rate(text: str) -> int:
     value = float(number)
     if value < 0 or value != value:
         raise ValueError(text)
-    return int(round(value * scale))
+    return round(value * scale)
 
 
 def parse_size(text: str) -> int:
@@ -50,4 +50,4 @@ def parse_size(text: str) -> int:
     value = float(number)
     if value < 0 or value != value:
         raise ValueError(text)
-    return int(round(value * scale))
+    return round(value * scale)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine.iperf3 import output_mode, parser_for, start_iperf3  # noqa: E402
-from app.engine.servers import ServerOptions, iperf3_server  # noqa: E402
-from app.engine.tools import find_tool  # noqa: E402
-from app.models import Iperf3Options, Protocol, RunSummary  # noqa: E402
+from app.engine.iperf3 import output_mode, parser_for, start_iperf3
+from app.engine.servers import ServerOptions, iperf3_server
+from app.engine.tools import find_tool
+from app.models import Iperf3Options, Protocol, RunSummary
 
 
 @dataclass(frozen=True)
@@ -54,14 +54,21 @@ def main() -> int:
     tool = find_tool("iperf3")
     server = iperf3_server(tool, ServerOptions(args.port, bind_address="127.0.0.1"))
     server.start()
-    print(f"iperf3 {tool.version_string}, {args.pairs} pairs x {args.duration} s per case, loopback")
+    print(
+        f"iperf3 {tool.version_string}, {args.pairs} pairs x {args.duration} s per case, loopback"
+    )
     print(f"{'case':<24} {'app median':>14} {'bare median':>14} {'median ratio':>13}")
     worst = 1.0
     try:
         for case in CASES:
-            opts = Iperf3Options(host="127.0.0.1", port=args.port, protocol=case.protocol,
-                                 duration_s=args.duration, length=case.length,
-                                 bitrate_bps=case.bitrate)
+            opts = Iperf3Options(
+                host="127.0.0.1",
+                port=args.port,
+                protocol=case.protocol,
+                duration_s=args.duration,
+                length=case.length,
+                bitrate_bps=case.bitrate,
+            )
             mode = output_mode(tool)
             ratios, apps, bares = [], [], []
             for _ in range(args.pairs):
@@ -74,8 +81,10 @@ def main() -> int:
                 ratios.append(app / bare)
             ratio = statistics.median(ratios)
             worst = min(worst, ratio)
-            print(f"{case.name:<24} {statistics.median(apps) / 1e9:>10.2f} Gb/s "
-                  f"{statistics.median(bares) / 1e9:>10.2f} Gb/s {ratio:>13.3f}")
+            print(
+                f"{case.name:<24} {statistics.median(apps) / 1e9:>10.2f} Gb/s "
+                f"{statistics.median(bares) / 1e9:>10.2f} Gb/s {ratio:>13.3f}"
+            )
     finally:
         server.stop()
     print(f"worst median ratio {worst:.3f} (target >= 0.98): {'ok' if worst >= 0.98 else 'BELOW'}")

@@ -13,8 +13,13 @@ from tests.conftest import ROOT_DIR
 
 
 def linklab(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT_DIR,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_version() -> None:
@@ -28,8 +33,12 @@ def test_doctor_json() -> None:
     report = json.loads(done.stdout)
     iperf3 = report["engines"]["iperf3"]
     assert iperf3["found"] and iperf3["path"] and iperf3["version"]
-    assert set(iperf3["capabilities"]) >= {"json-stream", "bidir", "authentication",
-                                           "connect-timeout"}
+    assert set(iperf3["capabilities"]) >= {
+        "json-stream",
+        "bidir",
+        "authentication",
+        "connect-timeout",
+    }
     assert isinstance(report["ipv6"], bool)
     assert all({"interface", "address", "version", "scope"} <= set(a) for a in report["addresses"])
     text = linklab("doctor")
@@ -45,8 +54,22 @@ def test_demo_is_a_real_loopback_measurement() -> None:
 
 def test_measure_json(iperf3_server_port: tuple[int, LocalServer]) -> None:
     port, _ = iperf3_server_port
-    done = linklab("measure", "--peer", "::1", "--port", str(port), "--duration", "1",
-                   "--protocol", "udp", "--length", "1408", "--bitrate", "50M", "--json")
+    done = linklab(
+        "measure",
+        "--peer",
+        "::1",
+        "--port",
+        str(port),
+        "--duration",
+        "1",
+        "--protocol",
+        "udp",
+        "--length",
+        "1408",
+        "--bitrate",
+        "50M",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["throughput_bps"] == pytest.approx(50e6, rel=0.1)
@@ -77,7 +100,9 @@ def test_engine_errors_are_one_sentence(iperf3_server_port: tuple[int, LocalServ
     assert done.returncode == 2 or done.returncode == 1
     done = linklab("measure", "--peer", "no-such-host.invalid", "--duration", "1")
     assert done.returncode == 1
-    assert done.stderr.strip().startswith("linklab: The name 'no-such-host.invalid' could not be resolved")
+    assert done.stderr.strip().startswith(
+        "linklab: The name 'no-such-host.invalid' could not be resolved"
+    )
     assert "Traceback" not in done.stderr
     done = linklab("measure", "--peer", "a b")
     assert done.returncode == 1 and "spaces or control characters" in done.stderr

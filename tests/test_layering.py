@@ -24,7 +24,8 @@ def _imports(path: Path) -> set[str]:
 
 def test_qt_only_under_app_ui() -> None:
     offenders = [
-        str(p.relative_to(ROOT_DIR)) for p in APP.rglob("*.py")
+        str(p.relative_to(ROOT_DIR))
+        for p in APP.rglob("*.py")
         if "ui" not in p.relative_to(APP).parts[:1] and _imports(p) & QT
     ]
     assert not offenders
@@ -46,7 +47,9 @@ def test_no_shell_in_app() -> None:
 
 def test_only_process_module_starts_long_lived_children() -> None:
     """subprocess.Popen appears in app/engine/process.py only (STYLE rule 5)."""
-    users = [p.relative_to(ROOT_DIR).as_posix() for p in APP.rglob("*.py") if "Popen(" in p.read_text()]
+    users = [
+        p.relative_to(ROOT_DIR).as_posix() for p in APP.rglob("*.py") if "Popen(" in p.read_text()
+    ]
     assert users == ["app/engine/process.py"]
 
 

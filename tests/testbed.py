@@ -54,8 +54,10 @@ class TestBed:
         _run(["ip", "link", "add", self.dev_a, "type", "veth", "peer", "name", self.dev_b])
         _run(["ip", "link", "set", self.dev_a, "netns", self.a])
         _run(["ip", "link", "set", self.dev_b, "netns", self.b])
-        for ns, dev, v4, v6 in ((self.a, self.dev_a, self.A4, self.A6),
-                                (self.b, self.dev_b, self.B4, self.B6)):
+        for ns, dev, v4, v6 in (
+            (self.a, self.dev_a, self.A4, self.A6),
+            (self.b, self.dev_b, self.B4, self.B6),
+        ):
             _run(["ip", "-n", ns, "link", "set", "lo", "up"])
             _run(["ip", "-n", ns, "addr", "add", f"{v4}/24", "dev", dev])
             _run(["ip", "-n", ns, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
@@ -84,10 +86,30 @@ class TestBed:
     def set_rate(self, mbit: float) -> None:
         """Limit both directions with tc tbf to mbit Mbit/s (counted on the wire, L2)."""
         for ns, dev in ((self.a, self.dev_a), (self.b, self.dev_b)):
-            subprocess.run(["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"],
-                           capture_output=True, timeout=10)
-            _run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf",
-                  "rate", f"{mbit}mbit", "burst", "32kb", "latency", "100ms"])
+            subprocess.run(
+                ["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"],
+                capture_output=True,
+                timeout=10,
+            )
+            _run(
+                [
+                    "tc",
+                    "-n",
+                    ns,
+                    "qdisc",
+                    "add",
+                    "dev",
+                    dev,
+                    "root",
+                    "tbf",
+                    "rate",
+                    f"{mbit}mbit",
+                    "burst",
+                    "32kb",
+                    "latency",
+                    "100ms",
+                ]
+            )
 
     def set_loss(self, percent: int) -> None:
         """Drop percent % of UDP packets arriving at B, at random (nftables numgen)."""
@@ -96,10 +118,37 @@ class TestBed:
         exec_b = ["ip", "netns", "exec", self.b, "nft"]
         subprocess.run([*exec_b, "delete", "table", "inet", "llab"], capture_output=True)
         _run([*exec_b, "add", "table", "inet", "llab"])
-        _run([*exec_b, "add", "chain", "inet", "llab", "input",
-              "{ type filter hook input priority 0 ; }"])
-        _run([*exec_b, "add", "rule", "inet", "llab", "input", "meta", "l4proto", "udp",
-              "numgen", "random", "mod", "100", "<", str(percent), "drop"])
+        _run(
+            [
+                *exec_b,
+                "add",
+                "chain",
+                "inet",
+                "llab",
+                "input",
+                "{ type filter hook input priority 0 ; }",
+            ]
+        )
+        _run(
+            [
+                *exec_b,
+                "add",
+                "rule",
+                "inet",
+                "llab",
+                "input",
+                "meta",
+                "l4proto",
+                "udp",
+                "numgen",
+                "random",
+                "mod",
+                "100",
+                "<",
+                str(percent),
+                "drop",
+            ]
+        )
 
     def linklab(self, ns: str, *args: str) -> list[str]:
         """argv that runs LinkLab's CLI inside a namespace."""
@@ -109,7 +158,10 @@ class TestBed:
         """`linklab serve` in host B, returned once it says it is listening."""
         proc = subprocess.Popen(
             self.linklab(self.b, "serve", "--no-netserver", "--port", str(port)),
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self._procs.append(proc)
         assert proc.stdout is not None
@@ -120,8 +172,15 @@ class TestBed:
                 break
             if "listening on port" in line:
                 return proc
-        raise RuntimeError(f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}")
+        raise RuntimeError(
+            f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
+        )
 
     def measure(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.linklab(self.a, "measure", "--json", *args), cwd=ROOT,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            self.linklab(self.a, "measure", "--json", *args),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )

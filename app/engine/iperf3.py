@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 
 from app.engine.errors import (
     BadOption,
@@ -30,12 +30,12 @@ from app.engine.validate import (
 )
 from app.models import Direction, Iperf3Options, IpVersion, Protocol
 
-PASSWORD_ENV = "IPERF3_PASSWORD"  # iperf3 reads the authentication password from here
+PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
 MAX_TCP_LENGTH = 1024 * 1024
 UDP_LENGTH = (16, 65507)
 
 
-class OutputMode(str, Enum):
+class OutputMode(StrEnum):
     JSON_STREAM = "json-stream"  # 3.17+: one JSON event per line, live
     TEXT = "text"  # older: -V --forceflush text, live
     JSON = "json"  # -J: one document at the end (no live view)

@@ -30,7 +30,7 @@ def measured_int(value: object) -> int | None:
     number = measured(value)
     if number is None or number > 2**63:
         return None
-    return int(round(number))
+    return round(number)
 
 
 def scaled_bytes(amount: str, unit: str) -> int | None:

@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
+from typing import Any
 
 import psutil
 
@@ -32,7 +33,7 @@ class IdleTimeout(Exception):
         self.seconds = seconds
 
 
-def creation_options() -> dict[str, object]:
+def creation_options() -> dict[str, Any]:
     """Popen keyword arguments that put the child in its own group, so that Stop ends the tree."""
     if _IS_WINDOWS:
         flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200) | getattr(
@@ -76,14 +77,14 @@ class ManagedProcess:
         env = None
         if self._env is not None:
             env = {**os.environ, **self._env}
-        self._popen = subprocess.Popen(  # noqa: S603 - argv list, resolved binary, no shell
+        self._popen = subprocess.Popen(
             list(self.argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
             close_fds=True,
-            **creation_options(),  # type: ignore[arg-type]
+            **creation_options(),
         )
         with _live_lock:
             _live.add(self)

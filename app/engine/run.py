@@ -117,10 +117,14 @@ class EngineRun:
         if self._cancel_requested or process.cancelled:
             raise StoppedByUser()
         if failure is not None or summary is None or code != 0:
-            message = failure or _error_lines(stderr) or (
-                f"exit status {code} without results"
-                if code != 0
-                else "the run ended without a summary"
+            message = (
+                failure
+                or _error_lines(stderr)
+                or (
+                    f"exit status {code} without results"
+                    if code != 0
+                    else "the run ended without a summary"
+                )
             )
             raise self._classify(message)
         self.result = RunResult(
@@ -141,9 +145,10 @@ class EngineRun:
 
 
 def _error_lines(stderr: list[str]) -> str:
-    """The engine's error sentence from stderr, if it printed one."""
-    for line in stderr:
-        lowered = line.lower()
-        if "error" in lowered or "unable" in lowered or "refused" in lowered:
-            return line.strip()
-    return ""
+    """The engine's error sentence from stderr: a line that names the failure, else the last."""
+    words = ("error", "unable", "refused", "failed", "partial response", "could not")
+    lines = [line.strip() for line in stderr if line.strip()]
+    for line in lines:
+        if any(word in line.lower() for word in words):
+            return line
+    return lines[-1] if lines else ""

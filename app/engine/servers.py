@@ -100,9 +100,7 @@ class LocalServer:
                 f"stop whatever uses it, or choose another port."
             )
         if "permission denied" in lowered:
-            return (
-                f"The {self.name} may not listen on port {self.port}: choose a port above 1023."
-            )
+            return f"The {self.name} may not listen on port {self.port}: choose a port above 1023."
         detail = f" ({words})" if words else ""
         return f"The {self.name} stopped as soon as it started{detail}: check its settings."
 
@@ -136,8 +134,10 @@ def _listening(pid: int, port: int) -> bool:
         procs += procs[0].children(recursive=True)
         for proc in procs:
             for conn in proc.net_connections(kind="inet"):
-                if conn.laddr and conn.laddr.port == port and (
-                    conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM
+                if (
+                    conn.laddr
+                    and conn.laddr.port == port
+                    and (conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM)
                 ):
                     return True
     except psutil.Error:

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from app.engine.errors import EngineMissing, EngineTooOld
@@ -23,13 +23,13 @@ MIN_IPERF3 = (3, 1)
 SAFE_IPERF3_SERVER = (3, 19, 1)
 
 
-class Source(str, Enum):
+class Source(StrEnum):
     SETTINGS = "settings"  # a path the user set
     BUNDLED = "bundled"  # resources/engines/<os>-<arch>/
     PATH = "path"  # found on PATH
 
 
-class Capability(str, Enum):
+class Capability(StrEnum):
     JSON_STREAM = "json-stream"
     BIDIR = "bidir"
     AUTHENTICATION = "authentication"
@@ -121,16 +121,17 @@ def find_tool(name: str, user_path: str | None = None) -> Tool:
 
 def _run(argv: list[str]) -> str:
     try:
-        done = subprocess.run(  # noqa: S603 - argv list, resolved path
+        done = subprocess.run(
             argv,
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
-            **creation_options(),  # type: ignore[arg-type]
+            **creation_options(),
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""
-    return (done.stdout + done.stderr).decode("utf-8", "replace")
+    output: bytes = done.stdout + done.stderr
+    return output.decode("utf-8", "replace")
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -69,8 +69,9 @@ def test_ipv6_to_a_name_with_only_ipv4(iperf3_tool: Tool) -> None:
     if name is None:
         pytest.skip("every local name here has an IPv6 address; no IPv4-only name to try")
     with pytest.raises(Ipv6Unavailable) as info:
-        start_iperf3(iperf3_tool, Iperf3Options(host=name, ip_version=IpVersion.V6,
-                                                duration_s=1)).run()
+        start_iperf3(
+            iperf3_tool, Iperf3Options(host=name, ip_version=IpVersion.V6, duration_s=1)
+        ).run()
     assert "IPv6" in str(info.value)
     _sentence_ok(info.value)
 
@@ -100,7 +101,9 @@ def test_busy_server(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServ
     try:
         assert started.wait(10)
         with pytest.raises(ServerBusy) as info:
-            start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)).run()
+            start_iperf3(
+                iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)
+            ).run()
         assert info.value.transient
         _sentence_ok(info.value)
     finally:
@@ -108,10 +111,13 @@ def test_busy_server(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServ
         thread.join(5)
 
 
-def test_server_killed_mid_run(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_server_killed_mid_run(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     port, server = iperf3_server_port
-    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=30,
-                                                  interval_s=0.5))
+    run = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=30, interval_s=0.5)
+    )
     got_samples = 0
     with pytest.raises(PeerVanished) as info:
         for event in run.events():
@@ -130,8 +136,9 @@ def test_silent_peer_trips_the_watchdog(iperf3_tool: Tool) -> None:
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=5,
-                                                      interval_s=0.1))
+        run = start_iperf3(
+            iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=5, interval_s=0.1)
+        )
         t0 = time.monotonic()
         with pytest.raises(ConnectTimeout) as info:
             run.run()
@@ -140,8 +147,23 @@ def test_silent_peer_trips_the_watchdog(iperf3_tool: Tool) -> None:
     _sentence_ok(info.value)
 
 
-HOSTILE = ["-R", "--logfile=x", "a b", "x;y", "a" * 300, "$(reboot)", "host\nname", "`id`",
-           "fe80::1", "::1%", "1.2.3.4.5", "-", "", "exa_mple.com", "a..b"]
+HOSTILE = [
+    "-R",
+    "--logfile=x",
+    "a b",
+    "x;y",
+    "a" * 300,
+    "$(reboot)",
+    "host\nname",
+    "`id`",
+    "fe80::1",
+    "::1%",
+    "1.2.3.4.5",
+    "-",
+    "",
+    "exa_mple.com",
+    "a..b",
+]
 
 
 @pytest.mark.parametrize("host", HOSTILE)

@@ -20,12 +20,20 @@ pytestmark = pytest.mark.usefixtures("no_engine_left")
 @pytest.mark.parametrize("protocol", [Protocol.TCP, Protocol.UDP])
 @pytest.mark.parametrize("ip", [IpVersion.V4, IpVersion.V6])
 def test_loopback_run_reports_live(
-    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer], protocol: Protocol, ip: IpVersion
+    iperf3_tool: Tool,
+    iperf3_server_port: tuple[int, LocalServer],
+    protocol: Protocol,
+    ip: IpVersion,
 ) -> None:
     port, _ = iperf3_server_port
     host = "127.0.0.1" if ip is IpVersion.V4 else "::1"
     opts = Iperf3Options(
-        host=host, port=port, protocol=protocol, ip_version=ip, duration_s=2, interval_s=0.5,
+        host=host,
+        port=port,
+        protocol=protocol,
+        ip_version=ip,
+        duration_s=2,
+        interval_s=0.5,
         length=1408 if protocol is Protocol.UDP else None,
         bitrate_bps=200_000_000 if protocol is Protocol.UDP else None,
     )
@@ -52,38 +60,53 @@ def test_loopback_run_reports_live(
         assert result.throughput_bps == pytest.approx(200e6, rel=0.1)
 
 
-def test_download_and_parallel(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_download_and_parallel(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     port, _ = iperf3_server_port
-    down = start_iperf3(iperf3_tool, Iperf3Options(
-        host="127.0.0.1", port=port, duration_s=1, direction=Direction.DOWN)).run()
+    down = start_iperf3(
+        iperf3_tool,
+        Iperf3Options(host="127.0.0.1", port=port, duration_s=1, direction=Direction.DOWN),
+    ).run()
     assert down.flow(Flow.DOWN) is not None and down.flow(Flow.UP) is None
     assert "-R" in down.argv
-    parallel = start_iperf3(iperf3_tool, Iperf3Options(
-        host="127.0.0.1", port=port, duration_s=1, parallel=3, length=1408)).run()
-    assert ("-P", "3") == parallel.argv[parallel.argv.index("-P"):][:2]
+    parallel = start_iperf3(
+        iperf3_tool,
+        Iperf3Options(host="127.0.0.1", port=port, duration_s=1, parallel=3, length=1408),
+    ).run()
+    assert ("-P", "3") == parallel.argv[parallel.argv.index("-P") :][:2]
     assert parallel.throughput_bps and parallel.throughput_bps > 1e6
 
 
 def test_bidirectional(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
     port, _ = iperf3_server_port
-    result = start_iperf3(iperf3_tool, Iperf3Options(
-        host="127.0.0.1", port=port, duration_s=1, direction=Direction.BIDIR)).run()
+    result = start_iperf3(
+        iperf3_tool,
+        Iperf3Options(host="127.0.0.1", port=port, duration_s=1, direction=Direction.BIDIR),
+    ).run()
     assert {f.flow for f in result.summary.flows} == {Flow.UP, Flow.DOWN}
     assert {s.flow for s in result.samples} == {Flow.UP, Flow.DOWN}
 
 
-def test_json_mode_gives_rtt(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_json_mode_gives_rtt(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     port, _ = iperf3_server_port
-    result = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1),
-                          live=False).run()
+    result = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1), live=False
+    ).run()
     assert "-J" in result.argv
     assert result.summary.rtt_mean_ms is not None and result.summary.rtt_mean_ms > 0
     assert result.summary.cpu_local_pct is not None
 
 
-def test_omitted_intervals_never_count(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_omitted_intervals_never_count(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     port, _ = iperf3_server_port
-    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=2, omit_s=1))
+    run = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=2, omit_s=1)
+    )
     seen = [e for e in run.events() if isinstance(e, Sample)]
     assert any(s.omitted for s in seen)
     assert run.result is not None
@@ -91,10 +114,13 @@ def test_omitted_intervals_never_count(iperf3_tool: Tool, iperf3_server_port: tu
     assert len(run.result.samples) == 2
 
 
-def test_stop_ends_run_within_a_second(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_stop_ends_run_within_a_second(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     port, _ = iperf3_server_port
-    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60,
-                                                  interval_s=0.2))
+    run = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60, interval_s=0.2)
+    )
     outcome: dict[str, object] = {}
     first = threading.Event()
 
@@ -119,11 +145,14 @@ def test_stop_ends_run_within_a_second(iperf3_tool: Tool, iperf3_server_port: tu
     assert pid not in [p.pid for p in engine_children()]
 
 
-def test_abandoned_iteration_ends_process(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]) -> None:
+def test_abandoned_iteration_ends_process(
+    iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
     """A consumer that stops reading (closes the generator) must not leave iperf3 running."""
     port, _ = iperf3_server_port
-    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60,
-                                                  interval_s=0.2))
+    run = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60, interval_s=0.2)
+    )
     events = run.events()
     for event in events:
         if isinstance(event, Sample):

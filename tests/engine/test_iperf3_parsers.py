@@ -62,7 +62,8 @@ def test_text_tcp_intervals_and_summary() -> None:
 
 def test_text_kbit_format_keeps_precision() -> None:
     lines = [
-        "Starting Test: protocol: TCP, 1 streams, 131072 byte blocks, omitting 0 seconds, 2 second test, tos 0",
+        "Starting Test: protocol: TCP, 1 streams, 131072 byte blocks, omitting 0 seconds, "
+        "2 second test, tos 0",
         "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd",
         "[  5]   1.00-1.50   sec  1.50 GBytes  25775999 Kbits/sec    0    767 KBytes       ",
     ]
@@ -138,7 +139,9 @@ def test_text_repeated_interval_before_error_counts_once() -> None:
 
 
 # -- JSON (-J) and --json-stream -----------------------------------------------------------------
-@pytest.mark.parametrize("stem", ["tcp_v4", "udp_v6", "tcp_reverse", "tcp_p4", "tcp_bidir", "tcp_omit"])
+@pytest.mark.parametrize(
+    "stem", ["tcp_v4", "udp_v6", "tcp_reverse", "tcp_p4", "tcp_bidir", "tcp_omit"]
+)
 def test_stream_and_document_agree(stem: str) -> None:
     """--json-stream carries the same objects as -J: both parsers give the same events."""
     assert events(f"stream_{stem}.jsonl") == events(f"json_{stem}.json")
@@ -186,7 +189,9 @@ def test_json_omitted() -> None:
 
 
 def test_json_errors() -> None:
-    assert failures(events("err_refused.json")) == ["unable to connect to server: Connection refused"]
+    assert failures(events("err_refused.json")) == [
+        "unable to connect to server: Connection refused"
+    ]
     assert "busy" in failures(events("err_busy.json"))[0]
     assert "Connection refused" in failures(events("stream_err_refused.jsonl"))[0]
 
@@ -219,7 +224,12 @@ _TEMPLATE_LINES = st.sampled_from(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(_TEXTISH, _TEMPLATE_LINES, _TEMPLATE_LINES.map(lambda s: s.replace("0", "-9"))), max_size=30))
+@given(
+    st.lists(
+        st.one_of(_TEXTISH, _TEMPLATE_LINES, _TEMPLATE_LINES.map(lambda s: s.replace("0", "-9"))),
+        max_size=30,
+    )
+)
 def test_text_parser_survives_anything(lines: list[str]) -> None:
     try:
         evs = list(parse_text(lines))
@@ -230,21 +240,60 @@ def test_text_parser_survives_anything(lines: list[str]) -> None:
 
 _JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
-        ["start", "end", "sum", "streams", "bits_per_second", "bytes", "rtt", "omitted",
-         "sender", "test_start", "reverse", "bidir", "sum_sent", "sum_received", "jitter_ms",
-         "lost_packets", "packets", "lost_percent", "cpu_utilization_percent", "host_total",
-         "mean_rtt", "sum_bidir_reverse", "snd_cwnd", "retransmits", "receiver"]), inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "start",
+                    "end",
+                    "sum",
+                    "streams",
+                    "bits_per_second",
+                    "bytes",
+                    "rtt",
+                    "omitted",
+                    "sender",
+                    "test_start",
+                    "reverse",
+                    "bidir",
+                    "sum_sent",
+                    "sum_received",
+                    "jitter_ms",
+                    "lost_packets",
+                    "packets",
+                    "lost_percent",
+                    "cpu_utilization_percent",
+                    "host_total",
+                    "mean_rtt",
+                    "sum_bidir_reverse",
+                    "snd_cwnd",
+                    "retransmits",
+                    "receiver",
+                ]
+            ),
+            inner,
+            max_size=6,
+        )
+    ),
     max_leaves=30,
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(
-    _TEXTISH,
-    st.builds(lambda e, d: json.dumps({"event": e, "data": d}),
-              st.sampled_from(["start", "interval", "end", "error", "other"]), _JSON_VALUES),
-), max_size=10))
+@given(
+    st.lists(
+        st.one_of(
+            _TEXTISH,
+            st.builds(
+                lambda e, d: json.dumps({"event": e, "data": d}),
+                st.sampled_from(["start", "interval", "end", "error", "other"]),
+                _JSON_VALUES,
+            ),
+        ),
+        max_size=10,
+    )
+)
 def test_stream_parser_survives_anything(lines: list[str]) -> None:
     try:
         evs = list(parse_stream(lines))

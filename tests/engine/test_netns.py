@@ -51,8 +51,23 @@ def test_tcp_matches_rate(bed: TestBed, peer: str, ip: str, expected: float) -> 
     [(TestBed.B4, "4", UDP4_1408), (TestBed.B6, "6", UDP6_1408)],
 )
 def test_udp_unlimited_matches_rate(bed: TestBed, peer: str, ip: str, expected: float) -> None:
-    result = _measure(bed, "--peer", peer, "--ip", ip, "--protocol", "udp", "--length", "1408",
-                      "--bitrate", "0", "--duration", "4", "--omit", "1")
+    result = _measure(
+        bed,
+        "--peer",
+        peer,
+        "--ip",
+        ip,
+        "--protocol",
+        "udp",
+        "--length",
+        "1408",
+        "--bitrate",
+        "0",
+        "--duration",
+        "4",
+        "--omit",
+        "1",
+    )
     got = float(result["throughput_bps"])  # type: ignore[arg-type]
     assert got == pytest.approx(RATE_MBIT * 1e6 * expected, rel=0.04)
     # The rate limit sits on the sender's own interface, so the kernel holds the sender back
@@ -71,8 +86,19 @@ def test_random_loss_is_measured(bed: TestBed) -> None:
         bed.set_loss(10)
     except RuntimeError as err:
         pytest.skip(str(err))
-    result = _measure(bed, "--peer", TestBed.B4, "--protocol", "udp", "--length", "1000",
-                      "--bitrate", "10M", "--duration", "4")
+    result = _measure(
+        bed,
+        "--peer",
+        TestBed.B4,
+        "--protocol",
+        "udp",
+        "--length",
+        "1000",
+        "--bitrate",
+        "10M",
+        "--duration",
+        "4",
+    )
     flow = result["flows"][0]  # type: ignore[index]
     assert 7.0 <= flow["loss_pct"] <= 13.0
     assert flow["lost_packets"] > 0

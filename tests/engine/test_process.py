@@ -32,10 +32,7 @@ def test_lines_arrive_as_printed() -> None:
 
 
 def test_long_lines_are_capped_and_stderr_drained() -> None:
-    code = (
-        "import sys\nsys.stderr.write('e' * 300000 + '\\n')\n"
-        "print('x' * 500000)\nprint('after')"
-    )
+    code = "import sys\nsys.stderr.write('e' * 300000 + '\\n')\nprint('x' * 500000)\nprint('after')"
     proc = ManagedProcess([PY, "-c", code], max_line_bytes=1000)
     proc.start()
     lines = list(proc.lines(idle_timeout=10))
@@ -75,7 +72,10 @@ def test_cancel_ends_the_whole_tree_within_a_second() -> None:
     proc.wait(2)
     assert elapsed < 1.0
     time.sleep(0.1)
-    assert not psutil.pid_exists(grandchild) or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(grandchild)
+        or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE
+    )
     assert proc.pid not in live_pids()
 
 
@@ -92,8 +92,9 @@ def test_exception_in_consumer_ends_engine(
     iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
     port, _ = iperf3_server_port
-    run = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60,
-                                                  interval_s=0.2))
+    run = start_iperf3(
+        iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=60, interval_s=0.2)
+    )
 
     def explode(event: object) -> None:
         if isinstance(event, Sample):
@@ -105,31 +106,47 @@ def test_exception_in_consumer_ends_engine(
 
 
 @pytest.mark.parametrize("how", ["sigterm", "exit"])
-def test_no_engine_outlives_linklab(
-    iperf3_server_port: tuple[int, LocalServer], how: str
-) -> None:
+def test_no_engine_outlives_linklab(iperf3_server_port: tuple[int, LocalServer], how: str) -> None:
     """`linklab measure` killed by SIGTERM (or finishing normally) leaves no iperf3 client."""
     port, _ = iperf3_server_port
     duration = "60" if how == "sigterm" else "1"
     app = subprocess.Popen(
-        [PY, "-m", "app", "measure", "--peer", "127.0.0.1", "--port", str(port),
-         "--duration", duration, "--interval", "0.2"],
-        cwd=ROOT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            PY,
+            "-m",
+            "app",
+            "measure",
+            "--peer",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--duration",
+            duration,
+            "--interval",
+            "0.2",
+        ],
+        cwd=ROOT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert app.stdout is not None
     client_pids = []
     deadline = time.monotonic() + 15
     for line in app.stdout:
         if not client_pids:
-            client_pids = [p.pid for p in psutil.Process(app.pid).children(recursive=True)
-                           if p.name() == "iperf3"]
+            client_pids = [
+                p.pid
+                for p in psutil.Process(app.pid).children(recursive=True)
+                if p.name() == "iperf3"
+            ]
         if " s " in line and "bit/s" in line:  # first interval printed
             break
         assert time.monotonic() < deadline
     assert client_pids, "iperf3 client not seen"
     if how == "sigterm":
         os.kill(app.pid, signal.SIGTERM)
-    out, err = app.communicate(timeout=15)
+    _, err = app.communicate(timeout=15)
     if how == "exit":
         assert app.returncode == 0, err
     else:

@@ -17,7 +17,7 @@ from app.engine.servers import (
     netserver,
     security_warning,
 )
-from app.engine.tools import Capability, Tool, find_tool
+from app.engine.tools import Tool, find_tool
 from app.models import Iperf3Options, IpVersion
 from tests.conftest import engine_children, free_port
 
@@ -30,8 +30,9 @@ def test_iperf3_server_serves_and_logs(iperf3_tool: Tool) -> None:
     try:
         assert server.running
         for host, ip in (("127.0.0.1", IpVersion.V4), ("::1", IpVersion.V6)):
-            result = start_iperf3(iperf3_tool, Iperf3Options(host=host, port=port, ip_version=ip,
-                                                             duration_s=1)).run()
+            result = start_iperf3(
+                iperf3_tool, Iperf3Options(host=host, port=port, ip_version=ip, duration_s=1)
+            ).run()
             assert result.throughput_bps
         assert any("Accepted connection" in line for line in log), log
     finally:
@@ -55,8 +56,9 @@ def test_port_in_use_is_explained(iperf3_tool: Tool) -> None:
 
 def test_bind_and_one_off(iperf3_tool: Tool) -> None:
     port = free_port()
-    server = iperf3_server(iperf3_tool, ServerOptions(port, bind_address="127.0.0.1",
-                                                      idle_timeout_s=30, one_off=True))
+    server = iperf3_server(
+        iperf3_tool, ServerOptions(port, bind_address="127.0.0.1", idle_timeout_s=30, one_off=True)
+    )
     assert server.argv[-4:] == ["--idle-timeout", "30", "-1", "--forceflush"]
     server.start()
     try:
@@ -83,7 +85,7 @@ def test_security_warning_for_old_servers(iperf3_tool: Tool) -> None:
 def test_netserver_runs_and_stops() -> None:
     try:
         tool = find_tool("netserver")
-    except Exception as err:  # noqa: BLE001 - any discovery failure means: not installed
+    except Exception as err:
         pytest.skip(f"netserver is not installed (optional engine): {err}")
     port = free_port()
     server = netserver(tool, ServerOptions(port, bind_address="127.0.0.1"))

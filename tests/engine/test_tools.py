@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -12,7 +10,6 @@ import pytest
 from app.engine import tools
 from app.engine.errors import EngineMissing
 from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
-from tests.conftest import DATA
 
 HELP_312 = """  --forceflush              force flushing output at every interval
   --rcv-timeout #           idle timeout for receiving data (default 120000 ms)
@@ -38,7 +35,9 @@ def test_capabilities_from_help() -> None:
     assert Capability.AUTHENTICATION in caps and Capability.ONE_OFF in caps
     # A build without OpenSSL lists no --username option at all.
     no_ssl = HELP_312.replace("  --username                username for authentication\n", "")
-    newer = iperf3_capabilities(no_ssl + "  --json-stream             output in line-delimited JSON\n", "")
+    newer = iperf3_capabilities(
+        no_ssl + "  --json-stream             output in line-delimited JSON\n", ""
+    )
     assert Capability.JSON_STREAM in newer and Capability.AUTHENTICATION not in newer
 
 
@@ -79,7 +78,7 @@ def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_bad_user_path_says_what_to_do(tmp_path: Path) -> None:
-    with pytest.raises(EngineMissing, match="settings .* is not an executable file"):
+    with pytest.raises(EngineMissing, match=r"settings .* is not an executable file"):
         find_tool("iperf3", str(tmp_path / "nope"))
 
 

@@ -10,19 +10,49 @@ from app.engine.errors import BadOption, LinkLocalNeedsZone
 from app.engine.validate import check_port, check_range, validate_host
 
 
-@pytest.mark.parametrize("host", [
-    "127.0.0.1", "::1", "2001:db8::5", "fe80::1%eth0", "fe80::1%12", "peer", "lab-pc.local",
-    "a" * 63 + ".example", "example.com.", "xn--bcher-kva.example",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "::1",
+        "2001:db8::5",
+        "fe80::1%eth0",
+        "fe80::1%12",
+        "peer",
+        "lab-pc.local",
+        "a" * 63 + ".example",
+        "example.com.",
+        "xn--bcher-kva.example",
+    ],
+)
 def test_valid_hosts(host: str) -> None:
     assert validate_host(host) == host
 
 
-@pytest.mark.parametrize("host", [
-    "", "-R", "--logfile=x", "a b", "x;y", "a" * 254, "fe80::1%", "1.2.3", "-1.2.3.4",
-    "a\tb", "a\x00b", "ex_ample.com", "a..b", "-peer", "peer-", "2001:db8::g", "fe80::1%a b",
-    "é.example", "999.1.1.1",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "",
+        "-R",
+        "--logfile=x",
+        "a b",
+        "x;y",
+        "a" * 254,
+        "fe80::1%",
+        "1.2.3",
+        "-1.2.3.4",
+        "a\tb",
+        "a\x00b",
+        "ex_ample.com",
+        "a..b",
+        "-peer",
+        "peer-",
+        "2001:db8::g",
+        "fe80::1%a b",
+        "é.example",
+        "999.1.1.1",
+    ],
+)
 def test_invalid_hosts(host: str) -> None:
     with pytest.raises(BadOption) as info:
         validate_host(host)

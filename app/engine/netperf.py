@@ -1,0 +1,215 @@
+"""netperf client runs: build the argv, classify netperf's failures, wire up an EngineRun."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from app.engine.errors import (
+    BadOption,
+    ConnectTimeout,
+    EngineError,
+    EngineFailed,
+    HostUnresolved,
+    Ipv6Unavailable,
+    NoNetserver,
+    PeerVanished,
+)
+from app.engine.netperf_parse import parse_keyval
+from app.engine.run import EngineRun
+from app.engine.tools import Tool
+from app.engine.validate import (
+    check_port,
+    check_range,
+    is_ipv4_literal,
+    is_ipv6_literal,
+    validate_host,
+)
+from app.models import IpVersion, NetperfOptions, NetperfTest, Protocol
+
+__all__ = [
+    "RR_SELECTORS",
+    "STREAM_SELECTORS",
+    "build_argv",
+    "classify",
+    "parse_keyval",
+    "selectors",
+    "start_netperf",
+]
+
+MAX_DURATION_S = 86_400
+MIN_INTERVAL_S = 0.1
+MAX_INTERVAL_S = 60.0
+MAX_UDP_MESSAGE = 65_507  # largest UDP payload over IPv4
+MAX_TCP_MESSAGE = 1 << 20
+# netperf's -D looks at the clock only after "units" (bytes or transactions) and rescales
+# that count from what it measured. Its own first guesses (100 transactions, twice the socket
+# buffer) put the first interim block seconds late on a slow link, and with -c -C sometimes
+# at the very end of a short run; one transaction or 64 KiB makes the first look early.
+DEMO_GUESS_RR = 1
+DEMO_GUESS_STREAM = 65_536
+
+#: Stream tests: the sender's and the receiver's rates (they differ for UDP, where the
+#: receiver's count is what got through), and send/receive calls, which for UDP are
+#: datagrams, so that their difference is the loss.
+STREAM_SELECTORS = (
+    "PROTOCOL",
+    "DIRECTION",
+    "ELAPSED_TIME",
+    "THROUGHPUT",
+    "THROUGHPUT_UNITS",
+    "LOCAL_SEND_SIZE",
+    "LOCAL_SEND_THROUGHPUT",
+    "REMOTE_RECV_THROUGHPUT",
+    "LOCAL_SEND_CALLS",
+    "REMOTE_RECV_CALLS",
+    "LOCAL_BYTES_SENT",
+    "REMOTE_BYTES_RECVD",
+    "LOCAL_CPU_UTIL",
+    "REMOTE_CPU_UTIL",
+)
+#: Request/response tests: THROUGHPUT is the transaction rate; the latency selectors (in
+#: microseconds) make netperf keep its histogram without -j.
+RR_SELECTORS = (
+    "PROTOCOL",
+    "DIRECTION",
+    "ELAPSED_TIME",
+    "THROUGHPUT",
+    "THROUGHPUT_UNITS",
+    "TRANSACTION_RATE",
+    "REQUEST_SIZE",
+    "RESPONSE_SIZE",
+    "MEAN_LATENCY",
+    "MIN_LATENCY",
+    "MAX_LATENCY",
+    "P50_LATENCY",
+    "P99_LATENCY",
+    "STDDEV_LATENCY",
+    "RT_LATENCY",
+    "LOCAL_CPU_UTIL",
+    "REMOTE_CPU_UTIL",
+)
+
+
+def selectors(test: NetperfTest) -> str:
+    return ",".join(RR_SELECTORS if test.is_rr else STREAM_SELECTORS)
+
+
+def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
+    """netperf's argv: global options, then `--`, then the omni test options."""
+    host = validate_host(opts.host)
+    check_port(opts.port, "netserver port")
+    if not isinstance(opts.duration_s, int) or isinstance(opts.duration_s, bool):
+        raise BadOption("The test duration must be a whole number of seconds.")
+    check_range(opts.duration_s, 1, MAX_DURATION_S, "test duration", "s")
+    check_range(opts.interval_s, MIN_INTERVAL_S, MAX_INTERVAL_S, "interim interval", "s")
+    test = NetperfTest(opts.test)
+    _check_family(host, opts.ip_version)
+    argv = [tool.path, "-H", host, "-p", str(opts.port), "-l", str(opts.duration_s)]
+    argv += ["-t", test.value]
+    if opts.ip_version is not None:
+        # Global -4/-6 set the family of the control and (by default) the data connection.
+        argv.append("-6" if opts.ip_version == IpVersion.V6 else "-4")
+    if opts.cpu:
+        argv += ["-c", "-C"]
+    guess = DEMO_GUESS_RR if test.is_rr else DEMO_GUESS_STREAM
+    argv += ["-D", f"{opts.interval_s:g},{guess}", "--"]
+    if opts.message_size is not None:
+        size = opts.message_size
+        if not isinstance(size, int) or isinstance(size, bool):
+            raise BadOption("The message size must be a whole number of bytes.")
+        _check_message_size(size, test)
+        argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
+    argv += ["-k", selectors(test)]
+    return argv
+
+
+def _check_message_size(size: int, test: NetperfTest) -> None:
+    if test.protocol is Protocol.UDP:
+        if not 1 <= size <= MAX_UDP_MESSAGE:
+            raise BadOption(
+                f"The UDP message size must be between 1 and {MAX_UDP_MESSAGE} bytes (the "
+                f"largest UDP payload); it is {size}."
+            )
+    elif not 1 <= size <= MAX_TCP_MESSAGE:
+        raise BadOption(
+            f"The TCP message size must be between 1 and {MAX_TCP_MESSAGE} bytes (1 MiB); "
+            f"it is {size}."
+        )
+
+
+def _check_family(host: str, ip_version: IpVersion | None) -> None:
+    if ip_version == IpVersion.V6 and is_ipv4_literal(host):
+        raise BadOption(
+            f"{host} is an IPv4 address, but the run asks for IPv6: give the peer's IPv6 "
+            f"address, or measure over IPv4."
+        )
+    if ip_version == IpVersion.V4 and is_ipv6_literal(host):
+        raise BadOption(
+            f"{host} is an IPv6 address, but the run asks for IPv4: give the peer's IPv4 "
+            f"address, or measure over IPv6."
+        )
+
+
+_FAMILY_UNSUPPORTED = re.compile(
+    r"getaddrinfo returned -(?:5|9)\b|address family for hostname not supported|"
+    r"no address associated with hostname|address family not supported by protocol",
+    re.IGNORECASE,
+)
+_PEER_GONE = (
+    "send_data",
+    "recv_data",
+    "data send error",
+    "data recv error",
+    "partial response",
+    "connection reset",
+    "broken pipe",
+)
+
+
+def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[str], EngineError]:
+    """A function that turns netperf's failure text into the typed error for this run."""
+
+    def to_error(message: str) -> EngineError:
+        text = message.lower()
+        v6 = ip_version == IpVersion.V6
+        if v6 and _FAMILY_UNSUPPORTED.search(message):
+            return Ipv6Unavailable(host, detail=message)
+        if "could not resolve" in text or "resolve_host" in text or "getaddrinfo" in text:
+            return HostUnresolved(host, detail=message)
+        if "timed out" in text or "no response received" in text:
+            return ConnectTimeout(host, port, detail=message)
+        if "establish control" in text or "establish_control" in text:
+            # netperf prints no errno here: refused, unreachable and (after the kernel's
+            # ~2 min of SYN retries) a silent drop all read the same.
+            return NoNetserver(host, port, detail=message)
+        if "message too long" in text:
+            return BadOption(
+                "The network stack refused to send a message this large: use a smaller "
+                "message size.",
+                detail=message,
+            )
+        if any(word in text for word in _PEER_GONE):
+            return PeerVanished(host, detail=message)
+        return EngineFailed("netperf", message)
+
+    return to_error
+
+
+def idle_timeout_s(opts: NetperfOptions) -> float:
+    """netperf prints an interim block every interval, the first one after up to ~interval
+    more (stdout is block-buffered, so even the banner waits for it)."""
+    return 3 * opts.interval_s + 10
+
+
+def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
+    """An EngineRun for one netperf client run (not yet started: call events() or run())."""
+    argv = build_argv(tool, opts)
+    return EngineRun(
+        tool,
+        argv,
+        parse_keyval,
+        classify(opts.host, opts.port, opts.ip_version),
+        host=opts.host,
+        idle_timeout_s=idle_timeout_s(opts),
+    )

@@ -1,0 +1,172 @@
+"""Real netperf runs on loopback against a netserver this test starts: live interim samples,
+typed failures, and no netperf left behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from app.engine.errors import EngineMissing, NoNetserver
+from app.engine.netperf import start_netperf
+from app.engine.tools import Tool, find_tool
+from app.models import EngineMessage, Flow, IpVersion, NetperfOptions, NetperfTest, Sample
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.netperf
+
+
+def _tool(name: str) -> Tool:
+    try:
+        return find_tool(name)
+    except EngineMissing as err:
+        pytest.skip(f"{name} is not installed, so real netperf runs cannot be tested: {err}")
+
+
+@pytest.fixture(scope="module")
+def netperf() -> Tool:
+    return _tool("netperf")
+
+
+def _accepts(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """End our netserver and the per-test children it forked (all started by this test)."""
+    try:
+        tree = [*psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    proc.terminate()
+    try:
+        proc.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=3)
+    for child in tree:
+        try:
+            child.kill()
+            child.wait(timeout=3)
+        except psutil.NoSuchProcess:
+            pass
+
+
+@pytest.fixture(scope="module")
+def netserver_port() -> Iterator[int]:
+    """A netserver this module owns (-D: stays in the foreground, so its PID is ours)."""
+    tool = _tool("netserver")
+    port = free_port()
+    proc = subprocess.Popen(
+        [tool.path, "-D", "-p", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not _accepts("127.0.0.1", port):
+            if proc.poll() is not None:
+                pytest.fail(f"netserver exited with status {proc.returncode} before listening")
+            if time.monotonic() > deadline:
+                pytest.fail(f"netserver did not accept connections on port {port} within 10 s")
+            time.sleep(0.05)
+        yield port
+    finally:
+        _stop(proc)
+
+
+def netperf_children() -> list[psutil.Process]:
+    left = []
+    for proc in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            if proc.name() == "netperf" and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    return left
+
+
+@pytest.fixture(autouse=True)
+def no_netperf_left() -> Iterator[None]:
+    yield
+    deadline = time.monotonic() + 2
+    while netperf_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = netperf_children()
+    assert not left, f"netperf left running: {[p.pid for p in left]}"
+
+
+@pytest.mark.parametrize(
+    "test",
+    [NetperfTest.TCP_STREAM, NetperfTest.UDP_STREAM, NetperfTest.TCP_RR, NetperfTest.UDP_RR],
+)
+@pytest.mark.parametrize("ip", [IpVersion.V4, IpVersion.V6])
+def test_loopback_run_reports_live(
+    netperf: Tool, netserver_port: int, test: NetperfTest, ip: IpVersion
+) -> None:
+    host = "127.0.0.1" if ip is IpVersion.V4 else "::1"
+    opts = NetperfOptions(
+        host=host,
+        port=netserver_port,
+        test=test,
+        ip_version=ip,
+        duration_s=2,
+        message_size=1408,
+        interval_s=0.5,
+    )
+    run = start_netperf(netperf, opts)
+    arrivals: list[float] = []
+    messages: list[str] = []
+    for event in run.events():
+        if isinstance(event, Sample):
+            arrivals.append(time.monotonic())
+        elif isinstance(event, EngineMessage):
+            messages.append(event.text)
+    finished = time.monotonic()
+    result = run.result
+    assert result is not None
+    # Interim samples arrive while netperf is still running, not all at the end.
+    assert arrivals, "no interim sample arrived"
+    assert finished - arrivals[0] > 0.25
+    assert len(result.samples) >= 2
+    assert any("AF_INET6" if ip is IpVersion.V6 else "AF_INET " in m for m in messages)
+    assert result.argv[0] == netperf.path and f"-{int(ip)}" in result.argv
+    assert result.engine == "netperf" and result.engine_version == netperf.version_string
+    assert "THROUGHPUT_UNITS=" in result.raw_output
+    summary = result.summary
+    if test.is_rr:
+        assert summary.transactions_per_s is not None and summary.transactions_per_s > 0
+        assert summary.rtt_mean_ms is not None and summary.rtt_mean_ms > 0
+        assert all(s.rtt_ms is not None and s.rtt_ms > 0 for s in result.samples)
+    else:
+        assert result.throughput_bps is not None and result.throughput_bps > 0
+        assert all(s.bits_per_second and s.bits_per_second > 0 for s in result.samples)
+        flow = result.flow(Flow.UP)
+        assert flow is not None and flow.sender_bps and flow.receiver_bps
+        if test is NetperfTest.UDP_STREAM:
+            assert flow.packets and flow.packets > 0
+            assert flow.loss_pct is not None and 0 <= flow.loss_pct <= 100
+    for cpu in (summary.cpu_local_pct, summary.cpu_remote_pct):
+        assert cpu is None or 0 <= cpu <= 100
+
+
+def test_no_netserver_there(netperf: Tool) -> None:
+    port = free_port()
+    opts = NetperfOptions(host="127.0.0.1", port=port, ip_version=IpVersion.V4, duration_s=1)
+    started = time.monotonic()
+    with pytest.raises(NoNetserver) as info:
+        start_netperf(netperf, opts).run()
+    assert time.monotonic() - started < 10
+    assert str(info.value) == NoNetserver("127.0.0.1", port).sentence
+    assert f"No netserver answered at 127.0.0.1 port {port}" in str(info.value)
+    assert info.value.detail is not None and "establish control" in info.value.detail
