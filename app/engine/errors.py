@@ -119,6 +119,15 @@ class LinkLocalNeedsZone(BadOption):
         )
 
 
+class AuthenticationFailed(EngineError):
+    def __init__(self, host: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"The iperf3 server at {host} refused the user name or password: check both, and "
+            f"that the public key file is the one that belongs to that server.",
+            detail=detail,
+        )
+
+
 class EngineFailed(EngineError):
     """The engine failed for a reason with no better sentence; its own words are kept."""
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from enum import StrEnum
 
 from app.engine.errors import (
+    AuthenticationFailed,
     BadOption,
     ConnectionRefused,
     ConnectTimeout,
@@ -81,6 +82,11 @@ def validate_options(opts: Iperf3Options) -> None:
     if opts.username is not None:
         if not opts.username or opts.username.startswith("-") or not opts.username.isprintable():
             raise BadOption("The iperf3 user name must be printable and not start with '-'.")
+        if not opts.password:
+            raise BadOption(
+                f"iperf3 authentication as {opts.username!r} needs a password: type it, or "
+                f"clear the user name."
+            )
         if not opts.rsa_public_key_path:
             raise BadOption(
                 "iperf3 authentication needs the server's RSA public key file as well as the "
@@ -151,6 +157,8 @@ def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
+        if "authorization failed" in text or "authentication" in text:
+            return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
             return ConnectionRefused(host, port, detail=message)
         if "address family" in text or (wants_v6 and "network is unreachable" in text):

@@ -71,6 +71,18 @@ def test_text_kbit_format_keeps_precision() -> None:
     assert sample.bits_per_second == 25_775_999_000.0
 
 
+def test_text_as_the_driver_runs_it() -> None:
+    """The capture made with LinkLab's own text-mode options (-f k -V --forceflush)."""
+    tcp = events("text_k_tcp_v4.txt")
+    assert len(samples(tcp)) == 2
+    assert all(s.bits_per_second and s.bits_per_second % 1000 == 0 for s in samples(tcp))
+    assert summary(tcp).flows[0].receiver_bps is not None
+    udp = events("text_k_udp_v6.txt")
+    (flow,) = summary(udp).flows
+    assert flow.receiver_bps == 3_138_882_000
+    assert (flow.lost_packets, flow.packets, flow.loss_pct) == (2815, 560160, 0.5)
+
+
 def test_text_udp_sender_and_receiver_loss() -> None:
     evs = events("text_udp_v4.txt")
     first = samples(evs)[0]
@@ -166,6 +178,16 @@ def test_json_udp_loss_from_receiver() -> None:
     assert flow.lost_packets == 6089 and flow.packets == 564460
     assert flow.loss_pct == pytest.approx(1.078730113737023)
     assert flow.receiver_bps == pytest.approx(3144599248.1349616)
+
+
+def test_json_udp_reverse_and_v4_v6() -> None:
+    down = events("json_udp_reverse.json")
+    assert {s.flow for s in samples(down)} == {Flow.DOWN}
+    assert samples(down)[0].jitter_ms is not None and samples(down)[0].packets
+    (flow,) = summary(down).flows
+    assert flow.flow is Flow.DOWN and flow.jitter_ms is not None and flow.packets
+    assert summary(events("json_udp_v4.json")).flows[0].lost_packets is not None
+    assert summary(events("json_tcp_v6.json")).rtt_mean_ms is not None
 
 
 def test_json_reverse_has_no_rtt() -> None:
