@@ -3,20 +3,18 @@ typed failures, and no netperf left behind."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
+import threading
 import time
 from collections.abc import Iterator
 
-import psutil
 import pytest
 
-from app.engine.errors import EngineMissing, NoNetserver
+from app.engine.errors import EngineMissing, NoNetserver, StoppedByUser
 from app.engine.netperf import start_netperf
+from app.engine.servers import ServerOptions, netserver
 from app.engine.tools import Tool, find_tool
 from app.models import EngineMessage, Flow, IpVersion, NetperfOptions, NetperfTest, Sample
-from tests.conftest import free_port
+from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.netperf
 
@@ -33,76 +31,22 @@ def netperf() -> Tool:
     return _tool("netperf")
 
 
-def _accepts(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End our netserver and the per-test children it forked (all started by this test)."""
-    try:
-        tree = [*psutil.Process(proc.pid).children(recursive=True)]
-    except psutil.NoSuchProcess:
-        tree = []
-    proc.terminate()
-    try:
-        proc.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=3)
-    for child in tree:
-        try:
-            child.kill()
-            child.wait(timeout=3)
-        except psutil.NoSuchProcess:
-            pass
-
-
 @pytest.fixture(scope="module")
 def netserver_port() -> Iterator[int]:
-    """A netserver this module owns (-D: stays in the foreground, so its PID is ours)."""
-    tool = _tool("netserver")
+    """A netserver this module owns, run by LinkLab's own server code."""
     port = free_port()
-    proc = subprocess.Popen(
-        [tool.path, "-D", "-p", str(port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = netserver(_tool("netserver"), ServerOptions(port))
+    server.start()
     try:
-        deadline = time.monotonic() + 10
-        while not _accepts("127.0.0.1", port):
-            if proc.poll() is not None:
-                pytest.fail(f"netserver exited with status {proc.returncode} before listening")
-            if time.monotonic() > deadline:
-                pytest.fail(f"netserver did not accept connections on port {port} within 10 s")
-            time.sleep(0.05)
         yield port
     finally:
-        _stop(proc)
-
-
-def netperf_children() -> list[psutil.Process]:
-    left = []
-    for proc in psutil.Process(os.getpid()).children(recursive=True):
-        try:
-            if proc.name() == "netperf" and proc.status() != psutil.STATUS_ZOMBIE:
-                left.append(proc)
-        except psutil.NoSuchProcess:
-            continue
-    return left
+        server.stop()
 
 
 @pytest.fixture(autouse=True)
 def no_netperf_left() -> Iterator[None]:
     yield
-    deadline = time.monotonic() + 2
-    while netperf_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = netperf_children()
+    left = [p for p in engine_children(clients_only=True) if p.name() == "netperf"]
     assert not left, f"netperf left running: {[p.pid for p in left]}"
 
 
@@ -170,3 +114,28 @@ def test_no_netserver_there(netperf: Tool) -> None:
     assert str(info.value) == NoNetserver("127.0.0.1", port).sentence
     assert f"No netserver answered at 127.0.0.1 port {port}" in str(info.value)
     assert info.value.detail is not None and "establish control" in info.value.detail
+
+
+def test_stop_ends_netperf_within_a_second(netperf: Tool, netserver_port: int) -> None:
+    opts = NetperfOptions(host="127.0.0.1", port=netserver_port, duration_s=60, interval_s=0.5)
+    run = start_netperf(netperf, opts)
+    first = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def consume() -> None:
+        try:
+            for event in run.events():
+                if isinstance(event, Sample):
+                    first.set()
+        except StoppedByUser as err:
+            outcome["error"] = err
+        outcome["ended"] = time.monotonic()
+
+    worker = threading.Thread(target=consume)
+    worker.start()
+    assert first.wait(15), "no interim result arrived"
+    asked = time.monotonic()
+    run.cancel()
+    worker.join(5)
+    assert isinstance(outcome.get("error"), StoppedByUser)
+    assert float(outcome["ended"]) - asked < 1.0  # type: ignore[arg-type]
