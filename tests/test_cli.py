@@ -105,4 +105,4 @@ def test_engine_errors_are_one_sentence(iperf3_server_port: tuple[int, LocalServ
     )
     assert "Traceback" not in done.stderr
     done = linklab("measure", "--peer", "a b")
-    assert done.returncode == 1 and "spaces or control characters" in done.stderr
+    assert done.returncode == 2 and "spaces or control characters" in done.stderr

@@ -177,10 +177,17 @@ class TestBed:
         )
 
     def measure(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            self.linklab(self.a, "measure", "--json", *args),
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        """`linklab measure --json` from host A. The server in B may still be finishing the
+        previous test (iperf3 serves one at a time): a busy answer is retried once."""
+        for attempt in (1, 2):
+            done = subprocess.run(
+                self.linklab(self.a, "measure", "--json", *args),
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+            if done.returncode == 0 or "busy" not in done.stderr or attempt == 2:
+                return done
+            time.sleep(2)
+        raise AssertionError("unreachable")

@@ -1,4 +1,4 @@
-"""Headless commands: `linklab doctor`, `serve`, `measure`, and the loopback demo."""
+"""Engine commands: `linklab doctor`, `serve`, `measure`, and the loopback demo."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from app import __version__
+from app.cli.args import EXIT_FAILED, EXIT_OK, number, rate, size
 from app.engine import netinfo
-from app.engine.errors import EngineError, EngineMissing, StoppedByUser
+from app.engine.errors import EngineError, EngineMissing
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
-from app.engine.process import install_exit_handlers
 from app.engine.run import EngineRun
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.servers import security_warning as server_warning
@@ -32,72 +32,38 @@ from app.models import (
     RunResult,
     Sample,
 )
-from app.units import format_rate, parse_rate, parse_size
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
+from app.units import format_rate
 
 
-def _number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
-    def convert(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a valid number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text} is outside {low:g}..{high:g}")
-        return value
-
-    return convert
-
-
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1408, 64K or 2M") from None
-
-
-def _rate(text: str) -> int:
-    try:
-        return parse_rate(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate like 0, 100M or 1G") from None
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="linklab",
-        description="Measure what a network link really delivers, and what a setting costs.",
-    )
-    parser.add_argument("--version", action="version", version=f"LinkLab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = sub.add_parser("doctor", help="show the engines, their capabilities and addresses")
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    doctor.set_defaults(handler=cmd_doctor)
 
     serve = sub.add_parser("serve", help="run a local iperf3 server and netserver until Ctrl+C")
-    serve.add_argument("--port", type=_number(int, 1, 65535), default=5201)
-    serve.add_argument("--netserver-port", type=_number(int, 1, 65535), default=12865)
+    serve.add_argument("--port", type=number(int, 1, 65535), default=5201)
+    serve.add_argument("--netserver-port", type=number(int, 1, 65535), default=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
-    serve.add_argument("--idle-timeout", type=_number(int, 1, 86400), metavar="S")
+    serve.add_argument("--idle-timeout", type=number(int, 1, 86400), metavar="S")
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
+    serve.set_defaults(handler=cmd_serve)
 
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
     measure.add_argument("--peer", required=True, metavar="HOST")
     measure.add_argument("--engine", choices=("iperf3", "netperf"), default="iperf3")
-    measure.add_argument("--port", type=_number(int, 1, 65535))
+    measure.add_argument("--port", type=number(int, 1, 65535))
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
     measure.add_argument("--ip", choices=("4", "6"), help="IP version (default: either)")
-    measure.add_argument("--duration", type=_number(int, 1, 86400), default=5, metavar="S")
-    measure.add_argument("--omit", type=_number(int, 0, 600), default=0, metavar="S")
-    measure.add_argument("--interval", type=_number(float, 0.1, 60), default=1.0, metavar="S")
-    measure.add_argument("--length", type=_size, metavar="BYTES", help="packet/write size")
-    measure.add_argument("--window", type=_size, metavar="BYTES", help="socket buffer size")
-    measure.add_argument("--parallel", type=_number(int, 1, 128), default=1, metavar="N")
+    measure.add_argument("--duration", type=number(int, 1, 86400), default=5, metavar="S")
+    measure.add_argument("--omit", type=number(int, 0, 600), default=0, metavar="S")
+    measure.add_argument("--interval", type=number(float, 0.1, 60), default=1.0, metavar="S")
+    measure.add_argument("--length", type=size, metavar="BYTES", help="packet/write size")
+    measure.add_argument("--window", type=size, metavar="BYTES", help="socket buffer size")
+    measure.add_argument("--parallel", type=number(int, 1, 128), default=1, metavar="N")
     measure.add_argument("--direction", choices=("up", "down", "bidir"), default="up")
-    measure.add_argument("--bitrate", type=_rate, metavar="RATE", help="UDP target, 0=unlimited")
-    measure.add_argument("--connect-timeout", type=_number(int, 100, 600_000), metavar="MS")
+    measure.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target, 0=unlimited")
+    measure.add_argument("--connect-timeout", type=number(int, 100, 600_000), metavar="MS")
     measure.add_argument("--bind", metavar="ADDRESS")
     measure.add_argument("--username", help="iperf3 authentication user")
     measure.add_argument("--rsa-public-key", metavar="FILE", help="the server's public key")
@@ -108,36 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")
     measure.add_argument("--json", action="store_true", help="print the result as JSON")
+    measure.set_defaults(handler=cmd_measure)
 
     demo = sub.add_parser("demo", help="a short loopback measurement against a local server")
-    demo.add_argument("--duration", type=_number(int, 1, 60), default=3, metavar="S")
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    install_exit_handlers()
-    args = build_parser().parse_args(argv)
-    command = args.command or "demo"
-    if command == "demo" and args.command is None:
-        args.duration = 3
-    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
-        "doctor": cmd_doctor,
-        "serve": cmd_serve,
-        "measure": cmd_measure,
-        "demo": cmd_demo,
-    }
-    try:
-        return handlers[command](args)
-    except EngineError as err:
-        print(f"linklab: {err.sentence}", file=sys.stderr)
-        return EXIT_STOPPED if isinstance(err, StoppedByUser) else EXIT_FAILED
-    except KeyboardInterrupt:
-        print("linklab: stopped.", file=sys.stderr)
-        return EXIT_STOPPED
-    except BrokenPipeError:
-        # The reader went away (e.g. `linklab doctor | head`): nothing left to say.
-        sys.stderr.close()
-        return EXIT_OK
+    demo.add_argument("--duration", type=number(int, 1, 60), default=3, metavar="S")
+    demo.set_defaults(handler=cmd_demo)
 
 
 # -- doctor ------------------------------------------------------------------------------------
@@ -325,12 +266,12 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
 def print_event(event: Sample | EngineMessage) -> None:
     if isinstance(event, Sample):
         note = " (warm-up, not counted)" if event.omitted else ""
-        rate = format_rate(event.bits_per_second)
+        shown = format_rate(event.bits_per_second)
         extra = f"  rtt {event.rtt_ms:.2f} ms" if event.rtt_ms is not None else ""
         if event.lost_packets is not None and event.packets:
             extra += f"  lost {event.lost_packets}/{event.packets}"
         arrow = "↑" if event.flow.value == "up" else "↓"
-        print(f"  {event.start_s:6.2f}-{event.end_s:6.2f} s {arrow} {rate:>12}{extra}{note}")
+        print(f"  {event.start_s:6.2f}-{event.end_s:6.2f} s {arrow} {shown:>12}{extra}{note}")
     sys.stdout.flush()
 
 

@@ -1,0 +1,1 @@
+"""Qt-free statistics, comparisons and findings text over stored measurements."""

@@ -1,0 +1,94 @@
+"""Point summaries: per series and swept value, the statistics of every metric."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from app.analysis.stats import Summary, summarize
+from app.models import Direction, IpVersion, Protocol
+from app.store.records import RunRecord
+from app.study.plan import Plan, RunKind, Series, Variable
+
+#: (name in --json and CSV, how to read it from a run, which runs it comes from)
+METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = (
+    ("throughput_bps", lambda r: r.metrics.throughput_bps),
+    ("rtt_ms", lambda r: r.metrics.rtt_mean_ms),
+    ("cpu_local_pct", lambda r: r.metrics.cpu_local),
+    ("cpu_remote_pct", lambda r: r.metrics.cpu_remote_pct),
+    ("jitter_ms", lambda r: r.metrics.jitter_ms),
+    ("loss_pct", lambda r: r.metrics.loss_pct),
+)
+
+
+@dataclass(frozen=True)
+class PointSummary:
+    protocol: Protocol
+    ip_version: IpVersion
+    direction: Direction
+    variable: Variable
+    value: float
+    n: int  # successful runs at this point
+    failed: int
+    metrics: dict[str, Summary]
+
+    @property
+    def series(self) -> Series:
+        return Series(self.protocol, self.ip_version)
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "protocol": self.protocol.value,
+            "ip_version": int(self.ip_version),
+            "direction": self.direction.value,
+            "variable": self.variable.value,
+            "value": _plain_number(self.value),
+            "n": self.n,
+            "failed": self.failed,
+        }
+        for name, summary in self.metrics.items():
+            data[name] = (
+                None
+                if summary.n == 0
+                else {
+                    "mean": summary.mean,
+                    "std": summary.std,
+                    "min": summary.min,
+                    "max": summary.max,
+                    "ci95": summary.ci95,
+                }
+            )
+        return data
+
+
+def _plain_number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]:
+    """One summary per series and value, in plan order; RTT from request/response runs when
+    the plan has them, otherwise from the stream runs' own RTT (iperf3 JSON)."""
+    points = []
+    for series in plan.series:
+        for index, value in enumerate(plan.values):
+            here = [r for r in runs if r.key.series == series and r.key.value_index == index]
+            ok = [r for r in here if r.ok]
+            stream = [r for r in ok if r.key.kind is RunKind.STREAM]
+            rr = [r for r in ok if r.key.kind is RunKind.RR]
+            metrics = {}
+            for name, read in METRICS:
+                source = rr if name == "rtt_ms" and rr else (stream or rr)
+                metrics[name] = summarize(read(r) for r in source)
+            points.append(
+                PointSummary(
+                    protocol=series.protocol,
+                    ip_version=series.ip_version,
+                    direction=plan.direction,
+                    variable=plan.variable,
+                    value=float(value),
+                    n=len(stream or rr),
+                    failed=len(here) - len(ok),
+                    metrics=metrics,
+                )
+            )
+    return points

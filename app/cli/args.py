@@ -1,0 +1,84 @@
+"""Argument converters shared by the commands: numbers in range, sizes, rates, lists."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from app.units import parse_rate, parse_size
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
+
+
+def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a valid number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is outside {low:g}..{high:g}")
+        return value
+
+    return convert
+
+
+def size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1408, 64K or 2M") from None
+
+
+def rate(text: str) -> int:
+    try:
+        return parse_rate(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate like 0, 100M or 1G") from None
+
+
+def choices_list(allowed: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """'tcp,udp' -> ['tcp', 'udp'], each checked against allowed."""
+
+    def convert(text: str) -> list[str]:
+        items = [item.strip().lower() for item in text.split(",") if item.strip()]
+        bad = [item for item in items if item not in allowed]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: choose from {', '.join(allowed)} (comma-separated)"
+            )
+        return list(dict.fromkeys(items))
+
+    return convert
+
+
+def value_list(parse: Callable[[str], int]) -> Callable[[str], list[int]]:
+    """'128:1408:256' (from:to:step, inclusive) or '128,384,1408' -> a list of values."""
+
+    def convert(text: str) -> list[int]:
+        try:
+            if ":" in text:
+                parts = text.split(":")
+                if len(parts) != 3:
+                    raise ValueError(text)
+                start, stop, step = (parse(p) for p in parts)
+                if step <= 0 or stop < start:
+                    raise ValueError(text)
+                if (stop - start) // step >= 1000:
+                    raise argparse.ArgumentTypeError(f"{text!r} gives more than 1000 values")
+                return list(range(start, stop + 1, step))
+            return [parse(p) for p in text.split(",") if p.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a list like 128,384,1408 or a range like 128:1408:256"
+            ) from None
+
+    return convert
+
+
+def key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key.strip(), value.strip()

@@ -1,0 +1,143 @@
+"""What the study commands print: a progress bar on stderr and the --json shapes."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from app.analysis.points import point_summaries
+from app.store.records import RunRecord, SessionRecord
+from app.study.events import (
+    Progress,
+    RunFailed,
+    RunStarted,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
+from app.units import format_rate
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class ProgressPrinter:
+    """Observer for the runner: a live bar on a terminal, one line per run otherwise."""
+
+    def __init__(self, out: TextIO = sys.stderr, *, quiet: bool = False) -> None:
+        self._out = out
+        self._tty = out.isatty()
+        self._quiet = quiet
+        self._line = ""
+        self._last_draw = 0.0
+
+    def __call__(self, event: StudyEvent) -> None:
+        if isinstance(event, SessionStarted):
+            resumed = f", resuming after {event.already_done}" if event.already_done else ""
+            self._print(f"Session {event.session_id[:8]}: {event.total_runs} runs{resumed}.")
+        elif isinstance(event, RunFailed):
+            retry = " Trying again." if event.will_retry else ""
+            self._print(f"Run failed: {event.sentence}{retry}")
+        elif isinstance(event, Progress):
+            self._progress(event)
+        elif isinstance(event, RunStarted) and event.attempt == 1 and not self._tty:
+            pass
+        elif isinstance(event, SessionFinished):
+            self._clear()
+            reason = f" {event.reason}" if event.reason else ""
+            self._print(f"Session {event.session_id[:8]} {event.status.value}.{reason}")
+
+    def _progress(self, event: Progress) -> None:
+        text = (
+            f"point {event.point}/{event.points} · run {event.repetition}/{event.repetitions} "
+            f"· {event.series} · {event.done}/{event.total} done · ETA "
+            f"{format_duration(event.eta_s)}"
+        )
+        if not self._tty:
+            self._print(text)
+            return
+        width = 24
+        filled = int(width * event.done / max(1, event.total))
+        self._line = f"[{'#' * filled}{'.' * (width - filled)}] {text}"
+        now = time.monotonic()
+        if now - self._last_draw > 0.1 or event.done == event.total:
+            self._out.write("\r\x1b[2K" + self._line)
+            self._out.flush()
+            self._last_draw = now
+
+    def _clear(self) -> None:
+        if self._tty and self._line:
+            self._out.write("\r\x1b[2K")
+            self._line = ""
+
+    def _print(self, text: str) -> None:
+        if self._quiet:
+            return
+        self._clear()
+        self._out.write(text + "\n")
+        self._out.flush()
+
+
+def session_summary(session: SessionRecord) -> dict[str, Any]:
+    """The session fields shared by `run --json`, `sessions --json` and `sessions show`."""
+    plan = session.plan
+    return {
+        "session_id": session.id,
+        "name": session.name,
+        "status": session.status.value,
+        "status_reason": session.status_reason,
+        "peer": session.peer_host,
+        "engine": plan.engine.value,
+        "protocols": [p.value for p in plan.protocols],
+        "ip_versions": [int(v) for v in plan.ip_versions],
+        "direction": plan.direction.value,
+        "variable": plan.variable.value,
+        "values": list(plan.values),
+        "repetitions": plan.repetitions,
+        "conditions": {
+            "security": plan.conditions.security.value,
+            "medium": plan.conditions.medium.value,
+            "tags": plan.conditions.tag_dict,
+            "notes": plan.conditions.notes,
+        },
+        "created_at": session.created_at,
+        "ended_at": session.ended_at,
+        "runs_done": session.runs_done,
+        "runs_failed": session.runs_failed,
+        "total_runs": session.total_runs,
+    }
+
+
+def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any]:
+    data = session_summary(session)
+    data["points"] = [p.as_dict() for p in point_summaries(session.plan, runs)]
+    return data
+
+
+def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
+    """A readable table of the point summaries (throughput, and RTT when measured)."""
+    plan = session.plan
+    points = point_summaries(plan, runs)
+    has_rtt = any(p.metrics["rtt_ms"].n for p in points)
+    header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
+    header += f" {'95 % CI ±':>12}" + (f" {'RTT ms':>9}" if has_rtt else "")
+    out.write(header + "\n")
+    for point in points:
+        tp = point.metrics["throughput_bps"]
+        line = (
+            f"{point.series.label:<14} {point.value:>10g} {point.n:>4} "
+            f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
+        )
+        if has_rtt:
+            rtt = point.metrics["rtt_ms"].mean
+            line += f" {rtt:>9.3f}" if rtt is not None else f" {'—':>9}"
+        if point.failed:
+            line += f"  ({point.failed} failed)"
+        out.write(line + "\n")

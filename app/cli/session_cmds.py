@@ -1,0 +1,219 @@
+"""`linklab sessions` (list, show, rename, tag, delete) and `linklab export`."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
+from app.cli.output import print_points, session_json, session_summary
+from app.cli.study_cmds import add_db_argument
+from app.engine.errors import BadOption
+from app.report.csv_export import runs_csv
+from app.store.db import Database
+from app.store.records import SessionRecord
+from app.store.sessions import SessionStore
+
+EXPORT_FORMAT = 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = sub.add_parser("sessions", help="list, show, rename, tag or delete sessions")
+    sessions.set_defaults(handler=cmd_sessions, action="list")
+    add_db_argument(sessions)
+    sessions.add_argument("--json", action="store_true")
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", help="all sessions, newest first")
+    listing.add_argument("--search", default="", help="text in the name, peer, conditions")
+    listing.add_argument(
+        "--status", choices=("running", "completed", "stopped", "interrupted", "failed")
+    )
+    show = actions.add_parser("show", help="one session with its point summaries")
+    show.add_argument("session", metavar="SESSION")
+    rename = actions.add_parser("rename", help="give a session a new name")
+    rename.add_argument("session", metavar="SESSION")
+    rename.add_argument("new_name", metavar="NAME")
+    tag = actions.add_parser("tag", help="set (KEY=VALUE) or remove (--remove KEY) tags")
+    tag.add_argument("session", metavar="SESSION")
+    tag.add_argument("tags", nargs="*", type=key_value, metavar="KEY=VALUE")
+    tag.add_argument("--remove", action="append", default=[], metavar="KEY")
+    delete = actions.add_parser("delete", help="delete a session and all its runs")
+    delete.add_argument("session", metavar="SESSION")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    for action in (listing, show, rename, tag, delete):
+        add_db_argument(action)
+        action.add_argument("--json", action="store_true")
+
+    export = sub.add_parser("export", help="write a session's runs to CSV or JSON")
+    export.add_argument("session", metavar="SESSION")
+    export.add_argument("--format", choices=("csv", "json"), required=True)
+    export.add_argument("--out", required=True, metavar="PATH", help="file to write ('-': stdout)")
+    add_db_argument(export)
+    export.set_defaults(handler=cmd_export)
+
+
+def _local_time(iso: str | None) -> str:
+    if not iso:
+        return "—"
+    moment = dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _conditions_text(session: SessionRecord) -> str:
+    conditions = session.plan.conditions
+    parts = [conditions.security.value, conditions.medium.value]
+    parts += [f"{k}={v}" for k, v in conditions.tags]
+    return " ".join(p for p in parts if p and p != "unknown") or "—"
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    action = args.action or "list"
+    with Database(args.db, readonly=action in ("list", "show")) as db:
+        store = SessionStore(db)
+        if action in ("list", "show") and not db.readonly:
+            store.mark_interrupted()
+        if action == "list":
+            found = store.list_sessions(getattr(args, "search", ""), getattr(args, "status", None))
+            return _list(found, args.json)
+        session = store.get(args.session)
+        if action == "show":
+            runs = store.runs(session.id)
+            if args.json:
+                print(json.dumps(session_json(session, runs), indent=2))
+            else:
+                _show(session)
+                print_points(session, runs)
+            return EXIT_OK
+        if action == "rename":
+            store.rename(session.id, args.new_name)
+        elif action == "tag":
+            tags = {**session.plan.conditions.tag_dict, **dict(args.tags)}
+            for key in args.remove:
+                tags.pop(key, None)
+            store.set_conditions(session.id, session.plan.conditions.with_tags(tags))
+        elif action == "delete":
+            if not args.yes and not _confirm(
+                f"Delete session {session.short_id} ({session.runs_done} runs)? [y/N] "
+            ):
+                print("Nothing deleted.", file=sys.stderr)
+                return EXIT_FAILED
+            store.delete(session.id)
+            print(f"Deleted session {session.short_id}.", file=sys.stderr)
+            return EXIT_OK
+        updated = store.get(session.id)
+        if args.json:
+            print(json.dumps(session_summary(updated), indent=2))
+        else:
+            print(
+                f"Session {updated.short_id}: name {updated.name!r}, "
+                f"conditions {_conditions_text(updated)}."
+            )
+        return EXIT_OK
+
+
+def _confirm(question: str) -> bool:
+    if not sys.stdin.isatty():
+        raise BadOption("Deleting needs confirmation: add --yes.")
+    return input(question).strip().lower() in ("y", "yes")
+
+
+def _list(found: list[SessionRecord], as_json: bool) -> int:
+    if as_json:
+        print(json.dumps([session_summary(s) for s in found], indent=2))
+        return EXIT_OK
+    if not found:
+        print("No sessions yet: `linklab run --peer HOST` makes one.")
+        return EXIT_OK
+    print(
+        f"{'id':<8}  {'started':<16}  {'name':<20}  {'peer':<16}  {'series':<14}  "
+        f"{'conditions':<16}  {'status':<11}  runs"
+    )
+    for s in found:
+        plan = s.plan
+        series = (
+            "/".join(p.value.upper() for p in plan.protocols)
+            + " v"
+            + "/".join(str(int(v)) for v in plan.ip_versions)
+        )
+        print(
+            f"{s.short_id:<8}  {_local_time(s.created_at):<16}  {s.name[:20]:<20}  "
+            f"{s.peer_host[:16]:<16}  {series:<14}  {_conditions_text(s)[:16]:<16}  "
+            f"{s.status.value:<11}  {s.runs_done}/{s.total_runs}"
+        )
+    return EXIT_OK
+
+
+def _show(session: SessionRecord) -> None:
+    plan = session.plan
+    print(f"Session {session.id}")
+    print(f"  name        {session.name or '—'}")
+    print(f"  peer        {session.peer_host} ({plan.engine.value})")
+    print(f"  status      {session.status.value} {session.status_reason}".rstrip())
+    print(f"  started     {_local_time(session.started_at)}, ended {_local_time(session.ended_at)}")
+    print(
+        f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
+        f"{plan.repetitions} runs × {plan.duration_s} s; {plan.direction.value}"
+    )
+    print(f"  conditions  {_conditions_text(session)}")
+    if plan.conditions.notes:
+        print(f"  notes       {plan.conditions.notes}")
+    print(f"  runs        {session.runs_done}/{session.total_runs} ({session.runs_failed} failed)")
+
+
+def export_json(session: SessionRecord, store: SessionStore) -> dict[str, Any]:
+    runs = store.runs(session.id, with_raw=True)
+    data = session_json(session, runs)
+    data["format_version"] = EXPORT_FORMAT
+    data["plan"] = session.plan.to_dict()
+    data["environment"] = session.environment
+    data["runs"] = [
+        {
+            "protocol": r.key.protocol.value,
+            "ip_version": int(r.key.ip_version),
+            "kind": r.key.kind.value,
+            "value": r.value,
+            "repetition": r.key.repetition,
+            "status": "ok" if r.ok else "failed",
+            "error": r.error,
+            "attempts": r.attempts,
+            "started_at": r.started_at,
+            "ended_at": r.ended_at,
+            "elapsed_s": r.elapsed_s,
+            "engine": r.engine,
+            "engine_version": r.engine_version,
+            "argv": list(r.argv),
+            "metrics": {k: v for k, v in vars(r.metrics).items()},
+            "samples": [
+                {k: (v.value if hasattr(v, "value") else v) for k, v in vars(s).items()}
+                for s in store.samples(r.id)
+            ],
+            "raw_output": r.raw_output,
+        }
+        for r in runs
+    ]
+    return data
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with Database(args.db, readonly=True) as db:
+        store = SessionStore(db)
+        session = store.get(args.session)
+        if args.format == "csv":
+            text = runs_csv(session, store.runs(session.id))
+        else:
+            text = json.dumps(export_json(session, store), indent=2) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8", newline="")
+        except OSError as err:
+            raise BadOption(
+                f"Cannot write {args.out} ({err.strerror}): choose another place."
+            ) from None
+        print(f"Wrote {args.out}.", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,260 @@
+"""`linklab run` and `linklab resume`: a sweep from flags, a preset or a plan file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from app.cli.args import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_STOPPED,
+    choices_list,
+    key_value,
+    number,
+    rate,
+    size,
+    value_list,
+)
+from app.cli.output import ProgressPrinter, print_points, session_json
+from app.engine.errors import BadOption, EngineError
+from app.engine.tools import find_tool
+from app.store.db import Database
+from app.store.records import SessionStatus
+from app.store.sessions import SessionStore
+from app.study.plan import Conditions, Medium, Plan, Security, Variable
+from app.study.presets import find_preset
+from app.study.runner import StudyRunner
+from app.units import parse_rate, parse_size
+
+EXIT_FOR = {
+    SessionStatus.COMPLETED: EXIT_OK,
+    SessionStatus.STOPPED: EXIT_STOPPED,
+    SessionStatus.FAILED: EXIT_FAILED,
+    SessionStatus.INTERRUPTED: EXIT_FAILED,
+    SessionStatus.RUNNING: EXIT_FAILED,
+}
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", metavar="PATH", help="the database file (default: your data folder)"
+    )
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = sub.add_parser(
+        "run", help="run a study: a sweep with repetitions, stored in the database"
+    )
+    run.add_argument("--peer", metavar="HOST", help="the computer to measure against")
+    run.add_argument("--port", type=number(int, 1, 65535), help="iperf3 port (default 5201)")
+    run.add_argument("--netperf-port", type=number(int, 1, 65535), help="default 12865")
+    run.add_argument("--engine", choices=("iperf3", "netperf"))
+    run.add_argument("--protocol", type=choices_list(("tcp", "udp")), metavar="tcp|udp|tcp,udp")
+    run.add_argument("--ip", type=choices_list(("4", "6")), metavar="4|6|4,6")
+    run.add_argument("--direction", choices=("up", "down", "bidir"))
+    run.add_argument(
+        "--vary",
+        choices=[v.value for v in Variable],
+        help="the swept variable (default: length, the packet size)",
+    )
+    run.add_argument(
+        "--sizes",
+        "--values",
+        dest="values",
+        metavar="LIST",
+        help="128:1408:256 (from:to:step) or 128,384,1408",
+    )
+    run.add_argument("--runs", type=number(int, 1, 1000), metavar="N", help="runs per point")
+    run.add_argument("--duration", type=number(int, 1, 3600), metavar="S", help="seconds per run")
+    run.add_argument("--omit", type=number(int, 0, 600), metavar="S", help="warm-up seconds")
+    run.add_argument("--parallel", type=number(int, 1, 128), metavar="N")
+    run.add_argument("--window", type=size, metavar="BYTES")
+    run.add_argument("--length", type=size, metavar="BYTES", help="fixed size when not swept")
+    run.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target (0 = unlimited)")
+    run.add_argument("--pause", type=number(float, 0, 3600), metavar="S")
+    run.add_argument("--order", choices=("sequential", "shuffled", "interleaved"))
+    run.add_argument(
+        "--metric", type=choices_list(("throughput", "rtt", "cpu")), metavar="throughput,rtt,cpu"
+    )
+    run.add_argument(
+        "--early-stop",
+        type=number(float, 0.001, 0.999),
+        metavar="FRACTION",
+        help="stop a point once its 95 %% CI is within this fraction of the mean",
+    )
+    run.add_argument("--min-runs", type=number(int, 2, 1000), default=5, metavar="N")
+    run.add_argument("--security", choices=[s.value for s in Security])
+    run.add_argument("--medium", choices=[m.value for m in Medium])
+    run.add_argument("--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument("--notes")
+    run.add_argument("--name", help="a name to find the session by")
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--preset", metavar="NAME", help="start from a preset")
+    source.add_argument("--plan", metavar="FILE", help="start from a plan file (JSON)")
+    add_db_argument(run)
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    run.set_defaults(handler=cmd_run)
+
+    resume = sub.add_parser("resume", help="finish an interrupted or stopped session")
+    resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
+    add_db_argument(resume)
+    resume.add_argument("--json", action="store_true")
+    resume.set_defaults(handler=cmd_resume)
+
+
+def _values(text: str, variable: str) -> list[int]:
+    """Sizes take K/M suffixes in 1024s, bitrates in 1000s (as iperf3 reads them)."""
+    parse = parse_rate if variable == Variable.BITRATE.value else parse_size
+    try:
+        return value_list(parse)(text)
+    except argparse.ArgumentTypeError as err:
+        raise BadOption(f"argument --sizes/--values: {err}.") from None
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """The plan file or preset first, then every flag given on top of it."""
+    base: dict[str, Any]
+    if args.plan:
+        try:
+            text = Path(args.plan).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise BadOption(f"The plan file {args.plan} cannot be read ({err}).") from None
+        try:
+            base = json.loads(text)
+        except ValueError as err:
+            raise BadOption(f"The plan file {args.plan} is not valid JSON ({err}).") from None
+        if not isinstance(base, dict):
+            raise BadOption(f"The plan file {args.plan} must hold a JSON object.")
+    elif args.preset:
+        base = find_preset(args.preset).plan.to_dict()
+        base.pop("peer", None)
+    else:
+        base = {}
+    overrides: dict[str, Any] = {
+        "engine": args.engine,
+        "protocols": args.protocol,
+        "direction": args.direction,
+        "variable": args.vary,
+        "repetitions": args.runs,
+        "duration_s": args.duration,
+        "omit_s": args.omit,
+        "parallel": args.parallel,
+        "window": args.window,
+        "length": args.length,
+        "bitrate_bps": args.bitrate,
+        "pause_s": args.pause,
+        "order": args.order,
+        "metrics": args.metric,
+        "name": args.name,
+        "ip_versions": [int(v) for v in args.ip] if args.ip else None,
+    }
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    if args.values is not None:
+        base["values"] = _values(args.values, str(base.get("variable", Variable.LENGTH.value)))
+    if args.early_stop is not None:
+        base["early_stop"] = {"relative_ci": args.early_stop, "min_runs": args.min_runs}
+    peer = dict(base.get("peer") or {})
+    if args.peer:
+        peer["host"] = args.peer
+    if args.port:
+        peer["iperf3_port"] = args.port
+    if args.netperf_port:
+        peer["netperf_port"] = args.netperf_port
+    if not peer.get("host"):
+        raise BadOption("Give the peer to measure against with --peer HOST (or in the plan file).")
+    base["peer"] = peer
+    plan = Plan.from_dict(base)
+    conditions = plan.conditions
+    if args.security:
+        conditions = replace(conditions, security=Security(args.security), security_detected=False)
+    if args.medium:
+        conditions = replace(conditions, medium=Medium(args.medium))
+    if args.tag:
+        conditions = conditions.with_tags({**conditions.tag_dict, **dict(args.tag)})
+    if args.notes is not None:
+        conditions = replace(conditions, notes=args.notes)
+    plan = replace(plan, conditions=conditions)
+    plan.validate()
+    return plan
+
+
+def _environment(plan: Plan) -> tuple[dict[str, Any], Conditions]:
+    """The environment snapshot; detected Wi-Fi security fills an unknown security."""
+    from app.study import environment
+
+    engines = {}
+    for name in ("iperf3", "netperf"):
+        try:
+            engines[name] = find_tool(name).version_string
+        except EngineError:
+            continue
+    snapshot = environment.capture(plan.peer.host, engines)
+    conditions = plan.conditions
+    if conditions.security is Security.UNKNOWN and snapshot.detected_security:
+        try:
+            conditions = replace(
+                conditions, security=Security(snapshot.detected_security), security_detected=True
+            )
+        except ValueError:
+            pass
+    return snapshot.to_dict(), conditions
+
+
+def _install_stop(runner: StudyRunner) -> None:
+    """Ctrl+C or SIGTERM stops the sweep gracefully (the run in progress is dropped, the
+    session is marked stopped); a second Ctrl+C stops at once."""
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        if runner.stopping and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        runner.stop()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _execute(args: argparse.Namespace, store: SessionStore, runner: StudyRunner) -> int:
+    _install_stop(runner)
+    outcome = runner.run()
+    session = store.get(outcome.session_id)
+    runs = store.runs(outcome.session_id)
+    if args.json:
+        print(json.dumps(session_json(session, runs), indent=2))
+    else:
+        print_points(session, runs)
+    return EXIT_FOR[outcome.status]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    plan = plan_from_args(args)
+    with Database(args.db) as db:
+        db.require_writable()
+        store = SessionStore(db)
+        store.mark_interrupted()
+        environment, conditions = _environment(plan)
+        plan = replace(plan, conditions=conditions)
+        runner = StudyRunner(store, plan, ProgressPrinter(sys.stderr), environment=environment)
+        return _execute(args, store, runner)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    with Database(args.db) as db:
+        db.require_writable()
+        store = SessionStore(db)
+        store.mark_interrupted()
+        session = store.get(args.session)
+        if session.status is SessionStatus.RUNNING:
+            raise BadOption(f"Session {session.short_id} is still running in another LinkLab.")
+        if session.status is SessionStatus.COMPLETED:
+            raise BadOption(f"Session {session.short_id} is complete: nothing to resume.")
+        runner = StudyRunner(
+            store, session.plan, ProgressPrinter(sys.stderr), resume_session=session.id
+        )
+        return _execute(args, store, runner)

@@ -1,0 +1,1 @@
+"""Exports: CSV, JSON (and later PNG, HTML, PDF and session exchange files)."""

@@ -1,0 +1,98 @@
+"""Tidy CSV: one row per run, ISO 8601 UTC times, units in column names, and text cells that
+a spreadsheet cannot mistake for formulas."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from app.store.records import METRIC_FIELDS, RunRecord, SessionRecord
+
+RUN_COLUMNS = (
+    "session_id",
+    "session_name",
+    "peer",
+    "engine",
+    "engine_version",
+    "protocol",
+    "ip_version",
+    "direction",
+    "test",
+    "variable",
+    "value",
+    "repetition",
+    "status",
+    "error",
+    "attempts",
+    "started_at_utc",
+    "ended_at_utc",
+    "elapsed_s",
+    *METRIC_FIELDS,
+    "security",
+    "medium",
+    "command",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: object) -> object:
+    """Numbers stay numbers; text that a spreadsheet would run as a formula gets a leading
+    apostrophe (the OWASP CSV-injection advice), so it shows as typed."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return value
+    text = str(value)
+    if text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
+
+
+def write_rows(out: TextIO, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([safe_cell(v) for v in row])
+
+
+def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list[object]]:
+    plan = session.plan
+    for run in runs:
+        yield [
+            session.id,
+            session.name,
+            session.peer_host,
+            run.engine,
+            run.engine_version,
+            run.key.protocol.value,
+            int(run.key.ip_version),
+            plan.direction.value,
+            run.key.kind.value,
+            plan.variable.value,
+            _number(run.value),
+            run.key.repetition,
+            "ok" if run.ok else "failed",
+            run.error,
+            run.attempts,
+            run.started_at,
+            run.ended_at,
+            run.elapsed_s,
+            *(getattr(run.metrics, name) for name in METRIC_FIELDS),
+            plan.conditions.security.value,
+            plan.conditions.medium.value,
+            " ".join(run.argv),
+        ]
+
+
+def runs_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
+    out = io.StringIO()
+    write_rows(out, RUN_COLUMNS, run_rows(session, runs))
+    return out.getvalue()
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value

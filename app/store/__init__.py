@@ -1,0 +1,1 @@
+"""Qt-free SQLite store: schema, migrations and the session repository."""

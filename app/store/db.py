@@ -1,0 +1,242 @@
+"""The SQLite file: where it lives, opening it safely (corrupt or newer files are never
+written), WAL and foreign keys, and forward migrations keyed by PRAGMA user_version."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import platformdirs
+
+from app.store.schema import MIGRATIONS
+
+SCHEMA_VERSION = len(MIGRATIONS)
+_HEADER = b"SQLite format 3\x00"
+DB_ENV = "LINKLAB_DB"
+
+
+class StoreError(Exception):
+    """A database problem, with a sentence that says what to do."""
+
+    def __init__(self, sentence: str, detail: str | None = None) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
+        self.detail = detail
+
+
+class StoreCorrupt(StoreError):
+    pass
+
+
+class StoreTooNew(StoreError):
+    pass
+
+
+class StoreFull(StoreError):
+    pass
+
+
+def default_path() -> Path:
+    """The database in the platform's user-data folder (LINKLAB_DB overrides it)."""
+    override = os.environ.get(DB_ENV)
+    if override:
+        return Path(override)
+    return platformdirs.user_data_path("LinkLab", appauthor=False) / "linklab.sqlite3"
+
+
+def translate(err: sqlite3.Error, path: Path) -> StoreError:
+    """A sentence for an sqlite3 error met while reading or writing."""
+    text = str(err).lower()
+    if "disk is full" in text or "database or disk is full" in text:
+        return StoreFull(
+            f"The disk holding {path} is full, so the last result could not be saved: free "
+            f"some space, then resume the session (nothing saved before is lost).",
+            detail=str(err),
+        )
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"The database {path} is busy in another program: close it there, then try again.",
+            detail=str(err),
+        )
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"The database {path} can only be read here (a newer LinkLab wrote it, or the file "
+            f"is write-protected): use another file with --db.",
+            detail=str(err),
+        )
+    if isinstance(err, sqlite3.DatabaseError) and (
+        "malformed" in text or "not a database" in text or "corrupt" in text
+    ):
+        return StoreCorrupt(_corrupt_sentence(path, str(err)), detail=str(err))
+    return StoreError(f"The database {path} reported an error ({err}).", detail=str(err))
+
+
+def _corrupt_sentence(path: Path, why: str) -> str:
+    return (
+        f"The file {path} is damaged or is not a LinkLab database ({why}); LinkLab left it "
+        f"untouched: restore a backup, or use a new file with --db."
+    )
+
+
+class Database:
+    """One connection to the LinkLab database (the writer, or a reader of its own)."""
+
+    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.readonly = readonly
+        self.version = 0
+        self._lock = threading.RLock()
+        self.conn = self._open()
+
+    # -- opening -------------------------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        path = self.path
+        exists = path.exists() and path.stat().st_size > 0
+        if path.exists() and path.is_dir():
+            raise StoreError(f"{path} is a folder, not a database file: choose a file with --db.")
+        if exists:
+            try:
+                with path.open("rb") as handle:
+                    header = handle.read(len(_HEADER))
+            except OSError as err:
+                raise StoreError(f"The database {path} cannot be read ({err}).") from None
+            if header != _HEADER:
+                raise StoreCorrupt(_corrupt_sentence(path, "it does not start like an SQLite file"))
+        elif self.readonly:
+            raise StoreError(f"There is no database at {path} yet: run a measurement first.")
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(
+                    f"The folder for the database ({path.parent}) cannot be created ({err}): "
+                    f"choose another place with --db."
+                ) from None
+        mode = "ro" if self.readonly else ("rw" if exists else "rwc")
+        try:
+            conn = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode={mode}",
+                uri=True,
+                timeout=10,
+                check_same_thread=False,
+                isolation_level=None,  # explicit transactions only
+            )
+        except sqlite3.Error as err:
+            raise translate(err, path) from None
+        try:
+            self._check(conn, exists)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _check(self, conn: sqlite3.Connection, exists: bool) -> None:
+        path = self.path
+        try:
+            if exists:
+                result = conn.execute("PRAGMA quick_check").fetchone()
+                if not result or result[0] != "ok":
+                    raise StoreCorrupt(_corrupt_sentence(path, str(result[0] if result else "?")))
+            self.version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if exists and self.version > 0 and not _is_linklab(conn):
+                raise StoreCorrupt(_corrupt_sentence(path, "it holds no LinkLab tables"))
+            if exists and self.version == 0 and _has_tables(conn):
+                raise StoreCorrupt(_corrupt_sentence(path, "it is another program's database"))
+            if self.version > SCHEMA_VERSION:
+                self.readonly = True  # readable as far as we understand it; never written
+                conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if not self.readonly:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate(conn)
+        except sqlite3.Error as err:
+            raise translate(err, path) from None
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        while self.version < SCHEMA_VERSION:
+            target = self.version + 1
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[self.version]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            self.version = target
+
+    # -- use -----------------------------------------------------------------------------------
+    def require_writable(self) -> None:
+        if self.readonly:
+            raise StoreTooNew(
+                f"The database {self.path} was written by a newer LinkLab (schema "
+                f"{self.version}; this version knows up to {SCHEMA_VERSION}): update LinkLab, "
+                f"or use another database file with --db. It was left unchanged."
+            )
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed on success, rolled back on any error."""
+        self.require_writable()
+        with self._lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise translate(err, self.path) from None
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self._rollback()
+                raise translate(err, self.path) from None
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # no transaction left to roll back (SQLite ended it itself)
+
+    def query(
+        self, sql: str, params: tuple[object, ...] | dict[str, object] = ()
+    ) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                cursor = self.conn.execute(sql, params)
+                cursor.row_factory = sqlite3.Row
+                return cursor.fetchall()
+            except sqlite3.Error as err:
+                raise translate(err, self.path) from None
+
+    def integrity_ok(self) -> bool:
+        with self._lock:
+            row = self.conn.execute("PRAGMA integrity_check").fetchone()
+        return bool(row) and row[0] == "ok"
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    row = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()
+    return bool(row and row[0])
+
+
+def _is_linklab(conn: sqlite3.Connection) -> bool:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {"sessions", "runs"} <= names

@@ -1,0 +1,167 @@
+"""What the store hands out: sessions, runs and their metrics as typed, frozen values."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from app.models import RunResult
+from app.study.plan import Plan, RunKey
+
+
+class SessionStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETED = "completed"
+    STOPPED = "stopped"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC with milliseconds, e.g. 2026-11-21T11:48:42.123Z."""
+    return iso(dt.datetime.now(dt.UTC))
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_from_epoch(seconds: float) -> str:
+    return iso(dt.datetime.fromtimestamp(seconds, dt.UTC))
+
+
+#: Metric columns of the runs table, in order (also the CSV and --json vocabulary).
+METRIC_FIELDS = (
+    "throughput_bps",
+    "sender_bps",
+    "receiver_bps",
+    "bytes_sent",
+    "bytes_received",
+    "retransmits",
+    "rtt_mean_ms",
+    "rtt_min_ms",
+    "rtt_max_ms",
+    "jitter_ms",
+    "lost_packets",
+    "packets",
+    "loss_pct",
+    "cpu_local_pct",
+    "cpu_remote_pct",
+    "cpu_host_mean_pct",
+    "cpu_host_peak_pct",
+    "transactions_per_s",
+)
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    throughput_bps: float | None = None
+    sender_bps: float | None = None
+    receiver_bps: float | None = None
+    bytes_sent: int | None = None
+    bytes_received: int | None = None
+    retransmits: int | None = None
+    rtt_mean_ms: float | None = None
+    rtt_min_ms: float | None = None
+    rtt_max_ms: float | None = None
+    jitter_ms: float | None = None
+    lost_packets: int | None = None
+    packets: int | None = None
+    loss_pct: float | None = None
+    cpu_local_pct: float | None = None  # the engine's own figure for this host
+    cpu_remote_pct: float | None = None
+    cpu_host_mean_pct: float | None = None  # psutil, sampled by LinkLab during the run
+    cpu_host_peak_pct: float | None = None
+    transactions_per_s: float | None = None
+
+    @classmethod
+    def from_result(
+        cls, result: RunResult, cpu_mean: float | None = None, cpu_peak: float | None = None
+    ) -> RunMetrics:
+        """Totals over the run's flows (two with --bidir)."""
+        flows = result.summary.flows
+
+        def total(name: str) -> Any:
+            values = [getattr(f, name) for f in flows if getattr(f, name) is not None]
+            return sum(values) if values else None
+
+        lost, packets = total("lost_packets"), total("packets")
+        if lost is not None and packets:
+            loss_pct: float | None = 100.0 * lost / packets
+        else:
+            loss_pct = next((f.loss_pct for f in flows if f.loss_pct is not None), None)
+        jitters = [f.jitter_ms for f in flows if f.jitter_ms is not None]
+        summary = result.summary
+        return cls(
+            throughput_bps=result.throughput_bps,
+            sender_bps=total("sender_bps"),
+            receiver_bps=total("receiver_bps"),
+            bytes_sent=total("sender_bytes"),
+            bytes_received=total("receiver_bytes"),
+            retransmits=total("retransmits"),
+            rtt_mean_ms=summary.rtt_mean_ms,
+            rtt_min_ms=summary.rtt_min_ms,
+            rtt_max_ms=summary.rtt_max_ms,
+            jitter_ms=max(jitters) if jitters else None,
+            lost_packets=lost,
+            packets=packets,
+            loss_pct=loss_pct,
+            cpu_local_pct=summary.cpu_local_pct,
+            cpu_remote_pct=summary.cpu_remote_pct,
+            cpu_host_mean_pct=cpu_mean,
+            cpu_host_peak_pct=cpu_peak,
+            transactions_per_s=summary.transactions_per_s,
+        )
+
+    @property
+    def cpu_local(self) -> float | None:
+        """This host's CPU: the engine's figure, else LinkLab's own psutil sampling."""
+        return self.cpu_local_pct if self.cpu_local_pct is not None else self.cpu_host_mean_pct
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    session_id: str
+    key: RunKey
+    value: float
+    ok: bool
+    error_kind: str
+    error: str
+    attempts: int
+    started_at: str
+    ended_at: str
+    elapsed_s: float | None
+    engine: str
+    engine_version: str
+    argv: tuple[str, ...]
+    metrics: RunMetrics
+    raw_output: str = field(repr=False, default="")
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    name: str
+    peer_host: str
+    plan: Plan
+    environment: dict[str, Any]
+    status: SessionStatus
+    status_reason: str
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    app_version: str
+    total_runs: int
+    runs_done: int
+    runs_failed: int
+
+    @property
+    def conditions(self) -> Any:
+        return self.plan.conditions
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]

@@ -1,0 +1,104 @@
+"""The database schema as forward migrations: MIGRATIONS[n] takes user_version n to n + 1.
+
+Never edit a released migration; append a new one.
+"""
+
+from __future__ import annotations
+
+_V1 = [
+    """
+    CREATE TABLE peers (
+        id INTEGER PRIMARY KEY,
+        host TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL DEFAULT '',
+        iperf3_port INTEGER NOT NULL DEFAULT 5201,
+        netperf_port INTEGER NOT NULL DEFAULT 12865,
+        last_used TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL DEFAULT '',
+        peer_id INTEGER REFERENCES peers(id) ON DELETE SET NULL,
+        plan_json TEXT NOT NULL,
+        conditions_json TEXT NOT NULL,
+        environment_json TEXT NOT NULL DEFAULT '{}',
+        status TEXT NOT NULL CHECK (status IN
+            ('running', 'completed', 'stopped', 'interrupted', 'failed')),
+        status_reason TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        ended_at TEXT,
+        app_version TEXT NOT NULL,
+        total_runs INTEGER NOT NULL,
+        owner_host TEXT NOT NULL DEFAULT '',
+        owner_pid INTEGER,
+        owner_started REAL
+    )
+    """,
+    "CREATE INDEX sessions_created ON sessions(created_at)",
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        protocol TEXT NOT NULL,
+        ip_version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        value_index INTEGER NOT NULL,
+        value REAL NOT NULL,
+        repetition INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        error_kind TEXT NOT NULL DEFAULT '',
+        error TEXT NOT NULL DEFAULT '',
+        attempts INTEGER NOT NULL DEFAULT 1,
+        started_at TEXT NOT NULL,
+        ended_at TEXT NOT NULL,
+        elapsed_s REAL,
+        engine TEXT NOT NULL,
+        engine_version TEXT NOT NULL DEFAULT '',
+        argv_json TEXT NOT NULL DEFAULT '[]',
+        raw_output TEXT NOT NULL DEFAULT '',
+        throughput_bps REAL,
+        sender_bps REAL,
+        receiver_bps REAL,
+        bytes_sent INTEGER,
+        bytes_received INTEGER,
+        retransmits INTEGER,
+        rtt_mean_ms REAL,
+        rtt_min_ms REAL,
+        rtt_max_ms REAL,
+        jitter_ms REAL,
+        lost_packets INTEGER,
+        packets INTEGER,
+        loss_pct REAL,
+        cpu_local_pct REAL,
+        cpu_remote_pct REAL,
+        cpu_host_mean_pct REAL,
+        cpu_host_peak_pct REAL,
+        transactions_per_s REAL,
+        flows_json TEXT NOT NULL DEFAULT '[]',
+        UNIQUE (session_id, protocol, ip_version, kind, value_index, repetition)
+    )
+    """,
+    """
+    CREATE TABLE samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        flow TEXT NOT NULL,
+        start_s REAL NOT NULL,
+        end_s REAL NOT NULL,
+        bits_per_second REAL,
+        bytes INTEGER,
+        retransmits INTEGER,
+        rtt_ms REAL,
+        cwnd_bytes INTEGER,
+        jitter_ms REAL,
+        lost_packets INTEGER,
+        packets INTEGER,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1]

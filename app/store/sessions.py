@@ -1,0 +1,401 @@
+"""Reading and writing sessions, runs and samples (one transaction per finished run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, replace
+from typing import Any
+
+import psutil
+
+from app import __version__
+from app.engine.errors import BadOption
+from app.models import Flow, IpVersion, Protocol, Sample
+from app.store.db import Database, StoreError
+from app.store.records import (
+    METRIC_FIELDS,
+    RunMetrics,
+    RunRecord,
+    SessionRecord,
+    SessionStatus,
+    utc_now,
+)
+from app.study.plan import Conditions, Plan, RunKey, RunKind, conditions_from_dict
+
+_RUN_COLUMNS = (
+    "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
+    "error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version, "
+    "argv_json, raw_output, flows_json, " + ", ".join(METRIC_FIELDS)
+)
+
+
+class SessionStore:
+    """The repository over one Database connection."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- sessions ------------------------------------------------------------------------------
+    def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
+        session_id = uuid.uuid4().hex
+        now = utc_now()
+        host, pid, started = _owner()
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
+                "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
+                "last_used = excluded.last_used",
+                (
+                    plan.peer.host,
+                    plan.peer.name,
+                    plan.peer.iperf3_port,
+                    plan.peer.netperf_port,
+                    now,
+                ),
+            )
+            peer_id = conn.execute(
+                "SELECT id FROM peers WHERE host = ?", (plan.peer.host,)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
+                "environment_json, status, created_at, started_at, app_version, total_runs, "
+                "owner_host, owner_pid, owner_started) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    plan.name,
+                    peer_id,
+                    plan.to_json(),
+                    json.dumps(plan.to_dict()["conditions"]),
+                    json.dumps(environment or {}),
+                    now,
+                    now,
+                    __version__,
+                    plan.total_runs,
+                    host,
+                    pid,
+                    started,
+                ),
+            )
+        return session_id
+
+    def claim(self, session_id: str) -> None:
+        """Mark a session as running in this process again (resume)."""
+        host, pid, started = _owner()
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET status = 'running', status_reason = '', ended_at = NULL, "
+                "owner_host = ?, owner_pid = ?, owner_started = ? WHERE id = ?",
+                (host, pid, started, session_id),
+            )
+
+    def finish(self, session_id: str, status: SessionStatus, reason: str = "") -> None:
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET status = ?, status_reason = ?, ended_at = ?, "
+                "owner_pid = NULL WHERE id = ?",
+                (status.value, reason, utc_now(), session_id),
+            )
+
+    def mark_interrupted(self) -> int:
+        """Sessions left 'running' by a process that no longer exists become 'interrupted'."""
+        if self.db.readonly:
+            return 0
+        rows = self.db.query(
+            "SELECT id, owner_host, owner_pid, owner_started FROM sessions WHERE status = 'running'"
+        )
+        here = socket.gethostname()
+        dead = [
+            r["id"]
+            for r in rows
+            if r["owner_host"] in ("", here) and not _alive(r["owner_pid"], r["owner_started"])
+        ]
+        if dead:
+            with self.db.transaction() as conn:
+                conn.executemany(
+                    "UPDATE sessions SET status = 'interrupted', owner_pid = NULL, "
+                    "status_reason = 'LinkLab stopped while this session was running.' "
+                    "WHERE id = ? AND status = 'running'",
+                    [(d,) for d in dead],
+                )
+        return len(dead)
+
+    def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+        sql = _SESSION_SELECT
+        params: list[object] = []
+        where = []
+        if status:
+            where.append("s.status = ?")
+            params.append(status)
+        if search:
+            where.append(
+                "(s.name LIKE ? OR p.host LIKE ? OR s.conditions_json LIKE ? OR s.id LIKE ?)"
+            )
+            like = f"%{search}%"
+            params += [like, like, like, f"{search}%"]
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " GROUP BY s.id ORDER BY s.created_at DESC"
+        return [_session(r) for r in self.db.query(sql, tuple(params))]
+
+    def get(self, ref: str) -> SessionRecord:
+        """A session by its id, a unique id prefix (4+ characters) or its exact name."""
+        ref = ref.strip()
+        rows = []
+        if len(ref) >= 4:
+            rows = self.db.query(
+                _SESSION_SELECT + " WHERE s.id LIKE ? GROUP BY s.id", (ref.lower() + "%",)
+            )
+        if not rows:
+            rows = self.db.query(_SESSION_SELECT + " WHERE s.name = ? GROUP BY s.id", (ref,))
+        if len(rows) > 1:
+            raise BadOption(f"{ref!r} matches {len(rows)} sessions: give more of the id.")
+        if not rows:
+            raise BadOption(
+                f"No session {ref!r} in {self.db.path}: `linklab sessions list` shows them."
+            )
+        return _session(rows[0])
+
+    def rename(self, session_id: str, name: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE sessions SET name = ? WHERE id = ?", (name[:200], session_id))
+
+    def set_conditions(self, session_id: str, conditions: Conditions) -> None:
+        record = self.get(session_id)
+        plan = replace(record.plan, conditions=conditions)
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET conditions_json = ?, plan_json = ? WHERE id = ?",
+                (json.dumps(plan.to_dict()["conditions"]), plan.to_json(), session_id),
+            )
+
+    def delete(self, session_id: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    # -- runs ----------------------------------------------------------------------------------
+    def add_run(
+        self,
+        session_id: str,
+        key: RunKey,
+        value: float,
+        *,
+        metrics: RunMetrics | None,
+        samples: Sequence[Sample] = (),
+        error_kind: str = "",
+        error: str = "",
+        attempts: int = 1,
+        started_at: str,
+        elapsed_s: float | None,
+        engine: str,
+        engine_version: str = "",
+        argv: Sequence[str] = (),
+        raw_output: str = "",
+        flows: Iterable[object] = (),
+    ) -> int:
+        """Store one finished (or failed) run and its samples in one transaction."""
+        metrics = metrics or RunMetrics()
+        row = (
+            session_id,
+            key.protocol.value,
+            int(key.ip_version),
+            key.kind.value,
+            key.value_index,
+            value,
+            key.repetition,
+            "failed" if error else "ok",
+            error_kind,
+            error,
+            attempts,
+            started_at,
+            utc_now(),
+            elapsed_s,
+            engine,
+            engine_version,
+            json.dumps(list(argv)),
+            raw_output,
+            json.dumps([_plain(f) for f in flows]),
+            *(getattr(metrics, name) for name in METRIC_FIELDS),
+        )
+        placeholders = ", ".join("?" for _ in row)
+        with self.db.transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({placeholders})",
+                row,
+            )
+            run_id = int(cursor.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
+                "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        seq,
+                        s.flow.value,
+                        s.start_s,
+                        s.end_s,
+                        s.bits_per_second,
+                        s.bytes,
+                        s.retransmits,
+                        s.rtt_ms,
+                        s.cwnd_bytes,
+                        s.jitter_ms,
+                        s.lost_packets,
+                        s.packets,
+                    )
+                    for seq, s in enumerate(samples)
+                ],
+            )
+        return run_id
+
+    def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
+        raw = "raw_output" if with_raw else "'' AS raw_output"
+        rows = self.db.query(
+            f"SELECT id, {_RUN_COLUMNS.replace('raw_output', raw)} FROM runs "
+            "WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        return [_run(r) for r in rows]
+
+    def run(self, session_id: str, run_id: int) -> RunRecord:
+        rows = self.db.query(
+            f"SELECT id, {_RUN_COLUMNS} FROM runs WHERE session_id = ? AND id = ?",
+            (session_id, run_id),
+        )
+        if not rows:
+            raise StoreError(f"Run {run_id} of session {session_id[:8]} is not in the database.")
+        return _run(rows[0])
+
+    def done_keys(self, session_id: str) -> set[RunKey]:
+        rows = self.db.query(
+            "SELECT protocol, ip_version, kind, value_index, repetition FROM runs "
+            "WHERE session_id = ?",
+            (session_id,),
+        )
+        return {
+            RunKey(
+                Protocol(r["protocol"]),
+                IpVersion(r["ip_version"]),
+                r["value_index"],
+                r["repetition"],
+                RunKind(r["kind"]),
+            )
+            for r in rows
+        }
+
+    def samples(self, run_id: int) -> list[Sample]:
+        rows = self.db.query(
+            "SELECT flow, start_s, end_s, bits_per_second, bytes, retransmits, rtt_ms, "
+            "cwnd_bytes, jitter_ms, lost_packets, packets FROM samples WHERE run_id = ? "
+            "ORDER BY seq",
+            (run_id,),
+        )
+        return [
+            Sample(
+                start_s=r["start_s"],
+                end_s=r["end_s"],
+                flow=Flow(r["flow"]),
+                bits_per_second=r["bits_per_second"],
+                bytes=r["bytes"],
+                retransmits=r["retransmits"],
+                rtt_ms=r["rtt_ms"],
+                cwnd_bytes=r["cwnd_bytes"],
+                jitter_ms=r["jitter_ms"],
+                lost_packets=r["lost_packets"],
+                packets=r["packets"],
+            )
+            for r in rows
+        ]
+
+
+_SESSION_SELECT = (
+    "SELECT s.*, p.host AS peer_host, "
+    "count(r.id) AS runs_done, coalesce(sum(r.status = 'failed'), 0) AS runs_failed "
+    "FROM sessions s LEFT JOIN peers p ON p.id = s.peer_id "
+    "LEFT JOIN runs r ON r.session_id = s.id"
+)
+
+
+def _session(row: sqlite3.Row) -> SessionRecord:
+    try:
+        plan = Plan.from_json(row["plan_json"])
+        conditions = conditions_from_dict(json.loads(row["conditions_json"]))
+        plan = replace(plan, conditions=conditions)
+        environment = json.loads(row["environment_json"] or "{}")
+    except (BadOption, ValueError) as err:
+        raise StoreError(
+            f"Session {row['id'][:8]} holds a plan LinkLab cannot read ({err}): it may come "
+            f"from a newer LinkLab."
+        ) from None
+    return SessionRecord(
+        id=row["id"],
+        name=row["name"],
+        peer_host=row["peer_host"] or plan.peer.host,
+        plan=plan,
+        environment=environment if isinstance(environment, dict) else {},
+        status=SessionStatus(row["status"]),
+        status_reason=row["status_reason"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        app_version=row["app_version"],
+        total_runs=row["total_runs"],
+        runs_done=row["runs_done"],
+        runs_failed=row["runs_failed"],
+    )
+
+
+def _run(row: sqlite3.Row) -> RunRecord:
+    key = RunKey(
+        Protocol(row["protocol"]),
+        IpVersion(row["ip_version"]),
+        row["value_index"],
+        row["repetition"],
+        RunKind(row["kind"]),
+    )
+    return RunRecord(
+        id=row["id"],
+        session_id=row["session_id"],
+        key=key,
+        value=row["value"],
+        ok=row["status"] == "ok",
+        error_kind=row["error_kind"],
+        error=row["error"],
+        attempts=row["attempts"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        elapsed_s=row["elapsed_s"],
+        engine=row["engine"],
+        engine_version=row["engine_version"],
+        argv=tuple(json.loads(row["argv_json"])),
+        metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
+        raw_output=row["raw_output"],
+    )
+
+
+def _plain(value: object) -> object:
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: (v.value if hasattr(v, "value") else v) for k, v in asdict(value).items()}  # type: ignore[call-overload]
+    return value
+
+
+def _owner() -> tuple[str, int, float]:
+    pid = os.getpid()
+    return socket.gethostname(), pid, psutil.Process(pid).create_time()
+
+
+def _alive(pid: int | None, started: float | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        return started is None or abs(proc.create_time() - started) < 1.0
+    except psutil.Error:
+        return False

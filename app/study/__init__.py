@@ -1,0 +1,1 @@
+"""Qt-free studies: plans, presets, the sweep runner and the environment snapshot."""

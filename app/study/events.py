@@ -1,0 +1,93 @@
+"""Typed events the study runner reports to its observers (the CLI, the window's worker)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.analysis.stats import Summary
+from app.models import Sample
+from app.store.records import RunMetrics, SessionStatus
+from app.study.plan import Plan, RunKey, Series
+
+
+@dataclass(frozen=True)
+class SessionStarted:
+    session_id: str
+    plan: Plan
+    total_runs: int
+    already_done: int  # > 0 when resuming
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    key: RunKey
+    value: float
+    argv: tuple[str, ...]
+    attempt: int
+
+
+@dataclass(frozen=True)
+class SampleArrived:
+    key: RunKey
+    sample: Sample
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    key: RunKey
+    value: float
+    run_id: int
+    metrics: RunMetrics
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    key: RunKey
+    value: float
+    error_kind: str
+    sentence: str
+    will_retry: bool
+    attempt: int
+
+
+@dataclass(frozen=True)
+class PointUpdated:
+    """The statistics of one point after a run finished there (throughput and/or RTT)."""
+
+    series: Series
+    value: float
+    throughput_bps: Summary
+    rtt_ms: Summary
+    runs: int
+    precise_enough: bool  # early stop reached: no more runs at this point
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    eta_s: float | None
+    point: int  # 1-based index of the current point
+    points: int
+    repetition: int
+    repetitions: int
+    series: str
+
+
+@dataclass(frozen=True)
+class SessionFinished:
+    session_id: str
+    status: SessionStatus
+    reason: str
+
+
+StudyEvent = (
+    SessionStarted
+    | RunStarted
+    | SampleArrived
+    | RunFinished
+    | RunFailed
+    | PointUpdated
+    | Progress
+    | SessionFinished
+)

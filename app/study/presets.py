@@ -1,0 +1,79 @@
+"""Presets: plan templates kept as data under resources/presets/ (the papers' studies and the
+student lab exercises), plus the user's own saved presets."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from app.engine.errors import BadOption
+from app.resources import resource_dir
+from app.study.plan import Peer, Plan
+
+PRESET_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str  # the file name without .json, used on the command line
+    title: str
+    description: str
+    plan: Plan  # with a placeholder peer; use for_peer()
+
+    def for_peer(self, peer: Peer) -> Plan:
+        return replace(self.plan, peer=peer, name=self.plan.name or self.title)
+
+
+def preset_dirs(user_dir: Path | None = None) -> list[Path]:
+    dirs = [resource_dir() / "presets"]
+    if user_dir is not None:
+        dirs.append(user_dir)
+    return dirs
+
+
+def load_preset_file(path: Path) -> Preset:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise BadOption(f"The preset {path.name} cannot be read ({err}): check the file.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("plan"), dict):
+        raise BadOption(f"The preset {path.name} has no plan in it: check the file.")
+    if data.get("format", PRESET_FORMAT) != PRESET_FORMAT:
+        raise BadOption(f"The preset {path.name} is from another LinkLab version.")
+    plan_data = dict(data["plan"])
+    plan_data.setdefault("peer", {"host": "localhost"})
+    plan = Plan.from_dict(plan_data)
+    return Preset(
+        path.stem, str(data.get("title", path.stem)), str(data.get("description", "")), plan
+    )
+
+
+def list_presets(user_dir: Path | None = None) -> list[Preset]:
+    found: dict[str, Preset] = {}
+    for folder in preset_dirs(user_dir):
+        for path in sorted(folder.glob("*.json")):
+            found[path.stem] = load_preset_file(path)
+    return list(found.values())
+
+
+def find_preset(name: str, user_dir: Path | None = None) -> Preset:
+    for preset in list_presets(user_dir):
+        if preset.name == name:
+            return preset
+    names = ", ".join(p.name for p in list_presets(user_dir))
+    raise BadOption(f"There is no preset {name!r}: choose one of {names}.")
+
+
+def save_preset(plan: Plan, name: str, title: str, description: str, folder: Path) -> Path:
+    """Write plan (without its peer) as a preset the user can pick later."""
+    if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
+        raise BadOption("A preset name may use letters, digits, '-' and '_' only.")
+    data = plan.to_dict()
+    data.pop("peer", None)
+    data.pop("format", None)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    document = {"format": PRESET_FORMAT, "title": title, "description": description, "plan": data}
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,382 @@
+"""The sweep runner: every run of a plan, each stored before the next starts (Qt-free).
+
+The CLI calls run() directly; the window calls it in a worker thread. stop() may be called
+from any thread and ends the run in progress within about a second.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import psutil
+
+from app.analysis.stats import precise_enough, summarize
+from app.engine.errors import (
+    ConnectionRefused,
+    EngineError,
+    ServerBusy,
+    StoppedByUser,
+)
+from app.engine.iperf3 import start_iperf3
+from app.engine.netperf import start_netperf
+from app.engine.run import EngineRun
+from app.engine.tools import Tool, find_tool
+from app.models import Iperf3Options, NetperfOptions, Sample
+from app.store.db import StoreError
+from app.store.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
+from app.store.sessions import SessionStore
+from app.study.events import (
+    PointUpdated,
+    Progress,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
+from app.study.plan import Engine, Plan, RunKey, RunKind
+
+Observer = Callable[[StudyEvent], None]
+CONNECT_TIMEOUT_MS = 8000
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Transient errors (busy server, a refusal) are retried with doubling waits."""
+
+    attempts: int = 4  # the first try and up to three retries
+    first_wait_s: float = 1.0
+    max_wait_s: float = 8.0
+
+    def wait(self, attempt: int) -> float:
+        return float(min(self.max_wait_s, self.first_wait_s * 2.0 ** (attempt - 1)))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    session_id: str
+    status: SessionStatus
+    reason: str
+
+
+class StudyRunner:
+    def __init__(
+        self,
+        store: SessionStore,
+        plan: Plan,
+        observer: Observer | None = None,
+        *,
+        environment: dict[str, object] | None = None,
+        resume_session: str | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        tools: dict[str, Tool] | None = None,
+    ) -> None:
+        self.store = store
+        self.plan = plan
+        self._observer = observer or (lambda _event: None)
+        self._environment = environment
+        self._resume = resume_session
+        self._retry = retry
+        self._tools = tools or {}
+        self._stop = threading.Event()
+        self._current: EngineRun | None = None
+        self._lock = threading.Lock()
+        self.session_id: str | None = resume_session
+
+    # -- control -------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask the sweep to stop: the run in progress ends now and is not counted."""
+        self._stop.set()
+        with self._lock:
+            current = self._current
+        if current is not None:
+            current.cancel()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def _emit(self, event: StudyEvent) -> None:
+        self._observer(event)
+
+    def _tool(self) -> Tool:
+        name = self.plan.engine.value
+        if name not in self._tools:
+            self._tools[name] = find_tool(name)
+        return self._tools[name]
+
+    # -- the sweep -----------------------------------------------------------------------------
+    def run(self) -> Outcome:
+        """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
+        self.plan.validate()
+        tool = self._tool()  # a missing engine is reported before a session is created
+        if self._resume is None:
+            self.session_id = self.store.create_session(self.plan, self._environment)
+        else:
+            self.store.claim(self._resume)
+        assert self.session_id is not None
+        session_id = self.session_id
+        done = self.store.done_keys(session_id)
+        records = self.store.runs(session_id)
+        keys = [k for k in self.plan.run_keys() if k not in done]
+        total = self.plan.total_runs
+        self._emit(SessionStarted(session_id, self.plan, total, len(done)))
+        status, reason = SessionStatus.COMPLETED, ""
+        consecutive_failures = 0
+        durations: list[float] = []
+        finished = len(done)
+        try:
+            for index, key in enumerate(keys):
+                if self._stop.is_set():
+                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    break
+                if self._point_settled(records, key):
+                    finished += 1
+                    continue
+                t0 = time.monotonic()
+                record = self._run_with_retries(session_id, tool, key)
+                if record is None:  # stopped mid-run: that run is not kept
+                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    break
+                records.append(record)
+                finished += 1
+                durations.append(time.monotonic() - t0)
+                self._emit_point(records, key)
+                remaining = len(keys) - index - 1
+                self._emit_progress(finished, total, durations, remaining, key)
+                if record.ok:
+                    consecutive_failures = 0
+                else:
+                    consecutive_failures += 1
+                    if consecutive_failures >= self.plan.max_consecutive_failures:
+                        status = SessionStatus.FAILED
+                        reason = (
+                            f"{consecutive_failures} runs in a row failed, so the session "
+                            f"stopped. The last error: {record.error}"
+                        )
+                        break
+                if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
+                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    break
+        except StoreError as err:
+            status, reason = SessionStatus.FAILED, err.sentence
+            self._emit(SessionFinished(session_id, status, reason))
+            try:
+                self.store.finish(session_id, status, reason)
+            except StoreError:
+                pass  # the database itself is what failed; the session shows as interrupted
+            raise
+        self.store.finish(session_id, status, reason)
+        self._emit(SessionFinished(session_id, status, reason))
+        return Outcome(session_id, status, reason)
+
+    def _run_with_retries(self, session_id: str, tool: Tool, key: RunKey) -> RunRecord | None:
+        value = float(self.plan.values[key.value_index])
+        attempt = 0
+        while True:
+            attempt += 1
+            run = self._engine_run(tool, key)
+            self._emit(RunStarted(key, value, run.argv, attempt))
+            started_at = time.time()
+            sampler = CpuSampler()
+            samples: list[Sample] = []
+            with self._lock:
+                self._current = run
+            try:
+                if self._stop.is_set():
+                    return None
+                with sampler:
+                    for event in run.events():
+                        if isinstance(event, Sample):
+                            samples.append(event)
+                            self._emit(SampleArrived(key, event))
+                result = run.result
+                assert result is not None
+            except StoppedByUser:
+                return None
+            except EngineError as err:
+                if self._stop.is_set():
+                    return None
+                # A busy server gets the full retry budget; a refusal is retried once.
+                limit = 2 if isinstance(err, ConnectionRefused) else self._retry.attempts
+                retry = _transient(err) and attempt < limit
+                self._emit(RunFailed(key, value, err.kind, err.sentence, retry, attempt))
+                if retry:
+                    if self._stop.wait(self._retry.wait(attempt)):
+                        return None
+                    continue
+                run_id = self.store.add_run(
+                    session_id,
+                    key,
+                    value,
+                    metrics=None,
+                    samples=samples,
+                    error_kind=err.kind,
+                    error=err.sentence,
+                    attempts=attempt,
+                    started_at=iso_from_epoch(started_at),
+                    elapsed_s=None,
+                    engine=tool.name,
+                    engine_version=tool.version_string,
+                    argv=run.argv,
+                    raw_output=err.detail or "",
+                )
+                return self._stored(session_id, run_id)
+            finally:
+                with self._lock:
+                    self._current = None
+            metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
+            run_id = self.store.add_run(
+                session_id,
+                key,
+                value,
+                metrics=metrics,
+                samples=result.samples,
+                attempts=attempt,
+                started_at=iso_from_epoch(result.started_at),
+                elapsed_s=result.elapsed_s,
+                engine=result.engine,
+                engine_version=result.engine_version,
+                argv=result.argv,
+                raw_output=result.raw_output,
+                flows=result.summary.flows,
+            )
+            self._emit(RunFinished(key, value, run_id, metrics))
+            return self._stored(session_id, run_id)
+
+    def _stored(self, session_id: str, run_id: int) -> RunRecord:
+        return self.store.run(session_id, run_id)
+
+    def _engine_run(self, tool: Tool, key: RunKey) -> EngineRun:
+        plan, peer = self.plan, self.plan.peer
+        setting = plan.setting(key)
+        duration = int(setting["duration"] or plan.duration_s)
+        if plan.engine is Engine.NETPERF:
+            return start_netperf(
+                tool,
+                NetperfOptions(
+                    host=peer.host,
+                    port=peer.netperf_port,
+                    test=plan.netperf_test(key),
+                    ip_version=key.ip_version,
+                    duration_s=duration,
+                    message_size=setting["length"],
+                    interval_s=plan.interval_s,
+                ),
+            )
+        return start_iperf3(
+            tool,
+            Iperf3Options(
+                host=peer.host,
+                port=peer.iperf3_port,
+                protocol=key.protocol,
+                ip_version=key.ip_version,
+                duration_s=duration,
+                omit_s=plan.omit_s,
+                interval_s=plan.interval_s,
+                length=setting["length"],
+                window=setting["window"],
+                parallel=int(setting["parallel"] or 1),
+                direction=plan.direction,
+                bitrate_bps=setting["bitrate"],
+                connect_timeout_ms=CONNECT_TIMEOUT_MS,
+            ),
+        )
+
+    # -- statistics and progress ---------------------------------------------------------------
+    def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:
+        return [
+            r
+            for r in records
+            if r.ok
+            and r.key.series == key.series
+            and r.key.value_index == key.value_index
+            and r.key.kind is key.kind
+        ]
+
+    def _point_settled(self, records: list[RunRecord], key: RunKey) -> bool:
+        """Early stop: this point is already precise enough, so its remaining runs are skipped."""
+        rule = self.plan.early_stop
+        if rule is None:
+            return False
+        runs = self._point_runs(records, key)
+        metric = [
+            r.metrics.rtt_mean_ms if key.kind is RunKind.RR else r.metrics.throughput_bps
+            for r in runs
+        ]
+        return precise_enough(summarize(metric), rule.relative_ci, rule.min_runs)
+
+    def _emit_point(self, records: list[RunRecord], key: RunKey) -> None:
+        runs = self._point_runs(records, key)
+        throughput = summarize(r.metrics.throughput_bps for r in runs)
+        rtt = summarize(r.metrics.rtt_mean_ms for r in runs)
+        self._emit(
+            PointUpdated(
+                key.series,
+                float(self.plan.values[key.value_index]),
+                throughput,
+                rtt,
+                len(runs),
+                self._point_settled(records, key),
+            )
+        )
+
+    def _emit_progress(
+        self, finished: int, total: int, durations: list[float], remaining: int, key: RunKey
+    ) -> None:
+        eta = None
+        if durations:
+            eta = statistics.fmean(durations[-20:]) * remaining + self.plan.pause_s * remaining
+        self._emit(
+            Progress(
+                done=finished,
+                total=total,
+                eta_s=eta,
+                point=key.value_index + 1,
+                points=len(self.plan.values),
+                repetition=key.repetition,
+                repetitions=self.plan.repetitions,
+                series=key.series.label,
+            )
+        )
+
+
+def _transient(err: EngineError) -> bool:
+    return isinstance(err, ServerBusy | ConnectionRefused) and err.transient
+
+
+class CpuSampler:
+    """This host's CPU load during a run, sampled with psutil every half second."""
+
+    def __init__(self, period_s: float = 0.5) -> None:
+        self._period = period_s
+        self._values: list[float] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="cpu-sampler", daemon=True)
+
+    def __enter__(self) -> CpuSampler:
+        psutil.cpu_percent(interval=None)  # primes the counter
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join(timeout=2)
+
+    def _sample(self) -> None:
+        while not self._done.wait(self._period):
+            self._values.append(psutil.cpu_percent(interval=None))
+
+    @property
+    def mean(self) -> float | None:
+        return statistics.fmean(self._values) if self._values else None
+
+    @property
+    def peak(self) -> float | None:
+        return max(self._values) if self._values else None
