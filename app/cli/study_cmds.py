@@ -53,6 +53,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "run", help="run a study: a sweep with repetitions, stored in the database"
     )
     run.add_argument("--peer", metavar="HOST", help="the computer to measure against")
+    run.add_argument(
+        "--peer6",
+        metavar="ADDRESS",
+        help="the peer's IPv6 address, when --peer is an IPv4 address and IPv6 is measured too",
+    )
     run.add_argument("--port", type=number(int, 1, 65535), help="iperf3 port (default 5201)")
     run.add_argument("--netperf-port", type=number(int, 1, 65535), help="default 12865")
     run.add_argument("--engine", choices=("iperf3", "netperf"))
@@ -163,6 +168,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     peer = dict(base.get("peer") or {})
     if args.peer:
         peer["host"] = args.peer
+    if args.peer6:
+        peer["host6"] = args.peer6
     if args.port:
         peer["iperf3_port"] = args.port
     if args.netperf_port:

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from app.engine.errors import BadOption
-from app.engine.validate import check_port, validate_host
+from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
 from app.models import Direction, IpVersion, NetperfTest, Protocol
 
 PLAN_FORMAT = 1
@@ -83,6 +83,12 @@ class Peer:
     iperf3_port: int = 5201
     netperf_port: int = 12865
     name: str = ""
+    host6: str = ""  # the IPv6 address, when host is an IPv4 address and IPv6 is measured too
+
+    def host_for(self, ip_version: IpVersion) -> str:
+        if ip_version is IpVersion.V6 and self.host6:
+            return self.host6
+        return self.host
 
 
 @dataclass(frozen=True)
@@ -242,8 +248,38 @@ class Plan:
 
         try:
             validate_host(self.peer.host, "peer")
+            if self.peer.host6:
+                validate_host(self.peer.host6, "peer's IPv6 address")
         except BadOption as err:
             found.append(("peer", err.sentence))
+        if self.peer.host6 and not is_ipv6_literal(self.peer.host6):
+            found.append(
+                (
+                    "peer",
+                    f"{self.peer.host6} is not an IPv6 address: give the peer's "
+                    f"IPv6 address, or leave it empty.",
+                )
+            )
+        if (
+            IpVersion.V6 in self.ip_versions
+            and is_ipv4_literal(self.peer.host)
+            and not self.peer.host6
+        ):
+            found.append(
+                (
+                    "peer",
+                    f"{self.peer.host} is an IPv4 address, but IPv6 is measured "
+                    f"too: give the peer's IPv6 address as well (or its name).",
+                )
+            )
+        if IpVersion.V4 in self.ip_versions and is_ipv6_literal(self.peer.host):
+            found.append(
+                (
+                    "peer",
+                    f"{self.peer.host} is an IPv6 address, but IPv4 is measured "
+                    f"too: give the peer's name or its IPv4 address.",
+                )
+            )
         for port_field, port in (
             ("port", self.peer.iperf3_port),
             ("netperf_port", self.peer.netperf_port),

@@ -261,7 +261,7 @@ class StudyRunner:
             return start_netperf(
                 tool,
                 NetperfOptions(
-                    host=peer.host,
+                    host=peer.host_for(key.ip_version),
                     port=peer.netperf_port,
                     test=plan.netperf_test(key),
                     ip_version=key.ip_version,
@@ -273,7 +273,7 @@ class StudyRunner:
         return start_iperf3(
             tool,
             Iperf3Options(
-                host=peer.host,
+                host=peer.host_for(key.ip_version),
                 port=peer.iperf3_port,
                 protocol=key.protocol,
                 ip_version=key.ip_version,

@@ -1,0 +1,285 @@
+"""The sweep runner on the loopback, with real engines and a real database."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.analysis.stats import precise_enough, summarize
+from app.engine.iperf3 import start_iperf3
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.tools import Tool, find_tool
+from app.models import Iperf3Options, IpVersion, Protocol, Sample
+from app.store.db import Database
+from app.store.records import SessionStatus
+from app.store.sessions import SessionStore
+from app.study.events import (
+    PointUpdated,
+    Progress,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
+from app.study.plan import EarlyStop, Engine, Metric, Peer, Plan, RunKind
+from app.study.runner import RetryPolicy, StudyRunner
+from tests.conftest import engine_children, free_port
+
+pytestmark = pytest.mark.usefixtures("no_engine_left")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    with Database(tmp_path / "linklab.sqlite3") as db:
+        yield SessionStore(db)
+
+
+def plan_for(port: int, **changes: object) -> Plan:
+    plan = Plan(
+        peer=Peer("127.0.0.1", iperf3_port=port), values=(128, 1408), repetitions=2, duration_s=1
+    )
+    return replace(plan, **changes)  # type: ignore[arg-type]
+
+
+def test_sweep_stores_every_run_before_the_next(
+    store: SessionStore, iperf3_server_port: tuple[int, LocalServer], tmp_path: Path
+) -> None:
+    port, _ = iperf3_server_port
+    plan = plan_for(
+        port,
+        protocols=(Protocol.TCP, Protocol.UDP),
+        ip_versions=(IpVersion.V4, IpVersion.V6),
+        bitrate_bps=100_000_000,
+        peer=Peer("127.0.0.1", iperf3_port=port, host6="::1"),
+    )
+    events: list[StudyEvent] = []
+    stored_at_start: list[int] = []
+    finished = 0
+
+    def observe(event: StudyEvent) -> None:
+        nonlocal finished
+        events.append(event)
+        if isinstance(event, RunStarted):
+            # Another connection sees every earlier run already committed.
+            with Database(store.db.path, readonly=True) as reader:
+                count = reader.query("SELECT count(*) AS n FROM runs")[0]["n"]
+            stored_at_start.append(count)
+        elif isinstance(event, RunFinished):
+            finished += 1
+
+    outcome = StudyRunner(store, plan, observe).run()
+    assert outcome.status is SessionStatus.COMPLETED
+    assert stored_at_start == list(range(plan.total_runs))
+    assert isinstance(events[0], SessionStarted) and isinstance(events[-1], SessionFinished)
+    kinds = {type(e) for e in events}
+    assert {RunStarted, SampleArrived, RunFinished, PointUpdated, Progress} <= kinds
+    runs = store.runs(outcome.session_id)
+    assert len(runs) == plan.total_runs == 16 and all(r.ok for r in runs)
+    assert all(r.metrics.cpu_host_mean_pct is not None for r in runs)
+    udp = [r for r in runs if r.key.protocol is Protocol.UDP]
+    assert all(r.metrics.throughput_bps == pytest.approx(100e6, rel=0.15) for r in udp)
+    assert all(r.metrics.packets for r in udp)
+    # The last point summary of each point agrees with the stored runs.
+    last: dict[tuple[object, float], PointUpdated] = {}
+    for event in events:
+        if isinstance(event, PointUpdated):
+            last[(event.series, event.value)] = event
+    for (series, value), event in last.items():
+        mine = [
+            r.metrics.throughput_bps for r in runs if r.key.series == series and r.value == value
+        ]
+        assert event.throughput_bps == summarize(mine)
+    progress = [e for e in events if isinstance(e, Progress)]
+    assert progress[-1].done == progress[-1].total == 16 and progress[-1].eta_s == 0
+    assert store.samples(runs[0].id), "interval samples are stored"
+
+
+def test_stop_is_graceful_and_keeps_finished_runs(
+    store: SessionStore, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    plan = plan_for(port, values=(128,), repetitions=3, duration_s=3, interval_s=0.2)
+    runner: StudyRunner
+    finished = threading.Event()
+    second_run = threading.Event()
+    runs_finished = 0
+
+    def observe(event: StudyEvent) -> None:
+        nonlocal runs_finished
+        if isinstance(event, RunFinished):
+            runs_finished += 1
+        if isinstance(event, SampleArrived) and runs_finished == 1:
+            second_run.set()
+
+    runner = StudyRunner(store, plan, observe)
+    result: dict[str, object] = {}
+
+    def work() -> None:
+        result["outcome"] = runner.run()
+        result["ended"] = time.monotonic()
+        finished.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert second_run.wait(20)
+    asked = time.monotonic()
+    runner.stop()
+    assert finished.wait(5)
+    thread.join()
+    assert float(result["ended"]) - asked < 1.0  # type: ignore[arg-type]
+    outcome = result["outcome"]
+    session = store.get(outcome.session_id)  # type: ignore[attr-defined]
+    assert session.status is SessionStatus.STOPPED
+    assert session.runs_done == 1  # the finished run is kept, the stopped one is not
+    assert not engine_children(clients_only=True)
+
+
+def test_busy_server_is_retried(
+    store: SessionStore, iperf3_server_port: tuple[int, LocalServer], iperf3_tool: Tool
+) -> None:
+    port, _ = iperf3_server_port
+    holder = start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=2))
+    held = threading.Event()
+
+    def hold() -> None:
+        for event in holder.events():
+            if isinstance(event, Sample):
+                held.set()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert held.wait(10)
+    events: list[StudyEvent] = []
+    plan = plan_for(port, values=(1408,), repetitions=1)
+    outcome = StudyRunner(
+        store, plan, events.append, retry=RetryPolicy(attempts=5, first_wait_s=0.5)
+    ).run()
+    thread.join()
+    failed = [e for e in events if isinstance(e, RunFailed)]
+    assert failed and all(e.will_retry and e.error_kind == "ServerBusy" for e in failed)
+    (run,) = store.runs(outcome.session_id)
+    assert run.ok and run.attempts == len(failed) + 1
+    assert outcome.status is SessionStatus.COMPLETED
+
+
+def test_failed_run_is_recorded_and_the_sweep_goes_on(
+    store: SessionStore, iperf3_tool: Tool
+) -> None:
+    port = free_port()
+    server = iperf3_server(iperf3_tool, ServerOptions(port))
+    server.start()
+    state = {"killed": False}
+
+    def observe(event: StudyEvent) -> None:
+        # Kill the server during the second run, then bring it back for the rest.
+        if isinstance(event, SampleArrived) and event.key.repetition == 2 and not state["killed"]:
+            state["killed"] = True
+            server.stop()
+        if isinstance(event, RunFailed) and not event.will_retry:
+            server.start()
+
+    plan = plan_for(port, values=(1408,), repetitions=3, duration_s=3, interval_s=0.3)
+    try:
+        outcome = StudyRunner(store, plan, observe).run()
+    finally:
+        server.stop()
+    runs = store.runs(outcome.session_id)
+    assert [r.ok for r in runs] == [True, False, True]
+    assert runs[1].error_kind == "PeerVanished" and "stopped answering" in runs[1].error
+    assert outcome.status is SessionStatus.COMPLETED
+
+
+def test_consecutive_failures_end_the_session(store: SessionStore) -> None:
+    port = free_port()  # nothing listens there
+    plan = plan_for(port, values=(128, 1408), repetitions=3, max_consecutive_failures=2)
+    outcome = StudyRunner(store, plan, retry=RetryPolicy(first_wait_s=0.05)).run()
+    assert outcome.status is SessionStatus.FAILED
+    assert "2 runs in a row failed" in outcome.reason and "refused" in outcome.reason
+    runs = store.runs(outcome.session_id)
+    assert len(runs) == 2 and not any(r.ok for r in runs)
+    assert all(r.attempts == 2 for r in runs)  # a refusal is retried once
+
+
+def test_early_stop_and_resume(
+    store: SessionStore, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    # A loose target (CI within 90 % of the mean) is reached after the minimum of 2 runs.
+    plan = plan_for(port, repetitions=5, early_stop=EarlyStop(relative_ci=0.9, min_runs=2))
+    outcome = StudyRunner(store, plan).run()
+    runs = store.runs(outcome.session_id)
+    assert outcome.status is SessionStatus.COMPLETED
+    stopped_early = 0
+    for value in (128.0, 1408.0):
+        series = [r.metrics.throughput_bps for r in runs if r.value == value]
+        # A point stops at the first run count where its CI is tight enough, or at 5.
+        for count in range(2, len(series)):
+            assert not precise_enough(summarize(series[:count]), 0.9, 2)
+        assert len(series) == 5 or precise_enough(summarize(series), 0.9, 2)
+        stopped_early += len(series) < 5
+    assert stopped_early >= 1  # loopback throughput is steady enough for this loose target
+    # Resuming it does nothing more: the stored runs still settle each point.
+    again = StudyRunner(store, plan, resume_session=outcome.session_id).run()
+    assert len(store.runs(again.session_id)) == len(runs)
+
+
+def test_resume_does_only_the_missing_runs(
+    store: SessionStore, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    plan = plan_for(port, values=(128, 1408), repetitions=2)
+    runner: StudyRunner
+
+    def stop_after_two(event: StudyEvent) -> None:
+        if isinstance(event, Progress) and event.done == 2:
+            runner.stop()
+
+    runner = StudyRunner(store, plan, stop_after_two)
+    first = runner.run()
+    assert first.status is SessionStatus.STOPPED
+    before = {r.id: r.key for r in store.runs(first.session_id)}
+    assert len(before) == 2
+    started: list[StudyEvent] = []
+    second = StudyRunner(store, plan, started.append, resume_session=first.session_id).run()
+    assert second.session_id == first.session_id and second.status is SessionStatus.COMPLETED
+    runs = store.runs(first.session_id)
+    assert len(runs) == 4 and len({r.key for r in runs}) == 4
+    assert {r.id: r.key for r in runs if r.id in before} == before  # old runs untouched
+    assert sum(isinstance(e, RunStarted) for e in started) == 2
+    assert isinstance(started[0], SessionStarted) and started[0].already_done == 2
+
+
+@pytest.mark.netperf
+def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
+    try:
+        tool = find_tool("netserver")
+    except Exception as err:  # noqa: BLE001 - not installed
+        pytest.skip(f"netperf is not installed (optional engine): {err}")
+    port = free_port()
+    server = netserver(tool, ServerOptions(port))
+    server.start()
+    try:
+        plan = Plan(
+            peer=Peer("127.0.0.1", netperf_port=port),
+            engine=Engine.NETPERF,
+            protocols=(Protocol.TCP,),
+            values=(1408,),
+            repetitions=1,
+            duration_s=1,
+            metrics=(Metric.THROUGHPUT, Metric.RTT, Metric.CPU),
+        )
+        outcome = StudyRunner(store, plan).run()
+    finally:
+        server.stop()
+    runs = {r.key.kind: r for r in store.runs(outcome.session_id)}
+    assert runs[RunKind.STREAM].metrics.throughput_bps
+    assert runs[RunKind.RR].metrics.rtt_mean_ms and runs[RunKind.RR].metrics.rtt_mean_ms > 0
+    assert "TCP_RR" in runs[RunKind.RR].argv
