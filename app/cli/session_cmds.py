@@ -14,7 +14,7 @@ from app.cli.output import print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
 from app.report.csv_export import runs_csv
-from app.store.db import Database
+from app.store.db import Database, default_path
 from app.store.records import SessionRecord
 from app.store.sessions import SessionStore
 
@@ -72,10 +72,13 @@ def _conditions_text(session: SessionRecord) -> str:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action or "list"
-    with Database(args.db, readonly=action in ("list", "show")) as db:
+    path = Path(args.db) if args.db else default_path()
+    if action == "list" and not path.exists():
+        return _list([], args.json)
+    # Opening for writing lets a session whose LinkLab died be marked interrupted now.
+    with Database(path) as db:
         store = SessionStore(db)
-        if action in ("list", "show") and not db.readonly:
-            store.mark_interrupted()
+        store.mark_interrupted()
         if action == "list":
             found = store.list_sessions(getattr(args, "search", ""), getattr(args, "status", None))
             return _list(found, args.json)

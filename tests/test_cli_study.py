@@ -1,0 +1,351 @@
+"""`linklab run`, `resume`, `sessions` and `export` end to end, as a user runs them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.engine.servers import LocalServer
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from tests.conftest import ROOT_DIR
+
+
+def linklab(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def start_linklab(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_run_json_agrees_with_database_and_csv(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    done = linklab(
+        "run",
+        "--peer",
+        "127.0.0.1",
+        "--peer6",
+        "::1",
+        "--port",
+        str(port),
+        "--protocol",
+        "tcp,udp",
+        "--ip",
+        "4,6",
+        "--sizes",
+        "128:1408:1280",
+        "--runs",
+        "2",
+        "--duration",
+        "1",
+        "--bitrate",
+        "50M",
+        "--tag",
+        "room=B12",
+        "--security",
+        "WPA2",
+        "--name",
+        '=HYPERLINK("x")',
+        "--db",
+        str(db),
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "completed" and result["runs_done"] == 16
+    assert "point 4/2" not in done.stderr and "ETA" in done.stderr
+    points = result["points"]
+    assert len(points) == 8
+    assert {(p["protocol"], p["ip_version"], p["value"]) for p in points} == {
+        (proto, ip, size) for proto in ("tcp", "udp") for ip in (4, 6) for size in (128, 1408)
+    }
+    for point in points:
+        assert point["n"] == 2 and point["variable"] == "length" and point["direction"] == "up"
+        for metric in ("throughput_bps", "cpu_local_pct"):
+            assert set(point[metric]) == {"mean", "std", "min", "max", "ci95"}
+        assert point["rtt_ms"] is None  # not measured: null, never 0
+        if point["protocol"] == "udp":
+            assert point["throughput_bps"]["mean"] == pytest.approx(50e6, rel=0.15)
+            assert point["loss_pct"] is not None and point["jitter_ms"] is not None
+    # The database holds the same numbers.
+    with Database(db, readonly=True) as database:
+        store = SessionStore(database)
+        session = store.get(result["session_id"])
+        runs = store.runs(session.id)
+        assert session.plan.conditions.tag_dict == {"room": "B12"}
+    for point in points:
+        values = [
+            r.metrics.throughput_bps
+            for r in runs
+            if r.value == point["value"]
+            and r.key.protocol.value == point["protocol"]
+            and int(r.key.ip_version) == point["ip_version"]
+        ]
+        assert point["throughput_bps"]["mean"] == pytest.approx(sum(values) / len(values))
+        assert point["throughput_bps"]["min"] == min(values)
+    # And so does the CSV export: one row per run, numbers as numbers, formulas defused.
+    out = tmp_path / "runs.csv"
+    exported = linklab(
+        "export", result["session_id"][:8], "--format", "csv", "--out", str(out), "--db", str(db)
+    )
+    assert exported.returncode == 0, exported.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 16
+    assert rows[0]["session_name"].startswith("'=HYPERLINK")
+    assert rows[0]["started_at_utc"].endswith("Z") and "T" in rows[0]["started_at_utc"]
+    by_id = {
+        (
+            r.key.protocol.value,
+            int(r.key.ip_version),
+            r.value,
+            r.key.repetition,
+        ): r.metrics.throughput_bps
+        for r in runs
+    }
+    for row in rows:
+        key = (row["protocol"], int(row["ip_version"]), float(row["value"]), int(row["repetition"]))
+        assert float(row["throughput_bps"]) == pytest.approx(by_id[key])
+    as_json = linklab(
+        "export", result["session_id"], "--format", "json", "--out", "-", "--db", str(db)
+    )
+    data = json.loads(as_json.stdout)
+    assert data["format_version"] == 1 and len(data["runs"]) == 16
+    assert data["runs"][0]["samples"] and data["runs"][0]["raw_output"]
+    shown = linklab("sessions", "show", result["session_id"][:6], "--db", str(db), "--json")
+    assert json.loads(shown.stdout)["points"] == points
+    listed = json.loads(linklab("sessions", "--db", str(db), "--json").stdout)
+    assert listed[0]["session_id"] == result["session_id"]
+
+
+def test_sessions_rename_tag_delete(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    db = str(tmp_path / "lab.sqlite3")
+    done = linklab(
+        "run",
+        "--peer",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--sizes",
+        "1408",
+        "--runs",
+        "1",
+        "--duration",
+        "1",
+        "--db",
+        db,
+        "--json",
+    )
+    sid = json.loads(done.stdout)["session_id"]
+    assert linklab("sessions", "rename", sid[:8], "Open, IPv4", "--db", db).returncode == 0
+    assert (
+        linklab("sessions", "tag", "Open, IPv4", "os=Debian", "ap=A1", "--db", db).returncode == 0
+    )
+    assert linklab("sessions", "tag", sid, "--remove", "ap", "--db", db).returncode == 0
+    shown = json.loads(linklab("sessions", "show", sid, "--db", db, "--json").stdout)
+    assert shown["name"] == "Open, IPv4" and shown["conditions"]["tags"] == {"os": "Debian"}
+    refused = linklab("sessions", "delete", sid, "--db", db)
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    assert linklab("sessions", "delete", sid, "--yes", "--db", db).returncode == 0
+    assert json.loads(linklab("sessions", "list", "--db", db, "--json").stdout) == []
+
+
+def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+                n = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+                conn.close()
+                if n >= count:
+                    return
+            except sqlite3.Error:
+                pass
+        time.sleep(0.1)
+    raise AssertionError(f"{count} runs were not stored in time")
+
+
+def test_kill_9_then_resume(tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]) -> None:
+    port, _ = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    proc = start_linklab(
+        "run",
+        "--peer",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--sizes",
+        "128,768,1408",
+        "--runs",
+        "2",
+        "--duration",
+        "1",
+        "--db",
+        str(db),
+    )
+    _wait_for_runs(db, 2)
+    time.sleep(0.3)  # somewhere inside the third run
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finished = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    conn.close()
+    assert 2 <= finished < 6
+    listed = json.loads(linklab("sessions", "list", "--db", str(db), "--json").stdout)
+    assert listed[0]["status"] == "interrupted" and listed[0]["runs_done"] == finished
+    # The killed run's iperf3 was in LinkLab's process group: nothing is left to reap here,
+    # and the server is free again for the resume.
+    resumed = linklab("resume", listed[0]["session_id"][:8], "--db", str(db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    result = json.loads(resumed.stdout)
+    assert result["status"] == "completed" and result["runs_done"] == 6
+    assert f"resuming after {finished}" in resumed.stderr
+    conn = sqlite3.connect(db)
+    keys = conn.execute("SELECT value_index, repetition FROM runs").fetchall()
+    conn.close()
+    assert len(keys) == len(set(keys)) == 6
+
+
+def test_ctrl_c_stops_gracefully(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    proc = start_linklab(
+        "run",
+        "--peer",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--sizes",
+        "1408",
+        "--runs",
+        "5",
+        "--duration",
+        "2",
+        "--db",
+        str(db),
+        "--json",
+    )
+    _wait_for_runs(db, 1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130, err
+    result = json.loads(out)
+    assert result["status"] == "stopped" and result["runs_done"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--sizes", "abc"], "--sizes"),
+        (["--sizes", "1408:128:256"], "--sizes"),
+        (["--protocol", "sctp"], "--protocol"),
+        (["--ip", "5"], "--ip"),
+        (["--runs", "0"], "--runs"),
+        (["--runs", "1001"], "--runs"),
+        (["--duration", "3601"], "--duration"),
+        (["--order", "random"], "--order"),
+        (["--metric", "speed"], "--metric"),
+        (["--tag", "novalue"], "--tag"),
+        (["--port", "99999"], "--port"),
+        (["--bitrate", "fast"], "--bitrate"),
+        (["--preset", "80211n-study", "--plan", "x.json"], "--plan"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_argument(args: list[str], named: str) -> None:
+    done = linklab("run", "--peer", "127.0.0.1", *args, "--db", os.devnull)
+    assert done.returncode == 2
+    assert named in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--protocol", "udp", "--sizes", "8"], "between 16 and 65507"),
+        (["--metric", "rtt"], "netperf"),
+        (["--preset", "no-such-preset"], "no preset"),
+        (["--ip", "6"], "IPv4 address, but IPv6 is measured"),
+        ([], ""),  # no --peer given at all: replaced below
+    ],
+)
+def test_invalid_plans_exit_2_with_one_line(tmp_path: Path, args: list[str], words: str) -> None:
+    argv = ["run", "--peer", "127.0.0.1", *args] if args else ["run"]
+    done = linklab(*argv, "--db", str(tmp_path / "x.sqlite3"))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("linklab: ")
+    assert words in lines[0] if words else "--peer" in lines[0]
+    assert not (tmp_path / "x.sqlite3").exists()  # nothing started, nothing written
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"values": [128, "big"]}', "cannot use"),
+        ('{"repetitions": 5000}', "between 1 and 1000"),
+        ('{"sizes": [128]}', "unknown fields: sizes"),
+    ],
+)
+def test_bad_plan_files_exit_2(tmp_path: Path, content: str, words: str) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(content)
+    done = linklab(
+        "run", "--peer", "127.0.0.1", "--plan", str(plan), "--db", str(tmp_path / "x.sqlite3")
+    )
+    assert done.returncode == 2 and words in done.stderr
+    missing = linklab("run", "--peer", "x", "--plan", str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "cannot be read" in missing.stderr
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str) -> None:
+    db = tmp_path / "lab.sqlite3"
+    if damage == "garbage":
+        db.write_bytes(b"this is not a database" * 100)
+    else:
+        conn = sqlite3.connect(db)
+        conn.execute("CREATE TABLE t (x)")
+        conn.executemany("INSERT INTO t VALUES (?)", [("x" * 500,)] * 200)
+        conn.commit()
+        conn.close()
+        db.write_bytes(db.read_bytes()[:5000])
+    before = db.read_bytes()
+    for argv in (["sessions", "list"], ["run", "--peer", "127.0.0.1", "--runs", "1"]):
+        done = linklab(*argv, "--db", str(db))
+        assert done.returncode == 1
+        assert "damaged or is not a LinkLab database" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert db.read_bytes() == before
