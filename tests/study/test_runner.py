@@ -261,7 +261,7 @@ def test_resume_does_only_the_missing_runs(
 def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
     try:
         tool = find_tool("netserver")
-    except Exception as err:  # noqa: BLE001 - not installed
+    except Exception as err:
         pytest.skip(f"netperf is not installed (optional engine): {err}")
     port = free_port()
     server = netserver(tool, ServerOptions(port))
