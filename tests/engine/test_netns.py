@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import subprocess
 from collections.abc import Iterator
 
 import pytest
 
-from tests.testbed import TestBed, unavailable_reason
+from tests.testbed import ROOT, TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -102,3 +104,51 @@ def test_random_loss_is_measured(bed: TestBed) -> None:
     flow = result["flows"][0]  # type: ignore[index]
     assert 7.0 <= flow["loss_pct"] <= 13.0
     assert flow["lost_packets"] > 0
+
+
+def test_study_over_the_rate_limited_link(
+    bed: TestBed, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`linklab run` in host A: every stored run and point summary shows the link's rate."""
+    db = tmp_path_factory.mktemp("netns") / "lab.sqlite3"
+    done = subprocess.run(
+        bed.linklab(
+            bed.a,
+            "run",
+            "--peer",
+            TestBed.B4,
+            "--peer6",
+            TestBed.B6,
+            "--ip",
+            "4,6",
+            "--sizes",
+            "1408",
+            "--runs",
+            "2",
+            "--duration",
+            "3",
+            "--omit",
+            "1",
+            "--db",
+            str(db),
+            "--json",
+        ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    expected = {4: RATE_MBIT * 1e6 * TCP4, 6: RATE_MBIT * 1e6 * TCP6}
+    for point in result["points"]:
+        stats = point["throughput_bps"]
+        assert point["n"] == 2
+        assert stats["mean"] == pytest.approx(expected[point["ip_version"]], rel=0.04)
+        assert stats["std"] < 0.03 * stats["mean"]
+    conn = sqlite3.connect(db)
+    stored = conn.execute("SELECT ip_version, throughput_bps FROM runs").fetchall()
+    conn.close()
+    assert len(stored) == 4
+    for ip, bps in stored:
+        assert bps == pytest.approx(expected[ip], rel=0.05)
