@@ -25,7 +25,8 @@ from app.store.records import (
     SessionStatus,
     utc_now,
 )
-from app.study.plan import Conditions, Plan, RunKey, RunKind, conditions_from_dict
+from app.study.plan import Conditions, Plan, RunKey, RunKind
+from app.study.plan_codec import conditions_from_dict
 
 _RUN_COLUMNS = (
     "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -441,6 +440,8 @@ class Plan:
     @classmethod
     def from_dict(cls, data: object) -> Plan:
         """Build a plan from stored or hand-written JSON, with a sentence for what is wrong."""
+        from app.study.plan_codec import decode_field  # the codec needs this module's types
+
         if not isinstance(data, dict):
             raise BadOption("The plan must be a JSON object: check the file.")
         fmt = data.get("format", PLAN_FORMAT)
@@ -453,7 +454,7 @@ class Plan:
         if unknown:
             raise BadOption(f"The plan has unknown fields: {', '.join(unknown)}: remove them.")
         try:
-            kwargs = {k: _decode(k, v) for k, v in data.items() if k != "format"}
+            kwargs = {k: decode_field(k, v) for k, v in data.items() if k != "format"}
             if "peer" not in kwargs:
                 raise BadOption('The plan names no peer: add "peer": {"host": ...}.')
             return cls(**kwargs)
@@ -463,74 +464,3 @@ class Plan:
             raise BadOption(
                 f"The plan has a value LinkLab cannot use ({err}): check the file."
             ) from None
-
-
-def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
-    items = value if isinstance(value, list | tuple) else [value]
-    return tuple(kind(int(str(v))) if kind is IpVersion else kind(v) for v in items)
-
-
-def _number(value: object, name: str, whole: bool = True) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite")
-    if whole:
-        if int(value) != value:
-            raise ValueError(f"{name} must be a whole number")
-        return int(value)
-    return float(value)
-
-
-def _decode(key: str, value: Any) -> Any:
-    decoders: dict[str, Any] = {
-        "peer": lambda v: Peer(**_fields(Peer, v)),
-        "engine": Engine,
-        "protocols": lambda v: _enum_tuple(Protocol, v, key),
-        "ip_versions": lambda v: _enum_tuple(IpVersion, v, key),
-        "direction": Direction,
-        "variable": Variable,
-        "values": lambda v: (
-            tuple(_number(x, "value") for x in v) if isinstance(v, list) else (_number(v, "value"),)
-        ),
-        "order": Order,
-        "metrics": lambda v: _enum_tuple(Metric, v, key),
-        "early_stop": lambda v: None if v is None else EarlyStop(**_fields(EarlyStop, v)),
-        "conditions": conditions_from_dict,
-        "name": lambda v: str(v)[:200],
-        "pause_s": lambda v: _number(v, key, whole=False),
-        "interval_s": lambda v: _number(v, key, whole=False),
-        "length": lambda v: None if v is None else _number(v, key),
-        "window": lambda v: None if v is None else _number(v, key),
-    }
-    if key in decoders:
-        return decoders[key](value)
-    return _number(value, key)
-
-
-def _fields(kind: type[Any], value: object) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError(f"{kind.__name__.lower()} must be an object")
-    allowed = set(kind.__dataclass_fields__)
-    extra = set(value) - allowed
-    if extra:
-        raise ValueError(f"unknown {kind.__name__.lower()} fields {sorted(extra)}")
-    return dict(value)
-
-
-def conditions_from_dict(value: object) -> Conditions:
-    fields = _fields(Conditions, value)
-    tags = fields.get("tags", {})
-    if isinstance(tags, dict):
-        pairs = tuple(sorted((str(k), str(v)) for k, v in tags.items()))
-    elif isinstance(tags, list):
-        pairs = tuple(sorted((str(k), str(v)) for k, v in tags))
-    else:
-        raise ValueError("tags must be an object of key: value")
-    return Conditions(
-        security=Security(fields.get("security", Security.UNKNOWN)),
-        medium=Medium(fields.get("medium", Medium.UNKNOWN)),
-        tags=pairs,
-        notes=str(fields.get("notes", ""))[:10000],
-        security_detected=bool(fields.get("security_detected", False)),
-    )
