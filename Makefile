@@ -7,9 +7,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup engines test-tools bench lint typecheck clean
+.PHONY: run test setup engines desktop test-tools bench screenshots lint typecheck clean
 
-run: setup engines
+run: setup engines desktop
 	$(BIN)/linklab
 
 test: setup engines test-tools
@@ -27,8 +27,15 @@ $(STAMP): pyproject.toml
 engines:
 	@scripts/ensure-engines.sh
 
+desktop:
+	@scripts/ensure-desktop.sh
+
 test-tools:
 	@scripts/ensure-engines.sh --with-test-tools
+	@scripts/ensure-desktop.sh --with-screenshots
+
+screenshots: setup engines test-tools
+	$(BIN)/python scripts/screenshots.py
 
 bench: setup engines
 	$(BIN)/python benchmarks/run_all.py

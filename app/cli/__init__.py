@@ -32,7 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["demo"])
+        from app.ui.app import run_app  # the window; Qt is imported only now
+
+        return run_app()
     try:
         return int(args.handler(args))
     except BadOption as err:

@@ -58,6 +58,7 @@ class PointUpdated:
     value: float
     throughput_bps: Summary
     rtt_ms: Summary
+    cpu_pct: Summary  # this computer's CPU
     runs: int
     precise_enough: bool  # early stop reached: no more runs at this point
 

@@ -322,6 +322,7 @@ class StudyRunner:
                 float(self.plan.values[key.value_index]),
                 throughput,
                 rtt,
+                summarize(r.metrics.cpu_local for r in runs),
                 len(runs),
                 self._point_settled(records, key),
             )

@@ -1,0 +1,105 @@
+"""Check a peer before measuring: does the name resolve, do iperf3 and netserver answer,
+and how long does a TCP handshake take there and back."""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import time
+from dataclasses import dataclass
+
+from app.engine.errors import BadOption
+from app.engine.validate import validate_host
+
+
+@dataclass(frozen=True)
+class PortAnswer:
+    port: int
+    open: bool
+    rtt_ms: float | None
+    problem: str  # why not, in words ("refused", "no answer")
+
+
+@dataclass(frozen=True)
+class PeerCheck:
+    host: str
+    addresses: tuple[str, ...]
+    problem: str  # set when the name does not resolve or is invalid
+    iperf3: PortAnswer | None
+    netserver: PortAnswer | None
+
+    @property
+    def summary(self) -> str:
+        """One line for the user."""
+        if self.problem:
+            return self.problem
+        parts = [f"{self.host} is {', '.join(self.addresses[:2])}"]
+        for name, answer in (("iperf3", self.iperf3), ("netserver", self.netserver)):
+            if answer is None:
+                continue
+            if answer.open:
+                parts.append(f"{name} answers on port {answer.port}")
+            else:
+                parts.append(f"no {name} on port {answer.port} ({answer.problem})")
+        rtts = [a.rtt_ms for a in (self.iperf3, self.netserver) if a and a.rtt_ms is not None]
+        if rtts:
+            parts.append(f"round trip {min(rtts):.2f} ms")
+        return "; ".join(parts) + "."
+
+
+def _connect(address: tuple[object, ...], family: int, timeout: float) -> tuple[bool, float, str]:
+    started = time.perf_counter()
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(address)
+            return True, (time.perf_counter() - started) * 1000, ""
+    except ConnectionRefusedError:
+        return False, (time.perf_counter() - started) * 1000, "refused"
+    except TimeoutError:
+        return False, 0.0, "no answer"
+    except OSError as err:
+        return False, 0.0, err.strerror or "unreachable"
+
+
+def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> PortAnswer:
+    """TCP handshakes to host:port; the median handshake time is the round trip."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return PortAnswer(port, False, None, "name not resolved")
+    family, _, _, _, address = infos[0]
+    times = []
+    for _ in range(tries):
+        ok, rtt, problem = _connect(address, family, timeout)
+        if not ok:
+            # A refusal still went there and back: it measures the round trip too.
+            return PortAnswer(port, False, rtt if problem == "refused" else None, problem)
+        times.append(rtt)
+    return PortAnswer(port, True, statistics.median(times), "")
+
+
+def check_peer(
+    host: str, iperf3_port: int = 5201, netperf_port: int | None = 12865, timeout: float = 2.0
+) -> PeerCheck:
+    try:
+        validate_host(host, "peer")
+    except BadOption as err:
+        return PeerCheck(host, (), err.sentence, None, None)
+    try:
+        infos = socket.getaddrinfo(
+            host.partition("%")[0] if "%" not in host else host, None, type=socket.SOCK_STREAM
+        )
+    except OSError:
+        return PeerCheck(
+            host,
+            (),
+            f"The name {host!r} could not be resolved: check the "
+            f"spelling, or use the peer's IP address.",
+            None,
+            None,
+        )
+    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+    iperf3 = check_port(host, iperf3_port, timeout)
+    netserver = check_port(host, netperf_port, timeout) if netperf_port else None
+    return PeerCheck(host, addresses, "", iperf3, netserver)

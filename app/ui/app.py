@@ -1,0 +1,50 @@
+"""Starting the window: a display check first, so a headless machine gets one sentence."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+
+def display_problem() -> str | None:
+    """Why no window can open here, or None."""
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    ):
+        return (
+            "LinkLab found no display, so its window cannot open here: run it from a "
+            "desktop session, or use the command line instead (linklab run --peer HOST; "
+            "see linklab --help)."
+        )
+    return None
+
+
+def run_app(argv: list[str] | None = None) -> int:
+    problem = display_problem()
+    if problem:
+        print(f"linklab: {problem}", file=sys.stderr)
+        return 1
+    from PySide6.QtWidgets import QApplication
+
+    from app.engine.process import cancel_all
+    from app.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(argv or sys.argv)
+    app.setApplicationName("LinkLab")
+    app.setOrganizationName("LinkLab")
+    window = MainWindow()
+    window.show()
+    try:
+        return int(app.exec())
+    finally:
+        window.shutdown()
+        cancel_all()
+        # Destroy the widgets while Python is still whole: left to interpreter shutdown,
+        # PySide6 may free objects in an order that crashes on the way out.
+        window.deleteLater()
+        app.processEvents()
+        del window
+        gc.collect()

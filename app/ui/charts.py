@@ -1,0 +1,224 @@
+"""Charts: the live run (throughput against time) and the sweep (mean ± SD per point).
+
+Both collect data as it arrives and redraw on a timer (~10 Hz), never per sample; the live
+curve uses pyqtgraph's peak downsampling and clip-to-view so long runs stay cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.models import Flow, Sample
+from app.units import rate_unit
+
+REDRAW_MS = 100
+#: Colour-blind-safe series colours (Okabe-Ito).
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+def theme_colours() -> tuple[QColor, QColor]:
+    """Background and foreground that follow the system's light or dark palette."""
+    palette = QApplication.palette()
+    return palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
+
+
+def style_plot(plot: pg.PlotWidget, title: str, print_friendly: bool = False) -> None:
+    background, foreground = (
+        (QColor("white"), QColor("black")) if print_friendly else theme_colours()
+    )
+    plot.setBackground(background)
+    item = plot.getPlotItem()
+    item.setTitle(title, color=foreground.name(), size="11pt")
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setPen(pg.mkPen(foreground))
+        axis.setTextPen(pg.mkPen(foreground))
+    item.showGrid(x=True, y=True, alpha=0.25)
+
+
+class LiveChart(pg.PlotWidget):
+    """Throughput of the run in progress, one curve per flow (up, and down for --bidir)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        style_plot(self, "Current run")
+        self.setLabel("bottom", "time", units="s")
+        self.setMouseEnabled(x=False, y=False)
+        item = self.getPlotItem()
+        item.setDownsampling(auto=True, mode="peak")
+        item.setClipToView(True)
+        self._legend = item.addLegend(offset=(-10, -10))
+        self._times: dict[Flow, list[float]] = {}
+        self._rates: dict[Flow, list[float]] = {}
+        self._curves: dict[Flow, pg.PlotDataItem] = {}
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._redraw)
+        self._timer.start()
+        self._unit = ("Mbit/s", 1e6)
+        self.setLabel("left", f"throughput ({self._unit[0]})")
+
+    def reset(self, title: str) -> None:
+        for curve in self._curves.values():
+            self.removeItem(curve)
+        self._legend.clear()
+        self._curves.clear()
+        self._times.clear()
+        self._rates.clear()
+        self.getPlotItem().setTitle(title)
+        self._dirty = True
+
+    def add_sample(self, sample: Sample) -> None:
+        if sample.bits_per_second is None:
+            return
+        self._times.setdefault(sample.flow, []).append(sample.end_s)
+        self._rates.setdefault(sample.flow, []).append(sample.bits_per_second)
+        self._dirty = True
+
+    @property
+    def point_count(self) -> int:
+        return sum(len(v) for v in self._rates.values())
+
+    def _redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        peak = max((max(v) for v in self._rates.values() if v), default=0.0)
+        unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
+        if (unit, scale) != self._unit:
+            self._unit = (unit, scale)
+            self.setLabel("left", f"throughput ({unit})")
+        for index, flow in enumerate((Flow.UP, Flow.DOWN)):
+            if flow not in self._rates:
+                continue
+            if flow not in self._curves:
+                name = "upload" if flow is Flow.UP else "download"
+                pen = pg.mkPen(COLOURS[index], width=2)
+                self._curves[flow] = self.plot(
+                    [], [], pen=pen, name=name, symbol="o", symbolSize=5, symbolBrush=COLOURS[index]
+                )
+            times = np.asarray(self._times[flow])
+            rates = np.asarray(self._rates[flow]) / scale
+            self._curves[flow].setData(times, rates)
+        # Throughput reads against zero: an axis zoomed onto the noise would mislead.
+        last = max((max(v) for v in self._times.values() if v), default=1.0)
+        self.setXRange(0, max(last, 1.0), padding=0.02)
+        self.setYRange(0, (peak / scale) * 1.15 if peak else 1.0, padding=0)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    x: float
+    mean: float
+    spread: float  # ±1 SD (or the CI half-width, when that is what is shown)
+
+
+class SweepChart(pg.PlotWidget):
+    """Mean ± spread against the swept variable, one curve (with error bars) per series."""
+
+    def __init__(
+        self,
+        title: str,
+        y_label: str,
+        *,
+        is_rate: bool,
+        parent: QWidget | None = None,
+        print_friendly: bool = False,
+    ) -> None:
+        super().__init__(parent)
+        style_plot(self, title, print_friendly)
+        self._y_label = y_label
+        self._is_rate = is_rate
+        self.setMouseEnabled(x=False, y=False)
+        # Top left: values usually grow along x, so that corner stays clear.
+        self._legend = self.getPlotItem().addLegend(offset=(10, 10))
+        self._series: dict[str, list[SweepPoint]] = {}
+        self._items: list[pg.GraphicsObject] = []
+        self._dirty = False
+        self._x_label = "packet size (B)"
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self.redraw)
+        self._timer.start()
+        self.setLabel("left", y_label)
+
+    def set_x_label(self, label: str) -> None:
+        self._x_label = label
+        self.setLabel("bottom", label)
+
+    def clear_points(self) -> None:
+        self._series.clear()
+        self._dirty = True
+
+    def set_point(self, series: str, point: SweepPoint) -> None:
+        points = [p for p in self._series.get(series, []) if p.x != point.x]
+        points.append(point)
+        self._series[series] = sorted(points, key=lambda p: p.x)
+        self._dirty = True
+
+    def set_series(self, series: str, points: Sequence[SweepPoint]) -> None:
+        self._series[series] = sorted(points, key=lambda p: p.x)
+        self._dirty = True
+
+    @property
+    def series_names(self) -> list[str]:
+        return list(self._series)
+
+    def point_count(self, series: str | None = None) -> int:
+        if series is not None:
+            return len(self._series.get(series, []))
+        return sum(len(v) for v in self._series.values())
+
+    def redraw(self) -> None:
+        if not self._dirty:
+            return
+        self._dirty = False
+        for item in self._items:
+            self.removeItem(item)
+        self._items.clear()
+        self._legend.clear()
+        peak = max((p.mean + p.spread for v in self._series.values() for p in v), default=0.0)
+        scale = 1.0
+        label = self._y_label
+        if self._is_rate:
+            unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
+            label = f"{self._y_label} ({unit})"
+        self.setLabel("left", label)
+        self.setLabel("bottom", self._x_label)
+        for index, (name, points) in enumerate(self._series.items()):
+            if not points:
+                continue
+            colour = COLOURS[index % len(COLOURS)]
+            x = np.array([p.x for p in points], dtype=float)
+            y = np.array([p.mean for p in points], dtype=float) / scale
+            err = np.array([p.spread for p in points], dtype=float) / scale
+            bars = pg.ErrorBarItem(
+                x=x, y=y, top=err, bottom=err, beam=_beam(x), pen=pg.mkPen(colour, width=1.5)
+            )
+            curve = self.plot(
+                x,
+                y,
+                pen=pg.mkPen(colour, width=2),
+                name=name,
+                symbol="o",
+                symbolSize=7,
+                symbolBrush=colour,
+            )
+            self.addItem(bars)
+            self._items += [bars, curve]
+        if peak:
+            self.setYRange(0, (peak / scale) * 1.15, padding=0)
+
+
+def _beam(x: np.ndarray) -> float:
+    if len(x) < 2:
+        return 0.0
+    return min(float(np.min(np.diff(np.sort(x)))) * 0.06, float(np.ptp(x)) * 0.02)

@@ -1,0 +1,113 @@
+"""What every part of the window shares: settings (QSettings, versioned), the database path,
+the engines in use, and the local servers LinkLab runs for "This computer"."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+from app.engine.errors import EngineError
+from app.engine.tools import Tool, find_tool
+from app.store.db import default_path
+
+SETTINGS_VERSION = 1
+ENGINE_NAMES = ("iperf3", "netperf", "netserver")
+
+
+@dataclass(frozen=True)
+class EngineStatus:
+    name: str
+    tool: Tool | None
+    problem: str  # the sentence when missing
+
+
+class AppContext(QObject):
+    """Settings and shared state; emits settings_changed when the user changes something."""
+
+    settings_changed = Signal()
+
+    def __init__(self, settings: QSettings | None = None, db_path: Path | None = None) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("LinkLab", "LinkLab")
+        if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
+            # Settings from another LinkLab version: keep nothing that might not fit.
+            self.settings.clear()
+            self.settings.setValue("version", SETTINGS_VERSION)
+        self._db_override = db_path
+        self.apply_engine_paths()
+
+    # -- database --------------------------------------------------------------------------
+    @property
+    def db_path(self) -> Path:
+        if self._db_override is not None:
+            return self._db_override
+        stored = str(self.settings.value("data/db_path", "") or "")
+        return Path(stored) if stored else default_path()
+
+    def set_db_path(self, path: Path | None) -> None:
+        self.settings.setValue("data/db_path", str(path) if path else "")
+        self.settings_changed.emit()
+
+    # -- engines ---------------------------------------------------------------------------
+    def engine_path(self, name: str) -> str:
+        return str(self.settings.value(f"engines/{name}", "") or "")
+
+    def set_engine_path(self, name: str, path: str) -> None:
+        self.settings.setValue(f"engines/{name}", path)
+        self.apply_engine_paths()
+        self.settings_changed.emit()
+
+    def apply_engine_paths(self) -> None:
+        """A path set here wins over bundled and PATH copies (tools.locate reads these)."""
+        for name in ENGINE_NAMES:
+            path = self.engine_path(name)
+            variable = f"LINKLAB_{name.upper()}"
+            if path:
+                os.environ[variable] = path
+            else:
+                os.environ.pop(variable, None)
+
+    def engine(self, name: str) -> EngineStatus:
+        try:
+            return EngineStatus(name, find_tool(name), "")
+        except EngineError as err:
+            return EngineStatus(name, None, err.sentence)
+
+    # -- ports and peers -------------------------------------------------------------------
+    def default_port(self, name: str) -> int:
+        fallback = 5201 if name == "iperf3" else 12865
+        return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
+
+    def set_default_port(self, name: str, port: int) -> None:
+        self.settings.setValue(f"ports/{name}", port)
+        self.settings_changed.emit()
+
+    def peer_history(self) -> list[str]:
+        value = self.settings.value("peers/history", [])
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list | tuple):
+            return [str(v) for v in value][:20]
+        return []
+
+    def remember_peer(self, host: str) -> None:
+        history = [host] + [h for h in self.peer_history() if h != host]
+        self.settings.setValue("peers/history", history[:20])
+
+    # -- last plan and layout --------------------------------------------------------------
+    def last_plan_json(self) -> str:
+        return str(self.settings.value("plan/last", "") or "")
+
+    def remember_plan_json(self, text: str) -> None:
+        self.settings.setValue("plan/last", text)
+
+
+def _as_int(value: object, fallback: int) -> int:
+    """QSettings hands back strings from INI files and ints from the registry."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return fallback

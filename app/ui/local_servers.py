@@ -1,0 +1,101 @@
+"""The local iperf3 server and netserver LinkLab runs: for the Server tab, and for the
+"This computer" peer that makes a first Start work with no second machine."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app.engine.errors import EngineError
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.tools import find_tool
+
+THIS_COMPUTER = "This computer"
+
+
+def free_port(preferred: int) -> int:
+    """preferred if nothing listens there, else a free port the system picks."""
+    for port in (preferred, 0):
+        try:
+            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                sock.bind(("::", port))
+                return int(sock.getsockname()[1])
+        except OSError:
+            try:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    sock.bind(("0.0.0.0", port))  # noqa: S104 - probing whether a port is free
+                    return int(sock.getsockname()[1])
+            except OSError:
+                continue
+    raise OSError("no free port")
+
+
+class LocalServers(QObject):
+    """Owns LinkLab's server processes. Log lines arrive from reader threads and are
+    re-emitted as queued signals, so widgets only ever see them in the GUI thread."""
+
+    log_line = Signal(str, str)  # (server name, line)
+    state_changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.iperf3: LocalServer | None = None
+        self.netserver: LocalServer | None = None
+
+    def _log(self, name: str) -> Callable[[str], None]:
+        return lambda line: self.log_line.emit(name, line)
+
+    def start_iperf3(self, port: int, bind: str | None = None) -> LocalServer:
+        self.stop_iperf3()
+        server = iperf3_server(
+            find_tool("iperf3"), ServerOptions(port, bind or None), on_log=self._log("iperf3")
+        )
+        server.start()
+        self.iperf3 = server
+        self.state_changed.emit()
+        return server
+
+    def start_netserver(self, port: int, bind: str | None = None) -> LocalServer:
+        self.stop_netserver()
+        server = netserver(
+            find_tool("netserver"), ServerOptions(port, bind or None), on_log=self._log("netserver")
+        )
+        server.start()
+        self.netserver = server
+        self.state_changed.emit()
+        return server
+
+    def stop_iperf3(self) -> None:
+        if self.iperf3 is not None:
+            self.iperf3.stop()
+            self.iperf3 = None
+            self.state_changed.emit()
+
+    def stop_netserver(self) -> None:
+        if self.netserver is not None:
+            self.netserver.stop()
+            self.netserver = None
+            self.state_changed.emit()
+
+    def stop_all(self) -> None:
+        self.stop_iperf3()
+        self.stop_netserver()
+
+    def ensure_for_this_computer(
+        self, iperf3_port: int, netperf_port: int, need_netserver: bool
+    ) -> tuple[int, int]:
+        """Servers for a loopback study: reuse running ones, else start them on free ports.
+        Returns the (iperf3, netserver) ports to use."""
+        if self.iperf3 is None or not self.iperf3.running:
+            self.start_iperf3(free_port(iperf3_port))
+        assert self.iperf3 is not None
+        ns_port = self.netserver.port if self.netserver and self.netserver.running else 0
+        if need_netserver and not ns_port:
+            try:
+                ns_port = self.start_netserver(free_port(netperf_port)).port
+            except EngineError:
+                raise
+        return self.iperf3.port, ns_port or netperf_port

@@ -1,0 +1,187 @@
+"""The main window: Measure, Sessions, Server and Settings tabs, presets menu, status bar."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QByteArray
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
+
+from app import __version__
+from app.engine.errors import BadOption
+from app.study.presets import list_presets, save_preset
+from app.ui.context import AppContext
+from app.ui.local_servers import LocalServers
+from app.ui.measure_tab import MeasureTab
+from app.ui.server_tab import ServerTab
+from app.ui.sessions_tab import SessionsTab
+from app.ui.settings_tab import SettingsTab
+
+
+def user_preset_dir() -> Path:
+    return platformdirs.user_data_path("LinkLab", appauthor=False) / "presets"
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        context: AppContext | None = None,
+        parent: QWidget | None = None,
+        *,
+        preset_dir: Path | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"LinkLab {__version__}")
+        self.context = context or AppContext()
+        self.preset_dir = preset_dir or user_preset_dir()
+        self.servers = LocalServers()
+        self.measure = MeasureTab(self.context, self.servers)
+        self.sessions = SessionsTab(self.context)
+        self.server_tab = ServerTab(self.context, self.servers)
+        self.settings_tab = SettingsTab(self.context)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.measure, "Measure")
+        self.tabs.addTab(self.sessions, "Sessions")
+        self.tabs.addTab(self.server_tab, "Server")
+        self.tabs.addTab(self.settings_tab, "Settings")
+        self.setCentralWidget(self.tabs)
+        self.status_label = QLabel()
+        self.status_label.setObjectName("status_text")
+        self.statusBar().addWidget(self.status_label, 1)
+        self.measure.status_message.connect(self.status_label.setText)
+        self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
+        self.sessions.resume_requested.connect(self._resume)
+        self.sessions.compare_requested.connect(self._compare)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self._build_menus()
+        self.resize(1280, 800)
+        self._restore_layout()
+        self._shut_down = False
+
+    # -- menus -----------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        self.presets_menu = self.menuBar().addMenu("&Presets")
+        self.presets_menu.aboutToShow.connect(self._fill_presets)
+        self._fill_presets()
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("About LinkLab", self)
+        about.triggered.connect(self._about)
+        help_menu.addAction(about)
+
+    def _fill_presets(self) -> None:
+        self.presets_menu.clear()
+        try:
+            presets = list_presets(self.preset_dir)
+        except BadOption as err:
+            self.status_label.setText(err.sentence)
+            presets = []
+        for preset in presets:
+            action = QAction(preset.title, self)
+            action.setToolTip(preset.description)
+            action.setStatusTip(preset.description)
+            action.triggered.connect(lambda _=False, p=preset: self._apply_preset(p))
+            self.presets_menu.addAction(action)
+        self.presets_menu.addSeparator()
+        save = QAction("Save current plan as preset…", self)
+        save.triggered.connect(self._save_preset)
+        self.presets_menu.addAction(save)
+
+    def _apply_preset(self, preset: object) -> None:
+        peer = self.measure.setup.peer_row.peer()
+        plan = preset.for_peer(peer)  # type: ignore[attr-defined]
+        # The link's conditions stay what the user said; the preset sets what to measure.
+        self.measure.setup.set_plan(replace(plan, conditions=self.measure.setup.conditions()))
+        self.tabs.setCurrentWidget(self.measure)
+        self.status_label.setText(f"Preset: {preset.title}.")  # type: ignore[attr-defined]
+
+    def _save_preset(self) -> None:
+        plan = self.measure.setup.plan()
+        if plan is None:
+            self.status_label.setText("The plan has problems: fix them before saving it.")
+            return
+        title, ok = QInputDialog.getText(self, "Save preset", "Name of the preset:")
+        if not ok or not title.strip():
+            return
+        name = "".join(ch if ch.isalnum() else "-" for ch in title.strip().lower()).strip("-")
+        try:
+            path = save_preset(plan, name or "preset", title.strip(), "", self.preset_dir)
+        except (BadOption, OSError) as err:
+            self.status_label.setText(getattr(err, "sentence", str(err)))
+            return
+        self.status_label.setText(f"Saved the preset {title.strip()!r} ({path.name}).")
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About LinkLab",
+            f"LinkLab {__version__}\nMeasure what a network link really "
+            f"delivers, and what a setting costs.",
+        )
+
+    # -- tabs ------------------------------------------------------------------------------
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.sessions:
+            self.sessions.refresh()
+
+    def _resume(self, session_id: str) -> None:
+        if self.measure.running:
+            self.status_label.setText("A study is running: stop it before resuming another.")
+            return
+        self.tabs.setCurrentWidget(self.measure)
+        self.measure.resume(session_id)
+
+    def _compare(self, session_ids: list[str]) -> None:
+        self.status_label.setText(
+            f"{len(session_ids)} sessions selected: the comparison view comes in a later "
+            f"version; until then export them (linklab export) to compare."
+        )
+
+    # -- layout and closing ----------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geometry = self.context.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.context.settings.value("window/splitter")
+        if isinstance(state, QByteArray):
+            self.measure.splitter.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.measure.running:
+            answer = QMessageBox.question(
+                self,
+                "Stop the study?",
+                "A study is running. Stop it and close LinkLab? Every finished run is "
+                "already saved; the run in progress is dropped.",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.context.settings.setValue("window/geometry", self.saveGeometry())
+        self.context.settings.setValue("window/splitter", self.measure.splitter.saveState())
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Stop the study and the local servers; safe to call more than once."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self.measure.stop_and_wait()
+        self.servers.stop_all()

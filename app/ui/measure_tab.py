@@ -1,0 +1,435 @@
+"""The Measure tab: the set-up form, Start / Stop, live and sweep charts, results and log."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.engine.errors import EngineError
+from app.engine.iperf3 import build_argv, output_mode
+from app.engine.netperf import build_argv as netperf_argv
+from app.models import Iperf3Options, NetperfOptions
+from app.store.db import Database, StoreError
+from app.store.records import SessionStatus
+from app.store.sessions import SessionStore
+from app.study.events import (
+    PointUpdated,
+    Progress,
+    RunFailed,
+    RunStarted,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+)
+from app.study.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
+from app.ui.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.context import AppContext
+from app.ui.local_servers import THIS_COMPUTER, LocalServers
+from app.ui.results import ResultsTable
+from app.ui.setup_panel import SetupPanel
+from app.ui.worker import StudyWorker
+
+WELCOME = (
+    "Measuring against this computer: LinkLab runs its own iperf3 server, so Start works "
+    "right away. To test another PC, run LinkLab there and open its Server tab (or run "
+    "iperf3 -s), then type its name or address as the peer."
+)
+
+
+class _Signals(QObject):
+    detected = Signal(str)
+
+
+def _detect_security(host: str, signals: _Signals) -> None:
+    """Wi-Fi security of the link, detected off the GUI thread (it runs nmcli/iw/netsh)."""
+    from app.study import environment
+
+    snapshot = environment.capture(host)
+    if snapshot.detected_security:
+        signals.detected.emit(snapshot.detected_security)
+
+
+def series_name(plan: Plan, series: Series) -> str:
+    """Legend text from what the session says: "IPv4 · WPA2", "UDP · IPv6"."""
+    parts = []
+    if len(plan.protocols) > 1:
+        parts.append(series.protocol.value.upper())
+    parts.append(f"IPv{int(series.ip_version)}")
+    if plan.conditions.security is not Security.UNKNOWN:
+        parts.append(plan.conditions.security.value)
+    return " · ".join(parts)
+
+
+class MeasureTab(QWidget):
+    status_message = Signal(str)
+    session_saved = Signal(str)  # a session finished (or stopped): the browser refreshes
+    running_changed = Signal(bool)
+
+    def __init__(
+        self, context: AppContext, servers: LocalServers, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.servers = servers
+        self.worker: StudyWorker | None = None
+        self._plan: Plan | None = None
+        self._running_plan: Plan | None = None
+        self._stop_asked_at: float | None = None
+        self.setup = SetupPanel(context.peer_history())
+        self.setup.setObjectName("setup_panel")
+        scroll = QScrollArea()
+        scroll.setWidget(self.setup)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(440)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.welcome = QLabel(WELCOME)
+        self.welcome.setWordWrap(True)
+        self.welcome.setObjectName("welcome")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.welcome)
+        left_layout.addWidget(scroll, 1)
+        left_layout.addLayout(self._controls())
+        self.live_chart = LiveChart()
+        self.live_chart.setObjectName("live_chart")
+        self.sweep_chart = SweepChart(
+            "Throughput by point (mean ± 1 SD)", "throughput", is_rate=True
+        )
+        self.sweep_chart.setObjectName("sweep_chart")
+        self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
+        self.cpu_chart = SweepChart("CPU on this computer (mean ± 1 SD)", "CPU (%)", is_rate=False)
+        self.charts = QTabWidget()
+        self.charts.addTab(self.live_chart, "Current run")
+        self.charts.addTab(self.sweep_chart, "Sweep")
+        self.charts.addTab(self.rtt_chart, "RTT")
+        self.charts.addTab(self.cpu_chart, "CPU")
+        self.table = ResultsTable()
+        self.table.setObjectName("results_table")
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+        self.log.setObjectName("log")
+        self.log.setPlaceholderText("Engine messages and errors appear here.")
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.charts)
+        right.addWidget(self.table)
+        right.addWidget(self.log)
+        right.setSizes([420, 200, 110])
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setSizes([460, 820])
+        splitter.setObjectName("measure_splitter")
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self.setup.plan_changed.connect(self._plan_changed)
+        self.setup.peer_row.changed.connect(self._peer_changed)
+        self._signals = _Signals()
+        self._signals.detected.connect(self.setup.set_detected_security)
+        self._restore_last_plan()
+        self._plan_changed(self.setup.plan())
+        self._peer_changed()
+        threading.Thread(
+            target=_detect_security,
+            args=("127.0.0.1", self._signals),
+            name="detect-security",
+            daemon=True,
+        ).start()
+
+    def _controls(self) -> QVBoxLayout:
+        box = QVBoxLayout()
+        command_row = QHBoxLayout()
+        self.command = QLineEdit()
+        self.command.setReadOnly(True)
+        self.command.setObjectName("command_line")
+        self.command.setToolTip("The exact command LinkLab runs for the current (or first) run.")
+        copy = QPushButton("Copy")
+        copy.setToolTip("Copy the command line.")
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
+        command_row.addWidget(QLabel("Command"))
+        command_row.addWidget(self.command, 1)
+        command_row.addWidget(copy)
+        buttons = QHBoxLayout()
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("start")
+        self.start_button.setToolTip("Start the study (Ctrl+R).")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stop")
+        self.stop_button.setToolTip("Stop now (Esc): finished runs are kept.")
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("progress")
+        self.progress.setFormat("%v / %m runs")
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.progress, 1)
+        box.addLayout(command_row)
+        box.addLayout(buttons)
+        self.start_button.clicked.connect(lambda: self.start())
+        self.stop_button.clicked.connect(lambda: self.stop())
+        QShortcut(QKeySequence("Ctrl+R"), self, lambda: self.start())
+        QShortcut(QKeySequence("F5"), self, lambda: self.start())
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        return box
+
+    # -- form ------------------------------------------------------------------------------
+    def _restore_last_plan(self) -> None:
+        text = self.context.last_plan_json()
+        if not text:
+            return
+        try:
+            self.setup.set_plan(Plan.from_json(text))
+        except EngineError:
+            pass  # a plan from another version: start from the defaults
+
+    def _peer_changed(self) -> None:
+        self.welcome.setVisible(self.setup.uses_this_computer)
+
+    def _plan_changed(self, plan: Plan | None) -> None:
+        self._plan = plan
+        self.start_button.setEnabled(plan is not None and self.worker is None)
+        if plan is not None and self.worker is None:
+            self.command.setText(self._first_command(plan))
+            self.command.setCursorPosition(0)
+
+    def _first_command(self, plan: Plan) -> str:
+        key = plan.run_keys()[0]
+        setting = plan.setting(key)
+        host = plan.peer.host_for(key.ip_version)
+        try:
+            if plan.engine is Engine.NETPERF:
+                tool = self.context.engine("netperf").tool
+                if tool is None:
+                    return "netperf is not installed"
+                argv = netperf_argv(
+                    tool,
+                    NetperfOptions(
+                        host=host,
+                        port=plan.peer.netperf_port,
+                        test=plan.netperf_test(key),
+                        ip_version=key.ip_version,
+                        duration_s=int(setting["duration"] or 1),
+                        message_size=setting["length"],
+                        interval_s=plan.interval_s,
+                    ),
+                )
+            else:
+                tool = self.context.engine("iperf3").tool
+                if tool is None:
+                    return "iperf3 is not installed"
+                argv = build_argv(
+                    tool,
+                    Iperf3Options(
+                        host=host,
+                        port=plan.peer.iperf3_port,
+                        protocol=key.protocol,
+                        ip_version=key.ip_version,
+                        duration_s=int(setting["duration"] or 1),
+                        omit_s=plan.omit_s,
+                        interval_s=plan.interval_s,
+                        length=setting["length"],
+                        window=setting["window"],
+                        parallel=int(setting["parallel"] or 1),
+                        direction=plan.direction,
+                        bitrate_bps=setting["bitrate"],
+                    ),
+                    output_mode(tool),
+                )
+        except EngineError as err:
+            return err.sentence
+        return " ".join(argv)
+
+    # -- running ---------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def start(self, resume_session: str | None = None, plan: Plan | None = None) -> None:
+        plan = plan or self._plan
+        if self.worker is not None or plan is None:
+            return
+        if plan.peer.name == THIS_COMPUTER:
+            try:
+                iperf3_port, netperf_port = self.servers.ensure_for_this_computer(
+                    plan.peer.iperf3_port,
+                    plan.peer.netperf_port,
+                    need_netserver=plan.engine is Engine.NETPERF,
+                )
+            except EngineError as err:
+                self._say(err.sentence, error=True)
+                return
+            plan = replace(
+                plan, peer=replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+            )
+        else:
+            self.context.remember_peer(plan.peer.host)
+        if resume_session is None:
+            self.context.remember_plan_json(plan.to_json())
+        self._running_plan = plan
+        self.sweep_chart.clear_points()
+        self.rtt_chart.clear_points()
+        self.cpu_chart.clear_points()
+        label, unit = VARIABLE_LABELS[plan.variable]
+        for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart):
+            chart.set_x_label(f"{label.lower()} ({unit})" if unit else label.lower())
+        self.table.clear_rows()
+        self.table.set_value_header(label)
+        self.progress.setRange(0, plan.total_runs)
+        self.progress.setValue(0)
+        worker = StudyWorker(plan, self.context.db_path, resume_session=resume_session)
+        worker.session_started.connect(self._session_started)
+        worker.run_started.connect(self._run_started)
+        worker.sample_arrived.connect(self._sample)
+        worker.run_failed.connect(self._run_failed)
+        worker.point_updated.connect(self._point)
+        worker.progress_changed.connect(self._progress)
+        worker.session_finished.connect(self._session_finished)
+        worker.failed.connect(self._failed)
+        worker.finished.connect(self._worker_done)
+        self.worker = worker
+        self._set_running(True)
+        worker.start()
+
+    def resume(self, session_id: str) -> None:
+        """Run the missing runs of a stored session (from the Sessions tab)."""
+        try:
+            with Database(self.context.db_path) as db:
+                session = SessionStore(db).get(session_id)
+        except (StoreError, EngineError) as err:
+            self._say(err.sentence, error=True)
+            return
+        self.setup.set_plan(session.plan)
+        self.start(resume_session=session.id, plan=session.plan)
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self._stop_asked_at = time.monotonic()
+            self.worker.stop()
+            self._say("Stopping…")
+
+    def stop_and_wait(self, timeout_ms: int = 3000) -> bool:
+        """Stop and wait for the worker (closing the window); True when it ended."""
+        worker = self.worker
+        if worker is None:
+            return True
+        worker.stop()
+        return bool(worker.wait(timeout_ms))
+
+    def _set_running(self, running: bool) -> None:
+        self.setup.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        self.start_button.setEnabled(not running and self._plan is not None)
+        self.running_changed.emit(running)
+
+    # -- events from the worker (GUI thread, queued) ---------------------------------------
+    def _say(self, text: str, error: bool = False) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        self.log.appendPlainText(f"{stamp}  {'Error: ' if error else ''}{text}")
+        self.status_message.emit(text)
+
+    def _session_started(self, event: SessionStarted) -> None:
+        resumed = f", {event.already_done} already done" if event.already_done else ""
+        self._say(f"Session {event.session_id[:8]} started: {event.total_runs} runs{resumed}.")
+        self.progress.setValue(event.already_done)
+
+    def _run_started(self, event: RunStarted) -> None:
+        plan = self._running_plan
+        assert plan is not None
+        self.command.setText(" ".join(event.argv))
+        self.command.setCursorPosition(0)
+        title = (
+            f"{series_name(plan, event.key.series)} · {event.value:g} · "
+            f"run {event.key.repetition}/{plan.repetitions}"
+        )
+        self.live_chart.reset(title)
+        self.log.appendPlainText(f"$ {' '.join(event.argv)}")
+
+    def _sample(self, event: SampleArrived) -> None:
+        self.live_chart.add_sample(event.sample)
+
+    def _run_failed(self, event: RunFailed) -> None:
+        again = " Trying again." if event.will_retry else " The sweep goes on."
+        self._say(event.sentence + again, error=True)
+
+    def _point(self, event: PointUpdated) -> None:
+        plan = self._running_plan
+        assert plan is not None
+        name = series_name(plan, event.series)
+        tp = event.throughput_bps
+        if tp.mean is not None:
+            self.sweep_chart.set_point(name, SweepPoint(event.value, tp.mean, tp.std or 0.0))
+        if event.rtt_ms.mean is not None:
+            self.rtt_chart.set_point(
+                name, SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
+            )
+        if event.cpu_pct.mean is not None:
+            self.cpu_chart.set_point(
+                name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
+            )
+        self.table.update_point(name, event.value, tp, event.rtt_ms if event.rtt_ms.n else None)
+
+    def _progress(self, event: Progress) -> None:
+        self.progress.setValue(event.done)
+        eta = _eta_text(event.eta_s)
+        self.status_message.emit(
+            f"point {event.point}/{event.points} · run {event.repetition}/{event.repetitions}"
+            f" · {event.series} · {event.done}/{event.total} runs · {eta} left"
+        )
+
+    def _session_finished(self, event: SessionFinished) -> None:
+        words = {
+            SessionStatus.COMPLETED: "completed",
+            SessionStatus.STOPPED: "stopped",
+            SessionStatus.FAILED: "ended",
+        }.get(event.status, event.status.value)
+        reason = (
+            f" {event.reason}" if event.reason and event.status is not SessionStatus.STOPPED else ""
+        )
+        self._say(
+            f"Session {event.session_id[:8]} {words}.{reason}",
+            error=event.status is SessionStatus.FAILED,
+        )
+        if self._stop_asked_at is not None:
+            self.log.appendPlainText(
+                f"Stopped within {time.monotonic() - self._stop_asked_at:.2f} s; "
+                f"finished runs are saved."
+            )
+        self.session_saved.emit(event.session_id)
+
+    def _failed(self, sentence: str) -> None:
+        self._say(sentence, error=True)
+
+    def _worker_done(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.deleteLater()
+        self._stop_asked_at = None
+        self._set_running(False)
+
+
+def _eta_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "time"
+    seconds = round(seconds)
+    minutes, secs = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes}:{secs:02d}"

@@ -1,0 +1,188 @@
+"""One stored session as it looked when it ran: header, sweep charts and the results table."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.analysis.points import PointSummary, point_summaries
+from app.store.records import RunRecord, SessionRecord
+from app.study.plan import VARIABLE_LABELS, Conditions, Medium, Plan, Security
+from app.ui.charts import SweepChart, SweepPoint
+from app.ui.results import ResultsTable
+
+NO_SELECTION = "Select a session in the list to see its results."
+
+
+def local_time(stamp: str | None) -> str:
+    """'2026-11-21T11:48:42.123Z' -> '2026-11-21 12:48' in this computer's time zone."""
+    if not stamp:
+        return "—"
+    try:
+        moment = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def describe_conditions(conditions: Conditions) -> str:
+    """Security, medium and tags in one short line ('WPA2 · 802.11n · room=B12')."""
+    parts = []
+    if conditions.security is not Security.UNKNOWN:
+        parts.append(conditions.security.value)
+    if conditions.medium is not Medium.UNKNOWN:
+        parts.append(conditions.medium.value)
+    parts += [f"{key}={value}" for key, value in conditions.tags]
+    return " · ".join(parts)
+
+
+def variable_label(plan: Plan) -> str:
+    name, unit = VARIABLE_LABELS[plan.variable]
+    return f"{name} ({unit})" if unit else name
+
+
+def describe_plan(plan: Plan) -> str:
+    protocols = "/".join(p.value.upper() for p in plan.protocols)
+    versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
+    return (
+        f"{plan.engine.value} · {protocols} · {versions} · {plan.direction.value} · "
+        f"{len(plan.values)} points × {plan.repetitions} runs of {plan.duration_s} s"
+    )
+
+
+class SessionView(QWidget):
+    """Read-only view of one session; show_session() draws it, clear() empties it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._stack = QStackedWidget(self)
+        self._placeholder = QLabel(NO_SELECTION)
+        self._placeholder.setObjectName("session_view_placeholder")
+        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._placeholder.setWordWrap(True)
+        self._stack.addWidget(self._placeholder)
+
+        content = QWidget()
+        self.header = QLabel()
+        self.header.setObjectName("session_header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.throughput_chart = SweepChart("Throughput (mean ± 1 SD)", "throughput", is_rate=True)
+        self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
+        self.cpu_chart = SweepChart("CPU utilisation (mean ± 1 SD)", "CPU (%)", is_rate=False)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("session_tabs")
+        for chart, title in (
+            (self.throughput_chart, "Throughput"),
+            (self.rtt_chart, "RTT"),
+            (self.cpu_chart, "CPU"),
+        ):
+            chart.setMinimumHeight(180)
+            self.tabs.addTab(chart, title)
+        self.table = ResultsTable()
+        self.table.setObjectName("session_results")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.tabs)
+        splitter.addWidget(self.table)
+        splitter.setSizes([320, 240])
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.header)
+        layout.addWidget(splitter, 1)
+        self._stack.addWidget(content)
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._stack)
+        self.session_id: str | None = None
+        self.points: list[PointSummary] = []
+
+    @property
+    def message(self) -> str:
+        """The text shown while no session is on view."""
+        return self._placeholder.text()
+
+    def clear(self, message: str = NO_SELECTION) -> None:
+        self.session_id = None
+        self.points = []
+        for chart in (self.throughput_chart, self.rtt_chart, self.cpu_chart):
+            chart.clear_points()
+            chart.redraw()
+        self.table.clear_rows()
+        self.header.clear()
+        self._placeholder.setText(message)
+        self._stack.setCurrentIndex(0)
+
+    def show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
+        self.clear()
+        self.session_id = session.id
+        plan = session.plan
+        self.points = point_summaries(plan, runs)
+        self.header.setText(_header_text(session))
+        x_label = variable_label(plan)
+        self.table.set_value_header(x_label)
+        for chart in (self.throughput_chart, self.rtt_chart, self.cpu_chart):
+            chart.set_x_label(x_label)
+        for point in self.points:
+            if point.n == 0 and point.failed == 0:
+                continue  # not measured yet (a stopped or interrupted session)
+            label = point.series.label
+            throughput = point.metrics["throughput_bps"]
+            rtt = point.metrics["rtt_ms"]
+            self.table.update_point(label, point.value, throughput, rtt if rtt.n else None)
+            _plot(self.throughput_chart, label, point, "throughput_bps")
+            _plot(self.rtt_chart, label, point, "rtt_ms")
+            _plot(self.cpu_chart, label, point, "cpu_local_pct")
+            _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct")
+        charts = (self.throughput_chart, self.rtt_chart, self.cpu_chart)
+        visible = [chart.point_count() > 0 for chart in charts]
+        if not any(visible):
+            visible[0] = True  # an empty throughput chart says "nothing measured" plainly
+        for index, chart in enumerate(charts):
+            chart.redraw()
+            self.tabs.setTabVisible(index, visible[index])
+        if not visible[self.tabs.currentIndex()]:
+            self.tabs.setCurrentIndex(visible.index(True))
+        self._stack.setCurrentIndex(1)
+
+
+def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str) -> None:
+    summary = point.metrics[metric]
+    if summary.n == 0 or summary.mean is None:
+        return
+    chart.set_point(series, SweepPoint(point.value, summary.mean, summary.std or 0.0))
+
+
+def _header_text(session: SessionRecord) -> str:
+    """Rich text: the name in bold, every stored string escaped."""
+    status = session.status.value
+    if session.status_reason:
+        status += f" ({session.status_reason})"
+    first = (
+        f" — peer {session.peer_host} — {status} — "
+        f"{local_time(session.started_at or session.created_at)}"
+    )
+    lines = [
+        f"{describe_plan(session.plan)} — runs {session.runs_done}/{session.total_runs}"
+        + (f", {session.runs_failed} failed" if session.runs_failed else ""),
+        f"Conditions: {describe_conditions(session.conditions) or 'not stated'}",
+    ]
+    if session.conditions.notes:
+        lines.append(f"Notes: {session.conditions.notes}")
+    name = html.escape(session.name or "Untitled session")
+    rest = [html.escape(line) for line in lines]
+    return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])

@@ -1,0 +1,464 @@
+"""The Sessions tab: every stored session, searchable, to open, rename, tag, delete or resume."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.engine.errors import EngineError
+from app.store.db import Database, StoreError
+from app.store.records import SessionRecord, SessionStatus
+from app.store.sessions import SessionStore
+from app.ui.context import AppContext
+from app.ui.session_view import SessionView, describe_conditions, local_time
+
+NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
+COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs")
+RESUMABLE = {SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED}
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+SEARCH_DELAY_MS = 200
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class SessionTableModel(QAbstractTableModel):
+    """The stored sessions, one per row, newest first as the store hands them out."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.sessions: list[SessionRecord] = []
+
+    def set_sessions(self, sessions: list[SessionRecord]) -> None:
+        self.beginResetModel()
+        self.sessions = list(sessions)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
+        return 0 if parent.isValid() else len(self.sessions)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation is not Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section == 0:
+            return "When the session started, in this computer's local time."
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        session = self.sessions[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cells(session)[column]
+        if role == SORT_ROLE:
+            if column == 0:
+                return session.started_at or session.created_at
+            if column == 7:
+                return session.runs_done / max(session.total_runs, 1)
+            return self.cells(session)[column].lower()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 6 and session.status_reason:
+                return session.status_reason
+            if column == 5 and session.conditions.notes:
+                return session.conditions.notes
+            if column == 7 and session.runs_failed:
+                return f"{session.runs_failed} of the runs failed."
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 7:
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        return None
+
+    @staticmethod
+    def cells(session: SessionRecord) -> tuple[str, ...]:
+        plan = session.plan
+        return (
+            local_time(session.started_at or session.created_at),
+            session.name or "Untitled session",
+            session.peer_host,
+            "/".join(p.value.upper() for p in plan.protocols),
+            "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
+            describe_conditions(session.conditions),
+            session.status.value,
+            f"{session.runs_done}/{session.total_runs}",
+        )
+
+
+def parse_tags(text: str) -> dict[str, str]:
+    """KEY=VALUE, one per line (blank lines skipped); ValueError says which line is wrong."""
+    tags: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(
+                f"Line {number} ({line.strip()!r}) is not KEY=VALUE: fix or remove it."
+            )
+        tags[key.strip()] = value.strip()
+    return tags
+
+
+class TagsDialog(QDialog):
+    """Free tags (KEY=VALUE per line) and notes of one session."""
+
+    def __init__(self, session: SessionRecord, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Tags and notes — {session.name or session.short_id}")
+        conditions = session.conditions
+        self.tags_edit = QPlainTextEdit("\n".join(f"{k}={v}" for k, v in conditions.tags))
+        self.tags_edit.setPlaceholderText("room=B12\nap=lab-ap-2")
+        self.notes_edit = QPlainTextEdit(conditions.notes)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #D55E00")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Tags (KEY=VALUE, one per line)", self.tags_edit)
+        form.addRow("Notes", self.notes_edit)
+        form.addRow(self.error)
+        form.addRow(buttons)
+        self.tags: dict[str, str] = conditions.tag_dict
+
+    def accept(self) -> None:
+        try:
+            self.tags = parse_tags(self.tags_edit.toPlainText())
+        except ValueError as err:
+            self.error.setText(str(err))
+            return
+        super().accept()
+
+    @property
+    def notes(self) -> str:
+        return self.notes_edit.toPlainText().strip()
+
+
+class SessionsTab(QWidget):
+    """The list of sessions over the view of the one selected."""
+
+    resume_requested = Signal(str)  # session id
+    compare_requested = Signal(list)  # session ids, two or more
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.search = QLineEdit()
+        self.search.setObjectName("sessions_search")
+        self.search.setPlaceholderText("Search name, peer or conditions")
+        self.search.setClearButtonEnabled(True)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("sessions_status_filter")
+        self.status_filter.addItem("All statuses", "")
+        for status in SessionStatus:
+            self.status_filter.addItem(status.value.capitalize(), status.value)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.status_filter.currentIndexChanged.connect(lambda _index: self.refresh())
+
+        self.model = SessionTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.table = QTableView()
+        self.table.setObjectName("sessions_table")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setMaximumSectionSize(360)  # a long name must not push the rest out of view
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.table.doubleClicked.connect(lambda _index: self.open_selected())
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.buttons: dict[str, QPushButton] = {}
+        actions: list[tuple[str, str, str, Callable[[], object]]] = [
+            ("open_button", "Open", "Show the selected session below.", self.open_selected),
+            ("rename_button", "Rename…", "Give the session another name.", self.ask_rename),
+            ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
+            ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
+            ("resume_button", "Resume", "Run what is missing on the Measure tab.", self.resume),
+            ("compare_button", "Compare", "Put two or more sessions side by side.", self.compare),
+            ("refresh_button", "Refresh", "Read the database again.", self.refresh),
+        ]
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.status_filter)
+        for name, text, tip, slot in actions:
+            button = QPushButton(text)
+            button.setObjectName(name)
+            button.setToolTip(tip)
+            button.clicked.connect(lambda _checked=False, slot=slot: slot())
+            bar.addWidget(button)
+            self.buttons[name] = button
+
+        self.status = QLabel()
+        self.status.setObjectName("sessions_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.view = SessionView()
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.view)
+        self.splitter.setSizes([220, 560])
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status)
+        self._update_actions()
+
+    # -- reading -------------------------------------------------------------------------------
+    def _open_db(self, readonly: bool) -> Database | None:
+        """A connection of our own, or None with the reason shown (no file, damaged file)."""
+        path = self.context.db_path
+        exists = path.is_file() and path.stat().st_size > 0
+        if readonly and not exists:
+            self.model.set_sessions([])
+            self.view.clear(NO_SESSIONS)
+            self.status.setText("")
+            return None
+        try:
+            return Database(path, readonly=readonly)
+        except StoreError as err:
+            self._show_error(err.sentence)
+            if readonly:  # the list cannot be read at all
+                self.model.set_sessions([])
+                self.view.clear("The sessions cannot be shown: see the message below.")
+            return None
+
+    def _show_error(self, sentence: str) -> None:
+        self.status.setText(sentence)
+        self.status.setStyleSheet("color: #D55E00")
+
+    def refresh(self) -> None:
+        """Read the list again, keeping the selection and the session on view."""
+        self._search_timer.stop()
+        selected = set(self.selected_ids())
+        on_view = self.view.session_id
+        db = self._open_db(readonly=True)
+        if db is None:
+            self._update_actions()
+            return
+        with db:
+            store = SessionStore(db)
+            try:
+                sessions = store.list_sessions(
+                    self.search.text().strip(), self.status_filter.currentData() or None
+                )
+                by_id = {s.id: s for s in sessions}
+                runs = store.runs(on_view) if on_view in by_id else None
+            except StoreError as err:
+                self._show_error(err.sentence)
+                self._update_actions()
+                return
+        self.status.setStyleSheet("")
+        self.status.setText(_count_text(len(sessions), self.search.text().strip()))
+        self.model.set_sessions(sessions)
+        for column in (c for c in range(len(COLUMNS)) if c != 5):
+            self.table.resizeColumnToContents(column)
+        self._select(selected)
+        if on_view is not None and runs is not None:
+            self.view.show_session(by_id[on_view], runs)
+        elif not sessions:
+            filtered = self.search.text().strip() or self.status_filter.currentData()
+            self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
+        else:
+            self.view.clear()
+        self._update_actions()
+
+    def _select(self, ids: set[str]) -> None:
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        for row, session in enumerate(self.model.sessions):
+            if session.id in ids:
+                index = self.proxy.mapFromSource(self.model.index(row, 0))
+                flags = QItemSelectionModel.SelectionFlag
+                selection.select(index, flags.Select | flags.Rows)
+
+    def selected_sessions(self) -> list[SessionRecord]:
+        rows = self.table.selectionModel().selectedRows()
+        ordered = sorted(rows, key=lambda index: index.row())
+        return [self.model.sessions[self.proxy.mapToSource(i).row()] for i in ordered]
+
+    def selected_ids(self) -> list[str]:
+        return [s.id for s in self.selected_sessions()]
+
+    def select_session(self, session_id: str) -> None:
+        self._select({session_id})
+
+    def _selection_changed(self, *_args: object) -> None:
+        self._update_actions()
+        chosen = self.selected_sessions()
+        if len(chosen) == 1 and chosen[0].id != self.view.session_id:
+            self.open_selected()
+
+    def _single(self) -> SessionRecord | None:
+        chosen = self.selected_sessions()
+        return chosen[0] if len(chosen) == 1 else None
+
+    def _update_actions(self) -> None:
+        count, single = len(self.selected_sessions()), self._single()
+        for name in ("open_button", "rename_button", "tags_button"):
+            self.buttons[name].setEnabled(single is not None)
+        self.buttons["delete_button"].setEnabled(count > 0)
+        self.buttons["resume_button"].setEnabled(single is not None and single.status in RESUMABLE)
+        self.buttons["compare_button"].setEnabled(count >= 2)
+
+    def open_selected(self) -> None:
+        session = self._single()
+        db = self._open_db(readonly=True) if session is not None else None
+        if session is None or db is None:
+            return
+        with db:
+            try:
+                runs = SessionStore(db).runs(session.id)
+            except StoreError as err:
+                self._show_error(err.sentence)
+                return
+        self.view.show_session(session, runs)
+
+    # -- writing -------------------------------------------------------------------------------
+    def _write(self, action: Callable[[SessionStore], None]) -> bool:
+        """One change through a writable connection of our own; the sentence on failure."""
+        db = self._open_db(readonly=False)
+        if db is None:
+            return False
+        with db:
+            try:
+                action(SessionStore(db))
+            except (StoreError, EngineError) as err:
+                self._show_error(err.sentence)
+                return False
+        self.refresh()
+        return True
+
+    def rename_session(self, session_id: str, name: str) -> bool:
+        return self._write(lambda store: store.rename(session_id, name.strip()))
+
+    def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool:
+        def change(store: SessionStore) -> None:
+            conditions = store.get(session_id).conditions.with_tags(tags)
+            store.set_conditions(session_id, replace(conditions, notes=notes))
+
+        return self._write(change)
+
+    def delete_sessions(self, session_ids: list[str]) -> bool:
+        def change(store: SessionStore) -> None:
+            store.mark_interrupted()  # a "running" left by a crash is not running
+            for session_id in session_ids:
+                session = store.get(session_id)
+                if session.status is SessionStatus.RUNNING:
+                    raise StoreError(
+                        f"{session.name or session.short_id} is still running: stop it on the "
+                        f"Measure tab first, then delete it."
+                    )
+            for session_id in session_ids:
+                store.delete(session_id)
+
+        return self._write(change)
+
+    def ask_rename(self) -> None:
+        if (session := self._single()) is None:
+            return
+        name, ok = QInputDialog.getText(
+            self, "Rename session", "New name:", QLineEdit.EchoMode.Normal, session.name
+        )
+        if ok and name.strip():
+            self.rename_session(session.id, name)
+
+    def ask_tags(self) -> None:
+        if (session := self._single()) is None:
+            return
+        dialog = TagsDialog(session, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.set_tags(session.id, dialog.tags, dialog.notes)
+
+    def ask_delete(self) -> None:
+        chosen = self.selected_sessions()
+        if not chosen:
+            return
+        names = "\n".join(
+            f"• {s.name or 'Untitled session'} ({s.short_id}), {_runs_text(s.runs_done)}"
+            for s in chosen[:10]
+        )
+        more = f"\n… and {len(chosen) - 10} more" if len(chosen) > 10 else ""
+        what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
+        answer = QMessageBox.question(
+            self,
+            "Delete sessions",
+            f"Delete {what} and every run measured in it?\n\n{names}{more}\n\n"
+            "This cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete_sessions([s.id for s in chosen])
+
+    def resume(self) -> None:
+        session = self._single()
+        if session is not None and session.status in RESUMABLE:
+            self.resume_requested.emit(session.id)
+
+    def compare(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) >= 2:
+            self.compare_requested.emit(ids)
+
+
+def _runs_text(count: int) -> str:
+    return "1 run" if count == 1 else f"{count} runs"
+
+
+def _count_text(count: int, search: str) -> str:
+    found = "1 session" if count == 1 else f"{count} sessions"
+    return f"{found} matching {search!r}." if search else f"{found}."

@@ -1,0 +1,25 @@
+"""Window tests: Qt offscreen, and settings and database kept in the test's own folder."""
+
+from __future__ import annotations
+
+import os
+
+# Before anything imports Qt: no display is needed, and none is touched.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.ui.context import ENGINE_NAMES, AppContext
+
+
+@pytest.fixture
+def context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
+    """An AppContext on a settings file and database in tmp_path, never the user's own."""
+    # AppContext exports engine paths as LINKLAB_<NAME>; undo that after the test.
+    for name in ENGINE_NAMES:
+        monkeypatch.delenv(f"LINKLAB_{name.upper()}", raising=False)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    return AppContext(settings, db_path=tmp_path / "linklab.sqlite3")

@@ -1,0 +1,54 @@
+"""Charts: units that scale, axes from zero, and no reference-count damage from redraws."""
+
+from __future__ import annotations
+
+import sys
+
+from app.analysis.stats import summarize
+from app.models import Flow, Sample
+from app.ui.charts import LiveChart, SweepChart, SweepPoint
+
+
+def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = LiveChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    chart.reset("run")
+    for i in range(5):
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=2.5e9))
+    chart.add_sample(Sample(0, 1.0, Flow.DOWN, bits_per_second=None))  # unknown: skipped
+    chart._redraw()
+    assert chart.point_count == 5
+    assert "Gbit/s" in chart.getPlotItem().getAxis("left").labelText
+    (low, high) = chart.getPlotItem().viewRange()[1]
+    assert low == 0 and high > 2.5
+
+
+def test_sweep_chart_series_and_points(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = SweepChart("t", "throughput", is_rate=True)
+    qtbot.addWidget(chart)
+    chart.set_point("IPv4 · WPA2", SweepPoint(128, 40e6, 1e6))
+    chart.set_point("IPv4 · WPA2", SweepPoint(1408, 45e6, 2e6))
+    chart.set_point("IPv4 · WPA2", SweepPoint(128, 41e6, 1e6))  # replaces the point
+    chart.set_point("IPv6 · WPA2", SweepPoint(128, 39e6, 1e6))
+    chart.redraw()
+    assert chart.series_names == ["IPv4 · WPA2", "IPv6 · WPA2"]
+    assert chart.point_count("IPv4 · WPA2") == 2 and chart.point_count() == 3
+    assert "Mbit/s" in chart.getPlotItem().getAxis("left").labelText
+    assert summarize([1.0]).n == 1
+
+
+def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """PySide6 6.12.0 loses a reference to True on every pyqtgraph repaint, which crashes
+    Python 3.11 within minutes of live charting; the pinned Qt binding must not."""
+    chart = LiveChart()
+    qtbot.addWidget(chart)
+    chart.resize(600, 400)
+    chart.show()
+    before = sys.getrefcount(True)
+    for i in range(50):
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=1e6 * (i + 1)))
+        chart._redraw()
+        chart.resize(600 + i % 3, 400)
+        qtbot.wait(1)
+    assert sys.getrefcount(True) >= before - 5
