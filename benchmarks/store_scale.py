@@ -10,12 +10,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.analysis.points import point_summaries  # noqa: E402
-from app.models import IpVersion, Protocol, Sample  # noqa: E402
-from app.store.db import Database  # noqa: E402
-from app.store.records import RunMetrics, utc_now  # noqa: E402
-from app.store.sessions import SessionStore  # noqa: E402
-from app.study.plan import Peer, Plan, RunKey  # noqa: E402
+from app.analysis.points import point_summaries
+from app.models import IpVersion, Protocol, Sample
+from app.store.db import Database
+from app.store.records import RunMetrics, utc_now
+from app.store.sessions import SessionStore
+from app.study.plan import Peer, Plan, RunKey
 
 SESSIONS, POINTS, RUNS = 10, 6, 40
 SAMPLES_TOTAL = 1_000_000
@@ -39,9 +39,16 @@ def main() -> int:
                     for rep in range(1, RUNS + 1):
                         bps = 40e6 + 1e5 * ((s * 7 + i * 3 + rep) % 11)
                         samples = [Sample(t, t + 1.0, bits_per_second=bps) for t in range(per_run)]
-                        store.add_run(sid, RunKey(Protocol.TCP, IpVersion.V4, i, rep), value,
-                                      metrics=RunMetrics(throughput_bps=bps), samples=samples,
-                                      started_at=utc_now(), elapsed_s=60.0, engine="iperf3")
+                        store.add_run(
+                            sid,
+                            RunKey(Protocol.TCP, IpVersion.V4, i, rep),
+                            value,
+                            metrics=RunMetrics(throughput_bps=bps),
+                            samples=samples,
+                            started_at=utc_now(),
+                            elapsed_s=60.0,
+                            engine="iperf3",
+                        )
                         written += len(samples)
                 store.finish(sid, store.get(sid).status)
             write_s = time.monotonic() - t0
@@ -56,10 +63,14 @@ def main() -> int:
             store.samples(one_run.id)
             sample_s = time.monotonic() - t2
     runs = SESSIONS * POINTS * RUNS
-    print(f"wrote {written:,} samples in {runs:,} runs (one transaction per run): "
-          f"{write_s:.1f} s, {written / write_s:,.0f} samples/s, file {size_mb:.0f} MB")
-    print(f"comparison query, {SESSIONS} sessions x {POINTS} points x {RUNS} runs "
-          f"summarised: {query_s * 1000:.0f} ms")
+    print(
+        f"wrote {written:,} samples in {runs:,} runs (one transaction per run): "
+        f"{write_s:.1f} s, {written / write_s:,.0f} samples/s, file {size_mb:.0f} MB"
+    )
+    print(
+        f"comparison query, {SESSIONS} sessions x {POINTS} points x {RUNS} runs "
+        f"summarised: {query_s * 1000:.0f} ms"
+    )
     print(f"one run's {per_run} samples read back: {sample_s * 1000:.1f} ms")
     return 0
 

@@ -23,18 +23,54 @@ def bare(path: str, port: int, runs: int, duration: int) -> float:
     t0 = time.monotonic()
     for size in SIZES:
         for _ in range(runs):
-            subprocess.run([path, "-c", "127.0.0.1", "-p", str(port), "-t", str(duration),
-                            "-l", str(size), "-4", "-f", "k", "-V", "--forceflush"],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [
+                    path,
+                    "-c",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "-t",
+                    str(duration),
+                    "-l",
+                    str(size),
+                    "-4",
+                    "-f",
+                    "k",
+                    "-V",
+                    "--forceflush",
+                ],
+                check=True,
+                capture_output=True,
+            )
     return time.monotonic() - t0
 
 
 def app(port: int, runs: int, duration: int, db: Path) -> float:
     t0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "app", "run", "--peer", "127.0.0.1", "--port",
-                    str(port), "--sizes", ",".join(map(str, SIZES)), "--runs", str(runs),
-                    "--duration", str(duration), "--db", str(db)],
-                   check=True, capture_output=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            "--peer",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--sizes",
+            ",".join(map(str, SIZES)),
+            "--runs",
+            str(runs),
+            "--duration",
+            str(duration),
+            "--db",
+            str(db),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
     return time.monotonic() - t0
 
 
@@ -57,10 +93,14 @@ def main() -> int:
     allowed = 1.05 * bare_s + 0.2 * n
     print(f"{n} runs x {args.duration} s on loopback (iperf3 {tool.version_string})")
     print(f"bare iperf3 script  {bare_s:7.2f} s")
-    print(f"linklab run         {app_s:7.2f} s   ratio {app_s / bare_s:.3f}, "
-          f"overhead {(app_s - bare_s) / n:.3f} s per run")
-    print(f"target <= {allowed:.2f} s (1.05 x bare + 0.2 s/run): "
-          f"{'ok' if app_s <= allowed else 'ABOVE'}")
+    print(
+        f"linklab run         {app_s:7.2f} s   ratio {app_s / bare_s:.3f}, "
+        f"overhead {(app_s - bare_s) / n:.3f} s per run"
+    )
+    print(
+        f"target <= {allowed:.2f} s (1.05 x bare + 0.2 s/run): "
+        f"{'ok' if app_s <= allowed else 'ABOVE'}"
+    )
     return 0
 
 

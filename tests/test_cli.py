@@ -46,7 +46,7 @@ def test_doctor_json() -> None:
 
 
 def test_demo_is_a_real_loopback_measurement() -> None:
-    done = linklab()
+    done = linklab("demo")
     assert done.returncode == 0, done.stderr
     assert "bit/s" in done.stdout and "Result (iperf3" in done.stdout
     assert "-c 127.0.0.1" in done.stdout

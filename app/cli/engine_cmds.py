@@ -339,7 +339,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# -- demo (until the window exists, `make run` shows this) ----------------------------------------
+# -- demo: a first measurement in the terminal ----------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     port = _free_port()
     print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")

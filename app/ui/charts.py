@@ -43,6 +43,23 @@ def style_plot(plot: pg.PlotWidget, title: str, print_friendly: bool = False) ->
     item.showGrid(x=True, y=True, alpha=0.25)
 
 
+def add_legend(
+    plot: pg.PlotWidget, offset: tuple[int, int], print_friendly: bool = False
+) -> pg.LegendItem:
+    """A legend in the text colour, on a see-through panel so it reads over grid lines."""
+    background, foreground = (
+        (QColor("white"), QColor("black")) if print_friendly else theme_colours()
+    )
+    panel = QColor(background)
+    panel.setAlpha(210)
+    return plot.getPlotItem().addLegend(
+        offset=offset,
+        labelTextColor=foreground,
+        brush=pg.mkBrush(panel),
+        pen=pg.mkPen(QColor(foreground.red(), foreground.green(), foreground.blue(), 60)),
+    )
+
+
 class LiveChart(pg.PlotWidget):
     """Throughput of the run in progress, one curve per flow (up, and down for --bidir)."""
 
@@ -54,7 +71,7 @@ class LiveChart(pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        self._legend = item.addLegend(offset=(-10, -10))
+        self._legend = add_legend(self, offset=(-10, -10))
         self._times: dict[Flow, list[float]] = {}
         self._rates: dict[Flow, list[float]] = {}
         self._curves: dict[Flow, pg.PlotDataItem] = {}
@@ -139,7 +156,7 @@ class SweepChart(pg.PlotWidget):
         self._is_rate = is_rate
         self.setMouseEnabled(x=False, y=False)
         # Top left: values usually grow along x, so that corner stays clear.
-        self._legend = self.getPlotItem().addLegend(offset=(10, 10))
+        self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
         self._items: list[pg.GraphicsObject] = []
         self._dirty = False

@@ -103,6 +103,9 @@ class PeerRow(QWidget):
     def _host_changed(self) -> None:
         local = self.is_this_computer
         self.host6.setEnabled(not local)
+        # For this computer LinkLab picks free ports itself (shown in the command line).
+        self.port.setEnabled(not local)
+        self.netperf_port.setEnabled(not local)
         self.check_result.setText("A local server is started for you." if local else "")
         self.changed.emit()
 
