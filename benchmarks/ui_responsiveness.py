@@ -117,7 +117,8 @@ def live_run() -> None:
     ordered = sorted(delays[20:])  # the first probes include start-up work
     p99 = ordered[int(len(ordered) * 0.99)] if ordered else 0
     print(
-        f"live UDP run at 200 Mbit/s, 40 s at 0.1 s intervals ({samples_seen} intervals charted): event-loop "
+        f"live UDP run at 200 Mbit/s, 40 s at 0.1 s intervals ({samples_seen} intervals "
+        f"charted): event-loop "
         f"delay worst {max(ordered):.1f} ms, p99 {p99:.1f} ms over {len(ordered)} probes "
         f"(targets < 50 ms, < 20 ms)"
     )
