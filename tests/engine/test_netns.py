@@ -152,3 +152,58 @@ def test_study_over_the_rate_limited_link(
     assert len(stored) == 4
     for ip, bps in stored:
         assert bps == pytest.approx(expected[ip], rel=0.05)
+
+
+def test_comparison_of_two_link_rates(
+    bed: TestBed, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The same sweep over a 40 and a 20 Mbit/s link: the comparison finds the slower link
+    slower at every point, significantly, by about half."""
+    db = tmp_path_factory.mktemp("compare") / "lab.sqlite3"
+    ids = []
+    try:
+        for rate, tag in ((RATE_MBIT, "fast"), (RATE_MBIT / 2, "slow")):
+            bed.set_rate(rate)
+            done = subprocess.run(
+                bed.linklab(
+                    bed.a,
+                    "run",
+                    "--peer",
+                    TestBed.B4,
+                    "--sizes",
+                    "512,1408",
+                    "--runs",
+                    "3",
+                    "--duration",
+                    "2",
+                    "--tag",
+                    f"link={tag}",
+                    "--db",
+                    str(db),
+                    "--json",
+                ),
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+            ids.append(json.loads(done.stdout)["session_id"])
+    finally:
+        bed.set_rate(RATE_MBIT)
+    done = subprocess.run(
+        bed.linklab(bed.a, "compare", ids[0], ids[1], "--json", "--db", str(db)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    (other,) = result["comparisons"]
+    assert other["series"] == "link=slow" and result["baseline"]["series"] == "link=fast"
+    for point in other["points"]:
+        assert point["difference"] < 0 and point["significant"] is True
+        assert point["relative_pct"] == pytest.approx(-50, abs=5)
+        assert point["ci95_low"] < point["difference"] < point["ci95_high"] < 0
+    assert any("Overall link=fast is better than link=slow" in s for s in result["findings"])
