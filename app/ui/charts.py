@@ -161,11 +161,21 @@ class SweepChart(pg.PlotWidget):
         self._items: list[pg.GraphicsObject] = []
         self._dirty = False
         self._x_label = "packet size (B)"
+        self._scale = 1.0
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self.redraw)
         self._timer.start()
         self.setLabel("left", y_label)
+
+    def set_metric(self, y_label: str, *, is_rate: bool) -> None:
+        self._y_label = y_label
+        self._is_rate = is_rate
+        self._dirty = True
+
+    def current_scale(self) -> float:
+        """The divisor of the y values as last drawn (1e6 for Mbit/s, 1 when not a rate)."""
+        return self._scale
 
     def set_x_label(self, label: str) -> None:
         self._x_label = label
@@ -208,6 +218,7 @@ class SweepChart(pg.PlotWidget):
         if self._is_rate:
             unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
             label = f"{self._y_label} ({unit})"
+        self._scale = scale
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
         for index, (name, points) in enumerate(self._series.items()):

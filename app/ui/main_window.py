@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.engine.errors import BadOption
 from app.study.presets import list_presets, save_preset
+from app.ui.compare_tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.local_servers import LocalServers
 from app.ui.measure_tab import MeasureTab
@@ -49,9 +50,11 @@ class MainWindow(QMainWindow):
         self.sessions = SessionsTab(self.context)
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)
+        self.compare_tab = CompareTab(self.context)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.measure, "Measure")
         self.tabs.addTab(self.sessions, "Sessions")
+        self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
         self.tabs.addTab(self.settings_tab, "Settings")
         self.setCentralWidget(self.tabs)
@@ -59,6 +62,7 @@ class MainWindow(QMainWindow):
         self.status_label.setObjectName("status_text")
         self.statusBar().addWidget(self.status_label, 1)
         self.measure.status_message.connect(self.status_label.setText)
+        self.compare_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
