@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Make sure the system libraries Qt's window needs are installed (Debian/Ubuntu); with
-# --with-screenshots also a virtual X server (Xvfb) for `make screenshots`.
+# --with-screenshots also what the tests and `make screenshots` use: Xvfb, Chromium, poppler.
 # A desktop machine has them already: then this installs nothing.
 set -u
 say() { printf 'linklab set-up: %s\n' "$*" >&2; }
@@ -11,7 +11,8 @@ packages=(libgl1 libegl1 libfontconfig1 libfreetype6 libglib2.0-0 libdbus-1-3 li
           libxkbcommon-x11-0 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0
           libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0
           libxcb-xkb1 fonts-dejavu-core)
-[ "${1:-}" = "--with-screenshots" ] && packages+=(xvfb xauth)
+# Tests and screenshots: a virtual X server, a browser to open HTML reports, a PDF renderer.
+[ "${1:-}" = "--with-screenshots" ] && packages+=(xvfb xauth chromium poppler-utils)
 
 missing=()
 for pkg in "${packages[@]}"; do
