@@ -26,6 +26,7 @@ from app.engine.validate import (
     check_range,
     is_ipv4_literal,
     is_ipv6_literal,
+    resolves,
     resolves_for_ipv4,
     validate_host,
 )
@@ -196,6 +197,10 @@ def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
             return PeerVanished(host, detail=message)
         if "parameter error" in text:
             return BadOption(f"iperf3 refused an option: {message}.", detail=message)
+        if "unable to connect" in text and not resolves(host):
+            # Some resolvers answer oddly for a missing name; iperf3 then reports the
+            # failed connect ("Invalid argument") instead of the lookup.
+            return HostUnresolved(host, detail=message)
         return EngineFailed("iperf3", message)
 
     return classify

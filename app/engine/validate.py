@@ -106,3 +106,11 @@ def resolves_for_ipv4(host: str) -> bool:
         return bool(socket.getaddrinfo(host, None, socket.AF_INET))
     except (OSError, UnicodeError):
         return False
+
+
+def resolves(host: str) -> bool:
+    """True when the host is an address or a name that resolves to one."""
+    try:
+        return bool(socket.getaddrinfo(host, None))
+    except (OSError, UnicodeError):
+        return False

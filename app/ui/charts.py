@@ -6,6 +6,7 @@ curve uses pyqtgraph's peak downsampling and clip-to-view so long runs stay chea
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -235,7 +236,7 @@ class SweepChart(pg.PlotWidget):
                 x,
                 y,
                 pen=pg.mkPen(colour, width=2),
-                name=name,
+                name=html.escape(name, quote=False),  # legends are rich text; names are not
                 symbol="o",
                 symbolSize=7,
                 symbolBrush=colour,

@@ -8,8 +8,13 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from app.engine.errors import EngineError
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.servers import (
+    LocalServer,
+    ServerOptions,
+    ServerStartFailed,
+    iperf3_server,
+    netserver,
+)
 from app.engine.tools import find_tool
 
 THIS_COMPUTER = "This computer"
@@ -90,12 +95,16 @@ class LocalServers(QObject):
         """Servers for a loopback study: reuse running ones, else start them on free ports.
         Returns the (iperf3, netserver) ports to use."""
         if self.iperf3 is None or not self.iperf3.running:
-            self.start_iperf3(free_port(iperf3_port))
+            try:
+                self.start_iperf3(free_port(iperf3_port))
+            except ServerStartFailed:
+                # Taken between the check and the start (another LinkLab): any free port.
+                self.start_iperf3(free_port(0))
         assert self.iperf3 is not None
         ns_port = self.netserver.port if self.netserver and self.netserver.running else 0
         if need_netserver and not ns_port:
             try:
                 ns_port = self.start_netserver(free_port(netperf_port)).port
-            except EngineError:
-                raise
+            except ServerStartFailed:
+                ns_port = self.start_netserver(free_port(0)).port
         return self.iperf3.port, ns_port or netperf_port

@@ -145,6 +145,8 @@ class MeasureTab(QWidget):
         self.setup.peer_row.changed.connect(self._peer_changed)
         self._signals = _Signals()
         self._signals.detected.connect(self.setup.set_detected_security)
+        self.setup.peer_row.port.setValue(context.default_port("iperf3"))
+        self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
         self._peer_changed()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from app.analysis.stats import summarize
@@ -45,10 +46,16 @@ def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[
     qtbot.addWidget(chart)
     chart.resize(600, 400)
     chart.show()
+    for _ in range(5):  # settle: earlier tests' garbage also holds references to True
+        chart._redraw()
+        qtbot.wait(1)
+    gc.collect()
     before = sys.getrefcount(True)
     for i in range(50):
         chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=1e6 * (i + 1)))
         chart._redraw()
         chart.resize(600 + i % 3, 400)
         qtbot.wait(1)
-    assert sys.getrefcount(True) >= before - 5
+    gc.collect()
+    # The broken binding lost about 13 per repaint (650 here); noise is a few dozen.
+    assert sys.getrefcount(True) >= before - 100

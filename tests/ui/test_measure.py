@@ -24,6 +24,9 @@ from tests.conftest import ROOT_DIR, engine_children, free_port
 
 @pytest.fixture
 def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    # Ports of the test's own: another LinkLab on this machine may hold the defaults.
+    context.set_default_port("iperf3", free_port())
+    context.set_default_port("netperf", free_port())
     win = MainWindow(context, preset_dir=tmp_path / "presets")
     qtbot.addWidget(win)
     win.resize(1280, 800)
@@ -49,7 +52,7 @@ def test_sweep_from_the_form_to_the_browser(qtbot, window: MainWindow) -> None: 
     assert measure.running
     # The live curve gains points while the run is going.
     qtbot.waitUntil(lambda: measure.live_chart.point_count >= 1, timeout=15000)
-    assert measure.running
+    assert measure.running, measure.log.toPlainText()
     qtbot.waitUntil(lambda: not measure.running, timeout=60000)
     assert measure.table.rowCount() == 2
     assert measure.sweep_chart.point_count() == 2

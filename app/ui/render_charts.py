@@ -1,0 +1,218 @@
+"""Offscreen rendering for reports: the comparison chart as a print-friendly PNG, and HTML
+laid out on A4 pages by Qt's own PDF writer (no browser engine needed)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Literal
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextCursor,
+    QTextDocument,
+    QTextImageFormat,
+    QTextOption,
+)
+from PySide6.QtWidgets import QApplication
+
+from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
+from app.analysis.stats import summarize
+from app.ui.charts import SweepChart, SweepPoint
+
+Spread = Literal["sd", "ci"]
+
+#: Sizes in points; at 1200 px wide the text stays readable when the PNG is printed or shrunk.
+_TITLE_PT = 16
+_LABEL_PT = 14
+_TICK_PT = 12
+_LEGEND_PT = 13
+#: A4 with 15 mm margins leaves 180 × 267 mm; the document is laid out at 96 dpi, then the
+#: writer scales it onto the page.
+_PAGE_MARGIN_MM = 15.0
+_LAYOUT_DPI = 96
+_A4_MM = (210.0, 297.0)
+
+_app: QApplication | None = None  # held so the application is not collected while in use
+
+
+def ensure_application() -> QApplication:
+    """The running QApplication, or a new one (offscreen when there is no display)."""
+    global _app
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    if existing is not None:
+        raise RuntimeError("a QCoreApplication is running: charts need a QApplication")
+    no_display = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if sys.platform.startswith("linux") and no_display and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    _app = QApplication(sys.argv[:1])
+    return _app
+
+
+def _points(curve: SeriesData, spread: Spread) -> list[SweepPoint]:
+    points = []
+    for x, values in sorted(curve.values.items()):
+        summary = summarize(values)
+        if summary.mean is None:
+            continue
+        half = summary.std if spread == "sd" else summary.ci95
+        points.append(SweepPoint(x, summary.mean, half or 0.0))
+    return points
+
+
+def _axis_title(text: str, unit: str) -> str:
+    return f"{text} ({unit})" if unit else text
+
+
+def build_chart(comparison: Comparison, *, spread: Spread = "sd") -> SweepChart:
+    """The overlay chart, styled for paper: white, black axes, large type."""
+    ensure_application()
+    name, unit, _ = METRIC_INFO[comparison.metric]
+    is_rate = comparison.metric == "throughput_bps"
+    shown = "mean ± 1 SD" if spread == "sd" else "mean with 95 % confidence interval"
+    title = f"{name[:1].upper()}{name[1:]}: {shown}"
+    chart = SweepChart(
+        title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
+    )
+    item = chart.getPlotItem()
+    item.setTitle(title, color="#000000", size=f"{_TITLE_PT}pt")
+    tick_font = QFont()
+    tick_font.setPointSize(_TICK_PT)
+    for side in ("left", "bottom"):
+        axis = item.getAxis(side)
+        # The origin's "0" matters on paper: keep labels at the edge of the range.
+        axis.setStyle(tickFont=tick_font, tickTextOffset=6, hideOverlappingLabels=False)
+        axis.labelStyle = {**axis.labelStyle, "font-size": f"{_LABEL_PT}pt", "color": "#000000"}
+    item.setContentsMargins(10, 10, 28, 12)  # room for the last tick label and descenders
+    legend = item.legend
+    legend.setLabelTextSize(f"{_LEGEND_PT}pt")
+    chart.set_x_label(_axis_title(comparison.variable_label.lower(), comparison.variable_unit))
+    for curve in [comparison.baseline, *(r.other for r in comparison.results)]:
+        # pyqtgraph shows legend names as rich text: a name must not become markup.
+        chart.set_series(curve.label, _points(curve, spread))
+    chart.redraw()
+    return chart
+
+
+def chart_png(
+    comparison: Comparison,
+    path: str | Path | None,
+    width: int = 1200,
+    height: int = 700,
+    *,
+    spread: Spread = "sd",
+) -> bytes:
+    """Render the comparison chart to PNG bytes of exactly width × height pixels, and write
+    them to path when one is given."""
+    if spread not in ("sd", "ci"):
+        raise ValueError(f"spread must be 'sd' or 'ci', not {spread!r}")
+    app = ensure_application()
+    chart = build_chart(comparison, spread=spread)
+    try:
+        # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
+        chart.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        chart.resize(width, height)
+        chart.show()
+        app.processEvents()  # let the plot lay itself out at the new size
+        # Painting into an image of our own size keeps the pixel size exact on any
+        # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
+        image = QImage(width, height, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            chart.render(painter)
+        finally:
+            painter.end()
+    finally:
+        chart.close()
+        chart.deleteLater()
+    data = _png_bytes(image)
+    if path is not None:
+        Path(path).write_bytes(data)
+    return data
+
+
+def _png_bytes(image: QImage) -> bytes:
+    buffer = QByteArray()
+    device = QBuffer(buffer)
+    device.open(QIODevice.OpenModeFlag.WriteOnly)
+    # PySide6's stubs say bytes, the binding takes str.
+    if not image.save(device, "PNG"):  # type: ignore[call-overload]
+        raise RuntimeError("Qt could not encode the chart as PNG")
+    device.close()
+    return bytes(buffer.data())
+
+
+def _fit_images(document: QTextDocument, max_width: float) -> None:
+    """Shrink images wider than the text column, keeping their aspect ratio."""
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            fmt = fragment.charFormat()
+            if fmt.isImageFormat():
+                image = fmt.toImageFormat()
+                width, height = image.width(), image.height()
+                if width > max_width and height > 0:
+                    fitted = QTextImageFormat(image)
+                    fitted.setWidth(max_width)
+                    fitted.setHeight(height * max_width / width)
+                    cursor = QTextCursor(document)
+                    cursor.setPosition(fragment.position())
+                    end = fragment.position() + fragment.length()
+                    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+                    cursor.setCharFormat(fitted)
+            fragments += 1
+        block = block.next()
+
+
+def pdf_from_html(html: str, path: str | Path | None) -> bytes:
+    """Lay the HTML out on A4 pages (15 mm margins) with QTextDocument; return the PDF and
+    write it to path when one is given."""
+    ensure_application()
+    buffer = QByteArray()
+    device = QBuffer(buffer)
+    device.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(device)
+    writer.setTitle("LinkLab report")
+    writer.setCreator("LinkLab")
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    margins = QMarginsF(_PAGE_MARGIN_MM, _PAGE_MARGIN_MM, _PAGE_MARGIN_MM, _PAGE_MARGIN_MM)
+    writer.setPageMargins(margins, QPageLayout.Unit.Millimeter)
+    document = QTextDocument()
+    document.setDocumentMargin(0)
+    font = QFont()
+    font.setPointSize(9)
+    document.setDefaultFont(font)
+    # Break lines between words only: Qt's default also breaks inside words, which squeezes
+    # table columns until "Difference" splits in two.
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    document.setDefaultTextOption(option)
+    document.setHtml(html)
+    per_mm = _LAYOUT_DPI / 25.4
+    page = QSizeF(
+        (_A4_MM[0] - 2 * _PAGE_MARGIN_MM) * per_mm, (_A4_MM[1] - 2 * _PAGE_MARGIN_MM) * per_mm
+    )
+    # A page size of our own stops print() from adding its 2 cm margins on top of ours.
+    document.setPageSize(page)
+    _fit_images(document, page.width())
+    document.print_(writer)
+    del writer  # the writer finishes the file when it goes
+    device.close()
+    data = bytes(buffer.data())
+    if path is not None:
+        Path(path).write_bytes(data)
+    return data
