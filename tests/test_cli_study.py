@@ -135,8 +135,9 @@ def test_run_json_agrees_with_database_and_csv(
         "export", result["session_id"], "--format", "json", "--out", "-", "--db", str(db)
     )
     data = json.loads(as_json.stdout)
-    assert data["format_version"] == 1 and len(data["runs"]) == 16
-    assert data["runs"][0]["samples"] and data["runs"][0]["raw_output"]
+    assert data["format_version"] == 1 and len(data["sessions"][0]["runs"]) == 16
+    first_run = data["sessions"][0]["runs"][0]
+    assert first_run["samples"] and first_run["raw_output"]
     shown = linklab("sessions", "show", result["session_id"][:6], "--db", str(db), "--json")
     assert json.loads(shown.stdout)["points"] == points
     listed = json.loads(linklab("sessions", "--db", str(db), "--json").stdout)

@@ -1,4 +1,4 @@
-"""`linklab sessions` (list, show, rename, tag, delete) and `linklab export`."""
+"""`linklab sessions` (list, show, rename, tag, delete), `linklab export` and `import`."""
 
 from __future__ import annotations
 
@@ -7,18 +7,22 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
 from app.report.csv_export import runs_csv
+from app.report.exchange import (
+    dumps_exchange,
+    export_sessions,
+    import_sessions,
+    read_exchange,
+    write_exchange,
+)
 from app.store.db import Database, default_path
 from app.store.records import SessionRecord
 from app.store.sessions import SessionStore
-
-EXPORT_FORMAT = 1
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,12 +52,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         add_db_argument(action)
         action.add_argument("--json", action="store_true")
 
-    export = sub.add_parser("export", help="write a session's runs to CSV or JSON")
-    export.add_argument("session", metavar="SESSION")
+    export = sub.add_parser(
+        "export", help="write a session's runs to CSV, or sessions to a JSON exchange file"
+    )
+    export.add_argument(
+        "sessions", nargs="+", metavar="SESSION", help="one for CSV, one or more for JSON"
+    )
     export.add_argument("--format", choices=("csv", "json"), required=True)
     export.add_argument("--out", required=True, metavar="PATH", help="file to write ('-': stdout)")
     add_db_argument(export)
     export.set_defaults(handler=cmd_export)
+
+    imports = sub.add_parser(
+        "import", help="add the sessions of an exchange file (those already present are skipped)"
+    )
+    imports.add_argument(
+        "file", metavar="FILE", help="a file written by `linklab export --format json`"
+    )
+    add_db_argument(imports)
+    imports.add_argument("--json", action="store_true")
+    imports.set_defaults(handler=cmd_import)
 
 
 def _local_time(iso: str | None) -> str:
@@ -167,50 +185,25 @@ def _show(session: SessionRecord) -> None:
     print(f"  runs        {session.runs_done}/{session.total_runs} ({session.runs_failed} failed)")
 
 
-def export_json(session: SessionRecord, store: SessionStore) -> dict[str, Any]:
-    runs = store.runs(session.id, with_raw=True)
-    data = session_json(session, runs)
-    data["format_version"] = EXPORT_FORMAT
-    data["plan"] = session.plan.to_dict()
-    data["environment"] = session.environment
-    data["runs"] = [
-        {
-            "protocol": r.key.protocol.value,
-            "ip_version": int(r.key.ip_version),
-            "kind": r.key.kind.value,
-            "value": r.value,
-            "repetition": r.key.repetition,
-            "status": "ok" if r.ok else "failed",
-            "error": r.error,
-            "attempts": r.attempts,
-            "started_at": r.started_at,
-            "ended_at": r.ended_at,
-            "elapsed_s": r.elapsed_s,
-            "engine": r.engine,
-            "engine_version": r.engine_version,
-            "argv": list(r.argv),
-            "metrics": {k: v for k, v in vars(r.metrics).items()},
-            "samples": [
-                {k: (v.value if hasattr(v, "value") else v) for k, v in vars(s).items()}
-                for s in store.samples(r.id)
-            ],
-            "raw_output": r.raw_output,
-        }
-        for r in runs
-    ]
-    return data
-
-
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format == "csv" and len(args.sessions) > 1:
+        raise BadOption(
+            "CSV export takes one session: export them one by one, or use --format json "
+            "for several in one file."
+        )
     with Database(args.db, readonly=True) as db:
         store = SessionStore(db)
-        session = store.get(args.session)
+        sessions = [store.get(ref) for ref in args.sessions]
         if args.format == "csv":
-            text = runs_csv(session, store.runs(session.id))
+            text = runs_csv(sessions[0], store.runs(sessions[0].id))
         else:
-            text = json.dumps(export_json(session, store), indent=2) + "\n"
+            exchange = export_sessions(store, [s.id for s in sessions])
+            text = dumps_exchange(exchange)
     if args.out == "-":
         sys.stdout.write(text)
+        return EXIT_OK
+    if args.format == "json":
+        write_exchange(args.out, exchange)
     else:
         try:
             Path(args.out).write_text(text, encoding="utf-8", newline="")
@@ -218,5 +211,21 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise BadOption(
                 f"Cannot write {args.out} ({err.strerror}): choose another place."
             ) from None
-        print(f"Wrote {args.out}.", file=sys.stderr)
+    print(f"Wrote {args.out}.", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    exchange = read_exchange(Path(args.file))  # every field checked before the database opens
+    with Database(args.db) as db:
+        result = import_sessions(SessionStore(db), exchange)
+    if args.json:
+        print(json.dumps({"imported": result.imported, "skipped": result.skipped}, indent=2))
+        return EXIT_OK
+    count = len(result.imported)
+    line = f"Imported {count} session{'' if count == 1 else 's'}"
+    if result.skipped:
+        shown = ", ".join(sid[:8] for sid in result.skipped)
+        line += f", skipped {len(result.skipped)} already present ({shown})"
+    print(line + ".")
     return EXIT_OK
