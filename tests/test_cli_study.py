@@ -350,3 +350,61 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
         assert "damaged or is not a LinkLab database" in done.stderr
         assert "Traceback" not in done.stderr
     assert db.read_bytes() == before
+
+
+def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
+    """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
+    import socket
+
+    from tests.conftest import free_port
+
+    for _ in range(50):
+        base = free_port()
+        try:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", base + 1))
+            break
+        except OSError:
+            continue
+    server = start_linklab("serve", "--no-netserver", "--count", "2", "--port", str(base))
+    try:
+        assert server.stdout is not None
+        listening = 0
+        while listening < 2:
+            line = server.stdout.readline()
+            assert line, server.stderr.read() if server.stderr else ""
+            listening += "listening on port" in line
+        db = str(tmp_path / "lab.sqlite3")
+        done = linklab(
+            "run",
+            "--peer",
+            "127.0.0.1",
+            "--port",
+            str(base),
+            "--protocol",
+            "tcp,udp",
+            "--concurrent",
+            "--sizes",
+            "1408",
+            "--runs",
+            "1",
+            "--duration",
+            "2",
+            "--bitrate",
+            "200M",
+            "--db",
+            db,
+            "--json",
+        )
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        (share,) = result["shares"]
+        assert {s["protocol"] for s in share["series"]} == {"tcp", "udp"}
+        assert sum(s["share_pct"] for s in share["series"]) == pytest.approx(100)
+        udp = next(s for s in share["series"] if s["protocol"] == "udp")
+        assert udp["mean_bps"] == pytest.approx(200e6, rel=0.2)
+        text = linklab("sessions", "show", result["session_id"], "--db", db)
+        assert "Share of the link at 1408" in text.stdout
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=10)

@@ -14,7 +14,7 @@ from typing import Any
 from app import __version__
 from app.cli.args import EXIT_FAILED, EXIT_OK, number, rate, size
 from app.engine import netinfo
-from app.engine.errors import EngineError, EngineMissing
+from app.engine.errors import BadOption, EngineError, EngineMissing
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
 from app.engine.run import EngineRun
@@ -45,6 +45,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--netserver-port", type=number(int, 1, 65535), default=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
+    serve.add_argument(
+        "--count",
+        type=number(int, 1, 16),
+        default=1,
+        metavar="N",
+        help="N iperf3 servers on consecutive ports (for concurrent series)",
+    )
     serve.add_argument("--idle-timeout", type=number(int, 1, 86400), metavar="S")
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
     serve.set_defaults(handler=cmd_serve)
@@ -157,10 +164,17 @@ def start_servers(
     idle_timeout_s: int | None = None,
     one_off: bool = False,
     on_log: Callable[[str], None] | None = None,
+    count: int = 1,
 ) -> list[LocalServer]:
-    """Start iperf3 (required) and netserver (when installed and asked for)."""
+    """Start iperf3 (required; count servers on consecutive ports) and netserver (when
+    installed and asked for)."""
     tool = find_tool("iperf3")
-    servers = [iperf3_server(tool, ServerOptions(port, bind, idle_timeout_s, one_off), on_log)]
+    if port + count - 1 > 65535:
+        raise BadOption(f"{count} servers from port {port} would pass port 65535.")
+    servers = [
+        iperf3_server(tool, ServerOptions(port + i, bind, idle_timeout_s, one_off), on_log)
+        for i in range(count)
+    ]
     if netserver_port is not None:
         try:
             servers.append(netserver(find_tool("netserver"), ServerOptions(netserver_port, bind)))
@@ -189,6 +203,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.idle_timeout,
         args.one_off,
         on_log=log,
+        count=args.count,
     )
     try:
         for server in servers:

@@ -7,6 +7,7 @@ import time
 from typing import Any, TextIO
 
 from app.analysis.points import point_summaries
+from app.analysis.shares import link_shares
 from app.store.records import RunRecord, SessionRecord
 from app.study.events import (
     Progress,
@@ -101,6 +102,7 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "variable": plan.variable.value,
         "values": list(plan.values),
         "repetitions": plan.repetitions,
+        "concurrent": plan.concurrent,
         "conditions": {
             "security": plan.conditions.security.value,
             "medium": plan.conditions.medium.value,
@@ -118,6 +120,23 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
 def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any]:
     data = session_summary(session)
     data["points"] = [p.as_dict() for p in point_summaries(session.plan, runs)]
+    if session.plan.concurrent:
+        data["shares"] = [
+            {
+                "value": point.value,
+                "total_bps": point.total_bps,
+                "series": [
+                    {
+                        "protocol": s.series.protocol.value,
+                        "ip_version": int(s.series.ip_version),
+                        "mean_bps": s.mean_bps,
+                        "share_pct": s.share_pct,
+                    }
+                    for s in point.shares
+                ],
+            }
+            for point in link_shares(session.plan, runs)
+        ]
     return data
 
 
@@ -141,3 +160,9 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
         if point.failed:
             line += f"  ({point.failed} failed)"
         out.write(line + "\n")
+    for share in link_shares(plan, runs):
+        parts = ", ".join(f"{s.series.label} {s.share_pct:.1f} %" for s in share.shares)
+        out.write(
+            f"Share of the link at {share.value:g}: {parts} "
+            f"(together {format_rate(share.total_bps)})\n"
+        )

@@ -95,6 +95,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="stop a point once its 95 %% CI is within this fraction of the mean",
     )
     run.add_argument("--min-runs", type=number(int, 2, 1000), default=5, metavar="N")
+    run.add_argument(
+        "--concurrent",
+        action="store_true",
+        default=None,
+        help="run the series at the same time (one iperf3 server per series on "
+        "the peer, on consecutive ports: linklab serve --count N)",
+    )
     run.add_argument("--security", choices=[s.value for s in Security])
     run.add_argument("--medium", choices=[m.value for m in Medium])
     run.add_argument("--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE")
@@ -155,6 +162,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         "length": args.length,
         "bitrate_bps": args.bitrate,
         "pause_s": args.pause,
+        "concurrent": args.concurrent,
         "order": args.order,
         "metrics": args.metric,
         "name": args.name,

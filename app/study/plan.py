@@ -164,6 +164,9 @@ class Plan:
     interval_s: float = 1.0
     early_stop: EarlyStop | None = None
     max_consecutive_failures: int = 5
+    # Run the series at the same time (one iperf3 server per series on the peer, on
+    # consecutive ports): how the link is shared between, say, TCP and UDP.
+    concurrent: bool = False
     seed: int = 0  # for the shuffled order; recorded so the order can be reproduced
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)
@@ -217,6 +220,23 @@ class Plan:
             duration = value if self.variable is Variable.DURATION else self.duration_s
             per_point.append(duration + self.omit_s + self.pause_s + overhead_s)
         return sum(per_point) * len(self.series) * self.repetitions * len(self.kinds)
+
+    def iperf3_port(self, key: RunKey) -> int:
+        """Concurrent series each talk to their own server: port, port + 1, ..."""
+        if not self.concurrent:
+            return self.peer.iperf3_port
+        return self.peer.iperf3_port + self.series.index(key.series)
+
+    def concurrent_groups(self) -> list[list[RunKey]]:
+        """The runs that go together: every series of one point and repetition at once
+        (concurrent plans), else each run alone."""
+        keys = self.run_keys()
+        if not self.concurrent:
+            return [[k] for k in keys]
+        groups: dict[tuple[int, int, RunKind], list[RunKey]] = {}
+        for key in keys:
+            groups.setdefault((key.value_index, key.repetition, key.kind), []).append(key)
+        return list(groups.values())
 
     def setting(self, key: RunKey) -> dict[str, int | None]:
         """The engine settings of one run: the fixed ones with the swept variable applied."""
@@ -403,6 +423,24 @@ class Plan:
         ):
             label = VARIABLE_LABELS[self.variable][0].lower()
             found.append(("variable", f"Sweeping the {label} needs the iperf3 engine."))
+        if self.concurrent and self.engine is not Engine.IPERF3:
+            found.append(("concurrent", "Running series at the same time needs the iperf3 engine."))
+        if self.concurrent and len(self.series) < 2:
+            found.append(
+                (
+                    "concurrent",
+                    "Running series at the same time needs at least two "
+                    "series, for example TCP and UDP.",
+                )
+            )
+        if self.concurrent and self.peer.iperf3_port + len(self.series) - 1 > 65535:
+            found.append(
+                (
+                    "port",
+                    "Concurrent series use consecutive ports after the iperf3 "
+                    "port: choose a lower port.",
+                )
+            )
         if self.engine is Engine.NETPERF and self.direction is not Direction.UP:
             found.append(
                 (

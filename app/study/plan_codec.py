@@ -57,6 +57,7 @@ def decode_field(key: str, value: Any) -> Any:
         "interval_s": lambda v: _number(v, key, whole=False),
         "length": lambda v: None if v is None else _number(v, key),
         "window": lambda v: None if v is None else _number(v, key),
+        "concurrent": _flag,
     }
     if key in decoders:
         return decoders[key](value)
@@ -89,3 +90,9 @@ def conditions_from_dict(value: object) -> Conditions:
         notes=str(fields.get("notes", ""))[:10000],
         security_detected=bool(fields.get("security_detected", False)),
     )
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("concurrent must be true or false")
+    return value

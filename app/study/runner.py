@@ -85,7 +85,7 @@ class StudyRunner:
         self._retry = retry
         self._tools = tools or {}
         self._stop = threading.Event()
-        self._current: EngineRun | None = None
+        self._current: set[EngineRun] = set()
         self._lock = threading.Lock()
         self.session_id: str | None = resume_session
 
@@ -94,9 +94,9 @@ class StudyRunner:
         """Ask the sweep to stop: the run in progress ends now and is not counted."""
         self._stop.set()
         with self._lock:
-            current = self._current
-        if current is not None:
-            current.cancel()
+            current = list(self._current)
+        for run in current:
+            run.cancel()
 
     @property
     def stopping(self) -> bool:
@@ -124,43 +124,54 @@ class StudyRunner:
         session_id = self.session_id
         done = self.store.done_keys(session_id)
         records = self.store.runs(session_id)
-        keys = [k for k in self.plan.run_keys() if k not in done]
+        groups = [[k for k in group if k not in done] for group in self.plan.concurrent_groups()]
+        groups = [group for group in groups if group]
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
         status, reason = SessionStatus.COMPLETED, ""
         consecutive_failures = 0
         durations: list[float] = []
         finished = len(done)
+        remaining = sum(len(g) for g in groups)
         try:
-            for index, key in enumerate(keys):
+            for group in groups:
                 if self._stop.is_set():
                     status, reason = SessionStatus.STOPPED, "Stopped by the user."
                     break
-                if self._point_settled(records, key):
-                    finished += 1
+                todo = [k for k in group if not self._point_settled(records, k)]
+                finished += len(group) - len(todo)
+                remaining -= len(group) - len(todo)
+                if not todo:
                     continue
                 t0 = time.monotonic()
-                record = self._run_with_retries(session_id, tool, key)
-                if record is None:  # stopped mid-run: that run is not kept
+                results = self._run_group(session_id, tool, todo)
+                if any(record is None for record in results):
+                    # Stopped mid-run: runs already finished are kept, the others dropped.
+                    records += [r for r in results if r is not None]
                     status, reason = SessionStatus.STOPPED, "Stopped by the user."
                     break
-                records.append(record)
-                finished += 1
-                durations.append(time.monotonic() - t0)
-                self._emit_point(records, key)
-                remaining = len(keys) - index - 1
-                self._emit_progress(finished, total, durations, remaining, key)
-                if record.ok:
-                    consecutive_failures = 0
-                else:
-                    consecutive_failures += 1
-                    if consecutive_failures >= self.plan.max_consecutive_failures:
-                        status = SessionStatus.FAILED
-                        reason = (
-                            f"{consecutive_failures} runs in a row failed, so the session "
-                            f"stopped. The last error: {record.error}"
-                        )
-                        break
+                elapsed = time.monotonic() - t0
+                for key, record in zip(todo, results, strict=True):
+                    assert record is not None
+                    records.append(record)
+                    finished += 1
+                    remaining -= 1
+                    durations.append(elapsed / len(todo))
+                    self._emit_point(records, key)
+                    self._emit_progress(finished, total, durations, remaining, key)
+                    if record.ok:
+                        consecutive_failures = 0
+                    else:
+                        consecutive_failures += 1
+                if consecutive_failures >= self.plan.max_consecutive_failures:
+                    last = next(r for r in reversed(results) if r is not None and not r.ok)
+                    assert last is not None
+                    status = SessionStatus.FAILED
+                    reason = (
+                        f"{consecutive_failures} runs in a row failed, so the session "
+                        f"stopped. The last error: {last.error}"
+                    )
+                    break
                 if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
                     status, reason = SessionStatus.STOPPED, "Stopped by the user."
                     break
@@ -176,6 +187,31 @@ class StudyRunner:
         self._emit(SessionFinished(session_id, status, reason))
         return Outcome(session_id, status, reason)
 
+    def _run_group(self, session_id: str, tool: Tool, keys: list[RunKey]) -> list[RunRecord | None]:
+        """One run, or (concurrent plans) every series' run at the same time."""
+        if len(keys) == 1:
+            return [self._run_with_retries(session_id, tool, keys[0])]
+        results: list[RunRecord | None] = [None] * len(keys)
+        errors: list[BaseException] = []
+
+        def work(index: int, key: RunKey) -> None:
+            try:
+                results[index] = self._run_with_retries(session_id, tool, key)
+            except BaseException as err:  # re-raised below, in the runner's own thread
+                errors.append(err)
+                self.stop()
+
+        threads = [
+            threading.Thread(target=work, args=(i, k), name=f"run-{i}") for i, k in enumerate(keys)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        return results
+
     def _run_with_retries(self, session_id: str, tool: Tool, key: RunKey) -> RunRecord | None:
         value = float(self.plan.values[key.value_index])
         attempt = 0
@@ -187,7 +223,7 @@ class StudyRunner:
             sampler = CpuSampler()
             samples: list[Sample] = []
             with self._lock:
-                self._current = run
+                self._current.add(run)
             try:
                 if self._stop.is_set():
                     return None
@@ -230,7 +266,7 @@ class StudyRunner:
                 return self._stored(session_id, run_id)
             finally:
                 with self._lock:
-                    self._current = None
+                    self._current.discard(run)
             metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
             run_id = self.store.add_run(
                 session_id,
@@ -274,7 +310,7 @@ class StudyRunner:
             tool,
             Iperf3Options(
                 host=peer.host_for(key.ip_version),
-                port=peer.iperf3_port,
+                port=plan.iperf3_port(key),
                 protocol=key.protocol,
                 ip_version=key.ip_version,
                 duration_s=duration,

@@ -38,6 +38,17 @@ def free_port(preferred: int) -> int:
     raise OSError("no free port")
 
 
+def free_block(preferred: int, count: int) -> int:
+    """The first port of count consecutive free ports, preferably starting at preferred."""
+    candidates = [preferred] + [free_port(0) for _ in range(20)]
+    for base in candidates:
+        if base + count - 1 > 65535:
+            continue
+        if all(free_port(base + i) == base + i for i in range(count)):
+            return base
+    raise OSError("no block of free ports")
+
+
 class LocalServers(QObject):
     """Owns LinkLab's server processes. Log lines arrive from reader threads and are
     re-emitted as queued signals, so widgets only ever see them in the GUI thread."""
@@ -49,6 +60,7 @@ class LocalServers(QObject):
         super().__init__()
         self.iperf3: LocalServer | None = None
         self.netserver: LocalServer | None = None
+        self.extra_iperf3: list[LocalServer] = []  # more servers, for concurrent series
 
     def _log(self, name: str) -> Callable[[str], None]:
         return lambda line: self.log_line.emit(name, line)
@@ -86,15 +98,34 @@ class LocalServers(QObject):
             self.state_changed.emit()
 
     def stop_all(self) -> None:
+        self.stop_extra()
         self.stop_iperf3()
         self.stop_netserver()
 
+    def stop_extra(self) -> None:
+        for server in self.extra_iperf3:
+            server.stop()
+        self.extra_iperf3 = []
+
     def ensure_for_this_computer(
-        self, iperf3_port: int, netperf_port: int, need_netserver: bool
+        self, iperf3_port: int, netperf_port: int, need_netserver: bool, count: int = 1
     ) -> tuple[int, int]:
-        """Servers for a loopback study: reuse running ones, else start them on free ports.
-        Returns the (iperf3, netserver) ports to use."""
-        if self.iperf3 is None or not self.iperf3.running:
+        """Servers for a loopback study: reuse running ones, else start them on free ports
+        (count iperf3 servers on consecutive ports, for concurrent series). Returns the
+        (first iperf3, netserver) ports to use."""
+        if count > 1:
+            self.stop_extra()
+            self.stop_iperf3()
+            base = free_block(iperf3_port, count)
+            self.start_iperf3(base)
+            tool = find_tool("iperf3")
+            for offset in range(1, count):
+                server = iperf3_server(
+                    tool, ServerOptions(base + offset), on_log=self._log("iperf3")
+                )
+                server.start()
+                self.extra_iperf3.append(server)
+        elif self.iperf3 is None or not self.iperf3.running:
             try:
                 self.start_iperf3(free_port(iperf3_port))
             except ServerStartFailed:

@@ -275,9 +275,13 @@ class MeasureTab(QWidget):
                     plan.peer.iperf3_port,
                     plan.peer.netperf_port,
                     need_netserver=plan.engine is Engine.NETPERF,
+                    count=len(plan.series) if plan.concurrent else 1,
                 )
-            except EngineError as err:
-                self._say(err.sentence, error=True)
+            except (EngineError, OSError) as err:
+                self._say(
+                    getattr(err, "sentence", f"The local server could not start ({err})."),
+                    error=True,
+                )
                 return
             plan = replace(
                 plan, peer=replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)

@@ -16,10 +16,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.points import PointSummary, point_summaries
+from app.analysis.shares import link_shares
 from app.store.records import RunRecord, SessionRecord
 from app.study.plan import VARIABLE_LABELS, Conditions, Medium, Plan, Security
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.results import ResultsTable
+from app.ui.share_chart import ShareChart
 
 NO_SELECTION = "Select a session in the list to see its results."
 
@@ -92,6 +94,9 @@ class SessionView(QWidget):
         ):
             chart.setMinimumHeight(180)
             self.tabs.addTab(chart, title)
+        self.share_chart = ShareChart()
+        self.share_chart.setMinimumHeight(180)
+        self.tabs.addTab(self.share_chart, "Share")
         self.table = ResultsTable()
         self.table.setObjectName("session_results")
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -155,6 +160,11 @@ class SessionView(QWidget):
         for index, chart in enumerate(charts):
             chart.redraw()
             self.tabs.setTabVisible(index, visible[index])
+        shares = link_shares(plan, runs)
+        self.share_chart.set_shares(shares, x_label)
+        share_tab = self.tabs.indexOf(self.share_chart)
+        self.tabs.setTabVisible(share_tab, bool(shares))
+        visible.append(bool(shares))
         if not visible[self.tabs.currentIndex()]:
             self.tabs.setCurrentIndex(visible.index(True))
         self._stack.setCurrentIndex(1)

@@ -236,6 +236,13 @@ class SetupPanel(QWidget):
             "The order of runs: interleaved alternates the series run by run, "
             "so drift in the link hits every series alike.",
         )
+        self.concurrent = QCheckBox("Run the series at the same time")
+        self.concurrent.setObjectName("concurrent")
+        self.concurrent.setToolTip(
+            "TCP and UDP (or IPv4 and IPv6) share the link at once, each against its own "
+            "iperf3 server on consecutive ports (linklab serve --count 2 on the peer): shows "
+            "how the link is divided."
+        )
         self.early_stop = QCheckBox("Stop a point early when precise enough")
         self.early_stop.setToolTip(
             "Stop repeating a point once its 95 % confidence interval "
@@ -253,6 +260,7 @@ class SetupPanel(QWidget):
         form.addRow("Warm-up (omit)", self.omit)
         form.addRow("Pause between runs", self.pause)
         form.addRow("Order", self.order)
+        form.addRow(self.concurrent)
         form.addRow(self.early_stop)
         early = QHBoxLayout()
         early.addWidget(self.early_fraction, 1)
@@ -270,6 +278,7 @@ class SetupPanel(QWidget):
             dspin.valueChanged.connect(self._changed)
         self.order.currentIndexChanged.connect(self._changed)
         self.early_stop.toggled.connect(self._changed)
+        self.concurrent.toggled.connect(self._changed)
         return holder
 
     def _conditions_group(self) -> QGroupBox:
@@ -367,6 +376,7 @@ class SetupPanel(QWidget):
             "direction": self.direction,
             "pause": self.pause,
             "early_stop": self.early_min,
+            "concurrent": self.concurrent,
         }
 
     # -- the plan --------------------------------------------------------------------------
@@ -411,6 +421,7 @@ class SetupPanel(QWidget):
             parallel=self.parallel.value(),
             bitrate_bps=bitrate,
             early_stop=early,
+            concurrent=self.concurrent.isChecked(),
             conditions=self.conditions(),
         )
         problems += plan.problems()
@@ -449,6 +460,7 @@ class SetupPanel(QWidget):
             for metric, box in self.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
             self.early_stop.setChecked(plan.early_stop is not None)
+            self.concurrent.setChecked(plan.concurrent)
             if plan.early_stop is not None:
                 self.early_fraction.setValue(plan.early_stop.relative_ci * 100)
                 self.early_min.setValue(plan.early_stop.min_runs)

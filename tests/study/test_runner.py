@@ -283,3 +283,53 @@ def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
     assert runs[RunKind.STREAM].metrics.throughput_bps
     assert runs[RunKind.RR].metrics.rtt_mean_ms and runs[RunKind.RR].metrics.rtt_mean_ms > 0
     assert "TCP_RR" in runs[RunKind.RR].argv
+
+
+def _free_pair() -> int:
+    import socket
+
+    for _ in range(50):
+        base = free_port()
+        try:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", base + 1))
+            return base
+        except OSError:
+            continue
+    raise RuntimeError("no two free ports in a row")
+
+
+def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool) -> None:
+    from app.analysis.shares import link_shares
+    from app.models import Protocol as P
+
+    base = _free_pair()
+    servers = [iperf3_server(iperf3_tool, ServerOptions(base + i)) for i in range(2)]
+    for server in servers:
+        server.start()
+    events: list[StudyEvent] = []
+    plan = plan_for(
+        base,
+        protocols=(P.TCP, P.UDP),
+        values=(1408,),
+        repetitions=2,
+        duration_s=2,
+        bitrate_bps=300_000_000,
+        concurrent=True,
+    )
+    try:
+        outcome = StudyRunner(store, plan, events.append).run()
+    finally:
+        for server in servers:
+            server.stop()
+    assert outcome.status is SessionStatus.COMPLETED
+    # Both series start before either finishes: they really run at the same time.
+    order = [type(e).__name__ for e in events if isinstance(e, RunStarted | RunFinished)]
+    assert order[:2] == ["RunStarted", "RunStarted"]
+    runs = store.runs(outcome.session_id)
+    assert len(runs) == 4 and all(r.ok for r in runs)
+    ports = {r.key.protocol: r.argv[r.argv.index("-p") + 1] for r in runs}
+    assert ports == {P.TCP: str(base), P.UDP: str(base + 1)}
+    (point,) = link_shares(plan, runs)
+    assert sum(s.share_pct for s in point.shares) == pytest.approx(100)
+    assert {s.series.protocol for s in point.shares} == {P.TCP, P.UDP}

@@ -83,3 +83,42 @@ def test_compare_tab(qtbot, context: AppContext, tmp_path: Path) -> None:  # typ
     tab.export_to("csv", out)
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(rows) == 2 and rows[0]["significant_at_0.05"] in ("yes", "no")
+
+
+def test_share_chart_for_concurrent_sessions(qtbot, context: AppContext) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.session_view import SessionView
+
+    with Database(context.db_path) as db:
+        store = SessionStore(db)
+        plan = Plan(
+            peer=Peer("lab-peer"),
+            protocols=(Protocol.TCP, Protocol.UDP),
+            values=(60,),
+            repetitions=2,
+            concurrent=True,
+            name="lab 2",
+        )
+        sid = store.create_session(plan)
+        for protocol, mbit in ((Protocol.TCP, [30.0, 32.0]), (Protocol.UDP, [10.0, 10.0])):
+            for rep, value in enumerate(mbit, start=1):
+                store.add_run(
+                    sid,
+                    RunKey(protocol, IpVersion.V4, 0, rep),
+                    60,
+                    metrics=RunMetrics(throughput_bps=value * 1e6),
+                    started_at=utc_now(),
+                    elapsed_s=60.0,
+                    engine="iperf3",
+                )
+        store.finish(sid, SessionStatus.COMPLETED)
+        session, runs = store.get(sid), store.runs(sid)
+    view = SessionView()
+    qtbot.addWidget(view)
+    view.show_session(session, runs)
+    share_tab = view.tabs.indexOf(view.share_chart)
+    assert view.tabs.isTabVisible(share_tab)
+    assert view.share_chart.bars == 2
+    texts = sorted(
+        item.toPlainText() for item in view.share_chart._items if hasattr(item, "toPlainText")
+    )
+    assert texts == ["24.4 %", "75.6 %"]  # 31 of 41 Mbit/s, and 10 of 41
