@@ -197,6 +197,9 @@ def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
             return PeerVanished(host, detail=message)
         if "parameter error" in text:
             return BadOption(f"iperf3 refused an option: {message}.", detail=message)
+        if wants_v6 and "invalid argument" in text and resolves_for_ipv4(host):
+            # An IPv6 answer this computer cannot use (no route, or link-local).
+            return Ipv6Unavailable(host, detail=message)
         if "unable to connect" in text and not resolves(host):
             # Some resolvers answer oddly for a missing name; iperf3 then reports the
             # failed connect ("Invalid argument") instead of the lookup.

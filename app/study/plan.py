@@ -28,6 +28,7 @@ class Variable(StrEnum):
     WINDOW = "window"  # TCP window (socket buffer), bytes
     PARALLEL = "parallel"  # parallel streams
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
+    LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
 
 
 VARIABLE_LABELS = {
@@ -36,6 +37,7 @@ VARIABLE_LABELS = {
     Variable.WINDOW: ("TCP window", "B"),
     Variable.PARALLEL: ("Parallel streams", ""),
     Variable.BITRATE: ("Target bitrate", "bit/s"),
+    Variable.LOSS: ("Emulated loss", "%"),
 }
 
 
@@ -248,7 +250,8 @@ class Plan:
             "bitrate": self.bitrate_bps if key.protocol is Protocol.UDP else None,
             "duration": self.duration_s,
         }
-        settings[self.variable.value] = value
+        if self.variable is not Variable.LOSS:  # loss is set on this computer, not the engine
+            settings[self.variable.value] = value
         return settings
 
     def netperf_test(self, key: RunKey) -> NetperfTest:

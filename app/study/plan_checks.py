@@ -44,6 +44,14 @@ def value_problems(self: Plan) -> list[tuple[str, str]]:
         )
     if self.variable is Variable.PARALLEL and any(not 1 <= v <= 128 for v in values):
         found.append(("values", "Parallel streams must be between 1 and 128."))
+    if self.variable is Variable.LOSS:
+        from app.study.shaping import unavailable_reason
+
+        if any(not 0 <= v <= 100 for v in values):
+            found.append(("values", "Emulated loss must be between 0 and 100 %."))
+        reason = unavailable_reason()
+        if reason:
+            found.append(("variable", reason))
     if self.variable is Variable.BITRATE and any(not 0 <= v <= 10**14 for v in values):
         found.append(("values", "Bitrates must be 0 (unlimited) or positive."))
     if self.engine is Engine.NETPERF and self.variable in (

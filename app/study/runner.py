@@ -40,7 +40,13 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan import Engine, Plan, RunKey, RunKind
+from app.study.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.study.shaping import (
+    LossEmulationFailed,
+    LossEmulator,
+    peer_addresses,
+    route_interfaces,
+)
 
 Observer = Callable[[StudyEvent], None]
 CONNECT_TIMEOUT_MS = 8000
@@ -116,6 +122,7 @@ class StudyRunner:
         """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
         self.plan.validate()
         tool = self._tool()  # a missing engine is reported before a session is created
+        loss = self._loss_emulator()
         if self._resume is None:
             self.session_id = self.store.create_session(self.plan, self._environment)
         else:
@@ -144,6 +151,11 @@ class StudyRunner:
                 if not todo:
                     continue
                 t0 = time.monotonic()
+                if loss is not None:
+                    loss.apply(
+                        int(self.plan.values[todo[0].value_index]),
+                        [(k.protocol.value, self._port(k)) for k in todo],
+                    )
                 results = self._run_group(session_id, tool, todo)
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
@@ -175,6 +187,8 @@ class StudyRunner:
                 if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
                     status, reason = SessionStatus.STOPPED, "Stopped by the user."
                     break
+        except LossEmulationFailed as err:
+            status, reason = SessionStatus.FAILED, err.sentence
         except StoreError as err:
             status, reason = SessionStatus.FAILED, err.sentence
             self._emit(SessionFinished(session_id, status, reason))
@@ -183,9 +197,29 @@ class StudyRunner:
             except StoreError:
                 pass  # the database itself is what failed; the session shows as interrupted
             raise
+        finally:
+            if loss is not None:
+                loss.clear()  # never leave the rule behind, whatever happened
         self.store.finish(session_id, status, reason)
         self._emit(SessionFinished(session_id, status, reason))
         return Outcome(session_id, status, reason)
+
+    def _port(self, key: RunKey) -> int:
+        if self.plan.engine is Engine.NETPERF:
+            return self.plan.peer.netperf_port
+        return self.plan.iperf3_port(key)
+
+    def _loss_emulator(self) -> LossEmulator | None:
+        if self.plan.variable is not Variable.LOSS:
+            return None
+        peer = self.plan.peer
+        addresses = peer_addresses(peer.host) + (peer_addresses(peer.host6) if peer.host6 else [])
+        if not addresses:
+            raise LossEmulationFailed(f"the peer {peer.host} does not resolve")
+        interfaces = route_interfaces(addresses)
+        if not interfaces:
+            raise LossEmulationFailed(f"no interface leads to {peer.host}")
+        return LossEmulator(addresses, interfaces)
 
     def _run_group(self, session_id: str, tool: Tool, keys: list[RunKey]) -> list[RunRecord | None]:
         """One run, or (concurrent plans) every series' run at the same time."""

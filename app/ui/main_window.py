@@ -150,10 +150,8 @@ class MainWindow(QMainWindow):
         self.measure.resume(session_id)
 
     def _compare(self, session_ids: list[str]) -> None:
-        self.status_label.setText(
-            f"{len(session_ids)} sessions selected: the comparison view comes in a later "
-            f"version; until then export them (linklab export) to compare."
-        )
+        self.compare_tab.load_sessions(session_ids)
+        self.tabs.setCurrentWidget(self.compare_tab)
 
     # -- layout and closing ----------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -46,6 +46,7 @@ DEFAULT_RANGES = {
     Variable.WINDOW: (2048, 524288, 0),  # step 0: doubling
     Variable.PARALLEL: (1, 8, 1),
     Variable.BITRATE: (10_000_000, 100_000_000, 10_000_000),
+    Variable.LOSS: (0, 25, 5),
 }
 
 
@@ -121,7 +122,7 @@ class SetupPanel(QWidget):
             "What changes from point to point of the sweep: the packet "
             "size (iperf3 -l, netperf -m) by default.",
         )
-        self.range_from = _spin(1, 999_999_999, 128, "The first value of the sweep.")
+        self.range_from = _spin(0, 999_999_999, 128, "The first value of the sweep.")
         self.range_to = _spin(1, 999_999_999, 1408, "The last value of the sweep.")
         self.range_step = _spin(0, 999_999_999, 256, "The step between values (0: doubling).")
         for spin in (self.range_from, self.range_to, self.range_step):
