@@ -86,8 +86,11 @@ def shoot() -> int:
     setup.duration.setValue(2)
     setup.bitrate.setText("800M")
     setup.conditions_box.tags.setText("room=B12, os=Debian 12")
-    for width, height in SIZES:
+    for number, (width, height) in enumerate(SIZES):
         window.resize(width, height)
+        # The first sweep over IPv4, the second over IPv6: the Compare view gets two
+        # real sessions that differ in one thing.
+        setup.ip_version.setCurrentIndex(number)
         window.tabs.setCurrentWidget(measure)
         measure.charts.setCurrentIndex(0)
         measure.start()
@@ -108,6 +111,14 @@ def shoot() -> int:
         save(f"server-{width}x{height}.png")
         window.tabs.setCurrentWidget(window.settings_tab)
         save(f"settings-{width}x{height}.png")
+    sessions = window.sessions
+    sessions.refresh()
+    ids = [session.id for session in sessions.model.sessions]
+    window.compare_tab.load_sessions(ids)
+    for width, height in SIZES:
+        window.resize(width, height)
+        window.tabs.setCurrentWidget(window.compare_tab)
+        save(f"compare-{width}x{height}.png")
     window.shutdown()
     window.deleteLater()
     app.processEvents()

@@ -100,6 +100,8 @@ def check_peer(
             None,
         )
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
-    iperf3 = check_port(host, iperf3_port, timeout)
+    # One handshake only for iperf3: its server treats every connection as a test and
+    # reopens its listener afterwards, so quick repeats would be refused in between.
+    iperf3 = check_port(host, iperf3_port, timeout, tries=1)
     netserver = check_port(host, netperf_port, timeout) if netperf_port else None
     return PeerCheck(host, addresses, "", iperf3, netserver)

@@ -324,40 +324,9 @@ class StudyRunner:
         return self.store.run(session_id, run_id)
 
     def _engine_run(self, tool: Tool, key: RunKey) -> EngineRun:
-        plan, peer = self.plan, self.plan.peer
-        setting = plan.setting(key)
-        duration = int(setting["duration"] or plan.duration_s)
-        if plan.engine is Engine.NETPERF:
-            return start_netperf(
-                tool,
-                NetperfOptions(
-                    host=peer.host_for(key.ip_version),
-                    port=peer.netperf_port,
-                    test=plan.netperf_test(key),
-                    ip_version=key.ip_version,
-                    duration_s=duration,
-                    message_size=setting["length"],
-                    interval_s=plan.interval_s,
-                ),
-            )
-        return start_iperf3(
-            tool,
-            Iperf3Options(
-                host=peer.host_for(key.ip_version),
-                port=plan.iperf3_port(key),
-                protocol=key.protocol,
-                ip_version=key.ip_version,
-                duration_s=duration,
-                omit_s=plan.omit_s,
-                interval_s=plan.interval_s,
-                length=setting["length"],
-                window=setting["window"],
-                parallel=int(setting["parallel"] or 1),
-                direction=plan.direction,
-                bitrate_bps=setting["bitrate"],
-                connect_timeout_ms=CONNECT_TIMEOUT_MS,
-            ),
-        )
+        if self.plan.engine is Engine.NETPERF:
+            return start_netperf(tool, netperf_options(self.plan, key))
+        return start_iperf3(tool, iperf3_options(self.plan, key))
 
     # -- statistics and progress ---------------------------------------------------------------
     def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:
@@ -416,6 +385,40 @@ class StudyRunner:
                 series=key.series.label,
             )
         )
+
+
+def iperf3_options(plan: Plan, key: RunKey) -> Iperf3Options:
+    """The iperf3 client options of one run of the plan."""
+    setting = plan.setting(key)
+    return Iperf3Options(
+        host=plan.peer.host_for(key.ip_version),
+        port=plan.iperf3_port(key),
+        protocol=key.protocol,
+        ip_version=key.ip_version,
+        duration_s=int(setting["duration"] or plan.duration_s),
+        omit_s=plan.omit_s,
+        interval_s=plan.interval_s,
+        length=setting["length"],
+        window=setting["window"],
+        parallel=int(setting["parallel"] or 1),
+        direction=plan.direction,
+        bitrate_bps=setting["bitrate"],
+        connect_timeout_ms=CONNECT_TIMEOUT_MS,
+    )
+
+
+def netperf_options(plan: Plan, key: RunKey) -> NetperfOptions:
+    """The netperf client options of one run of the plan."""
+    setting = plan.setting(key)
+    return NetperfOptions(
+        host=plan.peer.host_for(key.ip_version),
+        port=plan.peer.netperf_port,
+        test=plan.netperf_test(key),
+        ip_version=key.ip_version,
+        duration_s=int(setting["duration"] or plan.duration_s),
+        message_size=setting["length"],
+        interval_s=plan.interval_s,
+    )
 
 
 def _transient(err: EngineError) -> bool:

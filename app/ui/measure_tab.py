@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 from app.engine.errors import EngineError
 from app.engine.iperf3 import build_argv, output_mode
 from app.engine.netperf import build_argv as netperf_argv
-from app.models import Iperf3Options, NetperfOptions
 from app.store.db import Database, StoreError
 from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
@@ -39,6 +38,7 @@ from app.study.events import (
     SessionStarted,
 )
 from app.study.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
+from app.study.runner import iperf3_options, netperf_options
 from app.ui.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.context import AppContext
 from app.ui.local_servers import THIS_COMPUTER, LocalServers
@@ -214,48 +214,17 @@ class MeasureTab(QWidget):
             self.command.setCursorPosition(0)
 
     def _first_command(self, plan: Plan) -> str:
+        """The command line of the plan's first run, exactly as the runner will start it."""
         key = plan.run_keys()[0]
-        setting = plan.setting(key)
-        host = plan.peer.host_for(key.ip_version)
+        name = "netperf" if plan.engine is Engine.NETPERF else "iperf3"
+        tool = self.context.engine(name).tool
+        if tool is None:
+            return f"{name} is not installed"
         try:
             if plan.engine is Engine.NETPERF:
-                tool = self.context.engine("netperf").tool
-                if tool is None:
-                    return "netperf is not installed"
-                argv = netperf_argv(
-                    tool,
-                    NetperfOptions(
-                        host=host,
-                        port=plan.peer.netperf_port,
-                        test=plan.netperf_test(key),
-                        ip_version=key.ip_version,
-                        duration_s=int(setting["duration"] or 1),
-                        message_size=setting["length"],
-                        interval_s=plan.interval_s,
-                    ),
-                )
+                argv = netperf_argv(tool, netperf_options(plan, key))
             else:
-                tool = self.context.engine("iperf3").tool
-                if tool is None:
-                    return "iperf3 is not installed"
-                argv = build_argv(
-                    tool,
-                    Iperf3Options(
-                        host=host,
-                        port=plan.peer.iperf3_port,
-                        protocol=key.protocol,
-                        ip_version=key.ip_version,
-                        duration_s=int(setting["duration"] or 1),
-                        omit_s=plan.omit_s,
-                        interval_s=plan.interval_s,
-                        length=setting["length"],
-                        window=setting["window"],
-                        parallel=int(setting["parallel"] or 1),
-                        direction=plan.direction,
-                        bitrate_bps=setting["bitrate"],
-                    ),
-                    output_mode(tool),
-                )
+                argv = build_argv(tool, iperf3_options(plan, key), output_mode(tool))
         except EngineError as err:
             return err.sentence
         return " ".join(argv)

@@ -106,9 +106,18 @@ def test_close_mid_run_asks_then_stops_cleanly(
     monkeypatch.setattr(QMessageBox, "question", answer)
     assert not window.close()  # "No": the window stays and the study goes on
     assert measure.running
+    stopped_at: list[float] = []
+    stop_servers = window.servers.stop_all
+
+    def note_and_stop() -> None:
+        stopped_at.append(time.monotonic())  # the study is over when the servers go
+        stop_servers()
+
+    monkeypatch.setattr(window.servers, "stop_all", note_and_stop)
     t0 = time.monotonic()
     assert window.close()
-    assert time.monotonic() - t0 < 2.0
+    assert stopped_at[0] - t0 < 1.0  # the study stopped within a second
+    assert time.monotonic() - t0 < 3.0  # and the local servers with it
     assert len(asked) == 2 and "Stop the study" in asked[0]
     assert not engine_children()
     with Database(window.context.db_path, readonly=True) as db:
@@ -156,7 +165,14 @@ def test_check_peer_on_this_computer(qtbot, window: MainWindow) -> None:  # type
     row.host_combo.setEditText("127.0.0.1")
     row.port.setValue(window.servers.iperf3.port)
     qtbot.mouseClick(row.check_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "iperf3 answers" in row.check_result.text(), timeout=10000)
+    try:
+        qtbot.waitUntil(lambda: "iperf3 answers" in row.check_result.text(), timeout=10000)
+    except Exception:
+        raise AssertionError(
+            f"label: {row.check_result.text()!r}, host "
+            f"{row.host_combo.currentText()!r}, port {row.port.value()}, "
+            f"button {row.check_button.isEnabled()}"
+        ) from None
     assert "round trip" in row.check_result.text()
 
 
