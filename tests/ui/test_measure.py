@@ -43,17 +43,30 @@ def fill(win: MainWindow, values: str = "128, 1408", runs: int = 2, seconds: int
     setup.duration.setValue(seconds)
 
 
-def test_sweep_from_the_form_to_the_browser(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_sweep_from_the_form_to_the_browser(
+    qtbot,
+    window: MainWindow,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     fill(window)
     measure = window.measure
     assert measure.start_button.isEnabled()
     assert "-l 128" in measure.command.text()
+    # Every interval the live chart receives, with what the window showed at that moment.
+    seen: list[tuple[bool, int]] = []
+    add_sample = measure.live_chart.add_sample
+
+    def spy(sample: object) -> None:
+        seen.append((measure.running, measure.progress.value()))
+        add_sample(sample)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(measure.live_chart, "add_sample", spy)
     qtbot.mouseClick(measure.start_button, Qt.MouseButton.LeftButton)
     assert measure.running
-    # The live curve gains points while the run is going.
-    qtbot.waitUntil(lambda: measure.live_chart.point_count >= 1, timeout=15000)
-    assert measure.running, measure.log.toPlainText()
     qtbot.waitUntil(lambda: not measure.running, timeout=60000)
+    # The live curve gained points while the sweep was going, run after run.
+    assert len(seen) >= 4 and all(running for running, _ in seen)
+    assert [done for _, done in seen][:2] == [0, 1]  # during the 1st run, then the 2nd
     assert measure.table.rowCount() == 2
     assert measure.sweep_chart.point_count() == 2
     assert "completed" in window.status_label.text()
