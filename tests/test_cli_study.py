@@ -91,7 +91,7 @@ def test_run_json_agrees_with_database_and_csv(
             assert set(point[metric]) == {"mean", "std", "min", "max", "ci95"}
         assert point["rtt_ms"] is None  # not measured: null, never 0
         if point["protocol"] == "udp":
-            assert point["throughput_bps"]["mean"] == pytest.approx(50e6, rel=0.15)
+            assert 25e6 < point["throughput_bps"]["mean"] < 55e6  # -b 50M, less any loss
             assert point["loss_pct"] is not None and point["jitter_ms"] is not None
     # The database holds the same numbers.
     with Database(db, readonly=True) as database:
@@ -402,7 +402,7 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
         assert {s["protocol"] for s in share["series"]} == {"tcp", "udp"}
         assert sum(s["share_pct"] for s in share["series"]) == pytest.approx(100)
         udp = next(s for s in share["series"] if s["protocol"] == "udp")
-        assert udp["mean_bps"] == pytest.approx(200e6, rel=0.2)
+        assert 50e6 < udp["mean_bps"] < 220e6  # -b 200M while TCP takes what it can
         text = linklab("sessions", "show", result["session_id"], "--db", db)
         assert "Share of the link at 1408" in text.stdout
     finally:
