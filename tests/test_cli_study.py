@@ -131,6 +131,30 @@ def test_run_json_agrees_with_database_and_csv(
     for row in rows:
         key = (row["protocol"], int(row["ip_version"]), float(row["value"]), int(row["repetition"]))
         assert float(row["throughput_bps"]) == pytest.approx(by_id[key])
+    points_file = tmp_path / "points.csv"
+    done_points = linklab(
+        "export",
+        result["session_id"],
+        "--format",
+        "points",
+        "--out",
+        str(points_file),
+        "--db",
+        str(db),
+    )
+    assert done_points.returncode == 0, done_points.stderr
+    point_rows = list(csv.DictReader(io.StringIO(points_file.read_text())))
+    assert len(point_rows) == 8
+    for row in point_rows:
+        match = next(
+            p
+            for p in points
+            if p["protocol"] == row["protocol"]
+            and p["ip_version"] == int(row["ip_version"])
+            and p["value"] == float(row["value"])
+        )
+        assert float(row["throughput_bps_mean"]) == pytest.approx(match["throughput_bps"]["mean"])
+        assert int(row["n"]) == match["n"] and row["rtt_ms_mean"] == ""
     as_json = linklab(
         "export", result["session_id"], "--format", "json", "--out", "-", "--db", str(db)
     )

@@ -29,11 +29,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmp.add_argument("--baseline", metavar="SESSION", help="the reference (default: the first)")
     cmp.add_argument("--csv", metavar="FILE", help="write the difference table as CSV")
     cmp.add_argument("--png", metavar="FILE", help="write the overlay chart as PNG")
+    cmp.add_argument(
+        "--png-size",
+        type=_size,
+        default=(1200, 700),
+        metavar="WxH",
+        help="the PNG's size in pixels (default 1200x700)",
+    )
     cmp.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     cmp.add_argument("--pdf", metavar="FILE", help="write the report as PDF")
     cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     add_db_argument(cmp)
     cmp.set_defaults(handler=cmd_compare)
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1600x900") from None
+    if not all(200 <= v <= 8000 for v in size):
+        raise argparse.ArgumentTypeError(f"{text} must be between 200 and 8000 pixels a side")
+    return size
 
 
 def _pick(ref: str) -> tuple[str, str]:
@@ -122,7 +140,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.png or args.html or args.pdf:
         from app.report.render import write_outputs  # Qt is loaded only when charts are asked
 
-        write_outputs(comparison, png=args.png, html=args.html, pdf=args.pdf)
+        write_outputs(
+            comparison, png=args.png, html=args.html, pdf=args.pdf, png_size=args.png_size
+        )
     if args.json:
         print(json.dumps(comparison_json(comparison), indent=2))
     else:

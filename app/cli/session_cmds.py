@@ -12,7 +12,7 @@ from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
-from app.report.csv_export import runs_csv
+from app.report.csv_export import points_csv, runs_csv
 from app.report.exchange import (
     dumps_exchange,
     export_sessions,
@@ -58,7 +58,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export.add_argument(
         "sessions", nargs="+", metavar="SESSION", help="one for CSV, one or more for JSON"
     )
-    export.add_argument("--format", choices=("csv", "json"), required=True)
+    export.add_argument(
+        "--format",
+        choices=("csv", "points", "json"),
+        required=True,
+        help="csv: one row per run; points: one row per series and value "
+        "(n, mean, std, min, max, 95 %% CI); json: sessions to import "
+        "elsewhere",
+    )
     export.add_argument("--out", required=True, metavar="PATH", help="file to write ('-': stdout)")
     add_db_argument(export)
     export.set_defaults(handler=cmd_export)
@@ -186,7 +193,7 @@ def _show(session: SessionRecord) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    if args.format == "csv" and len(args.sessions) > 1:
+    if args.format in ("csv", "points") and len(args.sessions) > 1:
         raise BadOption(
             "CSV export takes one session: export them one by one, or use --format json "
             "for several in one file."
@@ -196,6 +203,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         sessions = [store.get(ref) for ref in args.sessions]
         if args.format == "csv":
             text = runs_csv(sessions[0], store.runs(sessions[0].id))
+        elif args.format == "points":
+            text = points_csv(sessions[0], store.runs(sessions[0].id))
         else:
             exchange = export_sessions(store, [s.id for s in sessions])
             text = dumps_exchange(exchange)

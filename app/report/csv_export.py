@@ -96,3 +96,55 @@ def runs_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
 
 def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+POINT_METRICS = (
+    "throughput_bps",
+    "rtt_ms",
+    "cpu_local_pct",
+    "cpu_remote_pct",
+    "jitter_ms",
+    "loss_pct",
+)
+POINT_COLUMNS = (
+    "session_id",
+    "session_name",
+    "protocol",
+    "ip_version",
+    "direction",
+    "variable",
+    "value",
+    "n",
+    "failed",
+    *(
+        f"{metric}_{stat}"
+        for metric in POINT_METRICS
+        for stat in ("mean", "std", "min", "max", "ci95")
+    ),
+)
+
+
+def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
+    """One row per series and swept value: n and mean, std, min, max, 95 % CI per metric."""
+    from app.analysis.points import point_summaries
+
+    out = io.StringIO()
+    rows = []
+    for point in point_summaries(session.plan, list(runs)):
+        row: list[object] = [
+            session.id,
+            session.name,
+            point.protocol.value,
+            int(point.ip_version),
+            point.direction.value,
+            point.variable.value,
+            _number(point.value),
+            point.n,
+            point.failed,
+        ]
+        for metric in POINT_METRICS:
+            summary = point.metrics[metric]
+            row += [summary.mean, summary.std, summary.min, summary.max, summary.ci95]
+        rows.append(row)
+    write_rows(out, POINT_COLUMNS, rows)
+    return out.getvalue()

@@ -36,6 +36,7 @@ def write_outputs(
     html: str | Path | None = None,
     pdf: str | Path | None = None,
     sessions: Sequence[SessionRecord] | None = None,
+    png_size: tuple[int, int] = (1200, 700),
 ) -> list[Path]:
     """Write each requested file and return their paths; an unwritable path raises
     BadOption with a sentence."""
@@ -43,9 +44,15 @@ def write_outputs(
         return []
     from app.ui.render_charts import chart_png, pdf_from_html  # Qt only from here on
 
-    chart = chart_png(comparison, None)
+    chart = chart_png(comparison, None)  # the report's own chart: a fixed, readable size
     if png:
-        _write(png, chart)
+        width, height = png_size
+        _write(
+            png,
+            chart
+            if png_size == (1200, 700)
+            else chart_png(comparison, None, width=width, height=height),
+        )
     if html or pdf:
         chosen = compared_sessions(comparison) if sessions is None else list(sessions)
         page = report_html(comparison, chart, chosen)

@@ -34,13 +34,16 @@ from app.analysis.compare import (
     legend_labels,
     series_data,
 )
+from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.engine.errors import BadOption
 from app.report.compare_export import comparison_csv, std_table
 from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
+from app.study.plan import VARIABLE_LABELS
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.context import AppContext
+from app.ui.share_chart import ShareChart
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
@@ -134,6 +137,10 @@ class CompareTab(QWidget):
         tables.addTab(self.differences, "Differences")
         tables.addTab(self.std_table, "Standard deviations")
         tables.addTab(self.findings, "Findings")
+        # Sessions whose series ran at the same time: how they divided the link.
+        self.share_chart = ShareChart()
+        self.share_chart.setObjectName("compare_share_chart")
+        tables.addTab(self.share_chart, "Share of the link")
         self.tables = tables
         self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
         self.empty.setObjectName("compare_empty")
@@ -165,15 +172,24 @@ class CompareTab(QWidget):
     def _reload(self) -> None:
         metric = self.metric_box.currentData()
         items: list[SeriesData] = []
+        shares: list[PointShares] = []
+        x_label = ""
         try:
             with Database(self.context.db_path, readonly=True) as db:
                 store = SessionStore(db)
                 for session_id in self.session_ids:
                     session = store.get(session_id)
-                    items += series_data(session, store.runs(session.id), metric)
+                    runs = store.runs(session.id)
+                    items += series_data(session, runs, metric)
+                    if session.plan.concurrent and not shares:
+                        shares = link_shares(session.plan, runs)
+                        label, unit = VARIABLE_LABELS[session.plan.variable]
+                        x_label = f"{label.lower()} ({unit})" if unit else label.lower()
         except (StoreError, BadOption) as err:
             self.status_message.emit(err.sentence)
             return
+        self.share_chart.set_shares(shares, x_label)
+        self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
         labels = legend_labels(items) if items else []
         self.items = [
             SeriesData(i.session, i.series, i.values, label)

@@ -258,3 +258,15 @@ def test_cli_compare_writes_all_four(stored: Stored, tmp_path: Path) -> None:
     assert png_size(out["x.png"].read_bytes()) == (1200, 700)
     assert out["r.pdf"].read_bytes().startswith(b"%PDF")
     assert "'=HYPERLINK" in out["t.csv"].read_text(encoding="utf-8")
+    big = tmp_path / "big.png"
+    base = [sys.executable, "-m", "app", "compare", *stored.ids, "--db", str(stored.db)]
+    sized = subprocess.run(
+        [*base, "--png", str(big), "--png-size", "1600x900"],
+        cwd=ROOT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert sized.returncode == 0, sized.stderr
+    assert png_size(big.read_bytes()) == (1600, 900)

@@ -122,3 +122,36 @@ def test_share_chart_for_concurrent_sessions(qtbot, context: AppContext) -> None
         item.toPlainText() for item in view.share_chart._items if hasattr(item, "toPlainText")
     )
     assert texts == ["24.4 %", "75.6 %"]  # 31 of 41 Mbit/s, and 10 of 41
+
+
+def test_compare_view_shows_the_share_of_concurrent_sessions(qtbot, context: AppContext) -> None:  # type: ignore[no-untyped-def]
+    ids = _sessions(context.db_path)
+    with Database(context.db_path) as db:
+        store = SessionStore(db)
+        plan = Plan(
+            peer=Peer("lab-peer"),
+            protocols=(Protocol.TCP, Protocol.UDP),
+            values=(60,),
+            repetitions=1,
+            concurrent=True,
+            name="lab 2",
+        )
+        sid = store.create_session(plan)
+        for protocol, mbit in ((Protocol.TCP, 30.0), (Protocol.UDP, 10.0)):
+            store.add_run(
+                sid,
+                RunKey(protocol, IpVersion.V4, 0, 1),
+                60,
+                metrics=RunMetrics(throughput_bps=mbit * 1e6),
+                started_at=utc_now(),
+                elapsed_s=60.0,
+                engine="iperf3",
+            )
+        store.finish(sid, SessionStatus.COMPLETED)
+    tab = CompareTab(context)
+    qtbot.addWidget(tab)
+    tab.load_sessions(ids)
+    share_tab = tab.tables.indexOf(tab.share_chart)
+    assert not tab.tables.isTabVisible(share_tab)  # no series ran at the same time
+    tab.load_sessions([sid, ids[0]])
+    assert tab.tables.isTabVisible(share_tab) and tab.share_chart.bars == 2
