@@ -155,6 +155,14 @@ def test_run_json_agrees_with_database_and_csv(
         )
         assert float(row["throughput_bps_mean"]) == pytest.approx(match["throughput_bps"]["mean"])
         assert int(row["n"]) == match["n"] and row["rtt_ms_mean"] == ""
+    report = tmp_path / "session.html"
+    done_report = linklab(
+        "export", result["session_id"], "--format", "html", "--out", str(report), "--db", str(db)
+    )
+    assert done_report.returncode == 0, done_report.stderr
+    page = report.read_text()
+    assert "TCP · IPv4" in page and "UDP · IPv6" in page
+    assert "=HYPERLINK(&quot;x&quot;)" in page  # the session name, as escaped text
     as_json = linklab(
         "export", result["session_id"], "--format", "json", "--out", "-", "--db", str(db)
     )
@@ -197,6 +205,8 @@ def test_sessions_rename_tag_delete(
     assert linklab("sessions", "tag", sid, "--remove", "ap", "--db", db).returncode == 0
     shown = json.loads(linklab("sessions", "show", sid, "--db", db, "--json").stdout)
     assert shown["name"] == "Open, IPv4" and shown["conditions"]["tags"] == {"os": "Debian"}
+    single = linklab("export", sid, "--format", "pdf", "--out", str(tmp_path / "x.pdf"), "--db", db)
+    assert single.returncode == 2 and "hold only one" in single.stderr
     refused = linklab("sessions", "delete", sid, "--db", db)
     assert refused.returncode == 2 and "--yes" in refused.stderr
     assert linklab("sessions", "delete", sid, "--yes", "--db", db).returncode == 0

@@ -60,11 +60,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("csv", "points", "json"),
+        choices=("csv", "points", "json", "html", "pdf"),
         required=True,
         help="csv: one row per run; points: one row per series and value "
         "(n, mean, std, min, max, 95 %% CI); json: sessions to import "
-        "elsewhere",
+        "elsewhere; html, pdf: a report comparing the sessions' series",
     )
     export.add_argument("--out", required=True, metavar="PATH", help="file to write ('-': stdout)")
     add_db_argument(export)
@@ -193,6 +193,8 @@ def _show(session: SessionRecord) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format in ("html", "pdf"):
+        return _export_report(args)
     if args.format in ("csv", "points") and len(args.sessions) > 1:
         raise BadOption(
             "CSV export takes one session: export them one by one, or use --format json "
@@ -237,4 +239,28 @@ def cmd_import(args: argparse.Namespace) -> int:
         shown = ", ".join(sid[:8] for sid in result.skipped)
         line += f", skipped {len(result.skipped)} already present ({shown})"
     print(line + ".")
+    return EXIT_OK
+
+
+def _export_report(args: argparse.Namespace) -> int:
+    """A report of the sessions' series side by side (the first one is the baseline)."""
+    from app.analysis.compare import compare
+    from app.cli.compare_cmds import load_series
+
+    if args.out == "-":
+        raise BadOption("A report is a file: give its name with --out.")
+    with Database(args.db, readonly=True) as db:
+        store = SessionStore(db)
+        try:
+            items = load_series(store, list(args.sessions), "throughput_bps")
+        except BadOption:
+            raise BadOption(
+                "A report compares series, and these sessions hold only one: export it "
+                "with another session, or use --format csv or points."
+            ) from None
+        comparison = compare(items, "throughput_bps")
+    from app.report.render import write_outputs  # Qt is loaded only for the chart
+
+    write_outputs(comparison, **{args.format: args.out})
+    print(f"Wrote {args.out}.", file=sys.stderr)
     return EXIT_OK

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -44,6 +45,8 @@ from app.study.plan import VARIABLE_LABELS
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.context import AppContext
 from app.ui.share_chart import ShareChart
+
+PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
@@ -349,11 +352,25 @@ class CompareTab(QWidget):
             "html": "HTML report (*.html)",
             "pdf": "PDF (*.pdf)",
         }
+        size = PNG_SIZES[0]
+        if kind == "png":
+            text, ok = QInputDialog.getItem(
+                self,
+                "Chart size",
+                "Size of the PNG in pixels (white, print-friendly):",
+                [f"{w}x{h}" for w, h in PNG_SIZES],
+                0,
+                False,
+            )
+            if not ok:
+                return
+            width, _, height = text.partition("x")
+            size = (int(width), int(height))
         path, _ = QFileDialog.getSaveFileName(self, "Export", f"comparison.{kind}", filters[kind])
         if path:
-            self.export_to(kind, Path(path))
+            self.export_to(kind, Path(path), png_size=size)
 
-    def export_to(self, kind: str, path: Path) -> None:
+    def export_to(self, kind: str, path: Path, png_size: tuple[int, int] = (1200, 700)) -> None:
         comparison = self.comparison
         if comparison is None:
             return
@@ -363,7 +380,7 @@ class CompareTab(QWidget):
             else:
                 from app.report.render import write_outputs
 
-                write_outputs(comparison, **{kind: str(path)})  # type: ignore[arg-type]
+                write_outputs(comparison, png_size=png_size, **{kind: str(path)})  # type: ignore[arg-type]
         except (OSError, BadOption) as err:
             self.status_message.emit(getattr(err, "sentence", f"Cannot write {path}: {err}."))
             return

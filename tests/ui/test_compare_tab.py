@@ -79,6 +79,11 @@ def test_compare_tab(qtbot, context: AppContext, tmp_path: Path) -> None:  # typ
     # CI error bars instead of SD: the bars get wider (t > 1 for 5 runs... and n≥3).
     tab.spread.setCurrentIndex(1)
     assert "95 % CI" in tab.chart.getPlotItem().titleLabel.text
+    chart = tmp_path / "chart.png"
+    tab.export_to("png", chart, png_size=(1600, 900))
+    from PySide6.QtGui import QImage
+
+    assert QImage(str(chart)).size().toTuple() == (1600, 900)
     out = tmp_path / "table.csv"
     tab.export_to("csv", out)
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
