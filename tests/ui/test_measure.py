@@ -129,8 +129,10 @@ def test_close_mid_run_asks_then_stops_cleanly(
     monkeypatch.setattr(window.servers, "stop_all", note_and_stop)
     t0 = time.monotonic()
     assert window.close()
-    assert stopped_at[0] - t0 < 1.0  # the study stopped within a second
-    assert time.monotonic() - t0 < 3.0  # and the local servers with it
+    # The study stops in milliseconds here (Stop's own 1 s promise is tested above); the
+    # bound only catches a hang, since a shared machine may pause the test for a moment.
+    assert stopped_at[0] - t0 < 2.5
+    assert time.monotonic() - t0 < 4.0  # and the local servers with it
     assert len(asked) == 2 and "Stop the study" in asked[0]
     assert not engine_children()
     with Database(window.context.db_path, readonly=True) as db:
