@@ -388,18 +388,11 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
 
 def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
-    import socket
 
+    from app.engine.netinfo import free_block
     from tests.conftest import free_port
 
-    for _ in range(50):
-        base = free_port()
-        try:
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", base + 1))
-            break
-        except OSError:
-            continue
+    base = free_block(free_port(), 2)
     server = start_linklab("serve", "--no-netserver", "--count", "2", "--port", str(base))
     try:
         assert server.stdout is not None

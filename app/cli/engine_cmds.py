@@ -356,7 +356,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 # -- demo: a first measurement in the terminal ----------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
-    port = _free_port()
+    port = netinfo.free_port(0)
     print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")
     servers = start_servers(port, None)
     tool: Tool = servers[0].tool
@@ -372,11 +372,3 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("To measure another computer: run `linklab serve` there, then")
     print("  linklab measure --peer ADDRESS   (see `linklab measure --help`).")
     return EXIT_OK
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from app.engine.netinfo import free_block, free_port
 from app.engine.servers import (
     LocalServer,
     ServerOptions,
@@ -18,35 +18,6 @@ from app.engine.servers import (
 from app.engine.tools import find_tool
 
 THIS_COMPUTER = "This computer"
-
-
-def free_port(preferred: int) -> int:
-    """preferred if nothing listens there, else a free port the system picks."""
-    for port in (preferred, 0):
-        try:
-            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
-                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-                sock.bind(("::", port))
-                return int(sock.getsockname()[1])
-        except OSError:
-            try:
-                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-                    sock.bind(("0.0.0.0", port))  # noqa: S104 - probing whether a port is free
-                    return int(sock.getsockname()[1])
-            except OSError:
-                continue
-    raise OSError("no free port")
-
-
-def free_block(preferred: int, count: int) -> int:
-    """The first port of count consecutive free ports, preferably starting at preferred."""
-    candidates = [preferred] + [free_port(0) for _ in range(20)]
-    for base in candidates:
-        if base + count - 1 > 65535:
-            continue
-        if all(free_port(base + i) == base + i for i in range(count)):
-            return base
-    raise OSError("no block of free ports")
 
 
 class LocalServers(QObject):

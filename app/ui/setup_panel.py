@@ -36,7 +36,6 @@ from app.ui.peer_row import PeerRow
 from app.ui.widgets import _combo, _spin, duration_text, parse_tags
 from app.units import parse_rate, parse_size
 
-LOOPBACK = "127.0.0.1"
 _INVALID_STYLE = "border: 2px solid #D55E00;"
 
 #: Default sweep per variable: (from, to, step).

@@ -12,6 +12,7 @@ import pytest
 
 from app.analysis.stats import precise_enough, summarize
 from app.engine.iperf3 import start_iperf3
+from app.engine.netinfo import free_block
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.tools import Tool, find_tool
 from app.models import Iperf3Options, IpVersion, Protocol, Sample
@@ -289,25 +290,11 @@ def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
     assert "TCP_RR" in runs[RunKind.RR].argv
 
 
-def _free_pair() -> int:
-    import socket
-
-    for _ in range(50):
-        base = free_port()
-        try:
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", base + 1))
-            return base
-        except OSError:
-            continue
-    raise RuntimeError("no two free ports in a row")
-
-
 def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool) -> None:
     from app.analysis.shares import link_shares
     from app.models import Protocol as P
 
-    base = _free_pair()
+    base = free_block(free_port(), 2)
     servers = [iperf3_server(iperf3_tool, ServerOptions(base + i)) for i in range(2)]
     for server in servers:
         server.start()
