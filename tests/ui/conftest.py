@@ -20,6 +20,9 @@ def context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
     """An AppContext on a settings file and database in tmp_path, never the user's own."""
     # AppContext exports engine paths as LINKLAB_<NAME>; undo that after the test.
     for name in ENGINE_NAMES:
-        monkeypatch.delenv(f"LINKLAB_{name.upper()}", raising=False)
+        # setenv first so that teardown restores the variable even when the window
+        # itself (AppContext.apply_engine_paths) set it during the test.
+        monkeypatch.setenv(f"LINKLAB_{name.upper()}", "")
+        monkeypatch.delenv(f"LINKLAB_{name.upper()}")
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     return AppContext(settings, db_path=tmp_path / "linklab.sqlite3")
