@@ -30,6 +30,9 @@ from app.study.plan import Plan, RunKey, RunKind
 
 EXCHANGE_FORMAT = "linklab-sessions"
 EXCHANGE_VERSION = 1
+#: The name ending of exchange files; the installers associate it with LinkLab. Any name
+#: imports: the content, not the ending, decides.
+EXCHANGE_SUFFIX = ".linklab"
 
 # Caps: generous for anything LinkLab writes, small enough that a hostile file cannot
 # exhaust memory or flood the window. Names longer than MAX_NAME are cut, as on rename.
