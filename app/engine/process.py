@@ -43,6 +43,48 @@ def creation_options() -> dict[str, Any]:
     return {"start_new_session": True}
 
 
+#: Written beside bundled engines (resources/engines/<os>-<arch>/) by the installer build; its
+#: presence marks a folder whose lib/ sub-folder holds the engines' own shared libraries.
+ENGINE_MANIFEST = "linklab-engines.json"
+
+
+def child_environment(
+    executable: str,
+    extra: Mapping[str, str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    frozen: bool | None = None,
+) -> dict[str, str]:
+    """The environment a child process starts with.
+
+    A frozen (PyInstaller) LinkLab on Linux runs with the bundle's library folder prepended to
+    LD_LIBRARY_PATH; an engine from the system must not see it, so the user's own value
+    (kept in LD_LIBRARY_PATH_ORIG) is restored. A bundled engine finds its libraries in the
+    lib/ folder beside it.
+    """
+    env = dict(os.environ if environ is None else environ)
+    frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    if frozen and "LD_LIBRARY_PATH_ORIG" in env:
+        env["LD_LIBRARY_PATH"] = env.pop("LD_LIBRARY_PATH_ORIG")
+    elif frozen:
+        env.pop("LD_LIBRARY_PATH", None)
+    folder = os.path.dirname(executable)
+    libs = os.path.join(folder, "lib")
+    if (
+        not _IS_WINDOWS
+        and folder
+        and os.path.isfile(os.path.join(folder, ENGINE_MANIFEST))
+        and os.path.isdir(libs)
+    ):
+        current = env.get("LD_LIBRARY_PATH")
+        env["LD_LIBRARY_PATH"] = f"{libs}{os.pathsep}{current}" if current else libs
+    if not env.get("LD_LIBRARY_PATH", True):
+        del env["LD_LIBRARY_PATH"]
+    if extra:
+        env.update(extra)
+    return env
+
+
 class ManagedProcess:
     """A child process whose stdout is read line by line and whose whole tree can be cancelled.
 
@@ -74,9 +116,7 @@ class ManagedProcess:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
-        env = None
-        if self._env is not None:
-            env = {**os.environ, **self._env}
+        env = child_environment(self.argv[0], self._env)
         self._popen = subprocess.Popen(
             list(self.argv),
             stdin=subprocess.DEVNULL,

@@ -14,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from app.engine.errors import EngineMissing, EngineTooOld
-from app.engine.process import creation_options
+from app.engine.process import child_environment, creation_options
 from app.resources import resource_dir
 
 ENGINES = ("iperf3", "netperf", "netserver")
@@ -126,6 +126,7 @@ def _run(argv: list[str]) -> str:
             capture_output=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
+            env=child_environment(argv[0]),
             **creation_options(),
         )
     except (OSError, subprocess.TimeoutExpired):

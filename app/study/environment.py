@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 
-from app.engine.process import creation_options
+from app.engine.process import child_environment, creation_options
 from app.study.wifi import (
     SECURITY_VALUES,
     WifiInfo,
@@ -123,7 +123,7 @@ def _query_env() -> dict[str, str] | None:
     """English words (nmcli's "yes") but the user's character set, so that SSIDs stay UTF-8."""
     if sys.platform == "win32":
         return None  # netsh speaks the Windows display language whatever the environment says
-    env = dict(os.environ)
+    env = child_environment("")
     everything = env.pop("LC_ALL", None)
     if everything:
         env["LC_CTYPE"] = everything

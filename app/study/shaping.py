@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from app.engine.errors import BadOption, EngineError
-from app.engine.process import creation_options
+from app.engine.process import child_environment, creation_options
 from app.engine.validate import is_ipv6_literal
 
 TABLE = "linklab_loss"
@@ -57,6 +57,7 @@ class LossEmulator:
             text=True,
             timeout=10,
             stdin=subprocess.DEVNULL,
+            env=child_environment("nft"),
             **creation_options(),
         )
         if check and done.returncode != 0:
