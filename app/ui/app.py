@@ -30,11 +30,15 @@ def run_app(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.engine.process import cancel_all
+    from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("LinkLab")
     app.setOrganizationName("LinkLab")
+    QApplication.setWindowIcon(app_icon())
+    # Lets Linux desktops match the window to the installed linklab.desktop entry.
+    QApplication.setDesktopFileName("linklab")
     window = MainWindow()
     window.show()
     try:
