@@ -15,6 +15,8 @@ from typing import Any
 
 import psutil
 
+from app.engine.winjob import JobObject
+
 MAX_LINE_BYTES = 64 * 1024  # longer lines are cut here; nothing an engine prints is this long
 GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
 
@@ -85,12 +87,22 @@ def child_environment(
     return env
 
 
+def _new_job() -> JobObject | None:
+    """Windows: a job object (kill on close) to hold the child's tree; elsewhere None, since the
+    process group does that work."""
+    return JobObject() if _IS_WINDOWS else None
+
+
 class ManagedProcess:
     """A child process whose stdout is read line by line and whose whole tree can be cancelled.
 
     Output is read by a daemon thread into a queue, so that the consumer can wait with a
     timeout on any platform (select() does not work on Windows pipes). stderr is drained by a
     second thread and kept, capped, for error messages.
+
+    On Windows the child is put in a job object right after it starts, so that Stop ends every
+    process in it at once and a killed LinkLab takes its engines with it; the psutil tree is
+    the fallback for anything that started before (or stayed out of) the job.
     """
 
     def __init__(
@@ -113,19 +125,31 @@ class ManagedProcess:
         self._cancelled = threading.Event()
         self._popen: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
+        self._job: JobObject | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
         env = child_environment(self.argv[0], self._env)
-        self._popen = subprocess.Popen(
-            list(self.argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            close_fds=True,
-            **creation_options(),
-        )
+        job = _new_job()
+        try:
+            self._popen = subprocess.Popen(
+                list(self.argv),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                close_fds=True,
+                **creation_options(),
+            )
+        except BaseException:
+            if job is not None:
+                job.close()
+            raise
+        if job is not None:
+            # Popen keeps the process handle from CreateProcess: no pid that could be reused.
+            handle = getattr(self._popen, "_handle", None)
+            job.assign(self._popen.pid, handle if isinstance(handle, int) else None)
+            self._job = job
         with _live_lock:
             _live.add(self)
         out = threading.Thread(target=self._read_stdout, name=f"out-{self.pid}", daemon=True)
@@ -137,6 +161,11 @@ class ManagedProcess:
     @property
     def pid(self) -> int:
         return self._popen.pid if self._popen is not None else -1
+
+    @property
+    def job_failure(self) -> str | None:
+        """Why the child is not in a Windows job object (Stop then uses its psutil tree)."""
+        return self._job.failure if self._job is not None else None
 
     @property
     def cancelled(self) -> bool:
@@ -210,6 +239,8 @@ class ManagedProcess:
         except subprocess.TimeoutExpired:
             self.cancel()
             code = self._popen.wait()
+        if self._job is not None:
+            self._job.close()  # kill on close: ends whatever the engine left running
         for thread in self._threads:
             thread.join(timeout=1.0)
         with _live_lock:
@@ -222,6 +253,8 @@ class ManagedProcess:
         popen = self._popen
         if popen is not None and popen.poll() is None:
             tree = ProcessTree(popen.pid)
+            if self._job is not None:
+                self._job.terminate()
             tree.terminate()
             try:
                 popen.wait(timeout=GRACE_S)
@@ -232,6 +265,8 @@ class ManagedProcess:
                 popen.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 pass
+        if self._job is not None:
+            self._job.close()
         self._lines.put(_EOF)
         with _live_lock:
             _live.discard(self)

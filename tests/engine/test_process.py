@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,8 +13,15 @@ import time
 import psutil
 import pytest
 
+from app.engine import process
 from app.engine.iperf3 import start_iperf3
-from app.engine.process import IdleTimeout, ManagedProcess, live_pids
+from app.engine.process import (
+    IdleTimeout,
+    ManagedProcess,
+    ProcessTree,
+    creation_options,
+    live_pids,
+)
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
 from app.models import Iperf3Options, Sample
@@ -103,6 +112,73 @@ def test_exception_in_consumer_ends_engine(
     with pytest.raises(RuntimeError):
         run.run(explode)
     assert not engine_children(clients_only=True)
+
+
+def test_creation_options_per_platform(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows: a new process group and no console window; POSIX: a new session (group)."""
+    monkeypatch.setattr(process, "_IS_WINDOWS", True)
+    windows = creation_options()
+    assert set(windows) == {"creationflags"}
+    assert windows["creationflags"] & 0x08000000  # CREATE_NO_WINDOW
+    assert windows["creationflags"] & 0x200  # CREATE_NEW_PROCESS_GROUP
+    monkeypatch.setattr(process, "_IS_WINDOWS", False)
+    assert creation_options() == {"start_new_session": True}
+
+
+def _sleeping_tree(script: str) -> tuple[subprocess.Popen[bytes], list[psutil.Process]]:
+    """A shell (its own session, so a stray group signal cannot reach the tests) that runs two
+    sleeps, one in the background; returned once both sleeps are running."""
+    shell = subprocess.Popen(["sh", "-c", script], start_new_session=True)
+    root = psutil.Process(shell.pid)
+    deadline = time.monotonic() + 5
+    while True:
+        procs = [root, *root.children(recursive=True)]
+        if sum(1 for p in procs if p.name() == "sleep") >= 2:  # sh may exec the last one
+            return shell, procs
+        assert time.monotonic() < deadline, "the sleeps did not start"
+        time.sleep(0.02)
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _ended(procs: list[psutil.Process]) -> bool:
+    deadline = time.monotonic() + 3
+    while any(_alive(p) for p in procs):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.skipif(sys.platform == "win32" or not shutil.which("sh"), reason="POSIX shell")
+@pytest.mark.parametrize("ignores_sigterm", [False, True])
+def test_windows_tree_is_captured_before_it_is_signalled(
+    monkeypatch: pytest.MonkeyPatch, ignores_sigterm: bool
+) -> None:
+    """ProcessTree's Windows branch (psutil, no process group), run here with the flag set: the
+    background sleep is orphaned when its shell dies, and is still ended."""
+    monkeypatch.setattr(process, "_IS_WINDOWS", True)
+    script = "sleep 30 & sleep 30"
+    shell, procs = _sleeping_tree(f"trap '' TERM; {script}" if ignores_sigterm else script)
+    try:
+        tree = ProcessTree(shell.pid)
+        tree.terminate()
+        if ignores_sigterm:
+            time.sleep(0.3)
+            assert all(_alive(p) for p in procs)
+            tree.kill()
+        shell.wait(3)
+        assert _ended(procs)
+    finally:
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+        shell.wait(3)
 
 
 @pytest.mark.parametrize("how", ["sigterm", "exit"])
