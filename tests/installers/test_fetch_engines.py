@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
+import shutil
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,7 @@ import pytest
 from tests.conftest import ROOT_DIR
 
 SCRIPT = ROOT_DIR / "installers" / "windows" / "fetch_engines.py"
-# SHA-256 of the GNU texts as the FSF publishes them: the embedded copies must be verbatim.
+# SHA-256 of the GNU texts as the FSF publishes them: the shipped copies must be verbatim.
 GPL_3_0_SHA256 = "3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986"
 LGPL_3_0_SHA256 = "e3a994d82e644b03a792a930f574002658412f62407f5fee083f2555c5f23118"
 EXE = b"MZ iperf3 stand-in"
@@ -90,6 +91,11 @@ def test_good_archive_is_extracted_with_its_licences(tmp_path: Path) -> None:
     iperf3_licence = (licenses / "iperf3-LICENSE.txt").read_text(encoding="utf-8")
     assert "Lawrence Berkeley National Laboratory" in iperf3_licence
     assert "linking exception" in (licenses / "cygwin-NOTICE.txt").read_text(encoding="utf-8")
+    for licence in licenses.iterdir():
+        shipped = licence.read_bytes()
+        assert shipped == (fetch.LICENCE_SOURCE / licence.name).read_bytes()
+        # A CRLF checkout would change the bytes shipped; the folder's .gitattributes prevents it.
+        assert b"\r" not in shipped, licence.name
     assert _leftovers(tmp_path) == []
 
 
@@ -98,6 +104,40 @@ def test_a_build_without_runtime_dll_gets_only_the_iperf3_licence(tmp_path: Path
     dest = tmp_path / "engines"
     files = fetch.fetch_engines(dest, url, sha256.upper())
     assert _names(files, dest) == [
+        "iperf3.exe",
+        "licenses/iperf3-LICENSE.txt",
+    ]
+
+
+def test_the_licence_files_sit_beside_the_script() -> None:
+    assert fetch.LICENCE_SOURCE == SCRIPT.parent / "licenses"
+    needed = set(fetch.ENGINE_LICENCES).union(*fetch.RUNTIME_LICENCES.values())
+    assert {path.name for path in fetch.LICENCE_SOURCE.glob("*.txt")} == needed
+
+
+def test_a_missing_licence_file_is_refused_and_dest_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "licenses"
+    source.mkdir()
+    for name in ("iperf3-LICENSE.txt", "cygwin-NOTICE.txt", "LGPL-3.0.txt"):
+        shutil.copyfile(fetch.LICENCE_SOURCE / name, source / name)
+    monkeypatch.setattr(fetch, "LICENCE_SOURCE", source)
+    url, sha256 = _archive(tmp_path, {"iperf3.exe": EXE, "cygwin1.dll": DLL})
+    dest = tmp_path / "engines"
+    dest.mkdir()
+    (dest / "iperf3.exe").write_bytes(b"the previous build")
+    sentence = _refusal(dest, url, sha256)
+    assert sentence == (
+        f"The licence file {source / 'GPL-3.0.txt'} is missing, so the engines cannot ship "
+        "with their licences; restore it from the LinkLab repository (nothing was extracted)."
+    )
+    assert [p.name for p in dest.iterdir()] == ["iperf3.exe"]
+    assert (dest / "iperf3.exe").read_bytes() == b"the previous build"
+    assert _leftovers(tmp_path) == []
+    # A build without the Cygwin DLL needs only iperf3's licence, which is there.
+    url, sha256 = _archive(tmp_path, {"iperf3.exe": EXE})
+    assert _names(fetch.fetch_engines(dest, url, sha256), dest) == [
         "iperf3.exe",
         "licenses/iperf3-LICENSE.txt",
     ]
