@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup engines desktop test-tools bench screenshots lint typecheck clean
+.PHONY: run test setup engines desktop test-tools dist-tools dist bench screenshots lint typecheck clean
 
 run: setup engines desktop
 	$(BIN)/linklab
@@ -30,9 +30,16 @@ engines:
 desktop:
 	@scripts/ensure-desktop.sh
 
-test-tools:
+test-tools: dist-tools
 	@scripts/ensure-engines.sh --with-test-tools
 	@scripts/ensure-desktop.sh --with-screenshots
+
+dist-tools: setup
+	@scripts/ensure-dist-tools.sh $(BIN)/python
+
+# The Linux installers: a PyInstaller bundle with the engines, as dist/*.tar.gz and dist/*.deb.
+dist: setup engines dist-tools
+	$(BIN)/python installers/build.py
 
 screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
@@ -41,8 +48,8 @@ bench: setup engines
 	$(BIN)/python benchmarks/run_all.py
 
 lint: setup
-	$(BIN)/ruff check app tests benchmarks
-	$(BIN)/ruff format --check app tests benchmarks
+	$(BIN)/ruff check app tests benchmarks installers scripts
+	$(BIN)/ruff format --check app tests benchmarks installers scripts
 
 typecheck: setup
 	$(BIN)/mypy

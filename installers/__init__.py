@@ -1,0 +1,1 @@
+"""Building LinkLab's installers: `make dist` (Linux) and the Windows workflow."""

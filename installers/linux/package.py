@@ -1,0 +1,140 @@
+"""Wrap the PyInstaller bundle (dist/linklab/) as a .tar.gz and a .deb.
+
+The .deb installs the bundle under /opt/linklab, a `linklab` command in /usr/bin, a menu entry
+with its icon, and the .linklab file type (so that double-clicking exported sessions opens
+them). dpkg's own triggers refresh the menu, icon and MIME caches: no maintainer scripts.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
+DEB_NAME = "linklab"
+INSTALL_DIR = "/opt/linklab"
+#: What the bundle does not carry: the C library it was built against, the GL drivers (which
+#: must match the machine's graphics) and the X connection library.
+DEB_DEPENDS = "libc6 (>= 2.36), libgl1, libegl1, libxcb1, libx11-6, libfontconfig1, libfreetype6"
+DEB_RECOMMENDS = "fonts-dejavu-core"
+
+
+def deb_arch(machine: str) -> str:
+    return {"x86_64": "amd64", "arm64": "arm64", "aarch64": "arm64"}.get(machine, machine)
+
+
+def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
+
+
+def make_tarball(bundle: Path, out_dir: Path, version: str, tag: str) -> Path:
+    """linklab-<version>-<tag>.tar.gz: one folder with the bundle and a README.txt."""
+    top = f"linklab-{version}"
+    target = out_dir / f"linklab-{version}-{tag}.tar.gz"
+    readme = (HERE / "README.txt").read_text(encoding="utf-8")
+    readme = readme.format(version=version, arch=tag.split("-", 1)[1], platform=tag)
+    staging = out_dir / f".{top}-readme"
+    staging.mkdir(parents=True, exist_ok=True)
+    (staging / "README.txt").write_text(readme, encoding="utf-8")
+    try:
+        with tarfile.open(target, "w:gz", compresslevel=6) as tar:
+            tar.add(bundle, arcname=top, filter=_tar_filter)
+            tar.add(staging / "README.txt", arcname=f"{top}/README.txt", filter=_tar_filter)
+            tar.add(ROOT / "LICENSE", arcname=f"{top}/LICENSE", filter=_tar_filter)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _control(version: str, arch: str, installed_kib: int) -> str:
+    return (
+        f"Package: {DEB_NAME}\n"
+        f"Version: {version}\n"
+        f"Architecture: {arch}\n"
+        "Maintainer: The LinkLab developers <linklab@example.org>\n"
+        f"Installed-Size: {installed_kib}\n"
+        f"Depends: {DEB_DEPENDS}\n"
+        f"Recommends: {DEB_RECOMMENDS}\n"
+        "Section: net\n"
+        "Priority: optional\n"
+        "Description: measure what a network link really delivers\n"
+        " LinkLab runs iperf3 and netperf against a peer, repeats every point until its\n"
+        " mean and standard deviation can be trusted, charts the results live, keeps\n"
+        " every session and puts sessions side by side with their differences spelled\n"
+        " out. It carries its own iperf3 and netperf.\n"
+    )
+
+
+def _copyright() -> str:
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    return (
+        "LinkLab is distributed under the MIT licence:\n\n"
+        f"{licence}\n"
+        "The bundled measurement engines (iperf3, netperf) and the libraries they need keep\n"
+        "their own licences, shipped in\n"
+        f"{INSTALL_DIR}/_internal/resources/engines/<platform>/licenses/.\n"
+    )
+
+
+def _size_kib(folder: Path) -> int:
+    total = sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
+    return max(1, total // 1024)
+
+
+def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path) -> Path:
+    """linklab_<version>_<arch>.deb, built with dpkg-deb from a staging root under work."""
+    if shutil.which("dpkg-deb") is None:
+        raise RuntimeError("dpkg-deb was not found: build the .deb on Debian or Ubuntu.")
+    arch = deb_arch(machine)
+    root = work / "deb-root"
+    if root.exists():
+        shutil.rmtree(root)
+    opt = root / INSTALL_DIR.lstrip("/")
+    shutil.copytree(bundle, opt, symlinks=True)
+    (root / "usr/bin").mkdir(parents=True)
+    os.symlink(f"{INSTALL_DIR}/linklab", root / "usr/bin/linklab")
+    share = root / "usr/share"
+    (share / "applications").mkdir(parents=True)
+    shutil.copyfile(HERE / "linklab.desktop", share / "applications/linklab.desktop")
+    (share / "mime/packages").mkdir(parents=True)
+    shutil.copyfile(HERE / "linklab-mime.xml", share / "mime/packages/linklab.xml")
+    icons = ROOT / "resources" / "icons"
+    for size in ICON_SIZES:
+        folder = share / f"icons/hicolor/{size}x{size}/apps"
+        folder.mkdir(parents=True)
+        shutil.copyfile(icons / f"linklab-{size}.png", folder / "linklab.png")
+    (share / "icons/hicolor/scalable/apps").mkdir(parents=True)
+    shutil.copyfile(icons / "linklab.svg", share / "icons/hicolor/scalable/apps/linklab.svg")
+    (share / "doc/linklab").mkdir(parents=True)
+    (share / "doc/linklab/copyright").write_text(_copyright(), encoding="utf-8")
+    for path in root.rglob("*"):
+        if path.is_symlink():
+            continue
+        if path.is_dir():
+            path.chmod(0o755)
+        elif path.stat().st_mode & 0o111:
+            path.chmod(0o755)
+        else:
+            path.chmod(0o644)
+    installed = _size_kib(root)
+    (root / "DEBIAN").mkdir()
+    (root / "DEBIAN/control").write_text(_control(version, arch, installed), encoding="utf-8")
+    target = out_dir / f"{DEB_NAME}_{version}_{arch}.deb"
+    # gzip: every dpkg reads it, and it is several times faster to build than xz.
+    done = subprocess.run(
+        ["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(root), str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"dpkg-deb failed: {done.stderr.strip()}")
+    shutil.rmtree(root, ignore_errors=True)
+    return target

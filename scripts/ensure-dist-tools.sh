@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Make sure what `make dist` (and the bundle smoke test) needs is installed on Debian/Ubuntu:
+# binutils (PyInstaller reads binaries with objdump), the shared libpython of the Python given
+# (a frozen program loads it), x11-utils (xwininfo: the smoke test looks for the window) and
+# desktop-file-utils (desktop-file-validate checks the menu entry).
+set -u
+py=${1:-python3}
+say() { printf 'linklab set-up: %s\n' "$*" >&2; }
+command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian-like: nothing we can check
+
+packages=(binutils x11-utils desktop-file-utils)
+shared=$("$py" -c 'import sysconfig, pathlib, sys
+lib = sysconfig.get_config_var("INSTSONAME") or ""
+dirs = [sysconfig.get_config_var("LIBDIR") or "", sys.base_prefix + "/lib",
+        "/usr/lib/" + (sysconfig.get_config_var("MULTIARCH") or "")]
+print("yes" if lib and any((pathlib.Path(d) / lib).exists() for d in dirs if d) else lib)')
+if [ "$shared" != "yes" ] && [ -n "$shared" ]; then
+    ver=$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+    packages+=("libpython${ver}")
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
+    [ "$status" = "install ok installed" ] || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+    else return 1
+    fi
+}
+say "installing what building the installers needs: ${missing[*]}"
+if as_root apt-get update -qq >/dev/null 2>&1 &&
+   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
+       "${missing[@]}" >/dev/null 2>&1; then
+    exit 0
+fi
+say "could not install ${missing[*]}: install them with your package manager" \
+    "(sudo apt-get install ${missing[*]})."
+exit 1
