@@ -44,7 +44,7 @@ dist: setup engines dist-tools
 screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
 
-bench: setup engines
+bench: setup engines dist-tools
 	$(BIN)/python benchmarks/run_all.py
 
 lint: setup

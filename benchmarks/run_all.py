@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["engine_overhead.py", "sweep_overhead.py", "store_scale.py", "ui_responsiveness.py"]
+SCRIPTS = [
+    "engine_overhead.py",
+    "sweep_overhead.py",
+    "store_scale.py",
+    "ui_responsiveness.py",
+    "frozen_bundle.py",
+]
 
 
 def main() -> int:
