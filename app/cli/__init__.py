@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app import __version__
 from app.cli import compare_cmds, engine_cmds, session_cmds, study_cmds
@@ -28,14 +29,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def files_to_open(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[Path] | None:
+    """The files of `linklab FILE...` (how a desktop opens a .linklab file), or None when the
+    arguments are argparse's to read. A name that looks like a file but is none is an
+    argparse error, so the window never opens for it."""
+    commands = {
+        name
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name in action.choices
+    }
+    if not argv or any(arg.startswith("-") or arg in commands for arg in argv):
+        return None
+    paths = [Path(arg) for arg in argv]
+    if not any(p.exists() or p.suffix or len(p.parts) > 1 for p in paths):
+        return None  # a mistyped command: argparse names the ones there are
+    for path in paths:
+        if not path.is_file():
+            why = "it is a folder, not a file" if path.is_dir() else "there is no such file"
+            parser.error(f"cannot open {path}: {why}")
+    return [path.absolute() for path in paths]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     install_exit_handlers()
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    open_files = files_to_open(parser, arguments)
+    args = None if open_files else parser.parse_args(arguments)
+    if args is None or args.command is None:
         from app.ui.app import run_app  # the window; Qt is imported only now
 
-        return run_app()
+        return run_app(open_files=open_files or [])
     try:
         return int(args.handler(args))
     except BadOption as err:

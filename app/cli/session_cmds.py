@@ -14,6 +14,7 @@ from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
 from app.report.csv_export import points_csv, runs_csv
 from app.report.exchange import (
+    EXCHANGE_SUFFIX,
     dumps_exchange,
     export_sessions,
     import_sessions,
@@ -66,7 +67,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(n, mean, std, min, max, 95 %% CI); json: sessions to import "
         "elsewhere; html, pdf: a report comparing the sessions' series",
     )
-    export.add_argument("--out", required=True, metavar="PATH", help="file to write ('-': stdout)")
+    export.add_argument(
+        "--out",
+        required=True,
+        metavar="PATH",
+        help=f"file to write ('-': stdout); for json, a name ending in {EXCHANGE_SUFFIX} "
+        f"opens in LinkLab with a double-click (the name is used as given)",
+    )
     add_db_argument(export)
     export.set_defaults(handler=cmd_export)
 
@@ -74,7 +81,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "import", help="add the sessions of an exchange file (those already present are skipped)"
     )
     imports.add_argument(
-        "file", metavar="FILE", help="a file written by `linklab export --format json`"
+        "file",
+        metavar="FILE",
+        help=f"a file written by `linklab export --format json` (usually NAME{EXCHANGE_SUFFIX}; "
+        f"any name is read)",
     )
     add_db_argument(imports)
     imports.add_argument("--json", action="store_true")

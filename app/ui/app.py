@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 
 def display_problem() -> str | None:
@@ -22,7 +24,8 @@ def display_problem() -> str | None:
     return None
 
 
-def run_app(argv: list[str] | None = None) -> int:
+def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> int:
+    """Open the window; open_files (exchange files) are imported once it shows."""
     problem = display_problem()
     if problem:
         print(f"linklab: {problem}", file=sys.stderr)
@@ -39,7 +42,7 @@ def run_app(argv: list[str] | None = None) -> int:
     QApplication.setWindowIcon(app_icon())
     # Lets Linux desktops match the window to the installed linklab.desktop entry.
     QApplication.setDesktopFileName("linklab")
-    window = MainWindow()
+    window = MainWindow(open_files=open_files)
     window.show()
     try:
         return int(app.exec())

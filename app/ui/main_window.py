@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -40,6 +41,7 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
         *,
         preset_dir: Path | None = None,
+        open_files: Sequence[Path] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"LinkLab {__version__}")
@@ -71,10 +73,18 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self._restore_layout()
         self._shut_down = False
+        if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
+            files = list(open_files)
+            QTimer.singleShot(0, self, lambda: self.import_files(files))
 
     # -- menus -----------------------------------------------------------------------------
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
+        import_action = QAction("&Import sessions…", self)
+        import_action.setShortcut(QKeySequence.StandardKey.Open)
+        import_action.triggered.connect(self._ask_import)
+        file_menu.addAction(import_action)
+        file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
@@ -149,6 +159,15 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.measure)
         self.measure.resume(session_id)
 
+    def _ask_import(self) -> None:
+        self.tabs.setCurrentWidget(self.sessions)
+        self.sessions.exchange.ask_import()
+
+    def import_files(self, paths: Sequence[Path]) -> bool:
+        """Import exchange files on the Sessions tab, where the outcome is shown."""
+        self.tabs.setCurrentWidget(self.sessions)
+        return self.sessions.import_files(paths)
+
     def _compare(self, session_ids: list[str]) -> None:
         self.compare_tab.load_sessions(session_ids)
         self.tabs.setCurrentWidget(self.compare_tab)
@@ -187,3 +206,4 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         self.measure.stop_and_wait()
         self.servers.stop_all()
+        self.sessions.exchange.wait()

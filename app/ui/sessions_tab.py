@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
@@ -41,6 +42,7 @@ from app.store.db import Database, StoreError
 from app.store.records import SessionRecord, SessionStatus
 from app.store.sessions import SessionStore
 from app.ui.context import AppContext
+from app.ui.session_exchange import SessionExchange
 from app.ui.session_view import SessionView, describe_conditions, local_time
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
@@ -48,6 +50,8 @@ COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Ru
 RESUMABLE = {SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 200
+EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
+IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -220,6 +224,7 @@ class SessionsTab(QWidget):
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
+        self.exchange = SessionExchange(self)
         self.buttons: dict[str, QPushButton] = {}
         actions: list[tuple[str, str, str, Callable[[], object]]] = [
             ("open_button", "Open", "Show the selected session below.", self.open_selected),
@@ -228,22 +233,26 @@ class SessionsTab(QWidget):
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
             ("resume_button", "Resume", "Run what is missing on the Measure tab.", self.resume),
             ("compare_button", "Compare", "Put two or more sessions side by side.", self.compare),
+            ("export_button", "Export for another computer…", EXPORT_TIP, self.exchange.ask_export),
+            ("import_button", "Import…", IMPORT_TIP, self.exchange.ask_import),
             ("refresh_button", "Refresh", "Read the database again.", self.refresh),
         ]
         bar = QHBoxLayout()
         bar.addWidget(self.search, 1)
         bar.addWidget(self.status_filter)
+        bottom = QHBoxLayout()  # exchange files, next to the line that reports on them
         for name, text, tip, slot in actions:
             button = QPushButton(text)
             button.setObjectName(name)
             button.setToolTip(tip)
             button.clicked.connect(lambda _checked=False, slot=slot: slot())
-            bar.addWidget(button)
+            (bottom if name in ("export_button", "import_button") else bar).addWidget(button)
             self.buttons[name] = button
 
         self.status = QLabel()
         self.status.setObjectName("sessions_status")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = SessionView()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -254,8 +263,9 @@ class SessionsTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.status)
-        self._update_actions()
+        bottom.insertWidget(0, self.status, 1)
+        layout.addLayout(bottom)
+        self.update_actions()
 
     # -- reading -------------------------------------------------------------------------------
     def _open_db(self, readonly: bool) -> Database | None:
@@ -270,13 +280,13 @@ class SessionsTab(QWidget):
         try:
             return Database(path, readonly=readonly)
         except StoreError as err:
-            self._show_error(err.sentence)
+            self.show_error(err.sentence)
             if readonly:  # the list cannot be read at all
                 self.model.set_sessions([])
                 self.view.clear("The sessions cannot be shown: see the message below.")
             return None
 
-    def _show_error(self, sentence: str) -> None:
+    def show_error(self, sentence: str) -> None:
         self.status.setText(sentence)
         self.status.setStyleSheet("color: #D55E00")
 
@@ -287,7 +297,7 @@ class SessionsTab(QWidget):
         on_view = self.view.session_id
         db = self._open_db(readonly=True)
         if db is None:
-            self._update_actions()
+            self.update_actions()
             return
         with db:
             store = SessionStore(db)
@@ -298,8 +308,8 @@ class SessionsTab(QWidget):
                 by_id = {s.id: s for s in sessions}
                 runs = store.runs(on_view) if on_view in by_id else None
             except StoreError as err:
-                self._show_error(err.sentence)
-                self._update_actions()
+                self.show_error(err.sentence)
+                self.update_actions()
                 return
         self.status.setStyleSheet("")
         self.status.setText(_count_text(len(sessions), self.search.text().strip()))
@@ -314,7 +324,7 @@ class SessionsTab(QWidget):
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
         else:
             self.view.clear()
-        self._update_actions()
+        self.update_actions()
 
     def _select(self, ids: set[str]) -> None:
         selection = self.table.selectionModel()
@@ -336,8 +346,13 @@ class SessionsTab(QWidget):
     def select_session(self, session_id: str) -> None:
         self._select({session_id})
 
+    def select_sessions(self, session_ids: Sequence[str]) -> None:
+        self._select(set(session_ids))
+        if rows := self.table.selectionModel().selectedRows():
+            self.table.scrollTo(rows[0])
+
     def _selection_changed(self, *_args: object) -> None:
-        self._update_actions()
+        self.update_actions()
         chosen = self.selected_sessions()
         if len(chosen) == 1 and chosen[0].id != self.view.session_id:
             self.open_selected()
@@ -346,13 +361,22 @@ class SessionsTab(QWidget):
         chosen = self.selected_sessions()
         return chosen[0] if len(chosen) == 1 else None
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         count, single = len(self.selected_sessions()), self._single()
         for name in ("open_button", "rename_button", "tags_button"):
             self.buttons[name].setEnabled(single is not None)
         self.buttons["delete_button"].setEnabled(count > 0)
         self.buttons["resume_button"].setEnabled(single is not None and single.status in RESUMABLE)
         self.buttons["compare_button"].setEnabled(count >= 2)
+        self.buttons["export_button"].setEnabled(count > 0 and not self.exchange.busy)
+        self.buttons["import_button"].setEnabled(not self.exchange.busy)
+
+    # -- exchange files (the work runs in a worker thread) -------------------------------------
+    def import_files(self, paths: Sequence[Path]) -> bool:
+        return self.exchange.import_files(paths)
+
+    def export_to(self, session_ids: Sequence[str], path: Path) -> bool:
+        return self.exchange.export_to(session_ids, path)
 
     def open_selected(self) -> None:
         session = self._single()
@@ -363,7 +387,7 @@ class SessionsTab(QWidget):
             try:
                 runs = SessionStore(db).runs(session.id)
             except StoreError as err:
-                self._show_error(err.sentence)
+                self.show_error(err.sentence)
                 return
         self.view.show_session(session, runs)
 
@@ -377,7 +401,7 @@ class SessionsTab(QWidget):
             try:
                 action(SessionStore(db))
             except (StoreError, EngineError) as err:
-                self._show_error(err.sentence)
+                self.show_error(err.sentence)
                 return False
         self.refresh()
         return True

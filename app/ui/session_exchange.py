@@ -1,0 +1,273 @@
+"""Exchange files from the Sessions tab: import and export in a worker thread, through the
+same functions as `linklab import` and `linklab export --format json`."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtWidgets import QFileDialog
+
+from app.engine.errors import EngineError
+from app.report.exchange import (
+    EXCHANGE_SUFFIX,
+    export_sessions,
+    import_sessions,
+    read_exchange,
+    write_exchange,
+)
+from app.store.db import Database, StoreError
+from app.store.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from app.ui.sessions_tab import SessionsTab
+
+IMPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX} *.json);;All files (*)"
+EXPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX});;All files (*)"
+FOLDER_KEY = "exchange/folder"
+MAX_NAMES_SHOWN = 5
+# Names Windows reserves for devices, whatever the ending.
+_RESERVED = {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in range(10)}
+
+
+@dataclass(frozen=True)
+class SessionName:
+    id: str
+    name: str
+
+    @property
+    def label(self) -> str:
+        name = " ".join(self.name.split())  # a file's names may hold line breaks
+        return f"“{name[:60]}{'…' if len(name) > 60 else ''}”" if name else self.id[:8]
+
+
+@dataclass(frozen=True)
+class FileImported:
+    """What one file did: its sessions added and already present, or why it changed nothing."""
+
+    path: Path
+    imported: tuple[SessionName, ...] = ()
+    skipped: tuple[SessionName, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class FileExported:
+    path: Path
+    count: int = 0
+    error: str = ""
+
+
+def import_file(path: Path, db_path: Path) -> FileImported:
+    """Check the whole file, then add its sessions in one transaction (all or nothing)."""
+    try:
+        exchange = read_exchange(path)  # every field checked before the database opens
+        with Database(db_path) as db:
+            result = import_sessions(SessionStore(db), exchange)
+    except (EngineError, StoreError) as err:
+        return FileImported(path, error=err.sentence)
+    names = {s.record.id: s.record.name for s in exchange.sessions}
+    return FileImported(
+        path,
+        tuple(SessionName(sid, names[sid]) for sid in result.imported),
+        tuple(SessionName(sid, names[sid]) for sid in result.skipped),
+    )
+
+
+def export_file(session_ids: Sequence[str], path: Path, db_path: Path) -> FileExported:
+    try:
+        with Database(db_path, readonly=True) as db:
+            data = export_sessions(SessionStore(db), session_ids)
+        write_exchange(path, data)
+    except (EngineError, StoreError) as err:
+        return FileExported(path, error=err.sentence)
+    return FileExported(path, len(data["sessions"]))
+
+
+def suggested_name(names: Sequence[str]) -> str:
+    """A file name for these sessions' names that every file system accepts."""
+    first = names[0] if names else ""
+    text = unicodedata.normalize("NFC", first)
+    text = re.sub(r'[\\/:*?"<>|\x00-\x1f\x7f]+', "-", text)
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"-{2,}", "-", text).strip(" .-")[:80].strip(" .-")
+    if not text or text.split(".")[0].upper() in _RESERVED:
+        text = f"LinkLab sessions{f' {text}' if text else ''}"
+    if len(names) > 1:
+        text += f" and {len(names) - 1} more"
+    return text + EXCHANGE_SUFFIX
+
+
+def describe_import(outcome: FileImported) -> str:
+    if outcome.error:
+        return outcome.error
+    name, skipped = outcome.path.name, outcome.skipped
+    if not outcome.imported:
+        return f"Nothing new in {name}: {_count(len(skipped))} already here ({_names(skipped)})."
+    text = f"Imported {_count(len(outcome.imported))} from {name}: {_names(outcome.imported)}"
+    if skipped:
+        text += f"; skipped {len(skipped)} already here: {_names(skipped)}"
+    return text + "."
+
+
+def _count(n: int) -> str:
+    return "1 session" if n == 1 else f"{n} sessions"
+
+
+def _names(sessions: Sequence[SessionName]) -> str:
+    shown = ", ".join(s.label for s in sessions[:MAX_NAMES_SHOWN])
+    more = len(sessions) - MAX_NAMES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+class ImportWorker(QThread):
+    """Imports files one after the other, each all or nothing; never touches a widget."""
+
+    files_imported = Signal(object)  # tuple[FileImported, ...]
+
+    def __init__(self, paths: Sequence[Path], db_path: Path) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.db_path = db_path
+
+    def run(self) -> None:  # in the worker thread
+        self.files_imported.emit(tuple(import_file(p, self.db_path) for p in self.paths))
+
+
+class ExportWorker(QThread):
+    file_exported = Signal(object)  # FileExported
+
+    def __init__(self, session_ids: Sequence[str], path: Path, db_path: Path) -> None:
+        super().__init__()
+        self.session_ids = list(session_ids)
+        self.path = path
+        self.db_path = db_path
+
+    def run(self) -> None:  # in the worker thread
+        self.file_exported.emit(export_file(self.session_ids, self.path, self.db_path))
+
+
+class SessionExchange(QObject):
+    """The Sessions tab's Import… and Export buttons: dialogs, one worker at a time, results
+    shown in the tab's status line with the sessions selected."""
+
+    job_finished = Signal()  # the result is on screen
+
+    def __init__(self, tab: SessionsTab) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.worker: QThread | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None
+
+    # -- dialogs -------------------------------------------------------------------------------
+    def _folder(self) -> Path:
+        stored = str(self.tab.context.settings.value(FOLDER_KEY, "") or "")
+        return Path(stored) if stored and Path(stored).is_dir() else Path.home()
+
+    def _remember_folder(self, path: Path) -> None:
+        self.tab.context.settings.setValue(FOLDER_KEY, str(path.parent))
+
+    def ask_import(self) -> None:
+        names, _ = QFileDialog.getOpenFileNames(
+            self.tab, "Import sessions", str(self._folder()), IMPORT_FILTER
+        )
+        if names:
+            self.import_files([Path(n) for n in names])
+
+    def ask_export(self) -> None:
+        chosen = self.tab.selected_sessions()
+        if not chosen:
+            return
+        start = self._folder() / suggested_name([s.name for s in chosen])
+        dialog = QFileDialog(self.tab, "Export for another computer", str(start), EXPORT_FILTER)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setDefaultSuffix(EXCHANGE_SUFFIX.lstrip("."))
+        chosen_files = dialog.selectedFiles() if dialog.exec() else []
+        dialog.deleteLater()
+        if not chosen_files:
+            return
+        path = Path(chosen_files[0])
+        if not path.suffix:  # some native dialogs ignore the default suffix
+            path = path.with_name(path.name + EXCHANGE_SUFFIX)
+        self.export_to([s.id for s in chosen], path)
+
+    # -- jobs ----------------------------------------------------------------------------------
+    def import_files(self, paths: Sequence[Path]) -> bool:
+        """Start importing; False (with the reason shown) when another job is running."""
+        if not paths or not self._can_start():
+            return False
+        self._remember_folder(paths[-1])
+        self.tab.status.setStyleSheet("")
+        self.tab.status.setText(f"Importing {', '.join(p.name for p in paths)}…")
+        worker = ImportWorker(paths, self.tab.context.db_path)
+        worker.files_imported.connect(self._show_imports)
+        self._start(worker)
+        return True
+
+    def export_to(self, session_ids: Sequence[str], path: Path) -> bool:
+        if not session_ids or not self._can_start():
+            return False
+        self._remember_folder(path)
+        self.tab.status.setStyleSheet("")
+        self.tab.status.setText(f"Exporting {_count(len(session_ids))} to {path.name}…")
+        worker = ExportWorker(session_ids, path, self.tab.context.db_path)
+        worker.file_exported.connect(self._show_export)
+        self._start(worker)
+        return True
+
+    def wait(self) -> None:
+        """Let a running job end (an import is one short transaction); for closing."""
+        if self.worker is not None:
+            self.worker.wait()
+
+    def _can_start(self) -> bool:
+        if self.busy:
+            self.tab.status.setText("An import or export is still running: wait for it to end.")
+            return False
+        return True
+
+    def _start(self, worker: QThread) -> None:
+        self.worker = worker
+        worker.finished.connect(self._job_ended)
+        self.tab.update_actions()
+        worker.start()
+
+    def _job_ended(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.deleteLater()
+        self.tab.update_actions()
+        self.job_finished.emit()
+
+    def _show_imports(self, outcomes: tuple[FileImported, ...]) -> None:
+        found = [s.id for o in outcomes for s in o.imported + o.skipped]
+        if found:  # in view, whatever the search and filter, to be selected
+            self.tab.search.clear()
+            self.tab.status_filter.setCurrentIndex(0)
+            self.tab.refresh()
+            self.tab.select_sessions(found)
+        text = "\n".join(describe_import(o) for o in outcomes)
+        if any(o.error for o in outcomes):
+            self.tab.show_error(text)
+        else:
+            self.tab.status.setStyleSheet("")
+            self.tab.status.setText(text)
+
+    def _show_export(self, outcome: FileExported) -> None:
+        if outcome.error:
+            self.tab.show_error(outcome.error)
+            return
+        self.tab.status.setStyleSheet("")
+        self.tab.status.setText(
+            f"Exported {_count(outcome.count)} to {outcome.path}: on the other computer, "
+            f"double-click it or use Import… on the Sessions tab."
+        )
