@@ -170,7 +170,7 @@ def read_exchange(path: Path | str) -> ExchangeFile:
     """Read and check a whole exchange file; BadOption with one sentence for the first fault."""
     path = Path(path)
     data = _load(path)
-    hint = "choose a file that `linklab export --format json` wrote"
+    hint = "choose a file that LinkLab exported for another computer (a .linklab file)"
     if not isinstance(data, dict) or data.get("format") != EXCHANGE_FORMAT:
         raise BadOption(f"{path.name} is not a LinkLab session file: {hint}.")
     top = _Obj(data, "a header that")
@@ -204,7 +204,7 @@ def _load(path: Path) -> object:
     if len(raw) > MAX_FILE_BYTES:
         raise BadOption(
             f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB, more than a LinkLab "
-            f"export holds: choose the file that `linklab export` wrote."
+            f"export holds: choose the .linklab file that LinkLab exported."
         )
     try:
         text = raw.decode("utf-8-sig")
