@@ -39,7 +39,7 @@ def main() -> int:
         build = [sys.executable, str(ROOT / "installers" / "build.py")]
         subprocess.run(build, check=True)
     frozen = [str(bundle / "linklab")]
-    source = [sys.executable, "-m", "app"]
+    source = [str(Path(sys.executable).parent / "linklab")]  # what `make run` starts
     version: dict[str, list[float]] = {"frozen": [], "source": []}
     window: dict[str, list[float]] = {"frozen": [], "source": []}
     with tempfile.TemporaryDirectory() as tmp:

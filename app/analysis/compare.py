@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from app.analysis.points import METRICS
-from app.analysis.stats import Summary, summarize
+from app.analysis.stats import Summary, scipy_stats, summarize
 from app.store.records import RunRecord, SessionRecord
 from app.study.plan import VARIABLE_LABELS, RunKind, Security, Series
 
@@ -111,7 +110,7 @@ def welch(
     if a.var() == 0 and b.var() == 0:
         # Identical runs on each side: the difference is exact (the t-test is undefined).
         return difference, difference, difference, (1.0 if difference == 0 else 0.0)
-    result = scipy_stats.ttest_ind(b, a, equal_var=False)
+    result = scipy_stats().ttest_ind(b, a, equal_var=False)
     interval = result.confidence_interval(1 - ALPHA)
     return difference, float(interval.low), float(interval.high), float(result.pvalue)
 

@@ -5,11 +5,24 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 CONFIDENCE = 0.95
+
+
+def scipy_stats() -> Any:
+    """scipy.stats, imported on first use: it takes most of a second, which every command
+    and the window's start would otherwise pay before doing anything (see preload())."""
+    from scipy import stats
+
+    return stats
+
+
+def preload() -> None:
+    """Import scipy.stats now (the window calls this from a background thread at start)."""
+    scipy_stats()
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,7 @@ def summarize(values: Iterable[float | None]) -> Summary:
     mean = float(np.mean(data))
     if n > 1:
         std = float(np.std(data, ddof=1))
-        t = float(scipy_stats.t.ppf(0.5 + CONFIDENCE / 2, df=n - 1))
+        t = float(scipy_stats().t.ppf(0.5 + CONFIDENCE / 2, df=n - 1))
         ci95: float | None = t * std / math.sqrt(n)
     else:
         std, ci95 = None, None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +33,7 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
         return 1
     from PySide6.QtWidgets import QApplication
 
+    from app.analysis.stats import preload
     from app.engine.process import cancel_all
     from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
@@ -44,6 +46,8 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
     QApplication.setDesktopFileName("linklab")
     window = MainWindow(open_files=open_files)
     window.show()
+    # The statistics library loads while the window is already up, not on the first point.
+    threading.Thread(target=preload, name="preload-stats", daemon=True).start()
     try:
         return int(app.exec())
     finally:
