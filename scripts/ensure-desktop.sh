@@ -4,7 +4,7 @@
 # --with-screenshots also what the tests and `make screenshots` use: Xvfb, Chromium, poppler.
 # A desktop machine has them already: then this installs nothing.
 set -u
-say() { printf 'linklab set-up: %s\n' "$*" >&2; }
+. "$(dirname "$0")/apt-lib.sh"
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian-like: nothing we can check
 
 packages=(libgl1 libegl1 libfontconfig1 libfreetype6 libglib2.0-0 libdbus-1-3 libxkbcommon0
@@ -14,25 +14,6 @@ packages=(libgl1 libegl1 libfontconfig1 libfreetype6 libglib2.0-0 libdbus-1-3 li
 # Tests and screenshots: a virtual X server, a browser to open HTML reports, a PDF renderer.
 [ "${1:-}" = "--with-screenshots" ] && packages+=(xvfb xauth chromium poppler-utils)
 
-missing=()
-for pkg in "${packages[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
-    [ "$status" = "install ok installed" ] || missing+=("$pkg")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"
-    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-    else return 1
-    fi
-}
-say "installing what LinkLab's window needs: ${missing[*]}"
-if as_root apt-get update -qq >/dev/null 2>&1 &&
-   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
-       "${missing[@]}" >/dev/null 2>&1; then
-    exit 0
-fi
-say "could not install ${missing[*]}: install them with your package manager" \
-    "(sudo apt-get install ${missing[*]}); the command line works without them."
+# The window's libraries are optional for the command line: never fail the set-up over them.
+install_missing "LinkLab's window needs (the command line works without them)" "${packages[@]}"
 exit 0

@@ -6,7 +6,7 @@
 # desktop-file-utils (desktop-file-validate checks the menu entry).
 set -u
 py=${1:-python3}
-say() { printf 'linklab set-up: %s\n' "$*" >&2; }
+. "$(dirname "$0")/apt-lib.sh"
 command -v dpkg-query >/dev/null 2>&1 || exit 0   # not Debian-like: nothing we can check
 
 packages=(binutils x11-utils desktop-file-utils)
@@ -20,25 +20,4 @@ if [ "$shared" != "yes" ] && [ -n "$shared" ]; then
     packages+=("libpython${ver}")
 fi
 
-missing=()
-for pkg in "${packages[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
-    [ "$status" = "install ok installed" ] || missing+=("$pkg")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"
-    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-    else return 1
-    fi
-}
-say "installing what building the installers needs: ${missing[*]}"
-if as_root apt-get update -qq >/dev/null 2>&1 &&
-   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends \
-       "${missing[@]}" >/dev/null 2>&1; then
-    exit 0
-fi
-say "could not install ${missing[*]}: install them with your package manager" \
-    "(sudo apt-get install ${missing[*]})."
-exit 1
+install_missing "building the installers needs" "${packages[@]}"
