@@ -8,6 +8,7 @@ them). dpkg's own triggers refresh the menu, icon and MIME caches: no maintainer
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -18,9 +19,12 @@ ROOT = HERE.parent.parent
 ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
 DEB_NAME = "linklab"
 INSTALL_DIR = "/opt/linklab"
-#: What the bundle does not carry: the C library it was built against, the GL drivers (which
-#: must match the machine's graphics) and the X connection library.
-DEB_DEPENDS = "libc6 (>= 2.36), libgl1, libegl1, libxcb1, libx11-6, libfontconfig1, libfreetype6"
+#: What the bundle does not carry besides the C library (whose version is read from the
+#: bundle's binaries): the GL drivers, which must match the machine's graphics, the X
+#: connection library and the font configuration.
+DEB_DEPENDS = "libgl1, libegl1, libxcb1, libx11-6, libfontconfig1, libfreetype6"
+GLIBC_SYMBOL = re.compile(r"\bGLIBC_(\d+)\.(\d+)(?:\.(\d+))?\b")
+ELF_MAGIC = b"\x7fELF"
 DEB_RECOMMENDS = "fonts-dejavu-core"
 
 
@@ -53,14 +57,42 @@ def make_tarball(bundle: Path, out_dir: Path, version: str, tag: str) -> Path:
     return target
 
 
-def _control(version: str, arch: str, installed_kib: int) -> str:
+def newest_glibc(objdump_output: str) -> tuple[int, ...]:
+    """The newest GLIBC_x.y symbol version in `objdump -T` output; () when there is none."""
+    found = [
+        tuple(int(g) for g in m.groups() if g is not None)
+        for m in GLIBC_SYMBOL.finditer(objdump_output)
+    ]
+    return max(found, default=())
+
+
+def required_glibc(bundle: Path) -> str:
+    """The C library version every ELF file in the bundle can run with: the newest symbol
+    version any of them asks for (the build machine's glibc is the upper bound)."""
+    newest: tuple[int, ...] = ()
+    for path in bundle.rglob("*"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        with path.open("rb") as handle:
+            if handle.read(4) != ELF_MAGIC:
+                continue
+        done = subprocess.run(
+            ["objdump", "-T", str(path)], capture_output=True, text=True, check=False
+        )
+        newest = max(newest, newest_glibc(done.stdout))
+    if not newest:
+        raise RuntimeError(f"no GLIBC symbol versions found in {bundle}: is objdump installed?")
+    return ".".join(str(p) for p in newest)
+
+
+def _control(version: str, arch: str, installed_kib: int, glibc: str) -> str:
     return (
         f"Package: {DEB_NAME}\n"
         f"Version: {version}\n"
         f"Architecture: {arch}\n"
         "Maintainer: The LinkLab developers <linklab@example.org>\n"
         f"Installed-Size: {installed_kib}\n"
-        f"Depends: {DEB_DEPENDS}\n"
+        f"Depends: libc6 (>= {glibc}), {DEB_DEPENDS}\n"
         f"Recommends: {DEB_RECOMMENDS}\n"
         "Section: net\n"
         "Priority: optional\n"
@@ -125,7 +157,9 @@ def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path
             path.chmod(0o644)
     installed = _size_kib(root)
     (root / "DEBIAN").mkdir()
-    (root / "DEBIAN/control").write_text(_control(version, arch, installed), encoding="utf-8")
+    glibc = required_glibc(opt)
+    control = _control(version, arch, installed, glibc)
+    (root / "DEBIAN/control").write_text(control, encoding="utf-8")
     target = out_dir / f"{DEB_NAME}_{version}_{arch}.deb"
     # gzip: every dpkg reads it, and it is several times faster to build than xz.
     done = subprocess.run(

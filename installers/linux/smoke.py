@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -171,10 +171,15 @@ def grab_screen(display: str, path: Path) -> int:
 
 
 def time_to_window(
-    argv: list[str], env: dict[str, str], timeout: float = 60, screenshot: Path | None = None
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float = 60,
+    screenshot: Path | None = None,
+    until: Callable[[], bool] | None = None,
 ) -> float:
     """Seconds from starting argv until its main window is viewable; then ends it (after
-    saving the screen to screenshot, once the window has had a second to settle)."""
+    saving the screen to screenshot, once the window has had a second to settle, and after
+    until() has come true, if given)."""
     started = time.monotonic()
     proc = subprocess.Popen(
         argv,
@@ -191,6 +196,10 @@ def time_to_window(
                 if screenshot is not None:
                     time.sleep(1.0)
                     grab_screen(env["DISPLAY"], screenshot)
+                while until is not None and not until():
+                    if time.monotonic() - started > timeout:
+                        raise AssertionError(f"the window did not get there within {timeout:.0f} s")
+                    time.sleep(0.25)
                 return shown
             if proc.poll() is not None:
                 err = proc.stderr.read() if proc.stderr else ""

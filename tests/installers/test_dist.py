@@ -5,6 +5,8 @@ the .tar.gz listed. One build (about 1.5 min) serves every test in this module."
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +46,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return out
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
 
 
 def _engines_dir(bundle: Path) -> Path:
@@ -92,10 +98,44 @@ def test_frozen_loopback_measurements(built: Path, tmp_path: Path) -> None:
         assert netperf["throughput_bps"] > 100e6
 
 
-@pytest.mark.skipif(
+needs_x = pytest.mark.skipif(
     shutil.which("Xvfb") is None or shutil.which("xwininfo") is None,
     reason="needs Xvfb and xwininfo (make test installs them)",
 )
+
+
+def _sessions(bundle: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    found = json.loads(smoke.run(bundle, ["sessions", "list", "--json"], env))
+    assert isinstance(found, list)
+    return found
+
+
+@needs_x
+def test_frozen_study_exported_then_opened_like_a_double_click(built: Path, tmp_path: Path) -> None:
+    """A study on one computer, exported; the .linklab file opened on another (the menu entry
+    and the Windows association run `linklab FILE`): the window imports it."""
+    bundle = built / "linklab"
+    lab = smoke.bare_env(tmp_path / "lab")
+    study = ["run", "--peer", "127.0.0.1", "--sizes", "1000", "--runs", "2", "--duration", "1"]
+    with smoke.frozen_servers(bundle, lab) as (port, _):
+        smoke.run(bundle, [*study, "--port", str(port), "--name", "frozen study"], lab, 120)
+    (session,) = _sessions(bundle, lab)
+    exported = tmp_path / f"lab2{EXCHANGE_SUFFIX}"
+    args = ["export", str(session["session_id"]), "--format", "json", "--out", str(exported)]
+    smoke.run(bundle, args, lab)
+    desk = smoke.bare_env(tmp_path / "desk")
+    with smoke.xvfb() as display:
+        smoke.time_to_window(
+            [str(bundle / "linklab"), str(exported)],
+            desk | {"DISPLAY": display},
+            until=lambda: len(_sessions(bundle, desk)) == 1,
+        )
+    (imported,) = _sessions(bundle, desk)
+    assert imported["session_id"] == session["session_id"]
+    assert imported["name"] == "frozen study" and imported["status"] == "completed"
+
+
+@needs_x
 def test_frozen_window_shows(built: Path, tmp_path: Path) -> None:
     env = smoke.bare_env(tmp_path)
     shot = tmp_path / "frozen-window.png"
@@ -135,6 +175,12 @@ def test_deb_installs_launcher_menu_entry_and_file_type(built: Path, tmp_path: P
         check=True,
     ).stdout
     assert f"Version: {__version__}" in fields and f"Architecture: {arch}" in fields
+    # The C library the package asks for is what its binaries need, at most this machine's.
+    needed = re.search(r"libc6 \(>= ([\d.]+)\)", fields)
+    assert needed is not None, fields
+    machine = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    assert _version(needed.group(1)) <= _version(machine.split()[-1])
+    assert _version(needed.group(1)) >= (2, 17)
     root = tmp_path / "root"
     subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
     launcher = root / "usr" / "bin" / "linklab"
