@@ -33,24 +33,37 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
         return 1
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.context import AppContext
+    from app.ui.single_instance import HandoverServer, send_files, serve_window, server_name
+
+    app = QApplication.instance() or QApplication(argv or sys.argv)
+    app.setApplicationName("LinkLab")
+    app.setOrganizationName("LinkLab")
+    context = AppContext()
+    # Files go to the window already open on this database, if one answers.
+    name = server_name(context.db_path)
+    if open_files and send_files(name, open_files):
+        return 0
+    server = HandoverServer()
+    if not server.listen(name) and open_files and send_files(name, open_files):
+        return 0  # another LinkLab started at the same moment
     from app.analysis.stats import preload
     from app.engine.process import cancel_all
     from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(argv or sys.argv)
-    app.setApplicationName("LinkLab")
-    app.setOrganizationName("LinkLab")
     QApplication.setWindowIcon(app_icon())
     # Lets Linux desktops match the window to the installed linklab.desktop entry.
     QApplication.setDesktopFileName("linklab")
-    window = MainWindow(open_files=open_files)
+    window = MainWindow(context, open_files=open_files)
+    serve_window(server, window)
     window.show()
     # The statistics library loads while the window is already up, not on the first point.
     threading.Thread(target=preload, name="preload-stats", daemon=True).start()
     try:
         return int(app.exec())
     finally:
+        server.close()
         window.shutdown()
         cancel_all()
         # Destroy the widgets while Python is still whole: left to interpreter shutdown,

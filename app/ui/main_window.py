@@ -68,14 +68,16 @@ class MainWindow(QMainWindow):
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
+        self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
         self._build_menus()
         self.resize(1280, 800)
         self._restore_layout()
         self._shut_down = False
+        self._handed_over: list[Path] = []
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
             files = list(open_files)
-            QTimer.singleShot(0, self, lambda: self.import_files(files))
+            QTimer.singleShot(0, self, lambda: self.open_handed_over(files))
 
     # -- menus -----------------------------------------------------------------------------
     def _build_menus(self) -> None:
@@ -167,6 +169,18 @@ class MainWindow(QMainWindow):
         """Import exchange files on the Sessions tab, where the outcome is shown."""
         self.tabs.setCurrentWidget(self.sessions)
         return self.sessions.import_files(paths)
+
+    def open_handed_over(self, paths: Sequence[Path]) -> None:
+        """Files of `linklab FILE...`, this one's or another's handed over: imported in turn,
+        after any import or export running."""
+        self._handed_over.extend(paths)
+        self.tabs.setCurrentWidget(self.sessions)
+        self._import_handed_over()
+
+    def _import_handed_over(self) -> None:
+        if self._handed_over and not self.sessions.exchange.busy:
+            paths, self._handed_over = self._handed_over, []
+            self.import_files(paths)
 
     def _compare(self, session_ids: list[str]) -> None:
         self.compare_tab.load_sessions(session_ids)
