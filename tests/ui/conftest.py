@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
+from app.report.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
+from app.store.db import Database
+from app.store.sessions import SessionStore
 from app.ui.context import ENGINE_NAMES, AppContext
 
 
@@ -26,3 +29,20 @@ def context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
         monkeypatch.delenv(f"LINKLAB_{name.upper()}")
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     return AppContext(settings, db_path=tmp_path / "linklab.sqlite3")
+
+
+@pytest.fixture
+def exchange_file(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A .linklab file written the way `linklab export --format json` writes one, from another
+    computer's database: two sessions, and their ids."""
+    from tests.ui.test_sessions_tab import make_session
+
+    other = tmp_path / "other.sqlite3"
+    ids = [
+        make_session(other, "Open, IPv4", when="2025-03-01T10:00:00+00:00"),
+        make_session(other, "WPA2, IPv4", when="2025-03-01T11:00:00+00:00"),
+    ]
+    path = tmp_path / f"lab2-group4{EXCHANGE_SUFFIX}"
+    with Database(other, readonly=True) as db:
+        write_exchange(path, export_sessions(SessionStore(db), ids))
+    return path, ids

@@ -36,20 +36,6 @@ def tab(qtbot: QtBot, context: AppContext) -> SessionsTab:
     return widget
 
 
-@pytest.fixture
-def exchange_file(tmp_path: Path) -> tuple[Path, list[str]]:
-    """A file written the way `linklab export --format json` writes one, from another store."""
-    other = tmp_path / "other.sqlite3"
-    ids = [
-        make_session(other, "Open, IPv4", when="2025-03-01T10:00:00+00:00"),
-        make_session(other, "WPA2, IPv4", when="2025-03-01T11:00:00+00:00"),
-    ]
-    path = tmp_path / f"lab2-group4{EXCHANGE_SUFFIX}"
-    with Database(other, readonly=True) as db:
-        write_exchange(path, export_sessions(SessionStore(db), ids))
-    return path, ids
-
-
 def stored_ids(path: Path) -> set[str]:
     with Database(path, readonly=True) as db:
         return {s.id for s in SessionStore(db).list_sessions()}

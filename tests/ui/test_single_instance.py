@@ -68,20 +68,6 @@ def server(qtbot: QtBot, name: str) -> Iterator[HandoverServer]:
 
 
 @pytest.fixture
-def exchange_file(tmp_path: Path) -> tuple[Path, list[str]]:
-    """A .linklab file exported from another computer's database."""
-    other = tmp_path / "other.sqlite3"
-    ids = [
-        make_session(other, "Open, IPv4", when="2025-03-01T10:00:00+00:00"),
-        make_session(other, "WPA2, IPv4", when="2025-03-01T11:00:00+00:00"),
-    ]
-    path = tmp_path / f"lab2-group4{EXCHANGE_SUFFIX}"
-    with Database(other, readonly=True) as db:
-        write_exchange(path, export_sessions(SessionStore(db), ids))
-    return path, ids
-
-
-@pytest.fixture
 def window(qtbot: QtBot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]:
     # Ports of the test's own: another LinkLab on this machine may hold the defaults.
     context.set_default_port("iperf3", free_port())
