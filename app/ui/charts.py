@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -44,6 +45,22 @@ def style_plot(plot: pg.PlotWidget, title: str, print_friendly: bool = False) ->
     item.showGrid(x=True, y=True, alpha=0.25)
 
 
+class Legend(pg.LegendItem):
+    """A legend that is hidden while it names nothing: an empty one is a stray box."""
+
+    def addItem(self, item: Any, name: str) -> None:
+        super().addItem(item, name)
+        self.setVisible(True)
+
+    def removeItem(self, item: Any) -> None:
+        super().removeItem(item)
+        self.setVisible(bool(self.items))
+
+    def clear(self) -> None:
+        super().clear()
+        self.setVisible(False)
+
+
 def add_legend(
     plot: pg.PlotWidget, offset: tuple[int, int], print_friendly: bool = False
 ) -> pg.LegendItem:
@@ -53,12 +70,17 @@ def add_legend(
     )
     panel = QColor(background)
     panel.setAlpha(210)
-    return plot.getPlotItem().addLegend(
+    item = plot.getPlotItem()
+    # PlotItem.addLegend with this class: plot(name=...) then adds to it.
+    item.legend = Legend(
         offset=offset,
         labelTextColor=foreground,
         brush=pg.mkBrush(panel),
         pen=pg.mkPen(QColor(foreground.red(), foreground.green(), foreground.blue(), 60)),
     )
+    item.legend.setParentItem(item.vb)
+    item.legend.setVisible(False)
+    return item.legend
 
 
 class LiveChart(pg.PlotWidget):

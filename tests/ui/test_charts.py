@@ -25,6 +25,19 @@ def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ign
     assert low == 0 and high > 2.5
 
 
+def test_legend_shows_only_once_it_names_something(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = LiveChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    legend = chart.getPlotItem().legend
+    assert not legend.isVisible()  # an empty legend would be a stray box on a blank chart
+    chart.add_sample(Sample(0, 1.0, Flow.UP, bits_per_second=1e6))
+    chart._redraw()
+    assert legend.isVisible() and len(legend.items) == 1
+    chart.reset("next run")
+    assert not legend.isVisible()
+
+
 def test_sweep_chart_series_and_points(qtbot) -> None:  # type: ignore[no-untyped-def]
     chart = SweepChart("t", "throughput", is_rate=True)
     qtbot.addWidget(chart)
