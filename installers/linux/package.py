@@ -7,11 +7,13 @@ them). dpkg's own triggers refresh the menu, icon and MIME caches: no maintainer
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
 import subprocess
 import tarfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,16 +46,13 @@ def make_tarball(bundle: Path, out_dir: Path, version: str, tag: str) -> Path:
     target = out_dir / f"linklab-{version}-{tag}.tar.gz"
     readme = (HERE / "README.txt").read_text(encoding="utf-8")
     readme = readme.format(version=version, arch=tag.split("-", 1)[1], platform=tag)
-    staging = out_dir / f".{top}-readme"
-    staging.mkdir(parents=True, exist_ok=True)
-    (staging / "README.txt").write_text(readme, encoding="utf-8")
-    try:
-        with tarfile.open(target, "w:gz", compresslevel=6) as tar:
-            tar.add(bundle, arcname=top, filter=_tar_filter)
-            tar.add(staging / "README.txt", arcname=f"{top}/README.txt", filter=_tar_filter)
-            tar.add(ROOT / "LICENSE", arcname=f"{top}/LICENSE", filter=_tar_filter)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    text = readme.encode("utf-8")
+    info = _tar_filter(tarfile.TarInfo(f"{top}/README.txt"))
+    info.size, info.mode, info.mtime = len(text), 0o644, int(time.time())
+    with tarfile.open(target, "w:gz", compresslevel=6) as tar:
+        tar.add(bundle, arcname=top, filter=_tar_filter)
+        tar.addfile(info, io.BytesIO(text))
+        tar.add(ROOT / "LICENSE", arcname=f"{top}/LICENSE", filter=_tar_filter)
     return target
 
 
