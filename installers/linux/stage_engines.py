@@ -20,9 +20,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.process import ENGINE_MANIFEST
+
 REQUIRED = ("iperf3",)
 OPTIONAL = ("netperf", "netserver")
-MANIFEST = "linklab-engines.json"
 #: Libraries every Linux system has in a compatible version: the C library and its loader.
 SYSTEM_LIBRARIES = re.compile(
     r"^(linux-vdso|linux-gate|ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil)"
@@ -142,7 +143,7 @@ def stage(dest: Path) -> dict[str, object]:
         "licenses": licenses,
         "note": "Taken unmodified from the build machine's Debian packages.",
     }
-    (dest / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (dest / ENGINE_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app import __version__
+from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
 from app.report.exchange import EXCHANGE_SUFFIX
 from installers.linux import smoke
@@ -61,7 +62,7 @@ def test_frozen_program_finds_its_bundled_engines(built: Path, tmp_path: Path) -
     env = smoke.bare_env(tmp_path)
     assert shutil.which("iperf3", path=env["PATH"]) is None
     assert smoke.run(bundle, ["--version"], env).strip() == f"LinkLab {__version__}"
-    manifest = json.loads((_engines_dir(bundle) / "linklab-engines.json").read_text())
+    manifest = json.loads((_engines_dir(bundle) / ENGINE_MANIFEST).read_text())
     assert "iperf3" in manifest["engines"]
     doctor = json.loads(smoke.run(bundle, ["doctor", "--json"], env))
     for name in manifest["engines"]:
@@ -214,4 +215,4 @@ def test_tarball_holds_the_bundle(built: Path) -> None:
     assert f"{top}/README.txt" in members and f"{top}/LICENSE" in members
     engines = f"{top}/_internal/resources/engines/{platform_tag()}"
     assert members[f"{engines}/iperf3"].mode & 0o111
-    assert f"{engines}/linklab-engines.json" in members
+    assert f"{engines}/{ENGINE_MANIFEST}" in members
