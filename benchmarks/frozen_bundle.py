@@ -17,13 +17,10 @@ sys.path.insert(0, str(ROOT))
 
 from app import __version__  # noqa: E402
 from installers.linux import smoke  # noqa: E402
+from installers.linux.package import folder_bytes  # noqa: E402
 
 DIST = ROOT / "dist"
 ROUNDS = 5
-
-
-def folder_size(path: Path) -> int:
-    return sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir())
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -50,7 +47,7 @@ def main() -> int:
                     version[name].append(timed([*argv, "--version"], env))
                     window[name].append(smoke.time_to_window(argv, env | {"DISPLAY": display}))
     mib = 1024 * 1024
-    print(f"bundle dist/linklab: {folder_size(bundle) / mib:.0f} MiB on disk")
+    print(f"bundle dist/linklab: {folder_bytes(bundle) / mib:.0f} MiB on disk")
     for package in sorted(DIST.glob(f"linklab*{__version__}*")):
         if package.is_file():
             print(f"  {package.name}: {package.stat().st_size / mib:.0f} MiB")

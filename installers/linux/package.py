@@ -114,9 +114,9 @@ def _copyright() -> str:
     )
 
 
-def _size_kib(folder: Path) -> int:
-    total = sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
-    return max(1, total // 1024)
+def folder_bytes(folder: Path) -> int:
+    """What the files (and links) below folder take, in bytes."""
+    return sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
 
 
 def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path) -> Path:
@@ -154,7 +154,7 @@ def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path
             path.chmod(0o755)
         else:
             path.chmod(0o644)
-    installed = _size_kib(root)
+    installed = max(1, folder_bytes(root) // 1024)  # KiB, as dpkg counts
     (root / "DEBIAN").mkdir()
     glibc = required_glibc(opt)
     control = _control(version, arch, installed, glibc)
