@@ -312,7 +312,7 @@ def test_ctrl_c_stops_gracefully(
         (["--duration", "3601"], "--duration"),
         (["--order", "random"], "--order"),
         (["--metric", "speed"], "--metric"),
-        (["--tag", "novalue"], "--tag"),
+        (["--tag", "=oops"], "--tag"),
         (["--port", "99999"], "--port"),
         (["--bitrate", "fast"], "--bitrate"),
         (["--preset", "80211n-study", "--plan", "x.json"], "--plan"),

@@ -18,6 +18,7 @@ METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = (
     ("cpu_remote_pct", lambda r: r.metrics.cpu_remote_pct),
     ("jitter_ms", lambda r: r.metrics.jitter_ms),
     ("loss_pct", lambda r: r.metrics.loss_pct),
+    ("retransmits", lambda r: r.metrics.retransmits),
 )
 
 
@@ -72,13 +73,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
     for series in plan.series:
         for index, value in enumerate(plan.values):
             here = [r for r in runs if r.key.series == series and r.key.value_index == index]
-            ok = [r for r in here if r.ok]
-            stream = [r for r in ok if r.key.kind is RunKind.STREAM]
-            rr = [r for r in ok if r.key.kind is RunKind.RR]
-            metrics = {}
-            for name, read in METRICS:
-                source = rr if name == "rtt_ms" and rr else (stream or rr)
-                metrics[name] = summarize(read(r) for r in source)
+            n, metrics = summarize_point(here)
             points.append(
                 PointSummary(
                     protocol=series.protocol,
@@ -86,9 +81,21 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                     direction=plan.direction,
                     variable=plan.variable,
                     value=float(value),
-                    n=len(stream or rr),
-                    failed=len(here) - len(ok),
+                    n=n,
+                    failed=sum(1 for r in here if not r.ok),
                     metrics=metrics,
                 )
             )
     return points
+
+
+def summarize_point(runs: Sequence[RunRecord]) -> tuple[int, dict[str, Summary]]:
+    """The successful runs of one point and the statistics of every metric over them."""
+    ok = [r for r in runs if r.ok]
+    stream = [r for r in ok if r.key.kind is RunKind.STREAM]
+    rr = [r for r in ok if r.key.kind is RunKind.RR]
+    metrics = {}
+    for name, read in METRICS:
+        source = rr if name == "rtt_ms" and rr else (stream or rr)
+        metrics[name] = summarize(read(r) for r in source)
+    return len(stream or rr), metrics

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from app.study.tags import TagError, parse_tag
 from app.units import parse_rate, parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
@@ -78,7 +79,8 @@ def value_list(parse: Callable[[str], int]) -> Callable[[str], list[int]]:
 
 
 def key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
-    return key.strip(), value.strip()
+    """A tag: KEY=VALUE, or a plain label (kept with an empty value)."""
+    try:
+        return parse_tag(text)
+    except TagError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None

@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rename.add_argument("new_name", metavar="NAME")
     tag = actions.add_parser("tag", help="set (KEY=VALUE) or remove (--remove KEY) tags")
     tag.add_argument("session", metavar="SESSION")
-    tag.add_argument("tags", nargs="*", type=key_value, metavar="KEY=VALUE")
+    tag.add_argument("tags", nargs="*", type=key_value, metavar="KEY=VALUE|LABEL")
     tag.add_argument("--remove", action="append", default=[], metavar="KEY")
     delete = actions.add_parser("delete", help="delete a session and all its runs")
     delete.add_argument("session", metavar="SESSION")

@@ -104,7 +104,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     run.add_argument("--security", choices=[s.value for s in Security])
     run.add_argument("--medium", choices=[m.value for m in Medium])
-    run.add_argument("--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument(
+        "--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE|LABEL"
+    )
     run.add_argument("--notes")
     run.add_argument("--name", help="a name to find the session by")
     source = run.add_mutually_exclusive_group()

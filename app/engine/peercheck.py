@@ -46,6 +46,23 @@ class PeerCheck:
             parts.append(f"round trip {min(rtts):.2f} ms")
         return "; ".join(parts) + "."
 
+    def blocking_problem(self) -> str:
+        """Why a study cannot start against this peer, as a sentence; empty when it can.
+        Only the servers that were checked count (the ones the chosen engine needs)."""
+        if self.problem:
+            return self.problem
+        for answer, what, how in (
+            (self.iperf3, "iperf3 server", "iperf3 -s"),
+            (self.netserver, "netserver", "netserver"),
+        ):
+            if answer is not None and not answer.open:
+                return (
+                    f"No {what} answers at {self.host} port {answer.port} ({answer.problem}): "
+                    f"start one there ({how}, or LinkLab's Server tab), or check the port and "
+                    f"any firewall between."
+                )
+        return ""
+
 
 def _connect(address: tuple[object, ...], family: int, timeout: float) -> tuple[bool, float, str]:
     started = time.perf_counter()
@@ -80,7 +97,10 @@ def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> Po
 
 
 def check_peer(
-    host: str, iperf3_port: int = 5201, netperf_port: int | None = 12865, timeout: float = 2.0
+    host: str,
+    iperf3_port: int | None = 5201,
+    netperf_port: int | None = 12865,
+    timeout: float = 2.0,
 ) -> PeerCheck:
     try:
         validate_host(host, "peer")
@@ -102,6 +122,6 @@ def check_peer(
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
     # One handshake only for iperf3: its server treats every connection as a test and
     # reopens its listener afterwards, so quick repeats would be refused in between.
-    iperf3 = check_port(host, iperf3_port, timeout, tries=1)
+    iperf3 = check_port(host, iperf3_port, timeout, tries=1) if iperf3_port else None
     netserver = check_port(host, netperf_port, timeout) if netperf_port else None
     return PeerCheck(host, addresses, "", iperf3, netserver)

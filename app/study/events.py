@@ -52,15 +52,27 @@ class RunFailed:
 
 @dataclass(frozen=True)
 class PointUpdated:
-    """The statistics of one point after a run finished there (throughput and/or RTT)."""
+    """The statistics of one point after a run finished there: every metric of
+    app.analysis.points.METRICS, by name (throughput_bps, rtt_ms, loss_pct, ...)."""
 
     series: Series
     value: float
-    throughput_bps: Summary
-    rtt_ms: Summary
-    cpu_pct: Summary  # this computer's CPU
+    metrics: dict[str, Summary]
     runs: int
     precise_enough: bool  # early stop reached: no more runs at this point
+
+    @property
+    def throughput_bps(self) -> Summary:
+        return self.metrics["throughput_bps"]
+
+    @property
+    def rtt_ms(self) -> Summary:
+        return self.metrics["rtt_ms"]
+
+    @property
+    def cpu_pct(self) -> Summary:
+        """This computer's CPU."""
+        return self.metrics["cpu_local_pct"]
 
 
 @dataclass(frozen=True)

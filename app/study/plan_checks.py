@@ -79,6 +79,34 @@ def value_problems(self: Plan) -> list[tuple[str, str]]:
                 "port: choose a lower port.",
             )
         )
+    if self.variable is Variable.BITRATE and Protocol.UDP not in self.protocols:
+        found.append(("variable", "Only UDP runs have a target bitrate: choose UDP to sweep it."))
+    if self.engine is Engine.NETPERF:
+        # Values netperf would silently ignore are refused where the user set them.
+        for where, ignored, sentence in (
+            (
+                "bitrate",
+                self.bitrate_bps != 0,
+                "netperf sends UDP as fast as it can: set the UDP bitrate to 0, or use iperf3.",
+            ),
+            (
+                "window",
+                self.window is not None,
+                "LinkLab sets the TCP window for iperf3 only: clear the window, or use iperf3.",
+            ),
+            (
+                "parallel",
+                self.parallel != 1,
+                "netperf runs one stream per test: set parallel streams to 1, or use iperf3.",
+            ),
+            (
+                "omit",
+                self.omit_s != 0,
+                "netperf has no warm-up to leave out: set the warm-up to 0, or use iperf3.",
+            ),
+        ):
+            if ignored:
+                found.append((where, sentence))
     if self.engine is Engine.NETPERF and self.direction is not Direction.UP:
         found.append(
             (

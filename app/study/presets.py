@@ -4,6 +4,7 @@ student lab exercises), plus the user's own saved presets."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,6 +21,7 @@ class Preset:
     title: str
     description: str
     plan: Plan  # with a placeholder peer; use for_peer()
+    user: bool = False  # saved by the user, not shipped with LinkLab
 
     def for_peer(self, peer: Peer) -> Plan:
         return replace(self.plan, peer=peer, name=self.plan.name or self.title)
@@ -49,12 +51,24 @@ def load_preset_file(path: Path) -> Preset:
     )
 
 
+def natural_key(text: str) -> list[tuple[int, int | str]]:
+    """'Lab 10' after 'Lab 2': digit runs compare as numbers."""
+    return [
+        (0, int(part)) if part.isdigit() else (1, part.lower())
+        for part in re.split(r"(\d+)", text)
+        if part
+    ]
+
+
 def list_presets(user_dir: Path | None = None) -> list[Preset]:
+    """LinkLab's presets, then the user's own, each in the natural order of their titles (a
+    user preset of the same name replaces LinkLab's)."""
     found: dict[str, Preset] = {}
     for folder in preset_dirs(user_dir):
         for path in sorted(folder.glob("*.json")):
-            found[path.stem] = load_preset_file(path)
-    return list(found.values())
+            preset = load_preset_file(path)
+            found[path.stem] = replace(preset, user=folder == user_dir)
+    return sorted(found.values(), key=lambda p: (p.user, natural_key(p.title)))
 
 
 def find_preset(name: str, user_dir: Path | None = None) -> Preset:

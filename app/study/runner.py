@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.engine.errors import (
     ConnectionRefused,
@@ -352,17 +353,18 @@ class StudyRunner:
         return precise_enough(summarize(metric), rule.relative_ci, rule.min_runs)
 
     def _emit_point(self, records: list[RunRecord], key: RunKey) -> None:
-        runs = self._point_runs(records, key)
-        throughput = summarize(r.metrics.throughput_bps for r in runs)
-        rtt = summarize(r.metrics.rtt_mean_ms for r in runs)
+        here = [
+            r
+            for r in records
+            if r.key.series == key.series and r.key.value_index == key.value_index
+        ]
+        runs, metrics = summarize_point(here)
         self._emit(
             PointUpdated(
                 key.series,
                 float(self.plan.values[key.value_index]),
-                throughput,
-                rtt,
-                summarize(r.metrics.cpu_local for r in runs),
-                len(runs),
+                metrics,
+                runs,
                 self._point_settled(records, key),
             )
         )

@@ -1,0 +1,149 @@
+"""Plans in words: each setting as a user reads it, what changed between two plans, and a
+default session name, so that a preset or an exercise can say what it set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.models import Direction, IpVersion, Protocol
+from app.study.plan import VARIABLE_LABELS, EarlyStop, Metric, Plan, Security, Variable
+from app.units import format_rate
+
+#: Plan field -> how the window labels it (peer and conditions are described elsewhere).
+FIELD_LABELS = {
+    "engine": "engine",
+    "protocols": "protocol",
+    "ip_versions": "IP version",
+    "direction": "direction",
+    "variable": "what is swept",
+    "values": "values",
+    "repetitions": "runs per point",
+    "duration_s": "seconds per run",
+    "omit_s": "warm-up",
+    "pause_s": "pause between runs",
+    "order": "order",
+    "metrics": "metrics",
+    "length": "packet size",
+    "window": "TCP window",
+    "parallel": "parallel streams",
+    "bitrate_bps": "UDP bitrate",
+    "interval_s": "report interval",
+    "early_stop": "early stop",
+    "max_consecutive_failures": "consecutive failures allowed",
+    "concurrent": "series at the same time",
+    "seed": "shuffle seed",
+    "name": "name",
+}
+
+DIRECTION_WORDS = {
+    Direction.UP: "upload",
+    Direction.DOWN: "download",
+    Direction.BIDIR: "both at once",
+}
+METRIC_WORDS = {Metric.THROUGHPUT: "throughput", Metric.RTT: "RTT", Metric.CPU: "CPU"}
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def protocols_text(protocols: tuple[Protocol, ...]) -> str:
+    return _and([p.value.upper() for p in protocols]) if protocols else "none"
+
+
+def ip_versions_text(versions: tuple[IpVersion, ...]) -> str:
+    return _and([f"IPv{int(v)}" for v in versions]) if versions else "none"
+
+
+def values_text(plan: Plan, limit: int = 6) -> str:
+    unit = VARIABLE_LABELS[plan.variable][1]
+    shown = [
+        format_rate(v) if plan.variable is Variable.BITRATE else f"{v:g}"
+        for v in plan.values[:limit]
+    ]
+    more = " …" if len(plan.values) > limit else ""
+    suffix = f" {unit}" if unit and plan.variable is not Variable.BITRATE else ""
+    count = f" ({len(plan.values)} values)" if len(plan.values) > 1 else ""
+    return ", ".join(shown) + more + suffix + count
+
+
+def setting_text(plan: Plan, name: str) -> str:
+    """One plan field as the window shows it: "TCP and UDP", "60 s", "default"."""
+    value: Any = getattr(plan, name)
+    if name == "protocols":
+        return protocols_text(value)
+    if name == "ip_versions":
+        return ip_versions_text(value)
+    if name == "direction":
+        return DIRECTION_WORDS[value]
+    if name == "variable":
+        return VARIABLE_LABELS[value][0].lower()
+    if name == "values":
+        return values_text(plan)
+    if name == "metrics":
+        return _and([METRIC_WORDS[m] for m in value]) if value else "none"
+    if name == "early_stop":
+        if not isinstance(value, EarlyStop):
+            return "off"
+        return f"within {value.relative_ci * 100:g} % after {value.min_runs} runs"
+    if name == "bitrate_bps":
+        return "unlimited" if not value else format_rate(value)
+    if name in ("length", "window"):
+        return "engine default" if value is None else f"{value} B"
+    if name in ("duration_s", "omit_s", "pause_s", "interval_s"):
+        return f"{value:g} s"
+    if name == "concurrent":
+        return "yes" if value else "no"
+    if name == "name":
+        return repr(value) if value else "none"
+    return str(getattr(value, "value", value))
+
+
+def changes(before: Plan, after: Plan) -> list[str]:
+    """What differs, field by field: "engine iperf3 → netperf"."""
+    found = []
+    for name in FIELD_LABELS:
+        if getattr(before, name) != getattr(after, name):
+            found.append(
+                f"{FIELD_LABELS[name]} {setting_text(before, name)} → {setting_text(after, name)}"
+            )
+    return found
+
+
+def duration_text(seconds: float) -> str:
+    """'about 16 h 00 min', 'about 3 min 20 s', 'about 40 s'."""
+    seconds = round(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"about {hours} h {minutes:02d} min"
+    if minutes:
+        return f"about {minutes} min {secs:02d} s"
+    return f"about {secs} s"
+
+
+def extent_text(plan: Plan) -> str:
+    """'1,920 runs, about 16 h 00 min'."""
+    runs = plan.total_runs
+    return f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+
+
+def default_name(plan: Plan) -> str:
+    """A name that tells sessions apart in a list: 'TCP and UDP · IPv4 · 128–1408 B · WPA2'."""
+    label, unit = VARIABLE_LABELS[plan.variable]
+    if plan.values:
+        low, high = min(plan.values), max(plan.values)
+        span = f"{low:g}" if low == high else f"{low:g}–{high:g}"
+        if plan.variable is Variable.BITRATE:
+            span = format_rate(low) if low == high else f"{format_rate(low)}–{format_rate(high)}"
+        elif unit:
+            span += f" {unit}"
+        sweep = span if plan.variable is Variable.LENGTH else f"{label.lower()} {span}"
+    else:
+        sweep = label.lower()
+    parts = [protocols_text(plan.protocols), ip_versions_text(plan.ip_versions), sweep]
+    if plan.direction is not Direction.UP:
+        parts.append(DIRECTION_WORDS[plan.direction])
+    if plan.conditions.security is not Security.UNKNOWN:
+        parts.append(plan.conditions.security.value)
+    return " · ".join(parts)
