@@ -74,11 +74,11 @@ def live_run() -> None:
     measure = window.measure
     # A link-like load (UDP at 200 Mbit/s): unlimited loopback TCP would take both cores of
     # this machine from the window, which measures the machine rather than LinkLab.
-    measure.setup.protocol.setCurrentIndex(1)
+    measure.setup.study.protocol.setCurrentIndex(1)
     measure.setup.bitrate.setText("200M")
-    measure.setup.custom_values.setText("1408")
-    measure.setup.repetitions.setValue(1)
-    measure.setup.duration.setValue(40)
+    measure.setup.study.custom_values.setText("1408")
+    measure.setup.study.repetitions.setValue(1)
+    measure.setup.study.duration.setValue(40)
     plan = measure.setup.plan()
     assert plan is not None
     from dataclasses import replace

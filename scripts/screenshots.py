@@ -1,6 +1,11 @@
-"""`make screenshots`: the main views with real data, at 1280x800 and 1920x1080, into
-docs/screenshots/. Runs a real loopback sweep against LinkLab's own local server. Uses the
-display it is given, else a virtual X server (Xvfb), else Qt's offscreen platform."""
+"""`make screenshots`: every view of the README, reached by clicking through the window as a
+person does (tests/ui/user.py: controls found by their labels, driven by clicks and keys)
+against LinkLab's own local servers, saved at 1280x800 and 1920x1080 into docs/screenshots/.
+
+Two real sweeps are measured on the loopback (TCP and UDP over IPv4 and IPv6, stated as an open
+and a WPA2 link), compared, and exported as an HTML report, which headless Chromium renders
+for the report's picture. Uses the display it is given, else a virtual X server (Xvfb), else
+Qt's offscreen platform."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 SIZES = [(1280, 800), (1920, 1080)]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sys.path.insert(0, str(ROOT))
 
 
@@ -45,12 +51,38 @@ def main() -> int:
             xvfb.wait(5)
 
 
+def render_report(page: Path, shot: Path, profile: Path) -> None:
+    """The HTML report as a browser shows it, 1280 px wide."""
+    if CHROMIUM is None:
+        print("Chromium is missing (scripts/ensure-desktop.sh --with-screenshots installs it)")
+        return
+    argv = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        f"--screenshot={shot}",
+        "--window-size=1280,1800",
+        page.resolve().as_uri(),
+    ]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    print(f"wrote {shot.relative_to(ROOT)}")
+
+
 def shoot() -> int:
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
     from app.ui.context import AppContext
     from app.ui.main_window import MainWindow
+    from tests.ui.user import User, wait_for
 
     app = QApplication(sys.argv)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -61,64 +93,96 @@ def shoot() -> int:
     )
     window = MainWindow(context, preset_dir=folder / "presets")
     window.show()
-
-    def wait_until(condition, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-        deadline = time.monotonic() + timeout
-        while not condition():
-            app.processEvents()
-            time.sleep(0.02)
-            if time.monotonic() > deadline:
-                raise TimeoutError("the window did not get there in time")
+    user = User(window)
 
     def save(name: str) -> None:
-        for _ in range(5):
+        for _ in range(10):
             app.processEvents()
-            time.sleep(0.05)
+            time.sleep(0.03)
         path = OUT / name
         window.grab().save(str(path))
         print(f"wrote {path.relative_to(ROOT)}")
 
-    measure = window.measure
-    setup = measure.setup
-    setup.protocol.setCurrentIndex(2)  # TCP and UDP
-    setup.custom_values.setText("128, 384, 640, 896, 1152, 1408")
-    setup.repetitions.setValue(2)
-    setup.duration.setValue(2)
-    setup.bitrate.setText("800M")
-    setup.conditions_box.tags.setText("room=B12, os=Debian 12")
+    def resize(width: int, height: int) -> None:
+        window.resize(width, height)
+        wait_for(lambda: window.width() == width, 5, "the window size")
+
+    security = {0: ("open (no security)", "Open, TCP+UDP"), 1: ("WPA2", "WPA2, TCP+UDP")}
     for number, (width, height) in enumerate(SIZES):
-        window.resize(width, height)
-        # The first sweep over IPv4, the second over IPv6: the Compare view gets two
-        # real sessions that differ in one thing.
-        setup.ip_version.setCurrentIndex(number)
-        window.tabs.setCurrentWidget(measure)
-        measure.charts.setCurrentIndex(0)
-        measure.start()
-        # Live: after a few points, during a run with a few intervals on the live chart.
-        wait_until(lambda: measure.progress.value() >= 7 and measure.live_chart.point_count >= 1)
-        measure.charts.setCurrentIndex(1)
+        resize(width, height)
+        user.tab("Measure")
+        user.tab("Study")
+        user.choose("Engine", "iperf3")
+        user.choose("Protocol", "TCP and UDP")
+        user.choose("IP version", "IPv4 and IPv6")
+        user.choose("Direction", "Upload")
+        user.choose("Sweep", "Packet size")
+        user.type("Values list", "128, 384, 640, 896, 1152, 1408")
+        user.type("Runs per point", "2")
+        user.type("Seconds per run", "2")
+        stated, name = security[number]
+        user.type("Session name", name)
+        user.choose("Security", stated)
+        user.choose("Medium", "Ethernet")
+        user.tab("Advanced")
+        user.type("UDP bitrate", "800M")
+        user.type("Tags", "room=B12, os=Debian 12")
+        save(f"measure-advanced-{width}x{height}.png")
+        user.tab("Study")
+        save(f"measure-setup-{width}x{height}.png")
+        user.click("Start")
+        # Live: a few points in, during a run with some intervals on the live chart.
+        progress = user.find("Progress")
+        chart = user.find("Current run chart")
+        wait_for(
+            lambda: progress.value() >= 9 and chart.point_count >= 1,  # type: ignore[attr-defined]
+            300,
+            "a few points",
+        )
+        user.tab("Sweep")
         save(f"measure-live-{width}x{height}.png")
-        measure.charts.setCurrentIndex(0)
+        user.tab("Current run")
         save(f"measure-current-run-{width}x{height}.png")
-        wait_until(lambda: not measure.running, timeout=300)
-        measure.charts.setCurrentIndex(1)
+        wait_for(lambda: not window.measure.running, 600, "the sweep to finish")
+        user.tab("Sweep")
         save(f"measure-done-{width}x{height}.png")
-        window.tabs.setCurrentWidget(window.sessions)
-        window.sessions.refresh()
-        window.sessions.table.selectRow(0)
+        user.tab("Sessions")
+        wait_for(lambda: len(user.table_rows("Sessions")) == number + 1, 10, "the session")
+        user.click_row("Sessions", 0)
         save(f"sessions-{width}x{height}.png")
-        window.tabs.setCurrentWidget(window.server_tab)
+        user.tab("Server")
         save(f"server-{width}x{height}.png")
-        window.tabs.setCurrentWidget(window.settings_tab)
+        user.tab("Settings")
         save(f"settings-{width}x{height}.png")
-    sessions = window.sessions
-    sessions.refresh()
-    ids = [session.id for session in sessions.model.sessions]
-    window.compare_tab.load_sessions(ids)
+    # A field error, as Start shows it.
+    resize(*SIZES[0])
+    user.tab("Measure")
+    user.choose("Protocol", "UDP")
+    user.type("Values list", "8, 1408")
+    user.click("Start")
+    save("measure-error-1280x800.png")
+    user.type("Values list", "128, 1408")
+    # A preset: what it changed and how long it takes.
+    user.menu("Presets", "Lab 1: TCP vs UDP over run duration")
+    save("measure-preset-1280x800.png")
+    # Both sessions compared, then the HTML report, exported with the button.
+    user.tab("Sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
     for width, height in SIZES:
-        window.resize(width, height)
-        window.tabs.setCurrentWidget(window.compare_tab)
+        resize(width, height)
         save(f"compare-{width}x{height}.png")
+    report = folder / "report.html"
+
+    def save_report(dialog: User) -> None:
+        dialog.type("File name", str(report))
+        dialog.click("Save")
+
+    with user.answering(save_report):
+        user.click("HTML report…")
+    wait_for(report.exists, 30, "the report")
+    render_report(report, OUT / "report-1280.png", folder / "chromium")
     window.shutdown()
     window.deleteLater()
     app.processEvents()

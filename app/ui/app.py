@@ -25,6 +25,12 @@ def display_problem() -> str | None:
     return None
 
 
+def _already_open(open_files: Sequence[Path]) -> int:
+    if not open_files:
+        print("linklab: LinkLab is already open: its window was brought to the front.")
+    return 0
+
+
 def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> int:
     """Open the window; open_files (exchange files) are imported once it shows."""
     problem = display_problem()
@@ -40,13 +46,14 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
     app.setApplicationName("LinkLab")
     app.setOrganizationName("LinkLab")
     context = AppContext()
-    # Files go to the window already open on this database, if one answers.
+    # One window per user and database: a second launch brings the open one to the front and
+    # hands it the files it was asked to open, instead of a second window with its own servers.
     name = server_name(context.db_path)
-    if open_files and send_files(name, open_files):
-        return 0
+    if send_files(name, open_files):
+        return _already_open(open_files)
     server = HandoverServer()
-    if not server.listen(name) and open_files and send_files(name, open_files):
-        return 0  # another LinkLab started at the same moment
+    if not server.listen(name) and send_files(name, open_files):
+        return _already_open(open_files)  # another LinkLab started at the same moment
     from app.analysis.stats import preload
     from app.engine.process import cancel_all
     from app.ui.icons import app_icon

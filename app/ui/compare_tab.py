@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -45,6 +44,7 @@ from app.study.plan import VARIABLE_LABELS
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.context import AppContext
 from app.ui.share_chart import ShareChart
+from app.ui.widgets import ComboBox
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 
@@ -67,18 +67,22 @@ class CompareTab(QWidget):
         self.comparison: Comparison | None = None
         self.curves = QListWidget()
         self.curves.setObjectName("compare_curves")
+        self.curves.setAccessibleName("Series to compare")
         self.curves.setToolTip("Tick the series to compare; untick one to hide its curve.")
         self.curves.setMaximumHeight(110)
-        self.metric_box = QComboBox()
+        self.metric_box = ComboBox()
         self.metric_box.setObjectName("compare_metric")
+        self.metric_box.setAccessibleName("Metric")
         for name, (label, unit, _) in METRIC_INFO.items():
             self.metric_box.addItem(f"{label} ({unit})", name)
         self.metric_box.setToolTip("What to compare.")
-        self.baseline = QComboBox()
+        self.baseline = ComboBox()
         self.baseline.setObjectName("compare_baseline")
+        self.baseline.setAccessibleName("Baseline")
         self.baseline.setToolTip("The reference every other series is compared with.")
-        self.spread = QComboBox()
+        self.spread = ComboBox()
         self.spread.setObjectName("compare_spread")
+        self.spread.setAccessibleName("Error bars")
         self.spread.addItem("±1 standard deviation", "sd")
         self.spread.addItem("95 % confidence interval", "ci")
         self.spread.setToolTip("What the error bars show.")
@@ -111,8 +115,10 @@ class CompareTab(QWidget):
             self.export_buttons[key] = button
         self.chart = SweepChart("Comparison", "throughput", is_rate=True)
         self.chart.setObjectName("compare_chart")
+        self.chart.setAccessibleName("Comparison chart")
         self.differences = QTableWidget(0, 9)
         self.differences.setObjectName("difference_table")
+        self.differences.setAccessibleName("Differences")
         self.differences.setHorizontalHeaderLabels(
             [
                 "Series",
@@ -128,6 +134,7 @@ class CompareTab(QWidget):
         )
         self.std_table = QTableWidget(0, 0)
         self.std_table.setObjectName("std_table")
+        self.std_table.setAccessibleName("Standard deviations")
         for table in (self.differences, self.std_table):
             table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
             table.verticalHeader().setVisible(False)
@@ -135,6 +142,7 @@ class CompareTab(QWidget):
             table.setAlternatingRowColors(True)
         self.findings = QTextBrowser()
         self.findings.setObjectName("findings")
+        self.findings.setAccessibleName("Findings")
         self.findings.setOpenLinks(False)
         tables = QTabWidget()
         tables.addTab(self.differences, "Differences")

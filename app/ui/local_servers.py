@@ -3,19 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, Signal
 
-from app.engine.netinfo import free_block, free_port
-from app.engine.servers import (
-    LocalServer,
-    ServerOptions,
-    ServerStartFailed,
-    iperf3_server,
-    netserver,
-)
+from app.engine.loopback import LoopbackServers
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.tools import find_tool
+from app.models import IpVersion
 
 THIS_COMPUTER = "This computer"
 
@@ -31,7 +26,8 @@ class LocalServers(QObject):
         super().__init__()
         self.iperf3: LocalServer | None = None
         self.netserver: LocalServer | None = None
-        self.extra_iperf3: list[LocalServer] = []  # more servers, for concurrent series
+        # "This computer": servers of its own, on the loopback only.
+        self.loopback = LoopbackServers()
 
     def _log(self, name: str) -> Callable[[str], None]:
         return lambda line: self.log_line.emit(name, line)
@@ -69,44 +65,27 @@ class LocalServers(QObject):
             self.state_changed.emit()
 
     def stop_all(self) -> None:
-        self.stop_extra()
+        self.loopback.stop()
         self.stop_iperf3()
         self.stop_netserver()
 
-    def stop_extra(self) -> None:
-        for server in self.extra_iperf3:
-            server.stop()
-        self.extra_iperf3 = []
-
     def ensure_for_this_computer(
-        self, iperf3_port: int, netperf_port: int, need_netserver: bool, count: int = 1
+        self,
+        iperf3_port: int,
+        netperf_port: int,
+        need_netserver: bool,
+        count: int = 1,
+        ip_versions: Iterable[IpVersion] = (IpVersion.V4,),
     ) -> tuple[int, int]:
-        """Servers for a loopback study: reuse running ones, else start them on free ports
-        (count iperf3 servers on consecutive ports, for concurrent series). Returns the
-        (first iperf3, netserver) ports to use."""
-        if count > 1:
-            self.stop_extra()
-            self.stop_iperf3()
-            base = free_block(iperf3_port, count)
-            self.start_iperf3(base)
-            tool = find_tool("iperf3")
-            for offset in range(1, count):
-                server = iperf3_server(
-                    tool, ServerOptions(base + offset), on_log=self._log("iperf3")
-                )
-                server.start()
-                self.extra_iperf3.append(server)
-        elif self.iperf3 is None or not self.iperf3.running:
-            try:
-                self.start_iperf3(free_port(iperf3_port))
-            except ServerStartFailed:
-                # Taken between the check and the start (another LinkLab): any free port.
-                self.start_iperf3(free_port(0))
-        assert self.iperf3 is not None
-        ns_port = self.netserver.port if self.netserver and self.netserver.running else 0
-        if need_netserver and not ns_port:
-            try:
-                ns_port = self.start_netserver(free_port(netperf_port)).port
-            except ServerStartFailed:
-                ns_port = self.start_netserver(free_port(0)).port
-        return self.iperf3.port, ns_port or netperf_port
+        """Servers for a study against this computer, on the loopback only and apart from the
+        Server tab's: reused while they run, else started on free ports (count iperf3 servers
+        on consecutive ports, for concurrent series). Returns the (iperf3, netserver) ports."""
+        ports = self.loopback.ensure(
+            iperf3_port,
+            netperf_port,
+            ip_versions=ip_versions,
+            need_netserver=need_netserver,
+            count=count,
+        )
+        self.state_changed.emit()
+        return ports

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QByteArray, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.engine.errors import BadOption
-from app.study.presets import list_presets, save_preset
+from app.study.describe import changes, extent_text
+from app.study.presets import Preset, list_presets, save_preset
 from app.ui.compare_tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.local_servers import LocalServers
@@ -62,6 +63,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.status_label = QLabel()
         self.status_label.setObjectName("status_text")
+        self.status_label.setAccessibleName("Status")
         self.statusBar().addWidget(self.status_label, 1)
         self.measure.status_message.connect(self.status_label.setText)
         self.compare_tab.status_message.connect(self.status_label.setText)
@@ -70,10 +72,13 @@ class MainWindow(QMainWindow):
         self.sessions.compare_requested.connect(self._compare)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.context.settings_changed.connect(self.measure.engines_changed)
         self._build_menus()
         self.resize(1280, 800)
         self._restore_layout()
         self._shut_down = False
+        self._guide: QWidget | None = None
+        self.handed_over_count = 0  # second launches that brought this window to the front
         self._handed_over: list[Path] = []
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
             files = list(open_files)
@@ -95,6 +100,10 @@ class MainWindow(QMainWindow):
         self.presets_menu.aboutToShow.connect(self._fill_presets)
         self._fill_presets()
         help_menu = self.menuBar().addMenu("&Help")
+        guide = QAction("LinkLab &guide", self)
+        guide.setShortcut(QKeySequence(Qt.Key.Key_F1))
+        guide.triggered.connect(self.show_guide)
+        help_menu.addAction(guide)
         about = QAction("About LinkLab", self)
         about.triggered.connect(self._about)
         help_menu.addAction(about)
@@ -106,7 +115,11 @@ class MainWindow(QMainWindow):
         except BadOption as err:
             self.status_label.setText(err.sentence)
             presets = []
+        own = False
         for preset in presets:
+            if preset.user and not own:
+                own = True
+                self.presets_menu.addSection("Your presets")
             action = QAction(preset.title, self)
             action.setToolTip(preset.description)
             action.setStatusTip(preset.description)
@@ -117,13 +130,20 @@ class MainWindow(QMainWindow):
         save.triggered.connect(self._save_preset)
         self.presets_menu.addAction(save)
 
-    def _apply_preset(self, preset: object) -> None:
-        peer = self.measure.setup.peer_row.peer()
-        plan = preset.for_peer(peer)  # type: ignore[attr-defined]
+    def _apply_preset(self, preset: Preset) -> None:
+        """Fill the form from a preset and say what it changed and how long it will take."""
+        setup = self.measure.setup
+        before, _ = setup.build_candidate()
         # The link's conditions stay what the user said; the preset sets what to measure.
-        self.measure.setup.set_plan(replace(plan, conditions=self.measure.setup.conditions()))
+        plan = replace(preset.for_peer(before.peer), conditions=before.conditions)
+        setup.set_plan(plan)
+        setup.pages.setCurrentIndex(0)
         self.tabs.setCurrentWidget(self.measure)
-        self.status_label.setText(f"Preset: {preset.title}.")  # type: ignore[attr-defined]
+        changed = changes(before, plan)
+        what = "; ".join(changed) if changed else "nothing: the form already held this plan"
+        text = f"Preset “{preset.title}” set {what}. It plans {extent_text(plan)}."
+        setup.show_notice(text)
+        self.status_label.setText(f"Preset “{preset.title}”: {extent_text(plan)}.")
 
     def _save_preset(self) -> None:
         plan = self.measure.setup.plan()
@@ -148,6 +168,15 @@ class MainWindow(QMainWindow):
             f"LinkLab {__version__}\nMeasure what a network link really "
             f"delivers, and what a setting costs.",
         )
+
+    def show_guide(self) -> None:
+        from app.ui.guide import GuideDialog
+
+        if self._guide is None:
+            self._guide = GuideDialog(self)
+        self._guide.show()
+        self._guide.raise_()
+        self._guide.activateWindow()
 
     # -- tabs ------------------------------------------------------------------------------
     def _tab_changed(self, index: int) -> None:

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -25,9 +24,11 @@ from PySide6.QtWidgets import (
 from app.engine.errors import EngineError
 from app.engine.iperf3 import build_argv, output_mode
 from app.engine.netperf import build_argv as netperf_argv
+from app.engine.peercheck import PeerCheck, check_peer
 from app.store.db import Database, StoreError
 from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
+from app.study.describe import default_name
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -46,15 +47,10 @@ from app.ui.results import ResultsTable
 from app.ui.setup_panel import SetupPanel
 from app.ui.worker import StudyWorker
 
-WELCOME = (
-    "Measuring against this computer: LinkLab runs its own iperf3 server, so Start works "
-    "right away. To test another PC, run LinkLab there and open its Server tab (or run "
-    "iperf3 -s), then type its name or address as the peer."
-)
-
 
 class _Signals(QObject):
     detected = Signal(str)
+    peer_checked = Signal(object, object, object)  # (PeerCheck, Plan, resume session | None)
 
 
 def _detect_security(host: str, signals: _Signals) -> None:
@@ -92,28 +88,24 @@ class MeasureTab(QWidget):
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
+        self._checking = False
+        self._eta = "time"
         self.setup = SetupPanel(context.peer_history())
         self.setup.setObjectName("setup_panel")
-        scroll = QScrollArea()
-        scroll.setWidget(self.setup)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(440)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.welcome = QLabel(WELCOME)
-        self.welcome.setWordWrap(True)
-        self.welcome.setObjectName("welcome")
+        self.setup.setMinimumWidth(460)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.welcome)
-        left_layout.addWidget(scroll, 1)
+        left_layout.addWidget(self.setup, 1)
         left_layout.addLayout(self._controls())
         self.live_chart = LiveChart()
         self.live_chart.setObjectName("live_chart")
+        self.live_chart.setAccessibleName("Current run chart")
         self.sweep_chart = SweepChart(
             "Throughput by point (mean ± 1 SD)", "throughput", is_rate=True
         )
         self.sweep_chart.setObjectName("sweep_chart")
+        self.sweep_chart.setAccessibleName("Sweep chart")
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU on this computer (mean ± 1 SD)", "CPU (%)", is_rate=False)
         self.charts = QTabWidget()
@@ -123,10 +115,12 @@ class MeasureTab(QWidget):
         self.charts.addTab(self.cpu_chart, "CPU")
         self.table = ResultsTable()
         self.table.setObjectName("results_table")
+        self.table.setAccessibleName("Results")
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(5000)
         self.log.setObjectName("log")
+        self.log.setAccessibleName("Log")
         self.log.setPlaceholderText("Engine messages and errors appear here.")
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.charts)
@@ -136,20 +130,20 @@ class MeasureTab(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
-        splitter.setSizes([460, 820])
+        splitter.setSizes([500, 780])
         splitter.setObjectName("measure_splitter")
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.setup.plan_changed.connect(self._plan_changed)
-        self.setup.peer_row.changed.connect(self._peer_changed)
         self._signals = _Signals()
         self._signals.detected.connect(self.setup.set_detected_security)
+        self._signals.peer_checked.connect(self._peer_checked)
         self.setup.peer_row.port.setValue(context.default_port("iperf3"))
         self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
+        self.engines_changed()
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
-        self._peer_changed()
         threading.Thread(
             target=_detect_security,
             args=("127.0.0.1", self._signals),
@@ -163,6 +157,7 @@ class MeasureTab(QWidget):
         self.command = QLineEdit()
         self.command.setReadOnly(True)
         self.command.setObjectName("command_line")
+        self.command.setAccessibleName("Command")
         self.command.setToolTip("The exact command LinkLab runs for the current (or first) run.")
         copy = QPushButton("Copy")
         copy.setToolTip("Copy the command line.")
@@ -180,6 +175,7 @@ class MeasureTab(QWidget):
         self.stop_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setObjectName("progress")
+        self.progress.setAccessibleName("Progress")
         self.progress.setFormat("%v / %m runs")
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
@@ -203,12 +199,19 @@ class MeasureTab(QWidget):
         except EngineError:
             pass  # a plan from another version: start from the defaults
 
-    def _peer_changed(self) -> None:
-        self.welcome.setVisible(self.setup.uses_this_computer)
+    def engines_changed(self) -> None:
+        """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
+        self.setup.set_engine_unavailable(
+            {
+                engine: status.problem
+                for engine in Engine
+                if (status := self.context.engine(engine.value)).tool is None
+            }
+        )
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
-        self.start_button.setEnabled(plan is not None and self.worker is None)
+        self._set_buttons()
         if plan is not None and self.worker is None:
             self.command.setText(self._first_command(plan))
             self.command.setCursorPosition(0)
@@ -235,28 +238,81 @@ class MeasureTab(QWidget):
         return self.worker is not None
 
     def start(self, resume_session: str | None = None, plan: Plan | None = None) -> None:
-        plan = plan or self._plan
-        if self.worker is not None or plan is None:
+        """Start the plan in the form (or the given one): refused with the field to fix, and,
+        against another computer, only once a quick check found its server answering."""
+        if self.worker is not None or self._checking:
             return
-        if plan.peer.name == THIS_COMPUTER:
-            try:
-                iperf3_port, netperf_port = self.servers.ensure_for_this_computer(
-                    plan.peer.iperf3_port,
-                    plan.peer.netperf_port,
-                    need_netserver=plan.engine is Engine.NETPERF,
-                    count=len(plan.series) if plan.concurrent else 1,
-                )
-            except (EngineError, OSError) as err:
-                self._say(
-                    getattr(err, "sentence", f"The local server could not start ({err})."),
-                    error=True,
-                )
+        if plan is None:
+            problem = self.setup.first_problem()
+            if problem is not None:
+                key, label, sentence = problem
+                self._say(f"Fix {label} before starting: {sentence}", error=True)
+                self.setup.focus_field(key)
                 return
-            plan = replace(
-                plan, peer=replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+            plan = self._plan
+        if plan is None:
+            return
+        if not plan.name:
+            plan = replace(plan, name=default_name(plan))
+        if plan.peer.name == THIS_COMPUTER:
+            self._start_local(plan, resume_session)
+            return
+        self._checking = True
+        self._set_buttons()
+        self._say(f"Checking {plan.peer.host} before starting…")
+        netperf = plan.engine is Engine.NETPERF
+        signals, peer = self._signals, plan.peer
+        threading.Thread(
+            target=lambda: signals.peer_checked.emit(
+                check_peer(
+                    peer.host,
+                    None if netperf else peer.iperf3_port,
+                    peer.netperf_port if netperf else None,
+                    timeout=3.0,
+                ),
+                plan,
+                resume_session,
+            ),
+            name="check-before-start",
+            daemon=True,
+        ).start()
+
+    def _peer_checked(self, result: PeerCheck, plan: Plan, resume_session: str | None) -> None:
+        self._checking = False
+        self._set_buttons()
+        problem = result.blocking_problem()
+        if problem:
+            self.setup.peer_row.show_problem(problem)
+            self._say(problem, error=True)
+            return
+        self.context.remember_peer(plan.peer.host)
+        self.setup.peer_row.remember(plan.peer.host)
+        self.setup.peer_row.show_note(result.summary)
+        self._run(plan, resume_session)
+
+    def _start_local(self, plan: Plan, resume_session: str | None) -> None:
+        """Against this computer: LinkLab's own servers on the loopback, then the study."""
+        try:
+            iperf3_port, netperf_port = self.servers.ensure_for_this_computer(
+                plan.peer.iperf3_port,
+                plan.peer.netperf_port,
+                need_netserver=plan.engine is Engine.NETPERF,
+                count=len(plan.series) if plan.concurrent else 1,
+                ip_versions=plan.ip_versions,
             )
-        else:
-            self.context.remember_peer(plan.peer.host)
+        except (EngineError, OSError) as err:
+            self._say(
+                getattr(err, "sentence", f"The local server could not start ({err})."),
+                error=True,
+            )
+            return
+        self.setup.peer_row.show_ports(iperf3_port, netperf_port)
+        plan = replace(
+            plan, peer=replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+        )
+        self._run(plan, resume_session)
+
+    def _run(self, plan: Plan, resume_session: str | None) -> None:
         if resume_session is None:
             self.context.remember_plan_json(plan.to_json())
         self._running_plan = plan
@@ -270,6 +326,7 @@ class MeasureTab(QWidget):
         self.table.set_value_header(label)
         self.progress.setRange(0, plan.total_runs)
         self.progress.setValue(0)
+        self._eta = "time"
         worker = StudyWorker(plan, self.context.db_path, resume_session=resume_session)
         worker.session_started.connect(self._session_started)
         worker.run_started.connect(self._run_started)
@@ -311,9 +368,15 @@ class MeasureTab(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.setup.setEnabled(not running)
-        self.stop_button.setEnabled(running)
-        self.start_button.setEnabled(not running and self._plan is not None)
+        self._set_buttons()
         self.running_changed.emit(running)
+
+    def _set_buttons(self) -> None:
+        """Start stays enabled while nothing runs: pressed with a problem in the form, it says
+        which field to fix and goes there."""
+        busy = self.worker is not None or self._checking
+        self.start_button.setEnabled(not busy)
+        self.stop_button.setEnabled(self.worker is not None)
 
     # -- events from the worker (GUI thread, queued) ---------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -331,12 +394,18 @@ class MeasureTab(QWidget):
         assert plan is not None
         self.command.setText(" ".join(event.argv))
         self.command.setCursorPosition(0)
+        unit = VARIABLE_LABELS[plan.variable][1]
         title = (
-            f"{series_name(plan, event.key.series)} · {event.value:g} · "
-            f"run {event.key.repetition}/{plan.repetitions}"
+            f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
+            f" · run {event.key.repetition}/{plan.repetitions}"
         )
         self.live_chart.reset(title)
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
+        # The status bar names the run the live chart shows, from the moment it starts.
+        self.status_message.emit(
+            f"{title} · point {event.key.value_index + 1}/{len(plan.values)}"
+            f" · {self.progress.value()}/{plan.total_runs} runs done · {self._eta} left"
+        )
 
     def _sample(self, event: SampleArrived) -> None:
         self.live_chart.add_sample(event.sample)
@@ -360,15 +429,11 @@ class MeasureTab(QWidget):
             self.cpu_chart.set_point(
                 name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
             )
-        self.table.update_point(name, event.value, tp, event.rtt_ms if event.rtt_ms.n else None)
+        self.table.update_point(name, event.value, event.metrics)
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
-        eta = _eta_text(event.eta_s)
-        self.status_message.emit(
-            f"point {event.point}/{event.points} · run {event.repetition}/{event.repetitions}"
-            f" · {event.series} · {event.done}/{event.total} runs · {eta} left"
-        )
+        self._eta = _eta_text(event.eta_s)
 
     def _session_finished(self, event: SessionFinished) -> None:
         words = {

@@ -6,20 +6,28 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QWidget,
 )
 
 from app.engine.peercheck import PeerCheck, check_peer
 from app.study.plan import Peer
 from app.ui.local_servers import THIS_COMPUTER
+from app.ui.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"
+LOCAL_NOTE = (
+    "LinkLab starts its own servers on this computer's loopback, so Start works right away. "
+    "To measure another computer, type its name or address (Help › LinkLab guide)."
+)
+PORTS_TIP_LOCAL = (
+    "LinkLab's own servers for this computer listen on the loopback only, on free ports it "
+    "picks at Start; the ports in use are shown here."
+)
 
 
 class _CheckSignals(QObject):
@@ -33,9 +41,11 @@ class PeerRow(QWidget):
         super().__init__(parent)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        self.host_combo = QComboBox()
+        self.host_combo = ComboBox()
         self.host_combo.setEditable(True)
         self.host_combo.setObjectName("peer")
+        self.host_combo.setInsertPolicy(ComboBox.InsertPolicy.NoInsert)
+        accessible(self.host_combo, "Peer")
         self.host_combo.addItem(THIS_COMPUTER)
         for host in history:
             if host != THIS_COMPUTER:
@@ -48,16 +58,20 @@ class PeerRow(QWidget):
         edit = self.host_combo.lineEdit()
         assert edit is not None  # the combo is editable
         self.host_edit: QLineEdit = edit
-        self.port = QSpinBox()
+        accessible(self.host_edit, "Peer")
+        self.port = SpinBox()
         self.port.setRange(1, 65535)
         self.port.setValue(5201)
-        self.port.setToolTip("The iperf3 server's port (iperf3 -p).")
-        self.netperf_port = QSpinBox()
+        accessible(self.port, "iperf3 port")
+        self._port_tip = "The iperf3 server's port on the peer (iperf3 -p)."
+        self.netperf_port = SpinBox()
         self.netperf_port.setRange(1, 65535)
         self.netperf_port.setValue(12865)
-        self.netperf_port.setToolTip("The netserver's port (netperf -p).")
+        accessible(self.netperf_port, "netserver port")
+        self._netperf_tip = "The netserver's port on the peer (netperf -p)."
         self.host6 = QLineEdit()
-        self.host6.setPlaceholderText("the peer's IPv6 address, if Host is IPv4")
+        self.host6.setPlaceholderText("only when the peer above is an IPv4 address")
+        accessible(self.host6, "Peer IPv6 address")
         self.host6.setToolTip(
             "Used for the IPv6 series when the peer above is an IPv4 "
             "address (for example fe80::20%eth0)."
@@ -70,23 +84,31 @@ class PeerRow(QWidget):
         )
         self.check_result = QLabel()
         self.check_result.setObjectName("check_result")
+        self.check_result.setAccessibleName("Peer check")
         self.check_result.setWordWrap(True)
         for spin in (self.port, self.netperf_port):
-            spin.setMaximumWidth(90)
-        self.host6.setMinimumWidth(120)
-        grid.addWidget(QLabel("Host"), 0, 0)
-        grid.addWidget(self.host_combo, 0, 1, 1, 4)
+            spin.setMinimumWidth(80)
+        host_label = QLabel("&Peer")
+        host_label.setBuddy(self.host_combo)
+        grid.addWidget(host_label, 0, 0)
+        grid.addWidget(self.host_combo, 0, 1)
+        grid.addWidget(self.check_button, 0, 2)
+        ports = QHBoxLayout()
+        ports.setContentsMargins(0, 0, 0, 0)
+        for text, spin in (("iperf3", self.port), ("netserver", self.netperf_port)):
+            label = QLabel(text)
+            label.setBuddy(spin)
+            ports.addWidget(label)
+            ports.addWidget(spin)
+        ports.addStretch(1)
         grid.addWidget(QLabel("Ports"), 1, 0)
-        grid.addWidget(QLabel("iperf3"), 1, 1)
-        grid.addWidget(self.port, 1, 2)
-        grid.addWidget(QLabel("netserver"), 1, 3)
-        grid.addWidget(self.netperf_port, 1, 4)
-        grid.addWidget(QLabel("IPv6"), 2, 0)
-        grid.addWidget(self.host6, 2, 1, 1, 4)
-        grid.addWidget(self.check_button, 3, 0, 1, 2)
-        grid.addWidget(self.check_result, 3, 2, 1, 3)
-        grid.setColumnStretch(2, 1)
-        grid.setColumnStretch(4, 1)
+        grid.addLayout(ports, 1, 1, 1, 2)
+        ipv6_label = QLabel("IPv6 address")
+        ipv6_label.setBuddy(self.host6)
+        grid.addWidget(ipv6_label, 2, 0)
+        grid.addWidget(self.host6, 2, 1, 1, 2)
+        grid.addWidget(self.check_result, 3, 1, 1, 2)
+        grid.setColumnStretch(1, 1)
         self.host_combo.editTextChanged.connect(self._host_changed)
         self.port.valueChanged.connect(self.changed)
         self.netperf_port.valueChanged.connect(self.changed)
@@ -103,11 +125,27 @@ class PeerRow(QWidget):
     def _host_changed(self) -> None:
         local = self.is_this_computer
         self.host6.setEnabled(not local)
-        # For this computer LinkLab picks free ports itself (shown in the command line).
+        # For this computer LinkLab picks free ports itself, shown once its servers run.
         self.port.setEnabled(not local)
         self.netperf_port.setEnabled(not local)
-        self.check_result.setText("A local server is started for you." if local else "")
+        self.port.setToolTip(PORTS_TIP_LOCAL if local else self._port_tip)
+        self.netperf_port.setToolTip(PORTS_TIP_LOCAL if local else self._netperf_tip)
+        self.show_note(LOCAL_NOTE if local else "")
         self.changed.emit()
+
+    def show_note(self, text: str) -> None:
+        self.check_result.setStyleSheet("")
+        self.check_result.setText(text)
+
+    def show_problem(self, sentence: str) -> None:
+        """A reason the peer cannot be used, in red, right under the peer field."""
+        self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.check_result.setText(sentence)
+
+    def show_ports(self, iperf3_port: int, netserver_port: int) -> None:
+        """The ports this computer's own servers listen on (for "This computer")."""
+        self.port.setValue(iperf3_port)
+        self.netperf_port.setValue(netserver_port)
 
     def peer(self) -> Peer:
         if self.is_this_computer:
@@ -132,10 +170,26 @@ class PeerRow(QWidget):
         self.netperf_port.setValue(peer.netperf_port)
         self.host6.setText("" if peer.name == THIS_COMPUTER else peer.host6)
 
+    def remember(self, host: str) -> None:
+        """Put a host that answered first in the list (typos never get there)."""
+        index = self.host_combo.findText(host)
+        if index == 0:
+            return  # "This computer"
+        text = self.host_combo.currentText()
+        self.host_combo.blockSignals(True)
+        try:
+            if index > 0:
+                self.host_combo.removeItem(index)
+            self.host_combo.insertItem(1, host)
+            self.host_combo.setCurrentIndex(-1)
+            self.host_combo.setEditText(text)
+        finally:
+            self.host_combo.blockSignals(False)
+
     def check(self) -> None:
         peer = self.peer()
         self.check_button.setEnabled(False)
-        self.check_result.setText(f"Checking {peer.host}…")
+        self.show_note(f"Checking {peer.host}…")
         signals = self._check_signals
         threading.Thread(
             target=lambda: signals.done.emit(
@@ -147,4 +201,7 @@ class PeerRow(QWidget):
 
     def _checked(self, result: PeerCheck) -> None:
         self.check_button.setEnabled(True)
-        self.check_result.setText(result.summary)
+        if result.problem:
+            self.show_problem(result.summary)
+        else:
+            self.show_note(result.summary)

@@ -1,6 +1,10 @@
-"""The results table: per series and point, n, mean, std, min, max and the 95 % CI; copyable."""
+"""The results table: per series and point, n, mean, std, min, max and the 95 % CI of the
+throughput, then the columns the engine and protocol produce (TCP retransmits, UDP loss and
+jitter, RTT) — each shown only once a point has a value for it; copyable."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -15,13 +19,30 @@ from PySide6.QtWidgets import (
 from app.analysis.stats import Summary
 from app.units import format_rate
 
-HEADERS = ["Series", "Value", "n", "Mean", "Std dev", "Min", "Max", "95 % CI ±", "RTT ms"]
+
+def _number(digits: int) -> Callable[[float | None], str]:
+    return lambda v: "—" if v is None else f"{v:.{digits}f}"
+
+
+BASE_HEADERS = ["Series", "Value", "n", "Mean", "Std dev", "Min", "Max", "95 % CI ±"]
+#: (metric, header, format, tooltip): shown only when some point has the metric.
+OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...] = (
+    ("retransmits", "Retransmits", _number(1), "TCP segments sent again, mean per run."),
+    ("loss_pct", "Loss %", _number(2), "UDP datagrams lost, mean per run."),
+    ("jitter_ms", "Jitter ms", _number(3), "UDP jitter (RFC 3550), mean per run."),
+    ("rtt_ms", "RTT ms", _number(3), "Round-trip time, mean per run."),
+)
+HEADERS = BASE_HEADERS + [header for _, header, _, _ in OPTIONAL_COLUMNS]
 
 
 class ResultsTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(HEADERS), parent)
         self.setHorizontalHeaderLabels(HEADERS)
+        for offset, (_, _, _, tip) in enumerate(OPTIONAL_COLUMNS):
+            item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)
+            if item is not None:
+                item.setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
@@ -30,6 +51,7 @@ class ResultsTable(QTableWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self._rows: dict[tuple[str, float], int] = {}
+        self._has: set[str] = set()
         copy = QAction("Copy table", self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
         copy.triggered.connect(self.copy_to_clipboard)
@@ -37,8 +59,10 @@ class ResultsTable(QTableWidget):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.setToolTip(
             "Per point: runs, mean, standard deviation, range and the 95 % "
-            "confidence interval of the mean. Ctrl+C copies it for a spreadsheet."
+            "confidence interval of the mean throughput. Ctrl+C copies it for a spreadsheet."
         )
+        self.setAccessibleName("Results")
+        self._show_columns()
 
     def set_value_header(self, text: str) -> None:
         self.setHorizontalHeaderItem(1, QTableWidgetItem(text))
@@ -46,17 +70,29 @@ class ResultsTable(QTableWidget):
     def clear_rows(self) -> None:
         self.setRowCount(0)
         self._rows.clear()
+        self._has.clear()
+        self._show_columns()
 
-    def update_point(
-        self, series: str, value: float, throughput: Summary, rtt: Summary | None = None
-    ) -> None:
+    def visible_headers(self) -> list[str]:
+        return [
+            item.text()
+            for c in range(self.columnCount())
+            if not self.isColumnHidden(c) and (item := self.horizontalHeaderItem(c)) is not None
+        ]
+
+    def _show_columns(self) -> None:
+        for offset, (metric, _, _, _) in enumerate(OPTIONAL_COLUMNS):
+            self.setColumnHidden(len(BASE_HEADERS) + offset, metric not in self._has)
+
+    def update_point(self, series: str, value: float, metrics: Mapping[str, Summary]) -> None:
+        """One row per series and value; metrics by name as app.analysis.points names them."""
         key = (series, value)
         row = self._rows.get(key)
         if row is None:
             row = self.rowCount()
             self.insertRow(row)
             self._rows[key] = row
-        rtt_text = "—" if rtt is None or rtt.mean is None else f"{rtt.mean:.3f}"
+        throughput = metrics["throughput_bps"]
         cells = [
             series,
             f"{value:g}",
@@ -66,22 +102,30 @@ class ResultsTable(QTableWidget):
             format_rate(throughput.min),
             format_rate(throughput.max),
             format_rate(throughput.ci95),
-            rtt_text,
         ]
+        for metric, _, show, _ in OPTIONAL_COLUMNS:
+            summary = metrics.get(metric)
+            mean = summary.mean if summary is not None and summary.n else None
+            if mean is not None:
+                self._has.add(metric)
+            cells.append(show(mean))
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if column > 0:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, column, item)
+        self._show_columns()
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.item(row, column)
         return item.text() if item is not None else ""
 
     def as_tsv(self) -> str:
-        lines = ["\t".join(HEADERS)]
+        """The visible columns, tab-separated, as a spreadsheet pastes them."""
+        columns = [c for c in range(self.columnCount()) if not self.isColumnHidden(c)]
+        lines = ["\t".join(self.visible_headers())]
         for row in range(self.rowCount()):
-            lines.append("\t".join(self.cell_text(row, c) for c in range(self.columnCount())))
+            lines.append("\t".join(self.cell_text(row, c) for c in columns))
         return "\n".join(lines) + "\n"
 
     def copy_to_clipboard(self) -> None:

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -32,6 +31,7 @@ from app.engine.netinfo import LocalAddress, local_addresses
 from app.engine.servers import LocalServer, security_warning
 from app.ui.context import AppContext
 from app.ui.local_servers import LocalServers
+from app.ui.widgets import ComboBox, SpinBox
 
 ALL_ADDRESSES = "All addresses"
 LOG_BLOCKS = 2000
@@ -77,14 +77,14 @@ class ServerControls(QGroupBox):
         self._busy_text = ""
         option = ("-p", "-B") if name == "iperf3" else ("-p", "-L")
 
-        self.port = named(QSpinBox(), f"{name}_port")
+        self.port = named(SpinBox(), f"{name}_port")
         self.port.setRange(1, 65535)
         self.port.setValue(self._default)
         self.port.setToolTip(
             f"The TCP/UDP port the {self.title_text} listens on ({name} {option[0]}). "
             f"Takes effect at the next Start; the peer must use the same port."
         )
-        self.bind = named(QComboBox(), f"{name}_bind")
+        self.bind = named(ComboBox(), f"{name}_bind")
         self.bind.setEditable(True)
         self.bind.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.bind.setToolTip(
@@ -95,6 +95,10 @@ class ServerControls(QGroupBox):
         self.start_button.setToolTip(f"Starts {name} on this computer with the port and address.")
         self.stop_button = named(QPushButton("Stop"), f"{name}_stop")
         self.stop_button.setToolTip(f"Stops the {self.title_text} LinkLab started.")
+        self.port.setAccessibleName(f"{self.title_text} port")
+        self.bind.setAccessibleName(f"{self.title_text} address")
+        self.start_button.setAccessibleName(f"Start the {self.title_text}")
+        self.stop_button.setAccessibleName(f"Stop the {self.title_text}")
         self.status = named(QLabel(), f"{name}_status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

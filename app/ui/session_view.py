@@ -19,6 +19,7 @@ from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
 from app.store.records import RunRecord, SessionRecord
 from app.study.plan import VARIABLE_LABELS, Conditions, Medium, Plan, Security
+from app.study.tags import tag_text
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.results import ResultsTable
 from app.ui.share_chart import ShareChart
@@ -46,7 +47,7 @@ def describe_conditions(conditions: Conditions) -> str:
         parts.append(conditions.security.value)
     if conditions.medium is not Medium.UNKNOWN:
         parts.append(conditions.medium.value)
-    parts += [f"{key}={value}" for key, value in conditions.tags]
+    parts += [tag_text(key, value) for key, value in conditions.tags]
     return " · ".join(parts)
 
 
@@ -79,6 +80,7 @@ class SessionView(QWidget):
         content = QWidget()
         self.header = QLabel()
         self.header.setObjectName("session_header")
+        self.header.setAccessibleName("Session details")
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -99,6 +101,7 @@ class SessionView(QWidget):
         self.tabs.addTab(self.share_chart, "Share")
         self.table = ResultsTable()
         self.table.setObjectName("session_results")
+        self.table.setAccessibleName("Session results")
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tabs)
         splitter.addWidget(self.table)
@@ -146,9 +149,7 @@ class SessionView(QWidget):
             if point.n == 0 and point.failed == 0:
                 continue  # not measured yet (a stopped or interrupted session)
             label = point.series.label
-            throughput = point.metrics["throughput_bps"]
-            rtt = point.metrics["rtt_ms"]
-            self.table.update_point(label, point.value, throughput, rtt if rtt.n else None)
+            self.table.update_point(label, point.value, point.metrics)
             _plot(self.throughput_chart, label, point, "throughput_bps")
             _plot(self.rtt_chart, label, point, "rtt_ms")
             _plot(self.cpu_chart, label, point, "cpu_local_pct")

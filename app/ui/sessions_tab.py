@@ -19,7 +19,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -41,9 +40,11 @@ from app.engine.errors import EngineError
 from app.store.db import Database, StoreError
 from app.store.records import SessionRecord, SessionStatus
 from app.store.sessions import SessionStore
+from app.study.tags import TagError, parse_tags, tags_text
 from app.ui.context import AppContext
 from app.ui.session_exchange import SessionExchange
 from app.ui.session_view import SessionView, describe_conditions, local_time
+from app.ui.widgets import ComboBox
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs")
@@ -124,21 +125,6 @@ class SessionTableModel(QAbstractTableModel):
         )
 
 
-def parse_tags(text: str) -> dict[str, str]:
-    """KEY=VALUE, one per line (blank lines skipped); ValueError says which line is wrong."""
-    tags: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(
-                f"Line {number} ({line.strip()!r}) is not KEY=VALUE: fix or remove it."
-            )
-        tags[key.strip()] = value.strip()
-    return tags
-
-
 class TagsDialog(QDialog):
     """Free tags (KEY=VALUE per line) and notes of one session."""
 
@@ -146,8 +132,8 @@ class TagsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Tags and notes — {session.name or session.short_id}")
         conditions = session.conditions
-        self.tags_edit = QPlainTextEdit("\n".join(f"{k}={v}" for k, v in conditions.tags))
-        self.tags_edit.setPlaceholderText("room=B12\nap=lab-ap-2")
+        self.tags_edit = QPlainTextEdit(tags_text(conditions.tags, "\n"))
+        self.tags_edit.setPlaceholderText("open\nroom=B12\nap=lab-ap-2")
         self.notes_edit = QPlainTextEdit(conditions.notes)
         self.error = QLabel()
         self.error.setWordWrap(True)
@@ -158,7 +144,7 @@ class TagsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
-        form.addRow("Tags (KEY=VALUE, one per line)", self.tags_edit)
+        form.addRow("Tags (a label or KEY=VALUE, one per line)", self.tags_edit)
         form.addRow("Notes", self.notes_edit)
         form.addRow(self.error)
         form.addRow(buttons)
@@ -167,7 +153,7 @@ class TagsDialog(QDialog):
     def accept(self) -> None:
         try:
             self.tags = parse_tags(self.tags_edit.toPlainText())
-        except ValueError as err:
+        except TagError as err:
             self.error.setText(str(err))
             return
         super().accept()
@@ -188,10 +174,12 @@ class SessionsTab(QWidget):
         self.context = context
         self.search = QLineEdit()
         self.search.setObjectName("sessions_search")
+        self.search.setAccessibleName("Search sessions")
         self.search.setPlaceholderText("Search name, peer or conditions")
         self.search.setClearButtonEnabled(True)
-        self.status_filter = QComboBox()
+        self.status_filter = ComboBox()
         self.status_filter.setObjectName("sessions_status_filter")
+        self.status_filter.setAccessibleName("Status filter")
         self.status_filter.addItem("All statuses", "")
         for status in SessionStatus:
             self.status_filter.addItem(status.value.capitalize(), status.value)
@@ -208,6 +196,7 @@ class SessionsTab(QWidget):
         self.proxy.setSortRole(SORT_ROLE)
         self.table = QTableView()
         self.table.setObjectName("sessions_table")
+        self.table.setAccessibleName("Sessions")
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
@@ -251,6 +240,7 @@ class SessionsTab(QWidget):
 
         self.status = QLabel()
         self.status.setObjectName("sessions_status")
+        self.status.setAccessibleName("Sessions message")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

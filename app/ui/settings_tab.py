@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.engine.tools import Source
 from app.ui.context import ENGINE_NAMES, AppContext, EngineStatus
 from app.ui.server_tab import named, show_status
+from app.ui.widgets import SpinBox
 
 SOURCE_WORDS = {
     Source.SETTINGS: "the path set here",
@@ -111,7 +112,7 @@ class SettingsTab(QWidget):
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         for key, prefix, title in PORT_NAMES:
-            spin = named(QSpinBox(), f"{prefix}_port_default")
+            spin = named(SpinBox(), f"{prefix}_port_default")
             spin.setRange(1, 65535)
             spin.setValue(self._context.default_port(key))
             spin.setToolTip(

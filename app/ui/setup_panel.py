@@ -1,52 +1,62 @@
-"""The set-up form: peer, what to measure, advanced settings and conditions, turned into a Plan.
+"""The set-up form: every setting of a plan on two pages, Study and Advanced, turned into a Plan.
 
-Every field says in its tooltip what it changes in the engine; an invalid value is marked at
-the field with the reason, and the plan is None until everything is valid.
+Every control has a visible label and an accessible name and says in its tooltip what it
+changes in the engine. An invalid value is marked at its field with the reason right below it;
+a setting that does nothing for the chosen engine or protocol is disabled with the reason as
+its tooltip.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QDoubleSpinBox,
-    QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QToolButton,
+    QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from app.models import Direction, IpVersion, Protocol
+from app.study.applicability import inapplicable, unavailable_choices
+from app.study.describe import default_name, duration_text
 from app.study.plan import (
-    VARIABLE_LABELS,
     Conditions,
     EarlyStop,
-    Engine,
     Metric,
-    Order,
     Plan,
     Variable,
 )
+from app.ui.advanced_page import AdvancedControls
 from app.ui.conditions_box import ConditionsBox
-from app.ui.peer_row import PeerRow
-from app.ui.widgets import _combo, _spin, duration_text, parse_tags
+from app.ui.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
+from app.ui.peer_row import LOCAL_NOTE, PeerRow
+from app.ui.study_page import StudyControls
+from app.ui.widgets import (
+    ERROR_COLOUR,
+    FieldError,
+    accessible,
+    scroll_page,
+    with_error,
+)
 from app.units import parse_rate, parse_size
 
-_INVALID_STYLE = "border: 2px solid #D55E00;"
 
-#: Default sweep per variable: (from, to, step).
-DEFAULT_RANGES = {
-    Variable.LENGTH: (128, 1408, 256),
-    Variable.DURATION: (10, 60, 10),
-    Variable.WINDOW: (2048, 524288, 0),  # step 0: doubling
-    Variable.PARALLEL: (1, 8, 1),
-    Variable.BITRATE: (10_000_000, 100_000_000, 10_000_000),
-    Variable.LOSS: (0, 25, 5),
-}
+class _PeerError:
+    """The peer's problems go to the line under the peer field, where Check peer answers."""
+
+    def __init__(self, row: PeerRow) -> None:
+        self._row = row
+        self._shown = False
+
+    def show_problem(self, sentence: str) -> None:
+        if sentence:
+            self._row.show_problem(sentence)
+        elif self._shown:
+            self._row.show_note(LOCAL_NOTE if self._row.is_this_computer else "")
+        self._shown = bool(sentence)
 
 
 class SetupPanel(QWidget):
@@ -57,374 +67,341 @@ class SetupPanel(QWidget):
     def __init__(self, history: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._building = True
-        self._tips: dict[int, str] = {}
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        self.form = FormFields()
+        self._fields = self.form.fields
+        self._problems: list[tuple[str, str]] = []
         self.peer_row = PeerRow(history)
-        layout.addWidget(self._peer_group())
-        layout.addWidget(self._measure_group())
-        layout.addWidget(self._advanced_group())
-        layout.addWidget(self._conditions_group())
+        self.conditions_box = ConditionsBox(self)
+        self.tags = self.conditions_box.tags
+        self.adv = AdvancedControls(self.conditions_box)
+        self.study = StudyControls()
+        self.notice = QLabel()
+        self.notice.setObjectName("preset_notice")
+        self.notice.setAccessibleName("Preset changes")
+        self.notice.setWordWrap(True)
+        self.notice.setVisible(False)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("setup_pages")
+        self.pages.addTab(scroll_page(self._study_page()), PAGE_NAMES[STUDY])
+        self.pages.addTab(scroll_page(self._advanced_page()), PAGE_NAMES[ADVANCED])
+        self.pages.setTabToolTip(
+            ADVANCED,
+            "Fixed packet size, window, parallel streams, UDP bitrate, warm-up, interval, "
+            "pause, order, early stop, failures allowed, tags and notes.",
+        )
         self.problems_label = QLabel()
         self.problems_label.setObjectName("problems")
         self.problems_label.setWordWrap(True)
-        self.problems_label.setStyleSheet("color: #D55E00;")
+        self.problems_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.pages, 1)
         layout.addWidget(self.problems_label)
-        layout.addStretch(1)
+        self._connect()
         self._building = False
         self._fill_range(Variable.LENGTH)
         self._changed()
 
     # -- building the form -----------------------------------------------------------------
-    def _peer_group(self) -> QGroupBox:
-        box = QGroupBox("Peer")
-        form = QFormLayout(box)
-        form.addRow(self.peer_row)
-        self.peer_row.changed.connect(self._changed)
-        return box
+    def _register(self, key: str, label: str, control: QWidget, page: int) -> QWidget:
+        return self.form.register(key, label, control, page)
+
+    def _label(self, text: str, buddy: QWidget) -> QLabel:
+        label = QLabel(text)
+        label.setBuddy(buddy)
+        return label
+
+    def _grid_field(
+        self, grid: QGridLayout, row: int, column: int, key: str, text: str, control: QWidget
+    ) -> None:
+        grid.addWidget(self._label(text, control), row, column)
+        grid.addWidget(self._register(key, text, control, STUDY), row, column + 1)
+
+    def _study_page(self) -> QWidget:
+        page = QWidget()
+        outer = QVBoxLayout(page)
+        outer.setContentsMargins(4, 4, 4, 4)
+        peer_box = QGroupBox("Peer")
+        peer_layout = QVBoxLayout(peer_box)
+        peer_layout.addWidget(self.peer_row)
+        peer_error = _PeerError(self.peer_row)
+        for key, label, control in (
+            ("peer", "Peer", self.peer_row.host_combo),
+            ("port", "iperf3 port", self.peer_row.port),
+            ("netperf_port", "netserver port", self.peer_row.netperf_port),
+        ):
+            self._fields[key] = Field(label, control, peer_error, STUDY)
+        outer.addWidget(peer_box)
+        outer.addWidget(self._measure_group())
+        outer.addWidget(self._session_group())
+        outer.addStretch(1)
+        return page
 
     def _measure_group(self) -> QGroupBox:
         box = QGroupBox("What to measure")
-        form = QFormLayout(box)
-        self.engine = _combo(
-            [("iperf3", Engine.IPERF3), ("netperf", Engine.NETPERF)],
-            "Which engine runs the tests. iperf3 measures throughput (and "
-            "jitter and loss for UDP); netperf also measures round-trip time.",
-        )
-        self.protocol = _combo(
-            [
-                ("TCP", (Protocol.TCP,)),
-                ("UDP", (Protocol.UDP,)),
-                ("TCP and UDP", (Protocol.TCP, Protocol.UDP)),
-            ],
-            "TCP (iperf3 default) or UDP (iperf3 -u); both makes two series in one session.",
-        )
-        self.ip_version = _combo(
-            [
-                ("IPv4", (IpVersion.V4,)),
-                ("IPv6", (IpVersion.V6,)),
-                ("IPv4 and IPv6", (IpVersion.V4, IpVersion.V6)),
-            ],
-            "The IP version (iperf3 -4 / -6); both makes a series for each.",
-        )
-        self.direction = _combo(
-            [
-                ("Upload (this computer sends)", Direction.UP),
-                ("Download (the peer sends)", Direction.DOWN),
-                ("Both at once", Direction.BIDIR),
-            ],
-            "Which way the data flows: upload is iperf3's default, download adds -R, both "
-            "at once adds --bidir.",
-        )
-        self.variable = _combo(
-            [(VARIABLE_LABELS[v][0], v) for v in Variable],
-            "What changes from point to point of the sweep: the packet "
-            "size (iperf3 -l, netperf -m) by default.",
-        )
-        self.range_from = _spin(0, 999_999_999, 128, "The first value of the sweep.")
-        self.range_to = _spin(1, 999_999_999, 1408, "The last value of the sweep.")
-        self.range_step = _spin(0, 999_999_999, 256, "The step between values (0: doubling).")
-        for spin in (self.range_from, self.range_to, self.range_step):
-            spin.setMinimumWidth(60)
-            spin.setMaximumWidth(120)
-        row = QHBoxLayout()
-        for label, spin in (
-            ("from", self.range_from),
-            ("to", self.range_to),
-            ("step", self.range_step),
+        grid = QGridLayout(box)
+        self._grid_field(grid, 0, 0, "engine", "&Engine", self.study.engine)
+        self._grid_field(grid, 0, 2, "direction", "&Direction", self.study.direction)
+        self._grid_field(grid, 1, 0, "protocols", "Pro&tocol", self.study.protocol)
+        self._grid_field(grid, 1, 2, "ip_versions", "&IP version", self.study.ip_version)
+        grid.addWidget(self._label("S&weep", self.study.variable), 2, 0)
+        grid.addWidget(self._register("variable", "Sweep", self.study.variable, STUDY), 2, 1, 1, 3)
+
+        values_row = QHBoxLayout()
+        values_row.setContentsMargins(0, 0, 0, 0)
+        for text, spin in (
+            ("from", self.study.range_from),
+            ("to", self.study.range_to),
+            ("step", self.study.range_step),
         ):
-            row.addWidget(QLabel(label))
-            row.addWidget(spin, 1)
-        form.addRow(self.variable)
-        form.addRow("Values", row)
-        self.custom_values = QLineEdit()
-        self.custom_values.setPlaceholderText("or a list: 128, 384, 1408")
-        self.custom_values.setToolTip(
-            "A list of values instead of the range (sizes accept K and M, bitrates accept M and G)."
-        )
-        self.custom_values.setObjectName("custom_values")
-        form.addRow("", self.custom_values)
-        self.values_count = QLabel()
-        self.values_count.setObjectName("values_count")
-        form.addRow("", self.values_count)
-        self.repetitions = _spin(
-            1,
-            1000,
-            3,
-            "How many runs per point: the mean and standard deviation are computed over these.",
-        )
-        self.repetitions.setObjectName("repetitions")
-        self.duration = _spin(1, 3600, 10, "Seconds per run (iperf3 -t, netperf -l).", " s")
-        self.duration.setObjectName("duration")
-        form.addRow("Runs per point", self.repetitions)
-        form.addRow("Seconds per run", self.duration)
+            accessible(spin, f"Values {text}")
+            spin.setMinimumWidth(70)
+            values_row.addWidget(self._label(text, spin))
+            values_row.addWidget(spin, 1)
+        grid.addWidget(QLabel("Values"), 3, 0)
+        grid.addLayout(values_row, 3, 1, 1, 3)
+        grid.addWidget(self._label("or &list", self.study.custom_values), 4, 0)
+        cell = self._register("values", "Values list", self.study.custom_values, STUDY)
+        grid.addWidget(cell, 4, 1, 1, 3)
+        grid.addWidget(self.study.values_count, 5, 1, 1, 3)
+
+        self._grid_field(grid, 6, 0, "repetitions", "&Runs per point", self.study.repetitions)
+        self._grid_field(grid, 6, 2, "duration", "Seconds per ru&n", self.study.duration)
+
         metrics = QHBoxLayout()
-        self.metric_boxes = {}
-        for metric, text, tip in (
-            (Metric.THROUGHPUT, "Throughput", "Bulk-transfer tests (iperf3, netperf *_STREAM)."),
-            (
-                Metric.RTT,
-                "RTT",
-                "Round-trip time from netperf's request/response tests "
-                "(TCP_RR, UDP_RR): needs the netperf engine.",
-            ),
-            (Metric.CPU, "CPU", "CPU use on both ends (iperf3 reports it; netperf -c -C)."),
-        ):
-            check = QCheckBox(text)
-            check.setToolTip(tip)
-            check.setChecked(metric is not Metric.RTT)
+        metrics.setContentsMargins(0, 0, 0, 0)
+        for check in self.study.metric_boxes.values():
             metrics.addWidget(check)
-            self.metric_boxes[metric] = check
         metrics.addStretch(1)
-        form.addRow("Metrics", metrics)
-        self.estimate = QLabel()
-        self.estimate.setObjectName("estimate")
-        form.addRow("Estimated time", self.estimate)
-        for widget in (self.engine, self.protocol, self.ip_version, self.direction):
-            widget.currentIndexChanged.connect(self._changed)
-        self.variable.currentIndexChanged.connect(self._variable_changed)
-        for spin in (
-            self.range_from,
-            self.range_to,
-            self.range_step,
-            self.repetitions,
-            self.duration,
-        ):
-            spin.valueChanged.connect(self._changed)
-        self.custom_values.textChanged.connect(self._changed)
-        for check in self.metric_boxes.values():
-            check.toggled.connect(self._changed)
+        metrics_cell = QWidget()
+        metrics_cell.setLayout(metrics)
+        grid.addWidget(QLabel("Metrics"), 7, 0)
+        grid.addWidget(self._register("metrics", "Metrics", metrics_cell, STUDY), 7, 1, 1, 3)
+        metrics_error = self._fields["metrics"].error
+        self._fields["metrics"].control = self.study.metric_boxes[Metric.THROUGHPUT]
+        self._fields["rtt"] = Field(
+            "RTT", self.study.metric_boxes[Metric.RTT], metrics_error, STUDY
+        )
+
+        grid.addWidget(QLabel("Estimated time"), 8, 0)
+        grid.addWidget(self.study.estimate, 8, 1, 1, 3)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
         return box
 
-    def _advanced_group(self) -> QWidget:
-        holder = QWidget()
-        outer = QVBoxLayout(holder)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.advanced_toggle = QToolButton()
-        self.advanced_toggle.setText("Advanced")
-        self.advanced_toggle.setCheckable(True)
-        self.advanced_toggle.setToolButtonStyle(
-            self.advanced_toggle.toolButtonStyle().ToolButtonTextBesideIcon
+    def _session_group(self) -> QGroupBox:
+        box = QGroupBox("Session")
+        grid = QGridLayout(box)
+        grid.addWidget(self._label("Session na&me", self.study.name_edit), 0, 0)
+        grid.addWidget(
+            self._register("name", "Session name", self.study.name_edit, STUDY), 0, 1, 1, 3
         )
-        self.advanced_toggle.setArrowType(self.advanced_toggle.arrowType().RightArrow)
-        self.advanced_toggle.setToolTip(
-            "Window, parallel streams, UDP bitrate, warm-up, pause, order and early stop."
-        )
-        outer.addWidget(self.advanced_toggle)
-        self.advanced = QGroupBox()
-        self.advanced.setVisible(False)
-        form = QFormLayout(self.advanced)
-        self.window_edit = QLineEdit()
-        self.window_edit.setPlaceholderText("system default")
-        self.window_edit.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
-        self.parallel = _spin(1, 128, 1, "Parallel streams (iperf3 -P).")
-        self.bitrate = QLineEdit("0")
-        self.bitrate.setToolTip(
-            "UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s."
-        )
-        self.omit = _spin(0, 600, 0, "Warm-up seconds left out of the results (iperf3 -O).", " s")
-        self.pause = QDoubleSpinBox()
-        self.pause.setRange(0, 3600)
-        self.pause.setSuffix(" s")
-        self.pause.setToolTip("A pause between runs, to let the link settle.")
-        self.order = _combo(
-            [
-                ("Sequential", Order.SEQUENTIAL),
-                ("Interleaved across series", Order.INTERLEAVED),
-                ("Shuffled", Order.SHUFFLED),
-            ],
-            "The order of runs: interleaved alternates the series run by run, "
-            "so drift in the link hits every series alike.",
-        )
-        self.concurrent = QCheckBox("Run the series at the same time")
-        self.concurrent.setObjectName("concurrent")
-        self.concurrent.setToolTip(
-            "TCP and UDP (or IPv4 and IPv6) share the link at once, each against its own "
-            "iperf3 server on consecutive ports (linklab serve --count 2 on the peer): shows "
-            "how the link is divided."
-        )
-        self.early_stop = QCheckBox("Stop a point early when precise enough")
-        self.early_stop.setToolTip(
-            "Stop repeating a point once its 95 % confidence interval "
-            "is within the chosen share of the mean."
-        )
-        self.early_fraction = QDoubleSpinBox()
-        self.early_fraction.setRange(0.1, 50)
-        self.early_fraction.setValue(2.0)
-        self.early_fraction.setSuffix(" % of the mean")
-        self.early_fraction.setToolTip("The confidence-interval target for early stop.")
-        self.early_min = _spin(2, 1000, 5, "Runs a point always gets before it may stop early.")
-        form.addRow("TCP window", self.window_edit)
-        form.addRow("Parallel streams", self.parallel)
-        form.addRow("UDP bitrate", self.bitrate)
-        form.addRow("Warm-up (omit)", self.omit)
-        form.addRow("Pause between runs", self.pause)
-        form.addRow("Order", self.order)
-        form.addRow(self.concurrent)
-        form.addRow(self.early_stop)
-        early = QHBoxLayout()
-        early.addWidget(self.early_fraction, 1)
-        early.addWidget(QLabel("after at least"))
-        early.addWidget(self.early_min)
-        early.addWidget(QLabel("runs"))
-        form.addRow("", early)
-        outer.addWidget(self.advanced)
-        self.advanced_toggle.toggled.connect(self._toggle_advanced)
-        for edit in (self.window_edit, self.bitrate):
-            edit.textChanged.connect(self._changed)
-        for spin in (self.parallel, self.omit, self.early_min):
-            spin.valueChanged.connect(self._changed)
-        for dspin in (self.pause, self.early_fraction):
-            dspin.valueChanged.connect(self._changed)
-        self.order.currentIndexChanged.connect(self._changed)
-        self.early_stop.toggled.connect(self._changed)
-        self.concurrent.toggled.connect(self._changed)
-        return holder
+        security = self.conditions_box.security
+        grid.addWidget(self._label("Se&curity", security), 1, 0)
+        error = FieldError("security")
+        self._fields["security"] = Field("Security", security, error, STUDY)
+        grid.addWidget(with_error(self.conditions_box.security_row(), error), 1, 1)
+        self._grid_field(grid, 1, 2, "medium", "Medi&um", self.conditions_box.medium)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        return box
 
-    def _conditions_group(self) -> QGroupBox:
-        self.conditions_box = ConditionsBox()
+    def _advanced_page(self) -> QWidget:
+        adv = self.adv
+        rows: list[tuple[QLabel | None, QWidget]] = []
+        for key, label, control in (
+            ("length", "Packet size (when not swept)", adv.length),
+            ("window", "TCP window", adv.window),
+            ("parallel", "Parallel streams", adv.parallel),
+            ("bitrate", "UDP bitrate", adv.bitrate),
+            ("omit", "Warm-up (omit)", adv.omit),
+            ("interval", "Report interval", adv.interval),
+            ("pause", "Pause between runs", adv.pause),
+            ("order", "Order", adv.order),
+            ("seed", "Shuffle seed", adv.seed),
+            ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
+            ("tags", "Tags", self.tags),
+            ("notes", "Notes", self.conditions_box.notes),
+        ):
+            rows.append(
+                (self._label(label, control), self._register(key, label, control, ADVANCED))
+            )
+        checks: list[tuple[QLabel | None, QWidget]] = [
+            (None, self._register("concurrent", adv.concurrent.text(), adv.concurrent, ADVANCED)),
+            (None, self._register("early", adv.early_stop.text(), adv.early_stop, ADVANCED)),
+        ]
+        early_error = FieldError("early_stop")
+        self._fields["early_stop"] = Field(
+            "Early-stop minimum runs", adv.early_min, early_error, ADVANCED
+        )
+        checks.append((None, with_error(adv.early_row(), early_error)))
+        # The check boxes after the order, before the failures allowed, tags and notes.
+        return adv.layout_page(rows[:9] + checks + rows[9:])
+
+    def _connect(self) -> None:
+        self.peer_row.changed.connect(self._changed)
         self.conditions_box.changed.connect(self._changed)
-        # The tag field is marked at the field like every other problem.
-        self.tags = self.conditions_box.tags
-        return self.conditions_box
+        for combo in (
+            self.study.engine,
+            self.study.protocol,
+            self.study.ip_version,
+            self.study.direction,
+            self.adv.order,
+        ):
+            combo.currentIndexChanged.connect(self._changed)
+        self.study.variable.currentIndexChanged.connect(self._variable_changed)
+        adv = self.adv
+        for spin in (
+            self.study.range_from,
+            self.study.range_to,
+            self.study.range_step,
+            self.study.repetitions,
+            self.study.duration,
+            adv.parallel,
+            adv.omit,
+            adv.early_min,
+            adv.seed,
+            adv.max_failures,
+        ):
+            spin.valueChanged.connect(self._changed)
+        for dspin in (adv.pause, adv.interval, adv.early_fraction):
+            dspin.valueChanged.connect(self._changed)
+        for edit in (
+            self.study.custom_values,
+            self.study.name_edit,
+            adv.length,
+            adv.window,
+            adv.bitrate,
+        ):
+            edit.textChanged.connect(self._changed)
+        for check in (*self.study.metric_boxes.values(), adv.early_stop, adv.concurrent):
+            check.toggled.connect(self._changed)
 
-    def _toggle_advanced(self, shown: bool) -> None:
-        self.advanced.setVisible(shown)
-        arrow = self.advanced_toggle.arrowType()
-        self.advanced_toggle.setArrowType(arrow.DownArrow if shown else arrow.RightArrow)
-
+    # -- reacting --------------------------------------------------------------------------
     def _variable_changed(self) -> None:
-        self._fill_range(self.variable.currentData())
+        self._fill_range(self.study.variable.currentData())
         self._changed()
 
     def _fill_range(self, variable: Variable) -> None:
-        start, stop, step = DEFAULT_RANGES[variable]
         building, self._building = self._building, True
-        self.range_from.setValue(start)
-        self.range_to.setValue(stop)
-        self.range_step.setValue(step)
+        self.study.fill_range(variable)
         self._building = building
 
     def set_detected_security(self, value: str) -> None:
         """Pre-fill the security from Wi-Fi detection, unless the user already chose one."""
         self.conditions_box.set_detected_security(value)
 
-    def _values(self) -> tuple[list[int], str]:
-        variable = self.variable.currentData()
-        text = self.custom_values.text().strip()
-        parse = parse_rate if variable is Variable.BITRATE else parse_size
-        if text:
-            try:
-                return [parse(p) for p in text.replace(";", ",").split(",") if p.strip()], ""
-            except ValueError:
-                return [], "The list of values must be numbers separated by commas."
-        start, stop, step = (s.value() for s in (self.range_from, self.range_to, self.range_step))
-        if stop < start:
-            return [], "The last value must not be smaller than the first."
-        values: list[int] = []
-        value = start
-        while value <= stop and len(values) <= 1000:
-            values.append(value)
-            value = value * 2 if step == 0 else value + step
-        return values, ""
+    def set_engine_unavailable(self, reasons: dict[object, str]) -> None:
+        """Engines that are not installed: their items are disabled, saying why."""
+        self.study.engine.set_unavailable(reasons)
+
+    def show_notice(self, text: str) -> None:
+        """What a preset set (or anything else the form should say above its pages)."""
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
 
     def _changed(self) -> None:
         if self._building:
             return
-        plan, problems = self.build()
-        fields = self._fields()
-        for widget in fields.values():
-            # Each field's own tooltip comes back once its problem is gone.
-            original = self._tips.setdefault(id(widget), widget.toolTip())
-            widget.setStyleSheet("")
-            widget.setToolTip(original)
-        texts = []
-        for field, sentence in problems:
-            marked = fields.get(field)
-            if marked is not None:
-                marked.setStyleSheet(_INVALID_STYLE)
-                marked.setToolTip(sentence)
-            texts.append(sentence)
-        self.problems_label.setText("\n".join(dict.fromkeys(texts)))
-        values, _ = self._values()
-        self.values_count.setText(
+        candidate, problems = self.build_candidate()
+        self._problems = problems
+        self._show_choices(candidate)
+        lines = self.form.apply(problems, inapplicable(candidate), self._values_field())
+        self.problems_label.setText("\n".join(lines))
+        self.problems_label.setVisible(bool(lines))
+        values, _ = self.study.values()
+        self.study.values_count.setText(
             f"{len(values)} value{'s' if len(values) != 1 else ''}: "
             + ", ".join(f"{v:g}" for v in values[:8])
             + (" …" if len(values) > 8 else "")
         )
-        if plan is not None:
-            self.estimate.setText(
-                duration_text(plan.estimated_seconds()) + f" for {plan.total_runs} runs"
-            )
-        else:
-            self.estimate.setText("—")
-        self.plan_changed.emit(plan)
+        self.study.estimate.setText(
+            f"{duration_text(candidate.estimated_seconds())} for {candidate.total_runs} runs"
+        )
+        self.study.name_edit.setPlaceholderText(default_name(candidate))
+        self.plan_changed.emit(None if problems else candidate)
 
-    def _fields(self) -> dict[str, QWidget]:
-        return {
-            "peer": self.peer_row.host_edit,
-            "port": self.peer_row.host_edit,
-            "values": self.custom_values if self.custom_values.text().strip() else self.range_to,
-            "repetitions": self.repetitions,
-            "duration": self.duration,
-            "omit": self.omit,
-            "window": self.window_edit,
-            "parallel": self.parallel,
-            "bitrate": self.bitrate,
-            "metrics": self.metric_boxes[Metric.RTT],
-            "variable": self.variable,
-            "direction": self.direction,
-            "pause": self.pause,
-            "early_stop": self.early_min,
-            "concurrent": self.concurrent,
-        }
+    def _values_field(self) -> dict[str, Field]:
+        """Without a typed list, the range's last value carries the problems of the values."""
+        if self.study.custom_values.text().strip():
+            return {}
+        return {"values": Field("Values", self.study.range_to, self._fields["values"].error, STUDY)}
+
+    def _field_for(self, key: str) -> Field | None:
+        return self._values_field().get(key) or self._fields.get(key)
+
+    def _show_choices(self, plan: Plan) -> None:
+        early_on = self.adv.early_stop.isChecked()
+        self.adv.early_fraction.setEnabled(early_on)
+        self.adv.early_min.setEnabled(early_on)
+        choices = unavailable_choices(plan)
+        self.study.direction.set_unavailable(choices["direction"])
+        self.study.variable.set_unavailable(choices["variable"])
 
     # -- the plan --------------------------------------------------------------------------
-    def build(self) -> tuple[Plan | None, list[tuple[str, str]]]:
-        """The plan the form describes, or None with (field, sentence) problems."""
+    def build_candidate(self) -> tuple[Plan, list[tuple[str, str]]]:
+        """The plan the form describes, even when it cannot run, with (field, sentence)
+        problems."""
         problems: list[tuple[str, str]] = []
-        values, values_problem = self._values()
+        values, values_problem = self.study.values()
         if values_problem:
             problems.append(("values", values_problem))
-        window = None
-        if self.window_edit.text().strip():
-            try:
-                window = parse_size(self.window_edit.text())
-            except ValueError:
-                problems.append(("window", "The window must be a size such as 64K or 262144."))
+        adv = self.adv
+        sizes: dict[str, int | None] = {}
+        for key, edit, example in (
+            ("length", adv.length, "1408 or 64K"),
+            ("window", adv.window, "64K or 262144"),
+        ):
+            sizes[key] = None
+            if edit.text().strip():
+                try:
+                    sizes[key] = parse_size(edit.text())
+                except ValueError:
+                    problems.append((key, f"Write a size such as {example}, or leave it empty."))
         try:
-            bitrate = parse_rate(self.bitrate.text() or "0")
+            bitrate = parse_rate(adv.bitrate.text() or "0")
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
-        _, tag_problem = parse_tags(self.tags.text())
+        tag_problem = self.conditions_box.tag_problem()
         if tag_problem:
             problems.append(("tags", tag_problem))
         early = None
-        if self.early_stop.isChecked():
-            early = EarlyStop(self.early_fraction.value() / 100, self.early_min.value())
+        if adv.early_stop.isChecked():
+            early = EarlyStop(adv.early_fraction.value() / 100, adv.early_min.value())
         plan = Plan(
             peer=self.peer_row.peer(),
-            engine=self.engine.currentData(),
-            protocols=self.protocol.currentData(),
-            ip_versions=self.ip_version.currentData(),
-            direction=self.direction.currentData(),
-            variable=self.variable.currentData(),
+            engine=self.study.engine.currentData(),
+            protocols=self.study.protocol.currentData(),
+            ip_versions=self.study.ip_version.currentData(),
+            direction=self.study.direction.currentData(),
+            variable=self.study.variable.currentData(),
             values=tuple(values),
-            repetitions=self.repetitions.value(),
-            duration_s=self.duration.value(),
-            omit_s=self.omit.value(),
-            pause_s=self.pause.value(),
-            order=self.order.currentData(),
-            metrics=tuple(m for m, box in self.metric_boxes.items() if box.isChecked()),
-            window=window,
-            parallel=self.parallel.value(),
+            repetitions=self.study.repetitions.value(),
+            duration_s=self.study.duration.value(),
+            omit_s=adv.omit.value(),
+            pause_s=adv.pause.value(),
+            order=adv.order.currentData(),
+            metrics=tuple(m for m, box in self.study.metric_boxes.items() if box.isChecked()),
+            length=sizes["length"],
+            window=sizes["window"],
+            parallel=adv.parallel.value(),
             bitrate_bps=bitrate,
+            interval_s=round(adv.interval.value(), 3),
             early_stop=early,
-            concurrent=self.concurrent.isChecked(),
+            max_consecutive_failures=adv.max_failures.value(),
+            concurrent=adv.concurrent.isChecked(),
+            seed=adv.seed.value(),
+            name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
         )
         problems += plan.problems()
+        return plan, problems
+
+    def build(self) -> tuple[Plan | None, list[tuple[str, str]]]:
+        """The plan the form describes, or None with (field, sentence) problems."""
+        plan, problems = self.build_candidate()
         return (None if problems else plan), problems
 
     def plan(self) -> Plan | None:
@@ -433,37 +410,65 @@ class SetupPanel(QWidget):
     def conditions(self) -> Conditions:
         return self.conditions_box.conditions()
 
+    def first_problem(self) -> tuple[str, str, str] | None:
+        """(field key, its label, the sentence) of the first thing to fix, or None."""
+        for key, sentence in self._problems:
+            field = self._field_for(key)
+            if field is not None:
+                return key, field.label, sentence
+        if self._problems:
+            key, sentence = self._problems[0]
+            return key, key, sentence
+        return None
+
+    def focus_field(self, key: str) -> None:
+        """Show the field's page, scroll it into view and put the cursor there."""
+        field = self._field_for(key)
+        if field is None:
+            return
+        self.pages.setCurrentIndex(field.page)
+        area = self.pages.widget(field.page)
+        if isinstance(area, QScrollArea):
+            area.ensureWidgetVisible(field.control)
+        field.control.setFocus()
+
     def set_plan(self, plan: Plan) -> None:
-        """Fill the form from a plan (a preset, or the last plan used)."""
+        """Fill every field from a plan (a preset, a stored session, the last plan used)."""
         self._building = True
+        adv = self.adv
         try:
             self.peer_row.set_peer(plan.peer)
             for combo, data in (
-                (self.engine, plan.engine),
-                (self.protocol, plan.protocols),
-                (self.ip_version, plan.ip_versions),
-                (self.direction, plan.direction),
-                (self.variable, plan.variable),
-                (self.order, plan.order),
+                (self.study.engine, plan.engine),
+                (self.study.protocol, plan.protocols),
+                (self.study.ip_version, plan.ip_versions),
+                (self.study.direction, plan.direction),
+                (self.study.variable, plan.variable),
+                (adv.order, plan.order),
             ):
                 index = combo.findData(data)
                 if index >= 0:
                     combo.setCurrentIndex(index)
-            self.custom_values.setText(", ".join(str(v) for v in plan.values))
-            self.repetitions.setValue(plan.repetitions)
-            self.duration.setValue(plan.duration_s)
-            self.omit.setValue(plan.omit_s)
-            self.pause.setValue(plan.pause_s)
-            self.parallel.setValue(plan.parallel)
-            self.window_edit.setText(str(plan.window) if plan.window else "")
-            self.bitrate.setText(str(plan.bitrate_bps))
-            for metric, box in self.metric_boxes.items():
+            self.study.custom_values.setText(", ".join(str(v) for v in plan.values))
+            self.study.repetitions.setValue(plan.repetitions)
+            self.study.duration.setValue(plan.duration_s)
+            adv.omit.setValue(plan.omit_s)
+            adv.pause.setValue(plan.pause_s)
+            adv.interval.setValue(plan.interval_s)
+            adv.parallel.setValue(plan.parallel)
+            adv.length.setText(str(plan.length) if plan.length is not None else "")
+            adv.window.setText(str(plan.window) if plan.window is not None else "")
+            adv.bitrate.setText(str(plan.bitrate_bps))
+            adv.seed.setValue(plan.seed)
+            adv.max_failures.setValue(plan.max_consecutive_failures)
+            for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
-            self.early_stop.setChecked(plan.early_stop is not None)
-            self.concurrent.setChecked(plan.concurrent)
+            adv.early_stop.setChecked(plan.early_stop is not None)
+            adv.concurrent.setChecked(plan.concurrent)
             if plan.early_stop is not None:
-                self.early_fraction.setValue(plan.early_stop.relative_ci * 100)
-                self.early_min.setValue(plan.early_stop.min_runs)
+                adv.early_fraction.setValue(plan.early_stop.relative_ci * 100)
+                adv.early_min.setValue(plan.early_stop.min_runs)
+            self.study.name_edit.setText(plan.name)
             self.conditions_box.set_conditions(plan.conditions)
         finally:
             self._building = False

@@ -80,7 +80,8 @@ def decode_handover(line: bytes) -> Handover | None:
         return None
     names = message.get("open")
     token = message.get("token", "")
-    if not isinstance(names, list) or not names or not isinstance(token, str):
+    # No files: the second launch only asks the window to come to the front.
+    if not isinstance(names, list) or not isinstance(token, str):
         return None
     if not all(isinstance(n, str) and n and "\0" not in n for n in names):
         return None
@@ -252,7 +253,9 @@ def serve_window(server: HandoverServer, window: MainWindow) -> None:
 
     def take(handover: Handover) -> None:
         bring_to_front(window, handover.token)
-        window.open_handed_over(handover.paths)
+        window.handed_over_count += 1
+        if handover.paths:
+            window.open_handed_over(handover.paths)
 
     server.handed_over.connect(take)
     server.follow(window.context)

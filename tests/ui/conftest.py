@@ -7,6 +7,7 @@ import os
 # Before anything imports Qt: no display is needed, and none is touched.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,9 @@ from app.report.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.context import ENGINE_NAMES, AppContext
+from app.ui.main_window import MainWindow
+from tests.conftest import engine_children, free_port
+from tests.ui.user import User
 
 
 @pytest.fixture
@@ -46,3 +50,25 @@ def exchange_file(tmp_path: Path) -> tuple[Path, list[str]]:
     with Database(other, readonly=True) as db:
         write_exchange(path, export_sessions(SessionStore(db), ids))
     return path, ids
+
+
+@pytest.fixture
+def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    """The real main window, shown at 1280x800 on its own settings and database."""
+    # Ports of the test's own: another LinkLab on this machine may hold the defaults.
+    context.set_default_port("iperf3", free_port())
+    context.set_default_port("netperf", free_port())
+    win = MainWindow(context, preset_dir=tmp_path / "presets")
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.shutdown()
+    assert not engine_children(), "an engine outlived the window"
+
+
+@pytest.fixture
+def user(window: MainWindow) -> User:
+    """A person at that window: labels, clicks and keys only."""
+    return User(window)

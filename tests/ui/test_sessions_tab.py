@@ -16,9 +16,10 @@ from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.plan import Conditions, Medium, Peer, Plan, Security
+from app.study.tags import TagError, parse_tags
 from app.ui.context import AppContext
 from app.ui.session_view import local_time
-from app.ui.sessions_tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog, parse_tags
+from app.ui.sessions_tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
 from app.units import format_rate
 
 VALUES = (128, 640, 1408)
@@ -252,10 +253,10 @@ def test_rename_and_tags_persist(
     assert "room=B12" in rows(tab)[0][5]
 
 
-def test_bad_tag_lines_are_named() -> None:
-    assert parse_tags("a=1\n b = 2 \n\n") == {"a": "1", "b": "2"}
-    with pytest.raises(ValueError, match="Line 2"):
-        parse_tags("a=1\nno equals sign")
+def test_tags_are_labels_or_key_value_and_a_bad_one_is_named() -> None:
+    assert parse_tags("a=1\n b = 2 \n\nopen") == {"a": "1", "b": "2", "open": ""}
+    with pytest.raises(TagError, match="'=lab'"):
+        parse_tags("a=1\n=lab")
 
 
 def test_delete_asks_and_removes_only_on_yes(

@@ -123,6 +123,10 @@ def test_name_is_per_user_and_per_database(tmp_path: Path) -> None:
     assert Path(one).name.startswith("linklab-")
 
 
+def test_no_files_is_a_handover_that_only_asks_for_the_window() -> None:
+    assert decode_handover(b'{"open": []}') == Handover(())
+
+
 def test_message_round_trip(tmp_path: Path) -> None:
     handover = Handover((tmp_path / "a b.linklab", tmp_path / "é.linklab"), token="t-1")
     line = encode_handover(handover)
@@ -138,7 +142,6 @@ def test_message_round_trip(tmp_path: Path) -> None:
         b"not json",
         b"[]",
         b'["/x.linklab"]',
-        b'{"open": []}',
         b'{"open": "/x.linklab"}',
         b'{"open": [1]}',
         b'{"open": ["relative.linklab"]}',
@@ -325,14 +328,51 @@ def test_run_app_opens_the_window_when_nobody_answers(
     assert not answers(server_name(context.db_path))  # closed with the window
 
 
-def test_run_app_without_files_never_hands_over(
-    monkeypatch: pytest.MonkeyPatch, qapp: QApplication, app_setup: list[list[Path]]
+def test_run_app_without_files_asks_the_open_window_forward(
+    monkeypatch: pytest.MonkeyPatch,
+    qapp: QApplication,
+    app_setup: list[list[Path]],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     def accepted(name: str, paths: list[Path]) -> bool:
         app_setup.append(list(paths))
         return True
 
+    def no_window(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a second window was opened")
+
     monkeypatch.setattr(single_instance, "send_files", accepted)
-    monkeypatch.setattr(qapp, "exec", lambda: 0)
+    monkeypatch.setattr(app.ui.main_window, "MainWindow", no_window)
     assert run_app() == 0
-    assert app_setup == []
+    assert app_setup == [[]]
+    assert "already open" in capsys.readouterr().out
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")
+def test_a_second_launch_brings_the_window_forward_instead_of_opening_another(
+    qtbot: QtBot, window: MainWindow, context: AppContext, tmp_path: Path
+) -> None:
+    """A person starts LinkLab again (menu, icon) while it is open: a real second process."""
+    serve_window(HandoverServer(), window)
+    window.showMinimized()
+    env = {
+        **os.environ,
+        "LINKLAB_DB": str(context.db_path),
+        "QT_QPA_PLATFORM": "offscreen",
+        # Its own settings folder: the second LinkLab must not read this user's settings.
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    second = subprocess.Popen(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    qtbot.waitUntil(lambda: second.poll() is not None, timeout=WAIT_MS)
+    out, err = second.communicate()
+    assert second.returncode == 0, err
+    assert "LinkLab is already open" in out
+    assert window.handed_over_count == 1
+    assert window.isVisible() and not window.isMinimized()

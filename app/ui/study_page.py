@@ -1,0 +1,135 @@
+"""The controls of the Study page: what every study needs, as a person chooses it."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
+
+from app.models import Direction, IpVersion, Protocol
+from app.study.plan import VARIABLE_LABELS, Engine, Metric, Variable
+from app.ui.widgets import _combo, _spin, accessible
+from app.units import parse_rate, parse_size
+
+#: Default sweep per variable: (from, to, step).
+DEFAULT_RANGES = {
+    Variable.LENGTH: (128, 1408, 256),
+    Variable.DURATION: (10, 60, 10),
+    Variable.WINDOW: (2048, 524288, 0),  # step 0: doubling
+    Variable.PARALLEL: (1, 8, 1),
+    Variable.BITRATE: (10_000_000, 100_000_000, 10_000_000),
+    Variable.LOSS: (0, 25, 5),
+}
+
+
+class StudyControls:
+    """Engine, direction, protocol, IP version, the sweep and its values, runs, seconds,
+    metrics, the estimate and the session name; the set-up form lays them out."""
+
+    def __init__(self) -> None:
+        self.engine = _combo(
+            [("iperf3", Engine.IPERF3), ("netperf", Engine.NETPERF)],
+            "Which engine runs the tests. iperf3 measures throughput (and jitter and loss for "
+            "UDP) in both directions; netperf also measures round-trip time.",
+        )
+        self.direction = _combo(
+            [
+                ("Upload", Direction.UP),
+                ("Download", Direction.DOWN),
+                ("Both at once", Direction.BIDIR),
+            ],
+            "Which way the data flows: upload (this computer sends) is iperf3's default, "
+            "download (the peer sends) adds -R, both at once adds --bidir.",
+        )
+        self.protocol = _combo(
+            [
+                ("TCP", (Protocol.TCP,)),
+                ("UDP", (Protocol.UDP,)),
+                ("TCP and UDP", (Protocol.TCP, Protocol.UDP)),
+            ],
+            "TCP (iperf3 default) or UDP (iperf3 -u); both makes two series in one session.",
+        )
+        self.ip_version = _combo(
+            [
+                ("IPv4", (IpVersion.V4,)),
+                ("IPv6", (IpVersion.V6,)),
+                ("IPv4 and IPv6", (IpVersion.V4, IpVersion.V6)),
+            ],
+            "The IP version (iperf3 -4 / -6); both makes a series for each.",
+        )
+        self.variable = _combo(
+            [(VARIABLE_LABELS[v][0], v) for v in Variable],
+            "What changes from point to point of the sweep: the packet "
+            "size (iperf3 -l, netperf -m) by default.",
+        )
+        self.range_from = _spin(0, 999_999_999, 128, "The first value of the sweep.")
+        self.range_to = _spin(1, 999_999_999, 1408, "The last value of the sweep.")
+        self.range_step = _spin(0, 999_999_999, 256, "The step between values (0: doubling).")
+        self.custom_values = QLineEdit()
+        self.custom_values.setObjectName("custom_values")
+        self.custom_values.setPlaceholderText("or a list: 128, 384, 1408")
+        self.custom_values.setToolTip(
+            "A list of values instead of the range (sizes accept K and M, bitrates M and G)."
+        )
+        accessible(self.custom_values, "Values list")
+        self.values_count = QLabel()
+        self.values_count.setObjectName("values_count")
+        self.repetitions = _spin(
+            1,
+            1000,
+            3,
+            "How many runs per point: the mean and standard deviation are computed over these.",
+        )
+        self.repetitions.setObjectName("repetitions")
+        self.duration = _spin(1, 3600, 10, "Seconds per run (iperf3 -t, netperf -l).", " s")
+        self.duration.setObjectName("duration")
+        self.metric_boxes: dict[Metric, QCheckBox] = {}
+        for metric, text, tip in (
+            (Metric.THROUGHPUT, "Throughput", "Bulk-transfer tests (iperf3, netperf *_STREAM)."),
+            (
+                Metric.RTT,
+                "RTT",
+                "Round-trip time from netperf's request/response tests (TCP_RR, UDP_RR).",
+            ),
+            (Metric.CPU, "CPU", "CPU use on both ends (iperf3 reports it; netperf -c -C)."),
+        ):
+            check = QCheckBox(text)
+            check.setToolTip(tip)
+            accessible(check, text)
+            check.setChecked(metric is not Metric.RTT)
+            self.metric_boxes[metric] = check
+        self.estimate = QLabel()
+        self.estimate.setObjectName("estimate")
+        accessible(self.estimate, "Estimated time")
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("session_name")
+        self.name_edit.setToolTip(
+            "The name to find the session by in Sessions and Compare; left empty, LinkLab "
+            "names it after what it measures."
+        )
+
+    def fill_range(self, variable: Variable) -> None:
+        start, stop, step = DEFAULT_RANGES[variable]
+        self.range_from.setValue(start)
+        self.range_to.setValue(stop)
+        self.range_step.setValue(step)
+
+    def values(self) -> tuple[list[int], str]:
+        """The values of the sweep (the list when one is typed, else the range) or a reason."""
+        variable = self.variable.currentData()
+        text = self.custom_values.text().strip()
+        parse = parse_rate if variable is Variable.BITRATE else parse_size
+        if text:
+            try:
+                return [parse(p) for p in text.replace(";", ",").split(",") if p.strip()], ""
+            except ValueError:
+                return [], "The list of values must be numbers separated by commas."
+        start, stop, step = (s.value() for s in (self.range_from, self.range_to, self.range_step))
+        if stop < start:
+            return [], "The last value must not be smaller than the first."
+        values: list[int] = []
+        value = start
+        while value <= stop and len(values) <= 1000:
+            values.append(value)
+            value = value * 2 if step == 0 else value + step
+            if value == 0:
+                break  # doubling from 0 goes nowhere
+        return values, ""
