@@ -18,7 +18,7 @@ ETH_HEADER = 14  # destination 6 + source 6 + Length/Type 2: §3.1.1
 VLAN_TAG = 4  # the 802.1Q tag: IEEE Std 802.1Q-2022 §9.3; 802.3 §3.5
 ETH_FCS = 4  # frame check sequence: §3.2.9
 ETH_GAP = 12  # interPacketGap, 96 bit times: §4.4.2
-ETH_MIN_DATA = 46  # minFrameSize 64 bytes less header and FCS: §4.4.2, §3.2.7 (42 when tagged)
+ETH_MIN_DATA = 46  # minFrameSize 64 bytes less header and FCS: §4.4.2, §3.2.8 (42 when tagged)
 
 # IP and transport.
 IPV4_HEADER = 20  # without options: RFC 791 §3.1

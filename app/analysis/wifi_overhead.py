@@ -83,7 +83,7 @@ AIFS_US = SIFS_US + AIFSN_BE * SLOT_US  # AIFS[AC] = AIFSN[AC] × aSlotTime + aS
 # Jun, Peddabachagari & Sichitiu 2003, §3 (T_BO).
 MEAN_BACKOFF_US = CW_MIN / 2 * SLOT_US
 
-# Control responses (Ack, BlockAck) in a non-HT PPDU at a basic rate: §10.6.6.5.
+# Control responses (Ack, BlockAck) in a non-HT PPDU at a basic rate: §10.6 (multirate).
 CONTROL_RATE_BPS = 24e6  # the highest mandatory OFDM rate: §17.3.2.3, Table 17-4
 LEGACY_PREAMBLE_US = 20.0  # T_PREAMBLE 16 µs + T_SIGNAL 4 µs: §17.3.2.4, Table 17-5
 LEGACY_SYMBOL_US = 4.0  # T_SYM: §17.3.2.4, Table 17-5
@@ -104,8 +104,8 @@ TAIL_BITS = 6
 AMPDU_DELIMITER_BYTES = 4
 AMPDU_ALIGN = 4
 # The longest PPDU an HT-mixed, VHT or HE preamble can announce (aPPDUMaxTime): the L-SIG
-# length field's 4095 bytes at 6 Mbit/s, 1366 symbols × 4 µs + 20 µs = 5484 µs; §19.4.5,
-# Table 19-25 (HT), §21.4.4, Table 21-29 (VHT), 802.11ax-2021 §27.4.5 (HE).
+# length field's 4095 bytes at 6 Mbit/s, 1366 symbols × 4 µs + 20 µs = 5484 µs; the HT and
+# VHT PHY characteristics tables (§19.4.5, §21.4.4) and 802.11ax-2021 Clause 27 (HE).
 PPDU_MAX_US = 5484.0
 
 
@@ -135,18 +135,18 @@ PHYS = {
     # VHT: L-STF 8 + L-LTF 8 + L-SIG 4 + VHT-SIG-A 8 + VHT-STF 4 + VHT-SIG-B 4 µs, then 4 µs
     # per VHT-LTF; symbols 3.6 µs with the short guard interval: §21.3.6, Table 21-5.
     # Longest A-MPDU 1 048 575 bytes (exponent 7): §9.4.2.158.2. Every VHT PPDU carries an
-    # A-MPDU, a lone frame as a VHT single MPDU: §10.13.8.
+    # A-MPDU, a lone frame as a VHT single MPDU: §10.13 (A-MPDU operation).
     Medium.AC: Phy("802.11ac (VHT)", 36.0, 4.0, 3.6, 1_048_575, 64, True, 8),
     # HE SU: L-STF 8 + L-LTF 8 + L-SIG 4 + RL-SIG 4 + HE-SIG-A 8 + HE-STF 4 µs, then per
-    # HE-LTF 6.4 µs (2x LTF) + 0.8 µs guard; symbols 12.8 + 0.8 µs: 802.11ax-2021 §27.3.9,
-    # Table 27-12. Longest A-MPDU 6 500 631 bytes: 802.11ax-2021 §9.4.2.248.2. Window 256:
-    # 802.11ax-2021 §9.4.1.14.
+    # HE-LTF 6.4 µs (2x LTF) + 0.8 µs guard; symbols 12.8 + 0.8 µs: 802.11ax-2021 §27.3,
+    # timing-related constants. Longest A-MPDU 6 500 631 bytes: 802.11ax-2021 §9.4.2.248.2.
+    # Window 256: 802.11ax-2021 §9.4.1.14.
     Medium.AX: Phy("802.11ax (HE)", 36.0, 7.2, 13.6, 6_500_631, 256, True, 8),
 }
 
 
 # Long training fields for 1..8 spatial streams: §19.3.9.4.6, Table 19-13 (HT);
-# §21.3.8.3.5, Table 21-13 (VHT); HE uses the VHT numbers (802.11ax-2021 §27.3.11.10).
+# §21.3.8.3.5, Table 21-13 (VHT); HE uses the VHT numbers (802.11ax-2021 §27.3.11, HE-LTF).
 TRAINING_FIELDS = (1, 2, 4, 4, 6, 6, 8, 8)
 
 
