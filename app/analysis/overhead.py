@@ -203,7 +203,7 @@ def _check(spec: LinkInputs) -> None:
     if spec.length < 1:
         raise OverheadError("The length must be at least 1 byte.")
     low = IPV4_MIN_MTU if v4 else IPV6_MIN_MTU
-    high = air.MAX_MSDU if spec.medium in WIFI and spec.frame_overhead is None else 65_535
+    high = air.MAX_MSDU if spec.medium in WIFI and spec.frame_overhead is None else MAX_IP_PACKET
     if not low <= spec.mtu <= high:
         raise OverheadError(
             f"An MTU of {spec.mtu} is outside what IPv{int(spec.ip_version)} over this link "
@@ -227,10 +227,13 @@ def _check(spec: LinkInputs) -> None:
     if spec.vlan and spec.medium is not Medium.ETHERNET:
         raise OverheadError("A VLAN tag belongs to Ethernet frames: leave it out for Wi-Fi.")
     if spec.medium is Medium.ETHERNET:
-        if spec.security not in (Security.OPEN, Security.UNKNOWN) or spec.cipher:
+        wifi_only = spec.cipher.value if spec.cipher not in (None, Cipher.NONE) else None
+        if spec.security not in (Security.OPEN, Security.UNKNOWN):
+            wifi_only = spec.security.value
+        if wifi_only:
             raise OverheadError(
-                f"{spec.security.value} protects Wi-Fi frames, not Ethernet ones: leave the "
-                "security out, or choose a Wi-Fi medium."
+                f"{wifi_only} protects Wi-Fi frames, not Ethernet ones: leave the security "
+                "out, or choose a Wi-Fi medium."
             )
         return
     cipher_of(spec)

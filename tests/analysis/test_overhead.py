@@ -229,7 +229,8 @@ def test_security_cost_open_vs_wpa2() -> None:
 @pytest.mark.parametrize(
     ("spec", "words"),
     [
-        (ethernet(TCP, V4, 1408, security=Security.WPA2), "Wi-Fi frames"),
+        (ethernet(TCP, V4, 1408, security=Security.WPA2), "WPA2 protects Wi-Fi frames"),
+        (ethernet(TCP, V4, 1408, cipher=Cipher.GCMP_256), "GCMP-256 protects Wi-Fi frames"),
         (wifi(TCP, 1408, security=Security.UNKNOWN), "Say which security"),
         (ethernet(UDP, V4, 65508), "at most 65507 bytes"),
         (ethernet(UDP, V6, 1000, mtu=1000), "1280..65535"),
