@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
-from app.cli import compare_cmds, engine_cmds, session_cmds, study_cmds
+from app.cli import compare_cmds, engine_cmds, expected_cmds, session_cmds, study_cmds
 from app.cli.args import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.engine.errors import BadOption, EngineError, StoppedByUser
 from app.engine.process import install_exit_handlers
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     study_cmds.register(sub)
     session_cmds.register(sub)
     compare_cmds.register(sub)
+    expected_cmds.register(sub)
     engine_cmds.register(sub)
     return parser
 
