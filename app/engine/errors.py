@@ -153,3 +153,18 @@ class ParseError(EngineError):
             f"engine is a supported version, then run again.",
             detail=detail,
         )
+
+
+class EchoStartFailed(EngineError):
+    """LinkLab's latency responder could not start; the other servers are not affected."""
+
+
+class EchoPortBusy(EchoStartFailed):
+    def __init__(self, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"UDP port {port} is already in use, so LinkLab's latency responder is off: stop "
+            f"whatever uses that port, or choose another port for the responder.",
+            detail=detail,
+        )
+        self.port = port
+
