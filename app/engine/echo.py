@@ -348,13 +348,14 @@ class EchoResponder:
         if refused:
             self._count("received", "over_rate" if refused == "source" else "over_global")
             return
+        # Counted before sending, so that whoever holds the reply finds it counted.
+        self._count("received", "answered")
         try:
             sock.sendto(reply, source)
         except OSError:
-            # A full send buffer or an unreachable source: the probe counts as lost there.
-            self._count("received")
-            return
-        self._count("received", "answered")
+            # A full send buffer or an unreachable source: the probe is lost there.
+            with self._lock:
+                self._counts["answered"] -= 1
 
     def _count(self, *names: str) -> None:
         with self._lock:
