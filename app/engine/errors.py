@@ -168,3 +168,11 @@ class EchoPortBusy(EchoStartFailed):
         )
         self.port = port
 
+
+class NoLatencyMethod(EngineError):
+    def __init__(self, host: str, tried: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"LinkLab cannot measure latency to {host}: {tried}. Run `linklab serve` (or "
+            f"LinkLab's Server tab) on the peer, or check the ports and any firewall between.",
+            detail=detail,
+        )
