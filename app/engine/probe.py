@@ -138,12 +138,6 @@ class Prober:
             while not self._stop.is_set():
                 now = time.perf_counter_ns()
                 sending = end is None or next_send < end
-                if sending and now >= next_send:
-                    self._send(seq)
-                    seq += 1
-                    next_send += interval_ns
-                    if next_send <= now:
-                        next_send += ((now - next_send) // interval_ns + 1) * interval_ns
                 with self._lock:
                     lost = self._matcher.expire(now)
                     done = not sending and self._matcher.outstanding == 0
@@ -151,9 +145,17 @@ class Prober:
                 self._report(lost)
                 if done:
                     return
+                if sending and now >= next_send:
+                    # The bookkeeping comes before the send: after it, the thread waits at
+                    # once, so that the peer (often woken on this very CPU) runs sooner.
+                    self._send(seq)
+                    seq += 1
+                    next_send += interval_ns
+                    if next_send <= now:
+                        next_send += ((now - next_send) // interval_ns + 1) * interval_ns
                 deadline = next_send if sending else expiry
-                wait_ns = max(0, (deadline or now) - time.perf_counter_ns())
-                self._wait(min(wait_ns / 1e9, _MAX_WAIT_S))
+                wait_ns = (deadline or now) - time.perf_counter_ns()
+                self._wait(min(max(0, wait_ns) / 1e9, _MAX_WAIT_S))
         except EngineError as err:
             self.error = err
         except OSError as err:
