@@ -119,14 +119,18 @@ class Prober:
             return self._matcher.received
 
     def summary(self) -> ProbeSummary:
+        # Summarised from a copy: the statistics (and SciPy's first import) must not hold up
+        # the probe thread, which needs the lock for every probe.
         with self._lock:
-            return self._matcher.summary(
-                self.method, self.host, self.port, self.interval_s, self.kernel_timestamps
-            )
+            snapshot = self._matcher.snapshot()
+        return snapshot.summary(
+            self.method, self.host, self.port, self.interval_s, self.kernel_timestamps
+        )
 
     def records(self) -> tuple[ProbeRecord, ...]:
         with self._lock:
-            return self._matcher.records()
+            snapshot = self._matcher.snapshot()
+        return snapshot.records()
 
     # -- the loop --------------------------------------------------------------------------------
     def _run(self) -> None:
@@ -299,13 +303,15 @@ class UdpProber(Prober):
         at = time.perf_counter_ns()
         # The echoed stamp is the wall clock when the kernel stamps replies (its clock).
         stamp = time.time_ns() if self.kernel_timestamps else at
-        self._sent(seq, at)
         try:
             self._sock.send(request(seq, stamp, self.size))
         except ConnectionRefusedError:
             self.refused = True  # an earlier probe's "port unreachable": this one is lost
         except (BlockingIOError, OSError):
             pass  # a full queue or no route right now: the probe counts as lost
+        # Registered after sending (replies are read by this same thread, later), so that
+        # waiting for the lock never falls between the stamp and the send.
+        self._sent(seq, at)
 
     def _wait(self, seconds: float) -> None:
         assert self._selector is not None

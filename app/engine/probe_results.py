@@ -3,6 +3,7 @@ probes by sequence number (reordering, duplicates, loss) that produces them."""
 
 from __future__ import annotations
 
+import copy
 import statistics
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -82,7 +83,8 @@ class ProbeMatcher:
         self._highest_answered = -1
         self.sent = self.received = self.lost = 0
         self.reordered = self.duplicates = self.late = 0
-        self._min_ms = self._max_ms = None  # type: float | None
+        self._min_ms: float | None = None
+        self._max_ms: float | None = None
         self._sum_ms = 0.0
 
     @property
@@ -164,6 +166,13 @@ class ProbeMatcher:
         record = ProbeRecord(seq, (sent_ns - origin) / 1e9, rtt_ms, reordered)
         self._records.append(record)
         return record
+
+    def snapshot(self) -> ProbeMatcher:
+        """A copy to summarise outside the caller's lock: the records are copied, the rest is
+        shared and must not be changed through it."""
+        twin = copy.copy(self)
+        twin._records = self._records.copy()
+        return twin
 
     def records(self) -> tuple[ProbeRecord, ...]:
         return tuple(sorted(self._records, key=lambda r: r.seq))
