@@ -286,10 +286,11 @@ class EchoResponder:
             sock.close()
             if err.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
                 raise EchoPortBusy(port, detail=str(err)) from err
-            if err.errno == errno.EACCES:
+            if err.errno in (errno.EACCES, getattr(errno, "WSAEACCES", -1)):
+                # Below 1024 without privileges; on Windows also a reserved or exclusive port.
                 raise EchoStartFailed(
                     f"LinkLab's latency responder may not listen on port {port}, so it is "
-                    f"off: choose a port above 1023.",
+                    f"off: choose a port above 1023 that no other program holds.",
                     detail=str(err),
                 ) from err
             if not self._explicit and err.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):

@@ -305,8 +305,10 @@ class UdpProber(Prober):
         stamp = time.time_ns() if self.kernel_timestamps else at
         try:
             self._sock.send(request(seq, stamp, self.size))
-        except ConnectionRefusedError:
-            self.refused = True  # an earlier probe's "port unreachable": this one is lost
+        except (ConnectionRefusedError, ConnectionResetError):
+            # An earlier probe's "port unreachable" (Windows reports it as a reset): this
+            # probe is lost.
+            self.refused = True
         except (BlockingIOError, OSError):
             pass  # a full queue or no route right now: the probe counts as lost
         # Registered after sending (replies are read by this same thread, later), so that
@@ -330,7 +332,7 @@ class UdpProber(Prober):
                     data, ancdata = sock.recv(MAX_PROBE_BYTES + 1), []
             except BlockingIOError:
                 return
-            except ConnectionRefusedError:
+            except (ConnectionRefusedError, ConnectionResetError):
                 self.refused = True
                 continue
             now = time.perf_counter_ns()
