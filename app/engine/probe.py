@@ -16,6 +16,7 @@ from app.engine.echo import (
     DEFAULT_ECHO_PORT,
     HEADER_SIZE,
     MAX_PROBE_BYTES,
+    PER_SOURCE_RATE,
     parse_reply,
     request,
 )
@@ -33,7 +34,7 @@ from app.models import IpVersion
 
 DEFAULT_INTERVAL_S = 0.01
 IDLE_SECONDS = 2.5
-MIN_INTERVAL_S = 0.001
+MIN_INTERVAL_S = 1 / PER_SOURCE_RATE  # the responder answers no faster from one address
 _MAX_WAIT_S = 0.05  # longest sleep between looks at the stop flag
 
 RecordCallback = Callable[[ProbeRecord], None]
@@ -271,7 +272,7 @@ class UdpProber(Prober):
             keep=keep,
             on_record=on_record,
         )
-        check_range(size, HEADER_SIZE, MAX_PROBE_BYTES, "probe size", " bytes")
+        check_range(size, HEADER_SIZE, MAX_PROBE_BYTES, "probe size", "bytes")
         self.size = size
         self.ip_version = ip_version
         self._want_kernel = kernel_timestamps
