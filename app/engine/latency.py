@@ -10,9 +10,16 @@ import time
 from dataclasses import dataclass
 
 from app.engine.echo import DEFAULT_ECHO_PORT
-from app.engine.errors import BadOption, NoLatencyMethod
+from app.engine.errors import NoLatencyMethod
 from app.engine.peercheck import handshake
-from app.engine.probe import IDLE_SECONDS, Prober, RecordCallback, UdpProber, resolve
+from app.engine.probe import (
+    DEFAULT_INTERVAL_S,
+    IDLE_SECONDS,
+    Prober,
+    RecordCallback,
+    UdpProber,
+    resolve,
+)
 from app.engine.probe_results import DEFAULT_KEEP, DEFAULT_TIMEOUT_S, LatencyMethod, ProbeSummary
 from app.models import IpVersion, NetperfOptions, NetperfTest
 
@@ -106,7 +113,7 @@ def make_prober(
             choice.host,
             choice.port,
             duration_s=duration_s,
-            interval_s=interval_s or 0.01,
+            interval_s=interval_s or DEFAULT_INTERVAL_S,
             on_record=on_record,
             ip_version=ip_version,
         )
@@ -119,10 +126,8 @@ def make_prober(
             on_record=on_record,
             ip_version=ip_version,
         )
-    raise BadOption(
-        "netperf's request/response test is a netperf run, not a prober: start it with the "
-        "options from netperf_rr_options()."
-    )
+    # A caller's mistake, not the user's: netperf's test is an engine run.
+    raise ValueError("netperf's request/response test runs as netperf: see netperf_rr_options")
 
 
 def measure_idle(

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.engine.echo import LOOPBACK, EchoResponder
-from app.engine.errors import BadOption, EngineError, EngineMissing, NoLatencyMethod
+from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
 from app.engine.iperf3 import start_iperf3
 from app.engine.latency import (
     MethodChoice,
@@ -148,7 +148,7 @@ def test_netperf_request_response_options(netperf_tool: Tool) -> None:
     assert argv[argv.index("-t") + 1] == "TCP_RR" and "-c" not in argv
     assert argv[argv.index("-r") + 1] == "1,1"
     choice = MethodChoice(LatencyMethod.NETPERF_RR, "192.0.2.1", 12866, "netserver", "")
-    with pytest.raises(BadOption, match="netperf run"):
+    with pytest.raises(ValueError, match="runs as netperf"):
         make_prober(choice)
 
 
