@@ -45,6 +45,7 @@ screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
 
 bench: setup engines dist-tools
+	@scripts/ensure-engines.sh --with-test-tools
 	$(BIN)/python benchmarks/run_all.py
 
 lint: setup

@@ -12,6 +12,7 @@ SCRIPTS = [
     "sweep_overhead.py",
     "store_scale.py",
     "ui_responsiveness.py",
+    "latency_probe.py",
     "frozen_bundle.py",
 ]
 

@@ -6,7 +6,8 @@
 # extra component is derived from the machine's own apt sources, never from a fixed mirror.
 #
 # Usage: ensure-engines.sh [--with-test-tools]
-#   --with-test-tools   also install what the test suite uses (nftables for the loss test bed).
+#   --with-test-tools   also install what the test suite and benchmarks use (nftables for the
+#                       loss test bed, ping for the latency prober's benchmark).
 set -u
 
 with_test_tools=0
@@ -137,5 +138,6 @@ fi
 if [ "$with_test_tools" = 1 ]; then
     command -v nft >/dev/null 2>&1 || install_pkg nftables || say "nftables missing: the packet-loss test bed will be skipped"
     command -v tc >/dev/null 2>&1 || install_pkg iproute2 || say "iproute2 missing: the namespace test bed will be skipped"
+    command -v ping >/dev/null 2>&1 || install_pkg iputils-ping || say "ping (iputils-ping) missing: the latency benchmark will not compare against it"
 fi
 exit $status

@@ -1,8 +1,10 @@
-"""A two-host test bed in network namespaces: veth pair, IPv4 + IPv6, tc tbf rate limits and
-optional nftables random loss. Needs root; everything it creates is removed afterwards."""
+"""Test beds in network namespaces: two hosts on a veth pair (IPv4 + IPv6, tc tbf rate limits,
+optional nftables random loss), or client, router and server with a shaped queue in the router.
+Needs root; everything they create is removed afterwards."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +33,22 @@ def _run(argv: Sequence[str]) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
     return done.stdout
+
+
+def _end(procs: list[subprocess.Popen[str]]) -> None:
+    """Terminate (then kill) the processes still running, and close their pipes."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    procs.clear()
 
 
 class TestBed:
@@ -68,18 +86,7 @@ class TestBed:
         self.close()
 
     def close(self) -> None:
-        for proc in self._procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=3)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-            for stream in (proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-        self._procs.clear()
+        _end(self._procs)
         for ns in (self.a, self.b):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
 
@@ -191,3 +198,120 @@ class TestBed:
                 return done
             time.sleep(2)
         raise AssertionError("unreachable")
+
+
+# Runs inside a namespace: LinkLab's UDP prober for some seconds, its summary as JSON.
+_PROBE = """
+import dataclasses, json, sys
+from app.engine.probe import UdpProber
+summary = UdpProber(sys.argv[1], int(sys.argv[2]), duration_s=float(sys.argv[3])).run()
+print(json.dumps(dataclasses.asdict(summary)))
+"""
+
+
+class RoutedTestBed:
+    """Client C, router R and server S on two veth links (IPv4), C and S routed through R.
+
+    The shaped queue (tc tbf) sits on R's interface toward S: on a sender's own interface,
+    TCP's small-queue limit would keep it nearly empty, whatever its size. Every namespace
+    uses Reno, so that one TCP upload fills a deep queue within seconds."""
+
+    __test__ = False  # not a pytest test class
+
+    C4, RC4 = "198.18.1.2", "198.18.1.1"  # RFC 2544 benchmarking range, inside our namespaces
+    RS4, S4 = "198.18.2.1", "198.18.2.2"
+
+    def __init__(self) -> None:
+        tag = f"{os.getpid() % 100000}"
+        self.c, self.r, self.s = f"llab-c-{tag}", f"llab-r-{tag}", f"llab-s-{tag}"
+        self.dev_c, self.dev_rc = f"llc{tag}", f"llrc{tag}"
+        self.dev_rs, self.dev_s = f"llrs{tag}", f"lls{tag}"
+        self._procs: list[subprocess.Popen[str]] = []
+
+    def __enter__(self) -> RoutedTestBed:
+        self.close()
+        for ns in (self.c, self.r, self.s):
+            _run(["ip", "netns", "add", ns])
+            _run(["ip", "-n", ns, "link", "set", "lo", "up"])
+            self.sysctl(ns, "net.ipv4.tcp_congestion_control=reno")
+        self.sysctl(self.r, "net.ipv4.ip_forward=1")
+        for (ns1, dev1, ip1), (ns2, dev2, ip2) in (
+            ((self.c, self.dev_c, self.C4), (self.r, self.dev_rc, self.RC4)),
+            ((self.r, self.dev_rs, self.RS4), (self.s, self.dev_s, self.S4)),
+        ):
+            _run(["ip", "link", "add", dev1, "type", "veth", "peer", "name", dev2])
+            for ns, dev, ip in ((ns1, dev1, ip1), (ns2, dev2, ip2)):
+                _run(["ip", "link", "set", dev, "netns", ns])
+                _run(["ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", dev])
+                _run(["ip", "-n", ns, "link", "set", dev, "up"])
+        _run(["ip", "-n", self.c, "route", "add", "default", "via", self.RC4])
+        _run(["ip", "-n", self.s, "route", "add", "default", "via", self.RS4])
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        _end(self._procs)
+        for ns in (self.c, self.r, self.s):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+
+    def sysctl(self, ns: str, setting: str) -> None:
+        _run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", setting])
+
+    def set_queue(self, mbit: float, limit_bytes: int) -> None:
+        """Rate-limit R toward S with tc tbf, its queue holding at most limit_bytes."""
+        dev = ["dev", self.dev_rs]
+        subprocess.run(["tc", "-n", self.r, "qdisc", "del", *dev, "root"], capture_output=True)
+        tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "limit", str(limit_bytes)]
+        _run(["tc", "-n", self.r, "qdisc", "add", *dev, "root", *tbf])
+
+    def backlog_bytes(self) -> int:
+        """Bytes waiting in R's shaped queue now."""
+        out = _run(["tc", "-n", self.r, "-s", "qdisc", "show", "dev", self.dev_rs])
+        words = out.split()
+        text = words[words.index("backlog") + 1]  # "12345b"
+        return int(text.rstrip("b"))
+
+    def start(self, ns: str, argv: Sequence[str]) -> subprocess.Popen[str]:
+        """A process in a namespace, ended with the test bed."""
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", ns, *argv],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._procs.append(proc)
+        return proc
+
+    def start_server(self, port: int, echo_port: int) -> subprocess.Popen[str]:
+        """`linklab serve` in S (iperf3 and the latency responder), once both listen."""
+        ports = ["--port", str(port), "--echo-port", str(echo_port)]
+        proc = self.start(self.s, [sys.executable, "-m", "app", "serve", "--no-netserver", *ports])
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if "responder listening" in line:
+                return proc
+        raise RuntimeError(
+            f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
+        )
+
+    def probe(self, host: str, port: int, seconds: float) -> dict[str, object]:
+        """LinkLab's prober in C against the responder at host:port: its summary."""
+        target = [str(port), str(seconds)]
+        done = subprocess.run(
+            ["ip", "netns", "exec", self.c, sys.executable, "-c", _PROBE, host, *target],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=seconds + 30,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the prober failed: {done.stderr.strip()}")
+        result: dict[str, object] = json.loads(done.stdout)
+        return result

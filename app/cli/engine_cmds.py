@@ -14,7 +14,8 @@ from typing import Any
 from app import __version__
 from app.cli.args import EXIT_FAILED, EXIT_OK, number, rate, size
 from app.engine import netinfo
-from app.engine.errors import BadOption, EngineError, EngineMissing
+from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.errors import BadOption, EchoStartFailed, EngineError, EngineMissing
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
 from app.engine.run import EngineRun
@@ -40,7 +41,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
     doctor.set_defaults(handler=cmd_doctor)
 
-    serve = sub.add_parser("serve", help="run a local iperf3 server and netserver until Ctrl+C")
+    serve = sub.add_parser(
+        "serve",
+        help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
+    )
     serve.add_argument("--port", type=number(int, 1, 65535), default=5201)
     serve.add_argument("--netserver-port", type=number(int, 1, 65535), default=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
@@ -54,6 +58,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     serve.add_argument("--idle-timeout", type=number(int, 1, 86400), metavar="S")
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
+    serve.add_argument(
+        "--echo-port",
+        type=number(int, 1, 65535),
+        default=DEFAULT_ECHO_PORT,
+        metavar="N",
+        help=f"UDP port of LinkLab's latency responder (default {DEFAULT_ECHO_PORT})",
+    )
+    serve.add_argument(
+        "--no-echo", action="store_true", help="do not start LinkLab's latency responder"
+    )
     serve.set_defaults(handler=cmd_serve)
 
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
@@ -192,6 +206,27 @@ def start_servers(
     return started
 
 
+def start_echo(
+    port: int, bind: str | None, servers: list[LocalServer]
+) -> tuple[EchoResponder | None, str]:
+    """LinkLab's latency responder beside the servers, or None and the sentence why it is off
+    (the servers serve on either way)."""
+    still = " and ".join(dict.fromkeys(server.name for server in servers))
+    serving = f" The {still} {'still serve' if ' and ' in still else 'still serves'}."
+    iperf3_ports = [server.port for server in servers if server.tool.name == "iperf3"]
+    if port in iperf3_ports:
+        return None, (
+            f"UDP port {port} belongs to an iperf3 server here (its UDP tests use it), so "
+            f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
+        )
+    responder = EchoResponder(port, [bind] if bind else None)
+    try:
+        responder.start()
+    except EchoStartFailed as err:
+        return None, err.sentence + serving
+    return responder, ""
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     def log(line: str) -> None:
         print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
@@ -205,11 +240,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
         on_log=log,
         count=args.count,
     )
+    echo: EchoResponder | None = None
     try:
         for server in servers:
             print(f"{server.name} listening on port {server.port} (pid {server.pid})")
             if server.tool.name == "iperf3" and (warning := server_warning(server.tool)):
                 print(f"Note: {warning}")
+        if not args.no_echo:
+            echo, why_off = start_echo(args.echo_port, args.bind, servers)
+            if echo is not None:
+                print(f"LinkLab latency responder listening on UDP port {echo.port}")
+            else:
+                print(f"linklab: {why_off}", file=sys.stderr, flush=True)
         print("On the other computer, use one of these addresses as the peer:")
         for addr in netinfo.local_addresses():
             print(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
@@ -223,6 +265,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("Stopping the servers.", file=sys.stderr)
         return EXIT_OK
     finally:
+        if echo is not None:
+            echo.stop()
         for server in servers:
             server.stop()
 

@@ -153,3 +153,26 @@ class ParseError(EngineError):
             f"engine is a supported version, then run again.",
             detail=detail,
         )
+
+
+class EchoStartFailed(EngineError):
+    """LinkLab's latency responder could not start; the other servers are not affected."""
+
+
+class EchoPortBusy(EchoStartFailed):
+    def __init__(self, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"UDP port {port} is already in use, so LinkLab's latency responder is off: stop "
+            f"whatever uses that port, or choose another port for the responder.",
+            detail=detail,
+        )
+        self.port = port
+
+
+class NoLatencyMethod(EngineError):
+    def __init__(self, host: str, tried: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"LinkLab cannot measure latency to {host}: {tried}. Run `linklab serve` (or "
+            f"LinkLab's Server tab) on the peer, or check the ports and any firewall between.",
+            detail=detail,
+        )

@@ -1,0 +1,68 @@
+"""Responsiveness arithmetic from draft-ietf-ippm-responsiveness: round trips per minute
+(RPM), its rating, and the trimmed mean the draft aggregates working round trips with."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from enum import StrEnum
+
+import numpy as np
+
+from app.analysis.stats import scipy_stats
+
+#: The draft trims the slowest 5 % of the round trips before averaging (its "95th percentile
+#: trimmed mean"); the fastest are kept, since a link cannot be faster than it is.
+TRIM_SLOWEST = 0.05
+
+
+class Rating(StrEnum):
+    POOR = "Poor"
+    FAIR = "Fair"
+    GOOD = "Good"
+    EXCELLENT = "Excellent"
+
+
+# Lower bounds in RPM, best first: Poor < 300 <= Fair < 1000 <= Good <= 6000 < Excellent.
+_FAIR_FROM = 300.0
+_GOOD_FROM = 1000.0
+_EXCELLENT_ABOVE = 6000.0
+
+
+def rpm(working_rtt_ms: float) -> float:
+    """Round trips per minute: 60000 / the working round-trip time in milliseconds."""
+    if not math.isfinite(working_rtt_ms) or working_rtt_ms <= 0:
+        raise ValueError(f"a round-trip time must be a positive number of ms, not {working_rtt_ms}")
+    return 60_000.0 / working_rtt_ms
+
+
+def rating(rpm_value: float) -> Rating:
+    if rpm_value > _EXCELLENT_ABOVE:
+        return Rating.EXCELLENT
+    if rpm_value >= _GOOD_FROM:
+        return Rating.GOOD
+    if rpm_value >= _FAIR_FROM:
+        return Rating.FAIR
+    return Rating.POOR
+
+
+def trimmed_mean(values: Iterable[float], slowest: float = TRIM_SLOWEST) -> float | None:
+    """Mean of the values after dropping the largest `slowest` share (None when empty).
+
+    scipy.stats.trim_mean would cut both tails; the draft cuts only the slow one."""
+    data = np.array([v for v in values if math.isfinite(v)], dtype=float)
+    if data.size == 0:
+        return None
+    if not 0.0 <= slowest < 1.0:
+        raise ValueError(f"the share to trim must be in [0, 1), not {slowest}")
+    kept = scipy_stats().trim1(data, slowest, tail="right")
+    return float(np.mean(kept))
+
+
+def responsiveness(working_rtts_ms: Iterable[float]) -> tuple[float, Rating] | None:
+    """RPM and its rating from working round trips (None when there are none)."""
+    working = trimmed_mean(working_rtts_ms)
+    if working is None or working <= 0:
+        return None
+    value = rpm(working)
+    return value, rating(value)

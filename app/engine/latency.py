@@ -1,0 +1,237 @@
+"""How to measure latency to a peer: LinkLab's UDP echo where it answers, else TCP connection
+time to netserver's or iperf3's port, or netperf's request/response test; which one was used
+is said in a sentence."""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import time
+from dataclasses import dataclass
+
+from app.engine.echo import DEFAULT_ECHO_PORT
+from app.engine.errors import NoLatencyMethod
+from app.engine.peercheck import handshake
+from app.engine.probe import (
+    DEFAULT_INTERVAL_S,
+    IDLE_SECONDS,
+    Prober,
+    RecordCallback,
+    UdpProber,
+    resolve,
+)
+from app.engine.probe_results import DEFAULT_KEEP, DEFAULT_TIMEOUT_S, LatencyMethod, ProbeSummary
+from app.models import IpVersion, NetperfOptions, NetperfTest
+
+IPERF3_PORT = 5201
+NETSERVER_PORT = 12865
+# An iperf3 server takes every connection for the start of a test and, when it is idle,
+# closes and reopens its listener after each one: connection probes to it are spaced out so
+# that a real test can still get in. netserver only starts a child per connection.
+CONNECT_INTERVAL_S = {"netserver": 0.1, "iperf3": 0.2}
+DETECT_PROBES = 5
+DETECT_INTERVAL_S = 0.05
+
+
+@dataclass(frozen=True)
+class MethodChoice:
+    """How latency to a peer will be measured, and the sentence that says so."""
+
+    method: LatencyMethod
+    host: str
+    port: int
+    server: str  # "echo", "netserver" or "iperf3"
+    sentence: str
+    rtt_ms: float | None = None  # what the detection itself measured
+
+
+class TcpConnectProber(Prober):
+    """Times a TCP handshake to a listening port once per interval, closing each connection
+    at once (with a FIN, never a reset: an iperf3 server running a test answers a stray
+    connection with one byte, and a reset there would end its test).
+
+    Against an iperf3 server, probe while its test runs or while no test starts: a probe
+    that lands in the few milliseconds in which a test connects can make that test fail
+    (refused, or its streams cut). So stop the idle prober before starting the test, and
+    start the loaded one once the test reports its first interval."""
+
+    method = LatencyMethod.TCP_CONNECT
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        interval_s: float = CONNECT_INTERVAL_S["netserver"],
+        duration_s: float | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        keep: int = DEFAULT_KEEP,
+        on_record: RecordCallback | None = None,
+        ip_version: IpVersion | None = None,
+    ) -> None:
+        super().__init__(
+            host,
+            port,
+            interval_s=interval_s,
+            duration_s=duration_s,
+            timeout_s=timeout_s,
+            keep=keep,
+            on_record=on_record,
+        )
+        self.ip_version = ip_version
+        self._family: int = socket.AF_UNSPEC
+        self._address: tuple[object, ...] = ()
+        self.refused = 0  # handshakes answered by a reset: a round trip, but no server there
+
+    def _open(self) -> None:
+        self._family, self._address = resolve(
+            self.host, self.port, socket.SOCK_STREAM, self.ip_version
+        )
+
+    def _send(self, seq: int) -> None:
+        timeout_s = self._matcher.timeout_ns / 1e9
+        started = time.perf_counter_ns()
+        self._sent(seq, started)
+        ok, rtt_ms, problem = handshake(self._address, self._family, timeout_s)
+        if ok or problem == "refused":
+            self.refused += not ok
+            self._answered(seq, started + int(rtt_ms * 1e6))
+        # No answer: the probe stays outstanding and the loop counts it lost at its timeout.
+
+
+def make_prober(
+    choice: MethodChoice,
+    *,
+    duration_s: float | None = None,
+    interval_s: float | None = None,
+    on_record: RecordCallback | None = None,
+    ip_version: IpVersion | None = None,
+) -> Prober:
+    """The prober for a detected method (netperf's test runs as a netperf run instead)."""
+    if choice.method is LatencyMethod.UDP_ECHO:
+        return UdpProber(
+            choice.host,
+            choice.port,
+            duration_s=duration_s,
+            interval_s=interval_s or DEFAULT_INTERVAL_S,
+            on_record=on_record,
+            ip_version=ip_version,
+        )
+    if choice.method is LatencyMethod.TCP_CONNECT:
+        return TcpConnectProber(
+            choice.host,
+            choice.port,
+            duration_s=duration_s,
+            interval_s=interval_s or CONNECT_INTERVAL_S.get(choice.server, 0.2),
+            on_record=on_record,
+            ip_version=ip_version,
+        )
+    # A caller's mistake, not the user's: netperf's test is an engine run.
+    raise ValueError("netperf's request/response test runs as netperf: see netperf_rr_options")
+
+
+def measure_idle(
+    choice: MethodChoice, seconds: float = IDLE_SECONDS, ip_version: IpVersion | None = None
+) -> ProbeSummary:
+    """Latency over a few seconds with nothing else running: the baseline for loaded runs."""
+    return make_prober(choice, duration_s=seconds, ip_version=ip_version).run()
+
+
+def netperf_rr_options(
+    host: str,
+    port: int = NETSERVER_PORT,
+    duration_s: int = 10,
+    ip_version: IpVersion | None = None,
+    interval_s: float = 1.0,
+) -> NetperfOptions:
+    """netperf TCP_RR with one-byte requests and responses, no CPU measurement (its
+    calibration would delay the start): the round trip is 1 / the transaction rate."""
+    return NetperfOptions(
+        host=host,
+        port=port,
+        test=NetperfTest.TCP_RR,
+        ip_version=ip_version,
+        duration_s=duration_s,
+        message_size=1,
+        cpu=False,
+        interval_s=interval_s,
+    )
+
+
+def _echo_answers(
+    host: str, port: int, timeout_s: float, ip_version: IpVersion | None
+) -> float | None:
+    """The median round trip of a few echo probes, or None when no responder answers."""
+    prober = UdpProber(
+        host,
+        port,
+        interval_s=DETECT_INTERVAL_S,
+        duration_s=DETECT_PROBES * DETECT_INTERVAL_S,
+        timeout_s=timeout_s,
+        ip_version=ip_version,
+    )
+    prober.start()
+    try:
+        while prober.running:
+            # A "port unreachable" from the peer settles it at once; so does one reply.
+            if prober.refused or prober.received:
+                break
+            time.sleep(0.01)
+    finally:
+        prober.stop()
+    rtts = [r.rtt_ms for r in prober.records() if r.rtt_ms is not None]
+    return statistics.median(rtts) if rtts else None
+
+
+def _connect_answers(
+    host: str, port: int, timeout_s: float, ip_version: IpVersion | None
+) -> float | None:
+    family, address = resolve(host, port, socket.SOCK_STREAM, ip_version)
+    ok, rtt_ms, _ = handshake(address, family, timeout_s)
+    return rtt_ms if ok else None
+
+
+def detect_method(
+    host: str,
+    echo_port: int | None = DEFAULT_ECHO_PORT,
+    netserver_port: int | None = NETSERVER_PORT,
+    iperf3_port: int | None = IPERF3_PORT,
+    *,
+    timeout_s: float = 1.0,
+    ip_version: IpVersion | None = None,
+) -> MethodChoice:
+    """Try LinkLab's echo, then a handshake with netserver, then with iperf3 (a port given
+    as None is skipped); raise NoLatencyMethod when none answers."""
+    tried = []
+    if echo_port is not None:
+        rtt = _echo_answers(host, echo_port, timeout_s, ip_version)
+        if rtt is not None:
+            return MethodChoice(
+                LatencyMethod.UDP_ECHO,
+                host,
+                echo_port,
+                "echo",
+                f"Latency measured with LinkLab's UDP echo on {host} port {echo_port}.",
+                rtt,
+            )
+        tried.append(f"no LinkLab responder answered on UDP port {echo_port}")
+    for server, port in (("netserver", netserver_port), ("iperf3", iperf3_port)):
+        if port is None:
+            continue
+        rtt = _connect_answers(host, port, timeout_s, ip_version)
+        if rtt is not None:
+            named = "netserver's" if server == "netserver" else "the iperf3 server's"
+            missing = ["LinkLab responder"] if echo_port is not None else []
+            if server == "iperf3" and netserver_port is not None:
+                missing.append("netserver")
+            why = f", since the peer has no {' and no '.join(missing)}" if missing else ""
+            return MethodChoice(
+                LatencyMethod.TCP_CONNECT,
+                host,
+                port,
+                server,
+                f"Latency measured by TCP connection time to {named} port {port}{why}.",
+                rtt,
+            )
+        tried.append(f"no {server} accepted a connection on port {port}")
+    raise NoLatencyMethod(host, ", ".join(tried) if tried else "no method was allowed")
