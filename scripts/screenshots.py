@@ -78,7 +78,7 @@ def render_report(page: Path, shot: Path, profile: Path) -> None:
 
 def shoot() -> int:
     from PySide6.QtCore import QSettings, Qt
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from app.ui.context import AppContext
     from app.ui.main_window import MainWindow
@@ -129,16 +129,16 @@ def shoot() -> int:
         user.type("Tags", "room=B12, os=Debian 12")
         save(f"measure-advanced-{width}x{height}.png")
         user.tab("Study")
+        user.tab("Current run")
         save(f"measure-setup-{width}x{height}.png")
         user.click("Start")
         # Live: a few points in, during a run with some intervals on the live chart.
-        progress = user.find("Progress")
-        chart = user.find("Current run chart")
-        wait_for(
-            lambda: progress.value() >= 9 and chart.point_count >= 1,  # type: ignore[attr-defined]
-            300,
-            "a few points",
-        )
+        progress, chart = user.find("Progress"), user.find("Current run chart")
+
+        def some_points(progress: QWidget = progress, chart: QWidget = chart) -> bool:
+            return bool(progress.value() >= 9 and chart.point_count >= 1)  # type: ignore[attr-defined]
+
+        wait_for(some_points, 300, "a few points")
         user.tab("Sweep")
         save(f"measure-live-{width}x{height}.png")
         user.tab("Current run")
@@ -147,7 +147,8 @@ def shoot() -> int:
         user.tab("Sweep")
         save(f"measure-done-{width}x{height}.png")
         user.tab("Sessions")
-        wait_for(lambda: len(user.table_rows("Sessions")) == number + 1, 10, "the session")
+        count = number + 1
+        wait_for(lambda n=count: len(user.table_rows("Sessions")) == n, 10, "the session")
         user.click_row("Sessions", 0)
         save(f"sessions-{width}x{height}.png")
         user.tab("Server")

@@ -20,6 +20,7 @@ from app.ui.local_servers import THIS_COMPUTER
 from app.ui.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"
+HOST6_HINT = "only when the peer above is an IPv4 address"
 LOCAL_NOTE = (
     "LinkLab starts its own servers on this computer's loopback, so Start works right away. "
     "To measure another computer, type its name or address (Help › LinkLab guide)."
@@ -70,7 +71,7 @@ class PeerRow(QWidget):
         accessible(self.netperf_port, "netserver port")
         self._netperf_tip = "The netserver's port on the peer (netperf -p)."
         self.host6 = QLineEdit()
-        self.host6.setPlaceholderText("only when the peer above is an IPv4 address")
+        self.host6.setPlaceholderText(HOST6_HINT)
         accessible(self.host6, "Peer IPv6 address")
         self.host6.setToolTip(
             "Used for the IPv6 series when the peer above is an IPv4 "
@@ -125,6 +126,8 @@ class PeerRow(QWidget):
     def _host_changed(self) -> None:
         local = self.is_this_computer
         self.host6.setEnabled(not local)
+        # A disabled field's hint would read like a value.
+        self.host6.setPlaceholderText("" if local else HOST6_HINT)
         # For this computer LinkLab picks free ports itself, shown once its servers run.
         self.port.setEnabled(not local)
         self.netperf_port.setEnabled(not local)

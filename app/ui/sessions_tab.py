@@ -116,7 +116,7 @@ class SessionTableModel(QAbstractTableModel):
         return (
             local_time(session.started_at or session.created_at),
             session.name or "Untitled session",
-            session.peer_host,
+            plan.peer.name or session.peer_host,
             "/".join(p.value.upper() for p in plan.protocols),
             "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
             describe_conditions(session.conditions),
