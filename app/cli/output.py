@@ -16,6 +16,7 @@ from app.study.events import (
     SessionFinished,
     SessionStarted,
     StudyEvent,
+    StudyPrepared,
 )
 from app.units import format_rate
 
@@ -40,7 +41,10 @@ class ProgressPrinter:
         self._last_draw = 0.0
 
     def __call__(self, event: StudyEvent) -> None:
-        if isinstance(event, SessionStarted):
+        if isinstance(event, StudyPrepared):
+            for note in event.notes:  # before the first run: what will not run, and why
+                self._print(note)
+        elif isinstance(event, SessionStarted):
             resumed = f", resuming after {event.already_done}" if event.already_done else ""
             self._print(f"Session {event.session_id[:8]}: {event.total_runs} runs{resumed}.")
         elif isinstance(event, RunFailed):
@@ -119,6 +123,7 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
 
 def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any]:
     data = session_summary(session)
+    data["environment"] = session.environment  # this computer, the link, engines, Wi-Fi
     data["points"] = [p.as_dict() for p in point_summaries(session.plan, runs)]
     if session.plan.concurrent:
         data["shares"] = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -13,17 +12,16 @@ from app.cli.output import print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
 from app.report.csv_export import points_csv, runs_csv
-from app.report.exchange import (
+from app.store.db import Database
+from app.store.exchange import (
     EXCHANGE_SUFFIX,
     dumps_exchange,
     export_sessions,
-    import_sessions,
-    read_exchange,
-    write_exchange,
 )
-from app.store.db import Database, default_path
 from app.store.records import SessionRecord
 from app.store.sessions import SessionStore
+from app.study.describe import describe_conditions, describe_environment, local_time
+from app.study.frontdoor import FrontDoor
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,66 +89,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imports.set_defaults(handler=cmd_import)
 
 
-def _local_time(iso: str | None) -> str:
-    if not iso:
-        return "—"
-    moment = dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def _conditions_text(session: SessionRecord) -> str:
-    conditions = session.plan.conditions
-    parts = [conditions.security.value, conditions.medium.value]
-    parts += [f"{k}={v}" for k, v in conditions.tags]
-    return " ".join(p for p in parts if p and p != "unknown") or "—"
-
-
 def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action or "list"
-    path = Path(args.db) if args.db else default_path()
-    if action == "list" and not path.exists():
-        return _list([], args.json)
-    # Opening for writing lets a session whose LinkLab died be marked interrupted now.
-    with Database(path) as db:
-        store = SessionStore(db)
-        store.mark_interrupted()
-        if action == "list":
-            found = store.list_sessions(getattr(args, "search", ""), getattr(args, "status", None))
-            return _list(found, args.json)
-        session = store.get(args.session)
-        if action == "show":
-            runs = store.runs(session.id)
-            if args.json:
-                print(json.dumps(session_json(session, runs), indent=2))
-            else:
-                _show(session)
-                print_points(session, runs)
-            return EXIT_OK
-        if action == "rename":
-            store.rename(session.id, args.new_name)
-        elif action == "tag":
-            tags = {**session.plan.conditions.tag_dict, **dict(args.tags)}
-            for key in args.remove:
-                tags.pop(key, None)
-            store.set_conditions(session.id, session.plan.conditions.with_tags(tags))
-        elif action == "delete":
-            if not args.yes and not _confirm(
-                f"Delete session {session.short_id} ({session.runs_done} runs)? [y/N] "
-            ):
-                print("Nothing deleted.", file=sys.stderr)
-                return EXIT_FAILED
-            store.delete(session.id)
-            print(f"Deleted session {session.short_id}.", file=sys.stderr)
-            return EXIT_OK
-        updated = store.get(session.id)
+    door = FrontDoor(Path(args.db) if args.db else None)
+    door.startup()  # a session whose LinkLab died shows as interrupted, not running
+    if action == "list":
+        found = door.sessions(getattr(args, "search", ""), getattr(args, "status", None))
+        return _list(found, args.json)
+    session = door.session(args.session)
+    if action == "show":
+        runs = door.runs(session.id)
         if args.json:
-            print(json.dumps(session_summary(updated), indent=2))
+            print(json.dumps(session_json(session, runs), indent=2))
         else:
-            print(
-                f"Session {updated.short_id}: name {updated.name!r}, "
-                f"conditions {_conditions_text(updated)}."
-            )
+            _show(session)
+            print_points(session, runs)
         return EXIT_OK
+    if action == "rename":
+        updated = door.rename(session.id, args.new_name)
+    elif action == "tag":
+        updated = door.tag(session.id, dict(args.tags), remove=args.remove)
+    else:  # delete
+        if not args.yes and not _confirm(
+            f"Delete session {session.short_id} ({session.runs_done} runs)? [y/N] "
+        ):
+            print("Nothing deleted.", file=sys.stderr)
+            return EXIT_FAILED
+        door.delete([session.id])
+        print(f"Deleted session {session.short_id}.", file=sys.stderr)
+        return EXIT_OK
+    if args.json:
+        print(json.dumps(session_summary(updated), indent=2))
+    else:
+        print(
+            f"Session {updated.short_id}: name {updated.name!r}, "
+            f"conditions {describe_conditions(updated.conditions) or '—'}."
+        )
+    return EXIT_OK
 
 
 def _confirm(question: str) -> bool:
@@ -177,9 +152,10 @@ def _list(found: list[SessionRecord], as_json: bool) -> int:
             + " v"
             + "/".join(str(int(v)) for v in plan.ip_versions)
         )
+        conditions = describe_conditions(s.conditions) or "—"
         print(
-            f"{s.short_id:<8}  {_local_time(s.created_at):<16}  {s.name[:20]:<20}  "
-            f"{s.peer_host[:16]:<16}  {series:<14}  {_conditions_text(s)[:16]:<16}  "
+            f"{s.short_id:<8}  {local_time(s.created_at):<16}  {s.name[:20]:<20}  "
+            f"{s.peer_host[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
             f"{s.status.value:<11}  {s.runs_done}/{s.total_runs}"
         )
     return EXIT_OK
@@ -191,15 +167,18 @@ def _show(session: SessionRecord) -> None:
     print(f"  name        {session.name or '—'}")
     print(f"  peer        {session.peer_host} ({plan.engine.value})")
     print(f"  status      {session.status.value} {session.status_reason}".rstrip())
-    print(f"  started     {_local_time(session.started_at)}, ended {_local_time(session.ended_at)}")
+    print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
     print(
         f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
         f"{plan.repetitions} runs × {plan.duration_s} s; {plan.direction.value}"
     )
-    print(f"  conditions  {_conditions_text(session)}")
+    print(f"  conditions  {describe_conditions(session.conditions) or '—'}")
     if plan.conditions.notes:
         print(f"  notes       {plan.conditions.notes}")
     print(f"  runs        {session.runs_done}/{session.total_runs} ({session.runs_failed} failed)")
+    for line in describe_environment(session.environment):
+        label, _, rest = line.partition(": ")
+        print(f"  {label.lower():<11} {rest}")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -210,21 +189,21 @@ def cmd_export(args: argparse.Namespace) -> int:
             "CSV export takes one session: export them one by one, or use --format json "
             "for several in one file."
         )
-    with Database(args.db, readonly=True) as db:
-        store = SessionStore(db)
-        sessions = [store.get(ref) for ref in args.sessions]
-        if args.format == "csv":
-            text = runs_csv(sessions[0], store.runs(sessions[0].id))
-        elif args.format == "points":
-            text = points_csv(sessions[0], store.runs(sessions[0].id))
-        else:
-            exchange = export_sessions(store, [s.id for s in sessions])
-            text = dumps_exchange(exchange)
+    door = FrontDoor(Path(args.db) if args.db else None)
+    if args.format == "json":
+        if args.out != "-":
+            door.export(args.sessions, Path(args.out))
+            print(f"Wrote {args.out}.", file=sys.stderr)
+            return EXIT_OK
+        with Database(door.db_path, readonly=True) as db:
+            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions)))
+    else:
+        session = door.session(args.sessions[0])
+        runs = door.runs(session.id)
+        text = runs_csv(session, runs) if args.format == "csv" else points_csv(session, runs)
     if args.out == "-":
         sys.stdout.write(text)
         return EXIT_OK
-    if args.format == "json":
-        write_exchange(args.out, exchange)
     else:
         try:
             Path(args.out).write_text(text, encoding="utf-8", newline="")
@@ -237,17 +216,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    exchange = read_exchange(Path(args.file))  # every field checked before the database opens
-    with Database(args.db) as db:
-        result = import_sessions(SessionStore(db), exchange)
+    door = FrontDoor(Path(args.db) if args.db else None)
+    result = door.import_file(Path(args.file))
+    imported = [s.id for s in result.imported]
+    skipped = [s.id for s in result.skipped]
     if args.json:
-        print(json.dumps({"imported": result.imported, "skipped": result.skipped}, indent=2))
+        print(json.dumps({"imported": imported, "skipped": skipped}, indent=2))
         return EXIT_OK
-    count = len(result.imported)
+    count = len(imported)
     line = f"Imported {count} session{'' if count == 1 else 's'}"
-    if result.skipped:
-        shown = ", ".join(sid[:8] for sid in result.skipped)
-        line += f", skipped {len(result.skipped)} already present ({shown})"
+    if skipped:
+        shown = ", ".join(sid[:8] for sid in skipped)
+        line += f", skipped {len(skipped)} already present ({shown})"
     print(line + ".")
     return EXIT_OK
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import signal
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -23,15 +23,15 @@ from app.cli.args import (
     value_list,
 )
 from app.cli.output import ProgressPrinter, print_points, session_json
-from app.engine.errors import BadOption, EngineError
-from app.engine.tools import find_tool
-from app.store.db import Database
+from app.engine.errors import BadOption
 from app.store.records import SessionStatus
-from app.store.sessions import SessionStore
-from app.study.plan import Conditions, Medium, Plan, Security, Variable
+from app.study.frontdoor import FrontDoor, StudyRun
+from app.study.plan import Medium, Peer, Plan, Security, Variable
 from app.study.presets import find_preset
-from app.study.runner import StudyRunner
 from app.units import parse_rate, parse_size
+
+#: --peer this-computer: what the window calls "This computer".
+THIS_COMPUTER_ARG = "this-computer"
 
 EXIT_FOR = {
     SessionStatus.COMPLETED: EXIT_OK,
@@ -52,7 +52,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser(
         "run", help="run a study: a sweep with repetitions, stored in the database"
     )
-    run.add_argument("--peer", metavar="HOST", help="the computer to measure against")
+    run.add_argument(
+        "--peer",
+        metavar="HOST",
+        help=f"the computer to measure against ({THIS_COMPUTER_ARG}: this computer, with "
+        f"LinkLab's own servers on its loopback)",
+    )
     run.add_argument(
         "--peer6",
         metavar="ADDRESS",
@@ -176,7 +181,9 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     if args.early_stop is not None:
         base["early_stop"] = {"relative_ci": args.early_stop, "min_runs": args.min_runs}
     peer = dict(base.get("peer") or {})
-    if args.peer:
+    if args.peer == THIS_COMPUTER_ARG:
+        peer = asdict(Peer.this_computer())
+    elif args.peer:
         peer["host"] = args.peer
     if args.peer6:
         peer["host6"] = args.peer6
@@ -202,46 +209,28 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     return plan
 
 
-def _environment(plan: Plan) -> tuple[dict[str, Any], Conditions]:
-    """The environment snapshot; detected Wi-Fi security fills an unknown security."""
-    from app.study import environment
-
-    engines = {}
-    for name in ("iperf3", "netperf"):
-        try:
-            engines[name] = find_tool(name).version_string
-        except EngineError:
-            continue
-    snapshot = environment.capture(plan.peer.host, engines)
-    conditions = plan.conditions
-    if conditions.security is Security.UNKNOWN and snapshot.detected_security:
-        try:
-            conditions = replace(
-                conditions, security=Security(snapshot.detected_security), security_detected=True
-            )
-        except ValueError:
-            pass
-    return snapshot.to_dict(), conditions
-
-
-def _install_stop(runner: StudyRunner) -> None:
+def _install_stop(study: StudyRun) -> None:
     """Ctrl+C or SIGTERM stops the sweep gracefully (the run in progress is dropped, the
     session is marked stopped); a second Ctrl+C stops at once."""
 
     def stop(signum: int, _frame: FrameType | None) -> None:
-        if runner.stopping and signum == signal.SIGINT:
+        if study.stopping and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        runner.stop()
+        study.stop()
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
 
 
-def _execute(args: argparse.Namespace, store: SessionStore, runner: StudyRunner) -> int:
-    _install_stop(runner)
-    outcome = runner.run()
-    session = store.get(outcome.session_id)
-    runs = store.runs(outcome.session_id)
+def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
+    _install_stop(study)
+    try:
+        outcome = study.run()
+    finally:
+        if door.loopback is not None:
+            door.loopback.stop()
+    session = door.session(outcome.session_id)
+    runs = door.runs(outcome.session_id)
     if args.json:
         print(json.dumps(session_json(session, runs), indent=2))
     else:
@@ -249,29 +238,25 @@ def _execute(args: argparse.Namespace, store: SessionStore, runner: StudyRunner)
     return EXIT_FOR[outcome.status]
 
 
+def _door(args: argparse.Namespace) -> FrontDoor:
+    door = FrontDoor(Path(args.db) if args.db else None)
+    door.startup()
+    return door
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
-    with Database(args.db) as db:
-        db.require_writable()
-        store = SessionStore(db)
-        store.mark_interrupted()
-        environment, conditions = _environment(plan)
-        plan = replace(plan, conditions=conditions)
-        runner = StudyRunner(store, plan, ProgressPrinter(sys.stderr), environment=environment)
-        return _execute(args, store, runner)
+    door = _door(args)
+    printer = ProgressPrinter(sys.stderr)
+    try:
+        prepared = door.prepare(plan)
+    except BaseException:
+        if door.loopback is not None:
+            door.loopback.stop()
+        raise
+    return _execute(args, door, door.start(prepared, printer))
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    with Database(args.db) as db:
-        db.require_writable()
-        store = SessionStore(db)
-        store.mark_interrupted()
-        session = store.get(args.session)
-        if session.status is SessionStatus.RUNNING:
-            raise BadOption(f"Session {session.short_id} is still running in another LinkLab.")
-        if session.status is SessionStatus.COMPLETED:
-            raise BadOption(f"Session {session.short_id} is complete: nothing to resume.")
-        runner = StudyRunner(
-            store, session.plan, ProgressPrinter(sys.stderr), resume_session=session.id
-        )
-        return _execute(args, store, runner)
+    door = _door(args)
+    return _execute(args, door, door.resume(args.session, ProgressPrinter(sys.stderr)))

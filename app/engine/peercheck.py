@@ -126,3 +126,30 @@ def check_peer(
     iperf3 = check_port(host, iperf3_port, timeout, tries=1) if iperf3_port else None
     netserver = check_port(host, netperf_port, timeout) if netperf_port else None
     return PeerCheck(host, addresses, "", iperf3, netserver)
+
+
+def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:
+    """Why the peer cannot be measured over IPv6 on this port, as a sentence; empty when a
+    TCP handshake over IPv6 reaches its server there."""
+    try:
+        infos = socket.getaddrinfo(host, port, socket.AF_INET6, socket.SOCK_STREAM)
+    except OSError:
+        return (
+            f"The peer {host} has no IPv6 address (its name has no AAAA record): give its "
+            f"IPv6 address, or measure over IPv4."
+        )
+    family, _, _, _, address = infos[0]
+    answered, _, problem = handshake(address, family, timeout)
+    if answered:
+        return ""
+    where = address[0]
+    if problem == "refused":
+        return (
+            f"The peer {host} refuses IPv6 connections on port {port} ({where}): its server "
+            f"listens on IPv4 only; start it for IPv6 too (iperf3 -s listens on both unless "
+            f"bound to an IPv4 address), or measure over IPv4."
+        )
+    return (
+        f"IPv6 to {host} ({where}) does not work from this computer ({problem}): check that "
+        f"IPv6 is enabled on both ends and routed between them, or measure over IPv4."
+    )

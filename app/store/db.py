@@ -85,9 +85,15 @@ def _corrupt_sentence(path: Path, why: str) -> str:
 class Database:
     """One connection to the LinkLab database (the writer, or a reader of its own)."""
 
-    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: Path | str | None = None, *, readonly: bool = False, verify: bool = False
+    ) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.readonly = readonly
+        # PRAGMA quick_check reads the whole file (about 0.1 s per 30 MB): done once per
+        # start-up (FrontDoor.startup, off the GUI thread), not on every open. SQLite still
+        # reports a damaged page it meets, as StoreCorrupt.
+        self._verify = verify
         self.version = 0
         self._lock = threading.RLock()
         self.conn = self._open()
@@ -137,7 +143,7 @@ class Database:
     def _check(self, conn: sqlite3.Connection, exists: bool) -> None:
         path = self.path
         try:
-            if exists:
+            if exists and self._verify:
                 result = conn.execute("PRAGMA quick_check").fetchone()
                 if not result or result[0] != "ok":
                     raise StoreCorrupt(_corrupt_sentence(path, str(result[0] if result else "?")))

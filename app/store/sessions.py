@@ -8,7 +8,7 @@ import socket
 import sqlite3
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import psutil
@@ -25,7 +25,7 @@ from app.store.records import (
     SessionStatus,
     utc_now,
 )
-from app.study.plan import Conditions, Plan, RunKey, RunKind
+from app.study.plan import Conditions, Peer, Plan, RunKey, RunKind
 from app.study.plan_codec import conditions_from_dict
 
 _RUN_COLUMNS = (
@@ -47,22 +47,7 @@ class SessionStore:
         now = utc_now()
         host, pid, started = _owner()
         with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
-                "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
-                "last_used = excluded.last_used",
-                (
-                    plan.peer.host,
-                    plan.peer.name,
-                    plan.peer.iperf3_port,
-                    plan.peer.netperf_port,
-                    now,
-                ),
-            )
-            peer_id = conn.execute(
-                "SELECT id FROM peers WHERE host = ?", (plan.peer.host,)
-            ).fetchone()[0]
+            peer_id = _upsert_peer(conn, plan.peer, now)
             conn.execute(
                 "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
                 "environment_json, status, created_at, started_at, app_version, total_runs, "
@@ -202,59 +187,94 @@ class SessionStore:
     ) -> int:
         """Store one finished (or failed) run and its samples in one transaction."""
         metrics = metrics or RunMetrics()
-        row = (
-            session_id,
-            key.protocol.value,
-            int(key.ip_version),
-            key.kind.value,
-            key.value_index,
-            value,
-            key.repetition,
-            "failed" if error else "ok",
-            error_kind,
-            error,
-            attempts,
-            started_at,
-            utc_now(),
-            elapsed_s,
-            engine,
-            engine_version,
-            json.dumps(list(argv)),
-            raw_output,
-            json.dumps([_plain(f) for f in flows]),
-            *(getattr(metrics, name) for name in METRIC_FIELDS),
-        )
-        placeholders = ", ".join("?" for _ in row)
         with self.db.transaction() as conn:
-            cursor = conn.execute(
-                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({placeholders})",
-                row,
+            run_id = _insert_run(
+                conn,
+                session_id,
+                key,
+                value,
+                ok=not error,
+                error_kind=error_kind,
+                error=error,
+                attempts=attempts,
+                started_at=started_at,
+                ended_at=utc_now(),
+                elapsed_s=elapsed_s,
+                engine=engine,
+                engine_version=engine_version,
+                argv=argv,
+                raw_output=raw_output,
+                flows_json=json.dumps([_plain(f) for f in flows]),
+                metrics=metrics,
             )
-            run_id = int(cursor.lastrowid or 0)
-            conn.executemany(
-                "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
-                "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        seq,
-                        s.flow.value,
-                        s.start_s,
-                        s.end_s,
-                        s.bits_per_second,
-                        s.bytes,
-                        s.retransmits,
-                        s.rtt_ms,
-                        s.cwnd_bytes,
-                        s.jitter_ms,
-                        s.lost_packets,
-                        s.packets,
-                    )
-                    for seq, s in enumerate(samples)
-                ],
-            )
+            _insert_samples(conn, run_id, samples)
         return run_id
+
+    def import_sessions(self, sessions: Sequence[StoredSession]) -> tuple[list[str], list[str]]:
+        """Whole sessions from another database (an exchange file), in one transaction; those
+        already here (same id) are skipped. Returns (imported ids, skipped ids)."""
+        imported: list[str] = []
+        skipped: list[str] = []
+        now = utc_now()
+        with self.db.transaction() as conn:
+            for stored in sessions:
+                record = stored.record
+                if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
+                    skipped.append(record.id)
+                    continue
+                if record.status is SessionStatus.RUNNING:  # nothing here is running it
+                    reason = "It was still running when it was exported."
+                    record = replace(record, status=SessionStatus.INTERRUPTED, status_reason=reason)
+                peer_id = _upsert_peer(conn, record.plan.peer, now)
+                conn.execute(
+                    "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
+                    "environment_json, status, status_reason, created_at, started_at, ended_at, "
+                    "app_version, total_runs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        record.id,
+                        record.name,
+                        peer_id,
+                        record.plan.to_json(),
+                        json.dumps(record.plan.to_dict()["conditions"]),
+                        json.dumps(record.environment),
+                        record.status.value,
+                        record.status_reason,
+                        record.created_at,
+                        record.started_at,
+                        record.ended_at,
+                        record.app_version,
+                        record.total_runs,
+                    ),
+                )
+                for run in stored.runs:
+                    r = run.record
+                    run_id = _insert_run(
+                        conn,
+                        record.id,
+                        r.key,
+                        r.value,
+                        ok=r.ok,
+                        error_kind=r.error_kind,
+                        error=r.error,
+                        attempts=r.attempts,
+                        started_at=r.started_at,
+                        ended_at=r.ended_at,
+                        elapsed_s=r.elapsed_s,
+                        engine=r.engine,
+                        engine_version=r.engine_version,
+                        argv=r.argv,
+                        raw_output=r.raw_output,
+                        flows_json=run.flows_json,
+                        metrics=r.metrics,
+                    )
+                    _insert_samples(conn, run_id, run.samples)
+                imported.append(record.id)
+        return imported, skipped
+
+    def flows(self, session_id: str) -> dict[int, list[Any]]:
+        """Each run's per-flow totals as stored (run id -> list of dicts)."""
+        rows = self.db.query("SELECT id, flows_json FROM runs WHERE session_id = ?", (session_id,))
+        return {r["id"]: json.loads(r["flows_json"] or "[]") for r in rows}
 
     def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
         raw = "raw_output" if with_raw else "'' AS raw_output"
@@ -400,3 +420,102 @@ def _alive(pid: int | None, started: float | None) -> bool:
         return started is None or abs(proc.create_time() - started) < 1.0
     except psutil.Error:
         return False
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run as another database held it: the record, its samples, its flows as JSON."""
+
+    record: RunRecord
+    samples: tuple[Sample, ...]
+    flows_json: str
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    record: SessionRecord
+    runs: tuple[StoredRun, ...]
+
+
+def _upsert_peer(conn: sqlite3.Connection, peer: Peer, now: str) -> int:
+    conn.execute(
+        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
+        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
+        "last_used = excluded.last_used",
+        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
+    )
+    return int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+
+
+def _insert_run(
+    conn: sqlite3.Connection,
+    session_id: str,
+    key: RunKey,
+    value: float,
+    *,
+    ok: bool,
+    error_kind: str,
+    error: str,
+    attempts: int,
+    started_at: str,
+    ended_at: str,
+    elapsed_s: float | None,
+    engine: str,
+    engine_version: str,
+    argv: Sequence[str],
+    raw_output: str,
+    flows_json: str,
+    metrics: RunMetrics,
+) -> int:
+    row = (
+        session_id,
+        key.protocol.value,
+        int(key.ip_version),
+        key.kind.value,
+        key.value_index,
+        value,
+        key.repetition,
+        "ok" if ok else "failed",
+        error_kind,
+        error,
+        attempts,
+        started_at,
+        ended_at,
+        elapsed_s,
+        engine,
+        engine_version,
+        json.dumps(list(argv)),
+        raw_output,
+        flows_json,
+        *(getattr(metrics, name) for name in METRIC_FIELDS),
+    )
+    placeholders = ", ".join("?" for _ in row)
+    cursor = conn.execute(f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({placeholders})", row)
+    return int(cursor.lastrowid or 0)
+
+
+def _insert_samples(conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample]) -> None:
+    conn.executemany(
+        "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
+        "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                run_id,
+                seq,
+                s.flow.value,
+                s.start_s,
+                s.end_s,
+                s.bits_per_second,
+                s.bytes,
+                s.retransmits,
+                s.rtt_ms,
+                s.cwnd_bytes,
+                s.jitter_ms,
+                s.lost_packets,
+                s.packets,
+            )
+            for seq, s in enumerate(samples)
+        ],
+    )

@@ -3,10 +3,22 @@ default session name, so that a preset or an exercise can say what it set."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from app.models import Direction, IpVersion, Protocol
-from app.study.plan import VARIABLE_LABELS, EarlyStop, Metric, Plan, Security, Variable
+from app.study.plan import (
+    VARIABLE_LABELS,
+    Conditions,
+    EarlyStop,
+    Medium,
+    Metric,
+    Plan,
+    Security,
+    Variable,
+)
+from app.study.tags import tag_text
 from app.units import format_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
@@ -147,3 +159,89 @@ def default_name(plan: Plan) -> str:
     if plan.conditions.security is not Security.UNKNOWN:
         parts.append(plan.conditions.security.value)
     return " · ".join(parts)
+
+
+def local_time(stamp: str | None) -> str:
+    """'2026-11-21T11:48:42.123Z' -> '2026-11-21 12:48' in this computer's time zone."""
+    if not stamp:
+        return "—"
+    try:
+        moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def describe_conditions(conditions: Conditions) -> str:
+    """Security, medium and tags in one short line ('WPA2 · 802.11n · open · room=B12')."""
+    parts = []
+    if conditions.security is not Security.UNKNOWN:
+        parts.append(conditions.security.value)
+    if conditions.medium is not Medium.UNKNOWN:
+        parts.append(conditions.medium.value)
+    parts += [tag_text(key, value) for key, value in conditions.tags]
+    return " · ".join(parts)
+
+
+def variable_label(plan: Plan) -> str:
+    """'Packet size (B)', 'Parallel streams'."""
+    name, unit = VARIABLE_LABELS[plan.variable]
+    return f"{name} ({unit})" if unit else name
+
+
+def describe_plan(plan: Plan) -> str:
+    """'iperf3 · TCP/UDP · IPv4/IPv6 · upload · 6 points × 3 runs of 10 s'."""
+    protocols = "/".join(p.value.upper() for p in plan.protocols)
+    versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
+    return (
+        f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
+        f"{len(plan.values)} points × {plan.repetitions} runs of {plan.duration_s} s"
+    )
+
+
+def describe_environment(environment: Mapping[str, Any]) -> list[str]:
+    """The environment snapshot in lines a person reads: this computer, the link, the
+    engines, and the Wi-Fi as detected; empty when nothing was recorded."""
+    lines = []
+    os_name = environment.get("os_name")
+    if os_name:
+        version = environment.get("os_version")
+        host = environment.get("hostname")
+        cpu = environment.get("cpu_model")
+        words = f"{os_name}" + (f" ({version})" if version else "")
+        words += f" on {host}" if host else ""
+        words += f", {cpu}" if cpu else ""
+        lines.append(f"This computer: {words}")
+    interface = environment.get("interface")
+    if interface:
+        parts = [str(interface)]
+        if environment.get("local_address"):
+            parts.append(str(environment["local_address"]))
+        if environment.get("interface_speed_mbps"):
+            parts.append(f"{environment['interface_speed_mbps']} Mbit/s")
+        if environment.get("interface_mtu"):
+            parts.append(f"MTU {environment['interface_mtu']}")
+        lines.append("Interface: " + ", ".join(parts))
+    engines = environment.get("engine_versions")
+    if isinstance(engines, Mapping) and engines:
+        lines.append("Engines: " + ", ".join(f"{k} {v}" for k, v in sorted(engines.items())))
+    wifi = environment.get("wifi")
+    if isinstance(wifi, Mapping) and any(v not in (None, "") for v in wifi.values()):
+        shown = [
+            (key, wifi.get(key))
+            for key in ("ssid", "security", "standard", "channel", "frequency_mhz", "phy_rate_mbps")
+        ]
+        said: list[str] = []
+        for key, value in shown:
+            if value in (None, ""):
+                continue
+            unit = {"frequency_mhz": " MHz", "phy_rate_mbps": " Mbit/s"}.get(key, "")
+            prefix = {"channel": "channel "}.get(key, "")
+            said.append(f"{prefix}{value}{unit}")
+        signal = wifi.get("signal_dbm")
+        if signal is not None:
+            said.append(f"signal {signal} dBm")
+        lines.append("Wi-Fi: " + ", ".join(said))
+    return lines

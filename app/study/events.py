@@ -11,6 +11,15 @@ from app.study.plan import Plan, RunKey, Series
 
 
 @dataclass(frozen=True)
+class StudyPrepared:
+    """The plan as it will run (this computer's ports filled in, series that cannot run left
+    out) and what the user is told before the first run."""
+
+    plan: Plan
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class SessionStarted:
     session_id: str
     plan: Plan
@@ -95,7 +104,8 @@ class SessionFinished:
 
 
 StudyEvent = (
-    SessionStarted
+    StudyPrepared
+    | SessionStarted
     | RunStarted
     | SampleArrived
     | RunFinished

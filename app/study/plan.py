@@ -78,6 +78,10 @@ class Medium(StrEnum):
     UNKNOWN = "unknown"
 
 
+#: The peer that is this computer: LinkLab's own servers on the loopback.
+THIS_COMPUTER = "This computer"
+
+
 @dataclass(frozen=True)
 class Peer:
     host: str
@@ -85,6 +89,14 @@ class Peer:
     netperf_port: int = 12865
     name: str = ""
     host6: str = ""  # the IPv6 address, when host is an IPv4 address and IPv6 is measured too
+
+    @classmethod
+    def this_computer(cls, iperf3_port: int = 5201, netperf_port: int = 12865) -> Peer:
+        return cls("127.0.0.1", iperf3_port, netperf_port, THIS_COMPUTER, host6="::1")
+
+    @property
+    def is_this_computer(self) -> bool:
+        return self.name == THIS_COMPUTER
 
     def host_for(self, ip_version: IpVersion) -> str:
         if ip_version is IpVersion.V6 and self.host6:

@@ -83,6 +83,7 @@ class StudyRunner:
         resume_session: str | None = None,
         retry: RetryPolicy = RetryPolicy(),
         tools: dict[str, Tool] | None = None,
+        reason: str = "",
     ) -> None:
         self.store = store
         self.plan = plan
@@ -95,6 +96,7 @@ class StudyRunner:
         self._current: set[EngineRun] = set()
         self._lock = threading.Lock()
         self.session_id: str | None = resume_session
+        self._reason = reason  # said with the outcome when nothing else is (skipped series)
 
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -136,7 +138,7 @@ class StudyRunner:
         groups = [group for group in groups if group]
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
-        status, reason = SessionStatus.COMPLETED, ""
+        status, reason = SessionStatus.COMPLETED, self._reason
         consecutive_failures = 0
         durations: list[float] = []
         finished = len(done)

@@ -10,8 +10,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.engine.errors import EngineError
+from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool, find_tool
 from app.store.db import default_path
+from app.study.frontdoor import FrontDoor
 
 SETTINGS_VERSION = 1
 ENGINE_NAMES = ("iperf3", "netperf", "netserver")
@@ -31,6 +33,8 @@ class AppContext(QObject):
 
     def __init__(self, settings: QSettings | None = None, db_path: Path | None = None) -> None:
         super().__init__()
+        # This computer's own servers, kept between studies and stopped with the window.
+        self.loopback = LoopbackServers()
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -50,6 +54,10 @@ class AppContext(QObject):
     def set_db_path(self, path: Path | None) -> None:
         self.settings.setValue("data/db_path", str(path) if path else "")
         self.settings_changed.emit()
+
+    def door(self) -> FrontDoor:
+        """The front door to the studies of the database in use."""
+        return FrontDoor(self.db_path, loopback=self.loopback)
 
     # -- engines ---------------------------------------------------------------------------
     def engine_path(self, name: str) -> str:

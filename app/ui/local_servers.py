@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from app.engine.loopback import LoopbackServers
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.tools import find_tool
-from app.models import IpVersion
-
-THIS_COMPUTER = "This computer"
 
 
 class LocalServers(QObject):
@@ -22,12 +19,13 @@ class LocalServers(QObject):
     log_line = Signal(str, str)  # (server name, line)
     state_changed = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, loopback: LoopbackServers | None = None) -> None:
         super().__init__()
         self.iperf3: LocalServer | None = None
         self.netserver: LocalServer | None = None
-        # "This computer": servers of its own, on the loopback only.
-        self.loopback = LoopbackServers()
+        # "This computer": servers of its own, on the loopback only (the front door starts
+        # them for a study; they stop with the window).
+        self.loopback = loopback or LoopbackServers()
 
     def _log(self, name: str) -> Callable[[str], None]:
         return lambda line: self.log_line.emit(name, line)
@@ -68,24 +66,3 @@ class LocalServers(QObject):
         self.loopback.stop()
         self.stop_iperf3()
         self.stop_netserver()
-
-    def ensure_for_this_computer(
-        self,
-        iperf3_port: int,
-        netperf_port: int,
-        need_netserver: bool,
-        count: int = 1,
-        ip_versions: Iterable[IpVersion] = (IpVersion.V4,),
-    ) -> tuple[int, int]:
-        """Servers for a study against this computer, on the loopback only and apart from the
-        Server tab's: reused while they run, else started on free ports (count iperf3 servers
-        on consecutive ports, for concurrent series). Returns the (iperf3, netserver) ports."""
-        ports = self.loopback.ensure(
-            iperf3_port,
-            netperf_port,
-            ip_versions=ip_versions,
-            need_netserver=need_netserver,
-            count=count,
-        )
-        self.state_changed.emit()
-        return ports

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -19,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app.engine.errors import BadOption
+from app.engine.errors import BadOption, EngineError
+from app.store.db import StoreError
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
 from app.ui.compare_tab import CompareTab
@@ -35,6 +37,10 @@ def user_preset_dir() -> Path:
     return platformdirs.user_data_path("LinkLab", appauthor=False) / "presets"
 
 
+class _StartupSignals(QObject):
+    done = Signal(str)  # the sentence when the database could not be checked; "" when fine
+
+
 class MainWindow(QMainWindow):
     def __init__(
         self,
@@ -48,7 +54,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"LinkLab {__version__}")
         self.context = context or AppContext()
         self.preset_dir = preset_dir or user_preset_dir()
-        self.servers = LocalServers()
+        self.servers = LocalServers(self.context.loopback)
         self.measure = MeasureTab(self.context, self.servers)
         self.sessions = SessionsTab(self.context)
         self.server_tab = ServerTab(self.context, self.servers)
@@ -80,9 +86,29 @@ class MainWindow(QMainWindow):
         self._guide: QWidget | None = None
         self.handed_over_count = 0  # second launches that brought this window to the front
         self._handed_over: list[Path] = []
+        self._startup_signals = _StartupSignals()
+        self._startup_signals.done.connect(self._started_up)
+        threading.Thread(target=self._start_up, name="startup", daemon=True).start()
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
             files = list(open_files)
             QTimer.singleShot(0, self, lambda: self.open_handed_over(files))
+
+    def _start_up(self) -> None:
+        """Off the GUI thread: the whole-file check of the database, and sessions left
+        running by a LinkLab that is gone marked interrupted."""
+        try:
+            self.context.door().startup()
+        except (StoreError, EngineError) as err:
+            self._startup_signals.done.emit(err.sentence)
+            return
+        self._startup_signals.done.emit("")
+
+    def _started_up(self, problem: str) -> None:
+        if problem:
+            self.status_label.setText(problem)
+            self.sessions.show_error(problem)
+        elif self.tabs.currentWidget() is self.sessions:
+            self.sessions.refresh()
 
     # -- menus -----------------------------------------------------------------------------
     def _build_menus(self) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -24,11 +23,7 @@ from PySide6.QtWidgets import (
 from app.engine.errors import EngineError
 from app.engine.iperf3 import build_argv, output_mode
 from app.engine.netperf import build_argv as netperf_argv
-from app.engine.peercheck import PeerCheck, check_peer
-from app.store.db import Database, StoreError
 from app.store.records import SessionStatus
-from app.store.sessions import SessionStore
-from app.study.describe import default_name
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -37,12 +32,13 @@ from app.study.events import (
     SampleArrived,
     SessionFinished,
     SessionStarted,
+    StudyPrepared,
 )
 from app.study.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.study.runner import iperf3_options, netperf_options
 from app.ui.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.context import AppContext
-from app.ui.local_servers import THIS_COMPUTER, LocalServers
+from app.ui.local_servers import LocalServers
 from app.ui.results import ResultsTable
 from app.ui.setup_panel import SetupPanel
 from app.ui.worker import StudyWorker
@@ -50,7 +46,6 @@ from app.ui.worker import StudyWorker
 
 class _Signals(QObject):
     detected = Signal(str)
-    peer_checked = Signal(object, object, object)  # (PeerCheck, Plan, resume session | None)
 
 
 def _detect_security(host: str, signals: _Signals) -> None:
@@ -88,7 +83,6 @@ class MeasureTab(QWidget):
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
-        self._checking = False
         self._eta = "time"
         self.setup = SetupPanel(context.peer_history())
         self.setup.setObjectName("setup_panel")
@@ -138,7 +132,6 @@ class MeasureTab(QWidget):
         self.setup.plan_changed.connect(self._plan_changed)
         self._signals = _Signals()
         self._signals.detected.connect(self.setup.set_detected_security)
-        self._signals.peer_checked.connect(self._peer_checked)
         self.setup.peer_row.port.setValue(context.default_port("iperf3"))
         self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
         self.engines_changed()
@@ -237,85 +230,64 @@ class MeasureTab(QWidget):
     def running(self) -> bool:
         return self.worker is not None
 
-    def start(self, resume_session: str | None = None, plan: Plan | None = None) -> None:
-        """Start the plan in the form (or the given one): refused with the field to fix, and,
-        against another computer, only once a quick check found its server answering."""
-        if self.worker is not None or self._checking:
+    def start(self) -> None:
+        """Start the plan in the form: refused with the field to fix; the peer check, this
+        computer's servers and the environment snapshot then happen in the worker."""
+        if self.worker is not None:
             return
+        problem = self.setup.first_problem()
+        if problem is not None:
+            key, label, sentence = problem
+            self._say(f"Fix {label} before starting: {sentence}", error=True)
+            self.setup.focus_field(key)
+            return
+        plan = self._plan
         if plan is None:
-            problem = self.setup.first_problem()
-            if problem is not None:
-                key, label, sentence = problem
-                self._say(f"Fix {label} before starting: {sentence}", error=True)
-                self.setup.focus_field(key)
-                return
-            plan = self._plan
-        if plan is None:
             return
-        if not plan.name:
-            plan = replace(plan, name=default_name(plan))
-        if plan.peer.name == THIS_COMPUTER:
-            self._start_local(plan, resume_session)
-            return
-        self._checking = True
-        self._set_buttons()
-        self._say(f"Checking {plan.peer.host} before starting…")
-        netperf = plan.engine is Engine.NETPERF
-        signals, peer = self._signals, plan.peer
-        threading.Thread(
-            target=lambda: signals.peer_checked.emit(
-                check_peer(
-                    peer.host,
-                    None if netperf else peer.iperf3_port,
-                    peer.netperf_port if netperf else None,
-                    timeout=3.0,
-                ),
-                plan,
-                resume_session,
-            ),
-            name="check-before-start",
-            daemon=True,
-        ).start()
-
-    def _peer_checked(self, result: PeerCheck, plan: Plan, resume_session: str | None) -> None:
-        self._checking = False
-        self._set_buttons()
-        problem = result.blocking_problem()
-        if problem:
-            self.setup.peer_row.show_problem(problem)
-            self._say(problem, error=True)
-            return
-        self.context.remember_peer(plan.peer.host)
-        self.setup.peer_row.remember(plan.peer.host)
-        self.setup.peer_row.show_note(result.summary)
-        self._run(plan, resume_session)
-
-    def _start_local(self, plan: Plan, resume_session: str | None) -> None:
-        """Against this computer: LinkLab's own servers on the loopback, then the study."""
-        try:
-            iperf3_port, netperf_port = self.servers.ensure_for_this_computer(
-                plan.peer.iperf3_port,
-                plan.peer.netperf_port,
-                need_netserver=plan.engine is Engine.NETPERF,
-                count=len(plan.series) if plan.concurrent else 1,
-                ip_versions=plan.ip_versions,
-            )
-        except (EngineError, OSError) as err:
-            self._say(
-                getattr(err, "sentence", f"The local server could not start ({err})."),
-                error=True,
-            )
-            return
-        self.setup.peer_row.show_ports(iperf3_port, netperf_port)
-        plan = replace(
-            plan, peer=replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+        self.context.remember_plan_json(plan.to_json())
+        where = (
+            "Starting LinkLab's servers on this computer…"
+            if plan.peer.is_this_computer
+            else f"Checking {plan.peer.host} before starting…"
         )
-        self._run(plan, resume_session)
+        self._say(where)
+        self._launch(StudyWorker(self.context.door(), plan))
 
-    def _run(self, plan: Plan, resume_session: str | None) -> None:
-        if resume_session is None:
-            self.context.remember_plan_json(plan.to_json())
+    def resume(self, session_id: str) -> None:
+        """Run the missing runs of a stored session (from the Sessions tab)."""
+        if self.worker is not None:
+            return
+        self._say(f"Resuming session {session_id[:8]}…")
+        self._launch(StudyWorker(self.context.door(), resume_session=session_id))
+
+    def _launch(self, worker: StudyWorker) -> None:
+        worker.prepared.connect(self._prepared)
+        worker.session_started.connect(self._session_started)
+        worker.run_started.connect(self._run_started)
+        worker.sample_arrived.connect(self._sample)
+        worker.run_failed.connect(self._run_failed)
+        worker.point_updated.connect(self._point)
+        worker.progress_changed.connect(self._progress)
+        worker.session_finished.connect(self._session_finished)
+        worker.refused.connect(self._refused)
+        worker.failed.connect(self._failed)
+        worker.finished.connect(self._worker_done)
+        self.worker = worker
+        self._set_running(True)
+        worker.start()
+
+    def _prepared(self, event: StudyPrepared) -> None:
+        """The plan as it runs: this computer's ports, a peer that answered, series left out."""
+        plan = event.plan
         self._running_plan = plan
+        if plan.peer.is_this_computer:
+            self.setup.peer_row.show_ports(plan.peer.iperf3_port, plan.peer.netperf_port)
+        else:
+            self.context.remember_peer(plan.peer.host)
+            self.setup.peer_row.remember(plan.peer.host)
+            self.setup.peer_row.show_note(f"{plan.peer.host} answers.")
+        for note in event.notes:
+            self._say(note)
         self.sweep_chart.clear_points()
         self.rtt_chart.clear_points()
         self.cpu_chart.clear_points()
@@ -327,30 +299,10 @@ class MeasureTab(QWidget):
         self.progress.setRange(0, plan.total_runs)
         self.progress.setValue(0)
         self._eta = "time"
-        worker = StudyWorker(plan, self.context.db_path, resume_session=resume_session)
-        worker.session_started.connect(self._session_started)
-        worker.run_started.connect(self._run_started)
-        worker.sample_arrived.connect(self._sample)
-        worker.run_failed.connect(self._run_failed)
-        worker.point_updated.connect(self._point)
-        worker.progress_changed.connect(self._progress)
-        worker.session_finished.connect(self._session_finished)
-        worker.failed.connect(self._failed)
-        worker.finished.connect(self._worker_done)
-        self.worker = worker
-        self._set_running(True)
-        worker.start()
 
-    def resume(self, session_id: str) -> None:
-        """Run the missing runs of a stored session (from the Sessions tab)."""
-        try:
-            with Database(self.context.db_path) as db:
-                session = SessionStore(db).get(session_id)
-        except (StoreError, EngineError) as err:
-            self._say(err.sentence, error=True)
-            return
-        self.setup.set_plan(session.plan)
-        self.start(resume_session=session.id, plan=session.plan)
+    def _refused(self, sentence: str) -> None:
+        self.setup.peer_row.show_problem(sentence)
+        self._say(sentence, error=True)
 
     def stop(self) -> None:
         if self.worker is not None:
@@ -374,7 +326,7 @@ class MeasureTab(QWidget):
     def _set_buttons(self) -> None:
         """Start stays enabled while nothing runs: pressed with a problem in the form, it says
         which field to fix and goes there."""
-        busy = self.worker is not None or self._checking
+        busy = self.worker is not None
         self.start_button.setEnabled(not busy)
         self.stop_button.setEnabled(self.worker is not None)
 

@@ -15,8 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.peercheck import PeerCheck, check_peer
-from app.study.plan import Peer
-from app.ui.local_servers import THIS_COMPUTER
+from app.study.plan import THIS_COMPUTER, Peer
 from app.ui.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"

@@ -14,15 +14,9 @@ from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QFileDialog
 
 from app.engine.errors import EngineError
-from app.report.exchange import (
-    EXCHANGE_SUFFIX,
-    export_sessions,
-    import_sessions,
-    read_exchange,
-    write_exchange,
-)
-from app.store.db import Database, StoreError
-from app.store.sessions import SessionStore
+from app.store.db import StoreError
+from app.store.exchange import EXCHANGE_SUFFIX
+from app.study.frontdoor import FrontDoor, SessionName
 
 if TYPE_CHECKING:
     from app.ui.sessions_tab import SessionsTab
@@ -35,15 +29,9 @@ MAX_NAMES_SHOWN = 5
 _RESERVED = {"CON", "PRN", "AUX", "NUL"} | {f"{p}{n}" for p in ("COM", "LPT") for n in range(10)}
 
 
-@dataclass(frozen=True)
-class SessionName:
-    id: str
-    name: str
-
-    @property
-    def label(self) -> str:
-        name = " ".join(self.name.split())  # a file's names may hold line breaks
-        return f"“{name[:60]}{'…' if len(name) > 60 else ''}”" if name else self.id[:8]
+def session_label(session: SessionName) -> str:
+    name = " ".join(session.name.split())  # a file's names may hold line breaks
+    return f"“{name[:60]}{'…' if len(name) > 60 else ''}”" if name else session.id[:8]
 
 
 @dataclass(frozen=True)
@@ -63,30 +51,21 @@ class FileExported:
     error: str = ""
 
 
-def import_file(path: Path, db_path: Path) -> FileImported:
+def import_file(path: Path, door: FrontDoor) -> FileImported:
     """Check the whole file, then add its sessions in one transaction (all or nothing)."""
     try:
-        exchange = read_exchange(path)  # every field checked before the database opens
-        with Database(db_path) as db:
-            result = import_sessions(SessionStore(db), exchange)
+        result = door.import_file(path)
     except (EngineError, StoreError) as err:
         return FileImported(path, error=err.sentence)
-    names = {s.record.id: s.record.name for s in exchange.sessions}
-    return FileImported(
-        path,
-        tuple(SessionName(sid, names[sid]) for sid in result.imported),
-        tuple(SessionName(sid, names[sid]) for sid in result.skipped),
-    )
+    return FileImported(path, result.imported, result.skipped)
 
 
-def export_file(session_ids: Sequence[str], path: Path, db_path: Path) -> FileExported:
+def export_file(session_ids: Sequence[str], path: Path, door: FrontDoor) -> FileExported:
     try:
-        with Database(db_path, readonly=True) as db:
-            data = export_sessions(SessionStore(db), session_ids)
-        write_exchange(path, data)
+        ids = door.export(session_ids, path)
     except (EngineError, StoreError) as err:
         return FileExported(path, error=err.sentence)
-    return FileExported(path, len(data["sessions"]))
+    return FileExported(path, len(ids))
 
 
 def suggested_name(names: Sequence[str]) -> str:
@@ -120,7 +99,7 @@ def _count(n: int) -> str:
 
 
 def _names(sessions: Sequence[SessionName]) -> str:
-    shown = ", ".join(s.label for s in sessions[:MAX_NAMES_SHOWN])
+    shown = ", ".join(session_label(s) for s in sessions[:MAX_NAMES_SHOWN])
     more = len(sessions) - MAX_NAMES_SHOWN
     return f"{shown} and {more} more" if more > 0 else shown
 
@@ -130,26 +109,26 @@ class ImportWorker(QThread):
 
     files_imported = Signal(object)  # tuple[FileImported, ...]
 
-    def __init__(self, paths: Sequence[Path], db_path: Path) -> None:
+    def __init__(self, paths: Sequence[Path], door: FrontDoor) -> None:
         super().__init__()
         self.paths = list(paths)
-        self.db_path = db_path
+        self.door = door
 
     def run(self) -> None:  # in the worker thread
-        self.files_imported.emit(tuple(import_file(p, self.db_path) for p in self.paths))
+        self.files_imported.emit(tuple(import_file(p, self.door) for p in self.paths))
 
 
 class ExportWorker(QThread):
     file_exported = Signal(object)  # FileExported
 
-    def __init__(self, session_ids: Sequence[str], path: Path, db_path: Path) -> None:
+    def __init__(self, session_ids: Sequence[str], path: Path, door: FrontDoor) -> None:
         super().__init__()
         self.session_ids = list(session_ids)
         self.path = path
-        self.db_path = db_path
+        self.door = door
 
     def run(self) -> None:  # in the worker thread
-        self.file_exported.emit(export_file(self.session_ids, self.path, self.db_path))
+        self.file_exported.emit(export_file(self.session_ids, self.path, self.door))
 
 
 class SessionExchange(QObject):
@@ -208,7 +187,7 @@ class SessionExchange(QObject):
         self._remember_folder(paths[-1])
         self.tab.status.setStyleSheet("")
         self.tab.status.setText(f"Importing {', '.join(p.name for p in paths)}…")
-        worker = ImportWorker(paths, self.tab.context.db_path)
+        worker = ImportWorker(paths, self.tab.context.door())
         worker.files_imported.connect(self._show_imports)
         self._start(worker)
         return True
@@ -219,7 +198,7 @@ class SessionExchange(QObject):
         self._remember_folder(path)
         self.tab.status.setStyleSheet("")
         self.tab.status.setText(f"Exporting {_count(len(session_ids))} to {path.name}…")
-        worker = ExportWorker(session_ids, path, self.tab.context.db_path)
+        worker = ExportWorker(session_ids, path, self.tab.context.door())
         worker.file_exported.connect(self._show_export)
         self._start(worker)
         return True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import html
 
 from PySide6.QtCore import Qt
@@ -18,51 +17,18 @@ from PySide6.QtWidgets import (
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
 from app.store.records import RunRecord, SessionRecord
-from app.study.plan import VARIABLE_LABELS, Conditions, Medium, Plan, Security
-from app.study.tags import tag_text
+from app.study.describe import (
+    describe_conditions,
+    describe_environment,
+    describe_plan,
+    local_time,
+    variable_label,
+)
 from app.ui.charts import SweepChart, SweepPoint
 from app.ui.results import ResultsTable
 from app.ui.share_chart import ShareChart
 
 NO_SELECTION = "Select a session in the list to see its results."
-
-
-def local_time(stamp: str | None) -> str:
-    """'2026-11-21T11:48:42.123Z' -> '2026-11-21 12:48' in this computer's time zone."""
-    if not stamp:
-        return "—"
-    try:
-        moment = dt.datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
-def describe_conditions(conditions: Conditions) -> str:
-    """Security, medium and tags in one short line ('WPA2 · 802.11n · room=B12')."""
-    parts = []
-    if conditions.security is not Security.UNKNOWN:
-        parts.append(conditions.security.value)
-    if conditions.medium is not Medium.UNKNOWN:
-        parts.append(conditions.medium.value)
-    parts += [tag_text(key, value) for key, value in conditions.tags]
-    return " · ".join(parts)
-
-
-def variable_label(plan: Plan) -> str:
-    name, unit = VARIABLE_LABELS[plan.variable]
-    return f"{name} ({unit})" if unit else name
-
-
-def describe_plan(plan: Plan) -> str:
-    protocols = "/".join(p.value.upper() for p in plan.protocols)
-    versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
-    return (
-        f"{plan.engine.value} · {protocols} · {versions} · {plan.direction.value} · "
-        f"{len(plan.values)} points × {plan.repetitions} runs of {plan.duration_s} s"
-    )
 
 
 class SessionView(QWidget):
@@ -184,7 +150,7 @@ def _header_text(session: SessionRecord) -> str:
     if session.status_reason:
         status += f" ({session.status_reason})"
     first = (
-        f" — peer {session.peer_host} — {status} — "
+        f" — peer {session.plan.peer.name or session.peer_host} — {status} — "
         f"{local_time(session.started_at or session.created_at)}"
     )
     lines = [
@@ -194,6 +160,7 @@ def _header_text(session: SessionRecord) -> str:
     ]
     if session.conditions.notes:
         lines.append(f"Notes: {session.conditions.notes}")
+    lines += describe_environment(session.environment) or ["No environment snapshot recorded."]
     name = html.escape(session.name or "Untitled session")
     rest = [html.escape(line) for line in lines]
     return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])

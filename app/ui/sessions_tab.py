@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +39,16 @@ from app.engine.errors import EngineError
 from app.store.db import Database, StoreError
 from app.store.records import SessionRecord, SessionStatus
 from app.store.sessions import SessionStore
+from app.study.describe import describe_conditions, local_time
+from app.study.frontdoor import FrontDoor
 from app.study.tags import TagError, parse_tags, tags_text
 from app.ui.context import AppContext
 from app.ui.session_exchange import SessionExchange
-from app.ui.session_view import SessionView, describe_conditions, local_time
+from app.ui.session_view import SessionView
 from app.ui.widgets import ComboBox
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs")
-RESUMABLE = {SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED}
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
@@ -356,7 +356,9 @@ class SessionsTab(QWidget):
         for name in ("open_button", "rename_button", "tags_button"):
             self.buttons[name].setEnabled(single is not None)
         self.buttons["delete_button"].setEnabled(count > 0)
-        self.buttons["resume_button"].setEnabled(single is not None and single.status in RESUMABLE)
+        self.buttons["resume_button"].setEnabled(
+            single is not None and not FrontDoor.resume_problem(single)
+        )
         self.buttons["compare_button"].setEnabled(count >= 2)
         self.buttons["export_button"].setEnabled(count > 0 and not self.exchange.busy)
         self.buttons["import_button"].setEnabled(not self.exchange.busy)
@@ -381,45 +383,25 @@ class SessionsTab(QWidget):
                 return
         self.view.show_session(session, runs)
 
-    # -- writing -------------------------------------------------------------------------------
-    def _write(self, action: Callable[[SessionStore], None]) -> bool:
-        """One change through a writable connection of our own; the sentence on failure."""
-        db = self._open_db(readonly=False)
-        if db is None:
+    # -- writing: through the front door, which decides what may be done -----------------
+    def _change(self, action: Callable[[FrontDoor], object]) -> bool:
+        """One change; the sentence on failure."""
+        try:
+            action(self.context.door())
+        except (StoreError, EngineError) as err:
+            self.show_error(err.sentence)
             return False
-        with db:
-            try:
-                action(SessionStore(db))
-            except (StoreError, EngineError) as err:
-                self.show_error(err.sentence)
-                return False
         self.refresh()
         return True
 
     def rename_session(self, session_id: str, name: str) -> bool:
-        return self._write(lambda store: store.rename(session_id, name.strip()))
+        return self._change(lambda door: door.rename(session_id, name))
 
     def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool:
-        def change(store: SessionStore) -> None:
-            conditions = store.get(session_id).conditions.with_tags(tags)
-            store.set_conditions(session_id, replace(conditions, notes=notes))
-
-        return self._write(change)
+        return self._change(lambda door: door.tag(session_id, tags, replace_all=True, notes=notes))
 
     def delete_sessions(self, session_ids: list[str]) -> bool:
-        def change(store: SessionStore) -> None:
-            store.mark_interrupted()  # a "running" left by a crash is not running
-            for session_id in session_ids:
-                session = store.get(session_id)
-                if session.status is SessionStatus.RUNNING:
-                    raise StoreError(
-                        f"{session.name or session.short_id} is still running: stop it on the "
-                        f"Measure tab first, then delete it."
-                    )
-            for session_id in session_ids:
-                store.delete(session_id)
-
-        return self._write(change)
+        return self._change(lambda door: door.delete(session_ids))
 
     def ask_rename(self) -> None:
         if (session := self._single()) is None:
@@ -460,7 +442,7 @@ class SessionsTab(QWidget):
 
     def resume(self) -> None:
         session = self._single()
-        if session is not None and session.status in RESUMABLE:
+        if session is not None and not FrontDoor.resume_problem(session):
             self.resume_requested.emit(session.id)
 
     def compare(self) -> None:

@@ -1,14 +1,15 @@
-"""The study runner in a worker thread, its events re-emitted as queued Qt signals."""
+"""A study through the front door in a worker thread, its events re-emitted as queued Qt
+signals: preparing (the peer check, this computer's servers, the environment snapshot) and
+measuring both happen here, never on the GUI thread."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import threading
 
 from PySide6.QtCore import QThread, Signal
 
 from app.engine.errors import EngineError
-from app.store.db import Database, StoreError
-from app.store.sessions import SessionStore
+from app.store.db import StoreError
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -19,15 +20,17 @@ from app.study.events import (
     SessionFinished,
     SessionStarted,
     StudyEvent,
+    StudyPrepared,
 )
+from app.study.frontdoor import FrontDoor, PeerUnreachable, StudyRun
 from app.study.plan import Plan
-from app.study.runner import StudyRunner
 
 
 class StudyWorker(QThread):
     """Runs one plan (or resumes one session). Signals arrive in the GUI thread, queued;
     the worker never touches a widget and the GUI never waits for it."""
 
+    prepared = Signal(object)  # StudyPrepared: the plan as it runs, notes for the user
     session_started = Signal(object)  # SessionStarted
     run_started = Signal(object)  # RunStarted
     sample_arrived = Signal(object)  # SampleArrived
@@ -36,47 +39,48 @@ class StudyWorker(QThread):
     point_updated = Signal(object)  # PointUpdated
     progress_changed = Signal(object)  # Progress
     session_finished = Signal(object)  # SessionFinished
+    refused = Signal(str)  # the peer does not answer: nothing started (shown at the peer)
     failed = Signal(str)  # a sentence: the study could not start or the database failed
 
     def __init__(
-        self,
-        plan: Plan,
-        db_path: Path,
-        *,
-        environment: dict[str, object] | None = None,
-        resume_session: str | None = None,
+        self, door: FrontDoor, plan: Plan | None = None, *, resume_session: str | None = None
     ) -> None:
         super().__init__()
+        self.door = door
         self.plan = plan
-        self.db_path = db_path
-        self._environment = environment
         self._resume = resume_session
-        self._runner: StudyRunner | None = None
+        self._study: StudyRun | None = None
+        self._lock = threading.Lock()
         self._stop_requested = False
         self.session_id: str | None = resume_session
 
     def stop(self) -> None:
-        """Thread-safe: ends the run in progress within about a second."""
-        self._stop_requested = True
-        runner = self._runner
-        if runner is not None:
-            runner.stop()
+        """Thread-safe: ends the run in progress within about a second (or, while preparing,
+        starts nothing)."""
+        with self._lock:
+            self._stop_requested = True
+            study = self._study
+        if study is not None:
+            study.stop()
 
     def run(self) -> None:  # QThread entry point, in the worker thread
         try:
-            with Database(self.db_path) as db:
-                store = SessionStore(db)
-                store.mark_interrupted()
-                self._runner = StudyRunner(
-                    store,
-                    self.plan,
-                    self._emit,
-                    environment=self._environment,
-                    resume_session=self._resume,
-                )
+            if self._resume is not None:
+                study = self.door.resume(self._resume, self._emit)
+            else:
+                assert self.plan is not None
+                prepared = self.door.prepare(self.plan)
                 if self._stop_requested:
-                    self._runner.stop()
-                self._runner.run()
+                    return
+                study = self.door.start(prepared, self._emit)
+            with self._lock:
+                self._study = study
+                stop = self._stop_requested
+            if stop:
+                study.stop()
+            study.run()
+        except PeerUnreachable as err:
+            self.refused.emit(err.sentence)
         except (EngineError, StoreError) as err:
             self.failed.emit(err.sentence)
 
@@ -98,3 +102,5 @@ class StudyWorker(QThread):
             self.progress_changed.emit(event)
         elif isinstance(event, SessionFinished):
             self.session_finished.emit(event)
+        elif isinstance(event, StudyPrepared):
+            self.prepared.emit(event)

@@ -13,7 +13,7 @@
 #define AppName "LinkLab"
 ; The windowed build: no console window behind the Start-menu entry or an opened file.
 #define AppExeName "linklabw.exe"
-; app.report.exchange.EXCHANGE_SUFFIX, and the ProgID that opens it.
+; app.store.exchange.EXCHANGE_SUFFIX, and the ProgID that opens it.
 #define ExchangeExt ".linklab"
 #define ExchangeProgId "LinkLab.Sessions"
 #define ExchangeName "LinkLab sessions"

@@ -108,8 +108,15 @@ def test_damaged_files_are_reported_and_left_untouched(tmp_path: Path, damage: s
             path.write_bytes(data[: page * 2] + b"\x00" * page + data[page * 3 :])
     before = _digest(path)
     with pytest.raises(StoreCorrupt) as info:
-        Database(path)
+        Database(path, verify=True)  # as FrontDoor.startup opens it, once per start
     assert "left it untouched" in str(info.value) and "--db" in str(info.value)
+    if damage == "truncated":
+        # Opened without the whole-file check, the damage is met when the data is read.
+        with pytest.raises(StoreCorrupt), Database(path) as db:
+            store = SessionStore(db)
+            for session in store.list_sessions():
+                for run in store.runs(session.id, with_raw=True):
+                    store.samples(run.id)
     assert _digest(path) == before
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.report.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.store.db import Database
+from app.store.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.store.sessions import SessionStore
 from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow

@@ -141,7 +141,8 @@ def test_download_is_stored_as_download(window: MainWindow, user: User) -> None:
     user.tab("Sessions")
     wait_for(lambda: user.table_rows("Sessions"), 5)
     user.click_row("Sessions", 0)
-    assert " · down · " in user.text("Session details")
+    assert " · download · " in user.text("Session details")
+    assert "Engines: iperf3" in user.text("Session details")  # the environment snapshot
 
 
 def test_stop_mid_run_then_resume_from_sessions(window: MainWindow, user: User) -> None:

@@ -13,14 +13,20 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
-import app.report.exchange as exchange_module
+import app.store.exchange as exchange_module
 from app.engine.errors import BadOption
-from app.report.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
 from app.store.db import Database
+from app.store.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
 from app.store.sessions import SessionStore
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from app.ui.session_exchange import FileImported, SessionName, describe_import, suggested_name
+from app.ui.session_exchange import (
+    FileImported,
+    SessionName,
+    describe_import,
+    session_label,
+    suggested_name,
+)
 from app.ui.sessions_tab import SessionsTab
 from tests.conftest import free_port
 from tests.ui.test_sessions_tab import make_session
@@ -274,7 +280,7 @@ def test_many_names_are_cut_short() -> None:
     text = describe_import(FileImported(Path("x.linklab"), imported=many))
     assert text.endswith("“S4” and 3 more.")
     long = SessionName("0" * 32, "<b>one\ntwo</b> " + "x" * 100)
-    assert long.label == "“<b>one two</b> " + "x" * 45 + "…”"
+    assert session_label(long) == "“<b>one two</b> " + "x" * 45 + "…”"
 
 
 def test_names_from_a_file_are_shown_as_plain_text(tab: SessionsTab) -> None:

@@ -15,10 +15,10 @@ from app.models import IpVersion, Protocol
 from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
+from app.study.describe import local_time
 from app.study.plan import Conditions, Medium, Peer, Plan, Security
 from app.study.tags import TagError, parse_tags
 from app.ui.context import AppContext
-from app.ui.session_view import local_time
 from app.ui.sessions_tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
 from app.units import format_rate
 

@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
-import app.report.exchange as exchange_module
+import app.store.exchange as exchange_module
+import app.store.sessions as sessions_module
 from app.engine.errors import BadOption
 from app.models import Flow, FlowSummary, Protocol, Sample
-from app.report.exchange import (
+from app.store.db import Database
+from app.store.exchange import (
     MAX_NAME,
     ImportResult,
     export_sessions,
@@ -26,7 +28,6 @@ from app.report.exchange import (
     read_exchange,
     write_exchange,
 )
-from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.plan import Conditions, Engine, Metric, Peer, Plan, RunKind
@@ -203,16 +204,17 @@ def test_import_is_all_or_nothing(
 ) -> None:
     file = target.parent / "in.json"
     write_exchange(file, document)
-    counts, real_insert = _counts(target), exchange_module._insert
+    counts, real_insert = _counts(target), sessions_module._upsert_peer
     calls: list[object] = []
 
-    def failing_second(*args: Any) -> None:
+    def failing_second(*args: Any) -> int:
         calls.append(args)
         if len(calls) == 2:
             raise RuntimeError("disk pulled out")
-        real_insert(*args)
+        return real_insert(*args)
 
-    monkeypatch.setattr(exchange_module, "_insert", failing_second)
+    # The second session's first write fails: the first one is not kept either.
+    monkeypatch.setattr(sessions_module, "_upsert_peer", failing_second)
     with pytest.raises(RuntimeError):
         _import(file, target)
     assert _counts(target) == counts

@@ -8,7 +8,6 @@ import json
 import math
 import os
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ from app.store.records import (
     SessionStatus,
     utc_now,
 )
-from app.store.sessions import SessionStore
+from app.store.sessions import SessionStore, StoredRun, StoredSession
 from app.study.plan import Plan, RunKey, RunKind
 
 EXCHANGE_FORMAT = "linklab-sessions"
@@ -56,33 +55,15 @@ _RUN_FIELDS = (
     "value", "error_kind", "error", "attempts", "started_at", "ended_at", "elapsed_s", "engine",
     "engine_version", "raw_output",
 )  # fmt: skip
-_RUN_INSERT = (  # constant column lists; every value is a bound parameter
-    "INSERT INTO runs (session_id, protocol, ip_version, kind, value_index, repetition, status, "  # noqa: S608
-    f"argv_json, flows_json, {', '.join(_RUN_FIELDS + METRIC_FIELDS)}) "
-    f"VALUES ({', '.join('?' * (9 + len(_RUN_FIELDS) + len(METRIC_FIELDS)))})"
-)
 _SESSION_FIELDS = (
     "id", "name", "status_reason", "created_at", "started_at", "ended_at", "app_version",
     "total_runs",
 )  # fmt: skip
 _SAMPLE_VALUES = _SAMPLE_FLOATS + _SAMPLE_INTS
-_SAMPLE_INSERT = (
-    f"INSERT INTO samples (run_id, seq, flow, start_s, end_s, {', '.join(_SAMPLE_VALUES)}) "  # noqa: S608
-    f"VALUES ({', '.join('?' * (5 + len(_SAMPLE_VALUES)))})"
-)
 
-
-@dataclass(frozen=True)
-class ExchangeRun:
-    record: RunRecord  # id 0 until imported
-    samples: tuple[Sample, ...]
-    flows_json: str
-
-
-@dataclass(frozen=True)
-class ExchangeSession:
-    record: SessionRecord
-    runs: tuple[ExchangeRun, ...]
+# A session and its runs as the file holds them: the store's own types.
+ExchangeRun = StoredRun
+ExchangeSession = StoredSession
 
 
 @dataclass(frozen=True)
@@ -105,8 +86,7 @@ def export_sessions(store: SessionStore, session_ids: Sequence[str]) -> dict[str
     records = {r.id: r for r in (store.get(ref) for ref in session_ids)}
     sessions = []
     for record in records.values():
-        rows = store.db.query("SELECT id, flows_json FROM runs WHERE session_id = ?", (record.id,))
-        flows = {r["id"]: json.loads(r["flows_json"] or "[]") for r in rows}
+        flows = store.flows(record.id)
         runs = []
         for r in store.runs(record.id, with_raw=True):
             run: dict[str, Any] = {"protocol": r.key.protocol.value, "kind": r.key.kind.value}
@@ -444,54 +424,5 @@ def _sample(item: object, number: int, run_label: str) -> Sample:
 # -- import ------------------------------------------------------------------------------------
 def import_sessions(store: SessionStore, exchange: ExchangeFile) -> ImportResult:
     """Add the file's sessions in one transaction; sessions already present are skipped."""
-    imported: list[str] = []
-    skipped: list[str] = []
-    now = utc_now()
-    with store.db.transaction() as conn:
-        for session in exchange.sessions:
-            sid = session.record.id
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (sid,)).fetchone():
-                skipped.append(sid)
-                continue
-            _insert(conn, session, now)
-            imported.append(sid)
+    imported, skipped = store.import_sessions(exchange.sessions)
     return ImportResult(imported, skipped)
-
-
-def _insert(conn: sqlite3.Connection, session: ExchangeSession, now: str) -> None:
-    record, peer = session.record, session.record.plan.peer
-    conn.execute(
-        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
-        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
-        "last_used = excluded.last_used",
-        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
-    )
-    peer_id = conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0]
-    if record.status is SessionStatus.RUNNING:  # nothing on this computer is running it
-        reason = "It was still running when it was exported."
-        record = replace(record, status=SessionStatus.INTERRUPTED, status_reason=reason)
-    values = [getattr(record, name) for name in _SESSION_FIELDS]
-    values += [record.status.value, peer_id, record.plan.to_json()]
-    values += [json.dumps(record.plan.to_dict()["conditions"]), json.dumps(record.environment)]
-    conn.execute(
-        f"INSERT INTO sessions ({', '.join(_SESSION_FIELDS)}, status, peer_id, plan_json, "  # noqa: S608
-        f"conditions_json, environment_json) VALUES ({', '.join('?' * len(values))})",
-        values,
-    )
-    for run in session.runs:
-        key = run.record.key
-        row = [record.id, key.protocol.value, int(key.ip_version), key.kind.value]
-        row += [key.value_index, key.repetition, "ok" if run.record.ok else "failed"]
-        row += [json.dumps(list(run.record.argv)), run.flows_json]
-        row += [getattr(run.record, name) for name in _RUN_FIELDS]
-        row += [getattr(run.record.metrics, name) for name in METRIC_FIELDS]
-        run_id = conn.execute(_RUN_INSERT, row).lastrowid
-        conn.executemany(
-            _SAMPLE_INSERT,
-            [
-                [run_id, seq, s.flow.value, s.start_s, s.end_s]
-                + [getattr(s, k) for k in _SAMPLE_VALUES]
-                for seq, s in enumerate(run.samples)
-            ],
-        )

@@ -1,0 +1,386 @@
+"""The front door to studies: everything a user can do with one — start, stop, resume, delete,
+rename, tag, import, export — decided once, for the window and the command line alike.
+
+A front end collects input, calls these methods and renders the typed events and results they
+return; it never decides what a study is on its own. Starting a study is two steps, so that a
+window can take the slow one off its GUI thread: prepare() checks the plan and the peer (or
+starts this computer's own servers), takes the environment snapshot and says up front what
+cannot run; start() (or resume()) gives a StudyRun whose run() measures until it ends or is
+stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from app.engine.errors import BadOption, EngineError
+from app.engine.loopback import LoopbackServers
+from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
+from app.engine.tools import find_tool
+from app.models import IpVersion
+from app.store.db import Database, StoreError, default_path
+from app.store.exchange import (
+    export_sessions,
+    import_sessions,
+    read_exchange,
+    write_exchange,
+)
+from app.store.records import RunRecord, SessionRecord, SessionStatus
+from app.store.sessions import SessionStore
+from app.study.describe import default_name
+from app.study.events import StudyEvent, StudyPrepared
+from app.study.plan import Engine, Plan, Security
+from app.study.runner import Outcome, StudyRunner
+from app.study.tags import parse_tags
+
+#: Sessions that can be run further: the missing runs of these are measured on resume.
+RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
+
+Observer = Callable[[StudyEvent], None]
+Snapshot = Callable[[str, Mapping[str, str]], dict[str, Any]]
+PeerChecker = Callable[[Plan], PeerCheck]
+
+
+class PeerUnreachable(EngineError):
+    """The peer does not answer where the plan needs it: nothing was started."""
+
+
+class ResumeRefused(BadOption):
+    """The session cannot be resumed (running elsewhere, or complete)."""
+
+
+class DeleteRefused(StoreError):
+    """A running session cannot be deleted."""
+
+
+@dataclass(frozen=True)
+class SessionName:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    imported: tuple[SessionName, ...]
+    skipped: tuple[SessionName, ...]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A study ready to start: the plan as it will run, the environment it runs in, and what
+    the user is told before the first run (series that cannot run, and why)."""
+
+    plan: Plan
+    environment: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+
+def snapshot(peer_host: str, engines: Mapping[str, str]) -> dict[str, Any]:
+    """The environment snapshot as stored with a session."""
+    from app.study import environment  # runs the system's query tools: only when needed
+
+    return environment.capture(peer_host, engines).to_dict()
+
+
+def engine_versions() -> dict[str, str]:
+    versions = {}
+    for name in ("iperf3", "netperf"):
+        try:
+            versions[name] = find_tool(name).version_string
+        except EngineError:
+            continue
+    return versions
+
+
+def default_peer_check(plan: Plan) -> PeerCheck:
+    """Name resolution and the port of the chosen engine's server, one handshake."""
+    netperf = plan.engine is Engine.NETPERF
+    return check_peer(
+        plan.peer.host,
+        None if netperf else plan.peer.iperf3_port,
+        plan.peer.netperf_port if netperf else None,
+        timeout=3.0,
+    )
+
+
+class StudyRun:
+    """One study: run() measures (in any thread) until the plan is done or stop() is called
+    (from any thread)."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        plan: Plan,
+        observer: Observer,
+        *,
+        environment: dict[str, Any] | None = None,
+        resume_session: str | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.db_path = db_path
+        self.plan = plan
+        self.notes = notes
+        self._observer = observer
+        self._environment = environment
+        self._resume = resume_session
+        self._runner: StudyRunner | None = None
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    @property
+    def session_id(self) -> str | None:
+        runner = self._runner
+        return runner.session_id if runner is not None else self._resume
+
+    def stop(self) -> None:
+        """Thread-safe: the run in progress ends within about a second, finished runs stay."""
+        self._stopped.set()
+        with self._lock:
+            runner = self._runner
+        if runner is not None:
+            runner.stop()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopped.is_set()
+
+    def run(self) -> Outcome:
+        with Database(self.db_path) as db:
+            db.require_writable()
+            runner = StudyRunner(
+                SessionStore(db),
+                self.plan,
+                self._observer,
+                environment=self._environment,
+                resume_session=self._resume,
+                reason=" ".join(self.notes),
+            )
+            with self._lock:
+                self._runner = runner
+            if self._stopped.is_set():
+                runner.stop()
+            return runner.run()
+
+
+class FrontDoor:
+    """Studies and sessions of one database. Cheap to make; every method opens its own
+    connection, so a window may call them from any thread."""
+
+    def __init__(
+        self,
+        db_path: Path | None = None,
+        *,
+        loopback: LoopbackServers | None = None,
+        take_snapshot: Snapshot = snapshot,
+        peer_check: PeerChecker = default_peer_check,
+    ) -> None:
+        self.db_path = Path(db_path) if db_path is not None else default_path()
+        self.loopback = loopback
+        self._snapshot = take_snapshot
+        self._peer_check = peer_check
+
+    # -- the database ----------------------------------------------------------------------
+    def _open(self, *, write: bool) -> Database:
+        db = Database(self.db_path, readonly=not write)
+        if write:
+            db.require_writable()
+        return db
+
+    def startup(self) -> int:
+        """At start-up: the file is checked whole, and sessions left running by a LinkLab
+        that is gone become interrupted. Returns how many; nothing to do without a database.
+        Reads the whole file: never on a GUI thread."""
+        if not self.db_path.is_file():
+            return 0
+        with Database(self.db_path, verify=True) as db:  # the one full check of the file
+            return SessionStore(db).mark_interrupted()
+
+    # -- studies ---------------------------------------------------------------------------
+    def prepare(self, plan: Plan) -> Prepared:
+        """Check the plan and the peer, start this computer's servers when it is the peer,
+        and take the environment snapshot (detected Wi-Fi security fills an unknown one).
+        Slow (seconds): never on a GUI thread. Raises EngineError subclasses with the
+        sentence for the user; nothing is stored."""
+        plan.validate()
+        find_tool(plan.engine.value)  # a missing engine is said before anything starts
+        notes: list[str] = []
+        if plan.peer.is_this_computer:
+            plan = self._local_servers(plan)
+        else:
+            plan, notes = self._check_peer(plan)
+        environment = self._snapshot(plan.peer.host, engine_versions())
+        detected = environment.get("detected_security")
+        if plan.conditions.security is Security.UNKNOWN and detected:
+            try:
+                security = Security(detected)
+            except ValueError:
+                pass
+            else:
+                conditions = replace(plan.conditions, security=security, security_detected=True)
+                plan = replace(plan, conditions=conditions)
+        if not plan.name:
+            plan = replace(plan, name=default_name(plan))
+        return Prepared(plan, environment, tuple(notes))
+
+    def _local_servers(self, plan: Plan) -> Plan:
+        if self.loopback is None:
+            self.loopback = LoopbackServers()
+        iperf3_port, netperf_port = self.loopback.ensure(
+            plan.peer.iperf3_port,
+            plan.peer.netperf_port,
+            ip_versions=plan.ip_versions,
+            need_netserver=plan.engine is Engine.NETPERF,
+            count=len(plan.series) if plan.concurrent else 1,
+        )
+        peer = replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+        return replace(plan, peer=peer)
+
+    def _check_peer(self, plan: Plan) -> tuple[Plan, list[str]]:
+        """The one peer check before a study: the name, the engine's server, and IPv6 when
+        IPv6 is planned. A series that cannot run is left out, saying why, when others can."""
+        check = self._peer_check(plan)
+        problem = check.blocking_problem()
+        if problem:
+            raise PeerUnreachable(problem)
+        notes: list[str] = []
+        if IpVersion.V6 in plan.ip_versions:
+            port = (
+                plan.peer.netperf_port if plan.engine is Engine.NETPERF else plan.peer.iperf3_port
+            )
+            why = ipv6_reachable(plan.peer.host_for(IpVersion.V6), port)
+            if why:
+                if plan.ip_versions == (IpVersion.V6,):
+                    raise PeerUnreachable(why)
+                notes.append(f"{why} The IPv6 series are left out; the IPv4 series run.")
+                plan = replace(plan, ip_versions=(IpVersion.V4,))
+        return plan, notes
+
+    def start(self, prepared: Prepared, observer: Observer) -> StudyRun:
+        """A new session of the prepared plan; run() it to measure."""
+        observer(StudyPrepared(prepared.plan, prepared.notes))
+        return StudyRun(
+            self.db_path,
+            prepared.plan,
+            observer,
+            environment=prepared.environment,
+            notes=prepared.notes,
+        )
+
+    @staticmethod
+    def resume_problem(session: SessionRecord) -> str:
+        """Why the session cannot be resumed; empty when it can. The one rule: interrupted,
+        stopped and failed sessions can; a running or completed one cannot."""
+        if session.status is SessionStatus.RUNNING:
+            return (
+                f"Session {session.short_id} is still running in another LinkLab: stop it "
+                f"there first."
+            )
+        if session.status not in RESUMABLE:
+            return f"Session {session.short_id} is {session.status.value}: nothing to resume."
+        return ""
+
+    def resume(self, ref: str, observer: Observer) -> StudyRun:
+        """The missing runs of a stored session, with its own plan (this computer's servers
+        are started again when it measured against this computer)."""
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            store.mark_interrupted()
+            session = store.get(ref)
+        problem = self.resume_problem(session)
+        if problem:
+            raise ResumeRefused(problem)
+        plan = session.plan
+        if plan.peer.is_this_computer:
+            plan = self._local_servers(plan)
+        observer(StudyPrepared(plan, ()))
+        return StudyRun(self.db_path, plan, observer, resume_session=session.id)
+
+    # -- sessions --------------------------------------------------------------------------
+    def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+        if not self.db_path.is_file():
+            return []
+        with self._open(write=False) as db:
+            return SessionStore(db).list_sessions(search, status)
+
+    def session(self, ref: str) -> SessionRecord:
+        with self._open(write=False) as db:
+            return SessionStore(db).get(ref)
+
+    def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
+        with self._open(write=False) as db:
+            return SessionStore(db).runs(session_id, with_raw=with_raw)
+
+    def rename(self, ref: str, name: str) -> SessionRecord:
+        name = name.strip()
+        if not name:
+            raise BadOption("A session needs a name: type one.")
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            session = store.get(ref)
+            store.rename(session.id, name)
+            return store.get(session.id)
+
+    def tag(
+        self,
+        ref: str,
+        tags: str | Mapping[str, str] = "",
+        *,
+        remove: Sequence[str] = (),
+        replace_all: bool = False,
+        notes: str | None = None,
+    ) -> SessionRecord:
+        """Add tags (text in the one tag syntax, or a mapping), remove some by key, or replace
+        them all; notes, when given, replace the session's notes."""
+        new = parse_tags(tags) if isinstance(tags, str) else dict(tags)
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            session = store.get(ref)
+            conditions = session.plan.conditions
+            merged = new if replace_all else {**conditions.tag_dict, **new}
+            for key in remove:
+                merged.pop(key, None)
+            conditions = conditions.with_tags(merged)
+            if notes is not None:
+                conditions = replace(conditions, notes=notes.strip())
+            store.set_conditions(session.id, conditions)
+            return store.get(session.id)
+
+    def delete(self, refs: Sequence[str]) -> list[SessionRecord]:
+        """Delete sessions and all their runs; refuses (deleting none) while one is running."""
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            store.mark_interrupted()  # one left "running" by a LinkLab that is gone is not
+            chosen = [store.get(ref) for ref in refs]
+            for session in chosen:
+                if session.status is SessionStatus.RUNNING:
+                    raise DeleteRefused(
+                        f"{session.name or session.short_id} is still running: stop it first, "
+                        f"then delete it."
+                    )
+            for session in chosen:
+                store.delete(session.id)
+            return chosen
+
+    def export(self, refs: Sequence[str], path: Path) -> list[str]:
+        """Sessions to a .linklab exchange file; returns their ids."""
+        with self._open(write=False) as db:
+            store = SessionStore(db)
+            ids = [store.get(ref).id for ref in refs]
+            write_exchange(path, export_sessions(store, ids))
+        return ids
+
+    def import_file(self, path: Path) -> ImportedFile:
+        """The sessions of an exchange file, checked whole before the database opens, added in
+        one transaction (all or nothing); those already here are skipped."""
+        exchange = read_exchange(path)
+        with self._open(write=True) as db:
+            result = import_sessions(SessionStore(db), exchange)
+        names = {s.record.id: s.record.name for s in exchange.sessions}
+        return ImportedFile(
+            tuple(SessionName(sid, names[sid]) for sid in result.imported),
+            tuple(SessionName(sid, names[sid]) for sid in result.skipped),
+        )

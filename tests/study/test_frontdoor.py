@@ -1,0 +1,149 @@
+"""The front door: a study started from the window and one started from the command line store
+the same fields; one rule for resuming and deleting; one peer check, IPv6 included."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.engine.servers import LocalServer, ServerOptions, iperf3_server
+from app.engine.tools import Tool
+from app.models import IpVersion, Protocol
+from app.store.db import Database
+from app.store.records import SessionStatus
+from app.store.sessions import SessionStore
+from app.study.events import StudyEvent, StudyPrepared
+from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused
+from app.study.plan import Peer, Plan
+from tests.conftest import ROOT_DIR, free_port
+
+#: Columns that differ between any two sessions, whoever started them.
+PER_SESSION = {"id", "created_at", "started_at", "ended_at", "owner_pid", "owner_started"}
+
+
+def stored_row(db_path: Path, name: str) -> dict[str, object]:
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    try:
+        row = conn.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
+        return {k: row[k] for k in row.keys() if k not in PER_SESSION}
+    finally:
+        conn.close()
+
+
+def normalised(row: dict[str, object]) -> dict[str, object]:
+    """The ports of this computer's own servers are whatever was free at the time."""
+    plan = json.loads(str(row["plan_json"]))
+    plan["peer"]["iperf3_port"] = plan["peer"]["netperf_port"] = 0
+    return {**row, "plan_json": plan, "environment_json": json.loads(str(row["environment_json"]))}
+
+
+def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_tool: Tool) -> None:
+    """The window's worker calls exactly this (prepare, then start); the CLI is a process."""
+    db = tmp_path / "lab.sqlite3"
+    plan = Plan(peer=Peer.this_computer(), values=(1408,), repetitions=1, duration_s=1, name="a")
+    door = FrontDoor(db)
+    try:
+        outcome = door.start(door.prepare(plan), lambda _e: None).run()
+    finally:
+        assert door.loopback is not None
+        door.loopback.stop()
+    assert outcome.status is SessionStatus.COMPLETED
+    env = {**os.environ, "LINKLAB_DB": str(db)}
+    argv = [sys.executable, "-m", "app", "run", "--peer", "this-computer", "--sizes", "1408"]
+    argv += ["--runs", "1", "--duration", "1", "--name", "b"]
+    done = subprocess.run(argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    window, cli = stored_row(db, "a"), stored_row(db, "b")
+    for row in (window, cli):
+        row["name"] = ""
+        row["plan_json"] = str(row["plan_json"]).replace('"name": "a"', '"name": "b"')
+    assert normalised(window) == normalised(cli)
+    environment = normalised(cli)["environment_json"]
+    assert isinstance(environment, dict)
+    assert environment["os_name"] and environment["engine_versions"]["iperf3"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "show", "b", "--json"],
+        cwd=ROOT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(shown.stdout)["environment"]["interface"] == environment["interface"]
+
+
+def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_tool: Tool) -> None:
+    """A server on IPv4 only, given both addresses: IPv6 is said to be
+    skipped before the first run, and the IPv4 series of every protocol run."""
+    port = free_port()
+    server: LocalServer = iperf3_server(iperf3_tool, ServerOptions(port, "127.0.0.1"))
+    server.start()
+    events: list[StudyEvent] = []
+    try:
+        door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
+        plan = Plan(
+            peer=Peer("127.0.0.1", iperf3_port=port, host6="::1"),
+            protocols=(Protocol.TCP, Protocol.UDP),
+            ip_versions=(IpVersion.V4, IpVersion.V6),
+            values=(1408,),
+            repetitions=1,
+            duration_s=1,
+        )
+        prepared = door.prepare(plan)
+        outcome = door.start(prepared, events.append).run()
+    finally:
+        server.stop()
+    (note,) = prepared.notes
+    assert "refuses IPv6 connections" in note and "the IPv4 series run" in note
+    assert isinstance(events[0], StudyPrepared) and events[0].notes == (note,)
+    assert outcome.status is SessionStatus.COMPLETED
+    with Database(tmp_path / "lab.sqlite3", readonly=True) as db:
+        session = SessionStore(db).get(outcome.session_id)
+        runs = SessionStore(db).runs(outcome.session_id)
+    assert {(r.key.protocol, r.key.ip_version) for r in runs if r.ok} == {
+        (Protocol.TCP, IpVersion.V4),
+        (Protocol.UDP, IpVersion.V4),
+    }
+    assert note in session.status_reason
+
+
+def test_nothing_answers_nothing_starts(tmp_path: Path) -> None:
+    door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
+    plan = Plan(peer=Peer("127.0.0.1", iperf3_port=free_port()), values=(1408,))
+    with pytest.raises(PeerUnreachable, match="No iperf3 server answers"):
+        door.prepare(plan)
+    assert not (tmp_path / "lab.sqlite3").exists()
+
+
+def test_one_rule_for_resume_and_delete(tmp_path: Path) -> None:
+    db_path = tmp_path / "lab.sqlite3"
+    with Database(db_path) as db:
+        store = SessionStore(db)
+        done = store.create_session(Plan(peer=Peer("a"), name="done"))
+        store.finish(done, SessionStatus.COMPLETED)
+        stopped = store.create_session(Plan(peer=Peer("a"), name="stopped"))
+        store.finish(stopped, SessionStatus.STOPPED)
+        running = store.create_session(Plan(peer=Peer("a"), name="running"))  # this process
+    door = FrontDoor(db_path)
+    with pytest.raises(ResumeRefused, match="completed: nothing to resume"):
+        door.resume("done", lambda _e: None)
+    with pytest.raises(ResumeRefused, match="still running"):
+        door.resume("running", lambda _e: None)
+    assert FrontDoor.resume_problem(door.session("stopped")) == ""
+    with pytest.raises(DeleteRefused, match="still running"):
+        door.delete(["stopped", "running"])
+    assert len(door.sessions()) == 3  # all or nothing
+    door.delete(["stopped"])
+    assert [s.name for s in door.sessions()] == ["running", "done"]
+    assert door.tag("done", "open, room=B12").plan.conditions.tags == (
+        ("open", ""),
+        ("room", "B12"),
+    )
+    assert running
