@@ -138,7 +138,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.csv:
         _write(args.csv, comparison_csv(comparison))
     if args.png or args.html or args.pdf:
-        from app.report.render import write_outputs  # Qt is loaded only when charts are asked
+        from app.ui.common.report_files import (
+            write_outputs,  # Qt is loaded only when charts are asked
+        )
 
         write_outputs(
             comparison, png=args.png, html=args.html, pdf=args.pdf, png_size=args.png_size

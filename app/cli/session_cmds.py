@@ -249,7 +249,7 @@ def _export_report(args: argparse.Namespace) -> int:
                 "with another session, or use --format csv or points."
             ) from None
         comparison = compare(items, "throughput_bps")
-    from app.report.render import write_outputs  # Qt is loaded only for the chart
+    from app.ui.common.report_files import write_outputs  # Qt is loaded only for the chart
 
     write_outputs(comparison, **{args.format: args.out})
     print(f"Wrote {args.out}.", file=sys.stderr)

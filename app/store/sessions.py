@@ -3,36 +3,40 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import sqlite3
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from typing import Any
-
-import psutil
 
 from app import __version__
 from app.engine.errors import BadOption
 from app.models import Flow, IpVersion, Protocol, Sample
 from app.store.db import Database, StoreError
 from app.store.records import (
-    METRIC_FIELDS,
     RunMetrics,
     RunRecord,
     SessionRecord,
     SessionStatus,
     utc_now,
 )
-from app.study.plan import Conditions, Peer, Plan, RunKey, RunKind
-from app.study.plan_codec import conditions_from_dict
-
-_RUN_COLUMNS = (
-    "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
-    "error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version, "
-    "argv_json, raw_output, flows_json, " + ", ".join(METRIC_FIELDS)
+from app.store.rows import (
+    RUN_COLUMNS,
+    SESSION_SELECT,
+    StoredRun,
+    StoredSession,
+    insert_run,
+    insert_samples,
+    owner_alive,
+    plain,
+    run_from_row,
+    session_from_row,
+    this_owner,
+    upsert_peer,
 )
+from app.study.plan import Conditions, Plan, RunKey, RunKind
+
+__all__ = ["SessionStore", "StoredRun", "StoredSession"]
 
 
 class SessionStore:
@@ -45,9 +49,9 @@ class SessionStore:
     def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
         session_id = uuid.uuid4().hex
         now = utc_now()
-        host, pid, started = _owner()
+        host, pid, started = this_owner()
         with self.db.transaction() as conn:
-            peer_id = _upsert_peer(conn, plan.peer, now)
+            peer_id = upsert_peer(conn, plan.peer, now)
             conn.execute(
                 "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
                 "environment_json, status, created_at, started_at, app_version, total_runs, "
@@ -73,7 +77,7 @@ class SessionStore:
 
     def claim(self, session_id: str) -> None:
         """Mark a session as running in this process again (resume)."""
-        host, pid, started = _owner()
+        host, pid, started = this_owner()
         with self.db.transaction() as conn:
             conn.execute(
                 "UPDATE sessions SET status = 'running', status_reason = '', ended_at = NULL, "
@@ -100,7 +104,7 @@ class SessionStore:
         dead = [
             r["id"]
             for r in rows
-            if r["owner_host"] in ("", here) and not _alive(r["owner_pid"], r["owner_started"])
+            if r["owner_host"] in ("", here) and not owner_alive(r["owner_pid"], r["owner_started"])
         ]
         if dead:
             with self.db.transaction() as conn:
@@ -113,7 +117,7 @@ class SessionStore:
         return len(dead)
 
     def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
-        sql = _SESSION_SELECT
+        sql = SESSION_SELECT
         params: list[object] = []
         where = []
         if status:
@@ -128,7 +132,7 @@ class SessionStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " GROUP BY s.id ORDER BY s.created_at DESC"
-        return [_session(r) for r in self.db.query(sql, tuple(params))]
+        return [session_from_row(r) for r in self.db.query(sql, tuple(params))]
 
     def get(self, ref: str) -> SessionRecord:
         """A session by its id, a unique id prefix (4+ characters) or its exact name."""
@@ -136,17 +140,17 @@ class SessionStore:
         rows = []
         if len(ref) >= 4:
             rows = self.db.query(
-                _SESSION_SELECT + " WHERE s.id LIKE ? GROUP BY s.id", (ref.lower() + "%",)
+                SESSION_SELECT + " WHERE s.id LIKE ? GROUP BY s.id", (ref.lower() + "%",)
             )
         if not rows:
-            rows = self.db.query(_SESSION_SELECT + " WHERE s.name = ? GROUP BY s.id", (ref,))
+            rows = self.db.query(SESSION_SELECT + " WHERE s.name = ? GROUP BY s.id", (ref,))
         if len(rows) > 1:
             raise BadOption(f"{ref!r} matches {len(rows)} sessions: give more of the id.")
         if not rows:
             raise BadOption(
                 f"No session {ref!r} in {self.db.path}: `linklab sessions list` shows them."
             )
-        return _session(rows[0])
+        return session_from_row(rows[0])
 
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as conn:
@@ -188,7 +192,7 @@ class SessionStore:
         """Store one finished (or failed) run and its samples in one transaction."""
         metrics = metrics or RunMetrics()
         with self.db.transaction() as conn:
-            run_id = _insert_run(
+            run_id = insert_run(
                 conn,
                 session_id,
                 key,
@@ -204,10 +208,10 @@ class SessionStore:
                 engine_version=engine_version,
                 argv=argv,
                 raw_output=raw_output,
-                flows_json=json.dumps([_plain(f) for f in flows]),
+                flows_json=json.dumps([plain(f) for f in flows]),
                 metrics=metrics,
             )
-            _insert_samples(conn, run_id, samples)
+            insert_samples(conn, run_id, samples)
         return run_id
 
     def import_sessions(self, sessions: Sequence[StoredSession]) -> tuple[list[str], list[str]]:
@@ -225,7 +229,7 @@ class SessionStore:
                 if record.status is SessionStatus.RUNNING:  # nothing here is running it
                     reason = "It was still running when it was exported."
                     record = replace(record, status=SessionStatus.INTERRUPTED, status_reason=reason)
-                peer_id = _upsert_peer(conn, record.plan.peer, now)
+                peer_id = upsert_peer(conn, record.plan.peer, now)
                 conn.execute(
                     "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
                     "environment_json, status, status_reason, created_at, started_at, ended_at, "
@@ -248,7 +252,7 @@ class SessionStore:
                 )
                 for run in stored.runs:
                     r = run.record
-                    run_id = _insert_run(
+                    run_id = insert_run(
                         conn,
                         record.id,
                         r.key,
@@ -267,7 +271,7 @@ class SessionStore:
                         flows_json=run.flows_json,
                         metrics=r.metrics,
                     )
-                    _insert_samples(conn, run_id, run.samples)
+                    insert_samples(conn, run_id, run.samples)
                 imported.append(record.id)
         return imported, skipped
 
@@ -279,20 +283,20 @@ class SessionStore:
     def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
         raw = "raw_output" if with_raw else "'' AS raw_output"
         rows = self.db.query(
-            f"SELECT id, {_RUN_COLUMNS.replace('raw_output', raw)} FROM runs "
+            f"SELECT id, {RUN_COLUMNS.replace('raw_output', raw)} FROM runs "
             "WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
-        return [_run(r) for r in rows]
+        return [run_from_row(r) for r in rows]
 
     def run(self, session_id: str, run_id: int) -> RunRecord:
         rows = self.db.query(
-            f"SELECT id, {_RUN_COLUMNS} FROM runs WHERE session_id = ? AND id = ?",
+            f"SELECT id, {RUN_COLUMNS} FROM runs WHERE session_id = ? AND id = ?",
             (session_id, run_id),
         )
         if not rows:
             raise StoreError(f"Run {run_id} of session {session_id[:8]} is not in the database.")
-        return _run(rows[0])
+        return run_from_row(rows[0])
 
     def done_keys(self, session_id: str) -> set[RunKey]:
         rows = self.db.query(
@@ -334,188 +338,3 @@ class SessionStore:
             )
             for r in rows
         ]
-
-
-_SESSION_SELECT = (
-    "SELECT s.*, p.host AS peer_host, "
-    "count(r.id) AS runs_done, coalesce(sum(r.status = 'failed'), 0) AS runs_failed "
-    "FROM sessions s LEFT JOIN peers p ON p.id = s.peer_id "
-    "LEFT JOIN runs r ON r.session_id = s.id"
-)
-
-
-def _session(row: sqlite3.Row) -> SessionRecord:
-    try:
-        plan = Plan.from_json(row["plan_json"])
-        conditions = conditions_from_dict(json.loads(row["conditions_json"]))
-        plan = replace(plan, conditions=conditions)
-        environment = json.loads(row["environment_json"] or "{}")
-    except (BadOption, ValueError) as err:
-        raise StoreError(
-            f"Session {row['id'][:8]} holds a plan LinkLab cannot read ({err}): it may come "
-            f"from a newer LinkLab."
-        ) from None
-    return SessionRecord(
-        id=row["id"],
-        name=row["name"],
-        peer_host=row["peer_host"] or plan.peer.host,
-        plan=plan,
-        environment=environment if isinstance(environment, dict) else {},
-        status=SessionStatus(row["status"]),
-        status_reason=row["status_reason"],
-        created_at=row["created_at"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        app_version=row["app_version"],
-        total_runs=row["total_runs"],
-        runs_done=row["runs_done"],
-        runs_failed=row["runs_failed"],
-    )
-
-
-def _run(row: sqlite3.Row) -> RunRecord:
-    key = RunKey(
-        Protocol(row["protocol"]),
-        IpVersion(row["ip_version"]),
-        row["value_index"],
-        row["repetition"],
-        RunKind(row["kind"]),
-    )
-    return RunRecord(
-        id=row["id"],
-        session_id=row["session_id"],
-        key=key,
-        value=row["value"],
-        ok=row["status"] == "ok",
-        error_kind=row["error_kind"],
-        error=row["error"],
-        attempts=row["attempts"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        elapsed_s=row["elapsed_s"],
-        engine=row["engine"],
-        engine_version=row["engine_version"],
-        argv=tuple(json.loads(row["argv_json"])),
-        metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
-        raw_output=row["raw_output"],
-    )
-
-
-def _plain(value: object) -> object:
-    if hasattr(value, "__dataclass_fields__"):
-        return {k: (v.value if hasattr(v, "value") else v) for k, v in asdict(value).items()}  # type: ignore[call-overload]
-    return value
-
-
-def _owner() -> tuple[str, int, float]:
-    pid = os.getpid()
-    return socket.gethostname(), pid, psutil.Process(pid).create_time()
-
-
-def _alive(pid: int | None, started: float | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        proc = psutil.Process(pid)
-        return started is None or abs(proc.create_time() - started) < 1.0
-    except psutil.Error:
-        return False
-
-
-@dataclass(frozen=True)
-class StoredRun:
-    """A run as another database held it: the record, its samples, its flows as JSON."""
-
-    record: RunRecord
-    samples: tuple[Sample, ...]
-    flows_json: str
-
-
-@dataclass(frozen=True)
-class StoredSession:
-    record: SessionRecord
-    runs: tuple[StoredRun, ...]
-
-
-def _upsert_peer(conn: sqlite3.Connection, peer: Peer, now: str) -> int:
-    conn.execute(
-        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
-        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
-        "last_used = excluded.last_used",
-        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
-    )
-    return int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
-
-
-def _insert_run(
-    conn: sqlite3.Connection,
-    session_id: str,
-    key: RunKey,
-    value: float,
-    *,
-    ok: bool,
-    error_kind: str,
-    error: str,
-    attempts: int,
-    started_at: str,
-    ended_at: str,
-    elapsed_s: float | None,
-    engine: str,
-    engine_version: str,
-    argv: Sequence[str],
-    raw_output: str,
-    flows_json: str,
-    metrics: RunMetrics,
-) -> int:
-    row = (
-        session_id,
-        key.protocol.value,
-        int(key.ip_version),
-        key.kind.value,
-        key.value_index,
-        value,
-        key.repetition,
-        "ok" if ok else "failed",
-        error_kind,
-        error,
-        attempts,
-        started_at,
-        ended_at,
-        elapsed_s,
-        engine,
-        engine_version,
-        json.dumps(list(argv)),
-        raw_output,
-        flows_json,
-        *(getattr(metrics, name) for name in METRIC_FIELDS),
-    )
-    placeholders = ", ".join("?" for _ in row)
-    cursor = conn.execute(f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({placeholders})", row)
-    return int(cursor.lastrowid or 0)
-
-
-def _insert_samples(conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample]) -> None:
-    conn.executemany(
-        "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
-        "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                run_id,
-                seq,
-                s.flow.value,
-                s.start_s,
-                s.end_s,
-                s.bits_per_second,
-                s.bytes,
-                s.retransmits,
-                s.rtt_ms,
-                s.cwnd_bytes,
-                s.jitter_ms,
-                s.lost_packets,
-                s.packets,
-            )
-            for seq, s in enumerate(samples)
-        ],
-    )

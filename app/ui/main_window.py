@@ -24,13 +24,13 @@ from app.engine.errors import BadOption, EngineError
 from app.store.db import StoreError
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
-from app.ui.compare_tab import CompareTab
+from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
-from app.ui.local_servers import LocalServers
-from app.ui.measure_tab import MeasureTab
-from app.ui.server_tab import ServerTab
-from app.ui.sessions_tab import SessionsTab
-from app.ui.settings_tab import SettingsTab
+from app.ui.measure.tab import MeasureTab
+from app.ui.server.local_servers import LocalServers
+from app.ui.server.tab import ServerTab
+from app.ui.sessions.tab import SessionsTab
+from app.ui.settings.tab import SettingsTab
 
 
 def user_preset_dir() -> Path:

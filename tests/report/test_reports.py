@@ -23,11 +23,11 @@ from app.engine.errors import BadOption
 from app.models import IpVersion, Protocol
 from app.report.compare_export import comparison_csv
 from app.report.html_report import report_html
-from app.report.render import compared_sessions, write_outputs
 from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.plan import Conditions, Medium, Peer, Plan, RunKey, Security
+from app.ui.common.report_files import compared_sessions, write_outputs
 from tests.conftest import ROOT_DIR
 
 SCRIPT = "<script>alert(1)</script>"
@@ -114,7 +114,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
 
 @pytest.fixture(scope="module")
 def chart(stored: Stored) -> bytes:
-    from app.ui.render_charts import chart_png
+    from app.ui.common.render_charts import chart_png
 
     return chart_png(stored.comparison, None)
 
@@ -146,7 +146,7 @@ def test_the_data_gives_one_significant_and_one_untelling_difference(stored: Sto
 
 
 def test_chart_png_has_the_asked_size_and_is_drawn(stored: Stored, chart: bytes) -> None:
-    from app.ui.render_charts import chart_png
+    from app.ui.common.render_charts import chart_png
 
     assert png_size(chart) == (1200, 700)
     image = QImage.fromData(chart)

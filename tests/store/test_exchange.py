@@ -204,7 +204,7 @@ def test_import_is_all_or_nothing(
 ) -> None:
     file = target.parent / "in.json"
     write_exchange(file, document)
-    counts, real_insert = _counts(target), sessions_module._upsert_peer
+    counts, real_insert = _counts(target), sessions_module.upsert_peer
     calls: list[object] = []
 
     def failing_second(*args: Any) -> int:
@@ -214,7 +214,7 @@ def test_import_is_all_or_nothing(
         return real_insert(*args)
 
     # The second session's first write fails: the first one is not kept either.
-    monkeypatch.setattr(sessions_module, "_upsert_peer", failing_second)
+    monkeypatch.setattr(sessions_module, "upsert_peer", failing_second)
     with pytest.raises(RuntimeError):
         _import(file, target)
     assert _counts(target) == counts

@@ -7,7 +7,7 @@ import sys
 
 from app.analysis.stats import summarize
 from app.models import Flow, Sample
-from app.ui.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 
 
 def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.plan import Conditions, Peer, Plan, RunKey, Security
-from app.ui.compare_tab import CompareTab
+from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 
 OPEN = {128: [20.0, 20.5, 19.5], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}
@@ -91,7 +91,7 @@ def test_compare_tab(qtbot, context: AppContext, tmp_path: Path) -> None:  # typ
 
 
 def test_share_chart_for_concurrent_sessions(qtbot, context: AppContext) -> None:  # type: ignore[no-untyped-def]
-    from app.ui.session_view import SessionView
+    from app.ui.sessions.view import SessionView
 
     with Database(context.db_path) as db:
         store = SessionStore(db)

@@ -27,9 +27,9 @@ from app.engine.servers import LocalServer
 from app.engine.tools import Tool
 from app.models import Iperf3Options
 from app.ui.context import AppContext
-from app.ui.local_servers import LocalServers
-from app.ui.server_tab import ServerTab
-from app.ui.settings_tab import SettingsTab
+from app.ui.server.local_servers import LocalServers
+from app.ui.server.tab import ServerTab
+from app.ui.settings.tab import SettingsTab
 from tests.conftest import free_port
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")

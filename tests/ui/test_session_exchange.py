@@ -20,14 +20,14 @@ from app.store.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, 
 from app.store.sessions import SessionStore
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from app.ui.session_exchange import (
+from app.ui.sessions.exchange import (
     FileImported,
     SessionName,
     describe_import,
     session_label,
     suggested_name,
 )
-from app.ui.sessions_tab import SessionsTab
+from app.ui.sessions.tab import SessionsTab
 from tests.conftest import free_port
 from tests.ui.test_sessions_tab import make_session
 

@@ -19,7 +19,7 @@ from app.study.describe import local_time
 from app.study.plan import Conditions, Medium, Peer, Plan, Security
 from app.study.tags import TagError, parse_tags
 from app.ui.context import AppContext
-from app.ui.sessions_tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
+from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
 from app.units import format_rate
 
 VALUES = (128, 640, 1408)
@@ -232,7 +232,7 @@ def test_rename_and_tags_persist(
     tab.refresh()
     tab.select_session(sid)
     monkeypatch.setattr(
-        "app.ui.sessions_tab.QInputDialog.getText", lambda *_a, **_k: ("after", True)
+        "app.ui.sessions.tab.QInputDialog.getText", lambda *_a, **_k: ("after", True)
     )
     button(tab, "rename_button").click()
 
@@ -274,7 +274,7 @@ def test_delete_asks_and_removes_only_on_yes(
         asked.append(text)
         return answer
 
-    monkeypatch.setattr("app.ui.sessions_tab.QMessageBox.question", question)
+    monkeypatch.setattr("app.ui.sessions.tab.QMessageBox.question", question)
     button(tab, "delete_button").click()
     assert "doomed" in asked[0] and "12 runs" in asked[0]
     assert names(tab) == ["doomed", "keep me"]

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QWidget
 
-from app.ui.widgets import INVALID_STYLE, FieldError, accessible, with_error
+from app.ui.common.widgets import INVALID_STYLE, FieldError, accessible, with_error
 
 STUDY, ADVANCED = 0, 1
 PAGE_NAMES = ("Study", "Advanced")

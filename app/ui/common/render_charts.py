@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
-from app.ui.charts import SweepChart, SweepPoint
+from app.ui.common.charts import SweepChart, SweepPoint
 
 Spread = Literal["sd", "ci"]
 

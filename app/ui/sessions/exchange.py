@@ -19,7 +19,7 @@ from app.store.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
 
 if TYPE_CHECKING:
-    from app.ui.sessions_tab import SessionsTab
+    from app.ui.sessions.tab import SessionsTab
 
 IMPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX} *.json);;All files (*)"
 EXPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX});;All files (*)"

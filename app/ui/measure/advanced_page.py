@@ -13,8 +13,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.study.plan import Order
-from app.ui.conditions_box import ConditionsBox
-from app.ui.widgets import DoubleSpinBox, SpinBox, ValueCombo, _combo, _double, _spin, accessible
+from app.ui.common.widgets import (
+    DoubleSpinBox,
+    SpinBox,
+    ValueCombo,
+    _combo,
+    _double,
+    _spin,
+    accessible,
+)
+from app.ui.measure.conditions_box import ConditionsBox
 
 
 class AdvancedControls:

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.tools import Source
+from app.ui.common.widgets import SpinBox
 from app.ui.context import ENGINE_NAMES, AppContext, EngineStatus
-from app.ui.server_tab import named, show_status
-from app.ui.widgets import SpinBox
+from app.ui.server.tab import named, show_status
 
 SOURCE_WORDS = {
     Source.SETTINGS: "the path set here",

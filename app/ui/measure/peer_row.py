@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.peercheck import PeerCheck, check_peer
 from app.study.plan import THIS_COMPUTER, Peer
-from app.ui.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"
 HOST6_HINT = "only when the peer above is an IPv4 address"

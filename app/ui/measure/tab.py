@@ -36,12 +36,12 @@ from app.study.events import (
 )
 from app.study.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.study.runner import iperf3_options, netperf_options
-from app.ui.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
-from app.ui.local_servers import LocalServers
-from app.ui.results import ResultsTable
-from app.ui.setup_panel import SetupPanel
-from app.ui.worker import StudyWorker
+from app.ui.measure.setup_panel import SetupPanel
+from app.ui.measure.worker import StudyWorker
+from app.ui.server.local_servers import LocalServers
 
 
 class _Signals(QObject):

@@ -1,5 +1,5 @@
 """Writes a comparison's PNG chart, HTML report and PDF report. Qt is loaded only when one of
-them is asked for: the drawing itself is app/ui/render_charts.py's job."""
+them is asked for: the drawing itself is render_charts.py's job."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def write_outputs(
     BadOption with a sentence."""
     if not (png or html or pdf):
         return []
-    from app.ui.render_charts import chart_png, pdf_from_html  # Qt only from here on
+    from app.ui.common.render_charts import chart_png, pdf_from_html  # Qt only from here on
 
     chart = chart_png(comparison, None)  # the report's own chart: a fixed, readable size
     if png:

@@ -29,18 +29,18 @@ from app.study.plan import (
     Plan,
     Variable,
 )
-from app.ui.advanced_page import AdvancedControls
-from app.ui.conditions_box import ConditionsBox
-from app.ui.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
-from app.ui.peer_row import LOCAL_NOTE, PeerRow
-from app.ui.study_page import StudyControls
-from app.ui.widgets import (
+from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
     accessible,
     scroll_page,
     with_error,
 )
+from app.ui.measure.advanced_page import AdvancedControls
+from app.ui.measure.conditions_box import ConditionsBox
+from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
+from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
+from app.ui.measure.study_page import StudyControls
 from app.units import parse_rate, parse_size
 
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QW
 
 from app.study.plan import Conditions, Medium, Security
 from app.study.tags import TagError, parse_tags, tags_text
-from app.ui.widgets import ValueCombo, _combo, accessible
+from app.ui.common.widgets import ValueCombo, _combo, accessible
 
 
 class ConditionsBox(QObject):

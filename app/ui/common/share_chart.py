@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.analysis.shares import PointShares
-from app.ui.charts import COLOURS, add_legend, style_plot
+from app.ui.common.charts import COLOURS, add_legend, style_plot
 
 
 class ShareChart(pg.PlotWidget):

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 from app.engine.errors import EngineError
 from app.engine.netinfo import LocalAddress, local_addresses
 from app.engine.servers import LocalServer, security_warning
+from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext
-from app.ui.local_servers import LocalServers
-from app.ui.widgets import ComboBox, SpinBox
+from app.ui.server.local_servers import LocalServers
 
 ALL_ADDRESSES = "All addresses"
 LOG_BLOCKS = 2000

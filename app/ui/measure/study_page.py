@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from app.models import Direction, IpVersion, Protocol
 from app.study.plan import VARIABLE_LABELS, Engine, Metric, Variable
-from app.ui.widgets import _combo, _spin, accessible
+from app.ui.common.widgets import _combo, _spin, accessible
 from app.units import parse_rate, parse_size
 
 #: Default sweep per variable: (from, to, step).

@@ -42,10 +42,10 @@ from app.store.sessions import SessionStore
 from app.study.describe import describe_conditions, local_time
 from app.study.frontdoor import FrontDoor
 from app.study.tags import TagError, parse_tags, tags_text
+from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
-from app.ui.session_exchange import SessionExchange
-from app.ui.session_view import SessionView
-from app.ui.widgets import ComboBox
+from app.ui.sessions.exchange import SessionExchange
+from app.ui.sessions.view import SessionView
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs")

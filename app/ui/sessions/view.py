@@ -24,9 +24,9 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
-from app.ui.charts import SweepChart, SweepPoint
-from app.ui.results import ResultsTable
-from app.ui.share_chart import ShareChart
+from app.ui.common.charts import SweepChart, SweepPoint
+from app.ui.common.results import ResultsTable
+from app.ui.common.share_chart import ShareChart
 
 NO_SELECTION = "Select a session in the list to see its results."
 

@@ -41,10 +41,10 @@ from app.report.compare_export import comparison_csv, std_table
 from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
 from app.study.plan import VARIABLE_LABELS
-from app.ui.charts import SweepChart, SweepPoint
+from app.ui.common.charts import SweepChart, SweepPoint
+from app.ui.common.share_chart import ShareChart
+from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
-from app.ui.share_chart import ShareChart
-from app.ui.widgets import ComboBox
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 
@@ -386,7 +386,7 @@ class CompareTab(QWidget):
             if kind == "csv":
                 path.write_text(comparison_csv(comparison), encoding="utf-8", newline="")
             else:
-                from app.report.render import write_outputs
+                from app.ui.common.report_files import write_outputs
 
                 write_outputs(comparison, png_size=png_size, **{kind: str(path)})  # type: ignore[arg-type]
         except (OSError, BadOption) as err:

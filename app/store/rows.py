@@ -1,0 +1,216 @@
+"""Rows of the sessions, runs and samples tables, to and from the typed records: the SQL that
+SessionStore runs in its transactions, written once for new runs and imported ones alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+
+import psutil
+
+from app.engine.errors import BadOption
+from app.models import IpVersion, Protocol, Sample
+from app.store.db import StoreError
+from app.store.records import (
+    METRIC_FIELDS,
+    RunMetrics,
+    RunRecord,
+    SessionRecord,
+    SessionStatus,
+)
+from app.study.plan import Peer, Plan, RunKey, RunKind
+from app.study.plan_codec import conditions_from_dict
+
+RUN_COLUMNS = (
+    "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
+    "error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version, "
+    "argv_json, raw_output, flows_json, " + ", ".join(METRIC_FIELDS)
+)
+
+SESSION_SELECT = (
+    "SELECT s.*, p.host AS peer_host, "
+    "count(r.id) AS runs_done, coalesce(sum(r.status = 'failed'), 0) AS runs_failed "
+    "FROM sessions s LEFT JOIN peers p ON p.id = s.peer_id "
+    "LEFT JOIN runs r ON r.session_id = s.id"
+)
+
+
+def session_from_row(row: sqlite3.Row) -> SessionRecord:
+    try:
+        plan = Plan.from_json(row["plan_json"])
+        conditions = conditions_from_dict(json.loads(row["conditions_json"]))
+        plan = replace(plan, conditions=conditions)
+        environment = json.loads(row["environment_json"] or "{}")
+    except (BadOption, ValueError) as err:
+        raise StoreError(
+            f"Session {row['id'][:8]} holds a plan LinkLab cannot read ({err}): it may come "
+            f"from a newer LinkLab."
+        ) from None
+    return SessionRecord(
+        id=row["id"],
+        name=row["name"],
+        peer_host=row["peer_host"] or plan.peer.host,
+        plan=plan,
+        environment=environment if isinstance(environment, dict) else {},
+        status=SessionStatus(row["status"]),
+        status_reason=row["status_reason"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        app_version=row["app_version"],
+        total_runs=row["total_runs"],
+        runs_done=row["runs_done"],
+        runs_failed=row["runs_failed"],
+    )
+
+
+def run_from_row(row: sqlite3.Row) -> RunRecord:
+    key = RunKey(
+        Protocol(row["protocol"]),
+        IpVersion(row["ip_version"]),
+        row["value_index"],
+        row["repetition"],
+        RunKind(row["kind"]),
+    )
+    return RunRecord(
+        id=row["id"],
+        session_id=row["session_id"],
+        key=key,
+        value=row["value"],
+        ok=row["status"] == "ok",
+        error_kind=row["error_kind"],
+        error=row["error"],
+        attempts=row["attempts"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        elapsed_s=row["elapsed_s"],
+        engine=row["engine"],
+        engine_version=row["engine_version"],
+        argv=tuple(json.loads(row["argv_json"])),
+        metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
+        raw_output=row["raw_output"],
+    )
+
+
+def plain(value: object) -> object:
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: (v.value if hasattr(v, "value") else v) for k, v in asdict(value).items()}  # type: ignore[call-overload]
+    return value
+
+
+def this_owner() -> tuple[str, int, float]:
+    pid = os.getpid()
+    return socket.gethostname(), pid, psutil.Process(pid).create_time()
+
+
+def owner_alive(pid: int | None, started: float | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        return started is None or abs(proc.create_time() - started) < 1.0
+    except psutil.Error:
+        return False
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run as another database held it: the record, its samples, its flows as JSON."""
+
+    record: RunRecord
+    samples: tuple[Sample, ...]
+    flows_json: str
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    record: SessionRecord
+    runs: tuple[StoredRun, ...]
+
+
+def upsert_peer(conn: sqlite3.Connection, peer: Peer, now: str) -> int:
+    conn.execute(
+        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
+        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
+        "last_used = excluded.last_used",
+        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
+    )
+    return int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+
+
+def insert_run(
+    conn: sqlite3.Connection,
+    session_id: str,
+    key: RunKey,
+    value: float,
+    *,
+    ok: bool,
+    error_kind: str,
+    error: str,
+    attempts: int,
+    started_at: str,
+    ended_at: str,
+    elapsed_s: float | None,
+    engine: str,
+    engine_version: str,
+    argv: Sequence[str],
+    raw_output: str,
+    flows_json: str,
+    metrics: RunMetrics,
+) -> int:
+    row = (
+        session_id,
+        key.protocol.value,
+        int(key.ip_version),
+        key.kind.value,
+        key.value_index,
+        value,
+        key.repetition,
+        "ok" if ok else "failed",
+        error_kind,
+        error,
+        attempts,
+        started_at,
+        ended_at,
+        elapsed_s,
+        engine,
+        engine_version,
+        json.dumps(list(argv)),
+        raw_output,
+        flows_json,
+        *(getattr(metrics, name) for name in METRIC_FIELDS),
+    )
+    placeholders = ", ".join("?" for _ in row)
+    cursor = conn.execute(f"INSERT INTO runs ({RUN_COLUMNS}) VALUES ({placeholders})", row)
+    return int(cursor.lastrowid or 0)
+
+
+def insert_samples(conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample]) -> None:
+    conn.executemany(
+        "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
+        "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                run_id,
+                seq,
+                s.flow.value,
+                s.start_s,
+                s.end_s,
+                s.bits_per_second,
+                s.bytes,
+                s.retransmits,
+                s.rtt_ms,
+                s.cwnd_bytes,
+                s.jitter_ms,
+                s.lost_packets,
+                s.packets,
+            )
+            for seq, s in enumerate(samples)
+        ],
+    )

@@ -1,0 +1,1 @@
+"""Shared pieces of the window: form controls, charts, the results table, rendering."""

@@ -1,0 +1,1 @@
+"""The Compare tab: series side by side, differences, findings, exports."""

@@ -1,0 +1,1 @@
+"""The Measure tab: the set-up form (Study and Advanced pages), Start/Stop, live charts."""

@@ -1,0 +1,1 @@
+"""The Sessions tab: every stored session, its view, and exchange files."""

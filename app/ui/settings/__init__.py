@@ -1,0 +1,1 @@
+"""The Settings tab: engine paths, default ports, the database file."""
