@@ -51,3 +51,19 @@ def parse_size(text: str) -> int:
     if value < 0 or value != value:
         raise ValueError(text)
     return round(value * scale)
+
+
+MINUS = "−"  # U+2212: a minus sign, not a hyphen, wherever a number is shown
+DASH = "—"  # nothing measured
+
+
+def format_p(p: float | None) -> str:
+    """A p-value as every view shows it: '< 0.001', '0.047', '—'."""
+    if p is None or p != p:
+        return DASH
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def signed(text: str, negative: bool, *, plus: bool = False) -> str:
+    """A shown magnitude with its sign: the minus sign, or '+' when asked for."""
+    return f"{MINUS}{text}" if negative else (f"+{text}" if plus else text)

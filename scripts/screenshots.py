@@ -171,6 +171,8 @@ def shoot() -> int:
     user.click_row("Sessions", 0)
     user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
     user.click("Compare")
+    series = user.find("Series to compare")
+    wait_for(lambda: series.count() >= 2, 30, "the comparison")  # type: ignore[attr-defined]
     for width, height in SIZES:
         resize(width, height)
         save(f"compare-{width}x{height}.png")

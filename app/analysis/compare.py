@@ -24,6 +24,24 @@ METRIC_INFO = {
     "jitter_ms": ("jitter", "ms", False),
     "loss_pct": ("loss", "%", False),
 }
+#: The names a user types (as in `linklab run --metric`) for the comparable metrics; the
+#: stored names (throughput_bps, rtt_ms, ...) are accepted too.
+METRIC_NAMES = {
+    "throughput": "throughput_bps",
+    "rtt": "rtt_ms",
+    "cpu": "cpu_local_pct",
+    "cpu-peer": "cpu_remote_pct",
+    "jitter": "jitter_ms",
+    "loss": "loss_pct",
+}
+
+
+def metric_key(name: str) -> str:
+    """The stored metric for a name a user gave ('rtt' or 'rtt_ms'); KeyError when none."""
+    key = METRIC_NAMES.get(name.strip().lower(), name.strip().lower())
+    if key not in METRIC_INFO:
+        raise KeyError(name)
+    return key
 
 
 @dataclass(frozen=True)

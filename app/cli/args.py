@@ -25,6 +25,20 @@ def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
     return convert
 
 
+def add_port_arguments(
+    parser: argparse.ArgumentParser, iperf3_help: str = "iperf3 port (default 5201)"
+) -> None:
+    """--port and --netserver-port, named the same by every command that reaches a peer."""
+    parser.add_argument("--port", type=number(int, 1, 65535), help=iperf3_help)
+    parser.add_argument(
+        "--netserver-port",
+        "--netperf-port",  # the name of earlier versions
+        dest="netserver_port",
+        type=number(int, 1, 65535),
+        help="netserver port (default 12865)",
+    )
+
+
 def size(text: str) -> int:
     try:
         return parse_size(text)

@@ -8,13 +8,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.analysis.compare import METRIC_INFO, Comparison, SeriesData, compare, series_data
+from app.analysis.compare import (
+    METRIC_INFO,
+    METRIC_NAMES,
+    Comparison,
+    SeriesData,
+    compare,
+    metric_key,
+    series_data,
+)
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
 from app.engine.errors import BadOption
 from app.report.compare_export import comparison_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
+from app.units import format_p, signed
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +34,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "one series of it (default: all its series).",
     )
     cmp.add_argument("sessions", nargs="+", metavar="SESSION")
-    cmp.add_argument("--metric", choices=list(METRIC_INFO), default="throughput_bps")
+    cmp.add_argument(
+        "--metric",
+        type=_metric,
+        default="throughput_bps",
+        metavar="|".join(METRIC_NAMES),
+        help="what to compare (default throughput); the names of `linklab run --metric`",
+    )
     cmp.add_argument("--baseline", metavar="SESSION", help="the reference (default: the first)")
     cmp.add_argument("--csv", metavar="FILE", help="write the difference table as CSV")
     cmp.add_argument("--png", metavar="FILE", help="write the overlay chart as PNG")
@@ -41,6 +56,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     add_db_argument(cmp)
     cmp.set_defaults(handler=cmd_compare)
+
+
+def _metric(text: str) -> str:
+    try:
+        return metric_key(text)
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: choose from {', '.join(METRIC_NAMES)}"
+        ) from None
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -176,13 +200,13 @@ def _print(comparison: Comparison) -> None:
             def show(v: float | None) -> str:
                 return "—" if v is None else format_value(metric, v)
 
-            sign = "" if p.difference is None or p.difference >= 0 else "−"
+            negative = p.difference is not None and p.difference < 0
             rel = "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}"
-            pv = "—" if p.p_value is None else f"{p.p_value:.3f}"
+            pv = format_p(p.p_value)
             sig = {True: "yes", False: "no", None: "untested"}[p.significant]
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
-                f"{sign + show(p.difference):>12} {rel:>7} {pv:>8}  {sig}"
+                f"{signed(show(p.difference), negative):>12} {rel:>7} {pv:>8}  {sig}"
             )
     print("\nFindings:")
     for sentence in comparison.findings:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app import __version__
-from app.cli.args import EXIT_FAILED, EXIT_OK, number, rate, size
+from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size
 from app.engine import netinfo
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import BadOption, EchoStartFailed, EngineError, EngineMissing
@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "serve",
         help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
     )
-    serve.add_argument("--port", type=number(int, 1, 65535), default=5201)
-    serve.add_argument("--netserver-port", type=number(int, 1, 65535), default=12865)
+    add_port_arguments(serve, "iperf3 port (default 5201; with --count, the first)")
+    serve.set_defaults(port=5201, netserver_port=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
     serve.add_argument(
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
     measure.add_argument("--peer", required=True, metavar="HOST")
     measure.add_argument("--engine", choices=("iperf3", "netperf"), default="iperf3")
-    measure.add_argument("--port", type=number(int, 1, 65535))
+    add_port_arguments(measure)
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
     measure.add_argument("--ip", choices=("4", "6"), help="IP version (default: either)")
     measure.add_argument("--duration", type=number(int, 1, 86400), default=5, metavar="S")
@@ -292,7 +292,7 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
         )
         nopts = NetperfOptions(
             host=args.peer,
-            port=args.port or 12865,
+            port=args.netserver_port or args.port or 12865,
             test=test,
             ip_version=ip,
             duration_s=args.duration,

@@ -48,8 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     delete.add_argument("session", metavar="SESSION")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     for action in (listing, show, rename, tag, delete):
-        add_db_argument(action)
-        action.add_argument("--json", action="store_true")
+        # Given before or after the action: `sessions --json show X` = `sessions show X --json`.
+        action.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+        action.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
 
     export = sub.add_parser(
         "export", help="write a session's runs to CSV, or sessions to a JSON exchange file"

@@ -15,6 +15,7 @@ from app.cli.args import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_STOPPED,
+    add_port_arguments,
     choices_list,
     key_value,
     number,
@@ -63,8 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ADDRESS",
         help="the peer's IPv6 address, when --peer is an IPv4 address and IPv6 is measured too",
     )
-    run.add_argument("--port", type=number(int, 1, 65535), help="iperf3 port (default 5201)")
-    run.add_argument("--netperf-port", type=number(int, 1, 65535), help="default 12865")
+    add_port_arguments(run)
     run.add_argument("--engine", choices=("iperf3", "netperf"))
     run.add_argument("--protocol", type=choices_list(("tcp", "udp")), metavar="tcp|udp|tcp,udp")
     run.add_argument("--ip", type=choices_list(("4", "6")), metavar="4|6|4,6")
@@ -123,6 +123,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     resume = sub.add_parser("resume", help="finish an interrupted or stopped session")
     resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
+    add_port_arguments(resume, "the peer's iperf3 port, when it moved (default: as stored)")
     add_db_argument(resume)
     resume.add_argument("--json", action="store_true")
     resume.set_defaults(handler=cmd_resume)
@@ -189,8 +190,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         peer["host6"] = args.peer6
     if args.port:
         peer["iperf3_port"] = args.port
-    if args.netperf_port:
-        peer["netperf_port"] = args.netperf_port
+    if args.netserver_port:
+        peer["netperf_port"] = args.netserver_port
     if not peer.get("host"):
         raise BadOption("Give the peer to measure against with --peer HOST (or in the plan file).")
     base["peer"] = peer
@@ -259,4 +260,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     door = _door(args)
-    return _execute(args, door, door.resume(args.session, ProgressPrinter(sys.stderr)))
+    study = door.resume(
+        args.session,
+        ProgressPrinter(sys.stderr),
+        iperf3_port=args.port,
+        netserver_port=args.netserver_port,
+    )
+    return _execute(args, door, study)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
@@ -15,11 +16,9 @@ from app.analysis.compare import ALPHA, METRIC_INFO, ComparedPoint, Comparison
 from app.report.compare_export import std_table
 from app.store.records import SessionRecord, utc_now
 from app.study.plan import VARIABLE_LABELS, Security
-from app.units import rate_unit
+from app.units import DASH, MINUS, format_p, rate_unit
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-DASH = "—"
-MINUS = "−"
 
 # Kept to what both browsers and Qt's QTextDocument (the PDF path) understand.
 _STYLE = """
@@ -72,9 +71,7 @@ def _with_unit(title: str, unit: str) -> str:
 
 
 def _p_value(p: float | None) -> str:
-    if p is None:
-        return DASH
-    return "&lt; 0.001" if p < 0.001 else f"{p:.3f}"
+    return html.escape(format_p(p))
 
 
 def _when(text: str | None) -> str:

@@ -283,9 +283,17 @@ class FrontDoor:
             return f"Session {session.short_id} is {session.status.value}: nothing to resume."
         return ""
 
-    def resume(self, ref: str, observer: Observer) -> StudyRun:
+    def resume(
+        self,
+        ref: str,
+        observer: Observer,
+        *,
+        iperf3_port: int | None = None,
+        netserver_port: int | None = None,
+    ) -> StudyRun:
         """The missing runs of a stored session, with its own plan (this computer's servers
-        are started again when it measured against this computer)."""
+        are started again when it measured against this computer; a peer whose servers moved
+        gets its new ports)."""
         with self._open(write=True) as db:
             store = SessionStore(db)
             store.mark_interrupted()
@@ -296,6 +304,14 @@ class FrontDoor:
         plan = session.plan
         if plan.peer.is_this_computer:
             plan = self._local_servers(plan)
+        else:
+            peer = plan.peer
+            peer = replace(
+                peer,
+                iperf3_port=iperf3_port or peer.iperf3_port,
+                netperf_port=netserver_port or peer.netperf_port,
+            )
+            plan = replace(plan, peer=peer)
         observer(StudyPrepared(plan, ()))
         return StudyRun(self.db_path, plan, observer, resume_session=session.id)
 

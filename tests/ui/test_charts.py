@@ -18,7 +18,7 @@ def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ign
     for i in range(5):
         chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=2.5e9))
     chart.add_sample(Sample(0, 1.0, Flow.DOWN, bits_per_second=None))  # unknown: skipped
-    chart._redraw()
+    chart._draw()
     assert chart.point_count == 5
     assert "Gbit/s" in chart.getPlotItem().getAxis("left").labelText
     (low, high) = chart.getPlotItem().viewRange()[1]
@@ -32,7 +32,7 @@ def test_legend_shows_only_once_it_names_something(qtbot) -> None:  # type: igno
     legend = chart.getPlotItem().legend
     assert not legend.isVisible()  # an empty legend would be a stray box on a blank chart
     chart.add_sample(Sample(0, 1.0, Flow.UP, bits_per_second=1e6))
-    chart._redraw()
+    chart._draw()
     assert legend.isVisible() and len(legend.items) == 1
     chart.reset("next run")
     assert not legend.isVisible()
@@ -60,15 +60,33 @@ def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[
     chart.resize(600, 400)
     chart.show()
     for _ in range(5):  # settle: earlier tests' garbage also holds references to True
-        chart._redraw()
+        chart._draw()
         qtbot.wait(1)
     gc.collect()
     before = sys.getrefcount(True)
     for i in range(50):
         chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=1e6 * (i + 1)))
-        chart._redraw()
+        chart._draw()
         chart.resize(600 + i % 3, 400)
         qtbot.wait(1)
     gc.collect()
     # The broken binding lost about 13 per repaint (650 here); noise is a few dozen.
     assert sys.getrefcount(True) >= before - 100
+
+
+def test_charts_redraw_only_while_shown_and_changing(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """An idle or hidden chart keeps no timer running on the GUI thread."""
+    chart = SweepChart("t", "throughput", is_rate=True)
+    qtbot.addWidget(chart)
+    chart.show()
+    qtbot.waitExposed(chart)
+    qtbot.waitUntil(lambda: not chart._timer.isActive(), timeout=2000)  # nothing to draw
+    chart.set_point("a", SweepPoint(1.0, 5e6, 1e5))
+    assert chart._timer.isActive()
+    qtbot.waitUntil(lambda: not chart._timer.isActive(), timeout=2000)  # drawn, idle again
+    assert chart.point_count() == 1
+    chart.hide()
+    chart.set_point("a", SweepPoint(2.0, 6e6, 1e5))
+    assert not chart._timer.isActive()  # hidden: drawn when shown again
+    chart.show()
+    assert chart._timer.isActive()

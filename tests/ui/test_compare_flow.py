@@ -46,6 +46,7 @@ def test_compare_two_sessions_and_export(window: MainWindow, user: User, tmp_pat
     user.click("Compare")
     assert window.tabs.currentWidget() is window.compare_tab
     series = user.find("Series to compare")
+    wait_for(lambda: series.count() == 2, 10, "the sessions to be read")  # type: ignore[attr-defined]
     labels = [series.item(i).text() for i in range(series.count())]  # type: ignore[attr-defined]
     assert len(labels) == 2 and any("WPA2" in label for label in labels)
     rows = user.table_rows("Differences")

@@ -15,6 +15,7 @@ from app.store.sessions import SessionStore
 from app.study.plan import Conditions, Peer, Plan, RunKey, Security
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
+from tests.ui.user import wait_for
 
 OPEN = {128: [20.0, 20.5, 19.5], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}
 WPA2 = {128: [20.1, 19.8, 20.4], 1408: [42.1, 43.0, 42.6, 42.2, 42.9]}
@@ -56,6 +57,7 @@ def test_compare_tab(qtbot, context: AppContext, tmp_path: Path) -> None:  # typ
     tab.resize(1280, 800)
     tab.show()
     tab.load_sessions(ids)
+    wait_for(lambda: not tab.reading, 10, "the sessions")
     assert [tab.curves.item(i).text() for i in range(tab.curves.count())] == ["Open", "WPA2"]
     assert tab.chart.series_names == ["Open", "WPA2"]
     assert tab.differences.rowCount() == 2
@@ -156,7 +158,9 @@ def test_compare_view_shows_the_share_of_concurrent_sessions(qtbot, context: App
     tab = CompareTab(context)
     qtbot.addWidget(tab)
     tab.load_sessions(ids)
+    wait_for(lambda: not tab.reading, 10, "the sessions")
     share_tab = tab.tables.indexOf(tab.share_chart)
     assert not tab.tables.isTabVisible(share_tab)  # no series ran at the same time
     tab.load_sessions([sid, ids[0]])
+    wait_for(lambda: not tab.reading, 10, "the sessions")
     assert tab.tables.isTabVisible(share_tab) and tab.share_chart.bars == 2

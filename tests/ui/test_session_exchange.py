@@ -29,7 +29,7 @@ from app.ui.sessions.exchange import (
 )
 from app.ui.sessions.tab import SessionsTab
 from tests.conftest import free_port
-from tests.ui.test_sessions_tab import make_session
+from tests.ui.test_sessions_tab import make_session, refreshed, settled
 
 WAIT_MS = 30_000
 
@@ -59,6 +59,7 @@ def run_import(qtbot: QtBot, tab: SessionsTab, *paths: Path) -> None:
     with qtbot.waitSignal(tab.exchange.job_finished, timeout=WAIT_MS):
         assert tab.import_files(list(paths))
     assert not tab.exchange.busy
+    settled(tab)  # the list, read again in the background, shows the imported sessions
 
 
 def refusal(path: Path) -> str:
@@ -71,7 +72,7 @@ def test_import_adds_the_sessions_and_selects_them(
     qtbot: QtBot, tab: SessionsTab, context: AppContext, exchange_file: tuple[Path, list[str]]
 ) -> None:
     path, ids = exchange_file
-    tab.refresh()
+    refreshed(tab)
     tab.search.setText("nothing matches this")  # the imported sessions must still show
     run_import(qtbot, tab, path)
     assert stored_ids(context.db_path) == set(ids)
@@ -101,7 +102,7 @@ def test_import_one_new_one_present_opens_nothing_twice(
     with Database(tmp_path / "other.sqlite3", readonly=True) as db:
         data["sessions"] += export_sessions(SessionStore(db), [theirs])["sessions"]
     write_exchange(both, data)
-    tab.refresh()
+    refreshed(tab)
     run_import(qtbot, tab, both)
     assert stored_ids(context.db_path) == {mine, theirs}
     assert tab.status.text() == (
@@ -155,7 +156,7 @@ def test_refused_file_shows_the_sentence_and_changes_nothing(
     spoil: Any,
 ) -> None:
     mine = make_session(context.db_path, "Mine", when="2025-03-01T09:00:00+00:00")
-    tab.refresh()
+    refreshed(tab)
     tab.select_session(mine)
     before = dump(context.db_path)
     bad = spoil(exchange_file[0], tmp_path)
@@ -209,7 +210,7 @@ def test_export_through_the_dialog_suggests_a_linklab_name(
         make_session(context.db_path, "Lab 1: Wi-Fi/WPA2?", when="2025-03-01T09:00:00+00:00"),
         make_session(context.db_path, "Lab 1: open", when="2025-03-01T10:00:00+00:00"),
     ]
-    tab.refresh()
+    refreshed(tab)
     tab.select_sessions(ids)
     assert tab.buttons["export_button"].isEnabled()
     offered: list[str] = []
@@ -300,6 +301,7 @@ def test_window_imports_files_it_was_opened_with(
         with qtbot.waitSignal(win.sessions.exchange.job_finished, timeout=WAIT_MS):
             win.show()  # the import starts once the event loop runs
         assert win.tabs.currentWidget() is win.sessions
+        settled(win.sessions)
         assert stored_ids(context.db_path) == set(ids)
         assert set(win.sessions.selected_ids()) == set(ids)
         assert win.sessions.status.text().startswith(f"Imported 2 sessions from {path.name}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,13 @@ from app.store.db import Database
 from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.describe import local_time
+from app.study.frontdoor import FrontDoor
 from app.study.plan import Conditions, Medium, Peer, Plan, Security
 from app.study.tags import TagError, parse_tags
 from app.ui.context import AppContext
 from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
 from app.units import format_rate
+from tests.ui.user import wait_for
 
 VALUES = (128, 640, 1408)
 
@@ -88,7 +91,19 @@ def tab(qtbot: QtBot, context: AppContext) -> SessionsTab:
     return widget
 
 
+def settled(tab: SessionsTab) -> SessionsTab:
+    """The tab once its reads of the database (in the background) have come back."""
+    wait_for(lambda: not tab.reading, 10, "the sessions to be read")
+    return tab
+
+
+def refreshed(tab: SessionsTab) -> SessionsTab:
+    tab.refresh()
+    return settled(tab)
+
+
 def rows(tab: SessionsTab) -> list[list[str]]:
+    settled(tab)
     model = tab.table.model()
     return [
         [model.index(r, c).data() for c in range(model.columnCount())]
@@ -113,7 +128,7 @@ def status_text(tab: SessionsTab) -> str:
 
 
 def test_no_database_yet_says_how_to_start(tab: SessionsTab, context: AppContext) -> None:
-    tab.refresh()
+    refreshed(tab)
     assert tab.view.message == NO_SESSIONS
     assert not context.db_path.exists()  # looking never creates the file
 
@@ -131,7 +146,7 @@ def test_list_newest_first_with_the_right_columns(tab: SessionsTab, context: App
         conditions=lab,
     )
     make_session(path, "middle", when="2026-02-01T08:00:00.000Z", status=SessionStatus.STOPPED)
-    tab.refresh()
+    refreshed(tab)
     table = tab.findChild(QTableView, "sessions_table")
     assert table is tab.table
     header = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
@@ -164,22 +179,22 @@ def test_search_and_status_filter(tab: SessionsTab, context: AppContext) -> None
         conditions=Conditions(tags=(("room", "attic"),)),
         status=SessionStatus.INTERRUPTED,
     )
-    tab.refresh()
+    refreshed(tab)
     assert len(rows(tab)) == 3
     search = tab.findChild(QLineEdit, "sessions_search")
     assert search is not None
     for text, expected in (("office", ["office wifi"]), ("localhost", ["lab cable"])):
         search.setText(text)
-        tab.refresh()
+        refreshed(tab)
         assert names(tab) == expected
     search.setText("attic")  # a tag in the conditions
-    tab.refresh()
+    refreshed(tab)
     assert names(tab) == ["home"]
     search.setText("")
     tab.status_filter.setCurrentIndex(tab.status_filter.findData("interrupted"))
     assert names(tab) == ["home"]
     search.setText("nothing like this")
-    tab.refresh()
+    refreshed(tab)
     assert rows(tab) == [] and tab.view.message == "No session matches the search."
 
 
@@ -192,9 +207,9 @@ def test_selected_session_shows_the_stores_means(tab: SessionsTab, context: AppC
         ip_versions=(IpVersion.V4, IpVersion.V6),
         repetitions=3,
     )
-    tab.refresh()
+    refreshed(tab)
     tab.select_session(sid)
-    view = tab.view
+    view = settled(tab).view
     assert view.session_id == sid
     with Database(path, readonly=True) as db:
         store = SessionStore(db)
@@ -217,8 +232,9 @@ def test_selected_session_shows_the_stores_means(tab: SessionsTab, context: AppC
 
 def test_rtt_and_cpu_tabs_appear_when_measured(tab: SessionsTab, context: AppContext) -> None:
     sid = make_session(context.db_path, "all", when="2026-01-01T08:00:00.000Z", rtt=True, cpu=True)
-    tab.refresh()
+    refreshed(tab)
     tab.select_session(sid)
+    settled(tab)
     assert all(tab.view.tabs.isTabVisible(i) for i in range(3))
     assert tab.view.rtt_chart.point_count() == 2 * len(VALUES)
     assert tab.view.cpu_chart.point_count() == 2 * len(VALUES)
@@ -229,7 +245,7 @@ def test_rename_and_tags_persist(
 ) -> None:
     path = context.db_path
     sid = make_session(path, "before", when="2026-01-01T08:00:00.000Z")
-    tab.refresh()
+    refreshed(tab)
     tab.select_session(sid)
     monkeypatch.setattr(
         "app.ui.sessions.tab.QInputDialog.getText", lambda *_a, **_k: ("after", True)
@@ -265,7 +281,7 @@ def test_delete_asks_and_removes_only_on_yes(
     path = context.db_path
     keep = make_session(path, "keep me", when="2026-01-01T08:00:00.000Z")
     doomed = make_session(path, "doomed", when="2026-01-02T08:00:00.000Z")
-    tab.refresh()
+    refreshed(tab)
     tab.select_session(doomed)
     asked: list[str] = []
     answer = QMessageBox.StandardButton.No
@@ -298,7 +314,7 @@ def test_resume_only_for_unfinished_sessions(
     ids[SessionStatus.RUNNING] = make_session(
         path, "running", when="2026-01-09T08:00:00.000Z", status=None
     )
-    tab.refresh()
+    refreshed(tab)
     resume = button(tab, "resume_button")
     assert not resume.isEnabled()  # nothing selected
     expected = {
@@ -320,7 +336,7 @@ def test_resume_only_for_unfinished_sessions(
 def test_compare_needs_two_sessions(qtbot: QtBot, tab: SessionsTab, context: AppContext) -> None:
     first = make_session(context.db_path, "a", when="2026-01-01T08:00:00.000Z")
     second = make_session(context.db_path, "b", when="2026-01-02T08:00:00.000Z")
-    tab.refresh()
+    refreshed(tab)
     compare = button(tab, "compare_button")
     tab.select_session(first)
     assert not compare.isEnabled()
@@ -335,7 +351,7 @@ def test_damaged_database_is_reported_and_left_alone(tab: SessionsTab, context: 
     path = context.db_path
     garbage = b"this is not a database\x00" * 100
     path.write_bytes(garbage)
-    tab.refresh()
+    refreshed(tab)
     assert "damaged" in status_text(tab) and str(path) in status_text(tab)
     assert tab.model.rowCount() == 0
     assert "cannot be shown" in tab.view.message
@@ -343,3 +359,23 @@ def test_damaged_database_is_reported_and_left_alone(tab: SessionsTab, context: 
     assert "damaged" in status_text(tab)
     assert path.read_bytes() == garbage
     assert not [p for p in path.parent.iterdir() if p.name.startswith(f"{path.name}-")]
+
+
+def test_the_database_is_read_off_the_gui_thread(
+    tab: SessionsTab, context: AppContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sid = make_session(context.db_path, "one", when="2026-01-01T08:00:00.000Z")
+    readers: list[threading.Thread] = []
+    for name in ("sessions", "runs"):
+        real = getattr(FrontDoor, name)
+
+        def spy(self: FrontDoor, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            readers.append(threading.current_thread())
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(FrontDoor, name, spy)
+    refreshed(tab)
+    tab.select_session(sid)
+    settled(tab)
+    assert tab.view.session_id == sid
+    assert len(readers) >= 2 and threading.main_thread() not in readers

@@ -43,11 +43,19 @@ def plain(text: str) -> str:
 def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
     """Let the event loop run until condition() is true."""
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not _holds(condition):
         QApplication.processEvents()
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
         time.sleep(0.01)
+
+
+def _holds(condition: Callable[[], object]) -> bool:
+    """A control that is not there yet (a view still being read) is a condition not met."""
+    try:
+        return bool(condition())
+    except Unreachable:
+        return False
 
 
 class Unreachable(AssertionError):

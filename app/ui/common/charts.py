@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.models import Flow, Sample
@@ -83,7 +83,43 @@ def add_legend(
     return item.legend
 
 
-class LiveChart(pg.PlotWidget):
+class _OnDemand:
+    """A chart redraws on a timer only while it has something new to show and is on screen:
+    an idle or hidden chart costs the GUI thread nothing."""
+
+    _timer: QTimer
+    _dirty: bool
+
+    def _start_timer(self) -> None:
+        self._timer = QTimer(self)  # type: ignore[arg-type]
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._tick)
+
+    def _changed(self) -> None:
+        self._dirty = True
+        if self.isVisible() and not self._timer.isActive():  # type: ignore[attr-defined]
+            self._timer.start()
+
+    def _tick(self) -> None:
+        if not self._dirty:
+            self._timer.stop()
+            return
+        self._draw()
+
+    def _draw(self) -> None:
+        raise NotImplementedError
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # type: ignore[misc]
+        if self._dirty:
+            self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)  # type: ignore[misc]
+        self._timer.stop()
+
+
+class LiveChart(_OnDemand, pg.PlotWidget):
     """Throughput of the run in progress, one curve per flow (up, and down for --bidir)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -99,10 +135,7 @@ class LiveChart(pg.PlotWidget):
         self._rates: dict[Flow, list[float]] = {}
         self._curves: dict[Flow, pg.PlotDataItem] = {}
         self._dirty = False
-        self._timer = QTimer(self)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self._redraw)
-        self._timer.start()
+        self._start_timer()
         self._unit = ("Mbit/s", 1e6)
         self.setLabel("left", f"throughput ({self._unit[0]})")
 
@@ -114,22 +147,20 @@ class LiveChart(pg.PlotWidget):
         self._times.clear()
         self._rates.clear()
         self.getPlotItem().setTitle(title)
-        self._dirty = True
+        self._changed()
 
     def add_sample(self, sample: Sample) -> None:
         if sample.bits_per_second is None:
             return
         self._times.setdefault(sample.flow, []).append(sample.end_s)
         self._rates.setdefault(sample.flow, []).append(sample.bits_per_second)
-        self._dirty = True
+        self._changed()
 
     @property
     def point_count(self) -> int:
         return sum(len(v) for v in self._rates.values())
 
-    def _redraw(self) -> None:
-        if not self._dirty:
-            return
+    def _draw(self) -> None:
         self._dirty = False
         peak = max((max(v) for v in self._rates.values() if v), default=0.0)
         unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
@@ -161,7 +192,7 @@ class SweepPoint:
     spread: float  # ±1 SD (or the CI half-width, when that is what is shown)
 
 
-class SweepChart(pg.PlotWidget):
+class SweepChart(_OnDemand, pg.PlotWidget):
     """Mean ± spread against the swept variable, one curve (with error bars) per series."""
 
     def __init__(
@@ -185,16 +216,13 @@ class SweepChart(pg.PlotWidget):
         self._dirty = False
         self._x_label = "packet size (B)"
         self._scale = 1.0
-        self._timer = QTimer(self)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.redraw)
-        self._timer.start()
+        self._start_timer()
         self.setLabel("left", y_label)
 
     def set_metric(self, y_label: str, *, is_rate: bool) -> None:
         self._y_label = y_label
         self._is_rate = is_rate
-        self._dirty = True
+        self._changed()
 
     def current_scale(self) -> float:
         """The divisor of the y values as last drawn (1e6 for Mbit/s, 1 when not a rate)."""
@@ -206,17 +234,17 @@ class SweepChart(pg.PlotWidget):
 
     def clear_points(self) -> None:
         self._series.clear()
-        self._dirty = True
+        self._changed()
 
     def set_point(self, series: str, point: SweepPoint) -> None:
         points = [p for p in self._series.get(series, []) if p.x != point.x]
         points.append(point)
         self._series[series] = sorted(points, key=lambda p: p.x)
-        self._dirty = True
+        self._changed()
 
     def set_series(self, series: str, points: Sequence[SweepPoint]) -> None:
         self._series[series] = sorted(points, key=lambda p: p.x)
-        self._dirty = True
+        self._changed()
 
     @property
     def series_names(self) -> list[str]:
@@ -228,8 +256,11 @@ class SweepChart(pg.PlotWidget):
         return sum(len(v) for v in self._series.values())
 
     def redraw(self) -> None:
-        if not self._dirty:
-            return
+        """Draw now what changed (exports and tests call it; the timer does otherwise)."""
+        if self._dirty:
+            self._draw()
+
+    def _draw(self) -> None:
         self._dirty = False
         for item in self._items:
             self.removeItem(item)

@@ -38,13 +38,13 @@ from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.engine.errors import BadOption
 from app.report.compare_export import comparison_csv, std_table
-from app.store.db import Database, StoreError
-from app.store.sessions import SessionStore
 from app.study.plan import VARIABLE_LABELS
+from app.ui.common.background import Background
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
+from app.units import format_p, signed
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 
@@ -168,6 +168,7 @@ class CompareTab(QWidget):
         self.baseline.currentIndexChanged.connect(self._recompute)
         self.spread.currentIndexChanged.connect(self._draw)
         self.curves.itemChanged.connect(self._curves_changed)
+        self._reader = Background(self)
         self._set_enabled(False)
 
     def _set_enabled(self, enabled: bool) -> None:
@@ -180,25 +181,34 @@ class CompareTab(QWidget):
         self.session_ids = list(session_ids)
         self._reload()
 
+    @property
+    def reading(self) -> bool:
+        return self._reader.busy
+
     def _reload(self) -> None:
+        """Read the sessions' series in the background; drawn when they arrive."""
         metric = self.metric_box.currentData()
-        items: list[SeriesData] = []
-        shares: list[PointShares] = []
-        x_label = ""
-        try:
-            with Database(self.context.db_path, readonly=True) as db:
-                store = SessionStore(db)
-                for session_id in self.session_ids:
-                    session = store.get(session_id)
-                    runs = store.runs(session.id)
-                    items += series_data(session, runs, metric)
-                    if session.plan.concurrent and not shares:
-                        shares = link_shares(session.plan, runs)
-                        label, unit = VARIABLE_LABELS[session.plan.variable]
-                        x_label = f"{label.lower()} ({unit})" if unit else label.lower()
-        except (StoreError, BadOption) as err:
-            self.status_message.emit(err.sentence)
-            return
+        door = self.context.door()
+        session_ids = list(self.session_ids)
+
+        def read() -> tuple[list[SeriesData], list[PointShares], str]:
+            items: list[SeriesData] = []
+            shares: list[PointShares] = []
+            x_label = ""
+            for session_id in session_ids:
+                session = door.session(session_id)
+                runs = door.runs(session.id)
+                items += series_data(session, runs, metric)
+                if session.plan.concurrent and not shares:
+                    shares = link_shares(session.plan, runs)
+                    label, unit = VARIABLE_LABELS[session.plan.variable]
+                    x_label = f"{label.lower()} ({unit})" if unit else label.lower()
+            return items, shares, x_label
+
+        self._reader.run(read, self._loaded, self.status_message.emit)
+
+    def _loaded(self, result: tuple[list[SeriesData], list[PointShares], str]) -> None:
+        items, shares, x_label = result
         self.share_chart.set_shares(shares, x_label)
         self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
         labels = legend_labels(items) if items else []
@@ -308,22 +318,22 @@ class CompareTab(QWidget):
             for p in result.points:
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
-                sign = "−" if p.difference is not None and p.difference < 0 else ""
+                negative = p.difference is not None and p.difference < 0
                 ci = (
                     "—"
                     if p.ci_low is None or p.ci_high is None
-                    else f"{'−' if p.ci_low < 0 else ''}{show(p.ci_low)} … "
-                    f"{'−' if p.ci_high < 0 else ''}{show(p.ci_high)}"
+                    else f"{signed(show(p.ci_low), p.ci_low < 0)} … "
+                    f"{signed(show(p.ci_high), p.ci_high < 0)}"
                 )
                 cells = [
                     result.other.label,
                     f"{p.value:g}",
                     show(p.baseline.mean),
                     show(p.other.mean),
-                    sign + show(p.difference),
+                    signed(show(p.difference), negative),
                     "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
                     ci,
-                    "—" if p.p_value is None else f"{p.p_value:.3g}",
+                    format_p(p.p_value),
                     {True: "yes", False: "no", None: "untested (1 run)"}[p.significant],
                 ]
                 for column, text in enumerate(cells):

@@ -229,17 +229,21 @@ class SessionExchange(QObject):
 
     def _show_imports(self, outcomes: tuple[FileImported, ...]) -> None:
         found = [s.id for o in outcomes for s in o.imported + o.skipped]
+        text = "\n".join(describe_import(o) for o in outcomes)
+
+        def say() -> None:
+            if any(o.error for o in outcomes):
+                self.tab.show_error(text)
+            else:
+                self.tab.status.setStyleSheet("")
+                self.tab.status.setText(text)
+
         if found:  # in view, whatever the search and filter, to be selected
             self.tab.search.clear()
             self.tab.status_filter.setCurrentIndex(0)
-            self.tab.refresh()
-            self.tab.select_sessions(found)
-        text = "\n".join(describe_import(o) for o in outcomes)
-        if any(o.error for o in outcomes):
-            self.tab.show_error(text)
+            self.tab.refresh(select=found, then=say)
         else:
-            self.tab.status.setStyleSheet("")
-            self.tab.status.setText(text)
+            say()
 
     def _show_export(self, outcome: FileExported) -> None:
         if outcome.error:

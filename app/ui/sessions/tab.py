@@ -36,12 +36,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.engine.errors import EngineError
-from app.store.db import Database, StoreError
-from app.store.records import SessionRecord, SessionStatus
-from app.store.sessions import SessionStore
+from app.store.db import StoreError
+from app.store.records import RunRecord, SessionRecord, SessionStatus
 from app.study.describe import describe_conditions, local_time
 from app.study.frontdoor import FrontDoor
 from app.study.tags import TagError, parse_tags, tags_text
+from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
 from app.ui.sessions.exchange import SessionExchange
@@ -213,6 +213,10 @@ class SessionsTab(QWidget):
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
+        self._reader = Background(self)
+        self._view_reader = Background(self)
+        self._to_select: list[str] | None = None
+        self._then: list[Callable[[], None]] = []
         self.exchange = SessionExchange(self)
         self.buttons: dict[str, QPushButton] = {}
         actions: list[tuple[str, str, str, Callable[[], object]]] = [
@@ -257,64 +261,71 @@ class SessionsTab(QWidget):
         layout.addLayout(bottom)
         self.update_actions()
 
-    # -- reading -------------------------------------------------------------------------------
-    def _open_db(self, readonly: bool) -> Database | None:
-        """A connection of our own, or None with the reason shown (no file, damaged file)."""
-        path = self.context.db_path
-        exists = path.is_file() and path.stat().st_size > 0
-        if readonly and not exists:
-            self.model.set_sessions([])
-            self.view.clear(NO_SESSIONS)
-            self.status.setText("")
-            return None
-        try:
-            return Database(path, readonly=readonly)
-        except StoreError as err:
-            self.show_error(err.sentence)
-            if readonly:  # the list cannot be read at all
-                self.model.set_sessions([])
-                self.view.clear("The sessions cannot be shown: see the message below.")
-            return None
-
+    # -- reading: off the GUI thread, through the front door -------------------------------
     def show_error(self, sentence: str) -> None:
         self.status.setText(sentence)
         self.status.setStyleSheet("color: #D55E00")
 
-    def refresh(self) -> None:
-        """Read the list again, keeping the selection and the session on view."""
+    @property
+    def reading(self) -> bool:
+        """Whether a read of the database (the list, or the session on view) is on its way."""
+        return self._reader.busy or self._view_reader.busy
+
+    def refresh(
+        self, select: Sequence[str] | None = None, then: Callable[[], None] | None = None
+    ) -> None:
+        """Read the list again (in the background), keeping the selection and the session on
+        view (or selecting the given sessions); then() runs once the list is shown."""
         self._search_timer.stop()
+        door = self.context.door()
+        search = self.search.text().strip()
+        status = self.status_filter.currentData() or None
+        on_view = self.view.session_id
+
+        def read() -> tuple[list[SessionRecord], list[RunRecord] | None]:
+            sessions = door.sessions(search, status)
+            shown = on_view is not None and any(s.id == on_view for s in sessions)
+            return sessions, door.runs(on_view) if shown and on_view else None
+
+        # Kept until a list arrives, even when a newer read replaces this one.
+        if select is not None:
+            self._to_select = list(select)
+        if then is not None:
+            self._then.append(then)
+        self._reader.run(read, self._listed, self._unreadable)
+
+    def _unreadable(self, sentence: str) -> None:
+        self.show_error(sentence)
+        self.model.set_sessions([])
+        self.view.clear("The sessions cannot be shown: see the message below.")
+        self.update_actions()
+
+    def _listed(self, result: tuple[list[SessionRecord], list[RunRecord] | None]) -> None:
+        sessions, runs = result
         selected = set(self.selected_ids())
         on_view = self.view.session_id
-        db = self._open_db(readonly=True)
-        if db is None:
-            self.update_actions()
-            return
-        with db:
-            store = SessionStore(db)
-            try:
-                sessions = store.list_sessions(
-                    self.search.text().strip(), self.status_filter.currentData() or None
-                )
-                by_id = {s.id: s for s in sessions}
-                runs = store.runs(on_view) if on_view in by_id else None
-            except StoreError as err:
-                self.show_error(err.sentence)
-                self.update_actions()
-                return
+        by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
         self.status.setText(_count_text(len(sessions), self.search.text().strip()))
         self.model.set_sessions(sessions)
         for column in (c for c in range(len(COLUMNS)) if c != 5):
             self.table.resizeColumnToContents(column)
         self._select(selected)
-        if on_view is not None and runs is not None:
+        if on_view in by_id and runs is not None:
             self.view.show_session(by_id[on_view], runs)
         elif not sessions:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
+            self.status.setText("" if not filtered else self.status.text())
         else:
             self.view.clear()
         self.update_actions()
+        chosen, self._to_select = self._to_select, None
+        if chosen is not None:
+            self.select_sessions(chosen)
+        then, self._then = self._then, []
+        for action in then:
+            action()
 
     def _select(self, ids: set[str]) -> None:
         selection = self.table.selectionModel()
@@ -371,17 +382,16 @@ class SessionsTab(QWidget):
         return self.exchange.export_to(session_ids, path)
 
     def open_selected(self) -> None:
+        """Show the selected session below the list (its runs read in the background)."""
         session = self._single()
-        db = self._open_db(readonly=True) if session is not None else None
-        if session is None or db is None:
+        if session is None:
             return
-        with db:
-            try:
-                runs = SessionStore(db).runs(session.id)
-            except StoreError as err:
-                self.show_error(err.sentence)
-                return
-        self.view.show_session(session, runs)
+        door = self.context.door()
+        self._view_reader.run(
+            lambda: door.runs(session.id),
+            lambda runs: self.view.show_session(session, runs),
+            self.show_error,
+        )
 
     # -- writing: through the front door, which decides what may be done -----------------
     def _change(self, action: Callable[[FrontDoor], object]) -> bool:
