@@ -74,9 +74,12 @@ class ServerBusy(EngineError):
     transient = True
 
     def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        other = port + 1 if port < 65535 else port - 1
         super().__init__(
-            f"The iperf3 server at {host} port {port} is busy with another test: wait for it "
-            f"to finish, or use a server on another port.",
+            f"The iperf3 server at {host} port {port} is busy: another client is testing "
+            f"against it right now, and an iperf3 server runs one test at a time. Wait for "
+            f"that test to end (LinkLab tries again by itself), or start a second server on "
+            f"the peer on another port (iperf3 -s -p {other}) and use that port.",
             detail=detail,
         )
 
