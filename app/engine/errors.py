@@ -156,3 +156,17 @@ class ParseError(EngineError):
             f"engine is a supported version, then run again.",
             detail=detail,
         )
+
+
+class NotIperf3(ParseError):
+    """The program run as iperf3 is iperf 2, a different program with other options."""
+
+    def __init__(self, seen: str) -> None:
+        EngineError.__init__(
+            self,
+            f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
+            f"different program with other options and output: install iperf3 3.1 or newer "
+            f"(Debian/Ubuntu: sudo apt-get install iperf3) and, if needed, set its path in "
+            f"LinkLab's settings.",
+            detail=seen,
+        )

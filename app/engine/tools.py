@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from app.engine.errors import EngineMissing, EngineTooOld
+from app.engine.errors import EngineMissing, EngineTooOld, NotIperf3
 from app.engine.process import child_environment, creation_options
 from app.resources import resource_dir
 
@@ -163,10 +163,15 @@ def iperf3_capabilities(help_text: str, version_text: str) -> frozenset[Capabili
     return frozenset(caps)
 
 
+_IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
+
+
 @functools.lru_cache(maxsize=16)
 def _probe(name: str, path: str, source: Source, _mtime: int, _size: int) -> Tool:
     if name == "iperf3":
         version_text = _run([path, "--version"])
+        if _IPERF2_VERSION.search(version_text):
+            raise NotIperf3(version_text.strip().splitlines()[0])
         version = parse_version(version_text.replace("cJSON", ""))
         caps = iperf3_capabilities(_run([path, "--help"]), version_text)
         if version and version < MIN_IPERF3:

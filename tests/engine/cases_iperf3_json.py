@@ -34,6 +34,7 @@ JSON_CASES = [
             "up.sender_bps": 389274697.967401,
             "up.receiver_bps": 388736097.120548,
             "up.retransmits": 159,
+            "up.receiver_derived": None,
             "rtt_mean_ms": 10.175,
             "rtt_min_ms": 1.875,
             "rtt_max_ms": 67.0,
@@ -113,6 +114,7 @@ JSON_CASES = [
         {
             "down.sender_bps": 32305625.765055776,
             "down.receiver_bps": 32034981.770479407,
+            "down.receiver_derived": None,
             "down.jitter_ms": 0.068292653230841,
             "down.lost_packets": 1,
             "down.packets": 30421,
@@ -223,6 +225,7 @@ JSON_CASES = [
         {
             "up.sender_bps": 199974519.80517262,
             "up.receiver_bps": 199967522.35304311,
+            "up.receiver_derived": None,
             "up.jitter_ms": 0.009932845059336717,
             "up.lost_packets": 0,
             "up.packets": 53271,

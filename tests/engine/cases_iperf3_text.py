@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine.errors import BadOption
-from tests.engine.engine_replay import KIB, Case, K
+from app.engine.errors import BadOption, NotIperf3
+from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [
     # -- iperf3 text (-f k -V --forceflush for LinkLab; some public ones without -V) -----------
@@ -18,6 +18,53 @@ TEXT_CASES = [
             "cpu_remote_pct": 29.6,
             "first.up.bits_per_second": 19678187 * K,
             "first.up.cwnd_bytes": 1023 * KIB,
+            "samples": 3,
+        },
+    ),
+    Case(
+        "local-iperf3-3.1.3-linux-udp-V-fk.txt",
+        "3.1.3",
+        {
+            # One summary line: the sender's 3.47 MBytes, the receiver's 48/443 lost.
+            "up.sender_bps": 9698 * K,
+            "up.sender_bytes": round(3.47 * MIB),
+            "up.jitter_ms": 0.013,
+            "up.lost_packets": 48,
+            "up.packets": 443,
+            "up.loss_pct": 11.0,
+            "up.receiver_bps": 9698 * K * 395 / 443,
+            "up.receiver_derived": LOSS,
+            "cpu_local_pct": 1.7,
+            "first.up.packets": 139,
+            "samples": 3,
+        },
+        says="395 of 443 datagrams",
+    ),
+    Case(
+        "iperf3-3.1-windows-udp.txt",
+        "3.1",
+        {
+            "up.sender_bps": 1.38 * G,
+            "up.jitter_ms": 0.072,
+            "up.lost_packets": 35148,
+            "up.packets": 62949,
+            "up.loss_pct": 56.0,
+            "up.receiver_bps": 1.38 * G * (62949 - 35148) / 62949,
+            "up.receiver_derived": LOSS,
+            "first.up.bits_per_second": 1.34 * G,
+            "first.up.packets": 20398,
+            "samples": 3,
+        },
+    ),
+    Case(
+        "iperf3-3.1-windows-tcp-P5.txt",  # no "Starting Test": 5 "connected to" lines
+        "3.1",
+        {
+            "up.sender_bps": 4670 * M,
+            "up.receiver_bps": 4670 * M,
+            "up.sender_bytes": round(1.64 * GIB),
+            "up.retransmits": None,  # Windows reports none
+            "first.up.bits_per_second": 4.27 * G,
             "samples": 3,
         },
     ),
@@ -52,6 +99,7 @@ TEXT_CASES = [
         {
             "up.sender_bps": 20009 * K,
             "up.receiver_bps": 19726 * K,
+            "up.receiver_derived": None,
             "up.jitter_ms": 0.014,
             "up.lost_packets": 0,
             "up.packets": 229,
@@ -73,9 +121,29 @@ TEXT_CASES = [
         },
     ),
     Case(
+        "iperf3-3.9-linux-tcp-omit3-crlf.txt",  # no -V: the summary follows a separator
+        "3.9",
+        {
+            "up.sender_bps": 361 * M,
+            "up.sender_bytes": 430 * MIB,
+            "up.receiver_bps": 361 * M,
+            "up.receiver_bytes": 434 * MIB,
+            "up.retransmits": 46,
+            "first.up.bits_per_second": 356 * M,
+            "samples": 10,
+        },
+    ),
+    Case(
         "iperf3-3.7plus-openwrt-text-param-error.txt",
         "3.7",
         error=BadOption,
         says="you must specify username",
+    ),
+    Case(
+        "iperf-2-linux-udp.txt",
+        "2.0",
+        error=NotIperf3,
+        says="is iperf 2 (it printed 'Client connecting to 10.128.0.2, UDP port 25000",
+        exit_code=0,
     ),
 ]

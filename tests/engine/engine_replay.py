@@ -22,6 +22,7 @@ from app.engine.netperf import start_netperf
 from app.engine.run import EngineRun
 from app.engine.tools import Capability, Source, Tool, parse_version
 from app.models import (
+    Derivation,
     Direction,
     EngineMessage,
     Flow,
@@ -125,6 +126,7 @@ class FakeEngine:
 
 
 HOST = "192.0.2.10"  # TEST-NET-1: never looked up, never reached
+LOSS = Derivation.LOSS_COUNTERS
 K, M, G = 1e3, 1e6, 1e9  # iperf3's text rates are powers of 1000
 KIB, MIB, GIB = 1024, 1024**2, 1024**3  # and its transfer sizes powers of 1024
 
