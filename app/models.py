@@ -106,6 +106,7 @@ class Derivation(StrEnum):
     """How LinkLab worked out a figure the engine did not state itself."""
 
     LOSS_COUNTERS = "loss counters"  # the sender's count x (datagrams - lost) / datagrams
+    INTERVALS = "intervals"  # the receiver's own interval reports, added up
 
 
 @dataclass(frozen=True)

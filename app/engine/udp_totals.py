@@ -2,8 +2,8 @@
 
 Before 3.11, iperf3's -J output has no receiver total for UDP (`end.sum` holds the sender's
 bytes with the receiver's loss counters), and before 3.2 the text summary is one line of the
-same mix. The sender's rate is not what crossed the link, so the received rate is worked out
-from the loss counters.
+same mix. The sender's rate is not what crossed the link, so the received rate is worked out:
+from the receiver's own interval reports when this end received, else from the loss counters.
 """
 
 from __future__ import annotations
@@ -32,6 +32,18 @@ def from_loss_counters(flow: FlowSummary) -> FlowSummary:
     )
 
 
+def from_intervals(flow: FlowSummary, received_bytes: int, seconds: float) -> FlowSummary:
+    """The flow with the receiver's figures added up from its interval reports."""
+    if flow.receiver_bps is not None or seconds <= 0:
+        return flow
+    return replace(
+        flow,
+        receiver_bps=received_bytes * 8 / seconds,
+        receiver_bytes=received_bytes,
+        receiver_derived=Derivation.INTERVALS,
+    )
+
+
 def note(flow: FlowSummary) -> str | None:
     """One sentence for the run's log saying how a derived received rate was found."""
     rate = format_rate(flow.receiver_bps)
@@ -43,4 +55,6 @@ def note(flow: FlowSummary) -> str | None:
             f"sender's {format_rate(flow.sender_bps)} for the {packets - lost} of {packets} "
             f"datagrams that arrived."
         )
+    if flow.receiver_derived is Derivation.INTERVALS:
+        return f"{lead}: the received rate, {rate}, is added up from this end's interval reports."
     return None

@@ -8,7 +8,7 @@ from app.engine.errors import (
     ConnectTimeout,
     EngineFailed,
 )
-from tests.engine.engine_replay import HOST, Case
+from tests.engine.engine_replay import HOST, LOSS, Case
 
 JSON_CASES = [
     # -- iperf3 -J (one document at the end) ----------------------------------------------------
@@ -28,6 +28,20 @@ JSON_CASES = [
         },
     ),
     Case(
+        "iperf3-3.0.7-linux-udp.json",
+        "3.0.7",
+        {
+            "up.sender_bps": 19804500.0,
+            "up.jitter_ms": 0.0113579,
+            "up.lost_packets": 0,
+            "up.packets": 3022,
+            "up.loss_pct": 0.0,
+            "up.receiver_bps": 19804500.0,  # 3022 of 3022 arrived
+            "up.receiver_derived": LOSS,
+            "samples": 10,
+        },
+    ),
+    Case(
         "iperf3-3.1.3-linux-tcp.json",
         "3.1.3",
         {
@@ -42,6 +56,39 @@ JSON_CASES = [
             "cpu_remote_pct": 4.763802,
             "samples": 10,
         },
+    ),
+    Case(
+        "iperf3-3.1.3-linux-udp.json",
+        "3.1.3",
+        {
+            "up.sender_bps": 1048481.633493,
+            "up.jitter_ms": 2735.461,  # as published: large, yet possible
+            "up.lost_packets": 0,
+            "up.packets": 159,
+            "up.receiver_bps": 1048481.633493,
+            "up.receiver_derived": LOSS,
+            "samples": 10,
+        },
+    ),
+    Case(
+        "local-iperf3-3.1.3-linux-udp.json",
+        "3.1.3",
+        {
+            "up.sender_bps": 9697822.025529,
+            "up.sender_bytes": 3637248,
+            "up.jitter_ms": 0.008,
+            "up.lost_packets": 60,
+            "up.packets": 441,
+            "up.loss_pct": 13.605442,
+            # Not the sender's rate: 381 of 441 datagrams arrived.
+            "up.receiver_bps": 9697822.025529 * 381 / 441,
+            "up.receiver_derived": LOSS,
+            "throughput_bps": 9697822.025529 * 381 / 441,
+            "cpu_local_pct": 1.711054,
+            "cpu_remote_pct": 0.163431,
+            "samples": 3,
+        },
+        says="worked out from the loss counters",
     ),
     Case(
         "iperf3-3.1.6-linux-tcp-20s.json",
@@ -93,6 +140,19 @@ JSON_CASES = [
             "up.retransmits": 0,
             "rtt_mean_ms": 154.269,
             "samples": 10,  # 12 intervals, 2 of them omitted
+        },
+    ),
+    Case(
+        "iperf3-3.9-linux-udp.json",
+        "3.9",
+        {
+            "up.sender_bps": 1048569.7085817485,
+            "up.jitter_ms": 0.011259258240784126,
+            "up.lost_packets": 0,
+            "up.packets": 40,
+            "up.receiver_bps": 1048569.7085817485,
+            "up.receiver_derived": LOSS,
+            "samples": 10,
         },
     ),
     Case(
@@ -258,6 +318,20 @@ JSON_CASES = [
             "first.down.jitter_ms": 0.021732455059885976,
             "first.down.lost_packets": 0,
             "samples": 2,
+        },
+        error=EngineFailed,
+        says="the run ended without a summary",
+        exit_code=0,
+    ),
+    Case(
+        "iperf3-3.17-android-udp-reverse-interval.jsonl",
+        "3.17",
+        {
+            # "sender": false in the interval: this end received, so the flow is down.
+            "first.down.bits_per_second": 1081340.7773533543,
+            "first.down.jitter_ms": 0.023491129322622144,
+            "first.down.packets": 8,
+            "samples": 1,
         },
         error=EngineFailed,
         says="the run ended without a summary",
