@@ -105,6 +105,35 @@ class PeerVanished(EngineError):
         )
 
 
+class ClosedBeforeStart(EngineError):
+    """The peer accepted the control connection, then closed it before the first interval."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"The peer {host} accepted the connection on port {port}, then closed it before "
+            f"the test started: the program listening there may not be an iperf3 server (a "
+            f"device's built-in iperf server, such as lwIP's, closes the connection this way), "
+            f"the iperf3 server may be a release too far from this one, or a firewall may cut "
+            f"the test connections. Check what listens on port {port} on the peer and run the "
+            f"same iperf3 release on both ends, then run again.",
+            detail=detail,
+        )
+
+
+class DataConnectionFailed(EngineError):
+    """netperf reached netserver but could not open the separate data connection."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"netserver at {host} answered on its control port {port} but refused the data "
+            f"connection: a firewall on the peer may block the data port (netperf opens it on "
+            f"a port of its own choosing; let netserver through the firewall), or netperf and "
+            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
+            f"the same netperf release on both ends, then run again.",
+            detail=detail,
+        )
+
+
 class Ipv6Unavailable(EngineError):
     def __init__(self, host: str, detail: str | None = None) -> None:
         super().__init__(
@@ -139,6 +168,18 @@ class EngineFailed(EngineError):
             f"{engine} stopped with an error: {message}. Check the peer and the settings, "
             f"then run again.",
             detail=message,
+        )
+
+
+class Interrupted(EngineError):
+    """The engine got an interrupt or stop signal that did not come from LinkLab's Stop."""
+
+    def __init__(self, engine: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"{engine} was interrupted before the run ended (something other than LinkLab's "
+            f"Stop sent it an interrupt or a stop signal): the run is not counted. Check that "
+            f"no script or console stops {engine}, then run again.",
+            detail=detail,
         )
 
 

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
 
 from app.engine.errors import (
     AuthenticationFailed,
     BadOption,
+    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineError,
     EngineFailed,
     HostUnresolved,
+    Interrupted,
     Ipv6Unavailable,
     PeerVanished,
     ServerBusy,
 )
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
-from app.engine.run import EngineRun, Parser
+from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
     check_port,
@@ -149,12 +150,12 @@ def parser_for(mode: OutputMode) -> Parser:
     }[mode]
 
 
-def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
+def classifier(opts: Iperf3Options) -> Classifier:
     """Map iperf3's own error words to a typed error with a sentence for this peer."""
     host, port = opts.host, opts.port
     wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
-    def classify(message: str) -> EngineError:
+    def classify(message: str, *, started: bool = True) -> EngineError:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
@@ -194,7 +195,13 @@ def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
                 "peer has terminated",
             )
         ):
+            if not started:
+                # Accepted, then closed before the first interval: no vanished peer, but a
+                # program that is no (compatible) iperf3 server, or a firewall.
+                return ClosedBeforeStart(host, port, detail=message)
             return PeerVanished(host, detail=message)
+        if "client has terminated" in text:
+            return Interrupted("iperf3", detail=message)
         if "parameter error" in text:
             return BadOption(f"iperf3 refused an option: {message}.", detail=message)
         if wants_v6 and "invalid argument" in text and resolves_for_ipv4(host):

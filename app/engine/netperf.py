@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from app.engine.errors import (
     BadOption,
     ConnectTimeout,
+    DataConnectionFailed,
     EngineError,
     EngineFailed,
     HostUnresolved,
@@ -16,7 +16,7 @@ from app.engine.errors import (
     PeerVanished,
 )
 from app.engine.netperf_parse import parse_keyval
-from app.engine.run import EngineRun
+from app.engine.run import Classifier, EngineRun
 from app.engine.tools import Tool
 from app.engine.validate import (
     check_port,
@@ -167,10 +167,10 @@ _PEER_GONE = (
 )
 
 
-def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[str], EngineError]:
+def classify(host: str, port: int, ip_version: IpVersion | None) -> Classifier:
     """A function that turns netperf's failure text into the typed error for this run."""
 
-    def to_error(message: str) -> EngineError:
+    def to_error(message: str, *, started: bool = True) -> EngineError:
         text = message.lower()
         v6 = ip_version == IpVersion.V6
         if v6 and _FAMILY_UNSUPPORTED.search(message):
@@ -183,6 +183,11 @@ def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[st
             # netperf prints no errno here: refused, unreachable and (after the kernel's
             # ~2 min of SYN retries) a silent drop all read the same.
             return NoNetserver(host, port, detail=message)
+        if "connect_data_socket" in text:
+            # The control connection worked; the data connection, on a port netperf picks
+            # itself, did not: a firewall there, or a netserver of another release (it then
+            # never opens that port).
+            return DataConnectionFailed(host, port, detail=message)
         if "message too long" in text:
             return BadOption(
                 "The network stack refused to send a message this large: use a smaller "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Protocol
 
 from app.engine.errors import ConnectTimeout, EngineError, PeerVanished, StoppedByUser
 from app.engine.process import IdleTimeout, ManagedProcess
@@ -18,9 +19,15 @@ from app.models import (
 )
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
-#: Turns the engine's own failure words (and its stderr) into a typed error.
-Classifier = Callable[[str], EngineError]
 LiveEvent = Sample | EngineMessage
+
+
+class Classifier(Protocol):
+    """Turns the engine's own failure words (and its stderr) into a typed error; `started`
+    says whether any interval had arrived (a peer that closes before that is no vanished
+    peer but the wrong one, or an incompatible one)."""
+
+    def __call__(self, message: str, *, started: bool = True) -> EngineError: ...
 
 
 class EngineRun:
@@ -82,11 +89,13 @@ class EngineRun:
         self._process = process
         process.start()
         samples: list[Sample] = []
+        started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
         try:
             for event in self._parser(self._tee(process.lines(self._idle_timeout_s))):
                 if isinstance(event, Sample):
+                    started = True
                     if not event.omitted:
                         samples.append(event)
                     yield event
@@ -101,7 +110,7 @@ class EngineRun:
             process.wait()
             if self._cancel_requested:
                 raise StoppedByUser() from None
-            if not samples and self._port is not None:
+            if not started and self._port is not None:
                 # Silent from the start: the peer never answered, rather than went away.
                 raise ConnectTimeout(self._host, self._port, detail=str(exc)) from None
             raise PeerVanished(self._host, exc.seconds, detail=str(exc)) from None
@@ -126,7 +135,7 @@ class EngineRun:
                     else "the run ended without a summary"
                 )
             )
-            raise self._classify(message)
+            raise self._classify(message, started=started)
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,

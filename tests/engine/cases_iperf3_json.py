@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.engine.errors import (
     AuthenticationFailed,
+    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineFailed,
@@ -187,6 +188,18 @@ JSON_CASES = [
         "3.0.11",
         error=ConnectTimeout,
         says=f"No answer from {HOST} on port 5201",
+    ),
+    Case(
+        "iperf3-3.6-linux-err-ctrlsock.json",
+        "3.6",
+        error=ClosedBeforeStart,
+        says="then closed it before the test started",
+    ),
+    Case(
+        "iperf3-3.16-macos-err-ctrlsock.json",
+        "3.16",
+        error=ClosedBeforeStart,
+        says="may not be an iperf3 server",
     ),
     Case(
         "iperf3-3.7-openwrt-err-refused.json",

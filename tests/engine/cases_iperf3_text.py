@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.errors import BadOption, NotIperf3
+from app.engine.errors import BadOption, ClosedBeforeStart, Interrupted, NotIperf3
 from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [
@@ -132,6 +132,25 @@ TEXT_CASES = [
             "first.up.bits_per_second": 356 * M,
             "samples": 10,
         },
+    ),
+    Case(
+        "iperf3-3.9-linux-tcp-interrupted-crlf.txt",
+        "3.9",
+        {"samples": 5},  # 3 omitted, 2 counted; the "^C" line is no interval
+        error=Interrupted,
+        says="iperf3 was interrupted before the run ended",
+    ),
+    Case(
+        "iperf3-3.9-linux-err-ctrlsock-crlf.txt",
+        "3.9",
+        error=ClosedBeforeStart,
+        says="accepted the connection on port 5201",
+    ),
+    Case(
+        "iperf3-3.1.3-windows-V-err-ctrlreset.txt",
+        "3.1.3",
+        error=ClosedBeforeStart,
+        says="then closed it before the test started",
     ),
     Case(
         "iperf3-3.7plus-openwrt-text-param-error.txt",

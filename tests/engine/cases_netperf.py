@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from app.engine.errors import ConnectTimeout, NoNetserver
+from app.engine.errors import ConnectTimeout, DataConnectionFailed, NoNetserver
 from tests.engine.engine_replay import HOST, Case
 
 NETPERF_CASES = [
+    Case(
+        "netperf-2.5.0-err-connect-data-socket.txt",
+        "2.5.0",
+        error=DataConnectionFailed,
+        says="refused the data connection",
+    ),
     Case(
         "netperf-flent-err-establish-control.txt",
         "2.7.0",
