@@ -3,9 +3,38 @@
 from __future__ import annotations
 
 from app.engine.errors import ConnectTimeout, DataConnectionFailed, NoNetserver
-from tests.engine.engine_replay import HOST, Case
+from tests.engine.engine_replay import HOST, Case, M
 
 NETPERF_CASES = [
+    # -- netperf -k keyval ------------------------------------------------------------------------
+    Case(
+        "local-netperf-2.7.0-debian12-udp_stream-no-etc-protocols.txt",
+        "2.7.0",
+        {
+            "up.sender_bps": 2604.45 * M,
+            "up.receiver_bps": 2580.23 * M,
+            "up.sender_bytes": 976722600,
+            "up.receiver_bytes": 967639400,
+            "up.packets": 697659,
+            "up.lost_packets": 697659 - 691171,
+            "up.loss_pct": 100 * (697659 - 691171) / 697659,
+            "cpu_local_pct": 68.53,
+            "first.up.bits_per_second": 2087.58 * M,
+            "samples": 3,
+        },
+        says="netperf warned: enable_enobufs failed: getprotobyname",
+    ),
+    Case(
+        "netperf-2.6-debian-tcp_rr-keyval-enobufs.txt",
+        "2.6.0",
+        {
+            "transactions_per_s": 2841.067,
+            "rtt_mean_ms": 0.35166,
+            "rtt_min_ms": None,
+            "samples": 0,
+        },
+        says="netperf warned: enable_enobufs failed",
+    ),
     Case(
         "netperf-2.5.0-err-connect-data-socket.txt",
         "2.5.0",
