@@ -49,6 +49,7 @@ class EngineRun:
         port: int | None = None,
         idle_timeout_s: float,
         env: Mapping[str, str] | None = None,
+        notices: Sequence[str] = (),
     ) -> None:
         self.tool = tool
         self.argv: tuple[str, ...] = tuple(argv)
@@ -58,10 +59,16 @@ class EngineRun:
         self._port = port
         self._idle_timeout_s = idle_timeout_s
         self._env = env
+        self._notices = tuple(notices)
         self._process: ManagedProcess | None = None
         self._raw: list[str] = []
         self._cancel_requested = False
         self.result: RunResult | None = None
+
+    @property
+    def idle_timeout_s(self) -> float:
+        """How long the engine may print nothing before the peer counts as gone."""
+        return self._idle_timeout_s
 
     @property
     def pid(self) -> int | None:
@@ -93,6 +100,8 @@ class EngineRun:
         summary: RunSummary | None = None
         failure: str | None = None
         try:
+            for notice in self._notices:
+                yield EngineMessage(notice)
             for event in self._parser(self._tee(process.lines(self._idle_timeout_s))):
                 if isinstance(event, Sample):
                     started = True
@@ -155,7 +164,16 @@ class EngineRun:
 
 def _error_lines(stderr: list[str]) -> str:
     """The engine's error sentence from stderr: a line that names the failure, else the last."""
-    words = ("error", "unable", "refused", "failed", "partial response", "could not")
+    words = (
+        "error",
+        "unable",
+        "refused",
+        "failed",
+        "partial response",
+        "could not",
+        "unrecognized option",
+        "invalid option",
+    )
     lines = [line.strip() for line in stderr if line.strip()]
     for line in lines:
         if any(word in line.lower() for word in words):

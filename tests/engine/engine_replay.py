@@ -125,6 +125,44 @@ class FakeEngine:
         return script
 
 
+#: iperf3 3.1.3's --help (src/iperf_locale.c at tag 3.1.3), the lines the probe reads.
+HELP_3_1_3 = """Usage: iperf [-s|-c host] [options]
+       iperf [-h|--help] [-v|--version]
+
+Server or Client:
+  -p, --port      #         server port to listen on/connect to
+  -f, --format    [kmgKMG]  format to report: Kbits, Mbits, KBytes, MBytes
+  -V, --verbose             more detailed output
+  -J, --json                output in JSON format
+  --logfile f               send output to a log file
+Server specific:
+  -1, --one-off             handle one client connection then exit
+Client specific:
+  -u, --udp                 use UDP rather than TCP
+  -b, --bandwidth #[KMG][/#] target bandwidth in bits/sec (0 for unlimited)
+  -R, --reverse             run in reverse mode (server sends, client receives)
+  -O, --omit N              omit the first n seconds
+  --get-server-output       get results from server
+"""
+#: What getopt and iperf3 3.1.3 print for an option it does not know (then exit 1).
+UNKNOWN_OPTION = "iperf3: unrecognized option '{option}'\n" + HELP_3_1_3
+
+
+def iperf3_3_1_3(folder: Path) -> str:
+    """A stand-in iperf3 3.1.3: its probes, its refusals and its real -J output."""
+    return str(
+        FakeEngine(
+            [
+                Replay(ENGINE_OUTPUTS / "local-iperf3-3.1.3-linux-udp.json", ("-u", "-J")),
+                Replay(ENGINE_OUTPUTS / "iperf3-3.1.3-linux-tcp.json", ("-J",)),
+            ],
+            probes=[Probe(("--version",), "iperf 3.1.3\n"), Probe(("--help",), HELP_3_1_3)],
+            rejects=["--connect-timeout", "--forceflush", "--json-stream", "--bidir"],
+            reject_text=UNKNOWN_OPTION,
+        ).write(folder)
+    )
+
+
 HOST = "192.0.2.10"  # TEST-NET-1: never looked up, never reached
 LOSS = Derivation.LOSS_COUNTERS
 K, M, G = 1e3, 1e6, 1e9  # iperf3's text rates are powers of 1000
