@@ -211,3 +211,17 @@ class NotIperf3(ParseError):
             f"LinkLab's settings.",
             detail=seen,
         )
+
+
+class ImpossibleValue(EngineError):
+    """A figure outside physical bounds; the run is not counted and its output is kept."""
+
+    def __init__(self, engine: str, what: str, value: str, *, detail: str | None = None) -> None:
+        super().__init__(
+            f"{engine} reported an impossible {what} of {value}: the run is not counted, and "
+            f"its output is kept with it for inspection. Check the engine's release on both "
+            f"ends, then run again.",
+            detail=detail,
+        )
+        self.what = what
+        self.value = value

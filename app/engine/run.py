@@ -6,7 +6,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from app.engine.errors import ConnectTimeout, EngineError, PeerVanished, StoppedByUser
+from app.engine.bounds import impossible
+from app.engine.errors import (
+    ConnectTimeout,
+    EngineError,
+    ImpossibleValue,
+    PeerVanished,
+    StoppedByUser,
+)
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.tools import Tool
 from app.models import (
@@ -36,6 +43,10 @@ class EngineRun:
     `events()` yields samples and messages live and returns when the run is over; `result`
     then holds the RunResult. Errors are raised as EngineError subclasses. `cancel()` may be
     called from any thread and ends the run (and its process tree) within about a second.
+
+    Every figure is checked against physical bounds (app.engine.bounds) before it is passed
+    on: a sample as it arrives, the summary at the end. An impossible one fails the run with
+    ImpossibleValue, whose detail holds the raw output.
     """
 
     def __init__(
@@ -99,11 +110,14 @@ class EngineRun:
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
+        problem: tuple[str, str] | None = None
         try:
             for notice in self._notices:
                 yield EngineMessage(notice)
             for event in self._parser(self._tee(process.lines(self._idle_timeout_s))):
                 if isinstance(event, Sample):
+                    if (problem := impossible(event)) is not None:
+                        break
                     started = True
                     if not event.omitted:
                         samples.append(event)
@@ -129,11 +143,22 @@ class EngineRun:
             process.cancel()
             process.wait()
             raise
+        if problem is not None:
+            process.cancel()
         code = process.wait(timeout=5)
         stderr = process.stderr_lines()
         self._raw.extend(f"[stderr] {line}" for line in stderr)
-        if self._cancel_requested or process.cancelled:
+        if self._cancel_requested:
             raise StoppedByUser()
+        if problem is None and summary is not None and failure is None and code == 0:
+            problem = impossible(summary)
+        if problem is not None:
+            what, value = problem
+            raise ImpossibleValue(self.tool.name, what, value, detail="\n".join(self._raw))
+        if process.cancelled:
+            raise StoppedByUser()
+        if summary is not None and not _has_figures(summary):
+            summary = None  # e.g. an empty "end" event after an error
         if failure is not None or summary is None or code != 0:
             message = (
                 failure
@@ -160,6 +185,18 @@ class EngineRun:
         for line in lines:
             self._raw.append(line)
             yield line
+
+
+def _has_figures(summary: RunSummary) -> bool:
+    """Whether the summary measured anything (a rate, an RTT, a transaction rate)."""
+    flows = [
+        (f.sender_bps, f.receiver_bps, f.sender_bytes, f.receiver_bytes) for f in summary.flows
+    ]
+    known = [v for values in flows for v in values] + [
+        summary.rtt_mean_ms,
+        summary.transactions_per_s,
+    ]
+    return any(value is not None for value in known)
 
 
 def _error_lines(stderr: list[str]) -> str:

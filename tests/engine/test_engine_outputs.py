@@ -4,7 +4,7 @@ replayed through LinkLab's own run path, each against the figures its summary st
 The outputs live beside the repository in shared/engine-outputs, with their sources in its
 MANIFEST.md; they are read in place, never copied here. Each one is printed by a stand-in
 engine started through the process module, so line reading, the parser that iperf3.py or
-netperf.py picks for that output mode, and the error classifier all run.
+netperf.py picks for that output mode, the bounds check and the error classifier all run.
 The expected figures are in cases_iperf3_json.py, cases_iperf3_text.py and cases_netperf.py.
 """
 

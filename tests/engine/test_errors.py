@@ -8,6 +8,7 @@ from app.engine.errors import (
     ClosedBeforeStart,
     DataConnectionFailed,
     EngineError,
+    ImpossibleValue,
     Interrupted,
     NotIperf3,
     ServerBusy,
@@ -30,6 +31,7 @@ def test_busy_server_says_another_client_is_testing() -> None:
         DataConnectionFailed("10.0.0.5", 12865),
         Interrupted("iperf3"),
         NotIperf3("Client connecting to 10.0.0.5, TCP port 5001"),
+        ImpossibleValue("iperf3", "throughput", "1e+308 bit/s"),
     ],
 )
 def test_sentences_say_what_happened_and_what_to_do(err: EngineError) -> None:
