@@ -174,9 +174,9 @@ class Case:
     """One recorded output and what LinkLab must make of it.
 
     `figures` maps "up.<field>" / "down.<field>" (FlowSummary), "<field>" (RunSummary, or
-    RunResult.throughput_bps), "first.<flow>.<field>" (the first live Sample of that flow)
-    and "samples" (how many count) to the value the output states. The flows named are the
-    only ones there may be.
+    RunResult.throughput_bps), "first.<flow>.<field>" (the first counted Sample of that flow;
+    of all that arrived when the run failed) and "samples" (how many) to the value the output
+    states. The flows named are the only ones there may be.
     """
 
     file: str
