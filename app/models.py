@@ -102,6 +102,13 @@ class Sample:
     omitted: bool = False
 
 
+class Derivation(StrEnum):
+    """How LinkLab worked out a figure the engine did not state itself."""
+
+    LOSS_COUNTERS = "loss counters"  # the sender's count x (datagrams - lost) / datagrams
+    INTERVALS = "intervals"  # the receiver's own interval reports, added up
+
+
 @dataclass(frozen=True)
 class FlowSummary:
     """End-of-run totals for one data flow, as counted by its sender and by its receiver."""
@@ -116,6 +123,9 @@ class FlowSummary:
     lost_packets: int | None = None
     packets: int | None = None
     loss_pct: float | None = None
+    #: Set when the engine gave no receiver total and receiver_bps/receiver_bytes were worked
+    #: out from what it did give (iperf3 before 3.11 in UDP); None when the engine stated them.
+    receiver_derived: Derivation | None = None
 
     @property
     def throughput_bps(self) -> float | None:

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import math
+
 _RATE_UNITS = (("Tbit/s", 1e12), ("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3))
 
 
 def format_rate(bps: float | None, digits: int = 3) -> str:
-    """24_500_000_000 -> '24.5 Gbit/s'; None -> '—'."""
+    """24_500_000_000 -> '24.5 Gbit/s'; None or NaN -> '—'.
+
+    Total: any value, stored or read back, formats without raising (inf -> '∞ bit/s').
+    """
     if bps is None:
         return "—"
+    try:
+        bps = float(bps)
+    except OverflowError:  # an integer beyond any float
+        bps = math.inf if bps > 0 else -math.inf
+    if math.isnan(bps):
+        return "—"
+    if math.isinf(bps):
+        return f"{'−' if bps < 0 else ''}∞ bit/s"
     for unit, scale in _RATE_UNITS:
         if abs(bps) >= scale:
             return f"{_significant(bps / scale, digits)} {unit}"
@@ -17,8 +30,9 @@ def format_rate(bps: float | None, digits: int = 3) -> str:
 
 def rate_unit(max_bps: float) -> tuple[str, float]:
     """The unit and divisor that suit values up to max_bps (for chart axes and tables)."""
+    finite = isinstance(max_bps, int) or math.isfinite(max_bps)
     for unit, scale in _RATE_UNITS:
-        if abs(max_bps) >= scale:
+        if finite and abs(max_bps) >= scale:
             return unit, scale
     return "bit/s", 1.0
 
@@ -26,6 +40,8 @@ def rate_unit(max_bps: float) -> tuple[str, float]:
 def _significant(value: float, digits: int) -> str:
     if value == 0:
         return "0"
+    if abs(value) >= 1e9:  # only absurd rates get here (above 1000 Tbit/s): keep them short
+        return f"{value:.{max(1, digits)}g}"
     whole = len(str(int(abs(value)))) if abs(value) >= 1 else 1
     decimals = max(0, digits - whole)
     return f"{value:.{decimals}f}"

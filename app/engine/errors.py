@@ -74,9 +74,12 @@ class ServerBusy(EngineError):
     transient = True
 
     def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        other = port + 1 if port < 65535 else port - 1
         super().__init__(
-            f"The iperf3 server at {host} port {port} is busy with another test: wait for it "
-            f"to finish, or use a server on another port.",
+            f"The iperf3 server at {host} port {port} is busy: another client is testing "
+            f"against it right now, and an iperf3 server runs one test at a time. Wait for "
+            f"that test to end (LinkLab tries again by itself), or start a second server on "
+            f"the peer on another port (iperf3 -s -p {other}) and use that port.",
             detail=detail,
         )
 
@@ -98,6 +101,35 @@ class PeerVanished(EngineError):
         super().__init__(
             f"The peer {host} stopped answering{waited} in the middle of the run: check the "
             f"link and that the server on the peer is still running, then run again.",
+            detail=detail,
+        )
+
+
+class ClosedBeforeStart(EngineError):
+    """The peer accepted the control connection, then closed it before the first interval."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"The peer {host} accepted the connection on port {port}, then closed it before "
+            f"the test started: the program listening there may not be an iperf3 server (a "
+            f"device's built-in iperf server, such as lwIP's, closes the connection this way), "
+            f"the iperf3 server may be a release too far from this one, or a firewall may cut "
+            f"the test connections. Check what listens on port {port} on the peer and run the "
+            f"same iperf3 release on both ends, then run again.",
+            detail=detail,
+        )
+
+
+class DataConnectionFailed(EngineError):
+    """netperf reached netserver but could not open the separate data connection."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"netserver at {host} answered on its control port {port} but refused the data "
+            f"connection: a firewall on the peer may block the data port (netperf opens it on "
+            f"a port of its own choosing; let netserver through the firewall), or netperf and "
+            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
+            f"the same netperf release on both ends, then run again.",
             detail=detail,
         )
 
@@ -139,6 +171,18 @@ class EngineFailed(EngineError):
         )
 
 
+class Interrupted(EngineError):
+    """The engine got an interrupt or stop signal that did not come from LinkLab's Stop."""
+
+    def __init__(self, engine: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"{engine} was interrupted before the run ended (something other than LinkLab's "
+            f"Stop sent it an interrupt or a stop signal): the run is not counted. Check that "
+            f"no script or console stops {engine}, then run again.",
+            detail=detail,
+        )
+
+
 class StoppedByUser(EngineError):
     def __init__(self) -> None:
         super().__init__("The run was stopped.")
@@ -176,3 +220,31 @@ class NoLatencyMethod(EngineError):
             f"LinkLab's Server tab) on the peer, or check the ports and any firewall between.",
             detail=detail,
         )
+
+
+class NotIperf3(ParseError):
+    """The program run as iperf3 is iperf 2, a different program with other options."""
+
+    def __init__(self, seen: str) -> None:
+        EngineError.__init__(
+            self,
+            f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
+            f"different program with other options and output: install iperf3 3.1 or newer "
+            f"(Debian/Ubuntu: sudo apt-get install iperf3) and, if needed, set its path in "
+            f"LinkLab's settings.",
+            detail=seen,
+        )
+
+
+class ImpossibleValue(EngineError):
+    """A figure outside physical bounds; the run is not counted and its output is kept."""
+
+    def __init__(self, engine: str, what: str, value: str, *, detail: str | None = None) -> None:
+        super().__init__(
+            f"{engine} reported an impossible {what} of {value}: the run is not counted, and "
+            f"its output is kept with it for inspection. Check the engine's release on both "
+            f"ends, then run again.",
+            detail=detail,
+        )
+        self.what = what
+        self.value = value

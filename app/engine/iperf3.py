@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
 
 from app.engine.errors import (
     AuthenticationFailed,
     BadOption,
+    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineError,
     EngineFailed,
+    EngineTooOld,
     HostUnresolved,
+    Interrupted,
     Ipv6Unavailable,
     PeerVanished,
     ServerBusy,
 )
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
-from app.engine.run import EngineRun, Parser
+from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
     check_port,
@@ -39,14 +41,26 @@ UDP_LENGTH = (16, 65507)
 
 class OutputMode(StrEnum):
     JSON_STREAM = "json-stream"  # 3.17+: one JSON event per line, live
-    TEXT = "text"  # older: -V --forceflush text, live
+    TEXT = "text"  # 3.1.5 to 3.16: -V --forceflush text, live
     JSON = "json"  # -J: one document at the end (no live view)
 
 
 def output_mode(tool: Tool, live: bool = True) -> OutputMode:
-    if not live:
-        return OutputMode.JSON
-    return OutputMode.JSON_STREAM if tool.has(Capability.JSON_STREAM) else OutputMode.TEXT
+    """How to run iperf3: live when asked and possible. Before 3.1.5 there is no --forceflush,
+    and text written to a pipe arrives in lumps or only at the end, so -J serves better."""
+    if live and tool.has(Capability.JSON_STREAM):
+        return OutputMode.JSON_STREAM
+    if live and tool.has(Capability.FORCEFLUSH):
+        return OutputMode.TEXT
+    return OutputMode.JSON
+
+
+def no_live_notice(tool: Tool) -> str:
+    return (
+        f"This iperf3 ({tool.version_string}) cannot report while it runs (it has neither "
+        f"--forceflush, added in 3.1.5, nor --json-stream), so live samples are not "
+        f"available: the figures arrive when the run ends. A newer iperf3 reports live."
+    )
 
 
 def validate_options(opts: Iperf3Options) -> None:
@@ -119,8 +133,8 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         argv += ["-b", str(opts.bitrate_bps)]
     if opts.omit_s:
         argv += ["-O", str(opts.omit_s)]
-    if opts.connect_timeout_ms is not None:
-        tool.require(Capability.CONNECT_TIMEOUT, "limit the connect time (--connect-timeout)")
+    if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
+        # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
     if opts.bind_address is not None:
         argv += ["-B", opts.bind_address]
@@ -149,12 +163,12 @@ def parser_for(mode: OutputMode) -> Parser:
     }[mode]
 
 
-def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
+def classifier(opts: Iperf3Options) -> Classifier:
     """Map iperf3's own error words to a typed error with a sentence for this peer."""
     host, port = opts.host, opts.port
     wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
-    def classify(message: str) -> EngineError:
+    def classify(message: str, *, started: bool = True) -> EngineError:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
@@ -194,7 +208,20 @@ def classifier(opts: Iperf3Options) -> Callable[[str], EngineError]:
                 "peer has terminated",
             )
         ):
+            if not started:
+                # Accepted, then closed before the first interval: no vanished peer, but a
+                # program that is no (compatible) iperf3 server, or a firewall.
+                return ClosedBeforeStart(host, port, detail=message)
             return PeerVanished(host, detail=message)
+        if "unrecognized option" in text or "invalid option" in text:
+            return EngineTooOld(
+                f"This iperf3 does not know an option LinkLab passed ({message.strip()}): "
+                f"install a newer iperf3, or set the path of another one in LinkLab's "
+                f"settings.",
+                detail=message,
+            )
+        if "client has terminated" in text:
+            return Interrupted("iperf3", detail=message)
         if "parameter error" in text:
             return BadOption(f"iperf3 refused an option: {message}.", detail=message)
         if wants_v6 and "invalid argument" in text and resolves_for_ipv4(host):
@@ -219,6 +246,7 @@ def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> Engin
     idle = 3 * opts.interval_s + 10.0
     if mode is OutputMode.JSON:
         idle += opts.duration_s + opts.omit_s
+    notices = (no_live_notice(tool),) if live and mode is OutputMode.JSON else ()
     return EngineRun(
         tool,
         argv,
@@ -228,4 +256,5 @@ def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> Engin
         port=opts.port,
         idle_timeout_s=idle,
         env=env,
+        notices=notices,
     )

@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from app.engine import udp_totals
 from app.engine.errors import ParseError
 from app.engine.numbers import measured, measured_int
 from app.models import (
@@ -32,10 +33,15 @@ class _Context:
     def __init__(self) -> None:
         self.reverse = False
         self.bidir = False
+        self.started = False
+        # What this end received, from its own UDP interval reports (for old -J output).
+        self.received_bytes = 0
+        self.received_s = 0.0
 
     def learn(self, start: object) -> None:
         if not isinstance(start, Mapping):
             return
+        self.started = True
         test = start.get("test_start")
         if isinstance(test, Mapping):
             self.reverse = bool(test.get("reverse"))
@@ -111,7 +117,11 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
         yield from _interval_samples(data, context)
     elif name == "end":
         if isinstance(data, Mapping) and data:
-            yield _summary(data, context)
+            summary = _summary(data, context)
+            for flow in summary.flows:
+                if (note := udp_totals.note(flow)) is not None:
+                    yield EngineMessage(note)
+            yield summary
     elif name == "error":
         yield EngineFailure(str(data) if data is not None else "unknown error")
     # server_output_json / server_output_text and unknown future events: nothing to measure.
@@ -122,9 +132,15 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         raise ParseError("iperf3", "an interval that is not an object")
     streams = data.get("streams")
     streams = [s for s in streams if isinstance(s, Mapping)] if isinstance(streams, list) else []
-    sums: list[tuple[Flow, Any]] = [(context.main_flow, data.get("sum"))]
+    main = context.main_flow
+    total = data.get("sum")
+    if not context.started and isinstance(total, Mapping) and total.get("sender") is False:
+        main = Flow.DOWN  # a fragment without its start event: this end received (-R)
+    sums: list[tuple[Flow, Any]] = [(main, total)]
     if context.bidir or "sum_bidir_reverse" in data:
         sums = [(Flow.UP, data.get("sum")), (Flow.DOWN, data.get("sum_bidir_reverse"))]
+    elif isinstance(total, Mapping) and "jitter_ms" in total and not total.get("omitted"):
+        _count_received(total, context)
     for flow, total in sums:
         if not isinstance(total, Mapping):
             continue
@@ -150,6 +166,18 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         )
 
 
+def _count_received(total: Mapping[str, Any], context: _Context) -> None:
+    """UDP intervals with a jitter figure are this end's receiving reports."""
+    received = measured_int(total.get("bytes"))
+    seconds = measured(total.get("seconds"))
+    if seconds is None:
+        start, end = measured(total.get("start")), measured(total.get("end"))
+        seconds = end - start if start is not None and end is not None else None
+    if received is not None and seconds is not None:
+        context.received_bytes += received
+        context.received_s += seconds
+
+
 def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
     sender = stream.get("sender")
     if isinstance(sender, bool) and context.bidir:
@@ -164,9 +192,9 @@ def _rtt_ms(value: object) -> float | None:
 
 
 def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
-    flows = [_flow_summary(end, context.main_flow if not context.bidir else Flow.UP, "")]
+    flows = [_flow_summary(end, context.main_flow if not context.bidir else Flow.UP, "", context)]
     if context.bidir or "sum_sent_bidir_reverse" in end:
-        flows.append(_flow_summary(end, Flow.DOWN, "_bidir_reverse"))
+        flows.append(_flow_summary(end, Flow.DOWN, "_bidir_reverse", context))
     rtt_mean: list[float] = []
     rtt_min: list[float] = []
     rtt_max: list[float] = []
@@ -191,7 +219,9 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
     )
 
 
-def _flow_summary(end: Mapping[str, Any], flow: Flow, suffix: str) -> FlowSummary | None:
+def _flow_summary(
+    end: Mapping[str, Any], flow: Flow, suffix: str, context: _Context
+) -> FlowSummary | None:
     sent = end.get(f"sum_sent{suffix}")
     received = end.get(f"sum_received{suffix}")
     udp = end.get("sum") if not suffix else None  # UDP totals before 3.x added sum_received
@@ -201,9 +231,10 @@ def _flow_summary(end: Mapping[str, Any], flow: Flow, suffix: str) -> FlowSummar
     if not sent and not received and not udp:
         return None
     loss = received if "lost_packets" in received else udp
+    derive = not received and bool(udp)
     if not sent and udp:
         sent = udp
-    return FlowSummary(
+    summary = FlowSummary(
         flow=flow,
         sender_bps=measured(sent.get("bits_per_second")),
         receiver_bps=measured(received.get("bits_per_second")),
@@ -215,3 +246,8 @@ def _flow_summary(end: Mapping[str, Any], flow: Flow, suffix: str) -> FlowSummar
         packets=measured_int(loss.get("packets")),
         loss_pct=measured(loss.get("lost_percent")),
     )
+    if not derive:
+        return summary
+    if flow is Flow.DOWN and context.received_s > 0:
+        return udp_totals.from_intervals(summary, context.received_bytes, context.received_s)
+    return udp_totals.from_loss_counters(summary)

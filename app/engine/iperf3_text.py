@@ -1,7 +1,9 @@
 """Parser for iperf3's human-readable output (-V --forceflush), read live line by line.
 
 Used for iperf3 older than 3.17 (Debian 12 ships 3.12), which has no --json-stream. Interval
-lines become Samples as they arrive; the "Summary Results" block becomes one RunSummary.
+lines become Samples as they arrive; the summary block becomes one RunSummary. Also read: output
+made without -V (no "Starting Test" or "Test Complete" lines), and the UDP summary of iperf3
+3.1.7 and older, one line with the sender's count and the receiver's loss but no role word.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from app.engine.errors import ParseError
+from app.engine import udp_totals
+from app.engine.errors import NotIperf3, ParseError
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 from app.models import (
     EngineFailure,
@@ -41,6 +44,12 @@ _CPU = re.compile(
     r"(?P<remote>\d+(?:\.\d+)?)%"
 )
 _STARTING = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<streams>\d+) streams")
+_CONNECTED = re.compile(r"^\[\s*\d+\](?:\[[TR]X-[CS]\])?\s+local\s.*\sconnected to\s")
+_SEPARATOR = "- - - -"
+#: What iperf 2 prints and iperf3 never does: the same name on a different program.
+_IPERF2 = re.compile(
+    r"^(?:Client connecting to \S+, (?:TCP|UDP) port \d+|\[\s*\d+\] Server Report:)"
+)
 _ERROR = re.compile(r"^iperf3: (?:error|parameter error) - (?P<msg>.*)$")
 _INTERRUPT = re.compile(r"^iperf3: interrupt - (?P<msg>.*)$")
 
@@ -52,18 +61,27 @@ _LOG_PREFIXES = ("Connecting to host", "Reverse mode", "Starting Test", "Time:",
 class _Totals:
     sender: dict[str, float | int | None] = field(default_factory=dict)
     receiver: dict[str, float | int | None] = field(default_factory=dict)
+    #: iperf3 <= 3.1.7 UDP: one line, the sender's count with the receiver's loss counters.
+    combined: bool = False
 
 
 @dataclass
 class _State:
     reverse: bool = False
-    streams: int = 1
+    streams: int | None = None  # from "Starting Test" (-V)
+    connected: int = 0  # "local ... connected to" lines: the stream count without -V
     udp_columns: bool = False
     in_summary: bool = False
+    after_separator: bool = False
     seen: set[tuple[str, str, float, float, bool]] = field(default_factory=set)
-    totals: dict[Flow, _Totals] = field(default_factory=dict)
+    # Keyed by flow and by whether the line is a [SUM] line.
+    totals: dict[tuple[Flow, bool], _Totals] = field(default_factory=dict)
     cpu_local: float | None = None
     cpu_remote: float | None = None
+
+    @property
+    def stream_count(self) -> int:
+        return self.streams if self.streams is not None else max(1, self.connected)
 
 
 def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
@@ -79,13 +97,23 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         if (match := _ERROR.match(line)) or (match := _INTERRUPT.match(line)):
             yield EngineFailure(match.group("msg").strip())
             continue
+        if _IPERF2.match(line):
+            raise NotIperf3(line)
+        after_separator, state.after_separator = state.after_separator, False
+        if line.startswith(_SEPARATOR):
+            state.after_separator = True
+            continue
         if line.startswith("Reverse mode"):
             state.reverse = True
         elif match := _STARTING.match(line):
             state.streams = max(1, int(match.group("streams")))
             state.udp_columns = match.group("proto").upper() == "UDP"
+        elif _CONNECTED.match(line):
+            state.connected += 1
         elif line.startswith("[ ID]"):
             state.udp_columns = "Datagrams" in line
+            # Without -V no "Test Complete" line: the summary is the table after a separator.
+            state.in_summary = state.in_summary or after_separator
             continue
         elif line.startswith("Test Complete"):
             state.in_summary = True
@@ -106,7 +134,11 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         if line.startswith(_LOG_PREFIXES):
             yield EngineMessage(line)
     if finished or state.totals:
-        yield _summary(state)
+        summary = _summary(state)
+        for flow in summary.flows:
+            if (note := udp_totals.note(flow)) is not None:
+                yield EngineMessage(note)
+        yield summary
 
 
 def _flow(role: str | None, state: _State) -> Flow:
@@ -118,7 +150,8 @@ def _flow(role: str | None, state: _State) -> Flow:
 def _interval(match: re.Match[str], state: _State) -> Sample | None:
     is_sum = match.group("id") == "SUM"
     # Per-stream lines carry the data when there is one stream; the SUM lines otherwise.
-    if is_sum != (state.streams > 1):
+    # Summary lines are all kept, and the SUM ones preferred when there are any.
+    if not state.in_summary and is_sum != (state.stream_count > 1):
         return None
     flow = _flow(match.group("role"), state)
     start = measured(match.group("start"))
@@ -147,10 +180,16 @@ def _interval(match: re.Match[str], state: _State) -> Sample | None:
         if tcp.group("cwnd"):
             values["cwnd"] = scaled_bytes(tcp.group("cwnd"), tcp.group("cunit"))
     if state.in_summary and role_word in ("sender", "receiver"):
-        totals = state.totals.setdefault(flow, _Totals())
+        totals = state.totals.setdefault((flow, is_sum), _Totals())
         slot = totals.sender if role_word == "sender" else totals.receiver
         if not slot:  # iperf3 3.12 repeats some summary lines; the first one counts
             slot.update(values)
+        return None
+    if state.in_summary and "lost" in values:
+        totals = state.totals.setdefault((flow, is_sum), _Totals())
+        if not totals.sender:
+            totals.sender.update(values)
+            totals.combined = True
         return None
     if state.in_summary:
         return None
@@ -176,26 +215,25 @@ def _interval(match: re.Match[str], state: _State) -> Sample | None:
 def _summary(state: _State) -> RunSummary:
     flows = []
     for flow in (Flow.UP, Flow.DOWN):
-        totals = state.totals.get(flow)
+        totals = state.totals.get((flow, True)) or state.totals.get((flow, False))
         if totals is None:
             continue
         sender, receiver = totals.sender, totals.receiver
         # UDP: the receiver line holds the real loss; the sender line says 0/total.
-        loss_source = receiver if "lost" in receiver else {}
-        flows.append(
-            FlowSummary(
-                flow=flow,
-                sender_bps=_float(sender.get("bps")),
-                receiver_bps=_float(receiver.get("bps")),
-                sender_bytes=_int(sender.get("bytes")),
-                receiver_bytes=_int(receiver.get("bytes")),
-                retransmits=_int(sender.get("retransmits")),
-                jitter_ms=_float(loss_source.get("jitter_ms")),
-                lost_packets=_int(loss_source.get("lost")),
-                packets=_int(loss_source.get("packets") or sender.get("packets")),
-                loss_pct=_float(loss_source.get("loss_pct")),
-            )
+        loss_source = sender if totals.combined else receiver if "lost" in receiver else {}
+        summary = FlowSummary(
+            flow=flow,
+            sender_bps=_float(sender.get("bps")),
+            receiver_bps=_float(receiver.get("bps")),
+            sender_bytes=_int(sender.get("bytes")),
+            receiver_bytes=_int(receiver.get("bytes")),
+            retransmits=_int(sender.get("retransmits")),
+            jitter_ms=_float(loss_source.get("jitter_ms")),
+            lost_packets=_int(loss_source.get("lost")),
+            packets=_int(loss_source.get("packets") or sender.get("packets")),
+            loss_pct=_float(loss_source.get("loss_pct")),
         )
+        flows.append(udp_totals.from_loss_counters(summary) if totals.combined else summary)
     return RunSummary(
         flows=tuple(flows), cpu_local_pct=state.cpu_local, cpu_remote_pct=state.cpu_remote
     )

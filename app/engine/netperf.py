@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from app.engine.errors import (
     BadOption,
     ConnectTimeout,
+    DataConnectionFailed,
     EngineError,
     EngineFailed,
     HostUnresolved,
@@ -16,8 +16,8 @@ from app.engine.errors import (
     PeerVanished,
 )
 from app.engine.netperf_parse import parse_keyval
-from app.engine.run import EngineRun
-from app.engine.tools import Tool
+from app.engine.run import Classifier, EngineRun
+from app.engine.tools import Capability, Tool
 from app.engine.validate import (
     check_port,
     check_range,
@@ -112,8 +112,10 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         argv.append("-6" if opts.ip_version == IpVersion.V6 else "-4")
     if opts.cpu:
         argv += ["-c", "-C"]
-    guess = DEMO_GUESS_RR if test.is_rr else DEMO_GUESS_STREAM
-    argv += ["-D", f"{opts.interval_s:g},{guess}", "--"]
+    if tool.has(Capability.INTERIM):
+        guess = DEMO_GUESS_RR if test.is_rr else DEMO_GUESS_STREAM
+        argv += ["-D", f"{opts.interval_s:g},{guess}"]
+    argv.append("--")
     if opts.message_size is not None:
         size = opts.message_size
         if not isinstance(size, int) or isinstance(size, bool):
@@ -167,10 +169,10 @@ _PEER_GONE = (
 )
 
 
-def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[str], EngineError]:
+def classify(host: str, port: int, ip_version: IpVersion | None) -> Classifier:
     """A function that turns netperf's failure text into the typed error for this run."""
 
-    def to_error(message: str) -> EngineError:
+    def to_error(message: str, *, started: bool = True) -> EngineError:
         text = message.lower()
         v6 = ip_version == IpVersion.V6
         if v6 and _FAMILY_UNSUPPORTED.search(message):
@@ -183,6 +185,11 @@ def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[st
             # netperf prints no errno here: refused, unreachable and (after the kernel's
             # ~2 min of SYN retries) a silent drop all read the same.
             return NoNetserver(host, port, detail=message)
+        if "connect_data_socket" in text:
+            # The control connection worked; the data connection, on a port netperf picks
+            # itself, did not: a firewall there, or a netserver of another release (it then
+            # never opens that port).
+            return DataConnectionFailed(host, port, detail=message)
         if "message too long" in text:
             return BadOption(
                 "The network stack refused to send a message this large: use a smaller "
@@ -196,20 +203,33 @@ def classify(host: str, port: int, ip_version: IpVersion | None) -> Callable[[st
     return to_error
 
 
-def idle_timeout_s(opts: NetperfOptions) -> float:
+def idle_timeout_s(opts: NetperfOptions, live: bool = True) -> float:
     """netperf prints an interim block every interval, the first one after up to ~interval
-    more (stdout is block-buffered, so even the banner waits for it)."""
-    return 3 * opts.interval_s + 10
+    more (stdout is block-buffered, so even the banner waits for it). Without demo mode it
+    prints nothing at all until it exits."""
+    slack = 3 * opts.interval_s + 10
+    return slack if live else opts.duration_s + slack
 
 
 def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
     """An EngineRun for one netperf client run (not yet started: call events() or run())."""
     argv = build_argv(tool, opts)
+    live = tool.has(Capability.INTERIM)
+    notices = () if live else (no_demo_notice(tool),)
     return EngineRun(
         tool,
         argv,
         parse_keyval,
         classify(opts.host, opts.port, opts.ip_version),
         host=opts.host,
-        idle_timeout_s=idle_timeout_s(opts),
+        idle_timeout_s=idle_timeout_s(opts, live),
+        notices=notices,
+    )
+
+
+def no_demo_notice(tool: Tool) -> str:
+    return (
+        f"This netperf ({tool.version_string}, {tool.path}) was built without demo mode, so "
+        f"live samples are not available: the figures arrive when the run ends. A netperf "
+        f"configured with --enable-demo reports while it runs."
     )

@@ -112,6 +112,8 @@ class _State:
     last_index: int = -1
     pending: _Interim | None = None
     failure: list[str] = field(default_factory=list)
+    # Each failure block, and whether it came before the first result line.
+    failures: list[tuple[str, bool]] = field(default_factory=list)
     summary: dict[str, str] = field(default_factory=dict)
 
 
@@ -119,7 +121,10 @@ def parse_keyval(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Turn netperf -k output into Samples (one per interim result), then one RunSummary.
 
     Failure lines become one EngineFailure (continuation lines joined); the test banner and
-    any other text become EngineMessages. Raises only ParseError for malformed input.
+    any other text become EngineMessages. netperf stops at a real failure before it prints
+    results, so failure words ahead of complete results were a warning it carried on after
+    (e.g. "enable_enobufs failed: getprotobyname" where /etc/protocols lacks "ip"): those
+    become EngineMessages too. Raises only ParseError for malformed input.
     """
     state = _State()
     for raw in lines:
@@ -133,7 +138,7 @@ def parse_keyval(lines: Iterable[str]) -> Iterator[ParseEvent]:
         keyval = None if interim else _KEYVAL.match(line)
         failure = interim is None and keyval is None and is_failure_line(line)
         if state.failure and not failure:
-            yield _flush_failure(state)
+            _flush_failure(state)
         if interim is not None:
             yield from _interim_line(state, interim[1], int(interim[2]), interim[3])
             continue
@@ -148,15 +153,20 @@ def parse_keyval(lines: Iterable[str]) -> Iterator[ParseEvent]:
     if state.pending is not None and state.pending.complete:
         yield from _flush_interim(state)
     if state.failure:
-        yield _flush_failure(state)
+        _flush_failure(state)
+    complete = "THROUGHPUT" in state.summary or "TRANSACTION_RATE" in state.summary
+    for message, before_results in state.failures:
+        if complete and before_results:
+            yield EngineMessage(f"netperf warned: {message}")
+        else:
+            yield EngineFailure(message)
     if state.summary:
         yield summarize(state.summary)
 
 
-def _flush_failure(state: _State) -> EngineFailure:
-    message = "; ".join(state.failure)
+def _flush_failure(state: _State) -> None:
+    state.failures.append(("; ".join(state.failure), not state.summary))
     state.failure = []
-    return EngineFailure(message)
 
 
 def _interim_line(state: _State, key: str, index: int, value: str) -> Iterator[Sample]:

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Protocol
 
-from app.engine.errors import ConnectTimeout, EngineError, PeerVanished, StoppedByUser
+from app.engine.bounds import impossible
+from app.engine.errors import (
+    ConnectTimeout,
+    EngineError,
+    ImpossibleValue,
+    PeerVanished,
+    StoppedByUser,
+)
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.tools import Tool
 from app.models import (
@@ -18,9 +26,15 @@ from app.models import (
 )
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
-#: Turns the engine's own failure words (and its stderr) into a typed error.
-Classifier = Callable[[str], EngineError]
 LiveEvent = Sample | EngineMessage
+
+
+class Classifier(Protocol):
+    """Turns the engine's own failure words (and its stderr) into a typed error; `started`
+    says whether any interval had arrived (a peer that closes before that is no vanished
+    peer but the wrong one, or an incompatible one)."""
+
+    def __call__(self, message: str, *, started: bool = True) -> EngineError: ...
 
 
 class EngineRun:
@@ -29,6 +43,10 @@ class EngineRun:
     `events()` yields samples and messages live and returns when the run is over; `result`
     then holds the RunResult. Errors are raised as EngineError subclasses. `cancel()` may be
     called from any thread and ends the run (and its process tree) within about a second.
+
+    Every figure is checked against physical bounds (app.engine.bounds) before it is passed
+    on: a sample as it arrives, the summary at the end. An impossible one fails the run with
+    ImpossibleValue, whose detail holds the raw output.
     """
 
     def __init__(
@@ -42,6 +60,7 @@ class EngineRun:
         port: int | None = None,
         idle_timeout_s: float,
         env: Mapping[str, str] | None = None,
+        notices: Sequence[str] = (),
     ) -> None:
         self.tool = tool
         self.argv: tuple[str, ...] = tuple(argv)
@@ -51,10 +70,16 @@ class EngineRun:
         self._port = port
         self._idle_timeout_s = idle_timeout_s
         self._env = env
+        self._notices = tuple(notices)
         self._process: ManagedProcess | None = None
         self._raw: list[str] = []
         self._cancel_requested = False
         self.result: RunResult | None = None
+
+    @property
+    def idle_timeout_s(self) -> float:
+        """How long the engine may print nothing before the peer counts as gone."""
+        return self._idle_timeout_s
 
     @property
     def pid(self) -> int | None:
@@ -82,11 +107,18 @@ class EngineRun:
         self._process = process
         process.start()
         samples: list[Sample] = []
+        started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
+        problem: tuple[str, str] | None = None
         try:
+            for notice in self._notices:
+                yield EngineMessage(notice)
             for event in self._parser(self._tee(process.lines(self._idle_timeout_s))):
                 if isinstance(event, Sample):
+                    if (problem := impossible(event)) is not None:
+                        break
+                    started = True
                     if not event.omitted:
                         samples.append(event)
                     yield event
@@ -101,7 +133,7 @@ class EngineRun:
             process.wait()
             if self._cancel_requested:
                 raise StoppedByUser() from None
-            if not samples and self._port is not None:
+            if not started and self._port is not None:
                 # Silent from the start: the peer never answered, rather than went away.
                 raise ConnectTimeout(self._host, self._port, detail=str(exc)) from None
             raise PeerVanished(self._host, exc.seconds, detail=str(exc)) from None
@@ -111,11 +143,22 @@ class EngineRun:
             process.cancel()
             process.wait()
             raise
+        if problem is not None:
+            process.cancel()
         code = process.wait(timeout=5)
         stderr = process.stderr_lines()
         self._raw.extend(f"[stderr] {line}" for line in stderr)
-        if self._cancel_requested or process.cancelled:
+        if self._cancel_requested:
             raise StoppedByUser()
+        if problem is None and summary is not None and failure is None and code == 0:
+            problem = impossible(summary)
+        if problem is not None:
+            what, value = problem
+            raise ImpossibleValue(self.tool.name, what, value, detail="\n".join(self._raw))
+        if process.cancelled:
+            raise StoppedByUser()
+        if summary is not None and not _has_figures(summary):
+            summary = None  # e.g. an empty "end" event after an error
         if failure is not None or summary is None or code != 0:
             message = (
                 failure
@@ -126,7 +169,7 @@ class EngineRun:
                     else "the run ended without a summary"
                 )
             )
-            raise self._classify(message)
+            raise self._classify(message, started=started)
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
@@ -144,9 +187,30 @@ class EngineRun:
             yield line
 
 
+def _has_figures(summary: RunSummary) -> bool:
+    """Whether the summary measured anything (a rate, an RTT, a transaction rate)."""
+    flows = [
+        (f.sender_bps, f.receiver_bps, f.sender_bytes, f.receiver_bytes) for f in summary.flows
+    ]
+    known = [v for values in flows for v in values] + [
+        summary.rtt_mean_ms,
+        summary.transactions_per_s,
+    ]
+    return any(value is not None for value in known)
+
+
 def _error_lines(stderr: list[str]) -> str:
     """The engine's error sentence from stderr: a line that names the failure, else the last."""
-    words = ("error", "unable", "refused", "failed", "partial response", "could not")
+    words = (
+        "error",
+        "unable",
+        "refused",
+        "failed",
+        "partial response",
+        "could not",
+        "unrecognized option",
+        "invalid option",
+    )
     lines = [line.strip() for line in stderr if line.strip()]
     for line in lines:
         if any(word in line.lower() for word in words):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from app.engine.errors import EngineMissing, EngineTooOld
+from app.engine.errors import EngineMissing, EngineTooOld, NotIperf3
 from app.engine.process import child_environment, creation_options
 from app.resources import resource_dir
 
@@ -39,7 +39,7 @@ class Capability(StrEnum):
     IDLE_TIMEOUT = "idle-timeout"
     ONE_OFF = "one-off"
     FORCEFLUSH = "forceflush"
-    INTERIM = "interim"  # netperf -D demo mode
+    INTERIM = "interim"  # netperf -D demo mode (a configure option, off by default upstream)
 
 
 @dataclass(frozen=True)
@@ -163,10 +163,22 @@ def iperf3_capabilities(help_text: str, version_text: str) -> frozenset[Capabili
     return frozenset(caps)
 
 
+#: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
+NO_DEMO = "Demo Mode not configured"
+_IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
+
+
+def netperf_capabilities(probe_text: str) -> frozenset[Capability]:
+    """From the output of `netperf -D 1 -V`: demo mode (live interim results) unless refused."""
+    return frozenset() if NO_DEMO in probe_text else frozenset({Capability.INTERIM})
+
+
 @functools.lru_cache(maxsize=16)
 def _probe(name: str, path: str, source: Source, _mtime: int, _size: int) -> Tool:
     if name == "iperf3":
         version_text = _run([path, "--version"])
+        if _IPERF2_VERSION.search(version_text):
+            raise NotIperf3(version_text.strip().splitlines()[0])
         version = parse_version(version_text.replace("cJSON", ""))
         caps = iperf3_capabilities(_run([path, "--help"]), version_text)
         if version and version < MIN_IPERF3:
@@ -174,9 +186,16 @@ def _probe(name: str, path: str, source: Source, _mtime: int, _size: int) -> Too
                 f"iperf3 {'.'.join(map(str, version))} at {path} is too old (LinkLab needs "
                 f"{'.'.join(map(str, MIN_IPERF3))} or newer): install a newer iperf3."
             )
+    elif name == "netperf":
+        # -V prints the version and exits; a -D before it shows whether demo mode is built in.
+        probe_text = _run([path, "-D", "1", "-V"])
+        lines = probe_text.strip().splitlines()
+        version_text = next((line for line in lines if "version" in line.lower()), probe_text)
+        version = parse_version(version_text)
+        caps = netperf_capabilities(probe_text)
     else:
         version_text = _run([path, "-V"])
         version = parse_version(version_text)
-        caps = frozenset({Capability.INTERIM}) if name == "netperf" else frozenset()
+        caps = frozenset()
     first_line = version_text.strip().splitlines()[0] if version_text.strip() else ""
     return Tool(name, path, version, first_line, source, caps)

@@ -6,6 +6,7 @@ from any thread and ends the run in progress within about a second.
 
 from __future__ import annotations
 
+import random
 import statistics
 import threading
 import time
@@ -55,14 +56,22 @@ CONNECT_TIMEOUT_MS = 8000
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Transient errors (busy server, a refusal) are retried with doubling waits."""
+    """Transient errors (busy server, a refusal) are retried after exponential backoff with
+    full jitter: a wait drawn evenly between 0 and a ceiling that doubles with each attempt,
+    up to a cap, so that clients waiting on one busy server do not come back all at once."""
 
     attempts: int = 4  # the first try and up to three retries
     first_wait_s: float = 1.0
     max_wait_s: float = 8.0
 
-    def wait(self, attempt: int) -> float:
-        return float(min(self.max_wait_s, self.first_wait_s * 2.0 ** (attempt - 1)))
+    def ceiling(self, attempt: int) -> float:
+        """The longest wait after the given (1-based) failed attempt."""
+        doublings = min(max(attempt - 1, 0), 64)  # beyond that the cap holds anyway
+        return float(min(self.max_wait_s, self.first_wait_s * 2.0**doublings))
+
+    def wait(self, attempt: int, draw: Callable[[], float] = random.random) -> float:
+        """Seconds to wait after the given failed attempt; `draw` gives a number in [0, 1)."""
+        return self.ceiling(attempt) * draw()
 
 
 @dataclass(frozen=True)

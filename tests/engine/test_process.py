@@ -50,6 +50,16 @@ def test_long_lines_are_capped_and_stderr_drained() -> None:
     assert sum(len(s) for s in proc.stderr_lines()) <= 300000
 
 
+def test_long_engine_lines_arrive_whole() -> None:
+    """iperf3 3.21 -P 128 --bidir prints --json-stream lines of ~100 KB; bigger stays whole too."""
+    code = "print('a' * 3_000_000)\nprint('b' * 70_000)\nprint('end')"
+    proc = ManagedProcess([PY, "-c", code])
+    proc.start()
+    lines = list(proc.lines(idle_timeout=10))
+    assert [len(line) for line in lines] == [3_000_000, 70_000, 3]
+    assert proc.wait(5) == 0
+
+
 def test_idle_timeout() -> None:
     proc = ManagedProcess([PY, "-c", "import time; print('hi', flush=True); time.sleep(30)"])
     proc.start()

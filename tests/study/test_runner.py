@@ -165,7 +165,7 @@ def test_busy_server_is_retried(
     events: list[StudyEvent] = []
     plan = plan_for(port, values=(1408,), repetitions=1)
     outcome = StudyRunner(
-        store, plan, events.append, retry=RetryPolicy(attempts=5, first_wait_s=0.5)
+        store, plan, events.append, retry=RetryPolicy(attempts=8, first_wait_s=0.5)
     ).run()
     thread.join()
     failed = [e for e in events if isinstance(e, RunFailed)]
