@@ -12,11 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.analysis.points import point_summaries
 from app.analysis.stats import preload
-from app.models import IpVersion, Protocol, Sample
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Peer, Plan, RunKey
+from app.domain.records import RunMetrics, utc_now
+from app.domain.results import Sample
 from app.store.db import Database
-from app.store.records import RunMetrics, utc_now
 from app.store.sessions import SessionStore
-from app.study.plan import Peer, Plan, RunKey
 
 SESSIONS, POINTS, RUNS = 10, 6, 40
 SAMPLES_TOTAL = 1_000_000

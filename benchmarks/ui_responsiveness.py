@@ -59,7 +59,8 @@ def live_run() -> None:
     from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.models import Flow, Sample
+    from app.domain.net import Flow
+    from app.domain.results import Sample
     from app.ui.context import AppContext
     from app.ui.main_window import MainWindow
 

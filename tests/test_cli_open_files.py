@@ -10,10 +10,10 @@ import pytest
 import app.ui.app
 from app import __version__
 from app.cli import build_parser, files_to_open, main
+from app.domain.plan import Peer, Plan
+from app.domain.records import SessionStatus
 from app.store.db import Database
-from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
-from app.study.plan import Peer, Plan
 
 
 @pytest.fixture(autouse=True)

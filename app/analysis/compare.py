@@ -11,8 +11,8 @@ import numpy as np
 
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, scipy_stats, summarize
-from app.store.records import RunRecord, SessionRecord
-from app.study.plan import VARIABLE_LABELS, RunKind, Security, Series
+from app.domain.plan import VARIABLE_LABELS, RunKind, Security, Series
+from app.domain.records import RunRecord, SessionRecord
 
 ALPHA = 0.05
 METRIC_INFO = {
@@ -218,7 +218,7 @@ def compare(
 
 
 def format_value(metric: str, value: float) -> str:
-    from app.units import format_rate
+    from app.domain.units import format_rate
 
     if metric == "throughput_bps":
         return format_rate(abs(value))

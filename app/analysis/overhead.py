@@ -8,9 +8,9 @@ from typing import Any, NamedTuple
 
 from app.analysis import wifi_overhead as air
 from app.analysis.wifi_overhead import SECURITY_CIPHER, Cipher
-from app.models import IpVersion, Protocol
-from app.study.plan import Medium, Security
-from app.units import format_rate
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Medium, Security
+from app.domain.units import format_rate
 
 # Ethernet: IEEE Std 802.3-2022.
 ETH_PREAMBLE = 8  # preamble 7 + start frame delimiter 1: §3.1.1, §3.2.1, §3.2.2

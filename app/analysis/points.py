@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.analysis.stats import Summary, summarize
-from app.models import Direction, IpVersion, Protocol
-from app.store.records import RunRecord
-from app.study.plan import Plan, RunKind, Series, Variable
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Plan, RunKind, Series, Variable
+from app.domain.records import RunRecord
 
 #: (name in --json and CSV, how to read it from a run, which runs it comes from)
 METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = (

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.analysis.points import point_summaries
-from app.store.records import RunRecord
-from app.study.plan import Plan, Series
+from app.domain.plan import Plan, Series
+from app.domain.records import RunRecord
 
 
 @dataclass(frozen=True)

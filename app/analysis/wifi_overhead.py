@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.study.plan import Medium, Security
-from app.units import format_rate
+from app.domain.plan import Medium, Security
+from app.domain.units import format_rate
 
 # The frame around the IP packet.
 # QoS Data header: Frame Control 2, Duration 2, three addresses 18, Sequence Control 2, QoS

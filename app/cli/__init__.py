@@ -10,9 +10,9 @@ from pathlib import Path
 from app import __version__
 from app.cli import compare_cmds, engine_cmds, expected_cmds, session_cmds, study_cmds
 from app.cli.args import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
-from app.engine.errors import BadOption, EngineError, StoppedByUser
+from app.domain.errors import BadOption, LinkLabError
+from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
-from app.store.db import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A value the user gave: same exit status as an argparse error.
         print(f"linklab: {err.sentence}", file=sys.stderr)
         return EXIT_USAGE
-    except (EngineError, StoreError) as err:
+    except LinkLabError as err:
         print(f"linklab: {err.sentence}", file=sys.stderr)
         return EXIT_STOPPED if isinstance(err, StoppedByUser) else EXIT_FAILED
     except KeyboardInterrupt:

@@ -6,8 +6,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from app.study.tags import TagError, parse_tag
-from app.units import parse_rate, parse_size
+from app.domain.tags import TagError, parse_tag
+from app.domain.units import parse_rate, parse_size
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
 

@@ -19,11 +19,11 @@ from app.analysis.compare import (
 )
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
+from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.units import format_p, signed
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

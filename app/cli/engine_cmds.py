@@ -13,27 +13,20 @@ from typing import Any
 
 from app import __version__
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.results import EngineMessage, RunResult, Sample
+from app.domain.units import format_rate
 from app.engine import netinfo
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
-from app.engine.errors import BadOption, EchoStartFailed, EngineError, EngineMissing
+from app.engine.errors import EchoStartFailed, EngineMissing
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
+from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
-from app.models import (
-    Direction,
-    EngineMessage,
-    Iperf3Options,
-    IpVersion,
-    NetperfOptions,
-    NetperfTest,
-    Protocol,
-    RunResult,
-    Sample,
-)
-from app.units import format_rate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,7 +101,7 @@ def doctor_report() -> dict[str, Any]:
     for name in ENGINES:
         try:
             tool = find_tool(name)
-        except EngineError as err:
+        except LinkLabError as err:
             engines[name] = {"found": False, "problem": err.sentence}
             continue
         engines[name] = {

@@ -8,10 +8,10 @@ import json
 from app.analysis.overhead import Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import Cipher
 from app.cli.args import EXIT_OK, number, rate, size
-from app.engine.errors import BadOption
-from app.models import IpVersion, Protocol
-from app.study.plan import Medium, Security
-from app.units import format_rate
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Medium, Security
+from app.domain.units import format_rate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

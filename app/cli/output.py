@@ -8,7 +8,8 @@ from typing import Any, TextIO
 
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
-from app.store.records import RunRecord, SessionRecord
+from app.domain.records import RunRecord, SessionRecord
+from app.domain.units import format_rate
 from app.study.events import (
     Progress,
     RunFailed,
@@ -18,7 +19,6 @@ from app.study.events import (
     StudyEvent,
     StudyPrepared,
 )
-from app.units import format_rate
 
 
 def format_duration(seconds: float | None) -> str:

@@ -10,17 +10,17 @@ from pathlib import Path
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
+from app.domain.records import SessionRecord
 from app.report.csv_export import points_csv, runs_csv
 from app.store.db import Database
-from app.store.exchange import (
+from app.store.sessions import SessionStore
+from app.study.describe import describe_conditions, describe_environment, local_time
+from app.study.exchange import (
     EXCHANGE_SUFFIX,
     dumps_exchange,
     export_sessions,
 )
-from app.store.records import SessionRecord
-from app.store.sessions import SessionStore
-from app.study.describe import describe_conditions, describe_environment, local_time
 from app.study.frontdoor import FrontDoor
 
 

@@ -24,12 +24,14 @@ from app.cli.args import (
     value_list,
 )
 from app.cli.output import ProgressPrinter, print_points, session_json
-from app.engine.errors import BadOption
-from app.store.records import SessionStatus
+from app.domain.errors import BadOption
+from app.domain.plan import Medium, Peer, Plan, Security, Variable
+from app.domain.plan_codec import plan_from_dict
+from app.domain.records import SessionStatus
+from app.domain.units import parse_rate, parse_size
 from app.study.frontdoor import FrontDoor, StudyRun
-from app.study.plan import Medium, Peer, Plan, Security, Variable
+from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
-from app.units import parse_rate, parse_size
 
 #: --peer this-computer: what the window calls "This computer".
 THIS_COMPUTER_ARG = "this-computer"
@@ -195,7 +197,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     if not peer.get("host"):
         raise BadOption("Give the peer to measure against with --peer HOST (or in the plan file).")
     base["peer"] = peer
-    plan = Plan.from_dict(base)
+    plan = plan_from_dict(base)
     conditions = plan.conditions
     if args.security:
         conditions = replace(conditions, security=Security(args.security), security_detected=False)
@@ -206,7 +208,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     if args.notes is not None:
         conditions = replace(conditions, notes=args.notes)
     plan = replace(plan, conditions=conditions)
-    plan.validate()
+    validate_plan(plan)
     return plan
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 
-from app.models import FlowSummary, RunSummary, Sample
+from app.domain.results import FlowSummary, RunSummary, Sample
 
 #: Faster than any link an engine on a desktop can drive, by orders of magnitude.
 MAX_BPS = 10e12

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
+from app.domain.errors import BadOption, LinkLabError
 
-class EngineError(Exception):
-    """Base of every error the engine layer raises; `str(err)` is the user's sentence."""
+__all__ = ["BadOption", "EngineError", "LinkLabError"]  # and the subclasses below
 
-    #: True when trying the same run again later may succeed (busy server, one refusal).
-    transient = False
 
-    def __init__(self, sentence: str, *, detail: str | None = None) -> None:
-        super().__init__(sentence)
-        self.sentence = sentence
-        self.detail = detail  # the engine's own words, for the log
-
-    @property
-    def kind(self) -> str:
-        return type(self).__name__
+class EngineError(LinkLabError):
+    """Base of the errors the engines and their servers cause; `str(err)` is the sentence."""
 
 
 class EngineMissing(EngineError):
@@ -30,12 +22,12 @@ class EngineMissing(EngineError):
         self.name = name
 
 
+class OptionRefused(EngineError):
+    """The engine refused a value it was given (its own "parameter error")."""
+
+
 class EngineTooOld(EngineError):
     """The installed engine lacks something the plan asks for."""
-
-
-class BadOption(EngineError):
-    """A value the user gave cannot be passed to the engine."""
 
 
 class HostUnresolved(EngineError):

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.net import Direction, IpVersion, Protocol
 from app.engine.errors import (
     AuthenticationFailed,
-    BadOption,
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
-    EngineError,
     EngineFailed,
     EngineTooOld,
     HostUnresolved,
     Interrupted,
     Ipv6Unavailable,
+    OptionRefused,
     PeerVanished,
     ServerBusy,
 )
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
+from app.engine.options import Iperf3Options
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
@@ -32,7 +34,6 @@ from app.engine.validate import (
     resolves_for_ipv4,
     validate_host,
 )
-from app.models import Direction, Iperf3Options, IpVersion, Protocol
 
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
 MAX_TCP_LENGTH = 1024 * 1024
@@ -168,7 +169,7 @@ def classifier(opts: Iperf3Options) -> Classifier:
     host, port = opts.host, opts.port
     wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
-    def classify(message: str, *, started: bool = True) -> EngineError:
+    def classify(message: str, *, started: bool = True) -> LinkLabError:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
@@ -223,7 +224,7 @@ def classifier(opts: Iperf3Options) -> Classifier:
         if "client has terminated" in text:
             return Interrupted("iperf3", detail=message)
         if "parameter error" in text:
-            return BadOption(f"iperf3 refused an option: {message}.", detail=message)
+            return OptionRefused(f"iperf3 refused an option: {message}.", detail=message)
         if wants_v6 and "invalid argument" in text and resolves_for_ipv4(host):
             # An IPv6 answer this computer cannot use (no route, or link-local).
             return Ipv6Unavailable(host, detail=message)

@@ -11,18 +11,18 @@ import statistics
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from app.engine import udp_totals
-from app.engine.errors import ParseError
-from app.engine.numbers import measured, measured_int
-from app.models import (
+from app.domain.net import Flow
+from app.domain.results import (
     EngineFailure,
     EngineMessage,
-    Flow,
     FlowSummary,
     ParseEvent,
     RunSummary,
     Sample,
 )
+from app.engine import udp_totals
+from app.engine.errors import ParseError
+from app.engine.numbers import measured, measured_int
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 

@@ -12,18 +12,18 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from app.engine import udp_totals
-from app.engine.errors import NotIperf3, ParseError
-from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
-from app.models import (
+from app.domain.net import Flow
+from app.domain.results import (
     EngineFailure,
     EngineMessage,
-    Flow,
     FlowSummary,
     ParseEvent,
     RunSummary,
     Sample,
 )
+from app.engine import udp_totals
+from app.engine.errors import NotIperf3, ParseError
+from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
 _INTERVAL = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\](?:\[(?P<role>[TR]X-[CS])\])?\s+"

@@ -9,8 +9,10 @@ import statistics
 import time
 from dataclasses import dataclass
 
+from app.domain.net import IpVersion
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import NoLatencyMethod
+from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.peercheck import handshake
 from app.engine.probe import (
     DEFAULT_INTERVAL_S,
@@ -21,7 +23,6 @@ from app.engine.probe import (
     resolve,
 )
 from app.engine.probe_results import DEFAULT_KEEP, DEFAULT_TIMEOUT_S, LatencyMethod, ProbeSummary
-from app.models import IpVersion, NetperfOptions, NetperfTest
 
 IPERF3_PORT = 5201
 NETSERVER_PORT = 12865

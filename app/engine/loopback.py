@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from app.domain.net import IpVersion
 from app.engine.errors import EngineError
 from app.engine.netinfo import free_block, free_port, ipv6_available
 from app.engine.servers import LocalServer, ServerOptions, ServerStartFailed, iperf3_server
 from app.engine.servers import netserver as netserver_for
 from app.engine.tools import find_tool
-from app.models import IpVersion
 
 LOOPBACK = {IpVersion.V4: "127.0.0.1", IpVersion.V6: "::1"}
 LogCallback = Callable[[str, str], None]  # (server name, line)

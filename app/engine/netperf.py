@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import re
 
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.net import IpVersion, Protocol
 from app.engine.errors import (
-    BadOption,
     ConnectTimeout,
     DataConnectionFailed,
-    EngineError,
     EngineFailed,
     HostUnresolved,
     Ipv6Unavailable,
     NoNetserver,
+    OptionRefused,
     PeerVanished,
 )
 from app.engine.netperf_parse import parse_keyval
+from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.run import Classifier, EngineRun
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
@@ -25,7 +27,6 @@ from app.engine.validate import (
     is_ipv6_literal,
     validate_host,
 )
-from app.models import IpVersion, NetperfOptions, NetperfTest, Protocol
 
 __all__ = [
     "RR_SELECTORS",
@@ -172,7 +173,7 @@ _PEER_GONE = (
 def classify(host: str, port: int, ip_version: IpVersion | None) -> Classifier:
     """A function that turns netperf's failure text into the typed error for this run."""
 
-    def to_error(message: str, *, started: bool = True) -> EngineError:
+    def to_error(message: str, *, started: bool = True) -> LinkLabError:
         text = message.lower()
         v6 = ip_version == IpVersion.V6
         if v6 and _FAMILY_UNSUPPORTED.search(message):
@@ -191,7 +192,7 @@ def classify(host: str, port: int, ip_version: IpVersion | None) -> Classifier:
             # never opens that port).
             return DataConnectionFailed(host, port, detail=message)
         if "message too long" in text:
-            return BadOption(
+            return OptionRefused(
                 "The network stack refused to send a message this large: use a smaller "
                 "message size.",
                 detail=message,

@@ -7,17 +7,17 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from app.engine.errors import ParseError
-from app.engine.numbers import measured
-from app.models import (
+from app.domain.net import Flow
+from app.domain.results import (
     EngineFailure,
     EngineMessage,
-    Flow,
     FlowSummary,
     ParseEvent,
     RunSummary,
     Sample,
 )
+from app.engine.errors import ParseError
+from app.engine.numbers import measured
 
 ENGINE = "netperf"
 

@@ -8,7 +8,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
 from app.engine.validate import validate_host
 
 

@@ -12,6 +12,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.net import IpVersion
 from app.engine.echo import (
     DEFAULT_ECHO_PORT,
     HEADER_SIZE,
@@ -20,7 +22,7 @@ from app.engine.echo import (
     parse_reply,
     request,
 )
-from app.engine.errors import BadOption, EngineError, HostUnresolved
+from app.engine.errors import EngineError, HostUnresolved
 from app.engine.probe_results import (
     DEFAULT_KEEP,
     DEFAULT_TIMEOUT_S,
@@ -30,7 +32,6 @@ from app.engine.probe_results import (
     ProbeSummary,
 )
 from app.engine.validate import check_port, check_range, validate_host
-from app.models import IpVersion
 
 DEFAULT_INTERVAL_S = 0.01
 IDLE_SECONDS = 2.5
@@ -73,7 +74,7 @@ class Prober:
         self._thread: threading.Thread | None = None
         self._on_record = on_record
         self.kernel_timestamps = False
-        self.error: EngineError | None = None
+        self.error: LinkLabError | None = None
 
     # -- control ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -161,7 +162,7 @@ class Prober:
                 deadline = next_send if sending else expiry
                 wait_ns = (deadline or now) - time.perf_counter_ns()
                 self._wait(min(max(0, wait_ns) / 1e9, _MAX_WAIT_S))
-        except EngineError as err:
+        except LinkLabError as err:
             self.error = err
         except OSError as err:
             self.error = EngineError(

@@ -6,17 +6,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from app.engine.bounds import impossible
-from app.engine.errors import (
-    ConnectTimeout,
-    EngineError,
-    ImpossibleValue,
-    PeerVanished,
-    StoppedByUser,
-)
-from app.engine.process import IdleTimeout, ManagedProcess
-from app.engine.tools import Tool
-from app.models import (
+from app.domain.errors import LinkLabError
+from app.domain.results import (
     EngineFailure,
     EngineMessage,
     ParseEvent,
@@ -24,6 +15,15 @@ from app.models import (
     RunSummary,
     Sample,
 )
+from app.engine.bounds import impossible
+from app.engine.errors import (
+    ConnectTimeout,
+    ImpossibleValue,
+    PeerVanished,
+    StoppedByUser,
+)
+from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.tools import Tool
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
 LiveEvent = Sample | EngineMessage
@@ -34,7 +34,7 @@ class Classifier(Protocol):
     says whether any interval had arrived (a peer that closes before that is no vanished
     peer but the wrong one, or an incompatible one)."""
 
-    def __call__(self, message: str, *, started: bool = True) -> EngineError: ...
+    def __call__(self, message: str, *, started: bool = True) -> LinkLabError: ...
 
 
 class EngineRun:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import psutil
 
-from app.engine.errors import BadOption, EngineError
+from app.domain.errors import BadOption
+from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
 from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.models import Derivation, FlowSummary
-from app.units import format_rate
+from app.domain.results import Derivation, FlowSummary
+from app.domain.units import format_rate
 
 
 def from_loss_counters(flow: FlowSummary) -> FlowSummary:

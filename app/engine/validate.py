@@ -6,7 +6,8 @@ import ipaddress
 import re
 import socket
 
-from app.engine.errors import BadOption, LinkLocalNeedsZone
+from app.domain.errors import BadOption
+from app.engine.errors import LinkLocalNeedsZone
 
 MAX_HOST_LENGTH = 253
 _LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")

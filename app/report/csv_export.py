@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from app.store.records import METRIC_FIELDS, RunRecord, SessionRecord
+from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
 
 RUN_COLUMNS = (
     "session_id",

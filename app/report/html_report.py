@@ -13,10 +13,10 @@ from typing import Any
 
 from app import __version__
 from app.analysis.compare import ALPHA, METRIC_INFO, ComparedPoint, Comparison
+from app.domain.plan import VARIABLE_LABELS, Security
+from app.domain.records import SessionRecord, utc_now
+from app.domain.units import DASH, MINUS, format_p, rate_unit
 from app.report.compare_export import std_table
-from app.store.records import SessionRecord, utc_now
-from app.study.plan import VARIABLE_LABELS, Security
-from app.units import DASH, MINUS, format_p, rate_unit
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
+from app.domain.errors import LinkLabError
 from app.store.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -19,13 +20,8 @@ _HEADER = b"SQLite format 3\x00"
 DB_ENV = "LINKLAB_DB"
 
 
-class StoreError(Exception):
+class StoreError(LinkLabError):
     """A database problem, with a sentence that says what to do."""
-
-    def __init__(self, sentence: str, detail: str | None = None) -> None:
-        super().__init__(sentence)
-        self.sentence = sentence
-        self.detail = detail
 
 
 class StoreCorrupt(StoreError):

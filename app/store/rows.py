@@ -12,18 +12,13 @@ from dataclasses import asdict, dataclass, replace
 
 import psutil
 
-from app.engine.errors import BadOption
-from app.models import IpVersion, Protocol, Sample
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Peer, RunKey, RunKind
+from app.domain.plan_codec import conditions_from_dict, plan_from_json
+from app.domain.records import METRIC_FIELDS, RunMetrics, RunRecord, SessionRecord, SessionStatus
+from app.domain.results import Sample
 from app.store.db import StoreError
-from app.store.records import (
-    METRIC_FIELDS,
-    RunMetrics,
-    RunRecord,
-    SessionRecord,
-    SessionStatus,
-)
-from app.study.plan import Peer, Plan, RunKey, RunKind
-from app.study.plan_codec import conditions_from_dict
 
 RUN_COLUMNS = (
     "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
@@ -41,7 +36,7 @@ SESSION_SELECT = (
 
 def session_from_row(row: sqlite3.Row) -> SessionRecord:
     try:
-        plan = Plan.from_json(row["plan_json"])
+        plan = plan_from_json(row["plan_json"])
         conditions = conditions_from_dict(json.loads(row["conditions_json"]))
         plan = replace(plan, conditions=conditions)
         environment = json.loads(row["environment_json"] or "{}")

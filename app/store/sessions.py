@@ -10,16 +10,12 @@ from dataclasses import replace
 from typing import Any
 
 from app import __version__
-from app.engine.errors import BadOption
-from app.models import Flow, IpVersion, Protocol, Sample
+from app.domain.errors import BadOption
+from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.plan import Conditions, Plan, RunKey, RunKind
+from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
+from app.domain.results import Sample
 from app.store.db import Database, StoreError
-from app.store.records import (
-    RunMetrics,
-    RunRecord,
-    SessionRecord,
-    SessionStatus,
-    utc_now,
-)
 from app.store.rows import (
     RUN_COLUMNS,
     SESSION_SELECT,
@@ -34,7 +30,6 @@ from app.store.rows import (
     this_owner,
     upsert_peer,
 )
-from app.study.plan import Conditions, Plan, RunKey, RunKind
 
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
 

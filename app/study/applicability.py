@@ -7,8 +7,8 @@ choice is never silently dropped.
 
 from __future__ import annotations
 
-from app.models import Direction, Protocol
-from app.study.plan import VARIABLE_LABELS, Engine, Order, Plan, Variable
+from app.domain.net import Direction, Protocol
+from app.domain.plan import VARIABLE_LABELS, Engine, Order, Plan, Variable
 
 NETPERF_UPLOAD_ONLY = (
     "netperf measures upload only here: choose iperf3 for download or both at once."

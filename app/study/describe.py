@@ -7,8 +7,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from app.models import Direction, IpVersion, Protocol
-from app.study.plan import (
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import (
     VARIABLE_LABELS,
     Conditions,
     EarlyStop,
@@ -18,8 +18,8 @@ from app.study.plan import (
     Security,
     Variable,
 )
-from app.study.tags import tag_text
-from app.units import format_rate
+from app.domain.tags import tag_text
+from app.domain.units import format_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {

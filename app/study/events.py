@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.analysis.stats import Summary
-from app.models import Sample
-from app.store.records import RunMetrics, SessionStatus
-from app.study.plan import Plan, RunKey, Series
+from app.domain.plan import Plan, RunKey, Series
+from app.domain.records import RunMetrics, SessionStatus
+from app.domain.results import Sample
 
 
 @dataclass(frozen=True)

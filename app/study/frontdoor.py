@@ -17,25 +17,27 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from app.engine.errors import BadOption, EngineError
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.net import IpVersion
+from app.domain.plan import Engine, Plan, Security
+from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.tags import parse_tags
+from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.tools import find_tool
-from app.models import IpVersion
 from app.store.db import Database, StoreError, default_path
-from app.store.exchange import (
+from app.store.sessions import SessionStore
+from app.study.describe import default_name
+from app.study.events import StudyEvent, StudyPrepared
+from app.study.exchange import (
     export_sessions,
     import_sessions,
     read_exchange,
     write_exchange,
 )
-from app.store.records import RunRecord, SessionRecord, SessionStatus
-from app.store.sessions import SessionStore
-from app.study.describe import default_name
-from app.study.events import StudyEvent, StudyPrepared
-from app.study.plan import Engine, Plan, Security
+from app.study.plan_checks import validate_plan
 from app.study.runner import Outcome, StudyRunner
-from app.study.tags import parse_tags
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
 RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
@@ -91,7 +93,7 @@ def engine_versions() -> dict[str, str]:
     for name in ("iperf3", "netperf"):
         try:
             versions[name] = find_tool(name).version_string
-        except EngineError:
+        except LinkLabError:
             continue
     return versions
 
@@ -205,7 +207,7 @@ class FrontDoor:
         and take the environment snapshot (detected Wi-Fi security fills an unknown one).
         Slow (seconds): never on a GUI thread. Raises EngineError subclasses with the
         sentence for the user; nothing is stored."""
-        plan.validate()
+        validate_plan(plan)
         find_tool(plan.engine.value)  # a missing engine is said before anything starts
         notes: list[str] = []
         if plan.peer.is_this_computer:

@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
+from app.domain.plan import Peer, Plan
+from app.domain.plan_codec import plan_from_dict
 from app.resources import resource_dir
-from app.study.plan import Peer, Plan
 
 PRESET_FORMAT = 1
 
@@ -45,7 +46,7 @@ def load_preset_file(path: Path) -> Preset:
         raise BadOption(f"The preset {path.name} is from another LinkLab version.")
     plan_data = dict(data["plan"])
     plan_data.setdefault("peer", {"host": "localhost"})
-    plan = Plan.from_dict(plan_data)
+    plan = plan_from_dict(plan_data)
     return Preset(
         path.stem, str(data.get("title", path.stem)), str(data.get("description", "")), plan
     )

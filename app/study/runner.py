@@ -17,19 +17,22 @@ import psutil
 
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
+from app.domain.errors import LinkLabError
+from app.domain.net import Protocol
+from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
+from app.domain.results import Sample
 from app.engine.errors import (
     ConnectionRefused,
-    EngineError,
     ServerBusy,
     StoppedByUser,
 )
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
+from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
 from app.engine.tools import Tool, find_tool
-from app.models import Iperf3Options, NetperfOptions, Sample
 from app.store.db import StoreError
-from app.store.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.store.sessions import SessionStore
 from app.study.events import (
     PointUpdated,
@@ -42,7 +45,7 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.study.plan_checks import validate_plan
 from app.study.shaping import (
     LossEmulationFailed,
     LossEmulator,
@@ -132,7 +135,7 @@ class StudyRunner:
     # -- the sweep -----------------------------------------------------------------------------
     def run(self) -> Outcome:
         """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
-        self.plan.validate()
+        validate_plan(self.plan)
         tool = self._tool()  # a missing engine is reported before a session is created
         loss = self._loss_emulator()
         if self._resume is None:
@@ -282,7 +285,7 @@ class StudyRunner:
                 assert result is not None
             except StoppedByUser:
                 return None
-            except EngineError as err:
+            except LinkLabError as err:
                 if self._stop.is_set():
                     return None
                 # A busy server gets the full retry budget; a refusal is retried once.
@@ -426,7 +429,7 @@ def netperf_options(plan: Plan, key: RunKey) -> NetperfOptions:
     return NetperfOptions(
         host=plan.peer.host_for(key.ip_version),
         port=plan.peer.netperf_port,
-        test=plan.netperf_test(key),
+        test=netperf_test(key),
         ip_version=key.ip_version,
         duration_s=int(setting["duration"] or plan.duration_s),
         message_size=setting["length"],
@@ -434,7 +437,14 @@ def netperf_options(plan: Plan, key: RunKey) -> NetperfOptions:
     )
 
 
-def _transient(err: EngineError) -> bool:
+def netperf_test(key: RunKey) -> NetperfTest:
+    """The netperf test of one run: request/response for RTT, else the stream test."""
+    if key.kind is RunKind.RR:
+        return NetperfTest.UDP_RR if key.protocol is Protocol.UDP else NetperfTest.TCP_RR
+    return NetperfTest.UDP_STREAM if key.protocol is Protocol.UDP else NetperfTest.TCP_STREAM
+
+
+def _transient(err: LinkLabError) -> bool:
     return isinstance(err, ServerBusy | ConnectionRefused) and err.transient
 
 

@@ -9,7 +9,8 @@ import shutil
 import subprocess
 import sys
 
-from app.engine.errors import BadOption, EngineError
+from app.domain.errors import BadOption
+from app.engine.errors import EngineError
 from app.engine.process import child_environment, creation_options
 from app.engine.validate import is_ipv6_literal
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from app.engine.errors import EngineError
+from app.domain.errors import LinkLabError
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool, find_tool
 from app.store.db import default_path
@@ -81,7 +81,7 @@ class AppContext(QObject):
     def engine(self, name: str) -> EngineStatus:
         try:
             return EngineStatus(name, find_tool(name), "")
-        except EngineError as err:
+        except LinkLabError as err:
             return EngineStatus(name, None, err.sentence)
 
     # -- ports and peers -------------------------------------------------------------------

@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app.engine.errors import BadOption, EngineError
-from app.store.db import StoreError
+from app.domain.errors import BadOption, LinkLabError
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
 from app.ui.compare.tab import CompareTab
@@ -98,7 +97,7 @@ class MainWindow(QMainWindow):
         running by a LinkLab that is gone marked interrupted."""
         try:
             self.context.door().startup()
-        except (StoreError, EngineError) as err:
+        except LinkLabError as err:
             self._startup_signals.done.emit(err.sentence)
             return
         self._startup_signals.done.emit("")

@@ -10,11 +10,11 @@ import pytest
 from scipy import stats
 
 from app.analysis.compare import compare, legend_labels, series_data, welch
-from app.models import IpVersion, Protocol
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Peer, Plan, RunKey, Security
+from app.domain.records import RunMetrics, SessionRecord, SessionStatus, utc_now
 from app.store.db import Database
-from app.store.records import RunMetrics, SessionRecord, SessionStatus, utc_now
 from app.store.sessions import SessionStore
-from app.study.plan import Conditions, Peer, Plan, RunKey, Security
 
 A = [45.2, 45.7, 46.2, 45.4, 45.5]
 B = [42.1, 43.0, 42.6, 42.2, 42.9]

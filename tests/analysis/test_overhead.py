@@ -9,8 +9,8 @@ import pytest
 from app.analysis import wifi_overhead as air
 from app.analysis.overhead import LinkInputs, OverheadError, expected, security_cost
 from app.analysis.wifi_overhead import Cipher
-from app.models import IpVersion, Protocol
-from app.study.plan import Medium, Security
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Medium, Security
 
 V4, V6 = IpVersion.V4, IpVersion.V6
 TCP, UDP = Protocol.TCP, Protocol.UDP

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from app.analysis.overhead import LinkInputs, expected
-from app.models import IpVersion, Protocol
-from app.study.plan import Medium
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Medium
 from tests.testbed import TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.errors import BadOption, ClosedBeforeStart, Interrupted, NotIperf3
+from app.engine.errors import ClosedBeforeStart, Interrupted, NotIperf3, OptionRefused
 from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [
@@ -155,7 +155,7 @@ TEXT_CASES = [
     Case(
         "iperf3-3.7plus-openwrt-text-param-error.txt",
         "3.7",
-        error=BadOption,
+        error=OptionRefused,
         says="you must specify username",
     ),
     Case(

@@ -16,23 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.domain.net import Direction, Flow, Protocol
+from app.domain.results import Derivation, EngineMessage, RunResult, Sample
 from app.engine.errors import EngineError
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
+from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
 from app.engine.tools import Capability, Source, Tool, parse_version
-from app.models import (
-    Derivation,
-    Direction,
-    EngineMessage,
-    Flow,
-    Iperf3Options,
-    NetperfOptions,
-    NetperfTest,
-    Protocol,
-    RunResult,
-    Sample,
-)
 from tests.conftest import ROOT_DIR
 
 #: Real engine outputs gathered beside the repository (see their MANIFEST.md); read in place.

@@ -14,19 +14,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.domain.net import Flow, Protocol
+from app.domain.results import EngineMessage, FlowSummary, RunSummary, Sample
 from app.engine.bounds import LIMITS, MAX_BPS, impossible
 from app.engine.errors import ImpossibleValue
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.tools import Capability, Source, Tool
-from app.models import (
-    EngineMessage,
-    Flow,
-    FlowSummary,
-    Iperf3Options,
-    Protocol,
-    RunSummary,
-    Sample,
-)
 from tests.engine.engine_replay import FakeEngine, Replay
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

@@ -9,8 +9,10 @@ import time
 
 import pytest
 
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion
+from app.domain.results import Sample
 from app.engine.errors import (
-    BadOption,
     ConnectionRefused,
     ConnectTimeout,
     EngineError,
@@ -21,9 +23,9 @@ from app.engine.errors import (
     ServerBusy,
 )
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
-from app.models import Iperf3Options, IpVersion, Sample
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")
@@ -181,9 +183,9 @@ def test_hostile_host_strings_never_start_a_process(iperf3_tool: Tool, host: str
 def test_option_the_engine_lacks_is_refused(iperf3_tool: Tool) -> None:
     from dataclasses import replace
 
+    from app.domain.net import Direction
     from app.engine.errors import EngineTooOld
     from app.engine.tools import Capability
-    from app.models import Direction
 
     old = replace(iperf3_tool, capabilities=iperf3_tool.capabilities - {Capability.BIDIR})
     with pytest.raises(EngineTooOld) as info:

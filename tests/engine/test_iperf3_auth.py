@@ -13,11 +13,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.engine.errors import AuthenticationFailed, BadOption
+from app.domain.errors import BadOption
+from app.engine.errors import AuthenticationFailed
 from app.engine.iperf3 import PASSWORD_ENV, start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.process import ManagedProcess
 from app.engine.tools import Capability, Tool
-from app.models import Iperf3Options
 from tests.conftest import free_port
 
 USER, PASSWORD = "student", "s3cret-Pa55"

@@ -7,11 +7,13 @@ import time
 
 import pytest
 
+from app.domain.net import Direction, Flow, IpVersion, Protocol
+from app.domain.results import Sample
 from app.engine.errors import StoppedByUser
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
-from app.models import Direction, Flow, Iperf3Options, IpVersion, Protocol, Sample
 from tests.conftest import engine_children
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

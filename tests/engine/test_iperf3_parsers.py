@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.domain.net import Flow
+from app.domain.results import EngineFailure, RunSummary, Sample
 from app.engine.errors import ParseError
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
-from app.models import EngineFailure, Flow, RunSummary, Sample
 from tests.conftest import DATA
 
 IPERF = DATA / "iperf3"

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.domain.results import RunResult
 from app.engine.echo import LOOPBACK, EchoResponder
 from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
 from app.engine.iperf3 import start_iperf3
@@ -21,11 +22,11 @@ from app.engine.latency import (
     netperf_rr_options,
 )
 from app.engine.netperf import build_argv
+from app.engine.options import Iperf3Options, NetperfTest
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod
 from app.engine.servers import LocalServer, ServerOptions, netserver
 from app.engine.tools import Tool, find_tool
-from app.models import Iperf3Options, NetperfTest, RunResult
 from tests.conftest import free_port
 
 

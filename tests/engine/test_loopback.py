@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import psutil
 
+from app.domain.net import IpVersion
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool
-from app.models import IpVersion
 from tests.conftest import free_port
 
 

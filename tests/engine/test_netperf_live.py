@@ -9,11 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.domain.net import Flow, IpVersion
+from app.domain.results import EngineMessage, Sample
 from app.engine.errors import EngineMissing, NoNetserver, StoppedByUser
 from app.engine.netperf import start_netperf
+from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.servers import ServerOptions, netserver
 from app.engine.tools import Tool, find_tool
-from app.models import EngineMessage, Flow, IpVersion, NetperfOptions, NetperfTest, Sample
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.netperf

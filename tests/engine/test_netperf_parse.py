@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.domain.errors import BadOption
+from app.domain.net import Flow, IpVersion
+from app.domain.results import EngineFailure, EngineMessage, ParseEvent, RunSummary, Sample
 from app.engine.errors import (
-    BadOption,
     ConnectTimeout,
     EngineError,
     EngineFailed,
@@ -20,6 +22,7 @@ from app.engine.errors import (
     Ipv6Unavailable,
     LinkLocalNeedsZone,
     NoNetserver,
+    OptionRefused,
     ParseError,
     PeerVanished,
 )
@@ -31,18 +34,8 @@ from app.engine.netperf import (
     idle_timeout_s,
     parse_keyval,
 )
+from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.tools import Capability, Source, Tool
-from app.models import (
-    EngineFailure,
-    EngineMessage,
-    Flow,
-    IpVersion,
-    NetperfOptions,
-    NetperfTest,
-    ParseEvent,
-    RunSummary,
-    Sample,
-)
 from tests.conftest import DATA
 
 NETPERF = DATA / "netperf"
@@ -255,7 +248,7 @@ def stderr_text(name: str) -> str:
         ("err_v4_to_v6_literal.txt", "::1", 12870, IpVersion.V4, HostUnresolved),
         ("err_server_killed_tcp_stream.txt", "127.0.0.1", 12872, IpVersion.V4, PeerVanished),
         ("err_server_killed_udp_stream.txt", "127.0.0.1", 12872, IpVersion.V4, PeerVanished),
-        ("err_udp_too_big.txt", "127.0.0.1", 12870, IpVersion.V4, BadOption),
+        ("err_udp_too_big.txt", "127.0.0.1", 12870, IpVersion.V4, OptionRefused),
     ],
 )
 def test_error_capture_maps_to_typed_error(
@@ -305,7 +298,7 @@ def test_killed_rr_server_says_so_only_on_stderr() -> None:
     [
         ("err_server_killed_tcp_stream.stderr.txt", PeerVanished),
         ("err_server_killed_udp_stream.stderr.txt", PeerVanished),
-        ("err_udp_too_big.stderr.txt", BadOption),
+        ("err_udp_too_big.stderr.txt", OptionRefused),
     ],
 )
 def test_stderr_captures_classify(name: str, kind: type[EngineError]) -> None:

@@ -8,12 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion
 from app.engine.echo import LOOPBACK, SEQ_MODULO, EchoResponder
-from app.engine.errors import BadOption, HostUnresolved
+from app.engine.errors import HostUnresolved
 from app.engine.netinfo import ipv6_available
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod, ProbeMatcher, ProbeRecord
-from app.models import IpVersion
 from tests.conftest import free_port
 
 MS = 1_000_000

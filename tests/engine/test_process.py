@@ -13,8 +13,10 @@ import time
 import psutil
 import pytest
 
+from app.domain.results import Sample
 from app.engine import process
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.process import (
     IdleTimeout,
     ManagedProcess,
@@ -24,7 +26,6 @@ from app.engine.process import (
 )
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
-from app.models import Iperf3Options, Sample
 from tests.conftest import ROOT_DIR, engine_children
 
 PY = sys.executable

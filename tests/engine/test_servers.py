@@ -8,8 +8,11 @@ from dataclasses import replace
 import psutil
 import pytest
 
-from app.engine.errors import BadOption, EngineTooOld
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion
+from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.servers import (
     ServerOptions,
     ServerStartFailed,
@@ -18,7 +21,6 @@ from app.engine.servers import (
     security_warning,
 )
 from app.engine.tools import Tool, find_tool
-from app.models import Iperf3Options, IpVersion
 from tests.conftest import engine_children, free_port
 
 

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
+from app.domain.net import Flow
+from app.domain.results import Derivation, EngineMessage, FlowSummary, RunSummary
 from app.engine import udp_totals
 from app.engine.iperf3_json import parse_stream
-from app.models import Derivation, EngineMessage, Flow, FlowSummary, RunSummary
 from tests.engine.engine_replay import ENGINE_OUTPUTS
 
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.engine.errors import BadOption, LinkLocalNeedsZone
+from app.domain.errors import BadOption
+from app.engine.errors import LinkLocalNeedsZone
 from app.engine.validate import check_port, check_range, validate_host
 
 

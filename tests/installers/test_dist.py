@@ -18,7 +18,7 @@ import pytest
 from app import __version__
 from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
-from app.store.exchange import EXCHANGE_SUFFIX
+from app.study.exchange import EXCHANGE_SUFFIX
 from installers.linux import smoke
 from installers.linux.package import deb_arch
 

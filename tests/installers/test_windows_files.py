@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from app import __version__
-from app.store.exchange import EXCHANGE_SUFFIX
+from app.study.exchange import EXCHANGE_SUFFIX
 from tests.conftest import ROOT_DIR
 
 ISS = ROOT_DIR / "installers" / "windows" / "linklab.iss"

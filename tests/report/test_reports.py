@@ -19,14 +19,14 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app.analysis.compare import Comparison, compare, series_data
-from app.engine.errors import BadOption
-from app.models import IpVersion, Protocol
+from app.domain.errors import BadOption
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey, Security
+from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.report.compare_export import comparison_csv
 from app.report.html_report import report_html
 from app.store.db import Database
-from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
-from app.study.plan import Conditions, Medium, Peer, Plan, RunKey, Security
 from app.ui.common.report_files import compared_sessions, write_outputs
 from tests.conftest import ROOT_DIR
 

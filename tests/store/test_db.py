@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from app.models import IpVersion, Protocol, Sample
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Peer, Plan, RunKey
+from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database, StoreCorrupt, StoreError, StoreFull, StoreTooNew
-from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
-from app.study.plan import Peer, Plan, RunKey
 
 
 def _plan() -> Plan:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from app.models import Direction, IpVersion, Protocol
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Conditions, Engine, Peer, Plan, Security, Variable
 from app.study.describe import FIELD_LABELS, changes, default_name, extent_text
-from app.study.plan import Conditions, Engine, Peer, Plan, Security, Variable
 
 
 def test_every_setting_has_words() -> None:

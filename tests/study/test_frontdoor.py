@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Peer, Plan
+from app.domain.records import SessionStatus
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server
 from app.engine.tools import Tool
-from app.models import IpVersion, Protocol
 from app.store.db import Database
-from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
 from app.study.events import StudyEvent, StudyPrepared
 from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused
-from app.study.plan import Peer, Plan
 from tests.conftest import ROOT_DIR, free_port
 
 #: Columns that differ between any two sessions, whoever started them.

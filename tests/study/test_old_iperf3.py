@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from app.domain.net import Protocol
+from app.domain.plan import Peer, Plan
+from app.domain.records import SessionStatus
 from app.engine.tools import find_tool
-from app.models import Protocol
 from app.store.db import Database
-from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
-from app.study.plan import Peer, Plan
 from app.study.runner import StudyRunner
 from tests.engine.engine_replay import ENGINE_OUTPUTS, iperf3_3_1_3
 

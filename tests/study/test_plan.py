@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from app.engine.errors import BadOption
-from app.models import Direction, IpVersion, Protocol
-from app.study.plan import (
+from app.domain.errors import BadOption
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import (
     Conditions,
     EarlyStop,
     Engine,
@@ -22,6 +22,8 @@ from app.study.plan import (
     Security,
     Variable,
 )
+from app.domain.plan_codec import plan_from_json
+from app.study.plan_checks import plan_problems, validate_plan
 from app.study.presets import find_preset, list_presets, load_preset_file, save_preset
 
 BASE = Plan(
@@ -34,11 +36,11 @@ BASE = Plan(
 
 
 def fields(plan: Plan) -> dict[str, str]:
-    return dict(plan.problems())
+    return dict(plan_problems(plan))
 
 
 def test_valid_plan_has_no_problems() -> None:
-    assert BASE.problems() == []
+    assert plan_problems(BASE) == []
     assert BASE.total_runs == 2 * 2 * 2 * 2
 
 
@@ -77,11 +79,11 @@ def test_problems_are_sentences_at_the_field(
 ) -> None:
     plan = replace(BASE, **change)  # type: ignore[arg-type]
     problems = fields(plan)
-    assert field in problems, plan.problems()
+    assert field in problems, plan_problems(plan)
     assert words in problems[field]
     assert problems[field].endswith(".")
     with pytest.raises(BadOption):
-        plan.validate()
+        validate_plan(plan)
 
 
 def test_json_round_trip() -> None:
@@ -101,7 +103,7 @@ def test_json_round_trip() -> None:
             Security.WPA2, Medium.N, (("os", "Windows 7"), ("room", "A")), "notes\nline 2"
         ),
     )
-    again = Plan.from_json(plan.to_json())
+    again = plan_from_json(plan.to_json())
     assert again == plan
     assert json.loads(plan.to_json())["conditions"]["tags"] == {"os": "Windows 7", "room": "A"}
 
@@ -122,7 +124,7 @@ def test_json_round_trip() -> None:
 )
 def test_bad_plan_files_say_why(text: str, words: str) -> None:
     with pytest.raises(BadOption, match=words):
-        Plan.from_json(text)
+        plan_from_json(text)
 
 
 def test_run_orders() -> None:
@@ -177,7 +179,7 @@ def test_presets_are_valid_and_match_the_papers() -> None:
         "lab-tcp-window",
     } <= set(presets)
     for preset in presets.values():
-        assert preset.for_peer(Peer("lab-peer.local")).problems() == [], preset.name
+        assert plan_problems(preset.for_peer(Peer("lab-peer.local"))) == [], preset.name
     n = presets["80211n-study"].plan
     assert n.values == (128, 384, 640, 896, 1152, 1408)
     assert (n.repetitions, n.duration_s) == (40, 60)

@@ -11,13 +11,16 @@ from pathlib import Path
 import pytest
 
 from app.analysis.stats import precise_enough, summarize
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import EarlyStop, Engine, Metric, Peer, Plan, RunKind
+from app.domain.records import SessionStatus
+from app.domain.results import Sample
 from app.engine.iperf3 import start_iperf3
 from app.engine.netinfo import free_block
+from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.tools import Tool, find_tool
-from app.models import Iperf3Options, IpVersion, Protocol, Sample
 from app.store.db import Database
-from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
 from app.study.events import (
     PointUpdated,
@@ -30,7 +33,7 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan import EarlyStop, Engine, Metric, Peer, Plan, RunKind
+from app.study.plan_checks import plan_problems
 from app.study.runner import RetryPolicy, StudyRunner
 from tests.conftest import engine_children, free_port
 
@@ -292,7 +295,7 @@ def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
 
 def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool) -> None:
     from app.analysis.shares import link_shares
-    from app.models import Protocol as P
+    from app.domain.net import Protocol as P
 
     base = free_block(free_port(), 2)
     servers = [iperf3_server(iperf3_tool, ServerOptions(base + i)) for i in range(2)]
@@ -331,7 +334,7 @@ def test_loss_sweep_with_emulated_loss(
 ) -> None:
     import subprocess as sp
 
-    from app.study.plan import Variable
+    from app.domain.plan import Variable
     from app.study.shaping import TABLE, unavailable_reason
 
     reason = unavailable_reason()
@@ -348,7 +351,7 @@ def test_loss_sweep_with_emulated_loss(
         bitrate_bps=50_000_000,
         length=1000,
     )
-    assert plan.problems() == []
+    assert plan_problems(plan) == []
     outcome = StudyRunner(store, plan).run()
     runs = {r.value: r for r in store.runs(outcome.session_id)}
     assert runs[0.0].metrics.loss_pct is not None and runs[0.0].metrics.loss_pct < 2

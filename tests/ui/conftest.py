@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from app.store.db import Database
-from app.store.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.store.sessions import SessionStore
+from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import engine_children, free_port

@@ -6,7 +6,8 @@ import gc
 import sys
 
 from app.analysis.stats import summarize
-from app.models import Flow, Sample
+from app.domain.net import Flow
+from app.domain.results import Sample
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 
 

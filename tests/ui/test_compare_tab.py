@@ -8,11 +8,11 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from app.models import IpVersion, Protocol
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Peer, Plan, RunKey, Security
+from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.store.db import Database
-from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
-from app.study.plan import Conditions, Peer, Plan, RunKey, Security
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from tests.ui.user import wait_for

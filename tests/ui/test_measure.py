@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog
 
+from app.domain.records import SessionStatus
 from app.store.db import Database
-from app.store.records import SessionStatus
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.conftest import ROOT_DIR, engine_children, free_port

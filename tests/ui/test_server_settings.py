@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.engine.iperf3 import start_iperf3
+from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
-from app.models import Iperf3Options
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab

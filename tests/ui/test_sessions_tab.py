@@ -12,17 +12,17 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QMessageBox, QPushButton, QTabl
 from pytestqt.qtbot import QtBot
 
 from app.analysis.points import point_summaries
-from app.models import IpVersion, Protocol
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Medium, Peer, Plan, Security
+from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.domain.tags import TagError, parse_tags
+from app.domain.units import format_rate
 from app.store.db import Database
-from app.store.records import RunMetrics, SessionStatus, utc_now
 from app.store.sessions import SessionStore
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
-from app.study.plan import Conditions, Medium, Peer, Plan, Security
-from app.study.tags import TagError, parse_tags
 from app.ui.context import AppContext
 from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
-from app.units import format_rate
 from tests.ui.user import wait_for
 
 VALUES = (128, 640, 1408)

@@ -7,8 +7,8 @@ from dataclasses import fields, replace
 
 import pytest
 
-from app.models import Direction, IpVersion, Protocol
-from app.study.plan import EarlyStop, Engine, Medium, Metric, Order, Plan, Security, Variable
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import EarlyStop, Engine, Medium, Metric, Order, Plan, Security, Variable
 from app.study.presets import list_presets
 from app.ui.main_window import MainWindow
 from tests.ui.user import Unreachable, User

@@ -9,8 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from app.engine.errors import EngineError
-from app.store.db import StoreError
+from app.domain.errors import LinkLabError
 
 
 class _Relay(QObject):
@@ -28,7 +27,7 @@ class _Job(QRunnable):
     def run(self) -> None:  # in a pool thread
         try:
             result = self._work()
-        except (StoreError, EngineError) as err:
+        except LinkLabError as err:
             self._relay.failed.emit(self._number, err.sentence)
             return
         self._relay.done.emit(self._number, result)

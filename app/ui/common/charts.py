@@ -17,8 +17,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.models import Flow, Sample
-from app.units import rate_unit
+from app.domain.net import Flow
+from app.domain.results import Sample
+from app.domain.units import rate_unit
 
 REDRAW_MS = 100
 #: Colour-blind-safe series colours (Okabe-Ito).

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.analysis.compare import Comparison
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
+from app.domain.records import SessionRecord
 from app.report.html_report import report_html
-from app.store.records import SessionRecord
 
 
 def compared_sessions(comparison: Comparison) -> list[SessionRecord]:

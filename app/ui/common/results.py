@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.stats import Summary
-from app.units import format_rate
+from app.domain.units import format_rate
 
 
 def _number(digits: int) -> Callable[[float | None], str]:

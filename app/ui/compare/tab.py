@@ -36,15 +36,15 @@ from app.analysis.compare import (
 )
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
-from app.engine.errors import BadOption
+from app.domain.errors import BadOption
+from app.domain.plan import VARIABLE_LABELS
+from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
-from app.study.plan import VARIABLE_LABELS
 from app.ui.common.background import Background
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
-from app.units import format_p, signed
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 
@@ -275,7 +275,7 @@ class CompareTab(QWidget):
         checked = set(self._checked())
         if self.items:
             plan = self.items[0].session.plan
-            from app.study.plan import VARIABLE_LABELS
+            from app.domain.plan import VARIABLE_LABELS
 
             x_label, x_unit = VARIABLE_LABELS[plan.variable]
             chart.set_x_label(f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower())

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.study.plan import Order
+from app.domain.plan import Order
 from app.ui.common.widgets import (
     DoubleSpinBox,
     SpinBox,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QWidget
 
-from app.study.plan import Conditions, Medium, Security
-from app.study.tags import TagError, parse_tags, tags_text
+from app.domain.plan import Conditions, Medium, Security
+from app.domain.tags import TagError, parse_tags, tags_text
 from app.ui.common.widgets import ValueCombo, _combo, accessible
 
 

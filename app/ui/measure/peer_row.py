@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.peercheck import PeerCheck, check_peer
-from app.study.plan import THIS_COMPUTER, Peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"

@@ -20,15 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.domain.plan import Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
-from app.study.plan import (
-    Conditions,
-    EarlyStop,
-    Metric,
-    Plan,
-    Variable,
-)
+from app.study.plan_checks import plan_problems
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
@@ -41,7 +37,6 @@ from app.ui.measure.conditions_box import ConditionsBox
 from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
 from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
 from app.ui.measure.study_page import StudyControls
-from app.units import parse_rate, parse_size
 
 
 class _PeerError:
@@ -396,7 +391,7 @@ class SetupPanel(QWidget):
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
         )
-        problems += plan.problems()
+        problems += plan_problems(plan)
         return plan, problems
 
     def build(self) -> tuple[Plan | None, list[tuple[str, str]]]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
-from app.models import Direction, IpVersion, Protocol
-from app.study.plan import VARIABLE_LABELS, Engine, Metric, Variable
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Variable
+from app.domain.units import parse_rate, parse_size
 from app.ui.common.widgets import _combo, _spin, accessible
-from app.units import parse_rate, parse_size
 
 #: Default sweep per variable: (from, to, step).
 DEFAULT_RANGES = {

@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.errors import EngineError
+from app.domain.errors import LinkLabError
+from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
+from app.domain.plan_codec import plan_from_json
+from app.domain.records import SessionStatus
 from app.engine.iperf3 import build_argv, output_mode
 from app.engine.netperf import build_argv as netperf_argv
-from app.store.records import SessionStatus
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -34,7 +36,6 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.study.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.study.runner import iperf3_options, netperf_options
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
@@ -188,8 +189,8 @@ class MeasureTab(QWidget):
         if not text:
             return
         try:
-            self.setup.set_plan(Plan.from_json(text))
-        except EngineError:
+            self.setup.set_plan(plan_from_json(text))
+        except LinkLabError:
             pass  # a plan from another version: start from the defaults
 
     def engines_changed(self) -> None:
@@ -221,7 +222,7 @@ class MeasureTab(QWidget):
                 argv = netperf_argv(tool, netperf_options(plan, key))
             else:
                 argv = build_argv(tool, iperf3_options(plan, key), output_mode(tool))
-        except EngineError as err:
+        except LinkLabError as err:
             return err.sentence
         return " ".join(argv)
 

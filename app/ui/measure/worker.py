@@ -8,8 +8,8 @@ import threading
 
 from PySide6.QtCore import QThread, Signal
 
-from app.engine.errors import EngineError
-from app.store.db import StoreError
+from app.domain.errors import LinkLabError
+from app.domain.plan import Plan
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -23,7 +23,6 @@ from app.study.events import (
     StudyPrepared,
 )
 from app.study.frontdoor import FrontDoor, PeerUnreachable, StudyRun
-from app.study.plan import Plan
 
 
 class StudyWorker(QThread):
@@ -81,7 +80,7 @@ class StudyWorker(QThread):
             study.run()
         except PeerUnreachable as err:
             self.refused.emit(err.sentence)
-        except (EngineError, StoreError) as err:
+        except LinkLabError as err:
             self.failed.emit(err.sentence)
 
     def _emit(self, event: StudyEvent) -> None:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.errors import EngineError
+from app.domain.errors import LinkLabError
 from app.engine.netinfo import LocalAddress, local_addresses
 from app.engine.servers import LocalServer, security_warning
 from app.ui.common.widgets import ComboBox, SpinBox
@@ -216,7 +216,7 @@ class ServerControls(QGroupBox):
                 server = self._servers.start_iperf3(port, bind)
             else:
                 server = self._servers.start_netserver(port, bind)
-        except EngineError as err:
+        except LinkLabError as err:
             self._error = err.sentence
         except OSError as err:  # the executable vanished or may not be run
             self._error = (

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtWidgets import QFileDialog
 
-from app.engine.errors import EngineError
-from app.store.db import StoreError
-from app.store.exchange import EXCHANGE_SUFFIX
+from app.domain.errors import LinkLabError
+from app.study.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ def import_file(path: Path, door: FrontDoor) -> FileImported:
     """Check the whole file, then add its sessions in one transaction (all or nothing)."""
     try:
         result = door.import_file(path)
-    except (EngineError, StoreError) as err:
+    except LinkLabError as err:
         return FileImported(path, error=err.sentence)
     return FileImported(path, result.imported, result.skipped)
 
@@ -63,7 +62,7 @@ def import_file(path: Path, door: FrontDoor) -> FileImported:
 def export_file(session_ids: Sequence[str], path: Path, door: FrontDoor) -> FileExported:
     try:
         ids = door.export(session_ids, path)
-    except (EngineError, StoreError) as err:
+    except LinkLabError as err:
         return FileExported(path, error=err.sentence)
     return FileExported(path, len(ids))
 

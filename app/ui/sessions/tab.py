@@ -35,12 +35,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.errors import EngineError
-from app.store.db import StoreError
-from app.store.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.errors import LinkLabError
+from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.tags import TagError, parse_tags, tags_text
 from app.study.describe import describe_conditions, local_time
 from app.study.frontdoor import FrontDoor
-from app.study.tags import TagError, parse_tags, tags_text
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
@@ -398,7 +397,7 @@ class SessionsTab(QWidget):
         """One change; the sentence on failure."""
         try:
             action(self.context.door())
-        except (StoreError, EngineError) as err:
+        except LinkLabError as err:
             self.show_error(err.sentence)
             return False
         self.refresh()

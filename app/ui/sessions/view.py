@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
-from app.store.records import RunRecord, SessionRecord
+from app.domain.records import RunRecord, SessionRecord
 from app.study.describe import (
     describe_conditions,
     describe_environment,

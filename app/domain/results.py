@@ -1,87 +1,11 @@
-"""Typed values shared by every layer: engine options, live samples and run results."""
+"""What engines report, as typed values: interval samples, per-flow totals, run results."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import IntEnum, StrEnum
+from dataclasses import dataclass
+from enum import StrEnum
 
-
-class Protocol(StrEnum):
-    TCP = "tcp"
-    UDP = "udp"
-
-
-class IpVersion(IntEnum):
-    V4 = 4
-    V6 = 6
-
-
-class Direction(StrEnum):
-    """Which way the data flows, seen from the client (this computer)."""
-
-    UP = "up"  # client sends, peer receives (iperf3 default)
-    DOWN = "down"  # peer sends, client receives (iperf3 -R)
-    BIDIR = "bidir"  # both at once (iperf3 --bidir)
-
-
-class Flow(StrEnum):
-    """One data flow inside a run: client to peer (up) or peer to client (down)."""
-
-    UP = "up"
-    DOWN = "down"
-
-
-class NetperfTest(StrEnum):
-    TCP_STREAM = "TCP_STREAM"
-    UDP_STREAM = "UDP_STREAM"
-    TCP_RR = "TCP_RR"
-    UDP_RR = "UDP_RR"
-
-    @property
-    def is_rr(self) -> bool:
-        return self in (NetperfTest.TCP_RR, NetperfTest.UDP_RR)
-
-    @property
-    def protocol(self) -> Protocol:
-        return Protocol.UDP if self.value.startswith("UDP") else Protocol.TCP
-
-
-@dataclass(frozen=True)
-class Iperf3Options:
-    """Everything an iperf3 client run can be asked to do."""
-
-    host: str
-    port: int = 5201
-    protocol: Protocol = Protocol.TCP
-    ip_version: IpVersion | None = None
-    duration_s: int = 10
-    omit_s: int = 0
-    interval_s: float = 1.0
-    length: int | None = None  # -l, bytes per write (packet size for UDP)
-    window: int | None = None  # -w, socket buffer bytes
-    parallel: int = 1  # -P
-    direction: Direction = Direction.UP
-    bitrate_bps: int | None = None  # -b; 0 = unlimited; None = iperf3's default
-    connect_timeout_ms: int | None = 8000
-    bind_address: str | None = None
-    username: str | None = None
-    # Reaches iperf3 only through its IPERF3_PASSWORD environment variable.
-    password: str | None = field(default=None, repr=False, compare=False)
-    rsa_public_key_path: str | None = None
-
-
-@dataclass(frozen=True)
-class NetperfOptions:
-    """One netperf client run: a stream test for throughput or a request/response test for RTT."""
-
-    host: str
-    port: int = 12865
-    test: NetperfTest = NetperfTest.TCP_STREAM
-    ip_version: IpVersion | None = None
-    duration_s: int = 10
-    message_size: int | None = None  # -m for *_STREAM, -r N,N for *_RR
-    cpu: bool = True  # -c -C
-    interval_s: float = 1.0  # -D interim results, for the live view
+from app.domain.net import Flow
 
 
 @dataclass(frozen=True)

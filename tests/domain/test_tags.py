@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.study.tags import TagError, parse_tag, parse_tags, tags_text
+from app.domain.tags import TagError, parse_tag, parse_tags, tags_text
 
 
 def test_labels_and_key_values() -> None:

@@ -1,4 +1,7 @@
-"""The study plan: what to measure, against which peer, under which stated conditions."""
+"""The study plan: what to measure, against which peer, under which stated conditions.
+
+Pure data and its structure (series, runs in order, the settings of each run); whether a plan
+can run is for app.study.plan_checks to say, with the engines' limits."""
 
 from __future__ import annotations
 
@@ -8,9 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from app.engine.errors import BadOption
-from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
-from app.models import Direction, IpVersion, NetperfTest, Protocol
+from app.domain.net import Direction, IpVersion, Protocol
 
 PLAN_FORMAT = 1
 
@@ -266,140 +267,6 @@ class Plan:
             settings[self.variable.value] = value
         return settings
 
-    def netperf_test(self, key: RunKey) -> NetperfTest:
-        if key.kind is RunKind.RR:
-            return NetperfTest.UDP_RR if key.protocol is Protocol.UDP else NetperfTest.TCP_RR
-        return NetperfTest.UDP_STREAM if key.protocol is Protocol.UDP else NetperfTest.TCP_STREAM
-
-    # -- validation ----------------------------------------------------------------------------
-    def problems(self) -> list[tuple[str, str]]:
-        """(field, sentence) for everything wrong with the plan; empty when it can run."""
-        found: list[tuple[str, str]] = []
-
-        def check(ok: bool, where: str, sentence: str) -> None:
-            if not ok:
-                found.append((where, sentence))
-
-        try:
-            validate_host(self.peer.host, "peer")
-            if self.peer.host6:
-                validate_host(self.peer.host6, "peer's IPv6 address")
-        except BadOption as err:
-            found.append(("peer", err.sentence))
-        if self.peer.host6 and not is_ipv6_literal(self.peer.host6):
-            found.append(
-                (
-                    "peer",
-                    f"{self.peer.host6} is not an IPv6 address: give the peer's "
-                    f"IPv6 address, or leave it empty.",
-                )
-            )
-        if (
-            IpVersion.V6 in self.ip_versions
-            and is_ipv4_literal(self.peer.host)
-            and not self.peer.host6
-        ):
-            found.append(
-                (
-                    "peer",
-                    f"{self.peer.host} is an IPv4 address, but IPv6 is measured "
-                    f"too: give the peer's IPv6 address as well (or its name).",
-                )
-            )
-        if IpVersion.V4 in self.ip_versions and is_ipv6_literal(self.peer.host):
-            found.append(
-                (
-                    "peer",
-                    f"{self.peer.host} is an IPv6 address, but IPv4 is measured "
-                    f"too: give the peer's name or its IPv4 address.",
-                )
-            )
-        for port_field, port in (
-            ("port", self.peer.iperf3_port),
-            ("netperf_port", self.peer.netperf_port),
-        ):
-            try:
-                check_port(port)
-            except BadOption as err:
-                found.append((port_field, err.sentence))
-        check(bool(self.protocols), "protocols", "Choose at least one protocol: TCP or UDP.")
-        check(bool(self.ip_versions), "ip_versions", "Choose at least one IP version: 4 or 6.")
-        check(
-            len(set(self.protocols)) == len(self.protocols),
-            "protocols",
-            "Each protocol may be chosen once.",
-        )
-        check(
-            len(set(self.ip_versions)) == len(self.ip_versions),
-            "ip_versions",
-            "Each IP version may be chosen once.",
-        )
-        check(
-            bool(self.values),
-            "values",
-            "Give at least one value to measure (for example the packet sizes 128..1408).",
-        )
-        check(len(self.values) <= 1000, "values", "At most 1000 points per sweep.")
-        check(
-            len(set(self.values)) == len(self.values),
-            "values",
-            "Each value may appear once in the sweep: remove the repeated ones.",
-        )
-        check(
-            1 <= self.repetitions <= 1000,
-            "repetitions",
-            "Repetitions must be between 1 and 1000 per point.",
-        )
-        check(
-            1 <= self.duration_s <= 3600, "duration", "Seconds per run must be between 1 and 3600."
-        )
-        check(
-            0 <= self.omit_s <= 600 and self.omit_s < max(self.duration_s, 1),
-            "omit",
-            "The warm-up (omit) must be between 0 and 600 s and shorter than the run.",
-        )
-        check(0 <= self.pause_s <= 3600, "pause", "The pause between runs must be 0..3600 s.")
-        check(0.1 <= self.interval_s <= 60, "interval", "The report interval must be 0.1..60 s.")
-        check(1 <= self.parallel <= 128, "parallel", "Parallel streams must be between 1 and 128.")
-        check(
-            0 <= self.bitrate_bps <= 10**14,
-            "bitrate",
-            "The UDP bitrate must be 0 (unlimited) or a positive rate.",
-        )
-        check(
-            1 <= self.max_consecutive_failures <= 1000,
-            "max_consecutive_failures",
-            "Allowed consecutive failures must be between 1 and 1000.",
-        )
-        check(bool(self.metrics), "metrics", "Choose at least one metric: throughput, RTT or CPU.")
-        check(
-            Metric.RTT not in self.metrics or self.engine is Engine.NETPERF,
-            "metrics",
-            "Round-trip time is measured with netperf's request/response test: choose the "
-            "netperf engine, or leave RTT out.",
-        )
-        if self.early_stop is not None:
-            check(
-                0 < self.early_stop.relative_ci < 1,
-                "early_stop",
-                "Early stop needs a CI target between 0 and 100 % of the mean.",
-            )
-            check(
-                2 <= self.early_stop.min_runs <= self.repetitions,
-                "early_stop",
-                "Early stop needs at least 2 runs per point, and no more than the repetitions.",
-            )
-        from app.study.plan_checks import value_problems  # checks of the swept values
-
-        found.extend(value_problems(self))
-        return found
-
-    def validate(self) -> None:
-        """Raise BadOption with the first problem's sentence (and all of them in detail)."""
-        problems = self.problems()
-        if problems:
-            raise BadOption(problems[0][1], detail="; ".join(s for _, s in problems))
-
     # -- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -409,39 +276,3 @@ class Plan:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> Plan:
-        try:
-            data = json.loads(text)
-        except ValueError as err:
-            raise BadOption(f"The plan file is not valid JSON ({err}): check the file.") from None
-        return cls.from_dict(data)
-
-    @classmethod
-    def from_dict(cls, data: object) -> Plan:
-        """Build a plan from stored or hand-written JSON, with a sentence for what is wrong."""
-        from app.study.plan_codec import decode_field  # the codec needs this module's types
-
-        if not isinstance(data, dict):
-            raise BadOption("The plan must be a JSON object: check the file.")
-        fmt = data.get("format", PLAN_FORMAT)
-        if not isinstance(fmt, int) or fmt > PLAN_FORMAT:
-            raise BadOption(
-                f"The plan was written by a newer LinkLab (format {fmt}): update LinkLab."
-            )
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(data) - known - {"format"})
-        if unknown:
-            raise BadOption(f"The plan has unknown fields: {', '.join(unknown)}: remove them.")
-        try:
-            kwargs = {k: decode_field(k, v) for k, v in data.items() if k != "format"}
-            if "peer" not in kwargs:
-                raise BadOption('The plan names no peer: add "peer": {"host": ...}.')
-            return cls(**kwargs)
-        except BadOption:
-            raise
-        except (TypeError, ValueError, KeyError) as err:
-            raise BadOption(
-                f"The plan has a value LinkLab cannot use ({err}): check the file."
-            ) from None

@@ -15,12 +15,16 @@ from typing import Any
 
 import pytest
 
-import app.store.exchange as exchange_module
 import app.store.sessions as sessions_module
-from app.engine.errors import BadOption
-from app.models import Flow, FlowSummary, Protocol, Sample
+import app.study.exchange as exchange_module
+from app.domain.errors import BadOption
+from app.domain.net import Flow, Protocol
+from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKind
+from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.domain.results import FlowSummary, Sample
 from app.store.db import Database
-from app.store.exchange import (
+from app.store.sessions import SessionStore
+from app.study.exchange import (
     MAX_NAME,
     ImportResult,
     export_sessions,
@@ -28,9 +32,6 @@ from app.store.exchange import (
     read_exchange,
     write_exchange,
 )
-from app.store.records import RunMetrics, SessionStatus, utc_now
-from app.store.sessions import SessionStore
-from app.study.plan import Conditions, Engine, Metric, Peer, Plan, RunKind
 from tests.conftest import ROOT_DIR
 
 Doc = dict[str, Any]

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from app import __version__
-from app.engine.errors import BadOption
-from app.models import Flow, IpVersion, Protocol, Sample
-from app.store.records import (
+from app.domain.errors import BadOption
+from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.plan import Plan, RunKey, RunKind
+from app.domain.plan_codec import plan_from_dict
+from app.domain.records import (
     METRIC_FIELDS,
     RunMetrics,
     RunRecord,
@@ -24,8 +26,9 @@ from app.store.records import (
     SessionStatus,
     utc_now,
 )
+from app.domain.results import Sample
 from app.store.sessions import SessionStore, StoredRun, StoredSession
-from app.study.plan import Plan, RunKey, RunKind
+from app.study.plan_checks import plan_problems
 
 EXCHANGE_FORMAT = "linklab-sessions"
 EXCHANGE_VERSION = 1
@@ -347,8 +350,8 @@ def _session(item: object, number: int) -> ExchangeSession:
 
 def _plan(obj: _Obj) -> Plan:
     try:
-        plan = Plan.from_dict(obj.get("plan"))
-        problems = [sentence for _, sentence in plan.problems()]
+        plan = plan_from_dict(obj.get("plan"))
+        problems = [sentence for _, sentence in plan_problems(plan)]
         peer = plan.peer
         if not isinstance(peer.name, str) or not isinstance(peer.host6, str):
             problems.append("the peer's name and IPv6 address must be text")

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from app.models import RunResult
-from app.study.plan import Plan, RunKey
+from app.domain.plan import Plan, RunKey
+from app.domain.results import RunResult
 
 
 class SessionStatus(StrEnum):

@@ -1,12 +1,16 @@
-"""Reading plan fields from JSON: types checked, enums by value, a reason for what is wrong."""
+"""Plans from JSON (stored sessions, plan files, presets, exchange files): every field's type
+checked, enums by value, a sentence for whatever is wrong."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-from app.models import Direction, IpVersion, Protocol
-from app.study.plan import (
+from app.domain.errors import BadOption
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import (
+    PLAN_FORMAT,
     Conditions,
     EarlyStop,
     Engine,
@@ -14,6 +18,7 @@ from app.study.plan import (
     Metric,
     Order,
     Peer,
+    Plan,
     Security,
     Variable,
 )
@@ -96,3 +101,35 @@ def _flag(value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError("concurrent must be true or false")
     return value
+
+
+def plan_from_json(text: str) -> Plan:
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise BadOption(f"The plan file is not valid JSON ({err}): check the file.") from None
+    return plan_from_dict(data)
+
+
+def plan_from_dict(data: object) -> Plan:
+    """Build a plan from stored or hand-written JSON, with a sentence for what is wrong."""
+    if not isinstance(data, dict):
+        raise BadOption("The plan must be a JSON object: check the file.")
+    fmt = data.get("format", PLAN_FORMAT)
+    if not isinstance(fmt, int) or fmt > PLAN_FORMAT:
+        raise BadOption(f"The plan was written by a newer LinkLab (format {fmt}): update LinkLab.")
+    known = set(Plan.__dataclass_fields__)
+    unknown = sorted(set(data) - known - {"format"})
+    if unknown:
+        raise BadOption(f"The plan has unknown fields: {', '.join(unknown)}: remove them.")
+    try:
+        kwargs = {k: decode_field(k, v) for k, v in data.items() if k != "format"}
+        if "peer" not in kwargs:
+            raise BadOption('The plan names no peer: add "peer": {"host": ...}.')
+        return Plan(**kwargs)
+    except BadOption:
+        raise
+    except (TypeError, ValueError, KeyError) as err:
+        raise BadOption(
+            f"The plan has a value LinkLab cannot use ({err}): check the file."
+        ) from None

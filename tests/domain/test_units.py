@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.units import format_rate, parse_rate, parse_size, rate_unit
+from app.domain.units import format_rate, parse_rate, parse_size, rate_unit
 
 
 @given(st.one_of(st.none(), st.floats(), st.integers(-(10**400), 10**400)), st.integers(0, 30))
