@@ -51,6 +51,7 @@ bench: setup engines dist-tools
 lint: setup
 	$(BIN)/ruff check app tests benchmarks installers scripts
 	$(BIN)/ruff format --check app tests benchmarks installers scripts
+	$(BIN)/lint-imports
 
 typecheck: setup
 	$(BIN)/mypy

@@ -1,9 +1,14 @@
-"""House rules that can be checked mechanically: Qt only under app/ui, no shell anywhere."""
+"""House rules that can be checked mechanically: the layers contract (import-linter), no
+import cycles, Qt only under app/ui, no shell anywhere, one module that starts processes."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import grimp
 
 from tests.conftest import ROOT_DIR
 
@@ -56,3 +61,55 @@ def test_only_process_module_starts_long_lived_children() -> None:
 def test_modules_stay_small() -> None:
     big = {p.name: n for p in APP.rglob("*.py") if (n := len(p.read_text().splitlines())) > 500}
     assert not big
+
+
+def test_layers_contract() -> None:
+    """cli > ui > report > study > analysis > store > engine > domain (pyproject.toml): no
+    module imports from a layer above its own."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint)], cwd=ROOT_DIR, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "1 kept, 0 broken" in done.stdout
+
+
+def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """Not even through imports inside functions or for type checking."""
+    built = grimp.build_graph("app")
+    graph = {m: sorted(built.find_modules_directly_imported_by(m)) for m in built.modules}
+    assert _cycles(graph) == []
+    assert _cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": []}) == [["a", "b", "c"]]

@@ -7,13 +7,9 @@ import math
 from collections.abc import Iterable
 from enum import StrEnum
 
-import numpy as np
+from app.engine.probe_results import TRIM_SLOWEST, trimmed_mean
 
-from app.analysis.stats import scipy_stats
-
-#: The draft trims the slowest 5 % of the round trips before averaging (its "95th percentile
-#: trimmed mean"); the fastest are kept, since a link cannot be faster than it is.
-TRIM_SLOWEST = 0.05
+__all__ = ["TRIM_SLOWEST", "Rating", "rating", "responsiveness", "rpm", "trimmed_mean"]
 
 
 class Rating(StrEnum):
@@ -44,19 +40,6 @@ def rating(rpm_value: float) -> Rating:
     if rpm_value >= _FAIR_FROM:
         return Rating.FAIR
     return Rating.POOR
-
-
-def trimmed_mean(values: Iterable[float], slowest: float = TRIM_SLOWEST) -> float | None:
-    """Mean of the values after dropping the largest `slowest` share (None when empty).
-
-    scipy.stats.trim_mean would cut both tails; the draft cuts only the slow one."""
-    data = np.array([v for v in values if math.isfinite(v)], dtype=float)
-    if data.size == 0:
-        return None
-    if not 0.0 <= slowest < 1.0:
-        raise ValueError(f"the share to trim must be in [0, 1), not {slowest}")
-    kept = scipy_stats().trim1(data, slowest, tail="right")
-    return float(np.mean(kept))
 
 
 def responsiveness(working_rtts_ms: Iterable[float]) -> tuple[float, Rating] | None:

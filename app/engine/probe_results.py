@@ -4,8 +4,10 @@ probes by sequence number (reordering, duplicates, loss) that produces them."""
 from __future__ import annotations
 
 import copy
+import math
 import statistics
 from collections import OrderedDict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -185,8 +187,6 @@ class ProbeMatcher:
         interval_s: float,
         kernel_timestamps: bool = False,
     ) -> ProbeSummary:
-        from app.analysis.responsiveness import trimmed_mean
-
         rtts = np.array([r.rtt_ms for r in self._records if r.rtt_ms is not None], dtype=float)
         median: float | None = None
         p90: float | None = None
@@ -215,3 +215,22 @@ class ProbeMatcher:
             interval_s=interval_s,
             kernel_timestamps=kernel_timestamps,
         )
+
+
+#: The responsiveness draft trims the slowest 5 % of the round trips before averaging (its
+#: "95th percentile trimmed mean"); the fastest are kept, since a link is never faster than
+#: it is.
+TRIM_SLOWEST = 0.05
+
+
+def trimmed_mean(values: Iterable[float], slowest: float = TRIM_SLOWEST) -> float | None:
+    """Mean after dropping the largest `slowest` share of the values (None when empty): the
+    cut of scipy.stats.trim1(tail="right"), int(share x n) values, which trim_mean would make
+    on both tails."""
+    data = np.sort(np.array([v for v in values if math.isfinite(v)], dtype=float))
+    if data.size == 0:
+        return None
+    if not 0.0 <= slowest < 1.0:
+        raise ValueError(f"the share to trim must be in [0, 1), not {slowest}")
+    cut = int(slowest * data.size)
+    return float(np.mean(data[: data.size - cut]))

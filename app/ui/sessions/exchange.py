@@ -5,20 +5,46 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QThread, Signal
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QLineEdit, QWidget
 
 from app.domain.errors import LinkLabError
+from app.domain.records import SessionRecord
 from app.study.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
+from app.ui.context import AppContext
 
-if TYPE_CHECKING:
-    from app.ui.sessions.tab import SessionsTab
+
+class ExchangeHost(Protocol):
+    """What the exchange needs of the tab it serves (the Sessions tab)."""
+
+    @property
+    def context(self) -> AppContext: ...
+
+    @property
+    def status(self) -> QLabel: ...
+
+    @property
+    def search(self) -> QLineEdit: ...
+
+    @property
+    def status_filter(self) -> QComboBox: ...
+
+    def selected_sessions(self) -> list[SessionRecord]: ...
+
+    def update_actions(self) -> None: ...
+
+    def show_error(self, sentence: str) -> None: ...
+
+    def refresh(
+        self, select: Sequence[str] | None = None, then: Callable[[], None] | None = None
+    ) -> None: ...
+
 
 IMPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX} *.json);;All files (*)"
 EXPORT_FILTER = f"LinkLab sessions (*{EXCHANGE_SUFFIX});;All files (*)"
@@ -136,9 +162,10 @@ class SessionExchange(QObject):
 
     job_finished = Signal()  # the result is on screen
 
-    def __init__(self, tab: SessionsTab) -> None:
-        super().__init__(tab)
+    def __init__(self, tab: ExchangeHost, widget: QWidget) -> None:
+        super().__init__(widget)
         self.tab = tab
+        self.widget = widget  # the dialogs' parent
         self.worker: QThread | None = None
 
     @property
@@ -155,7 +182,7 @@ class SessionExchange(QObject):
 
     def ask_import(self) -> None:
         names, _ = QFileDialog.getOpenFileNames(
-            self.tab, "Import sessions", str(self._folder()), IMPORT_FILTER
+            self.widget, "Import sessions", str(self._folder()), IMPORT_FILTER
         )
         if names:
             self.import_files([Path(n) for n in names])
@@ -165,7 +192,7 @@ class SessionExchange(QObject):
         if not chosen:
             return
         start = self._folder() / suggested_name([s.name for s in chosen])
-        dialog = QFileDialog(self.tab, "Export for another computer", str(start), EXPORT_FILTER)
+        dialog = QFileDialog(self.widget, "Export for another computer", str(start), EXPORT_FILTER)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
         dialog.setDefaultSuffix(EXCHANGE_SUFFIX.lstrip("."))

@@ -216,7 +216,7 @@ class SessionsTab(QWidget):
         self._view_reader = Background(self)
         self._to_select: list[str] | None = None
         self._then: list[Callable[[], None]] = []
-        self.exchange = SessionExchange(self)
+        self.exchange = SessionExchange(self, self)
         self.buttons: dict[str, QPushButton] = {}
         actions: list[tuple[str, str, str, Callable[[], object]]] = [
             ("open_button", "Open", "Show the selected session below.", self.open_selected),
