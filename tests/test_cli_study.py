@@ -309,7 +309,7 @@ def test_ctrl_c_stops_gracefully(
         (["--ip", "5"], "--ip"),
         (["--runs", "0"], "--runs"),
         (["--runs", "1001"], "--runs"),
-        (["--duration", "3601"], "--duration"),
+        (["--duration", "86401"], "--duration"),
         (["--order", "random"], "--order"),
         (["--metric", "speed"], "--metric"),
         (["--tag", "=oops"], "--tag"),

@@ -8,6 +8,7 @@ from typing import Any
 
 from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
+from app.engine import drivers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
 
@@ -37,6 +38,13 @@ def add_port_arguments(
         type=number(int, 1, 65535),
         help="netserver port (default 12865)",
     )
+
+
+def within(span: str, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
+    """A number within what some engine accepts for this setting (the chosen engine's own
+    limit is checked with the plan): the limits come from the engines' drivers."""
+    widest = drivers.widest(span)
+    return number(kind, widest.low, widest.high)
 
 
 def size(text: str) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app import __version__
-from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size
+from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
@@ -69,12 +69,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_port_arguments(measure)
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
     measure.add_argument("--ip", choices=("4", "6"), help="IP version (default: either)")
-    measure.add_argument("--duration", type=number(int, 1, 86400), default=5, metavar="S")
-    measure.add_argument("--omit", type=number(int, 0, 600), default=0, metavar="S")
-    measure.add_argument("--interval", type=number(float, 0.1, 60), default=1.0, metavar="S")
+    measure.add_argument("--duration", type=within("duration_s"), default=5, metavar="S")
+    measure.add_argument("--omit", type=within("omit_s"), default=0, metavar="S")
+    measure.add_argument("--interval", type=within("interval_s", float), default=1.0, metavar="S")
     measure.add_argument("--length", type=size, metavar="BYTES", help="packet/write size")
     measure.add_argument("--window", type=size, metavar="BYTES", help="socket buffer size")
-    measure.add_argument("--parallel", type=number(int, 1, 128), default=1, metavar="N")
+    measure.add_argument("--parallel", type=within("parallel"), default=1, metavar="N")
     measure.add_argument("--direction", choices=("up", "down", "bidir"), default="up")
     measure.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target, 0=unlimited")
     measure.add_argument("--connect-timeout", type=number(int, 100, 600_000), metavar="MS")

@@ -22,6 +22,7 @@ from app.cli.args import (
     rate,
     size,
     value_list,
+    within,
 )
 from app.cli.output import ProgressPrinter, print_points, session_json
 from app.domain.errors import BadOption
@@ -84,9 +85,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="128:1408:256 (from:to:step) or 128,384,1408",
     )
     run.add_argument("--runs", type=number(int, 1, 1000), metavar="N", help="runs per point")
-    run.add_argument("--duration", type=number(int, 1, 3600), metavar="S", help="seconds per run")
-    run.add_argument("--omit", type=number(int, 0, 600), metavar="S", help="warm-up seconds")
-    run.add_argument("--parallel", type=number(int, 1, 128), metavar="N")
+    run.add_argument("--duration", type=within("duration_s"), metavar="S", help="seconds per run")
+    run.add_argument("--omit", type=within("omit_s"), metavar="S", help="warm-up seconds")
+    run.add_argument("--parallel", type=within("parallel"), metavar="N")
     run.add_argument("--window", type=size, metavar="BYTES")
     run.add_argument("--length", type=size, metavar="BYTES", help="fixed size when not swept")
     run.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target (0 = unlimited)")

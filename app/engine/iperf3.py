@@ -22,6 +22,8 @@ from app.engine.errors import (
 )
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
+from app.engine.limits import CONNECT_TIMEOUT_MS, Span
+from app.engine.limits import IPERF3 as LIMITS
 from app.engine.options import Iperf3Options
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
@@ -36,8 +38,10 @@ from app.engine.validate import (
 )
 
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
-MAX_TCP_LENGTH = 1024 * 1024
-UDP_LENGTH = (16, 65507)
+
+
+def _span(span: Span) -> tuple[float, float]:
+    return span.low, span.high
 
 
 class OutputMode(StrEnum):
@@ -68,21 +72,23 @@ def validate_options(opts: Iperf3Options) -> None:
     """Raise BadOption with a sentence for any value iperf3 would refuse or misread."""
     validate_host(opts.host, "peer")
     check_port(opts.port)
-    check_range(opts.duration_s, 1, 86400, "run duration", "s")
-    check_range(opts.omit_s, 0, 600, "warm-up (omit) time", "s")
-    check_range(opts.interval_s, 0.1, 60, "report interval", "s")
-    check_range(opts.parallel, 1, 128, "number of parallel streams")
+    limits = LIMITS
+    check_range(opts.duration_s, *_span(limits.duration_s), "run duration", "s")
+    assert limits.omit_s is not None and limits.parallel is not None
+    check_range(opts.omit_s, *_span(limits.omit_s), "warm-up (omit) time", "s")
+    check_range(opts.interval_s, *_span(limits.interval_s), "report interval", "s")
+    check_range(opts.parallel, *_span(limits.parallel), "number of parallel streams")
     if opts.length is not None:
         if opts.protocol is Protocol.UDP:
-            check_range(opts.length, *UDP_LENGTH, "UDP packet size", "bytes")
+            check_range(opts.length, *_span(limits.udp_length), "UDP packet size", "bytes")
         else:
-            check_range(opts.length, 1, MAX_TCP_LENGTH, "TCP write length", "bytes")
-    if opts.window is not None:
-        check_range(opts.window, 1024, 1024**3, "TCP window (socket buffer)", "bytes")
-    if opts.bitrate_bps is not None:
-        check_range(opts.bitrate_bps, 0, 10**14, "target bitrate", "bit/s")
+            check_range(opts.length, *_span(limits.tcp_length), "TCP write length", "bytes")
+    if opts.window is not None and limits.window is not None:
+        check_range(opts.window, *_span(limits.window), "TCP window (socket buffer)", "bytes")
+    if opts.bitrate_bps is not None and limits.bitrate_bps is not None:
+        check_range(opts.bitrate_bps, *_span(limits.bitrate_bps), "target bitrate", "bit/s")
     if opts.connect_timeout_ms is not None:
-        check_range(opts.connect_timeout_ms, 100, 600_000, "connect timeout", "ms")
+        check_range(opts.connect_timeout_ms, *_span(CONNECT_TIMEOUT_MS), "connect timeout", "ms")
     if opts.bind_address is not None:
         validate_host(opts.bind_address, "bind address")
     if opts.ip_version is IpVersion.V4 and is_ipv6_literal(opts.host):

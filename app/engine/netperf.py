@@ -16,6 +16,7 @@ from app.engine.errors import (
     OptionRefused,
     PeerVanished,
 )
+from app.engine.limits import NETPERF as LIMITS
 from app.engine.netperf_parse import parse_keyval
 from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.run import Classifier, EngineRun
@@ -38,11 +39,6 @@ __all__ = [
     "start_netperf",
 ]
 
-MAX_DURATION_S = 86_400
-MIN_INTERVAL_S = 0.1
-MAX_INTERVAL_S = 60.0
-MAX_UDP_MESSAGE = 65_507  # largest UDP payload over IPv4
-MAX_TCP_MESSAGE = 1 << 20
 # netperf's -D looks at the clock only after "units" (bytes or transactions) and rescales
 # that count from what it measured. Its own first guesses (100 transactions, twice the socket
 # buffer) put the first interim block seconds late on a slow link, and with -c -C sometimes
@@ -102,8 +98,10 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
     check_port(opts.port, "netserver port")
     if not isinstance(opts.duration_s, int) or isinstance(opts.duration_s, bool):
         raise BadOption("The test duration must be a whole number of seconds.")
-    check_range(opts.duration_s, 1, MAX_DURATION_S, "test duration", "s")
-    check_range(opts.interval_s, MIN_INTERVAL_S, MAX_INTERVAL_S, "interim interval", "s")
+    span = LIMITS.duration_s
+    check_range(opts.duration_s, span.low, span.high, "test duration", "s")
+    span = LIMITS.interval_s
+    check_range(opts.interval_s, span.low, span.high, "interim interval", "s")
     test = NetperfTest(opts.test)
     _check_family(host, opts.ip_version)
     argv = [tool.path, "-H", host, "-p", str(opts.port), "-l", str(opts.duration_s)]
@@ -128,17 +126,11 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
 
 
 def _check_message_size(size: int, test: NetperfTest) -> None:
-    if test.protocol is Protocol.UDP:
-        if not 1 <= size <= MAX_UDP_MESSAGE:
-            raise BadOption(
-                f"The UDP message size must be between 1 and {MAX_UDP_MESSAGE} bytes (the "
-                f"largest UDP payload); it is {size}."
-            )
-    elif not 1 <= size <= MAX_TCP_MESSAGE:
-        raise BadOption(
-            f"The TCP message size must be between 1 and {MAX_TCP_MESSAGE} bytes (1 MiB); "
-            f"it is {size}."
-        )
+    udp = test.protocol is Protocol.UDP
+    span = LIMITS.udp_length if udp else LIMITS.tcp_length
+    if not span.holds(size):
+        what = "UDP" if udp else "TCP"
+        raise BadOption(f"The {what} message size must be {span.text()}; it is {size}.")
 
 
 def _check_family(host: str, ip_version: IpVersion | None) -> None:

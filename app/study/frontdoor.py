@@ -22,10 +22,10 @@ from app.domain.net import IpVersion
 from app.domain.plan import Engine, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.tags import parse_tags
+from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
-from app.engine.tools import find_tool
 from app.store.db import Database, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.study.describe import default_name
@@ -88,11 +88,12 @@ def snapshot(peer_host: str, engines: Mapping[str, str]) -> dict[str, Any]:
     return environment.capture(peer_host, engines).to_dict()
 
 
-def engine_versions() -> dict[str, str]:
+def engine_versions(drivers: Mapping[Engine, EngineDriver]) -> dict[str, str]:
+    """The version of every engine there is (for the environment snapshot)."""
     versions = {}
-    for name in ("iperf3", "netperf"):
+    for engine, driver in drivers.items():
         try:
-            versions[name] = find_tool(name).version_string
+            versions[engine.value] = driver.version()
         except LinkLabError:
             continue
     return versions
@@ -122,8 +123,10 @@ class StudyRun:
         environment: dict[str, Any] | None = None,
         resume_session: str | None = None,
         notes: tuple[str, ...] = (),
+        drivers: Mapping[Engine, EngineDriver] | None = None,
     ) -> None:
         self.db_path = db_path
+        self._drivers = drivers
         self.plan = plan
         self.notes = notes
         self._observer = observer
@@ -160,6 +163,7 @@ class StudyRun:
                 environment=self._environment,
                 resume_session=self._resume,
                 reason=" ".join(self.notes),
+                drivers=self._drivers,
             )
             with self._lock:
                 self._runner = runner
@@ -179,11 +183,13 @@ class FrontDoor:
         loopback: LoopbackServers | None = None,
         take_snapshot: Snapshot = snapshot,
         peer_check: PeerChecker = default_peer_check,
+        drivers: Mapping[Engine, EngineDriver] | None = None,
     ) -> None:
         self.db_path = Path(db_path) if db_path is not None else default_path()
         self.loopback = loopback
         self._snapshot = take_snapshot
         self._peer_check = peer_check
+        self.drivers = drivers or DRIVERS
 
     # -- the database ----------------------------------------------------------------------
     def _open(self, *, write: bool) -> Database:
@@ -208,13 +214,13 @@ class FrontDoor:
         Slow (seconds): never on a GUI thread. Raises EngineError subclasses with the
         sentence for the user; nothing is stored."""
         validate_plan(plan)
-        find_tool(plan.engine.value)  # a missing engine is said before anything starts
+        self.drivers[plan.engine].version()  # a missing engine is said before anything starts
         notes: list[str] = []
         if plan.peer.is_this_computer:
             plan = self._local_servers(plan)
         else:
             plan, notes = self._check_peer(plan)
-        environment = self._snapshot(plan.peer.host, engine_versions())
+        environment = self._snapshot(plan.peer.host, engine_versions(self.drivers))
         detected = environment.get("detected_security")
         if plan.conditions.security is Security.UNKNOWN and detected:
             try:
@@ -270,6 +276,7 @@ class FrontDoor:
             observer,
             environment=prepared.environment,
             notes=prepared.notes,
+            drivers=self.drivers,
         )
 
     @staticmethod
@@ -315,7 +322,9 @@ class FrontDoor:
             )
             plan = replace(plan, peer=peer)
         observer(StudyPrepared(plan, ()))
-        return StudyRun(self.db_path, plan, observer, resume_session=session.id)
+        return StudyRun(
+            self.db_path, plan, observer, resume_session=session.id, drivers=self.drivers
+        )
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:

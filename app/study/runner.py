@@ -10,7 +10,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import psutil
@@ -18,20 +18,15 @@ import psutil
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.net import Protocol
 from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
+from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
     ServerBusy,
     StoppedByUser,
 )
-from app.engine.iperf3 import start_iperf3
-from app.engine.netperf import start_netperf
-from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
-from app.engine.run import EngineRun
-from app.engine.tools import Tool, find_tool
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
 from app.study.events import (
@@ -54,7 +49,6 @@ from app.study.shaping import (
 )
 
 Observer = Callable[[StudyEvent], None]
-CONNECT_TIMEOUT_MS = 8000
 
 
 @dataclass(frozen=True)
@@ -94,7 +88,7 @@ class StudyRunner:
         environment: dict[str, object] | None = None,
         resume_session: str | None = None,
         retry: RetryPolicy = RetryPolicy(),
-        tools: dict[str, Tool] | None = None,
+        drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
     ) -> None:
         self.store = store
@@ -103,9 +97,9 @@ class StudyRunner:
         self._environment = environment
         self._resume = resume_session
         self._retry = retry
-        self._tools = tools or {}
+        self._driver = (drivers or DRIVERS)[plan.engine]
         self._stop = threading.Event()
-        self._current: set[EngineRun] = set()
+        self._current: set[RunHandle] = set()
         self._lock = threading.Lock()
         self.session_id: str | None = resume_session
         self._reason = reason  # said with the outcome when nothing else is (skipped series)
@@ -126,17 +120,11 @@ class StudyRunner:
     def _emit(self, event: StudyEvent) -> None:
         self._observer(event)
 
-    def _tool(self) -> Tool:
-        name = self.plan.engine.value
-        if name not in self._tools:
-            self._tools[name] = find_tool(name)
-        return self._tools[name]
-
     # -- the sweep -----------------------------------------------------------------------------
     def run(self) -> Outcome:
         """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
         validate_plan(self.plan)
-        tool = self._tool()  # a missing engine is reported before a session is created
+        engine_version = self._driver.version()  # a missing engine is said before any session
         loss = self._loss_emulator()
         if self._resume is None:
             self.session_id = self.store.create_session(self.plan, self._environment)
@@ -171,7 +159,7 @@ class StudyRunner:
                         int(self.plan.values[todo[0].value_index]),
                         [(k.protocol.value, self._port(k)) for k in todo],
                     )
-                results = self._run_group(session_id, tool, todo)
+                results = self._run_group(session_id, engine_version, todo)
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
                     records += [r for r in results if r is not None]
@@ -236,16 +224,18 @@ class StudyRunner:
             raise LossEmulationFailed(f"no interface leads to {peer.host}")
         return LossEmulator(addresses, interfaces)
 
-    def _run_group(self, session_id: str, tool: Tool, keys: list[RunKey]) -> list[RunRecord | None]:
+    def _run_group(
+        self, session_id: str, engine_version: str, keys: list[RunKey]
+    ) -> list[RunRecord | None]:
         """One run, or (concurrent plans) every series' run at the same time."""
         if len(keys) == 1:
-            return [self._run_with_retries(session_id, tool, keys[0])]
+            return [self._run_with_retries(session_id, engine_version, keys[0])]
         results: list[RunRecord | None] = [None] * len(keys)
         errors: list[BaseException] = []
 
         def work(index: int, key: RunKey) -> None:
             try:
-                results[index] = self._run_with_retries(session_id, tool, key)
+                results[index] = self._run_with_retries(session_id, engine_version, key)
             except BaseException as err:  # re-raised below, in the runner's own thread
                 errors.append(err)
                 self.stop()
@@ -261,12 +251,14 @@ class StudyRunner:
             raise errors[0]
         return results
 
-    def _run_with_retries(self, session_id: str, tool: Tool, key: RunKey) -> RunRecord | None:
+    def _run_with_retries(
+        self, session_id: str, engine_version: str, key: RunKey
+    ) -> RunRecord | None:
         value = float(self.plan.values[key.value_index])
         attempt = 0
         while True:
             attempt += 1
-            run = self._engine_run(tool, key)
+            run = self._driver.start(self.plan, key)
             self._emit(RunStarted(key, value, run.argv, attempt))
             started_at = time.time()
             sampler = CpuSampler()
@@ -307,8 +299,8 @@ class StudyRunner:
                     attempts=attempt,
                     started_at=iso_from_epoch(started_at),
                     elapsed_s=None,
-                    engine=tool.name,
-                    engine_version=tool.version_string,
+                    engine=self._driver.name,
+                    engine_version=engine_version,
                     argv=run.argv,
                     raw_output=err.detail or "",
                 )
@@ -337,11 +329,6 @@ class StudyRunner:
 
     def _stored(self, session_id: str, run_id: int) -> RunRecord:
         return self.store.run(session_id, run_id)
-
-    def _engine_run(self, tool: Tool, key: RunKey) -> EngineRun:
-        if self.plan.engine is Engine.NETPERF:
-            return start_netperf(tool, netperf_options(self.plan, key))
-        return start_iperf3(tool, iperf3_options(self.plan, key))
 
     # -- statistics and progress ---------------------------------------------------------------
     def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:
@@ -401,47 +388,6 @@ class StudyRunner:
                 series=key.series.label,
             )
         )
-
-
-def iperf3_options(plan: Plan, key: RunKey) -> Iperf3Options:
-    """The iperf3 client options of one run of the plan."""
-    setting = plan.setting(key)
-    return Iperf3Options(
-        host=plan.peer.host_for(key.ip_version),
-        port=plan.iperf3_port(key),
-        protocol=key.protocol,
-        ip_version=key.ip_version,
-        duration_s=int(setting["duration"] or plan.duration_s),
-        omit_s=plan.omit_s,
-        interval_s=plan.interval_s,
-        length=setting["length"],
-        window=setting["window"],
-        parallel=int(setting["parallel"] or 1),
-        direction=plan.direction,
-        bitrate_bps=setting["bitrate"],
-        connect_timeout_ms=CONNECT_TIMEOUT_MS,
-    )
-
-
-def netperf_options(plan: Plan, key: RunKey) -> NetperfOptions:
-    """The netperf client options of one run of the plan."""
-    setting = plan.setting(key)
-    return NetperfOptions(
-        host=plan.peer.host_for(key.ip_version),
-        port=plan.peer.netperf_port,
-        test=netperf_test(key),
-        ip_version=key.ip_version,
-        duration_s=int(setting["duration"] or plan.duration_s),
-        message_size=setting["length"],
-        interval_s=plan.interval_s,
-    )
-
-
-def netperf_test(key: RunKey) -> NetperfTest:
-    """The netperf test of one run: request/response for RTT, else the stream test."""
-    if key.kind is RunKind.RR:
-        return NetperfTest.UDP_RR if key.protocol is Protocol.UDP else NetperfTest.TCP_RR
-    return NetperfTest.UDP_STREAM if key.protocol is Protocol.UDP else NetperfTest.TCP_STREAM
 
 
 def _transient(err: LinkLabError) -> bool:

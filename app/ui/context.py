@@ -4,12 +4,15 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
+from app.domain.plan import Engine
+from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool, find_tool
 from app.store.db import default_path
@@ -35,6 +38,8 @@ class AppContext(QObject):
         super().__init__()
         # This computer's own servers, kept between studies and stopped with the window.
         self.loopback = LoopbackServers()
+        # The engines' drivers (a fake one stands in for tests that need no real engine).
+        self.drivers: Mapping[Engine, EngineDriver] = DRIVERS
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -57,7 +62,7 @@ class AppContext(QObject):
 
     def door(self) -> FrontDoor:
         """The front door to the studies of the database in use."""
-        return FrontDoor(self.db_path, loopback=self.loopback)
+        return FrontDoor(self.db_path, loopback=self.loopback, drivers=self.drivers)
 
     # -- engines ---------------------------------------------------------------------------
     def engine_path(self, name: str) -> str:

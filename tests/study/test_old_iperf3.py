@@ -12,7 +12,6 @@ import pytest
 from app.domain.net import Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
-from app.engine.tools import find_tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.runner import StudyRunner
@@ -34,8 +33,11 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
         yield SessionStore(db)
 
 
-def test_a_udp_study_runs_with_iperf3_3_1(store: SessionStore, tmp_path: Path) -> None:
-    tool = find_tool("iperf3", iperf3_3_1_3(tmp_path / "engine"))
+def test_a_udp_study_runs_with_iperf3_3_1(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The iperf3 in Settings: the driver finds it as a user's own would be found.
+    monkeypatch.setenv("LINKLAB_IPERF3", iperf3_3_1_3(tmp_path / "engine"))
     plan = Plan(
         peer=Peer("127.0.0.1"),
         protocols=(Protocol.UDP,),
@@ -44,7 +46,7 @@ def test_a_udp_study_runs_with_iperf3_3_1(store: SessionStore, tmp_path: Path) -
         duration_s=3,
         bitrate_bps=10_000_000,
     )
-    outcome = StudyRunner(store, plan, tools={"iperf3": tool}).run()
+    outcome = StudyRunner(store, plan).run()
     assert outcome.status is SessionStatus.COMPLETED, outcome.reason
     (run,) = store.runs(outcome.session_id)
     assert run.ok and run.engine_version == "3.1.3"

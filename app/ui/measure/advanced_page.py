@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Order
+from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
     SpinBox,
@@ -38,7 +39,10 @@ class AdvancedControls:
         self.window = QLineEdit()
         self.window.setPlaceholderText("system default")
         self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
-        self.parallel: SpinBox = _spin(1, 128, 1, "Parallel streams per run (iperf3 -P).")
+        streams = drivers.widest("parallel")
+        self.parallel: SpinBox = _spin(
+            int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
+        )
         self.bitrate = QLineEdit("0")
         self.bitrate.setToolTip(
             "UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s."

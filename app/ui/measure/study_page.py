@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Variable
 from app.domain.units import parse_rate, parse_size
+from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible
 
 #: Default sweep per variable: (from, to, step).
@@ -79,7 +80,14 @@ class StudyControls:
             "How many runs per point: the mean and standard deviation are computed over these.",
         )
         self.repetitions.setObjectName("repetitions")
-        self.duration = _spin(1, 3600, 10, "Seconds per run (iperf3 -t, netperf -l).", " s")
+        longest = drivers.widest("duration_s")
+        self.duration = _spin(
+            int(longest.low),
+            int(longest.high),
+            10,
+            "Seconds per run (iperf3 -t, netperf -l).",
+            " s",
+        )
         self.duration.setObjectName("duration")
         self.metric_boxes: dict[Metric, QCheckBox] = {}
         for metric, text, tip in (

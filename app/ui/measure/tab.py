@@ -24,8 +24,6 @@ from app.domain.errors import LinkLabError
 from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
-from app.engine.iperf3 import build_argv, output_mode
-from app.engine.netperf import build_argv as netperf_argv
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -36,7 +34,6 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.study.runner import iperf3_options, netperf_options
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
@@ -212,19 +209,10 @@ class MeasureTab(QWidget):
 
     def _first_command(self, plan: Plan) -> str:
         """The command line of the plan's first run, exactly as the runner will start it."""
-        key = plan.run_keys()[0]
-        name = "netperf" if plan.engine is Engine.NETPERF else "iperf3"
-        tool = self.context.engine(name).tool
-        if tool is None:
-            return f"{name} is not installed"
         try:
-            if plan.engine is Engine.NETPERF:
-                argv = netperf_argv(tool, netperf_options(plan, key))
-            else:
-                argv = build_argv(tool, iperf3_options(plan, key), output_mode(tool))
+            return " ".join(self.context.drivers[plan.engine].argv(plan, plan.run_keys()[0]))
         except LinkLabError as err:
             return err.sentence
-        return " ".join(argv)
 
     # -- running ---------------------------------------------------------------------------
     @property

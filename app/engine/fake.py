@@ -1,0 +1,144 @@
+"""A deterministic stand-in for an engine: synthetic samples and results, failures on demand,
+no process. It lets the runner, the store, the window and the comparison be tested in
+milliseconds; the real engines are tested by their own tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+
+from app.domain.errors import LinkLabError
+from app.domain.net import Flow, Protocol
+from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.domain.results import EngineMessage, FlowSummary, RunResult, RunSummary, Sample
+from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
+from app.engine.errors import StoppedByUser
+
+#: (run key, swept value) -> delivered bit/s.
+Throughput = Callable[[RunKey, float], float]
+#: (run key, attempt) -> the error this attempt meets, or None.
+Failure = Callable[[RunKey, int], LinkLabError | None]
+
+
+def default_throughput(key: RunKey, value: float) -> float:
+    """About 100 Mbit/s, a little more for larger packets and less for UDP and IPv6, with a
+    run-to-run spread of a few tenths of a percent that the same key always repeats."""
+    base = 100e6 * (0.6 + 0.4 * min(value, 1408) / 1408)
+    base *= 0.97 if key.protocol is Protocol.UDP else 1.0
+    base *= 0.99 if int(key.ip_version) == 6 else 1.0
+    spread = (zlib.crc32(repr(key).encode()) % 1000) / 1000 - 0.5  # -0.5 .. 0.5
+    return base * (1 + 0.004 * spread)
+
+
+class FakeDriver(EngineDriver):
+    """Stands in for one engine, with its capabilities and limits."""
+
+    def __init__(
+        self,
+        engine: Engine = Engine.IPERF3,
+        *,
+        throughput: Throughput = default_throughput,
+        fail: Failure | None = None,
+        interval_s: float = 0.0,  # real time between samples (0: as fast as possible)
+    ) -> None:
+        real = DRIVERS[engine]
+        self.engine = engine
+        self.limits = real.limits
+        self.metrics = real.metrics
+        self.directions = real.directions
+        self.sweeps = real.sweeps
+        self.concurrent = real.concurrent
+        self.throughput = throughput
+        self.fail = fail
+        self.interval_s = interval_s
+        self.started: list[RunKey] = []  # every attempt, in order
+        self._attempts: dict[RunKey, int] = {}
+        self._lock = threading.Lock()
+
+    def version(self) -> str:
+        return "fake"
+
+    def argv(self, plan: Plan, key: RunKey) -> list[str]:
+        value = plan.values[key.value_index]
+        return [f"fake-{self.name}", key.protocol.value, f"-{int(key.ip_version)}", f"{value:g}"]
+
+    def start(self, plan: Plan, key: RunKey) -> RunHandle:
+        with self._lock:
+            attempt = self._attempts.get(key, 0) + 1
+            self._attempts[key] = attempt
+            self.started.append(key)
+        return FakeRun(self, plan, key, attempt)
+
+
+class FakeRun:
+    def __init__(self, driver: FakeDriver, plan: Plan, key: RunKey, attempt: int) -> None:
+        self.driver = driver
+        self.plan = plan
+        self.key = key
+        self.attempt = attempt
+        self.argv = tuple(driver.argv(plan, key))
+        self.result: RunResult | None = None
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    def events(self) -> Iterator[Sample | EngineMessage]:
+        driver, plan, key = self.driver, self.plan, self.key
+        started = time.time()
+        failure = driver.fail(key, self.attempt) if driver.fail is not None else None
+        if failure is not None:
+            raise failure
+        value = float(plan.values[key.value_index])
+        duration = value if plan.variable is Variable.DURATION else plan.duration_s
+        bps = driver.throughput(key, value)
+        udp = key.protocol is Protocol.UDP
+        samples = []
+        for second in range(max(1, int(duration))):
+            if self._cancelled.is_set():
+                raise StoppedByUser()
+            sample = Sample(
+                float(second),
+                float(second + 1),
+                Flow.UP,
+                bits_per_second=bps,
+                bytes=int(bps / 8),
+                retransmits=None if udp else 0,
+                jitter_ms=0.01 if udp else None,
+                lost_packets=0 if udp else None,
+            )
+            samples.append(sample)
+            yield sample
+            if driver.interval_s and self._cancelled.wait(driver.interval_s):
+                raise StoppedByUser()
+        rtt = 0.05 + 0.0001 * value if key.kind is RunKind.RR else None
+        flow = FlowSummary(
+            Flow.UP,
+            sender_bps=bps,
+            receiver_bps=bps,
+            sender_bytes=int(bps * duration / 8),
+            receiver_bytes=int(bps * duration / 8),
+            retransmits=None if udp else 0,
+            jitter_ms=0.01 if udp else None,
+            lost_packets=0 if udp else None,
+            packets=int(bps * duration / 8 / max(value, 1)) if udp else None,
+        )
+        summary = RunSummary(
+            flows=() if rtt is not None else (flow,),
+            rtt_mean_ms=rtt,
+            transactions_per_s=1000 / rtt if rtt else None,
+            cpu_local_pct=5.0,
+            cpu_remote_pct=4.0,
+        )
+        self.result = RunResult(
+            engine=driver.name,
+            engine_version="fake",
+            argv=self.argv,
+            summary=summary,
+            samples=tuple(samples),
+            raw_output=f"fake run of {' '.join(self.argv)}",
+            started_at=started,
+            elapsed_s=time.time() - started,
+        )
