@@ -50,12 +50,20 @@ def test_no_shell_in_app() -> None:
     assert not offenders
 
 
-def test_only_process_module_starts_long_lived_children() -> None:
-    """subprocess.Popen appears in app/engine/process.py only (STYLE rule 5)."""
-    users = [
-        p.relative_to(ROOT_DIR).as_posix() for p in APP.rglob("*.py") if "Popen(" in p.read_text()
-    ]
-    assert users == ["app/engine/process.py"]
+def test_only_the_process_module_starts_processes() -> None:
+    """Every child process, engines and short commands alike, starts in app/engine/process.py
+    (STYLE rule 5): no other module calls subprocess or os to start one."""
+    starters = {"Popen", "run", "call", "check_call", "check_output", "getoutput"}
+    spawners = {"system", "popen", "spawnv", "spawnl", "execv", "execvp", "startfile"}
+    users = set()
+    for path in APP.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if (node.value.id, node.attr in starters) == ("subprocess", True) or (
+                    node.value.id == "os" and node.attr in spawners
+                ):
+                    users.add(path.relative_to(ROOT_DIR).as_posix())
+    assert users == {"app/engine/process.py"}
 
 
 def test_modules_stay_small() -> None:

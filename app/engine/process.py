@@ -1,4 +1,5 @@
-"""The only place that starts a child process: start, read lines, cancel the whole tree, reap."""
+"""The only place that starts a child process: engines and servers (start, read lines, cancel
+the whole tree, reap) and short commands run to their end (probes, queries, firewall rules)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -87,6 +89,35 @@ def child_environment(
     if extra:
         env.update(extra)
     return env
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A short command's outcome: exit status and its output as bytes."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def run_short(
+    argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None
+) -> Finished:
+    """A short command (a probe, a query, a firewall rule) run to its end: argv list, no
+    shell, no window, no stdin, the same environment rules as the engines, ended when it
+    overstays. OSError when it cannot start; subprocess.TimeoutExpired when it overstays."""
+    if isinstance(argv, str | bytes) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ValueError("argv must be a non-empty list of strings, never a command line")
+    done = subprocess.run(
+        list(argv),
+        capture_output=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=child_environment(argv[0], env) if env is None else dict(env),
+        check=False,
+        **creation_options(),
+    )
+    return Finished(done.returncode, done.stdout, done.stderr)
 
 
 def _new_job() -> JobObject | None:

@@ -14,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from app.engine.errors import EngineMissing, EngineTooOld, NotIperf3
-from app.engine.process import child_environment, creation_options
+from app.engine.process import run_short
 from app.resources import resource_dir
 
 ENGINES = ("iperf3", "netperf", "netserver")
@@ -121,14 +121,7 @@ def find_tool(name: str, user_path: str | None = None) -> Tool:
 
 def _run(argv: list[str]) -> str:
     try:
-        done = subprocess.run(
-            argv,
-            capture_output=True,
-            timeout=10,
-            stdin=subprocess.DEVNULL,
-            env=child_environment(argv[0]),
-            **creation_options(),
-        )
+        done = run_short(argv, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     output: bytes = done.stdout + done.stderr

@@ -16,7 +16,7 @@ from typing import Any
 
 import psutil
 
-from app.engine.process import child_environment, creation_options
+from app.engine.process import child_environment, run_short
 from app.study.wifi import (
     SECURITY_VALUES,
     WifiInfo,
@@ -149,15 +149,7 @@ def run_command(argv: Sequence[str]) -> str | None:
     if path is None:
         return None
     try:
-        done = subprocess.run(
-            [path, *argv[1:]],
-            capture_output=True,
-            timeout=COMMAND_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            env=_query_env(),
-            check=False,
-            **creation_options(),
-        )
+        done = run_short([path, *argv[1:]], timeout=COMMAND_TIMEOUT_S, env=_query_env())
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     if done.returncode != 0:

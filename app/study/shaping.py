@@ -11,7 +11,7 @@ import sys
 
 from app.domain.errors import BadOption
 from app.engine.errors import EngineError
-from app.engine.process import child_environment, creation_options
+from app.engine.process import run_short
 from app.engine.validate import is_ipv6_literal
 
 TABLE = "linklab_loss"
@@ -52,17 +52,13 @@ class LossEmulator:
         self.active = False
 
     def _nft(self, *args: str, check: bool = True) -> None:
-        done = subprocess.run(
-            ["nft", *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            stdin=subprocess.DEVNULL,
-            env=child_environment("nft"),
-            **creation_options(),
-        )
+        try:
+            done = run_short(["nft", *args], timeout=10)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise LossEmulationFailed(f"nft could not run ({err})") from None
         if check and done.returncode != 0:
-            raise LossEmulationFailed(done.stderr.strip() or f"nft {' '.join(args)} failed")
+            message = done.stderr.decode("utf-8", "replace").strip()
+            raise LossEmulationFailed(message or f"nft {' '.join(args)} failed")
 
     def apply(self, percent: int, targets: list[tuple[str, int]]) -> None:
         """targets: (protocol "tcp"/"udp", destination port) pairs to drop packets of."""

@@ -1,0 +1,228 @@
+"""The sweep runner's decisions with the fake engine driver: order, storage before the next
+run, retries, failures, early stop, resume and stop — in milliseconds. The real engines drive
+the runner in tests/study/test_runner.py."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.analysis.stats import precise_enough, summarize
+from app.domain.errors import LinkLabError
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import EarlyStop, Engine, Metric, Order, Peer, Plan, RunKey, RunKind
+from app.domain.records import SessionStatus
+from app.engine.errors import ConnectionRefused, PeerVanished, ServerBusy
+from app.engine.fake import FakeDriver
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.study.events import (
+    PointUpdated,
+    Progress,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
+from app.study.runner import RetryPolicy, StudyRunner
+
+NO_WAIT = RetryPolicy(first_wait_s=0.0, max_wait_s=0.0)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    with Database(tmp_path / "linklab.sqlite3") as db:
+        yield SessionStore(db)
+
+
+def plan(**changes: object) -> Plan:
+    base = {
+        "peer": Peer("lab-peer", host6="fd00::2"),
+        "protocols": (Protocol.TCP, Protocol.UDP),
+        "ip_versions": (IpVersion.V4, IpVersion.V6),
+        "values": (128, 1408),
+        "repetitions": 2,
+        "duration_s": 3,
+    }
+    return Plan(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def run(store: SessionStore, the_plan: Plan, driver: FakeDriver, **kw: object) -> tuple:  # type: ignore[type-arg]
+    events: list[StudyEvent] = []
+    runner = StudyRunner(
+        store,
+        the_plan,
+        events.append,
+        drivers={the_plan.engine: driver},
+        retry=kw.pop("retry", NO_WAIT),  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
+    return runner.run(), events
+
+
+def test_every_run_is_stored_before_the_next_and_events_agree(store: SessionStore) -> None:
+    the_plan = plan()
+    stored_at_start: list[int] = []
+
+    def observe(event: StudyEvent) -> None:
+        if isinstance(event, RunStarted):
+            with Database(store.db.path, readonly=True) as reader:
+                stored_at_start.append(reader.query("SELECT count(*) AS n FROM runs")[0]["n"])
+
+    events: list[StudyEvent] = []
+    outcome = StudyRunner(
+        store,
+        the_plan,
+        lambda e: (events.append(e), observe(e)),
+        drivers={Engine.IPERF3: FakeDriver()},
+    ).run()
+    assert outcome.status is SessionStatus.COMPLETED
+    assert stored_at_start == list(range(the_plan.total_runs)) and the_plan.total_runs == 16
+    assert isinstance(events[0], SessionStarted) and isinstance(events[-1], SessionFinished)
+    assert {RunStarted, SampleArrived, RunFinished, PointUpdated, Progress} <= {
+        type(e) for e in events
+    }
+    runs = store.runs(outcome.session_id)
+    assert [r.key for r in runs] == the_plan.run_keys()  # sequential: series by series
+    assert all(len(store.samples(r.id)) == 3 for r in runs)  # one per second of the run
+    last: dict[tuple[object, float], PointUpdated] = {}
+    for event in events:
+        if isinstance(event, PointUpdated):
+            last[(event.series, event.value)] = event
+    for (series, value), event in last.items():
+        mine = [
+            r.metrics.throughput_bps for r in runs if r.key.series == series and r.value == value
+        ]
+        assert event.throughput_bps == summarize(mine)
+
+
+def test_interleaved_order_alternates_the_series(store: SessionStore) -> None:
+    driver = FakeDriver()
+    outcome, _ = run(store, plan(order=Order.INTERLEAVED), driver)
+    series = [(k.protocol, k.ip_version) for k in driver.started]
+    assert len(set(series[:4])) == 4  # every series once before any repeats
+    assert outcome.status is SessionStatus.COMPLETED
+
+
+def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> None:
+    def fail(key: RunKey, attempt: int) -> LinkLabError | None:
+        if key.value_index == 0 and key.repetition == 1 and attempt <= 2:
+            return ServerBusy("lab-peer", 5201)
+        if key.value_index == 1 and key.repetition == 1:
+            return ConnectionRefused("lab-peer", 5201)
+        return None
+
+    outcome, events = run(
+        store, plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,)), FakeDriver(fail=fail)
+    )
+    runs = {(r.key.value_index, r.key.repetition): r for r in store.runs(outcome.session_id)}
+    assert runs[(0, 1)].ok and runs[(0, 1)].attempts == 3
+    assert not runs[(1, 1)].ok and runs[(1, 1)].attempts == 2  # a refusal is tried twice
+    assert runs[(1, 1)].error_kind == "ConnectionRefused"
+    assert runs[(1, 2)].ok
+    retried = [e for e in events if isinstance(e, RunFailed) and e.will_retry]
+    assert [e.error_kind for e in retried] == ["ServerBusy", "ServerBusy", "ConnectionRefused"]
+
+
+def test_a_failed_run_is_kept_and_the_sweep_goes_on(store: SessionStore) -> None:
+    def fail(key: RunKey, attempt: int) -> LinkLabError | None:
+        return (
+            PeerVanished("lab-peer", 13) if key.repetition == 2 and key.value_index == 0 else None
+        )
+
+    outcome, _ = run(
+        store, plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,)), FakeDriver(fail=fail)
+    )
+    assert [r.ok for r in store.runs(outcome.session_id)] == [True, False, True, True]
+    assert outcome.status is SessionStatus.COMPLETED
+
+
+def test_consecutive_failures_end_the_session(store: SessionStore) -> None:
+    refuse = FakeDriver(fail=lambda _key, _attempt: ConnectionRefused("lab-peer", 5201))
+    outcome, _ = run(store, plan(max_consecutive_failures=2), refuse)
+    assert outcome.status is SessionStatus.FAILED
+    assert "2 runs in a row failed" in outcome.reason and "refused" in outcome.reason
+    runs = store.runs(outcome.session_id)
+    assert len(runs) == 2 and not any(r.ok for r in runs)
+
+
+def test_early_stop_settles_points_and_resume_adds_nothing(store: SessionStore) -> None:
+    # The fake's spread is 0.4 %: a 1 % target is met after the minimum of 3 runs.
+    the_plan = plan(repetitions=6, early_stop=EarlyStop(relative_ci=0.01, min_runs=3))
+    outcome, _ = run(store, the_plan, FakeDriver())
+    runs = store.runs(outcome.session_id)
+    assert outcome.status is SessionStatus.COMPLETED
+    per_point: dict[tuple[object, float], list[float | None]] = {}
+    for r in runs:
+        per_point.setdefault((r.key.series, r.value), []).append(r.metrics.throughput_bps)
+    assert all(len(v) == 3 for v in per_point.values()), {k: len(v) for k, v in per_point.items()}
+    assert all(precise_enough(summarize(v), 0.01, 3) for v in per_point.values())
+    again, _ = run(store, the_plan, FakeDriver(), resume_session=outcome.session_id)
+    assert len(store.runs(again.session_id)) == len(runs)
+
+
+def test_resume_does_only_the_missing_runs(store: SessionStore) -> None:
+    the_plan = plan()
+    runner: StudyRunner
+
+    def stop_after_five(event: StudyEvent) -> None:
+        if isinstance(event, Progress) and event.done == 5:
+            runner.stop()
+
+    runner = StudyRunner(store, the_plan, stop_after_five, drivers={Engine.IPERF3: FakeDriver()})
+    first = runner.run()
+    assert first.status is SessionStatus.STOPPED
+    before = {r.id: r.key for r in store.runs(first.session_id)}
+    assert len(before) == 5
+    driver = FakeDriver()
+    second, events = run(store, the_plan, driver, resume_session=first.session_id)
+    assert second.status is SessionStatus.COMPLETED and second.session_id == first.session_id
+    runs = store.runs(first.session_id)
+    assert len(runs) == 16 and len({r.key for r in runs}) == 16
+    assert {r.id: r.key for r in runs if r.id in before} == before
+    assert len(driver.started) == 11
+    assert isinstance(events[0], SessionStarted) and events[0].already_done == 5
+
+
+def test_stop_ends_the_run_in_progress_and_keeps_the_finished(store: SessionStore) -> None:
+    driver = FakeDriver(interval_s=0.05)  # 3 samples: a run lasts 0.15 s
+    the_plan = plan(
+        protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,), values=(1408,), repetitions=3
+    )
+    second_run = threading.Event()
+    finished = 0
+
+    def observe(event: StudyEvent) -> None:
+        nonlocal finished
+        finished += isinstance(event, RunFinished)
+        if isinstance(event, SampleArrived) and finished == 1:
+            second_run.set()
+
+    runner = StudyRunner(store, the_plan, observe, drivers={Engine.IPERF3: driver})
+    outcome: list[object] = []
+    thread = threading.Thread(target=lambda: outcome.append(runner.run()))
+    thread.start()
+    assert second_run.wait(5)
+    runner.stop()
+    thread.join(5)
+    session = store.get(outcome[0].session_id)  # type: ignore[attr-defined]
+    assert session.status is SessionStatus.STOPPED and session.runs_done == 1
+
+
+def test_rtt_runs_come_from_request_response(store: SessionStore) -> None:
+    the_plan = plan(
+        engine=Engine.NETPERF,
+        protocols=(Protocol.TCP,),
+        ip_versions=(IpVersion.V4,),
+        metrics=(Metric.THROUGHPUT, Metric.RTT),
+    )
+    outcome, _ = run(store, the_plan, FakeDriver(Engine.NETPERF))
+    runs = store.runs(outcome.session_id)
+    assert {r.key.kind for r in runs} == {RunKind.STREAM, RunKind.RR}
+    assert all(r.metrics.rtt_mean_ms for r in runs if r.key.kind is RunKind.RR)
