@@ -1,16 +1,21 @@
-"""Comparisons: two or more series (from one session or several) point by point, with the
-difference, its 95 % confidence interval and Welch's t-test, and findings in sentences."""
+"""Comparisons that answer the question asked: sessions compared series by series, like with
+like (the same protocol, IP version and direction), against a baseline session the user picks;
+or, as a separate choice, the series within one session. Per point: the difference, its 95 %
+confidence interval and Welch's t-test, with Holm's correction over the points of a pair."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 import numpy as np
 
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, scipy_stats, summarize
+from app.domain.net import Direction
 from app.domain.plan import VARIABLE_LABELS, RunKind, Security, Series
 from app.domain.records import RunRecord, SessionRecord
 
@@ -24,6 +29,8 @@ METRIC_INFO = {
     "jitter_ms": ("jitter", "ms", False),
     "loss_pct": ("loss", "%", False),
 }
+#: Percentages whose differences are said in percentage points, not in per cent of a per cent.
+PERCENT_METRICS = frozenset({"loss_pct", "cpu_local_pct", "cpu_remote_pct"})
 #: The names a user types (as in `linklab run --metric`) for the comparable metrics; the
 #: stored names (throughput_bps, rtt_ms, ...) are accepted too.
 METRIC_NAMES = {
@@ -44,6 +51,12 @@ def metric_key(name: str) -> str:
     return key
 
 
+class Mode(StrEnum):
+    SESSIONS = "sessions"  # each session's series against the baseline session's same series
+    WITHIN = "within"  # the series of one session against its first (TCP vs UDP, v4 vs v6)
+    PICKED = "picked"  # series the user named (session@tcp4), each against the first
+
+
 @dataclass(frozen=True)
 class SeriesData:
     """One compared curve: a series of one session, with every run's value per point."""
@@ -57,6 +70,21 @@ class SeriesData:
     def key(self) -> str:
         return f"{self.session.id}:{self.series.protocol.value}:{int(self.series.ip_version)}"
 
+    @property
+    def direction(self) -> Direction:
+        return self.session.plan.direction
+
+    @property
+    def like(self) -> tuple[object, ...]:
+        """What must match for two series to be compared like with like."""
+        return (self.series.protocol, self.series.ip_version, self.direction)
+
+    @property
+    def series_text(self) -> str:
+        """'TCP · IPv4 · upload': the series itself, without its session."""
+        words = {Direction.UP: "upload", Direction.DOWN: "download", Direction.BIDIR: "both"}
+        return f"{self.series.label} · {words[self.direction]}"
+
 
 @dataclass(frozen=True)
 class ComparedPoint:
@@ -67,14 +95,27 @@ class ComparedPoint:
     relative_pct: float | None  # difference / baseline mean × 100
     ci_low: float | None  # 95 % CI of the difference (Welch)
     ci_high: float | None
-    p_value: float | None  # Welch's t-test, two-sided
-    significant: bool | None  # None when either side has fewer than 2 runs
+    p_value: float | None  # Welch's t-test, two-sided, this point alone
+    p_holm: float | None = None  # adjusted over the points of the pair (Holm)
+    significant: bool | None = None  # by the Holm-adjusted p; None when not testable
 
 
 @dataclass(frozen=True)
-class SeriesComparison:
+class PairComparison:
+    """One series against its partner: the same series of the baseline session (or, within a
+    session, the session's first series)."""
+
+    baseline: SeriesData
     other: SeriesData
     points: list[ComparedPoint]
+
+    @property
+    def tested(self) -> list[ComparedPoint]:
+        return [p for p in self.points if p.significant is not None]
+
+    @property
+    def significant(self) -> list[ComparedPoint]:
+        return [p for p in self.points if p.significant]
 
 
 @dataclass(frozen=True)
@@ -82,15 +123,41 @@ class Comparison:
     metric: str
     variable_label: str
     variable_unit: str
-    baseline: SeriesData
-    results: list[SeriesComparison]
-    findings: list[str]
+    mode: Mode
+    pairs: list[PairComparison]
+    unpaired: list[SeriesData] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # how the sessions differ otherwise
+    findings: list[str] = field(default_factory=list)
+    baseline_session: SessionRecord | None = None
+
+    @property
+    def curves(self) -> list[SeriesData]:
+        """Every curve once: baseline curves first, in pair order, then those without a
+        partner (shown, not compared)."""
+        seen: dict[str, SeriesData] = {}
+        for pair in self.pairs:
+            seen.setdefault(pair.baseline.key, pair.baseline)
+        for pair in self.pairs:
+            seen.setdefault(pair.other.key, pair.other)
+        for curve in self.unpaired:
+            seen.setdefault(curve.key, curve)
+        return list(seen.values())
+
+    @property
+    def sessions(self) -> list[SessionRecord]:
+        """The distinct sessions behind the curves, the baseline session first."""
+        found: dict[str, SessionRecord] = {}
+        if self.baseline_session is not None:
+            found[self.baseline_session.id] = self.baseline_session
+        for curve in self.curves:
+            found.setdefault(curve.session.id, curve.session)
+        return list(found.values())
 
 
 def metric_values(runs: Sequence[RunRecord], metric: str) -> list[float]:
     read = dict(METRICS)[metric]
     values = [read(r) for r in runs]
-    return [v for v in values if v is not None and math.isfinite(v)]
+    return [float(v) for v in values if v is not None and math.isfinite(v)]
 
 
 def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) -> list[SeriesData]:
@@ -128,13 +195,116 @@ def welch(
     if a.var() == 0 and b.var() == 0:
         # Identical runs on each side: the difference is exact (the t-test is undefined).
         return difference, difference, difference, (1.0 if difference == 0 else 0.0)
-    result = scipy_stats().ttest_ind(b, a, equal_var=False)
-    interval = result.confidence_interval(1 - ALPHA)
-    return difference, float(interval.low), float(interval.high), float(result.pvalue)
+    with warnings.catch_warnings():
+        # Nearly identical runs make SciPy warn about precision; the result is still sound,
+        # and a user reads sentences, not Python's warnings.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = scipy_stats().ttest_ind(b, a, equal_var=False)
+        interval = result.confidence_interval(1 - ALPHA)
+    p = float(result.pvalue)
+    if not math.isfinite(p):
+        return difference, None, None, None
+    return difference, float(interval.low), float(interval.high), p
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of the p-values of one family (the points of a pair),
+    keeping the family-wise error at alpha; None stays None. SciPy has no Holm correction
+    (its false_discovery_control controls the false discovery rate instead)."""
+    indexed = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(indexed):
+        running = max(running, min(1.0, (len(indexed) - rank) * p))
+        adjusted[i] = running
+    return adjusted
+
+
+def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
+    raw = []
+    for value in sorted(set(baseline.values) | set(other.values)):
+        a, b = baseline.values.get(value, []), other.values.get(value, [])
+        difference, low, high, p = welch(a, b)
+        sa, sb = summarize(a), summarize(b)
+        known = difference is not None and sa.mean not in (None, 0)
+        relative = 100 * difference / sa.mean if known else None  # type: ignore[operator]
+        raw.append(ComparedPoint(value, sa, sb, difference, relative, low, high, p))
+    adjusted = holm([p.p_value for p in raw])
+    points = [
+        replace(p, p_holm=q, significant=None if q is None else q < ALPHA)
+        for p, q in zip(raw, adjusted, strict=True)
+    ]
+    return PairComparison(baseline, other, points)
+
+
+def pair_like_with_like(
+    items: Sequence[SeriesData], baseline_session: str
+) -> tuple[list[tuple[SeriesData, SeriesData]], list[SeriesData]]:
+    """Each series of the other sessions with the baseline session's series of the same
+    protocol, IP version and direction; the ones with no partner are left unpaired."""
+    base = {s.like: s for s in items if s.session.id == baseline_session}
+    pairs = []
+    unpaired = []
+    partnered: set[str] = set()
+    for item in items:
+        if item.session.id == baseline_session:
+            continue
+        partner = base.get(item.like)
+        if partner is None:
+            unpaired.append(item)
+        else:
+            pairs.append((partner, item))
+            partnered.add(partner.key)
+    unpaired += [s for s in base.values() if s.key not in partnered]
+    return pairs, unpaired
+
+
+def compare(
+    items: Sequence[SeriesData],
+    metric: str = "throughput_bps",
+    *,
+    mode: Mode = Mode.SESSIONS,
+    baseline_session: str | None = None,
+) -> Comparison:
+    """The comparison the user asked for: sessions like with like (the default), the series
+    within one session, or picked series, each against the first."""
+    from app.analysis.confounds import confounds
+    from app.analysis.findings import findings
+
+    if not items:
+        raise ValueError("nothing to compare")
+    labels = legend_labels(items)
+    items = [
+        SeriesData(i.session, i.series, i.values, label)
+        for i, label in zip(items, labels, strict=True)
+    ]
+    baseline_id = baseline_session or items[0].session.id
+    if mode is Mode.SESSIONS:
+        matches, unpaired = pair_like_with_like(items, baseline_id)
+    else:
+        matches = [(items[0], other) for other in items[1:]]
+        unpaired = list(items) if len(items) == 1 else []  # one series: shown, not compared
+    pairs = [compare_pair(base, other) for base, other in matches]
+    first = next((i.session for i in items if i.session.id == baseline_id), items[0].session)
+    label, unit = VARIABLE_LABELS[first.plan.variable]
+    partial = Comparison(metric, label, unit, mode, pairs, unpaired, baseline_session=first)
+    sessions = partial.sessions
+    said = confounds(first, sessions[1:]) if mode is Mode.SESSIONS else []
+    return Comparison(
+        metric,
+        label,
+        unit,
+        mode,
+        pairs,
+        unpaired,
+        said,
+        findings(partial),
+        first,
+    )
 
 
 def legend_labels(items: Sequence[SeriesData]) -> list[str]:
-    """Labels from what differs between the curves: "IPv4 · Open", "IPv4 · WPA2"."""
+    """Labels from what differs between the curves: "TCP · IPv4 · Open", "TCP · IPv4 · WPA2"."""
 
     def facets(item: SeriesData) -> list[tuple[str, str]]:
         conditions = item.session.plan.conditions
@@ -145,7 +315,7 @@ def legend_labels(items: Sequence[SeriesData]) -> list[str]:
             ("security", "Open" if security is Security.OPEN else security.value),
             ("medium", conditions.medium.value),
             ("direction", item.session.plan.direction.value),
-            *sorted((f"tag:{k}", f"{k}={v}") for k, v in conditions.tags),
+            *sorted((f"tag:{k}", f"{k}={v}" if v else k) for k, v in conditions.tags),
         ]
 
     all_facets = [dict(facets(item)) for item in items]
@@ -153,15 +323,12 @@ def legend_labels(items: Sequence[SeriesData]) -> list[str]:
     for facet_map in all_facets[1:]:
         keys += [k for k in facet_map if k not in keys]
     varying = [k for k in keys if len({f.get(k, "") for f in all_facets}) > 1]
-    labels = []
-    for item, facet in zip(items, all_facets, strict=True):
-        parts = [facet[k] for k in varying if facet.get(k) and facet[k] != "unknown"]
-        if not parts:  # nothing stated tells them apart: name the session
-            parts = [
-                item.session.name or item.session.short_id,
-                f"IPv{int(item.series.ip_version)}",
-            ]
-        labels.append(" · ".join(parts))
+    # A series is always named by its protocol and IP version, even where all share them.
+    shown = ["protocol", "ip", *[k for k in varying if k not in ("protocol", "ip")]]
+    labels = [
+        " · ".join(facet[k] for k in shown if facet.get(k) and facet[k] != "unknown")
+        for facet in all_facets
+    ]
     # Still the same (e.g. two sessions alike in every stated way): add the session.
     if len(set(labels)) < len(labels):
         labels = [
@@ -171,53 +338,8 @@ def legend_labels(items: Sequence[SeriesData]) -> list[str]:
     return labels
 
 
-def compare(
-    items: Sequence[SeriesData], metric: str = "throughput_bps", baseline: int = 0
-) -> Comparison:
-    """Every other curve against the baseline curve, point by point, with findings."""
-    if len(items) < 2:
-        raise ValueError("a comparison needs at least two series")
-    labels = legend_labels(items)
-    items = [
-        SeriesData(i.session, i.series, i.values, label)
-        for i, label in zip(items, labels, strict=True)
-    ]
-    base = items[baseline]
-    results = []
-    for index, item in enumerate(items):
-        if index == baseline:
-            continue
-        points = []
-        for value in sorted(set(base.values) | set(item.values)):
-            a, b = base.values.get(value, []), item.values.get(value, [])
-            difference, low, high, p = welch(a, b)
-            sa, sb = summarize(a), summarize(b)
-            relative = (
-                100 * difference / sa.mean
-                if difference is not None and sa.mean not in (None, 0)
-                else None
-            )
-            points.append(
-                ComparedPoint(
-                    value,
-                    sa,
-                    sb,
-                    difference,
-                    relative,
-                    low,
-                    high,
-                    p,
-                    None if p is None else p < ALPHA,
-                )
-            )
-        results.append(SeriesComparison(item, points))
-    plan = base.session.plan
-    label, unit = VARIABLE_LABELS[plan.variable]
-    comparison = Comparison(metric, label, unit, base, results, [])
-    return Comparison(metric, label, unit, base, results, findings(comparison))
-
-
 def format_value(metric: str, value: float) -> str:
+    """A magnitude in the metric's unit ('3.17 Mbit/s', '0.42 ms', '2.3 %')."""
     from app.domain.units import format_rate
 
     if metric == "throughput_bps":
@@ -226,76 +348,8 @@ def format_value(metric: str, value: float) -> str:
     return f"{abs(value):.3g} {unit}"
 
 
-def _where(value: float, unit: str) -> str:
-    return f"{value:g} {unit}".strip() if unit else f"{value:g}"
-
-
-def findings(comparison: Comparison) -> list[str]:
-    """Plain sentences, like the papers' conclusions, plus what the papers could not say:
-    whether each difference is larger than the noise."""
-    metric = comparison.metric
-    name, _, higher_is_better = METRIC_INFO[metric]
-    unit = comparison.variable_unit
-    base = comparison.baseline.label
-    sentences: list[str] = []
-    for result in comparison.results:
-        other = result.other.label
-        known = [p for p in result.points if p.difference is not None]
-        if not known:
-            sentences.append(f"{other} and {base} have no point measured on both sides.")
-            continue
-        largest = max(known, key=lambda p: abs(p.difference or 0.0))
-        diff = largest.difference or 0.0
-        more_less = "more" if diff > 0 else "less"
-        rel = f" ({abs(largest.relative_pct):.1f} %)" if largest.relative_pct is not None else ""
-        verdict = _verdict(largest)
-        sentences.append(
-            f"The largest difference is at {_where(largest.value, unit)}: {other} had "
-            f"{format_value(metric, diff)}{rel} {more_less} {name} than {base} ({verdict})."
-        )
-        mean_diff = float(np.mean([p.difference for p in known]))
-        rels = [p.relative_pct for p in known if p.relative_pct is not None]
-        mean_rel = f" ({abs(float(np.mean(rels))):.1f} %)" if rels else ""
-        sentences.append(
-            f"Over the sweep, {other} averaged {format_value(metric, mean_diff)}{mean_rel} "
-            f"{'more' if mean_diff > 0 else 'less'} {name} than {base}."
-        )
-        not_significant = [p for p in known if p.significant is False]
-        untested = [p for p in known if p.significant is None]
-        if not_significant:
-            where = ", ".join(_where(p.value, unit) for p in not_significant)
-            sentences.append(
-                f"At {where} the difference between {other} and {base} is not significant "
-                f"(Welch's t-test, α = {ALPHA}): it is within the run-to-run noise."
-            )
-        if untested:
-            where = ", ".join(_where(p.value, unit) for p in untested)
-            sentences.append(
-                f"At {where} a side has a single run, so whether the difference is real "
-                f"cannot be tested: measure more runs there."
-            )
-        wins = (
-            sum(1 for p in known if (p.difference or 0) > 0)
-            if higher_is_better
-            else sum(1 for p in known if (p.difference or 0) < 0)
-        )
-        better, worse = (other, base) if (mean_diff > 0) == higher_is_better else (base, other)
-        if mean_diff == 0:
-            sentences.append(f"Overall, {other} and {base} measured the same {name}.")
-        else:
-            count = wins if better == other else len(known) - wins
-            sentences.append(
-                f"Overall {better} is better than {worse}: "
-                f"{'higher' if higher_is_better else 'lower'} {name} at {count} of "
-                f"{len(known)} points, by {format_value(metric, mean_diff)}{mean_rel} on "
-                f"average."
-            )
-    return sentences
-
-
-def _verdict(point: ComparedPoint) -> str:
-    if point.significant is None:
-        return "not testable: a side has a single run"
-    assert point.p_value is not None
-    p = "p < 0.001" if point.p_value < 0.001 else f"p = {point.p_value:.3f}"
-    return f"significant, {p}" if point.significant else f"not significant, {p}"
+def format_difference(metric: str, value: float) -> str:
+    """A difference's magnitude: percentages in percentage points, the rest in their unit."""
+    if metric in PERCENT_METRICS:
+        return f"{abs(value):.3g} percentage points"
+    return format_value(metric, value)

@@ -43,7 +43,7 @@ class PointSummary:
             "ip_version": int(self.ip_version),
             "direction": self.direction.value,
             "variable": self.variable.value,
-            "value": _plain_number(self.value),
+            "value": plain_number(self.value),
             "n": self.n,
             "failed": self.failed,
         }
@@ -62,7 +62,8 @@ class PointSummary:
         return data
 
 
-def _plain_number(value: float) -> int | float:
+def plain_number(value: float) -> int | float:
+    """1408.0 -> 1408: whole values as integers (JSON, CSV), others as they are."""
     return int(value) if float(value).is_integer() else value
 
 

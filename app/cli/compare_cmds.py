@@ -9,29 +9,38 @@ from pathlib import Path
 from typing import Any
 
 from app.analysis.compare import (
+    ALPHA,
     METRIC_INFO,
     METRIC_NAMES,
     Comparison,
+    Mode,
     SeriesData,
     compare,
+    format_value,
     metric_key,
     series_data,
 )
+from app.analysis.points import plain_number
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv
+from app.report.report_data import collect
 from app.store.db import Database
 from app.store.sessions import SessionStore
+from app.study.frontdoor import FrontDoor
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmp = sub.add_parser(
         "compare",
         help="compare sessions point by point, with the differences tested",
-        description="Each SESSION is an id, id prefix or name; add @tcp4, @udp6 ... to pick "
-        "one series of it (default: all its series).",
+        description="Each SESSION is an id, id prefix or name. Sessions are compared like with "
+        "like: each series against the baseline session's series of the same protocol, IP "
+        "version and direction (the baseline is the first session, or --baseline). --within "
+        "compares the series of one session with each other (TCP vs UDP, IPv4 vs IPv6); "
+        "SESSION@tcp4, @udp6 ... picks series by name, each compared with the first picked.",
     )
     cmp.add_argument("sessions", nargs="+", metavar="SESSION")
     cmp.add_argument(
@@ -41,7 +50,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="|".join(METRIC_NAMES),
         help="what to compare (default throughput); the names of `linklab run --metric`",
     )
-    cmp.add_argument("--baseline", metavar="SESSION", help="the reference (default: the first)")
+    cmp.add_argument(
+        "--baseline", metavar="SESSION", help="the reference session (default: the first)"
+    )
+    cmp.add_argument(
+        "--within",
+        action="store_true",
+        help="compare the series of one session with each other (its first series is the baseline)",
+    )
     cmp.add_argument("--csv", metavar="FILE", help="write the difference table as CSV")
     cmp.add_argument("--png", metavar="FILE", help="write the overlay chart as PNG")
     cmp.add_argument(
@@ -102,48 +118,96 @@ def load_series(store: SessionStore, refs: list[str], metric: str) -> list[Serie
     if len(items) < 2:
         raise BadOption(
             "A comparison needs at least two series: give two sessions, or a "
-            "session with two series."
+            "session with two series and --within."
         )
     return items
 
 
+def _series_json(item: SeriesData) -> dict[str, Any]:
+    return {
+        "session_id": item.session.id,
+        "name": item.session.name,
+        "protocol": item.series.protocol.value,
+        "ip_version": int(item.series.ip_version),
+        "direction": item.direction.value,
+        "series": item.label,
+    }
+
+
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
-    base = comparison.baseline
+    """The comparison as the JSON keys the CSV columns share."""
     return {
         "metric": comparison.metric,
         "variable": comparison.variable_label,
-        "alpha": 0.05,
-        "baseline": {
-            "session_id": base.session.id,
-            "name": base.session.name,
-            "series": base.label,
-        },
+        "mode": comparison.mode.value,
+        "alpha": ALPHA,
+        "correction": "holm",
+        "baseline_session": (
+            None
+            if comparison.baseline_session is None
+            else {
+                "session_id": comparison.baseline_session.id,
+                "name": comparison.baseline_session.name,
+            }
+        ),
+        "warnings": comparison.warnings,
         "comparisons": [
             {
-                "session_id": result.other.session.id,
-                "name": result.other.session.name,
-                "series": result.other.label,
+                **_series_json(pair.other),
+                "baseline": _series_json(pair.baseline),
                 "points": [
                     {
-                        "value": p.value,
+                        "value": plain_number(p.value),
                         "baseline_mean": p.baseline.mean,
                         "other_mean": p.other.mean,
                         "baseline_n": p.baseline.n,
                         "other_n": p.other.n,
+                        "baseline_std": p.baseline.std,
+                        "other_std": p.other.std,
                         "difference": p.difference,
                         "relative_pct": p.relative_pct,
                         "ci95_low": p.ci_low,
                         "ci95_high": p.ci_high,
                         "p_value": p.p_value,
+                        "p_holm": p.p_holm,
                         "significant": p.significant,
                     }
-                    for p in result.points
+                    for p in pair.points
                 ],
             }
-            for result in comparison.results
+            for pair in comparison.pairs
         ],
+        "unpaired": [_series_json(item) for item in comparison.unpaired],
         "findings": comparison.findings,
     }
+
+
+def build_comparison(
+    items: list[SeriesData], refs: list[str], metric: str, baseline: str | None, within: bool
+) -> Comparison:
+    """The comparison the flags ask for: sessions like with like (the default), the series of
+    one session with each other (--within), or the series named with @ each against the
+    first."""
+    sessions = list(dict.fromkeys(i.session.id for i in items))
+    if within:
+        if len(sessions) != 1:
+            raise BadOption("--within compares the series of one session: give one session.")
+        return compare(items, metric, mode=Mode.WITHIN)
+    if any("@" in ref for ref in refs):
+        return compare(items, metric, mode=Mode.PICKED)
+    if len(sessions) < 2:
+        raise BadOption(
+            "Comparing sessions needs two of them: give another session, or add --within to "
+            "compare this session's series with each other."
+        )
+    base = sessions[0]
+    if baseline:
+        chosen = [i.session.id for i in items if i.session.id.startswith(baseline.lower())]
+        chosen += [i.session.id for i in items if i.session.name == baseline]
+        if not chosen:
+            raise BadOption("--baseline must be one of the compared sessions.")
+        base = chosen[0]
+    return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -151,24 +215,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with Database(args.db, readonly=True) as db:
         store = SessionStore(db)
         items = load_series(store, refs, args.metric)
-        baseline = 0
-        if args.baseline:
-            base_session = store.get(_pick(args.baseline)[0]).id
-            matches = [i for i, item in enumerate(items) if item.session.id == base_session]
-            if not matches:
-                raise BadOption("--baseline must be one of the compared sessions.")
-            baseline = matches[0]
-        comparison = compare(items, args.metric, baseline)
+    comparison = build_comparison(items, refs, args.metric, args.baseline, args.within)
     if args.csv:
         _write(args.csv, comparison_csv(comparison))
     if args.png or args.html or args.pdf:
-        from app.ui.common.report_files import (
-            write_outputs,  # Qt is loaded only when charts are asked
-        )
+        from app.ui.common.report_files import write_outputs  # Qt only when charts are asked
 
-        write_outputs(
-            comparison, png=args.png, html=args.html, pdf=args.pdf, png_size=args.png_size
-        )
+        data = collect(comparison, FrontDoor(Path(args.db) if args.db else None))
+        write_outputs(data, png=args.png, html=args.html, pdf=args.pdf, png_size=args.png_size)
     if args.json:
         print(json.dumps(comparison_json(comparison), indent=2))
     else:
@@ -185,29 +239,33 @@ def _write(path: str, text: str) -> None:
 
 
 def _print(comparison: Comparison) -> None:
-    from app.analysis.compare import format_value
-
     metric = comparison.metric
-    print(f"Baseline: {comparison.baseline.label}  ({METRIC_INFO[metric][0]})")
-    for result in comparison.results:
-        print(f"\n{result.other.label} vs {comparison.baseline.label}")
+    if comparison.baseline_session is not None and comparison.mode is Mode.SESSIONS:
+        base = comparison.baseline_session
+        print(f"Baseline session: {base.name or base.short_id}  ({METRIC_INFO[metric][0]})")
+    for warning in comparison.warnings:
+        print(f"Warning: {warning}")
+    for pair in comparison.pairs:
+        print(f"\n{pair.other.label} vs {pair.baseline.label}")
         print(
             f"  {comparison.variable_label:>12} {'baseline':>12} {'other':>12} "
-            f"{'difference':>12} {'%':>7} {'p':>8}  significant"
+            f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant"
         )
-        for p in result.points:
+        for p in pair.points:
 
             def show(v: float | None) -> str:
                 return "—" if v is None else format_value(metric, v)
 
             negative = p.difference is not None and p.difference < 0
             rel = "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}"
-            pv = format_p(p.p_value)
             sig = {True: "yes", False: "no", None: "untested"}[p.significant]
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
-                f"{signed(show(p.difference), negative):>12} {rel:>7} {pv:>8}  {sig}"
+                f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "
+                f"{format_p(p.p_holm):>8}  {sig}"
             )
+    for item in comparison.unpaired:
+        print(f"\nUnpaired: {item.label} ({item.session.name or item.session.short_id})")
     print("\nFindings:")
     for sentence in comparison.findings:
         print(f"- {sentence}")

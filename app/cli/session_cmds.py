@@ -234,24 +234,24 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _export_report(args: argparse.Namespace) -> int:
-    """A report of the sessions' series side by side (the first one is the baseline)."""
-    from app.analysis.compare import compare
-    from app.cli.compare_cmds import load_series
+    """A report of one session's series, or of several sessions compared like with like (the
+    first one is the baseline)."""
+    from app.analysis.compare import Mode, compare, series_data
+    from app.report.report_data import collect
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
-    with Database(args.db, readonly=True) as db:
-        store = SessionStore(db)
-        try:
-            items = load_series(store, list(args.sessions), "throughput_bps")
-        except BadOption:
-            raise BadOption(
-                "A report compares series, and these sessions hold only one: export it "
-                "with another session, or use --format csv or points."
-            ) from None
-        comparison = compare(items, "throughput_bps")
-    from app.ui.common.report_files import write_outputs  # Qt is loaded only for the chart
+    door = FrontDoor(Path(args.db) if args.db else None)
+    sessions = [door.session(ref) for ref in args.sessions]
+    items = [item for s in sessions for item in series_data(s, door.runs(s.id), "throughput_bps")]
+    if len(sessions) == 1:
+        comparison = compare(items, "throughput_bps", mode=Mode.WITHIN)
+    else:
+        comparison = compare(
+            items, "throughput_bps", mode=Mode.SESSIONS, baseline_session=sessions[0].id
+        )
+    from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 
-    write_outputs(comparison, **{args.format: args.out})
+    write_outputs(collect(comparison, door), **{args.format: args.out})
     print(f"Wrote {args.out}.", file=sys.stderr)
     return EXIT_OK

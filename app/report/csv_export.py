@@ -8,7 +8,9 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
+from app.analysis.points import plain_number
 from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
+from app.domain.tags import tags_text
 
 RUN_COLUMNS = (
     "session_id",
@@ -32,9 +34,12 @@ RUN_COLUMNS = (
     *METRIC_FIELDS,
     "security",
     "medium",
+    "tags",
     "command",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")
+#: Excel reads a CSV as UTF-8 only when it starts with a byte-order mark ("·", "µ", names).
+BOM = "\ufeff"
 
 
 def safe_cell(value: object) -> object:
@@ -53,6 +58,8 @@ def safe_cell(value: object) -> object:
 
 
 def write_rows(out: TextIO, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """One header row, then the rows, after the byte-order mark a spreadsheet needs."""
+    out.write(BOM)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for row in rows:
@@ -73,7 +80,7 @@ def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list
             plan.direction.value,
             run.key.kind.value,
             plan.variable.value,
-            _number(run.value),
+            plain_number(run.value),
             run.key.repetition,
             "ok" if run.ok else "failed",
             run.error,
@@ -84,6 +91,7 @@ def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list
             *(getattr(run.metrics, name) for name in METRIC_FIELDS),
             plan.conditions.security.value,
             plan.conditions.medium.value,
+            tags_text(plan.conditions.tags, "; "),
             " ".join(run.argv),
         ]
 
@@ -92,10 +100,6 @@ def runs_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
     out = io.StringIO()
     write_rows(out, RUN_COLUMNS, run_rows(session, runs))
     return out.getvalue()
-
-
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
 
 
 POINT_METRICS = (
@@ -126,7 +130,7 @@ POINT_COLUMNS = (
 
 def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
     """One row per series and swept value: n and mean, std, min, max, 95 % CI per metric."""
-    from app.analysis.points import point_summaries
+    from app.analysis.points import point_summaries  # loaded when a points CSV is asked for
 
     out = io.StringIO()
     rows = []
@@ -138,7 +142,7 @@ def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
             int(point.ip_version),
             point.direction.value,
             point.variable.value,
-            _number(point.value),
+            plain_number(point.value),
             point.n,
             point.failed,
         ]

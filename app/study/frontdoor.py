@@ -21,6 +21,7 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Engine, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.errors import EngineError
@@ -340,6 +341,11 @@ class FrontDoor:
     def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
         with self._open(write=False) as db:
             return SessionStore(db).runs(session_id, with_raw=with_raw)
+
+    def samples(self, run_id: int) -> list[Sample]:
+        """A run's interval samples, in order."""
+        with self._open(write=False) as db:
+            return SessionStore(db).samples(run_id)
 
     def rename(self, ref: str, name: str) -> SessionRecord:
         name = name.strip()

@@ -1,23 +1,39 @@
-"""Comparisons: Welch statistics against scipy, legends from what differs, findings on
-sessions with known differences (one significant, one not, one with a single run)."""
+"""Comparisons: Welch statistics against SciPy, Holm's correction by hand, pairing like with
+like, the caveats when sessions differ otherwise, and findings whose words match the
+statistics (checked by hand on known data and by Hypothesis over generated data)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
-from app.analysis.compare import compare, legend_labels, series_data, welch
+from app.analysis.compare import (
+    Mode,
+    SeriesData,
+    compare,
+    compare_pair,
+    holm,
+    legend_labels,
+    series_data,
+    welch,
+)
+from app.analysis.findings import pair_findings
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Conditions, Peer, Plan, RunKey, Security
+from app.domain.plan import Conditions, Engine, Peer, Plan, RunKey, Security, Series
 from app.domain.records import RunMetrics, SessionRecord, SessionStatus, utc_now
 from app.store.db import Database
 from app.store.sessions import SessionStore
 
 A = [45.2, 45.7, 46.2, 45.4, 45.5]
 B = [42.1, 43.0, 42.6, 42.2, 42.9]
+TCP4 = Series(Protocol.TCP, IpVersion.V4)
+UDP4 = Series(Protocol.UDP, IpVersion.V4)
 
 
 def test_welch_matches_scipy() -> None:
@@ -37,6 +53,26 @@ def test_welch_edge_cases() -> None:
     assert welch([3.0, 3.0], [3.0, 3.0]) == (0.0, 0.0, 0.0, 1.0)
 
 
+def test_nearly_identical_runs_raise_no_python_warning() -> None:
+    """SciPy warns of catastrophic cancellation on such data; the user never sees it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        welch([1e9, 1e9, 1e9 + 1e-6], [1e9, 1e9 + 1e-6, 1e9])
+        welch([5.0, 5.0, 5.0], [5.0, 5.0, 5.0 + 1e-12])
+
+
+def test_holm_by_hand() -> None:
+    # Sorted 0.01, 0.02, 0.04 times 3, 2, 1 -> 0.03, 0.04, 0.04 (kept monotone).
+    assert holm([0.04, 0.01, None, 0.02]) == [
+        pytest.approx(0.04),
+        pytest.approx(0.03),
+        None,
+        pytest.approx(0.04),
+    ]
+    assert holm([0.5, 0.9]) == [pytest.approx(1.0), pytest.approx(1.0)]  # capped at 1
+    assert holm([]) == []
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SessionStore]:
     with Database(tmp_path / "db.sqlite3") as db:
@@ -44,30 +80,51 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
 
 
 def make_session(
-    store: SessionStore, security: Security, runs: dict[int, list[float]], name: str
+    store: SessionStore,
+    security: Security,
+    runs: dict[int, list[float]],
+    name: str,
+    *,
+    protocols: tuple[Protocol, ...] = (Protocol.TCP,),
+    engine: Engine = Engine.NETPERF,
+    duration_s: int = 60,
+    udp_scale: float = 0.5,
 ) -> SessionRecord:
+    """A session whose TCP runs carry runs[value] (Mbit/s); UDP runs, if any, udp_scale of it."""
     values = tuple(sorted(runs))
     plan = Plan(
         peer=Peer("lab-peer"),
+        engine=engine,
+        protocols=protocols,
         values=values,
         repetitions=max(len(v) for v in runs.values()),
+        duration_s=duration_s,
         name=name,
         conditions=Conditions(security=security),
     )
     sid = store.create_session(plan)
-    for index, value in enumerate(values):
-        for rep, mbit in enumerate(runs[value], start=1):
-            store.add_run(
-                sid,
-                RunKey(Protocol.TCP, IpVersion.V4, index, rep),
-                value,
-                metrics=RunMetrics(throughput_bps=mbit * 1e6),
-                started_at=utc_now(),
-                elapsed_s=60.0,
-                engine="netperf",
-            )
+    for protocol in protocols:
+        scale = 1.0 if protocol is Protocol.TCP else udp_scale
+        for index, value in enumerate(values):
+            for rep, mbit in enumerate(runs[value], start=1):
+                store.add_run(
+                    sid,
+                    RunKey(protocol, IpVersion.V4, index, rep),
+                    value,
+                    metrics=RunMetrics(throughput_bps=mbit * scale * 1e6),
+                    started_at=utc_now(),
+                    elapsed_s=float(duration_s),
+                    engine=engine.value,
+                )
     store.finish(sid, SessionStatus.COMPLETED)
     return store.get(sid)
+
+
+def items_of(store: SessionStore, *sessions: SessionRecord) -> list[SeriesData]:
+    found: list[SeriesData] = []
+    for session in sessions:
+        found += series_data(session, store.runs(session.id), "throughput_bps")
+    return found
 
 
 def test_findings_on_known_differences(store: SessionStore) -> None:
@@ -77,50 +134,161 @@ def test_findings_on_known_differences(store: SessionStore) -> None:
     wpa2 = make_session(
         store, Security.WPA2, {128: [20.1, 19.8, 20.4, 19.9], 640: B, 1408: [41.2]}, "wpa2"
     )
-    items = series_data(open_, store.runs(open_.id), "throughput_bps") + series_data(
-        wpa2, store.runs(wpa2.id), "throughput_bps"
-    )
-    assert legend_labels(items) == ["Open", "WPA2"]
+    items = items_of(store, open_, wpa2)
+    assert legend_labels(items) == ["TCP · IPv4 · Open", "TCP · IPv4 · WPA2"]
     comparison = compare(items, "throughput_bps")
-    (result,) = comparison.results
-    by_value = {p.value: p for p in result.points}
-    assert by_value[640].significant is True and by_value[640].p_value < 0.001
+    assert comparison.warnings == []  # alike in every way but security
+    (pair,) = comparison.pairs
+    assert pair.baseline.session.id == open_.id and pair.other.session.id == wpa2.id
+    by_value = {p.value: p for p in pair.points}
+    assert by_value[640].significant is True
+    assert by_value[640].p_value is not None and by_value[640].p_value < 0.001
     assert by_value[640].difference == pytest.approx(-3.04e6)
     assert by_value[640].relative_pct == pytest.approx(-3.04 / 45.6 * 100)
     assert by_value[128].significant is False  # within the noise
     assert by_value[1408].significant is None  # one run a side: untested
+    # Holm over the two tested points: the smaller p doubled, the larger kept (monotone).
+    assert by_value[640].p_holm == pytest.approx(2 * by_value[640].p_value)
     text = " ".join(comparison.findings)
-    assert (
-        "The largest difference is at 640 B: WPA2 had 3.04 Mbit/s (6.7 %) less throughput" in text
-    )
-    assert "significant, p < 0.001" in text
-    assert "At 128 B the difference between WPA2 and Open is not significant" in text
+    assert "1 of 2 points differ significantly" in text and "Holm" in text
+    assert "At 640 B, TCP · IPv4 · WPA2 had 3.04 Mbit/s (6.7 %) less throughput" in text
+    assert "TCP · IPv4 · Open is better there than TCP · IPv4 · WPA2" in text
+    assert "At 128 B there is no significant difference" in text
     assert "At 1408 B a side has a single run" in text
-    assert "Overall Open is better than WPA2" in text
+
+
+def test_two_tcp_udp_sessions_pair_only_the_same_series(store: SessionStore) -> None:
+    both = (Protocol.TCP, Protocol.UDP)
+    open_ = make_session(store, Security.OPEN, {1408: A}, "open", protocols=both)
+    wpa2 = make_session(store, Security.WPA2, {1408: B}, "wpa2", protocols=both)
+    comparison = compare(items_of(store, open_, wpa2))
+    assert comparison.mode is Mode.SESSIONS and comparison.unpaired == []
+    pairs = [(p.baseline.series, p.other.series) for p in comparison.pairs]
+    assert pairs == [(TCP4, TCP4), (UDP4, UDP4)]
+    assert all(p.baseline.session.id == open_.id for p in comparison.pairs)
+    text = " ".join(comparison.findings)
+    assert "UDP · IPv4 · WPA2 against UDP · IPv4 · Open" in text
+    assert "UDP · IPv4 · Open against TCP" not in text and "TCP · IPv4 · Open against" not in text
+
+
+def test_the_user_picks_the_baseline_and_unpartnered_series_are_listed(
+    store: SessionStore,
+) -> None:
+    open_ = make_session(store, Security.OPEN, {1408: A}, "open")
+    wpa2 = make_session(
+        store, Security.WPA2, {1408: B}, "wpa2", protocols=(Protocol.TCP, Protocol.UDP)
+    )
+    comparison = compare(items_of(store, open_, wpa2), baseline_session=wpa2.id)
+    (pair,) = comparison.pairs
+    assert pair.baseline.session.id == wpa2.id and pair.other.session.id == open_.id
+    assert pair.points[0].difference == pytest.approx((45.6 - 42.56) * 1e6)
+    assert [(c.session.id, c.series) for c in comparison.unpaired] == [(wpa2.id, UDP4)]
+    assert comparison.sessions[0].id == wpa2.id
+    assert any("has no partner" in s for s in comparison.findings)
+
+
+def test_within_one_session_compares_its_series_against_the_first(store: SessionStore) -> None:
+    session = make_session(
+        store, Security.OPEN, {1408: A}, "one", protocols=(Protocol.TCP, Protocol.UDP)
+    )
+    comparison = compare(items_of(store, session), mode=Mode.WITHIN)
+    (pair,) = comparison.pairs
+    assert (pair.baseline.series, pair.other.series) == (TCP4, UDP4)
+    assert pair.points[0].relative_pct == pytest.approx(-50.0)
+    assert comparison.warnings == []  # one session: nothing else can differ
+    # By default a single session pairs nothing: shown, not compared.
+    alone = compare(items_of(store, session))
+    assert alone.pairs == [] and len(alone.unpaired) == 2
+
+
+def test_engine_and_duration_differences_are_warned(store: SessionStore) -> None:
+    netperf = make_session(store, Security.OPEN, {1408: A}, "netperf", duration_s=10)
+    iperf3 = make_session(
+        store, Security.WPA2, {1408: B}, "iperf3", engine=Engine.IPERF3, duration_s=30
+    )
+    said = compare(items_of(store, netperf, iperf3)).warnings
+    assert len(said) == 2, said
+    engine, duration = said
+    assert engine.startswith("“iperf3” differs from “netperf” in engine (iperf3 against netperf)")
+    assert "run duration (30 s against 10 s)" in duration
+    matched = make_session(store, Security.WPA2, {1408: B}, "matched", duration_s=10)
+    assert compare(items_of(store, netperf, matched)).warnings == []
+
+
+def test_loss_differences_are_in_percentage_points(store: SessionStore) -> None:
+    session = make_session(store, Security.OPEN, {1408: [1.0]}, "s")
+    base = SeriesData(session, UDP4, {1408.0: [1.0, 1.1, 0.9, 1.0]})
+    other = SeriesData(session, UDP4, {1408.0: [3.0, 3.1, 2.9, 3.0]})
+    sentences = pair_findings(compare_pair(base, other), "loss_pct", "B", "Packet size")
+    text = " ".join(sentences)
+    assert "2 percentage points more" in text and "%)" not in text
 
 
 def test_lower_is_better_for_rtt(store: SessionStore) -> None:
     fast = make_session(store, Security.OPEN, {128: [1.0, 1.1, 0.9]}, "fast")
     slow = make_session(store, Security.WPA2, {128: [2.0, 2.1, 1.9]}, "slow")
-    items = []
-    for session in (fast, slow):
-        data = series_data(session, store.runs(session.id), "throughput_bps")
-        items += data
     # Reuse the throughput numbers as if they were RTTs, to check the wording flips.
     rtt_items = [
-        type(i)(i.session, i.series, {k: [v / 1e6 for v in vs] for k, vs in i.values.items()})
-        for i in items
+        SeriesData(i.session, i.series, {k: [v / 1e6 for v in vs] for k, vs in i.values.items()})
+        for i in items_of(store, fast, slow)
     ]
     comparison = compare(rtt_items, "rtt_ms")
     assert any(
-        "Overall Open is better than WPA2: lower round-trip time" in s for s in comparison.findings
-    )
+        "TCP · IPv4 · Open is better than TCP · IPv4 · WPA2 (lower round-trip time" in s
+        for s in comparison.findings
+    ), comparison.findings
 
 
-def test_legend_falls_back_to_session_names(store: SessionStore) -> None:
+def test_legend_adds_session_names_when_nothing_else_differs(store: SessionStore) -> None:
     one = make_session(store, Security.WPA2, {128: [1.0, 2.0]}, "Monday")
     two = make_session(store, Security.WPA2, {128: [1.0, 2.0]}, "Tuesday")
-    items = series_data(one, store.runs(one.id), "throughput_bps") + series_data(
-        two, store.runs(two.id), "throughput_bps"
-    )
-    assert legend_labels(items) == ["Monday · IPv4", "Tuesday · IPv4"]
+    assert legend_labels(items_of(store, one, two)) == [
+        "TCP · IPv4 (Monday)",
+        "TCP · IPv4 (Tuesday)",
+    ]
+
+
+# -- findings never overstate: generated data ------------------------------------------------
+
+runs = st.lists(
+    st.floats(min_value=0.0, max_value=1e3, allow_nan=False, allow_infinity=False),
+    min_size=0,
+    max_size=6,
+)
+sweeps = st.dictionaries(st.sampled_from([64.0, 128.0, 512.0, 1408.0]), runs, max_size=4)
+
+
+@pytest.fixture(scope="module")
+def one_session(tmp_path_factory: pytest.TempPathFactory) -> SessionRecord:
+    with Database(tmp_path_factory.mktemp("gen") / "db.sqlite3") as db:
+        return make_session(SessionStore(db), Security.OPEN, {128: [1.0]}, "gen")
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(base=sweeps, other=sweeps, metric=st.sampled_from(["throughput_bps", "rtt_ms", "loss_pct"]))
+def test_no_finding_calls_a_side_better_without_a_significant_difference(
+    one_session: SessionRecord,
+    base: dict[float, list[float]],
+    other: dict[float, list[float]],
+    metric: str,
+) -> None:
+    a = SeriesData(one_session, TCP4, base, "Baseline side")
+    b = SeriesData(one_session, TCP4, other, "Other side")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no Python warning on any data
+        comparison = compare([a, b], metric, mode=Mode.PICKED)
+    (pair,) = comparison.pairs
+    significant = {p.value for p in pair.points if p.significant}
+    for sentence in comparison.findings:
+        if "better" not in sentence:
+            continue
+        assert significant, f"'better' with nothing significant: {sentence}"
+        if sentence.startswith("At "):  # names its point: that point must be significant
+            where = float(sentence[3:].split(" ", 1)[0].rstrip(","))
+            assert where in significant, sentence
+    for point in pair.points:
+        if point.significant:
+            assert point.p_holm is not None and point.p_holm < 0.05
+            assert point.p_value is not None and point.p_value <= point.p_holm

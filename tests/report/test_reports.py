@@ -25,9 +25,11 @@ from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey, Security
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.report.compare_export import comparison_csv
 from app.report.html_report import report_html
+from app.report.report_data import ReportData, collect
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.ui.common.report_files import compared_sessions, write_outputs
+from app.study.frontdoor import FrontDoor
+from app.ui.common.report_files import write_outputs
 from tests.conftest import ROOT_DIR
 
 SCRIPT = "<script>alert(1)</script>"
@@ -57,10 +59,16 @@ class Stored:
     db: Path
     ids: tuple[str, str]
     comparison: Comparison
+    data: ReportData
 
 
 def add_session(
-    store: SessionStore, name: str, notes: str, runs: dict[int, list[float]], env: dict[str, object]
+    store: SessionStore,
+    name: str,
+    notes: str,
+    runs: dict[int, list[float]],
+    env: dict[str, object],
+    duration_s: int = 10,
 ) -> str:
     conditions = Conditions(
         security=Security.WPA2, medium=Medium.AC, notes=notes, tags=(("room", "<b>lab</b>"),)
@@ -69,7 +77,7 @@ def add_session(
         peer=Peer("192.0.2.10"),
         values=tuple(runs),
         repetitions=len(next(iter(runs.values()))),
-        duration_s=10,
+        duration_s=duration_s,
         name=name,
         conditions=conditions,
     )
@@ -109,7 +117,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
         first = add_session(store, FORMULA, IMG, BASELINE, ENVIRONMENT)
         second = add_session(store, SCRIPT, FORMULA + "\n" + SCRIPT, OTHER, {})
     ids = (first, second)
-    return Stored(path, ids, load(path, ids))
+    comparison = load(path, ids)
+    return Stored(path, ids, comparison, collect(comparison, FrontDoor(path)))
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +147,14 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_the_data_gives_one_significant_and_one_untelling_difference(stored: Stored) -> None:
-    (result,) = stored.comparison.results
-    small, large = result.points
+    (pair,) = stored.comparison.pairs
+    small, large = pair.points
     assert small.value == 128 and small.significant is False
-    assert large.value == 1408 and large.significant is True and large.p_value < 1e-6
-    assert compared_sessions(stored.comparison)[0].id == stored.ids[0]
+    assert large.value == 1408 and large.significant is True
+    assert large.p_value is not None and large.p_value < 1e-6
+    assert large.p_holm is not None and large.p_value <= large.p_holm <= 2 * large.p_value
+    assert [s.id for s in stored.comparison.sessions] == list(stored.ids)
+    assert stored.comparison.warnings == []  # alike in engine, duration, sizes: nothing to warn
 
 
 def test_chart_png_has_the_asked_size_and_is_drawn(stored: Stored, chart: bytes) -> None:
@@ -158,7 +170,7 @@ def test_chart_png_has_the_asked_size_and_is_drawn(stored: Stored, chart: bytes)
 
 
 def test_html_escapes_every_piece_of_user_text(stored: Stored, chart: bytes) -> None:
-    page = report_html(stored.comparison, chart, compared_sessions(stored.comparison))
+    page = report_html(stored.data, chart, {})
     assert "<script" not in page.lower() and "<img src=x" not in page
     assert "onerror=alert(1)>" not in page
     for text in HOSTILE:
@@ -186,7 +198,7 @@ def test_csv_keeps_formulas_as_text(stored: Stored) -> None:
 
 def test_write_outputs_writes_png_html_pdf(stored: Stored, tmp_path: Path) -> None:
     png, page, pdf = tmp_path / "c.png", tmp_path / "r.html", tmp_path / "r.pdf"
-    written = write_outputs(stored.comparison, png=png, html=page, pdf=pdf)
+    written = write_outputs(stored.data, png=png, html=page, pdf=pdf)
     assert written == [png, page, pdf]
     assert png_size(png.read_bytes()) == (1200, 700)
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
@@ -207,7 +219,7 @@ def test_write_outputs_writes_png_html_pdf(stored: Stored, tmp_path: Path) -> No
 
 def test_unwritable_place_is_a_sentence(stored: Stored, tmp_path: Path) -> None:
     with pytest.raises(BadOption, match=r"Cannot write .*: choose another place\."):
-        write_outputs(stored.comparison, html=tmp_path / "no" / "such" / "r.html")
+        write_outputs(stored.data, html=tmp_path / "no" / "such" / "r.html")
 
 
 @pytest.mark.skipif(
@@ -216,7 +228,7 @@ def test_unwritable_place_is_a_sentence(stored: Stored, tmp_path: Path) -> None:
 )
 def test_chromium_shows_the_report(stored: Stored, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    write_outputs(stored.comparison, html=page)
+    write_outputs(stored.data, html=page)
     shot = tmp_path / "shot.png"
     screenshot(page, shot, tmp_path / "profile")
     image = QImage(str(shot))
@@ -257,7 +269,8 @@ def test_cli_compare_writes_all_four(stored: Stored, tmp_path: Path) -> None:
     assert all(path.stat().st_size > 0 for path in out.values())
     assert png_size(out["x.png"].read_bytes()) == (1200, 700)
     assert out["r.pdf"].read_bytes().startswith(b"%PDF")
-    assert "'=HYPERLINK" in out["t.csv"].read_text(encoding="utf-8")
+    assert "'=HYPERLINK" in out["t.csv"].read_text(encoding="utf-8-sig")
+    assert "Warning" not in done.stderr  # no library warnings reach the user
     big = tmp_path / "big.png"
     base = [sys.executable, "-m", "app", "compare", *stored.ids, "--db", str(stored.db)]
     sized = subprocess.run(
@@ -270,3 +283,80 @@ def test_cli_compare_writes_all_four(stored: Stored, tmp_path: Path) -> None:
     )
     assert sized.returncode == 0, sized.stderr
     assert png_size(big.read_bytes()) == (1600, 900)
+
+
+def test_sessions_that_differ_otherwise_are_flagged_in_the_report(tmp_path: Path) -> None:
+    """A 10 s session against a 30 s one: the report's banner says so before any difference."""
+    path = tmp_path / "linklab.sqlite3"
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = (
+            add_session(store, "short", "", BASELINE, {}),
+            add_session(store, "long", "", OTHER, {}, duration_s=30),
+        )
+    comparison = load(path, ids)
+    assert any("10 s" in w and "30 s" in w for w in comparison.warnings), comparison.warnings
+    page = report_html(collect(comparison, FrontDoor(path)), b"", {})
+    banner = page.index('id="warnings"')
+    assert banner < page.index("<h2>Pairs</h2>")
+    assert html.escape(comparison.warnings[0]) in page
+
+
+def test_report_has_mean_and_sd_tables_and_single_sessions_report(stored: Stored) -> None:
+    page = report_html(stored.data, b"", {})
+    assert "Throughput: mean ± SD" in page or "mean ± SD" in page
+    assert "90.0&nbsp;±&nbsp;" in page  # the baseline's 1408 B point, in Mbit/s
+    with Database(stored.db, readonly=True) as db:
+        store = SessionStore(db)
+        items = series_data(store.get(stored.ids[0]), store.runs(stored.ids[0]), "throughput_bps")
+    single = compare(items, "throughput_bps")
+    assert single.pairs == [] and len(single.curves) == 1
+    one = report_html(collect(single, FrontDoor(stored.db)), b"", {})
+    assert "LinkLab report:" in one and "90.0&nbsp;±&nbsp;" in one
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="/usr/bin/chromium is missing: scripts/ensure-desktop.sh --with-screenshots installs it",
+)
+def test_chromium_renders_the_warnings_banner_and_tables(tmp_path: Path) -> None:
+    path = tmp_path / "linklab.sqlite3"
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = (
+            add_session(store, "short", "", BASELINE, {}),
+            add_session(store, "long", "", OTHER, {}, duration_s=30),
+        )
+    page = tmp_path / "report.html"
+    write_outputs(collect(load(path, ids), FrontDoor(path)), html=page)
+    argv = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+    argv += ["--disable-background-networking", f"--user-data-dir={tmp_path / 'profile'}"]
+    argv += ["--dump-dom", page.resolve().as_uri()]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=True)
+    dom = done.stdout
+    assert 'id="warnings"' in dom and "Before reading the differences" in dom
+    assert dom.count("<table") >= 3  # differences, mean ± SD, standard deviation
+
+
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+
+
+@pytest.mark.skipif(
+    SOFFICE is None,
+    reason="LibreOffice is missing: scripts/ensure-desktop.sh --with-screenshots installs it",
+)
+def test_libreoffice_reads_the_csv_as_written(stored: Stored, tmp_path: Path) -> None:
+    """A spreadsheet opens the CSV with "·" intact and sizes as whole numbers."""
+    source = tmp_path / "comparison.csv"
+    source.write_text(comparison_csv(stored.comparison), encoding="utf-8", newline="")
+    argv = [str(SOFFICE), f"-env:UserInstallation={(tmp_path / 'lo').resolve().as_uri()}"]
+    # Comma-separated, quoted by ", UTF-8 (76): what Calc's import dialog offers.
+    argv += ["--headless", "--infilter=CSV:44,34,76,1", "--convert-to", "html"]
+    argv += ["--outdir", str(tmp_path), str(source)]
+    subprocess.run(argv, capture_output=True, timeout=180, check=True)
+    page = (tmp_path / "comparison.html").read_text(encoding="utf-8", errors="replace")
+    cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
+    assert cells[0] == "metric"  # the byte-order mark is not part of the first header
+    assert "TCP · IPv4 (<script>alert(1)</script>)" in cells
+    assert 'sdval="1408"' in page and "1408.0" not in cells  # a whole number, as a number
+    assert 'href="http://x"' not in page  # the hostile name stayed text, not a link

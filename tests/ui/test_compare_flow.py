@@ -45,10 +45,10 @@ def test_compare_two_sessions_and_export(window: MainWindow, user: User, tmp_pat
     user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
     user.click("Compare")
     assert window.tabs.currentWidget() is window.compare_tab
-    series = user.find("Series to compare")
-    wait_for(lambda: series.count() == 2, 10, "the sessions to be read")  # type: ignore[attr-defined]
-    labels = [series.item(i).text() for i in range(series.count())]  # type: ignore[attr-defined]
-    assert len(labels) == 2 and any("WPA2" in label for label in labels)
+    wait_for(lambda: len(user.table_rows("Pairs compared")) == 1, 10, "the sessions to be read")
+    (pair,) = user.table_rows("Pairs compared")
+    assert pair == ["TCP · IPv4 · WPA2  ↔  TCP · IPv4 · Open"]
+    assert user.text("Baseline session") == "open lab"
     rows = user.table_rows("Differences")
     assert len(rows) == 2  # one per packet size
     csv_path, png_path, html_path = (tmp_path / f"comparison.{k}" for k in ("csv", "png", "html"))

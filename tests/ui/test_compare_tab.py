@@ -1,4 +1,5 @@
-"""The Compare tab on sessions with known differences."""
+"""The Compare tab on stored sessions with known differences, used as a person does: sessions
+picked in the Sessions tab, the baseline chosen, pairs read, the banner seen, the CSV saved."""
 
 from __future__ import annotations
 
@@ -9,87 +10,139 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Conditions, Peer, Plan, RunKey, Security
+from app.domain.plan import Conditions, Engine, Peer, Plan, RunKey, Security
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
-from tests.ui.user import wait_for
+from app.ui.main_window import MainWindow
+from tests.ui.test_compare_flow import save_as
+from tests.ui.user import User, wait_for
 
 OPEN = {128: [20.0, 20.5, 19.5], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}
 WPA2 = {128: [20.1, 19.8, 20.4], 1408: [42.1, 43.0, 42.6, 42.2, 42.9]}
 
 
+def _add(
+    store: SessionStore,
+    name: str,
+    security: Security,
+    runs: dict[int, list[float]],
+    protocols: tuple[Protocol, ...] = (Protocol.TCP,),
+    duration_s: int = 60,
+) -> str:
+    """A stored netperf session; its UDP series (if any) carries half the TCP throughput."""
+    plan = Plan(
+        peer=Peer("lab-peer"),
+        engine=Engine.NETPERF,
+        protocols=protocols,
+        values=(128, 1408),
+        repetitions=5,
+        duration_s=duration_s,
+        conditions=Conditions(security=security),
+        name=name,
+    )
+    sid = store.create_session(plan)
+    for protocol in protocols:
+        scale = 1.0 if protocol is Protocol.TCP else 0.5
+        for index, value in enumerate((128, 1408)):
+            for rep, mbit in enumerate(runs[value], start=1):
+                store.add_run(
+                    sid,
+                    RunKey(protocol, IpVersion.V4, index, rep),
+                    value,
+                    metrics=RunMetrics(throughput_bps=mbit * scale * 1e6),
+                    started_at=utc_now(),
+                    elapsed_s=float(duration_s),
+                    engine="netperf",
+                )
+    store.finish(sid, SessionStatus.COMPLETED)
+    return sid
+
+
 def _sessions(path: Path) -> list[str]:
-    ids = []
     with Database(path) as db:
         store = SessionStore(db)
-        for security, runs in ((Security.OPEN, OPEN), (Security.WPA2, WPA2)):
-            plan = Plan(
-                peer=Peer("lab-peer"),
-                values=(128, 1408),
-                repetitions=5,
-                conditions=Conditions(security=security),
-                name=security.value,
-            )
-            sid = store.create_session(plan)
-            for index, value in enumerate((128, 1408)):
-                for rep, mbit in enumerate(runs[value], start=1):
-                    store.add_run(
-                        sid,
-                        RunKey(Protocol.TCP, IpVersion.V4, index, rep),
-                        value,
-                        metrics=RunMetrics(throughput_bps=mbit * 1e6),
-                        started_at=utc_now(),
-                        elapsed_s=60.0,
-                        engine="netperf",
-                    )
-            store.finish(sid, SessionStatus.COMPLETED)
-            ids.append(sid)
-    return ids
+        return [
+            _add(store, Security.OPEN.value, Security.OPEN, OPEN),
+            _add(store, Security.WPA2.value, Security.WPA2, WPA2),
+        ]
 
 
-def test_compare_tab(qtbot, context: AppContext, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    ids = _sessions(context.db_path)
-    tab = CompareTab(context)
-    qtbot.addWidget(tab)
-    tab.resize(1280, 800)
-    tab.show()
-    tab.load_sessions(ids)
-    wait_for(lambda: not tab.reading, 10, "the sessions")
-    assert [tab.curves.item(i).text() for i in range(tab.curves.count())] == ["Open", "WPA2"]
-    assert tab.chart.series_names == ["Open", "WPA2"]
-    assert tab.differences.rowCount() == 2
-    cells = {
-        tab.differences.item(r, 1).text(): [tab.differences.item(r, c).text() for c in range(9)]
-        for r in range(2)
-    }
-    assert cells["1408"][8] == "yes" and cells["128"][8] == "no"
-    assert cells["1408"][4] == "−3.04 Mbit/s"
-    assert "The largest difference is at 1408 B" in tab.findings.toPlainText()
-    assert tab.std_table.columnCount() == 3 and tab.std_table.rowCount() == 2
-    y_range = tab.chart.getPlotItem().viewRange()[1]
-    # Hiding a curve leaves the axes where they were.
-    tab.curves.item(0).setCheckState(Qt.CheckState.Unchecked)
-    assert tab.chart.series_names == ["WPA2"]
-    assert tab.chart.getPlotItem().viewRange()[1] == y_range
-    tab.curves.item(0).setCheckState(Qt.CheckState.Checked)
+def _select(user: User, *names: str) -> None:
+    """Select the sessions by name in the Sessions tab and press Compare."""
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) >= len(names), 5, "the sessions")
+    rows = user.table_rows("Sessions")
+    picks = [next(i for i, row in enumerate(rows) if name in row) for name in names]
+    user.click_row("Sessions", picks[0])
+    for row in picks[1:]:
+        user.click_row("Sessions", row, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+
+
+def _pairs(user: User) -> list[str]:
+    return [row[0] for row in user.table_rows("Pairs compared")]
+
+
+def test_compare_pairs_like_with_like_and_warns(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    both = (Protocol.TCP, Protocol.UDP)
+    with Database(window.context.db_path) as db:
+        store = SessionStore(db)
+        _add(store, "open", Security.OPEN, OPEN, both)
+        _add(store, "wpa2", Security.WPA2, WPA2, both)
+        _add(store, "wpa2 short", Security.WPA2, WPA2, both, duration_s=10)
+    _select(user, "open", "wpa2")
+    wait_for(lambda: len(_pairs(user)) == 2, 10, "the pairs")
+    # The session measured first is the baseline; each series against its own kind.
+    assert _pairs(user) == [
+        "TCP · IPv4 · WPA2  ↔  TCP · IPv4 · Open",
+        "UDP · IPv4 · WPA2  ↔  UDP · IPv4 · Open",
+    ]
+    assert not user.can_see("Comparison warnings")  # alike but for security: no banner
+    assert user.text("Baseline session") == "open"
+    rows = user.table_rows("Differences")
+    assert len(rows) == 4  # two pairs, two sizes each
+    headers = user.headers("Differences")
+    col = {h: i for i, h in enumerate(headers)}
+    tcp_1408 = next(r for r in rows if r[0].startswith("TCP") and r[col["Value"]] == "1408")
+    assert tcp_1408[col["Against"]] == "TCP · IPv4 · Open"
+    assert tcp_1408[col["Difference"]] == "−3.04 Mbit/s"
+    assert tcp_1408[col["Significant (α = 0.05)"]] == "yes"
+    assert all(not r[col["Against"]].startswith("TCP") for r in rows if r[0].startswith("UDP"))
+
     # WPA2 as the baseline flips the sign.
-    tab.baseline.setCurrentIndex(1)
-    assert tab.differences.item(1, 4).text() == "3.04 Mbit/s"
-    # CI error bars instead of SD: the bars get wider (t > 1 for 5 runs... and n≥3).
-    tab.spread.setCurrentIndex(1)
-    assert "95 % CI" in tab.chart.getPlotItem().titleLabel.text
-    chart = tmp_path / "chart.png"
-    tab.export_to("png", chart, png_size=(1600, 900))
-    from PySide6.QtGui import QImage
+    user.choose("Baseline session", "wpa2")
+    rows = user.table_rows("Differences")
+    tcp_1408 = next(r for r in rows if r[0].startswith("TCP") and r[col["Value"]] == "1408")
+    assert tcp_1408[col["Difference"]] == "3.04 Mbit/s"
 
-    assert QImage(str(chart)).size().toTuple() == (1600, 900)
+    # The series within one session: UDP against TCP, a choice of its own.
+    user.check("Compare the series within one session")
+    rows = user.table_rows("Differences")
+    assert {(r[0], r[1]) for r in rows} == {("UDP · IPv4", "TCP · IPv4")}
+    user.check("Compare the series within one session", False)
+
+    # A session that ran shorter runs: the banner says so before any number.
+    _select(user, "open", "wpa2 short")
+    wait_for(lambda: user.can_see("Comparison warnings"), 10, "the warning banner")
+    banner = user.text("Comparison warnings")
+    assert "run duration (10 s against 60 s)" in banner
+
+    # The CSV: a spreadsheet's UTF-8 with BOM, the JSON keys as columns.
     out = tmp_path / "table.csv"
-    tab.export_to("csv", out)
-    rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    assert len(rows) == 2 and rows[0]["significant_at_0.05"] in ("yes", "no")
+    with user.answering(save_as(out)):
+        user.click("Table CSV…")
+    wait_for(out.exists, 5, "the CSV")
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    table = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert len(table) == 4 and {r["value"] for r in table} == {"128", "1408"}
+    assert {r["series"].split(" · ")[0] for r in table} == {"TCP", "UDP"}
+    assert all(r["protocol"] == r["baseline_protocol"] for r in table)
 
 
 def test_share_chart_for_concurrent_sessions(qtbot, context: AppContext) -> None:  # type: ignore[no-untyped-def]

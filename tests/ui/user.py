@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from PySide6.QtCore import QPoint, QPointF, QRect, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPoint, QPointF, QRect, Qt, QTimer
 from PySide6.QtGui import QStandardItemModel, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -386,11 +386,14 @@ class User:
         view = self.find(name, QAbstractItemView)
         model = view.model()
         header = getattr(view, "horizontalHeader", lambda: None)()
-        columns = [
-            c for c in range(model.columnCount()) if header is None or not header.isSectionHidden(c)
-        ]
+        try:
+            count = model.columnCount()
+        except TypeError:  # a list's model: one column, its count not exposed
+            count = 1
+        columns = [c for c in range(count) if header is None or not header.isSectionHidden(c)]
         return [
-            [str(model.index(r, c).data() or "") for c in columns] for r in range(model.rowCount())
+            [str(model.index(r, c).data() or "") for c in columns]
+            for r in range(model.rowCount(QModelIndex()))
         ]
 
     def headers(self, name: str) -> list[str]:

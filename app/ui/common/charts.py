@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.analysis.compare import Comparison
 from app.domain.net import Flow
 from app.domain.results import Sample
 from app.domain.units import rate_unit
@@ -187,6 +188,38 @@ class LiveChart(_OnDemand, pg.PlotWidget):
 
 
 @dataclass(frozen=True)
+class CurveStyle:
+    """How a curve is drawn: one colour per compared series, the compared session dashed
+    against its baseline's solid line — the same in the window, the PNG and the reports."""
+
+    colour: str
+    dashed: bool = False
+
+
+def pair_styles(baseline_keys: Sequence[str], other_keys: Sequence[str]) -> dict[str, CurveStyle]:
+    """Styles for pairs of curves (by key): a pair shares its colour, the other is dashed."""
+    styles: dict[str, CurveStyle] = {}
+    for index, (base, other) in enumerate(zip(baseline_keys, other_keys, strict=True)):
+        colour = COLOURS[index % len(COLOURS)]
+        styles.setdefault(base, CurveStyle(colour))
+        styles.setdefault(other, CurveStyle(styles[base].colour, dashed=True))
+    return styles
+
+
+def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
+    """Each curve's style by label: a pair shares a colour, the compared side dashed; curves
+    with no partner take the next colours, solid."""
+    styles = pair_styles(
+        [p.baseline.label for p in comparison.pairs], [p.other.label for p in comparison.pairs]
+    )
+    used = len({s.colour for s in styles.values()})
+    for curve in comparison.unpaired:
+        styles.setdefault(curve.label, CurveStyle(COLOURS[used % len(COLOURS)]))
+        used += 1
+    return styles
+
+
+@dataclass(frozen=True)
 class SweepPoint:
     x: float
     mean: float
@@ -213,6 +246,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         # Top left: values usually grow along x, so that corner stays clear.
         self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
+        self._styles: dict[str, CurveStyle] = {}
         self._items: list[pg.GraphicsObject] = []
         self._dirty = False
         self._x_label = "packet size (B)"
@@ -235,6 +269,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
 
     def clear_points(self) -> None:
         self._series.clear()
+        self._styles.clear()
         self._changed()
 
     def set_point(self, series: str, point: SweepPoint) -> None:
@@ -243,8 +278,13 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._series[series] = sorted(points, key=lambda p: p.x)
         self._changed()
 
-    def set_series(self, series: str, points: Sequence[SweepPoint]) -> None:
+    def set_series(
+        self, series: str, points: Sequence[SweepPoint], style: CurveStyle | None = None
+    ) -> None:
+        """A whole curve; style fixes its colour and line (else it takes the next colour)."""
         self._series[series] = sorted(points, key=lambda p: p.x)
+        if style is not None:
+            self._styles[series] = style
         self._changed()
 
     @property
@@ -279,7 +319,9 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         for index, (name, points) in enumerate(self._series.items()):
             if not points:
                 continue
-            colour = COLOURS[index % len(COLOURS)]
+            style = self._styles.get(name, CurveStyle(COLOURS[index % len(COLOURS)]))
+            colour = style.colour
+            line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
             x = np.array([p.x for p in points], dtype=float)
             y = np.array([p.mean for p in points], dtype=float) / scale
             err = np.array([p.spread for p in points], dtype=float) / scale
@@ -289,9 +331,9 @@ class SweepChart(_OnDemand, pg.PlotWidget):
             curve = self.plot(
                 x,
                 y,
-                pen=pg.mkPen(colour, width=2),
+                pen=pg.mkPen(colour, width=2, style=line),
                 name=html.escape(name, quote=False),  # legends are rich text; names are not
-                symbol="o",
+                symbol="s" if style.dashed else "o",
                 symbolSize=7,
                 symbolBrush=colour,
             )

@@ -3,11 +3,14 @@ laid out on A4 pages by Qt's own PDF writer (no browser engine needed)."""
 
 from __future__ import annotations
 
+import html
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF, Qt
 from PySide6.QtGui import (
     QColor,
@@ -26,7 +29,18 @@ from PySide6.QtWidgets import QApplication
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
-from app.ui.common.charts import SweepChart, SweepPoint
+from app.domain.net import Flow
+from app.domain.results import Sample
+from app.domain.units import rate_unit
+from app.ui.common.charts import (
+    COLOURS,
+    CurveStyle,
+    SweepChart,
+    SweepPoint,
+    add_legend,
+    comparison_styles,
+    style_plot,
+)
 
 Spread = Literal["sd", "ci"]
 
@@ -74,16 +88,20 @@ def _axis_title(text: str, unit: str) -> str:
     return f"{text} ({unit})" if unit else text
 
 
-def build_chart(comparison: Comparison, *, spread: Spread = "sd") -> SweepChart:
-    """The overlay chart, styled for paper: white, black axes, large type."""
-    ensure_application()
-    name, unit, _ = METRIC_INFO[comparison.metric]
-    is_rate = comparison.metric == "throughput_bps"
-    shown = "mean ± 1 SD" if spread == "sd" else "mean with 95 % confidence interval"
-    title = f"{name[:1].upper()}{name[1:]}: {shown}"
-    chart = SweepChart(
-        title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
-    )
+def chart_title(comparison: Comparison, spread: Spread) -> str:
+    """'Throughput, mean with 95 % CI: TCP · IPv4 · WPA2 vs TCP · IPv4 · Open'."""
+    name = METRIC_INFO[comparison.metric][0]
+    shown = "mean ± 1 SD" if spread == "sd" else "mean with 95 % CI"
+    head = f"{name[:1].upper()}{name[1:]}, {shown}"
+    if not comparison.pairs:
+        return f"{head}: {', '.join(c.label for c in comparison.curves)}"
+    if len(comparison.pairs) <= 2:
+        pairs = "; ".join(f"{p.other.label} vs {p.baseline.label}" for p in comparison.pairs)
+        return f"{head}: {pairs}"
+    return f"{head}: {len(comparison.pairs)} pairs of series"
+
+
+def _style_axes(chart: pg.PlotWidget, title: str) -> None:
     item = chart.getPlotItem()
     item.setTitle(title, color="#000000", size=f"{_TITLE_PT}pt")
     tick_font = QFont()
@@ -95,12 +113,56 @@ def build_chart(comparison: Comparison, *, spread: Spread = "sd") -> SweepChart:
         axis.labelStyle = {**axis.labelStyle, "font-size": f"{_LABEL_PT}pt", "color": "#000000"}
     item.setContentsMargins(10, 10, 28, 12)  # room for the last tick label and descenders
     legend = item.legend
-    legend.setLabelTextSize(f"{_LEGEND_PT}pt")
+    if legend is not None:
+        legend.setLabelTextSize(f"{_LEGEND_PT}pt")
+
+
+def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
+    """The overlay chart, styled for paper: white, black axes, large type; each pair in one
+    colour, the compared session dashed against its baseline's solid line."""
+    ensure_application()
+    name, unit, _ = METRIC_INFO[comparison.metric]
+    is_rate = comparison.metric == "throughput_bps"
+    title = chart_title(comparison, spread)
+    chart = SweepChart(
+        title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
+    )
+    _style_axes(chart, title)
     chart.set_x_label(_axis_title(comparison.variable_label.lower(), comparison.variable_unit))
-    for curve in [comparison.baseline, *(r.other for r in comparison.results)]:
+    styles = comparison_styles(comparison)
+    for curve in comparison.curves:
         # pyqtgraph shows legend names as rich text: a name must not become markup.
-        chart.set_series(curve.label, _points(curve, spread))
+        chart.set_series(curve.label, _points(curve, spread), styles.get(curve.label))
     chart.redraw()
+    return chart
+
+
+def timeline_chart(
+    title: str, lines: Sequence[tuple[str, Sequence[Sample]]], styles: dict[str, CurveStyle]
+) -> pg.PlotWidget:
+    """Throughput over time of one run per side, in the pair's colours."""
+    ensure_application()
+    chart = pg.PlotWidget()
+    style_plot(chart, title, print_friendly=True)
+    add_legend(chart, offset=(-10, -10), print_friendly=True)
+    _style_axes(chart, title)
+    peak = max((s.bits_per_second or 0.0 for _, samples in lines for s in samples), default=0.0)
+    unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
+    chart.setLabel("left", f"throughput ({unit})")
+    chart.setLabel("bottom", "time (s)")
+    for index, (label, samples) in enumerate(lines):
+        style = styles.get(label, CurveStyle(COLOURS[index % len(COLOURS)]))
+        shown = [s for s in samples if s.bits_per_second is not None and s.flow is Flow.UP]
+        if not shown:
+            shown = [s for s in samples if s.bits_per_second is not None]
+        line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
+        chart.plot(
+            [s.end_s for s in shown],
+            [(s.bits_per_second or 0.0) / factor for s in shown],
+            pen=pg.mkPen(style.colour, width=2, style=line),
+            name=html.escape(label, quote=False),
+        )
+    chart.setYRange(0, (peak / factor) * 1.15 if peak else 1.0, padding=0)
     return chart
 
 
@@ -110,14 +172,21 @@ def chart_png(
     width: int = 1200,
     height: int = 700,
     *,
-    spread: Spread = "sd",
+    spread: Spread = "ci",
 ) -> bytes:
     """Render the comparison chart to PNG bytes of exactly width × height pixels, and write
     them to path when one is given."""
     if spread not in ("sd", "ci"):
         raise ValueError(f"spread must be 'sd' or 'ci', not {spread!r}")
+    data = widget_png(build_chart(comparison, spread=spread), width, height)
+    if path is not None:
+        Path(path).write_bytes(data)
+    return data
+
+
+def widget_png(chart: pg.PlotWidget, width: int, height: int) -> bytes:
+    """A chart painted offscreen at exactly width × height pixels, then let go."""
     app = ensure_application()
-    chart = build_chart(comparison, spread=spread)
     try:
         # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
         chart.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -137,10 +206,7 @@ def chart_png(
     finally:
         chart.close()
         chart.deleteLater()
-    data = _png_bytes(image)
-    if path is not None:
-        Path(path).write_bytes(data)
-    return data
+    return _png_bytes(image)
 
 
 def _png_bytes(image: QImage) -> bytes:

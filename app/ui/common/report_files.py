@@ -1,24 +1,13 @@
-"""Writes a comparison's PNG chart, HTML report and PDF report. Qt is loaded only when one of
-them is asked for: the drawing itself is render_charts.py's job."""
+"""Writes a comparison's PNG chart, HTML report and PDF report: the charts are drawn here
+(the window layer), the pages by app.report. Qt is loaded only when one of them is asked for."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
-from app.analysis.compare import Comparison
 from app.domain.errors import BadOption
-from app.domain.records import SessionRecord
 from app.report.html_report import report_html
-
-
-def compared_sessions(comparison: Comparison) -> list[SessionRecord]:
-    """The distinct sessions behind the compared curves, baseline first."""
-    curves = [comparison.baseline, *(r.other for r in comparison.results)]
-    found: dict[str, SessionRecord] = {}
-    for curve in curves:
-        found.setdefault(curve.session.id, curve.session)
-    return list(found.values())
+from app.report.report_data import ReportData
 
 
 def _write(path: str | Path, data: bytes) -> None:
@@ -30,32 +19,41 @@ def _write(path: str | Path, data: bytes) -> None:
 
 
 def write_outputs(
-    comparison: Comparison,
+    data: ReportData,
     *,
     png: str | Path | None = None,
     html: str | Path | None = None,
     pdf: str | Path | None = None,
-    sessions: Sequence[SessionRecord] | None = None,
     png_size: tuple[int, int] = (1200, 700),
 ) -> list[Path]:
     """Write each requested file and return their paths; an unwritable path raises
     BadOption with a sentence."""
     if not (png or html or pdf):
         return []
-    from app.ui.common.render_charts import chart_png, pdf_from_html  # Qt only from here on
+    from app.ui.common.charts import comparison_styles
+    from app.ui.common.render_charts import chart_png, pdf_from_html, timeline_chart, widget_png
 
+    comparison = data.comparison
     chart = chart_png(comparison, None)  # the report's own chart: a fixed, readable size
     if png:
         width, height = png_size
-        _write(
-            png,
-            chart
-            if png_size == (1200, 700)
-            else chart_png(comparison, None, width=width, height=height),
-        )
+        resized = (width, height) != (1200, 700)
+        _write(png, chart_png(comparison, None, width, height) if resized else chart)
     if html or pdf:
-        chosen = compared_sessions(comparison) if sessions is None else list(sessions)
-        page = report_html(comparison, chart, chosen)
+        styles = comparison_styles(comparison)
+        timelines = {
+            title: widget_png(
+                timeline_chart(
+                    f"Throughput over time: {title}",
+                    [(t.label, t.samples) for t in lines],
+                    styles,
+                ),
+                1200,
+                420,
+            )
+            for title, lines in data.timelines
+        }
+        page = report_html(data, chart, timelines)
         if html:
             _write(html, page.encode("utf-8"))
         if pdf:

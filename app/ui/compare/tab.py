@@ -1,5 +1,7 @@
-"""The Compare tab: chosen series overlaid, the difference table with its tests, findings,
-the standard-deviation table, and exports."""
+"""The Compare tab: sessions compared like with like against a baseline session the user picks
+(or, as a separate choice, the series within one session), the confounds in a banner, the
+pairs overlaid in shared colours, the difference table with Welch's test and Holm's
+correction, the standard deviations, findings, and exports."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -28,25 +31,42 @@ from PySide6.QtWidgets import (
 from app.analysis.compare import (
     METRIC_INFO,
     Comparison,
+    Mode,
     SeriesData,
     compare,
     format_value,
-    legend_labels,
     series_data,
 )
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
-from app.domain.errors import BadOption
+from app.domain.errors import LinkLabError
 from app.domain.plan import VARIABLE_LABELS
+from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
-from app.ui.common.charts import SweepChart, SweepPoint
+from app.ui.common.charts import SweepChart, SweepPoint, comparison_styles
 from app.ui.common.share_chart import ShareChart
-from app.ui.common.widgets import ComboBox
+from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
+DIFFERENCE_HEADERS = [
+    "Series",
+    "Against",
+    "Value",
+    "Baseline mean",
+    "Mean",
+    "Difference",
+    "%",
+    "95 % CI of the difference",
+    "p (Welch)",
+    "p (Holm)",
+    "Significant (α = 0.05)",
+]
+WARNING_STYLE = (
+    "QLabel { background-color: #fff4dc; color: #000; border: 2px solid #E69F00; padding: 6px; }"
+)
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
@@ -64,37 +84,49 @@ class CompareTab(QWidget):
         self.context = context
         self.session_ids: list[str] = []
         self.items: list[SeriesData] = []
+        self.sessions: list[SessionRecord] = []
         self.comparison: Comparison | None = None
-        self.curves = QListWidget()
-        self.curves.setObjectName("compare_curves")
-        self.curves.setAccessibleName("Series to compare")
-        self.curves.setToolTip("Tick the series to compare; untick one to hide its curve.")
-        self.curves.setMaximumHeight(110)
+        self._reader = Background(self)
+        self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
+        self.empty.setObjectName("compare_empty")
+        self.baseline = ComboBox()
+        self.baseline.setObjectName("compare_baseline")
+        accessible(self.baseline, "Baseline session")
+        self.baseline.setToolTip(
+            "The session every other one is compared with, series by series: TCP·IPv4 "
+            "against its TCP·IPv4, UDP·IPv4 against its UDP·IPv4."
+        )
+        self.within = QCheckBox("Compare the series within one session")
+        accessible(self.within, "Compare the series within one session")
+        self.within.setToolTip(
+            "TCP against UDP, IPv4 against IPv6 in the session chosen on the left (its first "
+            "series is the baseline), instead of sessions against each other."
+        )
         self.metric_box = ComboBox()
         self.metric_box.setObjectName("compare_metric")
-        self.metric_box.setAccessibleName("Metric")
+        accessible(self.metric_box, "Metric")
         for name, (label, unit, _) in METRIC_INFO.items():
             self.metric_box.addItem(f"{label} ({unit})", name)
         self.metric_box.setToolTip("What to compare.")
-        self.baseline = ComboBox()
-        self.baseline.setObjectName("compare_baseline")
-        self.baseline.setAccessibleName("Baseline")
-        self.baseline.setToolTip("The reference every other series is compared with.")
         self.spread = ComboBox()
         self.spread.setObjectName("compare_spread")
-        self.spread.setAccessibleName("Error bars")
-        self.spread.addItem("±1 standard deviation", "sd")
+        accessible(self.spread, "Error bars")
         self.spread.addItem("95 % confidence interval", "ci")
+        self.spread.addItem("±1 standard deviation", "sd")
         self.spread.setToolTip("What the error bars show.")
+        self.baseline_label = QLabel("Baseline session")
+        self.baseline_label.setBuddy(self.baseline)
         controls = QHBoxLayout()
-        for label, widget in (
-            ("Metric", self.metric_box),
-            ("Baseline", self.baseline),
-            ("Error bars", self.spread),
-        ):
-            controls.addWidget(QLabel(label))
+        controls.addWidget(self.baseline_label)
+        controls.addWidget(self.baseline, 1)
+        controls.addWidget(self.within)
+        for caption, widget in (("Metric", self.metric_box), ("Error bars", self.spread)):
+            buddy = QLabel(caption)
+            buddy.setBuddy(widget)
+            controls.addWidget(buddy)
             controls.addWidget(widget)
-        controls.addStretch(1)
+        exports = QHBoxLayout()
+        exports.addStretch(1)
         self.export_buttons = {}
         for key, text, tip in (
             ("png", "Chart PNG…", "Save the chart as a print-friendly PNG."),
@@ -102,8 +134,8 @@ class CompareTab(QWidget):
             (
                 "html",
                 "HTML report…",
-                "A self-contained report: chart, tables, findings, plans, "
-                "conditions and environments.",
+                "A self-contained report: warnings, chart, pairs with their mean ± SD "
+                "tables, a typical run of each side over time, findings and sessions.",
             ),
             ("pdf", "PDF report…", "The same report as PDF."),
         ):
@@ -111,27 +143,27 @@ class CompareTab(QWidget):
             button.setToolTip(tip)
             button.setObjectName(f"export_{key}")
             button.clicked.connect(lambda _=False, k=key: self.export(k))
-            controls.addWidget(button)
+            exports.addWidget(button)
             self.export_buttons[key] = button
+        self.warnings = QLabel()
+        self.warnings.setObjectName("compare_warnings")
+        accessible(self.warnings, "Comparison warnings")
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet(WARNING_STYLE)
+        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
+        self.warnings.setVisible(False)
+        self.pairs = QListWidget()
+        self.pairs.setObjectName("compare_pairs")
+        accessible(self.pairs, "Pairs compared")
+        self.pairs.setToolTip("Untick a pair to hide its curves on the chart.")
+        self.pairs.setMaximumHeight(96)
         self.chart = SweepChart("Comparison", "throughput", is_rate=True)
         self.chart.setObjectName("compare_chart")
         self.chart.setAccessibleName("Comparison chart")
-        self.differences = QTableWidget(0, 9)
+        self.differences = QTableWidget(0, len(DIFFERENCE_HEADERS))
         self.differences.setObjectName("difference_table")
         self.differences.setAccessibleName("Differences")
-        self.differences.setHorizontalHeaderLabels(
-            [
-                "Series",
-                "Value",
-                "Baseline mean",
-                "Mean",
-                "Difference",
-                "%",
-                "95 % CI of the difference",
-                "p (Welch)",
-                "Significant (α = 0.05)",
-            ]
-        )
+        self.differences.setHorizontalHeaderLabels(DIFFERENCE_HEADERS)
         self.std_table = QTableWidget(0, 0)
         self.std_table.setObjectName("std_table")
         self.std_table.setAccessibleName("Standard deviations")
@@ -153,37 +185,47 @@ class CompareTab(QWidget):
         self.share_chart.setObjectName("compare_share_chart")
         tables.addTab(self.share_chart, "Share of the link")
         self.tables = tables
-        self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
-        self.empty.setObjectName("compare_empty")
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.pairs)
+        top_layout.addWidget(self.chart, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.chart)
+        splitter.addWidget(top)
         splitter.addWidget(tables)
-        splitter.setSizes([430, 300])
+        splitter.setSizes([450, 280])
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
-        layout.addWidget(self.curves)
         layout.addLayout(controls)
+        layout.addWidget(self.warnings)
         layout.addWidget(splitter, 1)
+        layout.addLayout(exports)
         self.metric_box.currentIndexChanged.connect(self._reload)
         self.baseline.currentIndexChanged.connect(self._recompute)
+        self.within.toggled.connect(self._within_toggled)
         self.spread.currentIndexChanged.connect(self._draw)
-        self.curves.itemChanged.connect(self._curves_changed)
-        self._reader = Background(self)
+        self.pairs.itemChanged.connect(lambda _item: self._draw())
         self._set_enabled(False)
 
     def _set_enabled(self, enabled: bool) -> None:
-        for widget in (self.metric_box, self.baseline, self.spread, *self.export_buttons.values()):
+        for widget in (
+            self.metric_box,
+            self.baseline,
+            self.within,
+            self.spread,
+            *self.export_buttons.values(),
+        ):
             widget.setEnabled(enabled)
         self.empty.setVisible(not enabled)
 
-    # -- loading ---------------------------------------------------------------------------
-    def load_sessions(self, session_ids: list[str]) -> None:
-        self.session_ids = list(session_ids)
-        self._reload()
-
+    # -- loading (in the background) -------------------------------------------------------
     @property
     def reading(self) -> bool:
         return self._reader.busy
+
+    def load_sessions(self, session_ids: list[str]) -> None:
+        self.session_ids = list(session_ids)
+        self._reload()
 
     def _reload(self) -> None:
         """Read the sessions' series in the background; drawn when they arrive."""
@@ -191,77 +233,102 @@ class CompareTab(QWidget):
         door = self.context.door()
         session_ids = list(self.session_ids)
 
-        def read() -> tuple[list[SeriesData], list[PointShares], str]:
+        def read() -> tuple[list[SessionRecord], list[SeriesData], list[PointShares], str]:
+            # Oldest first: the session measured first ("before") is the default baseline.
+            sessions = sorted(
+                (door.session(sid) for sid in session_ids), key=lambda s: s.created_at
+            )
             items: list[SeriesData] = []
             shares: list[PointShares] = []
             x_label = ""
-            for session_id in session_ids:
-                session = door.session(session_id)
+            for session in sessions:
                 runs = door.runs(session.id)
                 items += series_data(session, runs, metric)
                 if session.plan.concurrent and not shares:
                     shares = link_shares(session.plan, runs)
                     label, unit = VARIABLE_LABELS[session.plan.variable]
                     x_label = f"{label.lower()} ({unit})" if unit else label.lower()
-            return items, shares, x_label
+            return sessions, items, shares, x_label
 
         self._reader.run(read, self._loaded, self.status_message.emit)
 
-    def _loaded(self, result: tuple[list[SeriesData], list[PointShares], str]) -> None:
-        items, shares, x_label = result
+    def _loaded(
+        self, result: tuple[list[SessionRecord], list[SeriesData], list[PointShares], str]
+    ) -> None:
+        self.sessions, self.items, shares, x_label = result
         self.share_chart.set_shares(shares, x_label)
         self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
-        labels = legend_labels(items) if items else []
-        self.items = [
-            SeriesData(i.session, i.series, i.values, label)
-            for i, label in zip(items, labels, strict=True)
-        ]
-        self.curves.blockSignals(True)
-        self.curves.clear()
-        for item in self.items:
-            entry = QListWidgetItem(item.label)
-            entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            entry.setCheckState(Qt.CheckState.Checked)
-            entry.setToolTip(f"{item.session.name or item.session.short_id}: {item.series.label}")
-            self.curves.addItem(entry)
-        self.curves.blockSignals(False)
+        previous = self.baseline.currentData()
         self.baseline.blockSignals(True)
-        previous = self.baseline.currentText()
         self.baseline.clear()
-        self.baseline.addItems([i.label for i in self.items])
-        if previous in [i.label for i in self.items]:
-            self.baseline.setCurrentText(previous)
+        for session in self.sessions:
+            self.baseline.addItem(session.name or session.short_id, session.id)
+        index = self.baseline.findData(previous)
+        self.baseline.setCurrentIndex(max(index, 0))
         self.baseline.blockSignals(False)
+        self.within.blockSignals(True)
+        self.within.setChecked(len(self.sessions) == 1)  # one session: its series, always
+        self.within.blockSignals(False)
         self._recompute()
 
-    def _checked(self) -> list[int]:
-        return [
-            i
-            for i in range(self.curves.count())
-            if self.curves.item(i).checkState() == Qt.CheckState.Checked
-        ]
-
-    def _curves_changed(self) -> None:
+    def _within_toggled(self) -> None:
+        self.baseline_label.setText("Session" if self.within.isChecked() else "Baseline session")
         self._recompute()
 
+    # -- comparing ---------------------------------------------------------------------------
     def _recompute(self) -> None:
-        chosen = self._checked()
-        base = self.baseline.currentIndex()
-        if len(self.items) < 2 or len(chosen) < 2:
-            self.comparison = None
-            self._set_enabled(len(self.items) >= 2)
-            self._draw()
-            self._fill_tables()
-            if self.items:
-                self.status_message.emit("Tick at least two series to compare them.")
-            return
-        if base not in chosen:
-            base = chosen[0]
-        picked = [self.items[i] for i in chosen]
-        self.comparison = compare(picked, self.metric_box.currentData(), chosen.index(base))
-        self._set_enabled(True)
+        chosen = self.baseline.currentData()
+        metric = self.metric_box.currentData()
+        self.comparison = None
+        if self.within.isChecked():
+            items = [i for i in self.items if i.session.id == chosen]
+            if len(items) >= 2:
+                self.comparison = compare(items, metric, mode=Mode.WITHIN)
+            elif self.items:
+                self.status_message.emit("This session has one series: nothing to compare it with.")
+        elif len(self.sessions) >= 2:
+            self.comparison = compare(
+                self.items, metric, mode=Mode.SESSIONS, baseline_session=chosen
+            )
+        self._set_enabled(bool(self.items))
+        for button in self.export_buttons.values():
+            button.setEnabled(self.comparison is not None)
+        self._fill_pairs()
         self._draw()
         self._fill_tables()
+
+    def _fill_pairs(self) -> None:
+        comparison = self.comparison
+        self.pairs.blockSignals(True)
+        self.pairs.clear()
+        if comparison is not None:
+            for pair in comparison.pairs:
+                entry = QListWidgetItem(f"{pair.other.label}  ↔  {pair.baseline.label}")
+                entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                entry.setCheckState(Qt.CheckState.Checked)
+                self.pairs.addItem(entry)
+            for curve in comparison.unpaired:
+                entry = QListWidgetItem(
+                    f"Unpaired: {curve.label} ({curve.session.name or curve.session.short_id})"
+                    f" — no series of the same protocol, IP version and direction to compare."
+                )
+                entry.setFlags(entry.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+                self.pairs.addItem(entry)
+        self.pairs.blockSignals(False)
+        said = comparison.warnings if comparison is not None else []
+        self.warnings.setText("\n".join(f"⚠ {w}" for w in said))
+        self.warnings.setVisible(bool(said))
+
+    def _shown_labels(self) -> set[str]:
+        comparison = self.comparison
+        if comparison is None:
+            return set()
+        shown = {c.label for c in comparison.unpaired}
+        for index, pair in enumerate(comparison.pairs):
+            entry = self.pairs.item(index)
+            if entry is None or entry.checkState() == Qt.CheckState.Checked:
+                shown |= {pair.baseline.label, pair.other.label}
+        return shown
 
     # -- showing ---------------------------------------------------------------------------
     def _draw(self) -> None:
@@ -272,34 +339,29 @@ class CompareTab(QWidget):
         chart.set_metric(label if is_rate else f"{label} ({unit})", is_rate=is_rate)
         chart.clear_points()
         use_ci = self.spread.currentData() == "ci"
-        checked = set(self._checked())
-        if self.items:
-            plan = self.items[0].session.plan
-            from app.domain.plan import VARIABLE_LABELS
-
-            x_label, x_unit = VARIABLE_LABELS[plan.variable]
-            chart.set_x_label(f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower())
-        top = 0.0
-        for index, item in enumerate(self.items):
-            points = []
-            for value, runs in item.values.items():
-                s = summarize(runs)
-                if s.mean is None:
-                    continue
-                spread = (s.ci95 if use_ci else s.std) or 0.0
-                top = max(top, s.mean + spread)
-                points.append(SweepPoint(value, s.mean, spread))
-            if index in checked:
-                chart.set_series(item.label, points)
+        comparison = self.comparison
         chart.getPlotItem().setTitle(
             f"{label.capitalize()}: mean ± {'95 % CI' if use_ci else '1 SD'}"
         )
+        if comparison is None:
+            chart.redraw()
+            return
+        plan = comparison.curves[0].session.plan
+        x_label, x_unit = VARIABLE_LABELS[plan.variable]
+        chart.set_x_label(f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower())
+        styles = comparison_styles(comparison)
+        shown = self._shown_labels()
+        for curve in comparison.curves:
+            if curve.label not in shown:
+                continue
+            points = []
+            for value, runs in curve.values.items():
+                s = summarize(runs)
+                if s.mean is not None:
+                    spread = (s.ci95 if use_ci else s.std) or 0.0
+                    points.append(SweepPoint(value, s.mean, spread))
+            chart.set_series(curve.label, points, styles.get(curve.label))
         chart.redraw()
-        if top:
-            # Axes fixed by every loaded series, ticked or not, so toggling a curve
-            # never moves them.
-            scale = chart.current_scale()
-            chart.setYRange(0, top / scale * 1.15, padding=0)
 
     def _fill_tables(self) -> None:
         comparison = self.comparison
@@ -314,8 +376,8 @@ class CompareTab(QWidget):
         def show(v: float | None) -> str:
             return "—" if v is None else format_value(metric, v)
 
-        for result in comparison.results:
-            for p in result.points:
+        for pair in comparison.pairs:
+            for p in pair.points:
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
                 negative = p.difference is not None and p.difference < 0
@@ -326,7 +388,8 @@ class CompareTab(QWidget):
                     f"{signed(show(p.ci_high), p.ci_high < 0)}"
                 )
                 cells = [
-                    result.other.label,
+                    pair.other.label,
+                    pair.baseline.label,
                     f"{p.value:g}",
                     show(p.baseline.mean),
                     show(p.other.mean),
@@ -334,10 +397,11 @@ class CompareTab(QWidget):
                     "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
                     ci,
                     format_p(p.p_value),
+                    format_p(p.p_holm),
                     {True: "yes", False: "no", None: "untested (1 run)"}[p.significant],
                 ]
                 for column, text in enumerate(cells):
-                    self.differences.setItem(row, column, _item(text, column > 0))
+                    self.differences.setItem(row, column, _item(text, column > 1))
         header, rows = std_table(comparison)
         self.std_table.setColumnCount(len(header))
         self.std_table.setHorizontalHeaderLabels(header)
@@ -345,17 +409,10 @@ class CompareTab(QWidget):
             row = self.std_table.rowCount()
             self.std_table.insertRow(row)
             for column, value in enumerate(row_values):
-                text = (
-                    f"{value:g}"
-                    if column == 0 and isinstance(value, float)
-                    else (
-                        "—"
-                        if value is None
-                        else show(float(value))  # type: ignore[arg-type]
-                        if column
-                        else str(value)
-                    )
-                )
+                if column == 0:
+                    text = f"{value:g}" if isinstance(value, int | float) else str(value)
+                else:
+                    text = show(value) if isinstance(value, int | float) else "—"
                 self.std_table.setItem(row, column, _item(text, column > 0))
         self.findings.setPlainText("\n\n".join(comparison.findings))
 
@@ -396,10 +453,12 @@ class CompareTab(QWidget):
             if kind == "csv":
                 path.write_text(comparison_csv(comparison), encoding="utf-8", newline="")
             else:
+                from app.report.report_data import collect
                 from app.ui.common.report_files import write_outputs
 
-                write_outputs(comparison, png_size=png_size, **{kind: str(path)})  # type: ignore[arg-type]
-        except (OSError, BadOption) as err:
+                data = collect(comparison, self.context.door())
+                write_outputs(data, png_size=png_size, **{kind: str(path)})
+        except (OSError, LinkLabError) as err:
             self.status_message.emit(getattr(err, "sentence", f"Cannot write {path}: {err}."))
             return
         self.status_message.emit(f"Saved {path.name}.")

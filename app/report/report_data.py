@@ -1,0 +1,76 @@
+"""What a report shows besides the comparison: every compared session's point summaries (for
+the papers' mean ± SD tables of throughput, loss, jitter, retransmits and RTT) and, per pair,
+the throughput over time of one typical run from each side, read from the stored samples."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.analysis.compare import Comparison, SeriesData
+from app.analysis.points import PointSummary, point_summaries
+from app.domain.plan import RunKind
+from app.domain.records import RunRecord
+from app.domain.results import Sample
+from app.study.frontdoor import FrontDoor
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """One run's throughput over time: the run closest to its point's median."""
+
+    label: str  # the curve's label
+    value: float  # the swept value of the run
+    repetition: int
+    samples: tuple[Sample, ...]
+
+
+@dataclass(frozen=True)
+class ReportData:
+    comparison: Comparison
+    points: dict[str, list[PointSummary]]  # session id -> its point summaries
+    timelines: list[tuple[str, list[Timeline]]]  # a title, and a run of each side
+
+
+def typical_run(runs: Sequence[RunRecord], curve: SeriesData, value: float) -> RunRecord | None:
+    """The successful throughput run of the curve at value closest to the median."""
+    here = [
+        r
+        for r in runs
+        if r.ok
+        and r.key.series == curve.series
+        and r.key.kind is RunKind.STREAM
+        and r.value == value
+        and r.metrics.throughput_bps is not None
+    ]
+    if not here:
+        return None
+    middle = statistics.median(r.metrics.throughput_bps or 0.0 for r in here)
+    return min(here, key=lambda r: abs((r.metrics.throughput_bps or 0.0) - middle))
+
+
+def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
+    """Read what the report needs from the database of the front door."""
+    runs: dict[str, list[RunRecord]] = {s.id: door.runs(s.id) for s in comparison.sessions}
+    points = {s.id: point_summaries(s.plan, runs[s.id]) for s in comparison.sessions}
+    groups: list[tuple[str, list[SeriesData]]] = [
+        (f"{p.other.label} against {p.baseline.label}", [p.baseline, p.other])
+        for p in comparison.pairs
+    ]
+    groups += [(curve.label, [curve]) for curve in comparison.unpaired]
+    timelines = []
+    for title, curves in groups:
+        shared = set.intersection(*(set(v for v, xs in c.values.items() if xs) for c in curves))
+        if not shared:
+            continue
+        value = max(shared)  # the largest point: where a link is nearest its limit
+        picked = []
+        for curve in curves:
+            run = typical_run(runs[curve.session.id], curve, value)
+            if run is not None:
+                samples = tuple(door.samples(run.id))
+                picked.append(Timeline(curve.label, value, run.key.repetition, samples))
+        if picked:
+            timelines.append((title, picked))
+    return ReportData(comparison, points, timelines)

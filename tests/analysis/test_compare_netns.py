@@ -1,0 +1,94 @@
+"""Two TCP+UDP sessions measured for real across network namespaces, one over a 100 Mbit/s
+link and one over 90 Mbit/s (tc tbf), compared with `linklab compare` and no options: only
+same-series pairs, the TCP·IPv4 pair significant with the right sign, no warnings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT_DIR
+from tests.testbed import TestBed, unavailable_reason
+
+pytestmark = [pytest.mark.netns, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[TestBed]:
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with TestBed() as testbed:
+        testbed.start_server(5201)
+        yield testbed
+
+
+def measure_session(bed: TestBed, db: Path, name: str, rate_mbit: float) -> None:
+    bed.set_rate(rate_mbit)
+    argv = bed.linklab(
+        bed.a,
+        "run",
+        "--peer",
+        TestBed.B4,
+        "--protocol",
+        "tcp,udp",
+        "--sizes",
+        "1408",
+        "--runs",
+        "3",
+        "--duration",
+        "2",
+        "--omit",
+        "1",
+        "--bitrate",
+        "150M",  # above either link: the shaper, not iperf3's pacing, sets the rate
+        "--security",
+        "open" if name == "open" else "WPA2",
+        "--name",
+        name,
+        "--db",
+        str(db),
+        "--json",
+    )
+    done = subprocess.run(argv, cwd=ROOT_DIR, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def test_open_and_wpa2_compare_series_by_series(bed: TestBed, tmp_path: Path) -> None:
+    db = tmp_path / "linklab.sqlite3"
+    measure_session(bed, db, "open", 100)
+    measure_session(bed, db, "wpa2", 90)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "compare", "open", "wpa2", "--db", str(db), "--json"],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr
+    result = json.loads(done.stdout)
+    assert result["warnings"] == [], result["warnings"]
+    assert result["unpaired"] == []
+    pairs = {(c["protocol"], c["ip_version"]): c for c in result["comparisons"]}
+    assert sorted(pairs) == [("tcp", 4), ("udp", 4)]
+    for (protocol, ip), entry in pairs.items():
+        base = entry["baseline"]
+        assert (base["name"], base["protocol"], base["ip_version"]) == ("open", protocol, ip)
+        assert base["direction"] == entry["direction"] == "up"
+    (tcp,) = pairs[("tcp", 4)]["points"]
+    print(
+        f"TCP·IPv4 at 1408 B: open {tcp['baseline_mean'] / 1e6:.2f}, wpa2 "
+        f"{tcp['other_mean'] / 1e6:.2f} Mbit/s, p = {tcp['p_value']:.2g}"
+    )
+    assert tcp["significant"] is True
+    assert tcp["ci95_low"] < tcp["difference"] < tcp["ci95_high"] < 0
+    # About a tenth less, as the links differ.
+    assert -15 < tcp["relative_pct"] < -5
+    findings = " ".join(result["findings"])
+    assert "UDP · IPv4 · WPA2 against UDP · IPv4 · Open" in findings

@@ -1,0 +1,87 @@
+"""`linklab compare` as a user types it: sessions like with like, --baseline, --within, picked
+series, the JSON's shape, and clear sentences for what cannot be compared."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.domain.net import Protocol
+from app.domain.plan import Engine, Security
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from tests.analysis.test_compare import A, B, make_session
+from tests.conftest import ROOT_DIR
+
+BOTH = (Protocol.TCP, Protocol.UDP)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli-compare") / "linklab.sqlite3"
+    with Database(path) as database:
+        store = SessionStore(database)
+        make_session(store, Security.OPEN, {640: A}, "open", protocols=BOTH)
+        make_session(store, Security.WPA2, {640: B}, "wpa2", protocols=BOTH)
+        make_session(store, Security.WPA2, {640: B}, "iperf3", engine=Engine.IPERF3)
+    return path
+
+
+def compare(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "app", "compare", *args, "--db", str(db)]
+    return subprocess.run(argv, cwd=ROOT_DIR, capture_output=True, text=True, timeout=120)
+
+
+def test_sessions_pair_series_by_series(db: Path) -> None:
+    done = compare(db, "open", "wpa2", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["warnings"] == [] and result["unpaired"] == []
+    assert result["baseline_session"]["name"] == "open"
+    entries = [(c["protocol"], c["baseline"]["protocol"]) for c in result["comparisons"]]
+    assert entries == [("tcp", "tcp"), ("udp", "udp")]
+    (point,) = result["comparisons"][0]["points"]
+    expected = {"value", "baseline_mean", "other_mean", "difference", "relative_pct"}
+    expected |= {"ci95_low", "ci95_high", "p_value", "p_holm", "significant"}
+    assert expected <= set(point)
+    assert point["value"] == 640 and point["significant"] is True and point["difference"] < 0
+
+
+def test_baseline_turns_the_comparison_round(db: Path) -> None:
+    result = json.loads(compare(db, "open", "wpa2", "--baseline", "wpa2", "--json").stdout)
+    assert result["baseline_session"]["name"] == "wpa2"
+    assert all(c["points"][0]["difference"] > 0 for c in result["comparisons"])
+
+
+def test_within_compares_the_series_of_one_session(db: Path) -> None:
+    result = json.loads(compare(db, "open", "--within", "--json").stdout)
+    ((protocol, base),) = [
+        (c["protocol"], c["baseline"]["protocol"]) for c in result["comparisons"]
+    ]
+    assert (protocol, base) == ("udp", "tcp")
+    assert result["comparisons"][0]["points"][0]["relative_pct"] == pytest.approx(-50.0)
+
+
+def test_engine_difference_is_a_warning_and_the_udp_series_unpaired(db: Path) -> None:
+    done = compare(db, "wpa2", "iperf3")
+    assert done.returncode == 0, done.stderr
+    assert "differs from “wpa2” in engine (iperf3 against netperf)" in done.stdout
+    result = json.loads(compare(db, "wpa2", "iperf3", "--json").stdout)
+    assert [u["protocol"] for u in result["unpaired"]] == ["udp"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("open",), "Comparing sessions needs two of them"),
+        (("open", "wpa2", "--within"), "--within compares the series of one session"),
+    ],
+)
+def test_what_cannot_be_compared_is_a_sentence(db: Path, args: tuple[str, ...], said: str) -> None:
+    done = compare(db, *args)
+    assert done.returncode == 2 and said in done.stderr
+    assert "Traceback" not in done.stderr
