@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.analysis.compare import ALPHA, METRIC_INFO, ComparedPoint, PairComparison
-from app.analysis.compare import format_difference as amount
+from app.analysis.pairs import ALPHA, METRIC_INFO, ComparedPoint, PairComparison
+from app.analysis.pairs import format_difference as amount
 from app.domain.units import MINUS, format_p
 
 if TYPE_CHECKING:
-    from app.analysis.compare import Comparison
+    from app.analysis.pairs import Comparison
 
 
 def _where(value: float, unit: str) -> str:

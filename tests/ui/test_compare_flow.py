@@ -66,4 +66,6 @@ def test_compare_two_sessions_and_export(window: MainWindow, user: User, tmp_pat
     wait_for(html_path.exists, 10, "the HTML report")
     report = html_path.read_text(encoding="utf-8")
     assert "open lab" in report and "wpa2 lab" in report
+    # Window sessions carry the computer they were measured on into the report.
+    assert "No environment snapshot" not in report and "iperf3 3." in report
     assert f"Saved {html_path.name}" in user.text("Status")
