@@ -131,12 +131,11 @@ class Comparison:
 
     @property
     def curves(self) -> list[SeriesData]:
-        """Every curve once: baseline curves first, in pair order, then those without a
+        """Every curve once, pair by pair (baseline, then the other), then those without a
         partner (shown, not compared)."""
         seen: dict[str, SeriesData] = {}
         for pair in self.pairs:
             seen.setdefault(pair.baseline.key, pair.baseline)
-        for pair in self.pairs:
             seen.setdefault(pair.other.key, pair.other)
         for curve in self.unpaired:
             seen.setdefault(curve.key, curve)

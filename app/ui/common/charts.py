@@ -316,6 +316,9 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._scale = scale
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
+        # Many curves: two columns (a pair side by side) keep the legend off the data.
+        named = sum(1 for points in self._series.values() if points)
+        self._legend.setColumnCount(2 if named > 4 else 1)
         for index, (name, points) in enumerate(self._series.items()):
             if not points:
                 continue
