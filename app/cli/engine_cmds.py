@@ -6,9 +6,11 @@ import argparse
 import getpass
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from app import __version__
@@ -24,6 +26,7 @@ from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
 from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
+from app.engine.server_records import stop_left_behind
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
@@ -220,9 +223,25 @@ def start_echo(
     return responder, ""
 
 
+def _stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the servers cleanly. SIGINT's handler is set explicitly: a
+    shell starts a background job (`linklab serve &`) with SIGINT ignored, and Python then
+    leaves it ignored."""
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     def log(line: str) -> None:
         print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+
+    _stop_on_signals()
+    for sentence in stop_left_behind():
+        print(f"linklab: {sentence}", file=sys.stderr)
 
     servers = start_servers(
         args.port,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import print_points, session_json, session_summary
-from app.cli.study_cmds import add_db_argument
+from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.records import SessionRecord
 from app.report.csv_export import points_csv, runs_csv
@@ -92,8 +92,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action or "list"
-    door = FrontDoor(Path(args.db) if args.db else None)
-    door.startup()  # a session whose LinkLab died shows as interrupted, not running
+    door = open_door(args)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
         found = door.sessions(getattr(args, "search", ""), getattr(args, "status", None))
         return _list(found, args.json)

@@ -242,15 +242,18 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
     return EXIT_FOR[outcome.status]
 
 
-def _door(args: argparse.Namespace) -> FrontDoor:
+def open_door(args: argparse.Namespace) -> FrontDoor:
+    """The front door of --db (or the default database), after its start-up work."""
     door = FrontDoor(Path(args.db) if args.db else None)
     door.startup()
+    for sentence in door.left_behind:
+        print(f"linklab: {sentence}", file=sys.stderr)
     return door
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
-    door = _door(args)
+    door = open_door(args)
     printer = ProgressPrinter(sys.stderr)
     try:
         prepared = door.prepare(plan)
@@ -262,7 +265,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    door = _door(args)
+    door = open_door(args)
     study = door.resume(
         args.session,
         ProgressPrinter(sys.stderr),

@@ -17,6 +17,7 @@ from typing import Any
 
 import psutil
 
+from app.engine.watchdog import Watchdog
 from app.engine.winjob import JobObject
 
 #: A memory bound, not a format limit: iperf3 3.21 with -P 128 --bidir prints --json-stream
@@ -29,6 +30,8 @@ _EOF = object()
 
 _live: set[ManagedProcess] = set()
 _live_lock = threading.Lock()
+#: POSIX: ends every engine's group when LinkLab dies (Windows: each engine's job object).
+WATCHDOG = Watchdog()
 
 
 class IdleTimeout(Exception):
@@ -183,6 +186,8 @@ class ManagedProcess:
             handle = getattr(self._popen, "_handle", None)
             job.assign(self._popen.pid, handle if isinstance(handle, int) else None)
             self._job = job
+        else:
+            WATCHDOG.watch(self._popen.pid)  # its own group (start_new_session): pgid == pid
         with _live_lock:
             _live.add(self)
         out = threading.Thread(target=self._read_stdout, name=f"out-{self.pid}", daemon=True)
@@ -276,9 +281,16 @@ class ManagedProcess:
             self._job.close()  # kill on close: ends whatever the engine left running
         for thread in self._threads:
             thread.join(timeout=1.0)
-        with _live_lock:
-            _live.discard(self)
+        self._release()
         return code
+
+    def _release(self) -> None:
+        """Reaped or ended: no longer LinkLab's to end."""
+        with _live_lock:
+            known = self in _live
+            _live.discard(self)
+        if known and self._job is None and self._popen is not None:
+            WATCHDOG.forget(self._popen.pid)
 
     def cancel(self) -> None:
         """End the whole process tree; safe from any thread, returns within about a second."""
@@ -301,8 +313,7 @@ class ManagedProcess:
         if self._job is not None:
             self._job.close()
         self._lines.put(_EOF)
-        with _live_lock:
-            _live.discard(self)
+        self._release()
 
 
 class ProcessTree:

@@ -7,12 +7,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
 from app.domain.errors import BadOption
 from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.server_records import forget_server, record_server
 from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
 from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
 
@@ -54,6 +56,7 @@ class LocalServer:
         self._on_log = on_log
         self._process: ManagedProcess | None = None
         self._reader: threading.Thread | None = None
+        self._record: Path | None = None
         self.log: list[str] = []
 
     @property
@@ -74,6 +77,7 @@ class LocalServer:
         process = ManagedProcess(self.argv)
         process.start()
         self._process = process
+        self._record = record_server(process.pid, process.argv)
         self._reader = threading.Thread(
             target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
         )
@@ -82,6 +86,8 @@ class LocalServer:
         while time.monotonic() < deadline:
             if process.returncode is not None:
                 process.wait(timeout=1)
+                forget_server(self._record)
+                self._record = None
                 raise ServerStartFailed(self._start_failure(process))
             if _listening(process.pid, self.port):
                 return
@@ -124,6 +130,8 @@ class LocalServer:
         if process is not None:
             process.cancel()
             process.wait(timeout=2)
+        forget_server(self._record)
+        self._record = None
         if self._reader is not None:
             self._reader.join(timeout=1)
 

@@ -10,14 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import platformdirs
-
 from app.domain.errors import LinkLabError
+from app.domain.paths import DB_ENV, data_folder
 from app.store.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
 _HEADER = b"SQLite format 3\x00"
-DB_ENV = "LINKLAB_DB"
 
 
 class StoreError(LinkLabError):
@@ -41,7 +39,7 @@ def default_path() -> Path:
     override = os.environ.get(DB_ENV)
     if override:
         return Path(override)
-    return platformdirs.user_data_path("LinkLab", appauthor=False) / "linklab.sqlite3"
+    return data_folder() / "linklab.sqlite3"
 
 
 def translate(err: sqlite3.Error, path: Path) -> StoreError:

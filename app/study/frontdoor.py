@@ -26,6 +26,7 @@ from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
+from app.engine.server_records import stop_left_behind
 from app.store.db import Database, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.study.describe import default_name
@@ -190,6 +191,8 @@ class FrontDoor:
         self._snapshot = take_snapshot
         self._peer_check = peer_check
         self.drivers = drivers or DRIVERS
+        #: Sentences about servers a LinkLab that ended had left running, stopped by startup().
+        self.left_behind: list[str] = []
 
     # -- the database ----------------------------------------------------------------------
     def _open(self, *, write: bool) -> Database:
@@ -199,9 +202,11 @@ class FrontDoor:
         return db
 
     def startup(self) -> int:
-        """At start-up: the file is checked whole, and sessions left running by a LinkLab
-        that is gone become interrupted. Returns how many; nothing to do without a database.
+        """At start-up: servers a LinkLab that is gone left running are stopped (see
+        left_behind), the file is checked whole, and sessions left running by a LinkLab that
+        is gone become interrupted. Returns how many; nothing to do without a database.
         Reads the whole file: never on a GUI thread."""
+        self.left_behind = stop_left_behind()
         if not self.db_path.is_file():
             return 0
         with Database(self.db_path, verify=True) as db:  # the one full check of the file
