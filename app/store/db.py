@@ -158,18 +158,31 @@ class Database:
             raise translate(err, path) from None
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        while self.version < SCHEMA_VERSION:
-            target = self.version + 1
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in MIGRATIONS[self.version]:
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {target}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            self.version = target
+        if self.version >= SCHEMA_VERSION:
+            return
+        # A migration may rebuild a table that others reference (SQLite cannot alter a
+        # CHECK): with foreign keys on, dropping the old table would cascade-delete the rows
+        # that point to it. They are off meanwhile (only outside a transaction can they be
+        # switched), and every reference is checked before each migration commits.
+        conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            while self.version < SCHEMA_VERSION:
+                target = self.version + 1
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in MIGRATIONS[self.version]:
+                        conn.execute(statement)
+                    broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+                    if broken is not None:
+                        raise sqlite3.IntegrityError(f"migration {target} broke {tuple(broken)}")
+                    conn.execute(f"PRAGMA user_version = {target}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                self.version = target
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
 
     # -- use -----------------------------------------------------------------------------------
     def require_writable(self) -> None:

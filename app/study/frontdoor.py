@@ -342,9 +342,12 @@ class FrontDoor:
         with self._open(write=False) as db:
             return SessionStore(db).get(ref)
 
-    def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
+    def runs(
+        self, session_id: str, *, with_raw: bool = False, partial: bool = False
+    ) -> list[RunRecord]:
+        """The session's finished runs; partial=True adds those that never finished."""
         with self._open(write=False) as db:
-            return SessionStore(db).runs(session_id, with_raw=with_raw)
+            return SessionStore(db).runs(session_id, with_raw=with_raw, partial=partial)
 
     def rename(self, ref: str, name: str) -> SessionRecord:
         name = name.strip()

@@ -380,14 +380,16 @@ class MeasureTab(QWidget):
         words = {
             SessionStatus.COMPLETED: "completed",
             SessionStatus.STOPPED: "stopped",
-            SessionStatus.FAILED: "ended",
+            SessionStatus.FAILED: "failed",
         }.get(event.status, event.status.value)
+        if event.status is SessionStatus.COMPLETED and event.runs_failed:
+            words = "completed with failures"
         reason = (
             f" {event.reason}" if event.reason and event.status is not SessionStatus.STOPPED else ""
         )
         self._say(
             f"Session {event.session_id[:8]} {words}.{reason}",
-            error=event.status is SessionStatus.FAILED,
+            error=event.status is SessionStatus.FAILED or bool(event.runs_failed),
         )
         if self._stop_asked_at is not None:
             self.log.appendPlainText(
