@@ -219,9 +219,8 @@ def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
         if db.exists():
             try:
                 conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-                n = conn.execute(
-                    "SELECT count(*) FROM runs WHERE status != 'partial'"
-                ).fetchone()[0]
+                finished = "SELECT count(*) FROM runs WHERE status != 'partial'"
+                n = conn.execute(finished).fetchone()[0]
                 conn.close()
                 if n >= count:
                     return

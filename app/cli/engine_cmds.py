@@ -14,6 +14,7 @@ from types import FrameType
 from typing import Any
 
 from app import __version__
+from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
@@ -33,8 +34,12 @@ from app.engine.tools import ENGINES, Capability, Tool, find_tool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    doctor = sub.add_parser("doctor", help="show the engines, their capabilities and addresses")
+    doctor = sub.add_parser(
+        "doctor",
+        help="show the engines, their capabilities and addresses; with --db, check the database",
+    )
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    db_doctor.add_arguments(doctor)
     doctor.set_defaults(handler=cmd_doctor)
 
     serve = sub.add_parser(
@@ -144,6 +149,10 @@ def _relevant_caps(name: str) -> list[Capability]:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if args.db is not None:
+        return db_doctor.cmd_db_doctor(args)
+    if args.recover_to is not None:
+        raise BadOption("--recover-to goes with --db: linklab doctor --db PATH --recover-to NEW")
     report = doctor_report()
     if args.json:
         print(json.dumps(report, indent=2))

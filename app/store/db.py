@@ -26,6 +26,11 @@ class StoreCorrupt(StoreError):
     pass
 
 
+class StoreDamaged(StoreCorrupt):
+    """The file is a LinkLab database, but the whole-file check found damage: it can still
+    be read (read-only), and `linklab doctor --db` copies what can be read."""
+
+
 class StoreTooNew(StoreError):
     pass
 
@@ -73,6 +78,15 @@ def _corrupt_sentence(path: Path, why: str) -> str:
     return (
         f"The file {path} is damaged or is not a LinkLab database ({why}); LinkLab left it "
         f"untouched: restore a backup, or use a new file with --db."
+    )
+
+
+def damaged_sentence(path: Path, why: str) -> str:
+    return (
+        f"The database {path} failed its integrity check ({why}): LinkLab left it untouched "
+        f"and reads it only, so nothing new can be saved to it. To go on measuring, copy the "
+        f"sessions that can still be read to a new file with `linklab doctor --db {path} "
+        f"--recover-to NEW.sqlite3`, then use that file (Settings, or --db)."
     )
 
 
@@ -138,9 +152,7 @@ class Database:
         path = self.path
         try:
             if exists and self._verify:
-                result = conn.execute("PRAGMA quick_check").fetchone()
-                if not result or result[0] != "ok":
-                    raise StoreCorrupt(_corrupt_sentence(path, str(result[0] if result else "?")))
+                self._quick_check(conn)
             self.version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if exists and self.version > 0 and not _is_linklab(conn):
                 raise StoreCorrupt(_corrupt_sentence(path, "it holds no LinkLab tables"))
@@ -156,6 +168,26 @@ class Database:
                 self._migrate(conn)
         except sqlite3.Error as err:
             raise translate(err, path) from None
+
+    def _quick_check(self, conn: sqlite3.Connection) -> None:
+        """The whole-file check. A LinkLab database that fails it is StoreDamaged (it can be
+        read, and recovered); any other file StoreCorrupt."""
+        try:
+            result = conn.execute("PRAGMA quick_check").fetchone()
+            why = "" if result and result[0] == "ok" else str(result[0] if result else "?")
+        except sqlite3.DatabaseError as err:
+            if not isinstance(translate(err, self.path), StoreCorrupt):
+                raise  # busy, full, ...: said as such
+            why = str(err)
+        if not why:
+            return
+        try:
+            ours = _is_linklab(conn)
+        except sqlite3.Error:
+            ours = False
+        if ours:
+            raise StoreDamaged(damaged_sentence(self.path, why), detail=why)
+        raise StoreCorrupt(_corrupt_sentence(self.path, why))
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         if self.version >= SCHEMA_VERSION:

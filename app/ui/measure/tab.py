@@ -314,10 +314,18 @@ class MeasureTab(QWidget):
 
     def _set_buttons(self) -> None:
         """Start stays enabled while nothing runs: pressed with a problem in the form, it says
-        which field to fix and goes there."""
+        which field to fix and goes there. A damaged database disables it, saying why."""
         busy = self.worker is not None
-        self.start_button.setEnabled(not busy)
+        blocked = self.context.damaged
+        self.start_button.setEnabled(not busy and not blocked)
+        self.start_button.setToolTip(
+            f"Start is off: {blocked}" if blocked else "Start the study (Ctrl+R)."
+        )
         self.stop_button.setEnabled(self.worker is not None)
+
+    def database_checked(self) -> None:
+        """The start-up check is done: Start follows what it found."""
+        self._set_buttons()
 
     # -- events from the worker (GUI thread, queued) ---------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
