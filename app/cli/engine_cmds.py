@@ -28,7 +28,14 @@ from app.engine.netperf import start_netperf
 from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
 from app.engine.server_records import stop_left_behind
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.servers import (
+    EXPOSED_IDLE_TIMEOUT_S,
+    EXPOSED_MAX_DURATION_S,
+    LocalServer,
+    ServerOptions,
+    iperf3_server,
+    netserver,
+)
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
 
@@ -57,7 +64,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="N iperf3 servers on consecutive ports (for concurrent series)",
     )
-    serve.add_argument("--idle-timeout", type=number(int, 1, 86400), metavar="S")
+    serve.add_argument(
+        "--idle-timeout",
+        type=number(int, 0, 86400),
+        default=EXPOSED_IDLE_TIMEOUT_S,
+        metavar="S",
+        help=f"restart an iperf3 server left idle (stuck) this long (default "
+        f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
+    )
+    serve.add_argument(
+        "--max-duration",
+        type=number(int, 0, 86400),
+        default=EXPOSED_MAX_DURATION_S,
+        metavar="S",
+        help=f"the longest test the iperf3 server runs for a client (default "
+        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
+    )
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
     serve.add_argument(
         "--echo-port",
@@ -184,16 +206,18 @@ def start_servers(
     one_off: bool = False,
     on_log: Callable[[str], None] | None = None,
     count: int = 1,
+    max_duration_s: int | None = None,
 ) -> list[LocalServer]:
     """Start iperf3 (required; count servers on consecutive ports) and netserver (when
     installed and asked for)."""
     tool = find_tool("iperf3")
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
-    servers = [
-        iperf3_server(tool, ServerOptions(port + i, bind, idle_timeout_s, one_off), on_log)
+    options = [
+        ServerOptions(port + i, bind, idle_timeout_s or None, one_off, max_duration_s or None)
         for i in range(count)
     ]
+    servers = [iperf3_server(tool, option, on_log) for option in options]
     if netserver_port is not None:
         try:
             servers.append(netserver(find_tool("netserver"), ServerOptions(netserver_port, bind)))
@@ -209,6 +233,19 @@ def start_servers(
             server.stop()
         raise
     return started
+
+
+def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
+    """What a stranger can do with these servers, in one line."""
+    where = f"on {args.bind} only" if args.bind else "on every address of this computer"
+    capped = any("--server-max-duration" in server.argv for server in servers)
+    longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
+    idle = (
+        f", an iperf3 server idle for {args.idle_timeout} s restarts"
+        if args.idle_timeout and not args.one_off
+        else ""
+    )
+    return f"Limits: listening {where}; {longest}{idle}."
 
 
 def start_echo(
@@ -256,10 +293,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.port,
         None if args.no_netserver else args.netserver_port,
         args.bind,
-        args.idle_timeout,
+        None if args.one_off else args.idle_timeout,  # an idle one-off server would just end
         args.one_off,
         on_log=log,
         count=args.count,
+        max_duration_s=args.max_duration,
     )
     echo: EchoResponder | None = None
     try:
@@ -267,6 +305,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"{server.name} listening on port {server.port} (pid {server.pid})")
             if server.tool.name == "iperf3" and (warning := server_warning(server.tool)):
                 print(f"Note: {warning}")
+        print(serve_limits(args, servers))
+        for note in dict.fromkeys(n for server in servers for n in server.notes):
+            print(f"Note: {note}")
         if not args.no_echo:
             echo, why_off = start_echo(args.echo_port, args.bind, servers)
             if echo is not None:
