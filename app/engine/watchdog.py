@@ -13,6 +13,8 @@ lives on; the pipe reports the death of the process itself, on Linux and macOS a
 A group is signalled only when it is still LinkLab's: while any member lives, its id cannot
 be given to another process, and a leader that is there must have the start time LinkLab
 recorded. Windows needs none of this: a job object ends the tree when LinkLab's handle closes.
+LinkLab's side (starting this process, telling it the groups) is Watchdog in process.py, the
+one module that starts processes.
 """
 
 from __future__ import annotations
@@ -21,11 +23,8 @@ import contextlib
 import os
 import select
 import signal
-import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 from typing import IO
 
 import psutil
@@ -41,83 +40,6 @@ def start_time(pid: int) -> float | None:
         return psutil.Process(pid).create_time()
     except psutil.Error:
         return None
-
-
-# -- LinkLab's side --------------------------------------------------------------------------
-class Watchdog:
-    """LinkLab's handle on its watchdog process: started on first use, from any thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._popen: subprocess.Popen[bytes] | None = None
-        self._pipe: IO[bytes] | None = None
-        self.failure: str | None = None  # why there is no watchdog (engines still stop on Stop)
-
-    def argv(self) -> list[str]:
-        if getattr(sys, "frozen", False):
-            return [sys.executable, WATCHDOG_FLAG]
-        return [sys.executable, "-m", "app.engine.watchdog"]
-
-    def _ensure(self) -> IO[bytes] | None:
-        if self._pipe is not None and self._popen is not None and self._popen.poll() is None:
-            return self._pipe
-        if self.failure is not None:
-            return None
-        root = Path(__file__).resolve().parents[2]  # the folder that holds the app package
-        try:
-            self._popen = subprocess.Popen(
-                [*self.argv(), str(os.getpid())],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=None if getattr(sys, "frozen", False) else root,
-                close_fds=True,
-                start_new_session=True,  # no terminal's Ctrl+C or hang-up reaches it
-            )
-        except OSError as err:
-            self.failure = f"the engines' watchdog could not start ({err})"
-            return None
-        self._pipe = self._popen.stdin
-        return self._pipe
-
-    def _send(self, line: str) -> None:
-        with self._lock:
-            pipe = self._ensure()
-            if pipe is None:
-                return
-            try:
-                pipe.write(line.encode("ascii") + b"\n")
-                pipe.flush()
-            except (OSError, ValueError):
-                self._pipe = None  # gone: the next message starts a new one
-
-    def watch(self, pgid: int) -> None:
-        """A process group to end if LinkLab dies (its leader's pid)."""
-        started = start_time(pgid)
-        if started is not None:
-            self._send(f"watch {pgid} {started!r}")
-
-    def forget(self, pgid: int) -> None:
-        with self._lock:
-            if self._pipe is None:
-                return
-        self._send(f"forget {pgid}")
-
-    @property
-    def pid(self) -> int | None:
-        return self._popen.pid if self._popen is not None else None
-
-    def close(self) -> None:
-        """LinkLab ends normally: the watchdog ends whatever is left, as it would on a crash."""
-        with self._lock:
-            pipe, popen = self._pipe, self._popen
-            self._pipe = None
-            if pipe is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    pipe.close()
-            if popen is not None:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    popen.wait(timeout=2 + GRACE_S)
 
 
 # -- the watchdog process ----------------------------------------------------------------------
