@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from app.cli import main
-
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--linklab-watchdog"]:
+        # A frozen LinkLab starts its engines' watchdog as itself (app/engine/watchdog.py).
+        from app.engine.watchdog import main as watchdog
+
+        sys.exit(watchdog(sys.argv[2:]))
+    from app.cli import main
+
     sys.exit(main())

@@ -11,6 +11,7 @@ SCRIPTS = [
     "engine_overhead.py",
     "sweep_overhead.py",
     "store_scale.py",
+    "long_study.py",
     "ui_responsiveness.py",
     "latency_probe.py",
     "frozen_bundle.py",

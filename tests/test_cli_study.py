@@ -221,7 +221,8 @@ def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
         if db.exists():
             try:
                 conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-                n = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+                finished = "SELECT count(*) FROM runs WHERE status != 'partial'"
+                n = conn.execute(finished).fetchone()[0]
                 conn.close()
                 if n >= count:
                     return
@@ -255,8 +256,11 @@ def test_kill_9_then_resume(tmp_path: Path, iperf3_server_port: tuple[int, Local
     proc.communicate(timeout=10)
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finished = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finished = conn.execute("SELECT count(*) FROM runs WHERE status != 'partial'").fetchone()[0]
+    # The run in progress was stored as it went: kept as partial, with what it measured.
+    partial = conn.execute("SELECT count(*) FROM runs WHERE status = 'partial'").fetchone()[0]
     conn.close()
+    assert partial <= 1
     assert 2 <= finished < 6
     listed = json.loads(linklab("sessions", "list", "--db", str(db), "--json").stdout)
     assert listed[0]["status"] == "interrupted" and listed[0]["runs_done"] == finished
@@ -268,7 +272,9 @@ def test_kill_9_then_resume(tmp_path: Path, iperf3_server_port: tuple[int, Local
     assert result["status"] == "completed" and result["runs_done"] == 6
     assert f"resuming after {finished}" in resumed.stderr
     conn = sqlite3.connect(db)
-    keys = conn.execute("SELECT value_index, repetition FROM runs").fetchall()
+    keys = conn.execute(
+        "SELECT value_index, repetition FROM runs WHERE status != 'partial'"
+    ).fetchall()
     conn.close()
     assert len(keys) == len(set(keys)) == 6
 

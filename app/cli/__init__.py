@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app import __version__
 from app.cli import compare_cmds, engine_cmds, expected_cmds, session_cmds, study_cmds
-from app.cli.args import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
+from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.domain.errors import BadOption, LinkLabError
 from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="linklab",
         description="Measure what a network link really delivers, and what a setting costs.",
+        epilog=EXIT_CODES_HELP,
     )
     parser.add_argument("--version", action="version", version=f"LinkLab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

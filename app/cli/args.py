@@ -10,7 +10,14 @@ from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
+#: What `linklab run` and `resume` (and every command) exit with: documented in --help and
+#: the README. 3: the study completed but some of its runs failed.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOME_FAILED, EXIT_STOPPED = 0, 1, 2, 3, 130
+EXIT_CODES_HELP = (
+    "exit status: 0 every run ok (or the command succeeded); 1 failed: every run failed, the "
+    "study was refused before its first run, or an error; 2 a wrong option or value; 3 the "
+    "study completed but some runs failed; 130 stopped (Ctrl+C)"
+)
 
 
 def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:

@@ -6,12 +6,15 @@ import argparse
 import getpass
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from app import __version__
+from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
@@ -24,14 +27,26 @@ from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
 from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.server_records import stop_left_behind
+from app.engine.servers import (
+    EXPOSED_IDLE_TIMEOUT_S,
+    EXPOSED_MAX_DURATION_S,
+    LocalServer,
+    ServerOptions,
+    iperf3_server,
+    netserver,
+)
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    doctor = sub.add_parser("doctor", help="show the engines, their capabilities and addresses")
+    doctor = sub.add_parser(
+        "doctor",
+        help="show the engines, their capabilities and addresses; with --db, check the database",
+    )
     doctor.add_argument("--json", action="store_true", help="print one JSON object")
+    db_doctor.add_arguments(doctor)
     doctor.set_defaults(handler=cmd_doctor)
 
     serve = sub.add_parser(
@@ -49,7 +64,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="N iperf3 servers on consecutive ports (for concurrent series)",
     )
-    serve.add_argument("--idle-timeout", type=number(int, 1, 86400), metavar="S")
+    serve.add_argument(
+        "--idle-timeout",
+        type=number(int, 0, 86400),
+        default=EXPOSED_IDLE_TIMEOUT_S,
+        metavar="S",
+        help=f"restart an iperf3 server left idle (stuck) this long (default "
+        f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
+    )
+    serve.add_argument(
+        "--max-duration",
+        type=number(int, 0, 86400),
+        default=EXPOSED_MAX_DURATION_S,
+        metavar="S",
+        help=f"the longest test the iperf3 server runs for a client (default "
+        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
+    )
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
     serve.add_argument(
         "--echo-port",
@@ -141,6 +171,10 @@ def _relevant_caps(name: str) -> list[Capability]:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    if args.db is not None:
+        return db_doctor.cmd_db_doctor(args)
+    if args.recover_to is not None:
+        raise BadOption("--recover-to goes with --db: linklab doctor --db PATH --recover-to NEW")
     report = doctor_report()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -172,16 +206,18 @@ def start_servers(
     one_off: bool = False,
     on_log: Callable[[str], None] | None = None,
     count: int = 1,
+    max_duration_s: int | None = None,
 ) -> list[LocalServer]:
     """Start iperf3 (required; count servers on consecutive ports) and netserver (when
     installed and asked for)."""
     tool = find_tool("iperf3")
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
-    servers = [
-        iperf3_server(tool, ServerOptions(port + i, bind, idle_timeout_s, one_off), on_log)
+    options = [
+        ServerOptions(port + i, bind, idle_timeout_s or None, one_off, max_duration_s or None)
         for i in range(count)
     ]
+    servers = [iperf3_server(tool, option, on_log) for option in options]
     if netserver_port is not None:
         try:
             servers.append(netserver(find_tool("netserver"), ServerOptions(netserver_port, bind)))
@@ -197,6 +233,19 @@ def start_servers(
             server.stop()
         raise
     return started
+
+
+def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
+    """What a stranger can do with these servers, in one line."""
+    where = f"on {args.bind} only" if args.bind else "on every address of this computer"
+    capped = any("--server-max-duration" in server.argv for server in servers)
+    longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
+    idle = (
+        f", an iperf3 server idle for {args.idle_timeout} s restarts"
+        if args.idle_timeout and not args.one_off
+        else ""
+    )
+    return f"Limits: listening {where}; {longest}{idle}."
 
 
 def start_echo(
@@ -220,18 +269,35 @@ def start_echo(
     return responder, ""
 
 
+def _stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the servers cleanly. SIGINT's handler is set explicitly: a
+    shell starts a background job (`linklab serve &`) with SIGINT ignored, and Python then
+    leaves it ignored."""
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     def log(line: str) -> None:
         print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+
+    _stop_on_signals()
+    for sentence in stop_left_behind():
+        print(f"linklab: {sentence}", file=sys.stderr)
 
     servers = start_servers(
         args.port,
         None if args.no_netserver else args.netserver_port,
         args.bind,
-        args.idle_timeout,
+        None if args.one_off else args.idle_timeout,  # an idle one-off server would just end
         args.one_off,
         on_log=log,
         count=args.count,
+        max_duration_s=args.max_duration,
     )
     echo: EchoResponder | None = None
     try:
@@ -239,6 +305,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"{server.name} listening on port {server.port} (pid {server.pid})")
             if server.tool.name == "iperf3" and (warning := server_warning(server.tool)):
                 print(f"Note: {warning}")
+        print(serve_limits(args, servers))
+        for note in dict.fromkeys(n for server in servers for n in server.notes):
+            print(f"Note: {note}")
         if not args.no_echo:
             echo, why_off = start_echo(args.echo_port, args.bind, servers)
             if echo is not None:

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
-from app.domain.records import RunRecord, SessionRecord
+from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import format_rate
 from app.study.events import (
     Progress,
@@ -56,6 +56,10 @@ class ProgressPrinter:
             pass
         elif isinstance(event, SessionFinished):
             self._clear()
+            if event.status is SessionStatus.COMPLETED and event.runs_failed:
+                # "completed, 3 of 24 runs failed. The first failure: ..."
+                self._print(f"Session {event.session_id[:8]} completed, {event.reason}")
+                return
             reason = f" {event.reason}" if event.reason else ""
             self._print(f"Session {event.session_id[:8]} {event.status.value}.{reason}")
 
@@ -117,6 +121,7 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "ended_at": session.ended_at,
         "runs_done": session.runs_done,
         "runs_failed": session.runs_failed,
+        "runs_partial": session.runs_partial,
         "total_runs": session.total_runs,
     }
 

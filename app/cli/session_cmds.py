@@ -9,10 +9,10 @@ from pathlib import Path
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import print_points, session_json, session_summary
-from app.cli.study_cmds import add_db_argument
+from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.records import SessionRecord
-from app.report.csv_export import points_csv, runs_csv
+from app.report.csv_export import points_csv, runs_csv, write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.describe import describe_conditions, describe_environment, local_time
@@ -60,11 +60,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("csv", "points", "json", "html", "pdf"),
+        choices=("csv", "points", "samples", "json", "html", "pdf"),
         required=True,
-        help="csv: one row per run; points: one row per series and value "
-        "(n, mean, std, min, max, 95 %% CI); json: sessions to import "
-        "elsewhere; html, pdf: a report comparing the sessions' series",
+        help="csv: one row per finished run; points: one row per series and value "
+        "(n, mean, std, min, max, 95 %% CI); samples: one row per interval sample, with "
+        "run_status ok, failed or partial (a run that never finished); json: sessions to "
+        "import elsewhere; html, pdf: a report comparing the sessions' series",
     )
     export.add_argument(
         "--out",
@@ -92,8 +93,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action or "list"
-    door = FrontDoor(Path(args.db) if args.db else None)
-    door.startup()  # a session whose LinkLab died shows as interrupted, not running
+    door = open_door(args)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
         found = door.sessions(getattr(args, "search", ""), getattr(args, "status", None))
         return _list(found, args.json)
@@ -185,12 +185,14 @@ def _show(session: SessionRecord) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.format in ("html", "pdf"):
         return _export_report(args)
-    if args.format in ("csv", "points") and len(args.sessions) > 1:
+    if args.format in ("csv", "points", "samples") and len(args.sessions) > 1:
         raise BadOption(
             "CSV export takes one session: export them one by one, or use --format json "
             "for several in one file."
         )
     door = FrontDoor(Path(args.db) if args.db else None)
+    if args.format == "samples":
+        return _export_samples(door, args.sessions[0], args.out)
     if args.format == "json":
         if args.out != "-":
             door.export(args.sessions, Path(args.out))
@@ -254,4 +256,22 @@ def _export_report(args: argparse.Namespace) -> int:
 
     write_outputs(collect(comparison, door), **{args.format: args.out})
     print(f"Wrote {args.out}.", file=sys.stderr)
+    return EXIT_OK
+
+
+def _export_samples(door: FrontDoor, ref: str, out: str) -> int:
+    """One row per interval sample, written as it is read (a long session is large)."""
+    session = door.session(ref)
+    with Database(door.db_path, readonly=True) as db:
+        store = SessionStore(db)
+        runs = store.runs(session.id, partial=True)
+        if out == "-":
+            write_samples_csv(sys.stdout, session, runs, store.samples)
+            return EXIT_OK
+        try:
+            with open(out, "w", encoding="utf-8", newline="") as handle:
+                rows = write_samples_csv(handle, session, runs, store.samples)
+        except OSError as err:
+            raise BadOption(f"Cannot write {out} ({err.strerror}): choose another place.") from None
+    print(f"Wrote {out} ({rows} samples).", file=sys.stderr)
     return EXIT_OK

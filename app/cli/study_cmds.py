@@ -12,8 +12,10 @@ from types import FrameType
 from typing import Any
 
 from app.cli.args import (
+    EXIT_CODES_HELP,
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_SOME_FAILED,
     EXIT_STOPPED,
     add_port_arguments,
     choices_list,
@@ -54,7 +56,9 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser(
-        "run", help="run a study: a sweep with repetitions, stored in the database"
+        "run",
+        help="run a study: a sweep with repetitions, stored in the database",
+        epilog=EXIT_CODES_HELP,
     )
     run.add_argument(
         "--peer",
@@ -124,7 +128,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.set_defaults(handler=cmd_run)
 
-    resume = sub.add_parser("resume", help="finish an interrupted or stopped session")
+    resume = sub.add_parser(
+        "resume", help="finish an interrupted or stopped session", epilog=EXIT_CODES_HELP
+    )
     resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
     add_port_arguments(resume, "the peer's iperf3 port, when it moved (default: as stored)")
     add_db_argument(resume)
@@ -239,18 +245,23 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
         print(json.dumps(session_json(session, runs), indent=2))
     else:
         print_points(session, runs)
+    if outcome.status is SessionStatus.COMPLETED and outcome.runs_failed:
+        return EXIT_SOME_FAILED
     return EXIT_FOR[outcome.status]
 
 
-def _door(args: argparse.Namespace) -> FrontDoor:
+def open_door(args: argparse.Namespace) -> FrontDoor:
+    """The front door of --db (or the default database), after its start-up work."""
     door = FrontDoor(Path(args.db) if args.db else None)
     door.startup()
+    for sentence in door.left_behind:
+        print(f"linklab: {sentence}", file=sys.stderr)
     return door
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     plan = plan_from_args(args)
-    door = _door(args)
+    door = open_door(args)
     printer = ProgressPrinter(sys.stderr)
     try:
         prepared = door.prepare(plan)
@@ -262,7 +273,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    door = _door(args)
+    door = open_door(args)
     study = door.resume(
         args.session,
         ProgressPrinter(sys.stderr),

@@ -139,6 +139,14 @@ class RunRecord:
     argv: tuple[str, ...]
     metrics: RunMetrics
     raw_output: str = field(repr=False, default="")
+    #: Never finished (LinkLab died, or the user stopped it): its samples are kept, but it is
+    #: neither ok nor failed and never counts as a done repetition.
+    partial: bool = False
+
+    @property
+    def status(self) -> str:
+        """ok, failed or partial (the word the exports use)."""
+        return "partial" if self.partial else ("ok" if self.ok else "failed")
 
 
 @dataclass(frozen=True)
@@ -155,8 +163,9 @@ class SessionRecord:
     ended_at: str | None
     app_version: str
     total_runs: int
-    runs_done: int
+    runs_done: int  # finished runs, ok or failed
     runs_failed: int
+    runs_partial: int = 0  # runs that never finished (kept, never counted as done)
 
     @property
     def conditions(self) -> Any:

@@ -42,6 +42,7 @@ class FakeDriver(EngineDriver):
         throughput: Throughput = default_throughput,
         fail: Failure | None = None,
         interval_s: float = 0.0,  # real time between samples (0: as fast as possible)
+        sample_every_s: float = 1.0,  # measured time each sample covers (the engine's -i)
     ) -> None:
         real = DRIVERS[engine]
         self.engine = engine
@@ -53,6 +54,7 @@ class FakeDriver(EngineDriver):
         self.throughput = throughput
         self.fail = fail
         self.interval_s = interval_s
+        self.sample_every_s = sample_every_s
         self.started: list[RunKey] = []  # every attempt, in order
         self._attempts: dict[RunKey, int] = {}
         self._lock = threading.Lock()
@@ -96,15 +98,16 @@ class FakeRun:
         bps = driver.throughput(key, value)
         udp = key.protocol is Protocol.UDP
         samples = []
-        for second in range(max(1, int(duration))):
+        step = driver.sample_every_s
+        for index in range(max(1, round(duration / step))):
             if self._cancelled.is_set():
                 raise StoppedByUser()
             sample = Sample(
-                float(second),
-                float(second + 1),
+                round(index * step, 6),
+                round((index + 1) * step, 6),
                 Flow.UP,
                 bits_per_second=bps,
-                bytes=int(bps / 8),
+                bytes=int(bps * step / 8),
                 retransmits=None if udp else 0,
                 jitter_ms=0.01 if udp else None,
                 lost_packets=0 if udp else None,

@@ -4,6 +4,7 @@ the whole tree, reap) and short commands run to their end (probes, queries, fire
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import queue
 import signal
@@ -12,11 +13,14 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import IO, Any
 
 import psutil
 
+from app.engine.watchdog import GRACE_S as WATCHDOG_GRACE_S
+from app.engine.watchdog import WATCHDOG_FLAG, start_time
 from app.engine.winjob import JobObject
 
 #: A memory bound, not a format limit: iperf3 3.21 with -P 128 --bidir prints --json-stream
@@ -120,6 +124,87 @@ def run_short(
     return Finished(done.returncode, done.stdout, done.stderr)
 
 
+class Watchdog:
+    """LinkLab's handle on its engines' watchdog process (app/engine/watchdog.py): started on
+    first use, from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._pipe: IO[bytes] | None = None
+        self.failure: str | None = None  # why there is no watchdog (engines still stop on Stop)
+
+    def argv(self) -> list[str]:
+        if getattr(sys, "frozen", False):
+            return [sys.executable, WATCHDOG_FLAG]
+        return [sys.executable, "-m", "app.engine.watchdog"]
+
+    def _ensure(self) -> IO[bytes] | None:
+        if self._pipe is not None and self._popen is not None and self._popen.poll() is None:
+            return self._pipe
+        if self.failure is not None:
+            return None
+        root = Path(__file__).resolve().parents[2]  # the folder that holds the app package
+        try:
+            self._popen = subprocess.Popen(
+                [*self.argv(), str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=None if getattr(sys, "frozen", False) else root,
+                close_fds=True,
+                start_new_session=True,  # no terminal's Ctrl+C or hang-up reaches it
+            )
+        except OSError as err:
+            self.failure = f"the engines' watchdog could not start ({err})"
+            return None
+        self._pipe = self._popen.stdin
+        return self._pipe
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            pipe = self._ensure()
+            if pipe is None:
+                return
+            try:
+                pipe.write(line.encode("ascii") + b"\n")
+                pipe.flush()
+            except (OSError, ValueError):
+                self._pipe = None  # gone: the next message starts a new one
+
+    def watch(self, pgid: int) -> None:
+        """A process group to end if LinkLab dies (its leader's pid)."""
+        started = start_time(pgid)
+        if started is not None:
+            self._send(f"watch {pgid} {started!r}")
+
+    def forget(self, pgid: int) -> None:
+        with self._lock:
+            if self._pipe is None:
+                return
+        self._send(f"forget {pgid}")
+
+    @property
+    def pid(self) -> int | None:
+        return self._popen.pid if self._popen is not None else None
+
+    def close(self) -> None:
+        """LinkLab ends normally: the watchdog ends whatever is left, as it would on a crash."""
+        with self._lock:
+            pipe, popen = self._pipe, self._popen
+            self._pipe = None
+            if pipe is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    pipe.close()
+            if popen is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    popen.wait(timeout=2 + WATCHDOG_GRACE_S)
+
+
+#: POSIX: ends every engine's group when LinkLab dies (Windows: each engine's job object).
+WATCHDOG = Watchdog()
+
+
 def _new_job() -> JobObject | None:
     """Windows: a job object (kill on close) to hold the child's tree; elsewhere None, since the
     process group does that work."""
@@ -183,6 +268,8 @@ class ManagedProcess:
             handle = getattr(self._popen, "_handle", None)
             job.assign(self._popen.pid, handle if isinstance(handle, int) else None)
             self._job = job
+        else:
+            WATCHDOG.watch(self._popen.pid)  # its own group (start_new_session): pgid == pid
         with _live_lock:
             _live.add(self)
         out = threading.Thread(target=self._read_stdout, name=f"out-{self.pid}", daemon=True)
@@ -276,9 +363,16 @@ class ManagedProcess:
             self._job.close()  # kill on close: ends whatever the engine left running
         for thread in self._threads:
             thread.join(timeout=1.0)
-        with _live_lock:
-            _live.discard(self)
+        self._release()
         return code
+
+    def _release(self) -> None:
+        """Reaped or ended: no longer LinkLab's to end."""
+        with _live_lock:
+            known = self in _live
+            _live.discard(self)
+        if known and self._job is None and self._popen is not None:
+            WATCHDOG.forget(self._popen.pid)
 
     def cancel(self) -> None:
         """End the whole process tree; safe from any thread, returns within about a second."""
@@ -301,8 +395,7 @@ class ManagedProcess:
         if self._job is not None:
             self._job.close()
         self._lines.put(_EOF)
-        with _live_lock:
-            _live.discard(self)
+        self._release()
 
 
 class ProcessTree:

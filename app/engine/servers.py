@@ -7,17 +7,23 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
 from app.domain.errors import BadOption
 from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.server_records import forget_server, record_server
 from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
 from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
 
 LogCallback = Callable[[str], None]
 READY_TIMEOUT_S = 5.0
+#: What a server others can reach (linklab serve, the window's Server tab) allows by default:
+#: a test of at most an hour, and a server stuck idle restarted after five minutes.
+EXPOSED_MAX_DURATION_S = 3600
+EXPOSED_IDLE_TIMEOUT_S = 300
 
 
 class ServerStartFailed(EngineError):
@@ -30,6 +36,14 @@ class ServerOptions:
     bind_address: str | None = None
     idle_timeout_s: int | None = None  # iperf3 --idle-timeout: restart a stuck server
     one_off: bool = False  # iperf3 -1: serve one test, then exit
+    max_duration_s: int | None = None  # iperf3 --server-max-duration: the longest test served
+
+
+def exposed(port: int, bind: str | None = None, *, one_off: bool = False) -> ServerOptions:
+    """A server others can reach, with the default limits (no idle restart for a one-off
+    server: it would end it)."""
+    idle = None if one_off else EXPOSED_IDLE_TIMEOUT_S
+    return ServerOptions(port, bind, idle, one_off, EXPOSED_MAX_DURATION_S)
 
 
 def security_warning(tool: Tool) -> str | None:
@@ -47,13 +61,22 @@ def security_warning(tool: Tool) -> str | None:
 class LocalServer:
     """One server process (iperf3 -s or netserver) owned by LinkLab."""
 
-    def __init__(self, tool: Tool, argv: list[str], port: int, on_log: LogCallback | None):
+    def __init__(
+        self,
+        tool: Tool,
+        argv: list[str],
+        port: int,
+        on_log: LogCallback | None,
+        notes: tuple[str, ...] = (),
+    ):
         self.tool = tool
+        self.notes = notes  # what the user should know: limits this engine cannot apply
         self.argv = argv
         self.port = port
         self._on_log = on_log
         self._process: ManagedProcess | None = None
         self._reader: threading.Thread | None = None
+        self._record: Path | None = None
         self.log: list[str] = []
 
     @property
@@ -74,6 +97,7 @@ class LocalServer:
         process = ManagedProcess(self.argv)
         process.start()
         self._process = process
+        self._record = record_server(process.pid, process.argv)
         self._reader = threading.Thread(
             target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
         )
@@ -82,6 +106,8 @@ class LocalServer:
         while time.monotonic() < deadline:
             if process.returncode is not None:
                 process.wait(timeout=1)
+                forget_server(self._record)
+                self._record = None
                 raise ServerStartFailed(self._start_failure(process))
             if _listening(process.pid, self.port):
                 return
@@ -96,9 +122,11 @@ class LocalServer:
         words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
         lowered = words.lower()
         if "address already in use" in lowered or "unable to start listener" in lowered:
+            holder = port_holder(self.port)
+            by = f" by {holder}" if holder else ""
             return (
-                f"Port {self.port} is already in use, so the {self.name} could not start: "
-                f"stop whatever uses it, or choose another port."
+                f"Port {self.port} is already in use{by}, so the {self.name} could not start: "
+                f"stop {'it' if holder else 'whatever uses it'}, or choose another port."
             )
         if "permission denied" in lowered:
             return f"The {self.name} may not listen on port {self.port}: choose a port above 1023."
@@ -124,8 +152,28 @@ class LocalServer:
         if process is not None:
             process.cancel()
             process.wait(timeout=2)
+        forget_server(self._record)
+        self._record = None
         if self._reader is not None:
             self._reader.join(timeout=1)
+
+
+def port_holder(port: int) -> str | None:
+    """The program listening on a TCP port, as "iperf3 (pid 1234)"; None when unknown (no
+    listener, or one the system will not name to this user)."""
+    try:
+        connections = psutil.net_connections(kind="tcp")
+    except psutil.Error:
+        return None
+    for conn in connections:
+        if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
+            if conn.pid is None:
+                return None
+            try:
+                return f"{psutil.Process(conn.pid).name()} (pid {conn.pid})"
+            except psutil.Error:
+                return f"pid {conn.pid}"
+    return None
 
 
 def _listening(pid: int, port: int) -> bool:
@@ -161,9 +209,20 @@ def iperf3_server(
     if options.one_off:
         tool.require(Capability.ONE_OFF, "serve a single test (--one-off)")
         argv.append("-1")
+    notes: list[str] = []
+    if options.max_duration_s:
+        check_range(options.max_duration_s, 1, 86400, "longest test", "s")
+        if tool.has(Capability.SERVER_MAX_DURATION):
+            argv += ["--server-max-duration", str(options.max_duration_s)]
+        else:
+            notes.append(
+                f"iperf3 {tool.version_string} cannot cap the length of a test (its "
+                f"--server-max-duration came with iperf3 3.20): a client may run tests of any "
+                f"length. Stop the server when the tests are done."
+            )
     if tool.has(Capability.FORCEFLUSH):
         argv.append("--forceflush")  # the log of tests served arrives as they happen
-    return LocalServer(tool, argv, options.port, on_log)
+    return LocalServer(tool, argv, options.port, on_log, tuple(notes))
 
 
 def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:

@@ -39,6 +39,7 @@ class Capability(StrEnum):
     IDLE_TIMEOUT = "idle-timeout"
     ONE_OFF = "one-off"
     FORCEFLUSH = "forceflush"
+    SERVER_MAX_DURATION = "server-max-duration"  # iperf3 3.20+: the server caps a test's length
     INTERIM = "interim"  # netperf -D demo mode (a configure option, off by default upstream)
 
 
@@ -147,6 +148,7 @@ def iperf3_capabilities(help_text: str, version_text: str) -> frozenset[Capabili
         "--idle-timeout": Capability.IDLE_TIMEOUT,
         "--one-off": Capability.ONE_OFF,
         "--forceflush": Capability.FORCEFLUSH,
+        "--server-max-duration": Capability.SERVER_MAX_DURATION,
     }
     for flag, cap in flags.items():
         if re.search(re.escape(flag) + r"\b", help_text):

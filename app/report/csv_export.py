@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 from app.analysis.points import plain_number
 from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
+from app.domain.results import Sample
 from app.domain.tags import tags_text
 
 RUN_COLUMNS = (
@@ -82,7 +83,7 @@ def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list
             plan.variable.value,
             plain_number(run.value),
             run.key.repetition,
-            "ok" if run.ok else "failed",
+            run.status,  # ok or failed (a partial run, when one is given, says so)
             run.error,
             run.attempts,
             run.started_at,
@@ -152,3 +153,74 @@ def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
         rows.append(row)
     write_rows(out, POINT_COLUMNS, rows)
     return out.getvalue()
+
+
+# -- samples: one row per interval sample ---------------------------------------------------------
+SAMPLE_COLUMNS = (
+    "session_id",
+    "run_id",
+    "run_status",
+    "protocol",
+    "ip_version",
+    "test",
+    "variable",
+    "value",
+    "repetition",
+    "flow",
+    "start_s",
+    "end_s",
+    "bits_per_second",
+    "bytes",
+    "retransmits",
+    "rtt_ms",
+    "cwnd_bytes",
+    "jitter_ms",
+    "lost_packets",
+    "packets",
+)
+
+
+def write_samples_csv(
+    out: TextIO,
+    session: SessionRecord,
+    runs: Iterable[RunRecord],
+    samples_of: Callable[[int], Iterable[Sample]],
+) -> int:
+    """Every interval sample of the runs given (partial runs too), run by run, so a long
+    session is never held in memory whole; run_status says ok, failed or partial. Returns
+    the number of rows written."""
+    out.write(BOM)  # as every CSV LinkLab writes: a spreadsheet reads it as UTF-8
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(SAMPLE_COLUMNS)
+    plan = session.plan
+    count = 0
+    for run in runs:
+        head = [
+            session.id,
+            run.id,
+            run.status,
+            run.key.protocol.value,
+            int(run.key.ip_version),
+            run.key.kind.value,
+            plan.variable.value,
+            plain_number(run.value),
+            run.key.repetition,
+        ]
+        for sample in samples_of(run.id):
+            row = [
+                *head,
+                sample.flow.value,
+                sample.start_s,
+                sample.end_s,
+                sample.bits_per_second,
+                sample.bytes,
+                sample.retransmits,
+                sample.rtt_ms,
+                sample.cwnd_bytes,
+                sample.jitter_ms,
+                sample.lost_packets,
+                sample.packets,
+            ]
+            writer.writerow([safe_cell(v) for v in row])
+            count += 1
+    return count

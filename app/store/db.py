@@ -10,14 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import platformdirs
-
 from app.domain.errors import LinkLabError
+from app.domain.paths import DB_ENV, data_folder
 from app.store.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
 _HEADER = b"SQLite format 3\x00"
-DB_ENV = "LINKLAB_DB"
 
 
 class StoreError(LinkLabError):
@@ -26,6 +24,11 @@ class StoreError(LinkLabError):
 
 class StoreCorrupt(StoreError):
     pass
+
+
+class StoreDamaged(StoreCorrupt):
+    """The file is a LinkLab database, but the whole-file check found damage: it can still
+    be read (read-only), and `linklab doctor --db` copies what can be read."""
 
 
 class StoreTooNew(StoreError):
@@ -41,7 +44,7 @@ def default_path() -> Path:
     override = os.environ.get(DB_ENV)
     if override:
         return Path(override)
-    return platformdirs.user_data_path("LinkLab", appauthor=False) / "linklab.sqlite3"
+    return data_folder() / "linklab.sqlite3"
 
 
 def translate(err: sqlite3.Error, path: Path) -> StoreError:
@@ -75,6 +78,15 @@ def _corrupt_sentence(path: Path, why: str) -> str:
     return (
         f"The file {path} is damaged or is not a LinkLab database ({why}); LinkLab left it "
         f"untouched: restore a backup, or use a new file with --db."
+    )
+
+
+def damaged_sentence(path: Path, why: str) -> str:
+    return (
+        f"The database {path} failed its integrity check ({why}): LinkLab left it untouched "
+        f"and reads it only, so nothing new can be saved to it. To go on measuring, copy the "
+        f"sessions that can still be read to a new file with `linklab doctor --db {path} "
+        f"--recover-to NEW.sqlite3`, then use that file (Settings, or --db)."
     )
 
 
@@ -140,9 +152,7 @@ class Database:
         path = self.path
         try:
             if exists and self._verify:
-                result = conn.execute("PRAGMA quick_check").fetchone()
-                if not result or result[0] != "ok":
-                    raise StoreCorrupt(_corrupt_sentence(path, str(result[0] if result else "?")))
+                self._quick_check(conn)
             self.version = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if exists and self.version > 0 and not _is_linklab(conn):
                 raise StoreCorrupt(_corrupt_sentence(path, "it holds no LinkLab tables"))
@@ -159,19 +169,52 @@ class Database:
         except sqlite3.Error as err:
             raise translate(err, path) from None
 
+    def _quick_check(self, conn: sqlite3.Connection) -> None:
+        """The whole-file check. A LinkLab database that fails it is StoreDamaged (it can be
+        read, and recovered); any other file StoreCorrupt."""
+        try:
+            result = conn.execute("PRAGMA quick_check").fetchone()
+            why = "" if result and result[0] == "ok" else str(result[0] if result else "?")
+        except sqlite3.DatabaseError as err:
+            if not isinstance(translate(err, self.path), StoreCorrupt):
+                raise  # busy, full, ...: said as such
+            why = str(err)
+        if not why:
+            return
+        try:
+            ours = _is_linklab(conn)
+        except sqlite3.Error:
+            ours = False
+        if ours:
+            raise StoreDamaged(damaged_sentence(self.path, why), detail=why)
+        raise StoreCorrupt(_corrupt_sentence(self.path, why))
+
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        while self.version < SCHEMA_VERSION:
-            target = self.version + 1
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in MIGRATIONS[self.version]:
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {target}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            self.version = target
+        if self.version >= SCHEMA_VERSION:
+            return
+        # A migration may rebuild a table that others reference (SQLite cannot alter a
+        # CHECK): with foreign keys on, dropping the old table would cascade-delete the rows
+        # that point to it. They are off meanwhile (only outside a transaction can they be
+        # switched), and every reference is checked before each migration commits.
+        conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            while self.version < SCHEMA_VERSION:
+                target = self.version + 1
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in MIGRATIONS[self.version]:
+                        conn.execute(statement)
+                    broken = conn.execute("PRAGMA foreign_key_check").fetchone()
+                    if broken is not None:
+                        raise sqlite3.IntegrityError(f"migration {target} broke {tuple(broken)}")
+                    conn.execute(f"PRAGMA user_version = {target}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                self.version = target
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
 
     # -- use -----------------------------------------------------------------------------------
     def require_writable(self) -> None:

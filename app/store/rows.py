@@ -28,9 +28,24 @@ RUN_COLUMNS = (
 
 SESSION_SELECT = (
     "SELECT s.*, p.host AS peer_host, "
-    "count(r.id) AS runs_done, coalesce(sum(r.status = 'failed'), 0) AS runs_failed "
+    "coalesce(sum(r.status IN ('ok', 'failed')), 0) AS runs_done, "
+    "coalesce(sum(r.status = 'failed'), 0) AS runs_failed, "
+    "coalesce(sum(r.status = 'partial'), 0) AS runs_partial "
     "FROM sessions s LEFT JOIN peers p ON p.id = s.peer_id "
     "LEFT JOIN runs r ON r.session_id = s.id"
+)
+
+
+#: The sessions alone, their run counts filled in one by one (a damaged database, where
+#: counting every run at once meets the damage).
+SESSION_SELECT_BARE = (
+    "SELECT s.*, p.host AS peer_host, 0 AS runs_done, 0 AS runs_failed, 0 AS runs_partial "
+    "FROM sessions s LEFT JOIN peers p ON p.id = s.peer_id"
+)
+RUN_COUNTS = (
+    "SELECT coalesce(sum(status IN ('ok', 'failed')), 0) AS runs_done, "
+    "coalesce(sum(status = 'failed'), 0) AS runs_failed, "
+    "coalesce(sum(status = 'partial'), 0) AS runs_partial FROM runs WHERE session_id = ?"
 )
 
 
@@ -60,6 +75,7 @@ def session_from_row(row: sqlite3.Row) -> SessionRecord:
         total_runs=row["total_runs"],
         runs_done=row["runs_done"],
         runs_failed=row["runs_failed"],
+        runs_partial=row["runs_partial"],
     )
 
 
@@ -88,6 +104,7 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         argv=tuple(json.loads(row["argv_json"])),
         metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
         raw_output=row["raw_output"],
+        partial=row["status"] == "partial",
     )
 
 
@@ -145,6 +162,7 @@ def insert_run(
     value: float,
     *,
     ok: bool,
+    partial: bool = False,
     error_kind: str,
     error: str,
     attempts: int,
@@ -166,7 +184,7 @@ def insert_run(
         key.value_index,
         value,
         key.repetition,
-        "ok" if ok else "failed",
+        "partial" if partial else ("ok" if ok else "failed"),
         error_kind,
         error,
         attempts,
@@ -185,7 +203,9 @@ def insert_run(
     return int(cursor.lastrowid or 0)
 
 
-def insert_samples(conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample]) -> None:
+def insert_samples(
+    conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample], first_seq: int = 0
+) -> None:
     conn.executemany(
         "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
         "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
@@ -206,6 +226,6 @@ def insert_samples(conn: sqlite3.Connection, run_id: int, samples: Sequence[Samp
                 s.lost_packets,
                 s.packets,
             )
-            for seq, s in enumerate(samples)
+            for seq, s in enumerate(samples, start=first_seq)
         ],
     )

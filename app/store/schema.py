@@ -101,4 +101,79 @@ _V1 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1]
+# Version 2: a run is stored as it starts, as 'partial', and its samples as they arrive; it
+# becomes 'ok' or 'failed' when it ends. A run that never ended (LinkLab died, or the user
+# stopped it) stays 'partial': kept and exportable, never a done repetition — so only
+# finished runs are unique per key (a resumed session measures that key again). SQLite
+# cannot alter a CHECK: the table is rebuilt (foreign keys off meanwhile, see Database).
+_V2 = [
+    """
+    CREATE TABLE runs_v2 (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        protocol TEXT NOT NULL,
+        ip_version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        value_index INTEGER NOT NULL,
+        value REAL NOT NULL,
+        repetition INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'partial')),
+        error_kind TEXT NOT NULL DEFAULT '',
+        error TEXT NOT NULL DEFAULT '',
+        attempts INTEGER NOT NULL DEFAULT 1,
+        started_at TEXT NOT NULL,
+        ended_at TEXT NOT NULL,
+        elapsed_s REAL,
+        engine TEXT NOT NULL,
+        engine_version TEXT NOT NULL DEFAULT '',
+        argv_json TEXT NOT NULL DEFAULT '[]',
+        raw_output TEXT NOT NULL DEFAULT '',
+        throughput_bps REAL,
+        sender_bps REAL,
+        receiver_bps REAL,
+        bytes_sent INTEGER,
+        bytes_received INTEGER,
+        retransmits INTEGER,
+        rtt_mean_ms REAL,
+        rtt_min_ms REAL,
+        rtt_max_ms REAL,
+        jitter_ms REAL,
+        lost_packets INTEGER,
+        packets INTEGER,
+        loss_pct REAL,
+        cpu_local_pct REAL,
+        cpu_remote_pct REAL,
+        cpu_host_mean_pct REAL,
+        cpu_host_peak_pct REAL,
+        transactions_per_s REAL,
+        flows_json TEXT NOT NULL DEFAULT '[]'
+    )
+    """,
+    """
+    INSERT INTO runs_v2 (
+        id, session_id, protocol, ip_version, kind, value_index, value, repetition, status,
+        error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version,
+        argv_json, raw_output, throughput_bps, sender_bps, receiver_bps, bytes_sent,
+        bytes_received, retransmits, rtt_mean_ms, rtt_min_ms, rtt_max_ms, jitter_ms,
+        lost_packets, packets, loss_pct, cpu_local_pct, cpu_remote_pct, cpu_host_mean_pct,
+        cpu_host_peak_pct, transactions_per_s, flows_json
+    ) SELECT
+        id, session_id, protocol, ip_version, kind, value_index, value, repetition, status,
+        error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version,
+        argv_json, raw_output, throughput_bps, sender_bps, receiver_bps, bytes_sent,
+        bytes_received, retransmits, rtt_mean_ms, rtt_min_ms, rtt_max_ms, jitter_ms,
+        lost_packets, packets, loss_pct, cpu_local_pct, cpu_remote_pct, cpu_host_mean_pct,
+        cpu_host_peak_pct, transactions_per_s, flows_json
+    FROM runs
+    """,
+    "DROP TABLE runs",
+    "ALTER TABLE runs_v2 RENAME TO runs",
+    "CREATE INDEX runs_session ON runs (session_id)",
+    """
+    CREATE UNIQUE INDEX runs_finished_key
+        ON runs (session_id, protocol, ip_version, kind, value_index, repetition)
+        WHERE status != 'partial'
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2]

@@ -13,12 +13,21 @@ from app import __version__
 from app.domain.errors import BadOption
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Conditions, Plan, RunKey, RunKind
-from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
+from app.domain.records import (
+    METRIC_FIELDS,
+    RunMetrics,
+    RunRecord,
+    SessionRecord,
+    SessionStatus,
+    utc_now,
+)
 from app.domain.results import Sample
-from app.store.db import Database, StoreError
+from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.rows import (
     RUN_COLUMNS,
+    RUN_COUNTS,
     SESSION_SELECT,
+    SESSION_SELECT_BARE,
     StoredRun,
     StoredSession,
     insert_run,
@@ -112,7 +121,6 @@ class SessionStore:
         return len(dead)
 
     def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
-        sql = SESSION_SELECT
         params: list[object] = []
         where = []
         if status:
@@ -124,28 +132,52 @@ class SessionStore:
             )
             like = f"%{search}%"
             params += [like, like, like, f"{search}%"]
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " GROUP BY s.id ORDER BY s.created_at DESC"
-        return [session_from_row(r) for r in self.db.query(sql, tuple(params))]
+        condition = (" WHERE " + " AND ".join(where)) if where else ""
+        return self._sessions(condition, tuple(params), " ORDER BY s.created_at DESC")
+
+    def _sessions(
+        self, condition: str, params: tuple[object, ...], order: str = ""
+    ) -> list[SessionRecord]:
+        """Sessions with their run counts. Where counting meets a damaged page, each session
+        is counted on its own, and one whose runs cannot be counted shows none."""
+        try:
+            rows = self.db.query(SESSION_SELECT + condition + " GROUP BY s.id" + order, params)
+            return [session_from_row(r) for r in rows]
+        except StoreCorrupt:
+            rows = self.db.query(SESSION_SELECT_BARE + condition + order, params)
+        found = []
+        for row in rows:
+            record = session_from_row(row)
+            try:
+                (counts,) = self.db.query(RUN_COUNTS, (record.id,))
+            except StoreCorrupt:
+                found.append(record)
+                continue
+            found.append(
+                replace(
+                    record,
+                    runs_done=counts["runs_done"],
+                    runs_failed=counts["runs_failed"],
+                    runs_partial=counts["runs_partial"],
+                )
+            )
+        return found
 
     def get(self, ref: str) -> SessionRecord:
         """A session by its id, a unique id prefix (4+ characters) or its exact name."""
         ref = ref.strip()
         rows = []
         if len(ref) >= 4:
-            rows = self.db.query(
-                SESSION_SELECT + " WHERE s.id LIKE ? GROUP BY s.id", (ref.lower() + "%",)
-            )
+            rows = self._sessions(" WHERE s.id LIKE ?", (ref.lower() + "%",))
         if not rows:
-            rows = self.db.query(SESSION_SELECT + " WHERE s.name = ? GROUP BY s.id", (ref,))
+            rows = self._sessions(" WHERE s.name = ?", (ref,))
         if len(rows) > 1:
             raise BadOption(f"{ref!r} matches {len(rows)} sessions: give more of the id.")
         if not rows:
             raise BadOption(
                 f"No session {ref!r} in {self.db.path}: `linklab sessions list` shows them."
             )
-        return session_from_row(rows[0])
+        return rows[0]
 
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as conn:
@@ -209,6 +241,110 @@ class SessionStore:
             insert_samples(conn, run_id, samples)
         return run_id
 
+    # -- a run as it happens (crash-safe) -----------------------------------------------------
+    def begin_run(
+        self,
+        session_id: str,
+        key: RunKey,
+        value: float,
+        *,
+        attempts: int,
+        started_at: str,
+        engine: str,
+        engine_version: str = "",
+        argv: Sequence[str] = (),
+    ) -> int:
+        """The row of a run that starts now, as 'partial' until finish_run()."""
+        with self.db.transaction() as conn:
+            return insert_run(
+                conn,
+                session_id,
+                key,
+                value,
+                ok=False,
+                partial=True,
+                error_kind="",
+                error="",
+                attempts=attempts,
+                started_at=started_at,
+                ended_at=started_at,
+                elapsed_s=None,
+                engine=engine,
+                engine_version=engine_version,
+                argv=argv,
+                raw_output="",
+                flows_json="[]",
+                metrics=RunMetrics(),
+            )
+
+    def add_samples(self, run_id: int, first_seq: int, samples: Sequence[Sample]) -> None:
+        """A batch of a running run's samples, in one transaction (the run's end moves on)."""
+        if not samples:
+            return
+        with self.db.transaction() as conn:
+            insert_samples(conn, run_id, samples, first_seq)
+            conn.execute("UPDATE runs SET ended_at = ? WHERE id = ?", (utc_now(), run_id))
+
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        metrics: RunMetrics | None,
+        first_seq: int = 0,
+        samples: Sequence[Sample] = (),
+        error_kind: str = "",
+        error: str = "",
+        attempts: int = 1,
+        started_at: str | None = None,
+        elapsed_s: float | None = None,
+        engine_version: str | None = None,
+        argv: Sequence[str] | None = None,
+        raw_output: str = "",
+        flows: Iterable[object] = (),
+    ) -> None:
+        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction."""
+        metrics = metrics or RunMetrics()
+        columns: dict[str, object] = {
+            "status": "failed" if error else "ok",
+            "error_kind": error_kind,
+            "error": error,
+            "attempts": attempts,
+            "ended_at": utc_now(),
+            "elapsed_s": elapsed_s,
+            "raw_output": raw_output,
+            "flows_json": json.dumps([plain(f) for f in flows]),
+            **{name: getattr(metrics, name) for name in METRIC_FIELDS},
+        }
+        if started_at is not None:
+            columns["started_at"] = started_at
+        if engine_version is not None:
+            columns["engine_version"] = engine_version
+        if argv is not None:
+            columns["argv_json"] = json.dumps(list(argv))
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        with self.db.transaction() as conn:
+            insert_samples(conn, run_id, samples, first_seq)
+            conn.execute(
+                f"UPDATE runs SET {assignments} WHERE id = ?",
+                (*columns.values(), run_id),
+            )
+
+    def leave_partial(
+        self, run_id: int, first_seq: int, samples: Sequence[Sample], reason: str
+    ) -> None:
+        """A run that ends unfinished (stopped): its last samples and why; it stays partial."""
+        with self.db.transaction() as conn:
+            insert_samples(conn, run_id, samples, first_seq)
+            conn.execute(
+                "UPDATE runs SET ended_at = ?, error = ? WHERE id = ?",
+                (utc_now(), reason, run_id),
+            )
+
+    def discard_run(self, run_id: int) -> None:
+        """An attempt that measured nothing and is tried again: its row goes."""
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM runs WHERE id = ? AND status = 'partial'", (run_id,))
+
     def import_sessions(self, sessions: Sequence[StoredSession]) -> tuple[list[str], list[str]]:
         """Whole sessions from another database (an exchange file), in one transaction; those
         already here (same id) are skipped. Returns (imported ids, skipped ids)."""
@@ -253,6 +389,7 @@ class SessionStore:
                         r.key,
                         r.value,
                         ok=r.ok,
+                        partial=r.partial,
                         error_kind=r.error_kind,
                         error=r.error,
                         attempts=r.attempts,
@@ -275,11 +412,16 @@ class SessionStore:
         rows = self.db.query("SELECT id, flows_json FROM runs WHERE session_id = ?", (session_id,))
         return {r["id"]: json.loads(r["flows_json"] or "[]") for r in rows}
 
-    def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
+    def runs(
+        self, session_id: str, *, with_raw: bool = False, partial: bool = False
+    ) -> list[RunRecord]:
+        """The session's finished runs (ok and failed); with partial=True also the runs that
+        never finished, each marked partial."""
         raw = "raw_output" if with_raw else "'' AS raw_output"
+        finished = "" if partial else " AND status != 'partial'"
         rows = self.db.query(
             f"SELECT id, {RUN_COLUMNS.replace('raw_output', raw)} FROM runs "
-            "WHERE session_id = ? ORDER BY id",
+            f"WHERE session_id = ?{finished} ORDER BY id",
             (session_id,),
         )
         return [run_from_row(r) for r in rows]
@@ -296,7 +438,7 @@ class SessionStore:
     def done_keys(self, session_id: str) -> set[RunKey]:
         rows = self.db.query(
             "SELECT protocol, ip_version, kind, value_index, repetition FROM runs "
-            "WHERE session_id = ?",
+            "WHERE session_id = ? AND status != 'partial'",
             (session_id,),
         )
         return {

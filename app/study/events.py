@@ -101,6 +101,8 @@ class SessionFinished:
     session_id: str
     status: SessionStatus
     reason: str
+    runs_done: int = 0  # finished runs of the session, ok or failed
+    runs_failed: int = 0
 
 
 StudyEvent = (

@@ -27,7 +27,8 @@ from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
-from app.store.db import Database, StoreError, default_path
+from app.engine.server_records import stop_left_behind
+from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.study.describe import default_name
 from app.study.events import StudyEvent, StudyPrepared
@@ -58,6 +59,10 @@ class ResumeRefused(BadOption):
 
 class DeleteRefused(StoreError):
     """A running session cannot be deleted."""
+
+
+class ReadOnly(StoreError):
+    """The database failed its whole-file check this start-up: it is only read."""
 
 
 @dataclass(frozen=True)
@@ -185,28 +190,47 @@ class FrontDoor:
         take_snapshot: Snapshot = snapshot,
         peer_check: PeerChecker = default_peer_check,
         drivers: Mapping[Engine, EngineDriver] | None = None,
+        damaged: str | None = None,
     ) -> None:
         self.db_path = Path(db_path) if db_path is not None else default_path()
+        #: Set when the whole-file check failed (by startup(), or given by a window that ran
+        #: it): the database is then only read for the rest of the session, saying why.
+        self.damaged = damaged
         self.loopback = loopback
         self._snapshot = take_snapshot
         self._peer_check = peer_check
         self.drivers = drivers or DRIVERS
+        #: Sentences about servers a LinkLab that ended had left running, stopped by startup().
+        self.left_behind: list[str] = []
 
     # -- the database ----------------------------------------------------------------------
+    def require_writable(self) -> None:
+        """ReadOnly (with the check's sentence) when the database failed its check."""
+        if self.damaged:
+            raise ReadOnly(self.damaged)
+
     def _open(self, *, write: bool) -> Database:
+        if write:
+            self.require_writable()
         db = Database(self.db_path, readonly=not write)
         if write:
             db.require_writable()
         return db
 
     def startup(self) -> int:
-        """At start-up: the file is checked whole, and sessions left running by a LinkLab
-        that is gone become interrupted. Returns how many; nothing to do without a database.
+        """At start-up: servers a LinkLab that is gone left running are stopped (see
+        left_behind), the file is checked whole, and sessions left running by a LinkLab that
+        is gone become interrupted. Returns how many; nothing to do without a database.
         Reads the whole file: never on a GUI thread."""
+        self.left_behind = stop_left_behind()
         if not self.db_path.is_file():
             return 0
-        with Database(self.db_path, verify=True) as db:  # the one full check of the file
-            return SessionStore(db).mark_interrupted()
+        try:
+            with Database(self.db_path, verify=True) as db:  # the one full check of the file
+                return SessionStore(db).mark_interrupted()
+        except StoreDamaged as err:
+            self.damaged = err.sentence  # read-only from now on; reads still work
+            return 0
 
     # -- studies ---------------------------------------------------------------------------
     def prepare(self, plan: Plan) -> Prepared:
@@ -215,6 +239,7 @@ class FrontDoor:
         Slow (seconds): never on a GUI thread. Raises EngineError subclasses with the
         sentence for the user; nothing is stored."""
         validate_plan(plan)
+        self.require_writable()  # a damaged database takes no new session
         self.drivers[plan.engine].version()  # a missing engine is said before anything starts
         notes: list[str] = []
         if plan.peer.is_this_computer:
@@ -270,6 +295,7 @@ class FrontDoor:
 
     def start(self, prepared: Prepared, observer: Observer) -> StudyRun:
         """A new session of the prepared plan; run() it to measure."""
+        self.require_writable()
         observer(StudyPrepared(prepared.plan, prepared.notes))
         return StudyRun(
             self.db_path,
@@ -338,9 +364,12 @@ class FrontDoor:
         with self._open(write=False) as db:
             return SessionStore(db).get(ref)
 
-    def runs(self, session_id: str, *, with_raw: bool = False) -> list[RunRecord]:
+    def runs(
+        self, session_id: str, *, with_raw: bool = False, partial: bool = False
+    ) -> list[RunRecord]:
+        """The session's finished runs; partial=True adds those that never finished."""
         with self._open(write=False) as db:
-            return SessionStore(db).runs(session_id, with_raw=with_raw)
+            return SessionStore(db).runs(session_id, with_raw=with_raw, partial=partial)
 
     def samples(self, run_id: int) -> list[Sample]:
         """A run's interval samples, in order."""

@@ -41,6 +41,7 @@ from app.study.events import (
     StudyEvent,
 )
 from app.study.plan_checks import validate_plan
+from app.study.sample_writer import SampleWriter
 from app.study.shaping import (
     LossEmulationFailed,
     LossEmulator,
@@ -49,6 +50,7 @@ from app.study.shaping import (
 )
 
 Observer = Callable[[StudyEvent], None]
+STOPPED = "Stopped by the user."
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,23 @@ class Outcome:
     session_id: str
     status: SessionStatus
     reason: str
+    runs_done: int = 0  # finished runs of the session, ok or failed
+    runs_failed: int = 0
+
+
+def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, str]:
+    """How a study that ran to its end ended: completed when every run was ok; failed when
+    every run failed (with the first failure's sentence); completed, with the failures
+    counted and the first one named, when some failed."""
+    failed = [r for r in records if not r.ok]
+    if not failed:
+        return SessionStatus.COMPLETED, notes
+    first = min(failed, key=lambda r: r.id).error
+    if len(failed) == len(records):
+        words = f"All {len(records)} runs failed. The first failure: {first}"
+        return SessionStatus.FAILED, f"{words} {notes}".strip()
+    words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
+    return SessionStatus.COMPLETED, f"{words} {notes}".strip()
 
 
 class StudyRunner:
@@ -146,7 +165,7 @@ class StudyRunner:
         try:
             for group in groups:
                 if self._stop.is_set():
-                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    status, reason = SessionStatus.STOPPED, STOPPED
                     break
                 todo = [k for k in group if not self._point_settled(records, k)]
                 finished += len(group) - len(todo)
@@ -163,7 +182,7 @@ class StudyRunner:
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
                     records += [r for r in results if r is not None]
-                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    status, reason = SessionStatus.STOPPED, STOPPED
                     break
                 elapsed = time.monotonic() - t0
                 for key, record in zip(todo, results, strict=True):
@@ -188,7 +207,7 @@ class StudyRunner:
                     )
                     break
                 if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
-                    status, reason = SessionStatus.STOPPED, "Stopped by the user."
+                    status, reason = SessionStatus.STOPPED, STOPPED
                     break
         except LossEmulationFailed as err:
             status, reason = SessionStatus.FAILED, err.sentence
@@ -203,9 +222,12 @@ class StudyRunner:
         finally:
             if loss is not None:
                 loss.clear()  # never leave the rule behind, whatever happened
+        if status is SessionStatus.COMPLETED:
+            status, reason = verdict(records, reason)
+        finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
-        self._emit(SessionFinished(session_id, status, reason))
-        return Outcome(session_id, status, reason)
+        self._emit(SessionFinished(session_id, status, reason, finished_runs, failed))
+        return Outcome(session_id, status, reason, finished_runs, failed)
 
     def _port(self, key: RunKey) -> int:
         if self.plan.engine is Engine.NETPERF:
@@ -254,6 +276,10 @@ class StudyRunner:
     def _run_with_retries(
         self, session_id: str, engine_version: str, key: RunKey
     ) -> RunRecord | None:
+        """One run to its end. Its row is stored as it starts (partial) and its samples about
+        once a second, so a crash loses at most the last second; the result (or the error)
+        completes it. Stopped, it stays partial when it measured anything: those samples are
+        real measurements, but the run is no repetition (None is returned)."""
         value = float(self.plan.values[key.value_index])
         attempt = 0
         while True:
@@ -261,71 +287,77 @@ class StudyRunner:
             run = self._driver.start(self.plan, key)
             self._emit(RunStarted(key, value, run.argv, attempt))
             started_at = time.time()
+            writer = SampleWriter(
+                self.store,
+                self.store.begin_run(
+                    session_id,
+                    key,
+                    value,
+                    attempts=attempt,
+                    started_at=iso_from_epoch(started_at),
+                    engine=self._driver.name,
+                    engine_version=engine_version,
+                    argv=run.argv,
+                ),
+            )
             sampler = CpuSampler()
-            samples: list[Sample] = []
             with self._lock:
                 self._current.add(run)
             try:
                 if self._stop.is_set():
+                    writer.unfinished(STOPPED)
                     return None
                 with sampler:
                     for event in run.events():
                         if isinstance(event, Sample):
-                            samples.append(event)
+                            if not event.omitted:
+                                writer.add(event)
                             self._emit(SampleArrived(key, event))
                 result = run.result
                 assert result is not None
             except StoppedByUser:
+                writer.unfinished(STOPPED)
                 return None
+            except StoreError:
+                run.cancel()  # the database failed, not the engine: nothing more is measured
+                raise
             except LinkLabError as err:
                 if self._stop.is_set():
+                    writer.unfinished(STOPPED)
                     return None
                 # A busy server gets the full retry budget; a refusal is retried once.
                 limit = 2 if isinstance(err, ConnectionRefused) else self._retry.attempts
                 retry = _transient(err) and attempt < limit
                 self._emit(RunFailed(key, value, err.kind, err.sentence, retry, attempt))
                 if retry:
+                    writer.unfinished(err.sentence)
                     if self._stop.wait(self._retry.wait(attempt)):
                         return None
                     continue
-                run_id = self.store.add_run(
-                    session_id,
-                    key,
-                    value,
+                writer.finish(
                     metrics=None,
-                    samples=samples,
                     error_kind=err.kind,
                     error=err.sentence,
                     attempts=attempt,
-                    started_at=iso_from_epoch(started_at),
-                    elapsed_s=None,
-                    engine=self._driver.name,
-                    engine_version=engine_version,
-                    argv=run.argv,
                     raw_output=err.detail or "",
                 )
-                return self._stored(session_id, run_id)
+                return self._stored(session_id, writer.run_id)
             finally:
                 with self._lock:
                     self._current.discard(run)
             metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
-            run_id = self.store.add_run(
-                session_id,
-                key,
-                value,
+            writer.finish(
                 metrics=metrics,
-                samples=result.samples,
                 attempts=attempt,
                 started_at=iso_from_epoch(result.started_at),
                 elapsed_s=result.elapsed_s,
-                engine=result.engine,
                 engine_version=result.engine_version,
                 argv=result.argv,
                 raw_output=result.raw_output,
                 flows=result.summary.flows,
             )
-            self._emit(RunFinished(key, value, run_id, metrics))
-            return self._stored(session_id, run_id)
+            self._emit(RunFinished(key, value, writer.run_id, metrics))
+            return self._stored(session_id, writer.run_id)
 
     def _stored(self, session_id: str, run_id: int) -> RunRecord:
         return self.store.run(session_id, run_id)

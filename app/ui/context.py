@@ -46,6 +46,8 @@ class AppContext(QObject):
             self.settings.clear()
             self.settings.setValue("version", SETTINGS_VERSION)
         self._db_override = db_path
+        #: The start-up check's sentence when the database is damaged (then only read).
+        self.damaged: str | None = None
         self.apply_engine_paths()
 
     # -- database --------------------------------------------------------------------------
@@ -61,8 +63,11 @@ class AppContext(QObject):
         self.settings_changed.emit()
 
     def door(self) -> FrontDoor:
-        """The front door to the studies of the database in use."""
-        return FrontDoor(self.db_path, loopback=self.loopback, drivers=self.drivers)
+        """The front door to the studies of the database in use (read-only, saying why, when
+        the start-up check found it damaged)."""
+        return FrontDoor(
+            self.db_path, loopback=self.loopback, drivers=self.drivers, damaged=self.damaged
+        )
 
     # -- engines ---------------------------------------------------------------------------
     def engine_path(self, name: str) -> str:

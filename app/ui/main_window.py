@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -65,7 +66,22 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
         self.tabs.addTab(self.settings_tab, "Settings")
-        self.setCentralWidget(self.tabs)
+        # Above the tabs, shown only when the database failed its start-up check.
+        self.banner = QLabel()
+        self.banner.setObjectName("database_banner")
+        self.banner.setAccessibleName("Database problem")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(
+            "QLabel { background: #fdecea; color: #611a15; border: 1px solid #f5c6cb; "
+            "padding: 8px; }"
+        )
+        self.banner.hide()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.banner)
+        column.addWidget(self.tabs)
+        self.setCentralWidget(central)
         self.status_label = QLabel()
         self.status_label.setObjectName("status_text")
         self.status_label.setAccessibleName("Status")
@@ -96,14 +112,24 @@ class MainWindow(QMainWindow):
         """Off the GUI thread: the whole-file check of the database, and sessions left
         running by a LinkLab that is gone marked interrupted."""
         try:
-            self.context.door().startup()
+            door = self.context.door()
+            door.startup()
         except LinkLabError as err:
             self._startup_signals.done.emit(err.sentence)
             return
+        self.context.damaged = door.damaged  # read-only for the rest of the session
         self._startup_signals.done.emit("")
 
     def _started_up(self, problem: str) -> None:
-        if problem:
+        damaged = self.context.damaged
+        self.measure.database_checked()
+        if damaged:
+            self.banner.setText(damaged)
+            self.banner.show()
+            self.status_label.setText("The database is read-only: see the note above the tabs.")
+            if self.tabs.currentWidget() is self.sessions:
+                self.sessions.refresh()
+        elif problem:
             self.status_label.setText(problem)
             self.sessions.show_error(problem)
         elif self.tabs.currentWidget() is self.sessions:

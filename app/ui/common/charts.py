@@ -7,6 +7,7 @@ curve uses pyqtgraph's peak downsampling and clip-to-view so long runs stay chea
 from __future__ import annotations
 
 import html
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,13 @@ class _OnDemand:
 
 
 class LiveChart(_OnDemand, pg.PlotWidget):
-    """Throughput of the run in progress, one curve per flow (up, and down for --bidir)."""
+    """Throughput of the run in progress, one curve per flow (up, and down for --bidir).
+
+    It keeps the last MAX_POINTS samples of each flow (an hour at 1 s intervals, six minutes
+    at 0.1 s), so a run of a day charts the latest stretch in bounded memory; every sample is
+    in the database all the same."""
+
+    MAX_POINTS = 3600
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -133,8 +140,8 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
         self._legend = add_legend(self, offset=(-10, -10))
-        self._times: dict[Flow, list[float]] = {}
-        self._rates: dict[Flow, list[float]] = {}
+        self._times: dict[Flow, deque[float]] = {}
+        self._rates: dict[Flow, deque[float]] = {}
         self._curves: dict[Flow, pg.PlotDataItem] = {}
         self._dirty = False
         self._start_timer()
@@ -154,8 +161,9 @@ class LiveChart(_OnDemand, pg.PlotWidget):
     def add_sample(self, sample: Sample) -> None:
         if sample.bits_per_second is None:
             return
-        self._times.setdefault(sample.flow, []).append(sample.end_s)
-        self._rates.setdefault(sample.flow, []).append(sample.bits_per_second)
+        limit = self.MAX_POINTS
+        self._times.setdefault(sample.flow, deque(maxlen=limit)).append(sample.end_s)
+        self._rates.setdefault(sample.flow, deque(maxlen=limit)).append(sample.bits_per_second)
         self._changed()
 
     @property
@@ -183,7 +191,9 @@ class LiveChart(_OnDemand, pg.PlotWidget):
             self._curves[flow].setData(times, rates)
         # Throughput reads against zero: an axis zoomed onto the noise would mislead.
         last = max((max(v) for v in self._times.values() if v), default=1.0)
-        self.setXRange(0, max(last, 1.0), padding=0.02)
+        full = any(len(v) == self.MAX_POINTS for v in self._times.values())
+        first = min((v[0] for v in self._times.values() if v), default=0.0) if full else 0.0
+        self.setXRange(first, max(last, first + 1.0), padding=0.02)
         self.setYRange(0, (peak / scale) * 1.15 if peak else 1.0, padding=0)
 
 

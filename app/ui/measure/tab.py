@@ -314,10 +314,18 @@ class MeasureTab(QWidget):
 
     def _set_buttons(self) -> None:
         """Start stays enabled while nothing runs: pressed with a problem in the form, it says
-        which field to fix and goes there."""
+        which field to fix and goes there. A damaged database disables it, saying why."""
         busy = self.worker is not None
-        self.start_button.setEnabled(not busy)
+        blocked = self.context.damaged
+        self.start_button.setEnabled(not busy and not blocked)
+        self.start_button.setToolTip(
+            f"Start is off: {blocked}" if blocked else "Start the study (Ctrl+R)."
+        )
         self.stop_button.setEnabled(self.worker is not None)
+
+    def database_checked(self) -> None:
+        """The start-up check is done: Start follows what it found."""
+        self._set_buttons()
 
     # -- events from the worker (GUI thread, queued) ---------------------------------------
     def _say(self, text: str, error: bool = False) -> None:
@@ -380,14 +388,16 @@ class MeasureTab(QWidget):
         words = {
             SessionStatus.COMPLETED: "completed",
             SessionStatus.STOPPED: "stopped",
-            SessionStatus.FAILED: "ended",
+            SessionStatus.FAILED: "failed",
         }.get(event.status, event.status.value)
+        if event.status is SessionStatus.COMPLETED and event.runs_failed:
+            words = "completed with failures"
         reason = (
             f" {event.reason}" if event.reason and event.status is not SessionStatus.STOPPED else ""
         )
         self._say(
             f"Session {event.session_id[:8]} {words}.{reason}",
-            error=event.status is SessionStatus.FAILED,
+            error=event.status is SessionStatus.FAILED or bool(event.runs_failed),
         )
         if self._stop_asked_at is not None:
             self.log.appendPlainText(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from app.engine.loopback import LoopbackServers
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
+from app.engine.servers import LocalServer, ServerOptions, exposed, iperf3_server, netserver
 from app.engine.tools import find_tool
 
 
@@ -32,9 +32,9 @@ class LocalServers(QObject):
 
     def start_iperf3(self, port: int, bind: str | None = None) -> LocalServer:
         self.stop_iperf3()
-        server = iperf3_server(
-            find_tool("iperf3"), ServerOptions(port, bind or None), on_log=self._log("iperf3")
-        )
+        # Others can reach this server: it has the default limits (longest test, idle restart).
+        options = exposed(port, bind or None)
+        server = iperf3_server(find_tool("iperf3"), options, on_log=self._log("iperf3"))
         server.start()
         self.iperf3 = server
         self.state_changed.emit()

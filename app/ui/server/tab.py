@@ -226,6 +226,10 @@ class ServerControls(QGroupBox):
         else:
             where = f" on {bind}" if bind else ""
             self.logged.emit(self._name, f"started on port {server.port}{where} (pid {server.pid})")
+            if "--server-max-duration" in server.argv:
+                self.logged.emit(self._name, "serves tests of up to an hour each")
+            for note in server.notes:
+                self.logged.emit(self._name, note)
         finally:
             self._end_busy()
         if self._error:

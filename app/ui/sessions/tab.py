@@ -103,8 +103,14 @@ class SessionTableModel(QAbstractTableModel):
                 return session.status_reason
             if column == 5 and session.conditions.notes:
                 return session.conditions.notes
-            if column == 7 and session.runs_failed:
-                return f"{session.runs_failed} of the runs failed."
+            if column == 7 and (session.runs_failed or session.runs_partial):
+                failed = f"{session.runs_failed} of the runs failed." if session.runs_failed else ""
+                partial = (
+                    f" {session.runs_partial} never finished (kept, not counted)."
+                    if session.runs_partial
+                    else ""
+                )
+                return (failed + partial).strip()
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 7:
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         return None
@@ -119,7 +125,7 @@ class SessionTableModel(QAbstractTableModel):
             "/".join(p.value.upper() for p in plan.protocols),
             "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
             describe_conditions(session.conditions),
-            session.status.value,
+            status_words(session),
             f"{session.runs_done}/{session.total_runs}",
         )
 
@@ -467,3 +473,10 @@ def _runs_text(count: int) -> str:
 def _count_text(count: int, search: str) -> str:
     found = "1 session" if count == 1 else f"{count} sessions"
     return f"{found} matching {search!r}." if search else f"{found}."
+
+
+def status_words(session: SessionRecord) -> str:
+    """A session's status as the list shows it: a completed one with failed runs says so."""
+    if session.status is SessionStatus.COMPLETED and session.runs_failed:
+        return "completed with failures"
+    return session.status.value

@@ -155,7 +155,13 @@ def _header_text(session: SessionRecord) -> str:
     )
     lines = [
         f"{describe_plan(session.plan)} — runs {session.runs_done}/{session.total_runs}"
-        + (f", {session.runs_failed} failed" if session.runs_failed else ""),
+        + (f", {session.runs_failed} failed" if session.runs_failed else "")
+        + (
+            f", {session.runs_partial} unfinished (their samples are kept; "
+            f"`linklab export --format samples` has them)"
+            if session.runs_partial
+            else ""
+        ),
         f"Conditions: {describe_conditions(session.conditions) or 'not stated'}",
     ]
     if session.conditions.notes:

@@ -1,0 +1,44 @@
+"""`linklab doctor --db [PATH] [--recover-to NEW]`: the database's integrity check in words,
+and a copy of the sessions that can still be read into a new file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.args import EXIT_FAILED, EXIT_OK
+from app.store.db import default_path
+from app.store.recover import check, recover
+
+
+def add_arguments(doctor: argparse.ArgumentParser) -> None:
+    doctor.add_argument(
+        "--db",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="check the database (default: the one in your data folder) instead of the engines",
+    )
+    doctor.add_argument(
+        "--recover-to",
+        metavar="NEW",
+        help="with --db: copy every session that can still be read to this new database file",
+    )
+
+
+def cmd_db_doctor(args: argparse.Namespace) -> int:
+    path = Path(args.db) if args.db else default_path()
+    result = check(path)
+    print(result.words(path))
+    if args.recover_to is None:
+        if not result.ok:
+            print(
+                f"LinkLab only reads this file. To copy the sessions that can still be read to "
+                f"a new file: linklab doctor --db {path} --recover-to NEW.sqlite3"
+            )
+        return EXIT_OK if result.ok else EXIT_FAILED
+    target = Path(args.recover_to)
+    recovered = recover(path, target)
+    print(recovered.words(target))
+    print(f"To use it: linklab ... --db {target} (or choose it in the window's Settings).")
+    return EXIT_OK if recovered.complete else EXIT_FAILED

@@ -1,0 +1,95 @@
+"""A run's samples on their way to the store while the run goes on: batched about once a
+second, one transaction per batch, so that a crash loses at most the last second and a long
+study keeps no samples in memory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+
+from app.domain.records import RunMetrics
+from app.domain.results import Sample
+from app.store.sessions import SessionStore
+
+FLUSH_EVERY_S = 1.0
+
+
+class SampleWriter:
+    """The samples of one run (its row begun as partial) written in batches, then the run's
+    end: finished (ok or failed), left partial, or discarded when nothing was measured."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        run_id: int,
+        *,
+        every_s: float | None = None,  # FLUSH_EVERY_S
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self._every = FLUSH_EVERY_S if every_s is None else every_s
+        self._clock = clock
+        self._pending: list[Sample] = []
+        self._written = 0  # samples already in the store (the next batch's first seq)
+        self._last = clock()
+
+    @property
+    def count(self) -> int:
+        return self._written + len(self._pending)
+
+    def add(self, sample: Sample) -> None:
+        self._pending.append(sample)
+        if self._clock() - self._last >= self._every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self.store.add_samples(self.run_id, self._written, batch)
+            self._written += len(batch)
+        self._last = self._clock()
+
+    def finish(
+        self,
+        *,
+        metrics: RunMetrics | None,
+        error_kind: str = "",
+        error: str = "",
+        attempts: int = 1,
+        started_at: str | None = None,
+        elapsed_s: float | None = None,
+        engine_version: str | None = None,
+        argv: Sequence[str] | None = None,
+        raw_output: str = "",
+        flows: Iterable[object] = (),
+    ) -> None:
+        """The run ended with a result (metrics) or an error: its last samples with it."""
+        batch, self._pending = self._pending, []
+        self.store.finish_run(
+            self.run_id,
+            metrics=metrics,
+            first_seq=self._written,
+            samples=batch,
+            error_kind=error_kind,
+            error=error,
+            attempts=attempts,
+            started_at=started_at,
+            elapsed_s=elapsed_s,
+            engine_version=engine_version,
+            argv=argv,
+            raw_output=raw_output,
+            flows=flows,
+        )
+        self._written += len(batch)
+
+    def unfinished(self, reason: str) -> bool:
+        """The run ends without a result: kept as partial when it measured anything (True),
+        its row removed when it did not."""
+        if not self.count:
+            self.store.discard_run(self.run_id)
+            return False
+        batch, self._pending = self._pending, []
+        self.store.leave_partial(self.run_id, self._written, batch, reason)
+        self._written += len(batch)
+        return True

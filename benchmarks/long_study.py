@@ -1,0 +1,118 @@
+"""Memory over a long study: a 2-hour plan (120 runs of 60 s at 0.1 s intervals, 72,000
+samples) through the real StudyRunner and store, with the fake driver standing in for the
+engine (as fast as it can go), and the window's Measure tab receiving every event offscreen.
+Prints the resident memory (RSS) at the start, in the middle and at the end of each."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.domain.plan import Peer, Plan
+from app.engine.fake import FakeDriver
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.study.events import StudyEvent
+from app.study.runner import StudyRunner
+
+PLAN = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=120, duration_s=60, interval_s=0.1)
+MB = 1024 * 1024
+
+
+def rss() -> float:
+    gc.collect()
+    return psutil.Process().memory_info().rss / MB
+
+
+def headless(folder: Path) -> None:
+    marks: list[float] = []
+
+    def observe(event: StudyEvent) -> None:
+        if type(event).__name__ == "RunFinished" and len(marks) < 3:
+            marks.append(rss())
+
+    start = rss()
+    t0 = time.monotonic()
+    with Database(folder / "headless.sqlite3") as db:
+        driver = FakeDriver(sample_every_s=0.1)
+        runner = StudyRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver})
+        outcome = runner.run()
+        samples = db.query("SELECT count(*) AS n FROM samples")[0]["n"]
+    end = rss()
+    print(
+        f"runner + store: {outcome.runs_done} runs, {samples} samples in "
+        f"{time.monotonic() - t0:.1f} s; RSS {start:.1f} MB at start, {marks[-1]:.1f} MB after "
+        f"the third run, {end:.1f} MB at the end ({end - start:+.1f} MB)"
+    )
+
+
+def window(folder: Path) -> None:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.context import AppContext
+    from app.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    context = AppContext(settings, db_path=folder / "window.sqlite3")
+    main = MainWindow(context, preset_dir=folder / "presets")
+    main.show()
+    tab = main.measure
+    app.processEvents()
+    start = rss()
+    t0 = time.monotonic()
+    count = 0
+
+    def observe(event: StudyEvent) -> None:
+        nonlocal count
+        # As the worker's queued signals deliver them: every event, on the GUI thread.
+        handler = {
+            "StudyPrepared": tab._prepared,
+            "SessionStarted": tab._session_started,
+            "RunStarted": tab._run_started,
+            "SampleArrived": tab._sample,
+            "RunFailed": tab._run_failed,
+            "PointUpdated": tab._point,
+            "Progress": tab._progress,
+        }.get(type(event).__name__)
+        if handler is not None:
+            handler(event)
+        count += 1
+        if count % 2000 == 0:
+            app.processEvents()
+
+    from app.study.events import StudyPrepared
+
+    observe(StudyPrepared(PLAN, ()))
+    with Database(folder / "window.sqlite3") as db:
+        driver = FakeDriver(sample_every_s=0.1)
+        StudyRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver}).run()
+    app.processEvents()
+    end = rss()
+    print(
+        f"window's Measure tab: {count} events in {time.monotonic() - t0:.1f} s; RSS "
+        f"{start:.1f} MB at start, {end:.1f} MB at the end ({end - start:+.1f} MB); live chart "
+        f"holds {tab.live_chart.point_count} points"
+    )
+    main.shutdown()
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        headless(Path(folder))
+        window(Path(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
