@@ -52,6 +52,9 @@ class Metric(StrEnum):
     THROUGHPUT = "throughput"
     RTT = "rtt"
     CPU = "cpu"
+    # Working latency: probes on a flow of their own before each run (idle) and during it
+    # (loaded), to LinkLab's echo on the peer, or by a fallback where it has none.
+    LATENCY = "latency"
 
 
 class RunKind(StrEnum):
@@ -81,6 +84,12 @@ class Medium(StrEnum):
 
 #: The peer that is this computer: LinkLab's own servers on the loopback.
 THIS_COMPUTER = "This computer"
+#: LinkLab's latency responder's UDP port (`linklab serve --echo-port`). Outside the block of
+#: iperf3 servers `linklab serve --count` opens from 5201 (up to 5216): an iperf3 UDP test
+#: binds its server's port for UDP too, and would collide with the responder.
+DEFAULT_ECHO_PORT = 5200
+#: Seconds of idle latency probes before each run of a plan that measures working latency.
+LATENCY_IDLE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -90,10 +99,15 @@ class Peer:
     netperf_port: int = 12865
     name: str = ""
     host6: str = ""  # the IPv6 address, when host is an IPv4 address and IPv6 is measured too
+    echo_port: int = DEFAULT_ECHO_PORT  # LinkLab's latency responder (UDP) on the peer
 
     @classmethod
-    def this_computer(cls, iperf3_port: int = 5201, netperf_port: int = 12865) -> Peer:
-        return cls("127.0.0.1", iperf3_port, netperf_port, THIS_COMPUTER, host6="::1")
+    def this_computer(
+        cls, iperf3_port: int = 5201, netperf_port: int = 12865, echo_port: int = DEFAULT_ECHO_PORT
+    ) -> Peer:
+        return cls(
+            "127.0.0.1", iperf3_port, netperf_port, THIS_COMPUTER, host6="::1", echo_port=echo_port
+        )
 
     @property
     def is_this_computer(self) -> bool:
@@ -194,7 +208,8 @@ class Plan:
     @property
     def kinds(self) -> list[RunKind]:
         kinds = []
-        if Metric.THROUGHPUT in self.metrics or Metric.CPU in self.metrics:
+        # Working latency is measured under the load of the stream runs.
+        if {Metric.THROUGHPUT, Metric.CPU, Metric.LATENCY} & set(self.metrics):
             kinds.append(RunKind.STREAM)
         if Metric.RTT in self.metrics:
             kinds.append(RunKind.RR)
@@ -234,7 +249,10 @@ class Plan:
         for value in self.values:
             duration = value if self.variable is Variable.DURATION else self.duration_s
             per_point.append(duration + self.omit_s + self.pause_s + overhead_s)
-        return sum(per_point) * len(self.series) * self.repetitions * len(self.kinds)
+        total = sum(per_point) * len(self.series) * self.repetitions * len(self.kinds)
+        if Metric.LATENCY in self.metrics:  # the idle probes before each stream run
+            total += LATENCY_IDLE_S * len(self.series) * len(self.values) * self.repetitions
+        return total
 
     def iperf3_port(self, key: RunKey) -> int:
         """Concurrent series each talk to their own server: port, port + 1, ..."""

@@ -52,7 +52,14 @@ METRIC_FIELDS = (
     "cpu_host_mean_pct",
     "cpu_host_peak_pct",
     "transactions_per_s",
+    "latency_idle_ms",
+    "latency_ms",
+    "latency_p90_ms",
+    "latency_loss_pct",
+    "latency_method",
 )
+#: Metric fields that hold words, not numbers (how the latency was measured).
+TEXT_METRIC_FIELDS = frozenset({"latency_method"})
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,14 @@ class RunMetrics:
     cpu_host_mean_pct: float | None = None  # psutil, sampled by LinkLab during the run
     cpu_host_peak_pct: float | None = None
     transactions_per_s: float | None = None
+    # Working latency (plans with the latency metric): the median round trip of the probes
+    # before the run (idle) and during it (loaded), the loaded p90 and share of probes lost,
+    # and the method: udp-echo, tcp-connect or netperf-rr (app.engine.probe_results).
+    latency_idle_ms: float | None = None
+    latency_ms: float | None = None
+    latency_p90_ms: float | None = None
+    latency_loss_pct: float | None = None
+    latency_method: str | None = None
 
     @classmethod
     def from_result(

@@ -77,7 +77,7 @@ class EngineDriver(ABC):
 class Iperf3Driver(EngineDriver):
     engine = Engine.IPERF3
     limits = limits.IPERF3
-    metrics = frozenset({Metric.THROUGHPUT, Metric.CPU})
+    metrics = frozenset({Metric.THROUGHPUT, Metric.CPU, Metric.LATENCY})
     directions = frozenset(Direction)
     sweeps = frozenset(Variable)
     concurrent = True

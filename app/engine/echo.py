@@ -12,12 +12,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.domain.plan import DEFAULT_ECHO_PORT as DEFAULT_ECHO_PORT  # defined with the peer
 from app.engine.errors import EchoPortBusy, EchoStartFailed
 from app.engine.validate import check_port
-
-# Outside the block of iperf3 servers `linklab serve --count` opens from 5201 (up to 5216): an
-# iperf3 UDP test binds its server's port for UDP too, and would collide with the responder.
-DEFAULT_ECHO_PORT = 5200
 
 MAGIC = b"LLpr"
 VERSION = 1

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from app.domain.net import IpVersion
-from app.engine.errors import EngineError
+from app.engine.echo import EchoResponder
+from app.engine.errors import EchoStartFailed, EngineError
 from app.engine.netinfo import free_block, free_port, ipv6_available
 from app.engine.servers import LocalServer, ServerOptions, ServerStartFailed, iperf3_server
 from app.engine.servers import netserver as netserver_for
@@ -20,8 +21,8 @@ LogCallback = Callable[[str, str], None]  # (server name, line)
 
 
 class LoopbackServers:
-    """The iperf3 servers (count of them on consecutive ports, for concurrent series) and the
-    netserver that a study against this computer talks to."""
+    """The iperf3 servers (count of them on consecutive ports, for concurrent series), the
+    netserver and LinkLab's latency responder that a study against this computer talks to."""
 
     def __init__(self, on_log: LogCallback | None = None) -> None:
         self._on_log = on_log
@@ -29,6 +30,8 @@ class LoopbackServers:
         self._netserver: list[LocalServer] = []
         self._shape: tuple[int, frozenset[IpVersion]] = (0, frozenset())
         self._netserver_versions: frozenset[IpVersion] = frozenset()
+        self._echo: EchoResponder | None = None
+        self._echo_versions: frozenset[IpVersion] = frozenset()
 
     @property
     def iperf3_port(self) -> int | None:
@@ -37,6 +40,11 @@ class LoopbackServers:
     @property
     def netserver_port(self) -> int | None:
         return min((s.port for s in self._netserver), default=None)
+
+    @property
+    def echo_port(self) -> int | None:
+        """The latency responder's UDP port, while it runs."""
+        return self._echo.port if self._echo is not None and self._echo.running else None
 
     @property
     def servers(self) -> list[LocalServer]:
@@ -54,9 +62,11 @@ class LoopbackServers:
         ip_versions: Iterable[IpVersion] = (IpVersion.V4,),
         need_netserver: bool = False,
         count: int = 1,
+        echo_port: int | None = None,
     ) -> tuple[int, int]:
         """Start (or keep) the servers a study needs; returns the first iperf3 port and the
-        netserver port (the preferred one when no netserver is needed)."""
+        netserver port (the preferred one when no netserver is needed). With echo_port, the
+        latency responder runs too, on that port when it is free (see echo_port)."""
         versions = frozenset(ip_versions)
         if IpVersion.V6 in versions and not ipv6_available():
             raise EngineError(
@@ -72,6 +82,8 @@ class LoopbackServers:
             self._stop(self._netserver)
             self._netserver = self._start_netserver(netserver_port, versions)
             self._netserver_versions = versions
+        if echo_port is not None and not (self.echo_port and self._echo_versions == versions):
+            self._start_echo(echo_port, versions)
         port = self.iperf3_port
         assert port is not None
         return port, self.netserver_port or netserver_port
@@ -81,6 +93,29 @@ class LoopbackServers:
         self._stop(self._netserver)
         self._iperf3, self._netserver = [], []
         self._shape = (0, frozenset())
+        self._stop_echo()
+
+    def _start_echo(self, preferred: int, versions: frozenset[IpVersion]) -> None:
+        """The responder on the loopback of each IP version; left off when no port can be
+        had (latency then falls back to connection times, saying so)."""
+        self._stop_echo()
+        addresses = [LOOPBACK[v] for v in sorted(versions)]
+        iperf3_ports = {s.port for s in self._iperf3}
+        for port in (preferred, 0):
+            if port in iperf3_ports:
+                continue  # an iperf3 UDP test binds its own port for UDP too
+            responder = EchoResponder(port, addresses)
+            try:
+                responder.start()
+            except EchoStartFailed:
+                continue
+            self._echo, self._echo_versions = responder, versions
+            return
+
+    def _stop_echo(self) -> None:
+        if self._echo is not None:
+            self._echo.stop()
+        self._echo, self._echo_versions = None, frozenset()
 
     # -- starting --------------------------------------------------------------------------
     def _start_iperf3(

@@ -89,6 +89,11 @@ class Prober:
         self._stop.set()
         self.wait(2.0)
 
+    def request_stop(self) -> None:
+        """Ask the thread to stop without waiting for it (a stop from another thread that
+        must not block); stop() or wait() then joins it."""
+        self._stop.set()
+
     def wait(self, timeout: float | None = None) -> bool:
         """True once the prober has finished (duration over, or stopped)."""
         if self._thread is None:

@@ -14,7 +14,13 @@ from app.domain.net import Flow
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
 from app.store.db import Database
-from app.store.rows import RUN_COLUMNS, StoredRun, StoredSession, run_from_row, session_from_row
+from app.store.rows import (
+    StoredRun,
+    StoredSession,
+    readable_run_columns,
+    run_from_row,
+    session_from_row,
+)
 from app.store.sessions import SessionStore
 
 SAMPLE_COLUMNS = (
@@ -143,7 +149,8 @@ def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
 def _runs(conn: sqlite3.Connection, session_id: str) -> tuple[list[StoredRun], int]:
     rows = _scan(
         conn,
-        f"SELECT id, {RUN_COLUMNS} FROM runs WHERE session_id = ? ORDER BY id {{order}}",
+        f"SELECT id, {readable_run_columns(conn)} FROM runs WHERE session_id = ? "
+        f"ORDER BY id {{order}}",
         (session_id,),
     )
     runs: list[StoredRun] = []

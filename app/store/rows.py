@@ -26,6 +26,26 @@ RUN_COLUMNS = (
     "argv_json, raw_output, flows_json, " + ", ".join(METRIC_FIELDS)
 )
 
+
+def readable_run_columns(conn: sqlite3.Connection) -> str:
+    """RUN_COLUMNS as a SELECT list for the runs table this connection holds: a file of an
+    older schema that is only read (damaged, or being recovered, so never migrated) gives
+    NULL for the columns it lacks."""
+    try:
+        present = {str(row[1]) for row in conn.execute("PRAGMA table_info(runs)")}
+    except sqlite3.DatabaseError:
+        return RUN_COLUMNS
+    return run_columns_for(present)
+
+
+def run_columns_for(present: set[str]) -> str:
+    """RUN_COLUMNS with NULL for the columns not present (none known: all of them)."""
+    names = [name.strip() for name in RUN_COLUMNS.split(",")]
+    if not present or all(name in present for name in names):
+        return RUN_COLUMNS
+    return ", ".join(name if name in present else f"NULL AS {name}" for name in names)
+
+
 SESSION_SELECT = (
     "SELECT s.*, p.host AS peer_host, "
     "coalesce(sum(r.status IN ('ok', 'failed')), 0) AS runs_done, "

@@ -176,4 +176,15 @@ _V2 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+# Version 3: working latency per run (plans with the latency metric): the median round trip
+# of the probes before the run and during it, the loaded p90 and loss, and the method used.
+# Older runs have none (NULL).
+_V3 = [
+    "ALTER TABLE runs ADD COLUMN latency_idle_ms REAL",
+    "ALTER TABLE runs ADD COLUMN latency_ms REAL",
+    "ALTER TABLE runs ADD COLUMN latency_p90_ms REAL",
+    "ALTER TABLE runs ADD COLUMN latency_loss_pct REAL",
+    "ALTER TABLE runs ADD COLUMN latency_method TEXT",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]

@@ -34,6 +34,7 @@ from app.store.rows import (
     insert_samples,
     owner_alive,
     plain,
+    run_columns_for,
     run_from_row,
     session_from_row,
     this_owner,
@@ -48,6 +49,21 @@ class SessionStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._run_columns: str | None = None
+
+    @property
+    def run_columns(self) -> str:
+        """The runs' columns to select (NULL for those an older file that is only read
+        lacks)."""
+        if self._run_columns is None:
+            self._run_columns = RUN_COLUMNS  # a writable file was migrated when it opened
+            if self.db.readonly:
+                try:
+                    rows = self.db.query("PRAGMA table_info(runs)")
+                except StoreError:
+                    return RUN_COLUMNS  # the damage is said where the runs are read
+                self._run_columns = run_columns_for({str(r[1]) for r in rows})
+        return self._run_columns
 
     # -- sessions ------------------------------------------------------------------------------
     def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
@@ -420,7 +436,7 @@ class SessionStore:
         raw = "raw_output" if with_raw else "'' AS raw_output"
         finished = "" if partial else " AND status != 'partial'"
         rows = self.db.query(
-            f"SELECT id, {RUN_COLUMNS.replace('raw_output', raw)} FROM runs "
+            f"SELECT id, {self.run_columns.replace('raw_output', raw)} FROM runs "
             f"WHERE session_id = ?{finished} ORDER BY id",
             (session_id,),
         )
@@ -428,7 +444,7 @@ class SessionStore:
 
     def run(self, session_id: str, run_id: int) -> RunRecord:
         rows = self.db.query(
-            f"SELECT id, {RUN_COLUMNS} FROM runs WHERE session_id = ? AND id = ?",
+            f"SELECT id, {self.run_columns} FROM runs WHERE session_id = ? AND id = ?",
             (session_id, run_id),
         )
         if not rows:

@@ -20,6 +20,7 @@ from app.domain.plan import Plan, RunKey, RunKind
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import (
     METRIC_FIELDS,
+    TEXT_METRIC_FIELDS,
     RunMetrics,
     RunRecord,
     SessionRecord,
@@ -51,6 +52,10 @@ MAX_DEPTH = 32  # nesting of the environment and the flow summaries
 _MAX_INT = 2**63 - 1  # SQLite's INTEGER
 _ID = re.compile(r"[0-9a-f]{32}")
 _INT_METRICS = frozenset({"bytes_sent", "bytes_received", "retransmits", "lost_packets", "packets"})
+#: Metrics LinkLab added after the first exchange files: a file without them still imports.
+_LATER_METRICS = frozenset(
+    {"latency_idle_ms", "latency_ms", "latency_p90_ms", "latency_loss_pct", "latency_method"}
+)
 _SAMPLE_FLOATS = ("bits_per_second", "rtt_ms", "jitter_ms")
 _SAMPLE_INTS = ("bytes", "retransmits", "cwnd_bytes", "lost_packets", "packets")
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
@@ -400,9 +405,7 @@ def _run(item: object, number: int, plan: Plan, sid: str, label: str) -> Exchang
         engine=obj.text("engine", MAX_SHORT),
         engine_version=obj.text("engine_version", MAX_SHORT),
         argv=tuple(argv),
-        metrics=RunMetrics(
-            **{k: metrics.number(k, whole=k in _INT_METRICS, optional=True) for k in METRIC_FIELDS}
-        ),
+        metrics=RunMetrics(**{k: _metric(metrics, k) for k in METRIC_FIELDS}),
         raw_output=obj.text("raw_output", MAX_RAW),
     )
     samples = obj.array("samples", MAX_SAMPLES)
@@ -411,6 +414,15 @@ def _run(item: object, number: int, plan: Plan, sid: str, label: str) -> Exchang
         tuple(_sample(s, n, obj.subject) for n, s in enumerate(samples, 1)),
         obj.json_text("flows", list, MAX_TEXT) if "flows" in obj.data else "[]",
     )
+
+
+def _metric(metrics: _Obj, key: str) -> Any:
+    """One run metric; one a file from an older LinkLab lacks (working latency) is None."""
+    if key in _LATER_METRICS and key not in metrics.data:
+        return None
+    if key in TEXT_METRIC_FIELDS:
+        return None if metrics.get(key) is None else metrics.text(key, MAX_SHORT)
+    return metrics.number(key, whole=key in _INT_METRICS, optional=True)
 
 
 def _sample(item: object, number: int, run_label: str) -> Sample:
