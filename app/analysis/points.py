@@ -19,6 +19,11 @@ METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = (
     ("jitter_ms", lambda r: r.metrics.jitter_ms),
     ("loss_pct", lambda r: r.metrics.loss_pct),
     ("retransmits", lambda r: r.metrics.retransmits),
+    # Working latency: each run's median probe round trip before it (idle) and during it.
+    ("latency_idle_ms", lambda r: r.metrics.latency_idle_ms),
+    ("latency_ms", lambda r: r.metrics.latency_ms),
+    ("latency_p90_ms", lambda r: r.metrics.latency_p90_ms),
+    ("latency_loss_pct", lambda r: r.metrics.latency_loss_pct),
 )
 
 

@@ -55,6 +55,11 @@ def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -
         reasons.setdefault(
             "concurrent", "Running series at the same time needs two series, e.g. TCP and UDP."
         )
+    if Metric.LATENCY not in plan.metrics:
+        reasons["echo_port"] = (
+            "The latency responder is probed only for working latency: tick Working latency "
+            "on the Study page to measure it."
+        )
     if plan.order is not Order.SHUFFLED:
         reasons["seed"] = "The seed orders a shuffled plan only: choose the order Shuffled."
     if plan.variable in _SWEPT:

@@ -4,7 +4,7 @@ default session name, so that a preset or an exercise can say what it set."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.domain.net import Direction, IpVersion, Protocol
@@ -18,6 +18,7 @@ from app.domain.plan import (
     Security,
     Variable,
 )
+from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import format_rate
 
@@ -52,7 +53,12 @@ DIRECTION_WORDS = {
     Direction.DOWN: "download",
     Direction.BIDIR: "both at once",
 }
-METRIC_WORDS = {Metric.THROUGHPUT: "throughput", Metric.RTT: "RTT", Metric.CPU: "CPU"}
+METRIC_WORDS = {
+    Metric.THROUGHPUT: "throughput",
+    Metric.RTT: "RTT",
+    Metric.CPU: "CPU",
+    Metric.LATENCY: "working latency",
+}
 
 
 def _and(words: list[str]) -> str:
@@ -245,3 +251,32 @@ def describe_environment(environment: Mapping[str, Any]) -> list[str]:
             said.append(f"signal {signal} dBm")
         lines.append("Wi-Fi: " + ", ".join(said))
     return lines
+
+
+#: How working latency was measured, in words (the method names of app.engine.probe_results).
+LATENCY_METHOD_WORDS = {
+    "udp-echo": "LinkLab's UDP echo on the peer",
+    "tcp-connect": "TCP connection time to the peer's server",
+    "netperf-rr": "netperf's request/response test",
+}
+
+
+def latency_methods(runs: Sequence[RunRecord]) -> dict[str, int]:
+    """Each latency method the runs used, with how many runs used it."""
+    found: dict[str, int] = {}
+    for run in runs:
+        method = run.metrics.latency_method
+        if method:
+            found[method] = found.get(method, 0) + 1
+    return found
+
+
+def describe_latency(runs: Sequence[RunRecord]) -> str:
+    """'Working latency by tcp-connect (TCP connection time to the peer's server), 6 runs';
+    empty when no run measured it."""
+    parts = [
+        f"{method} ({LATENCY_METHOD_WORDS.get(method, method)}), {count} run"
+        + ("s" if count != 1 else "")
+        for method, count in latency_methods(runs).items()
+    ]
+    return f"Working latency by {'; '.join(parts)}" if parts else ""

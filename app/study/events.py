@@ -42,6 +42,27 @@ class SampleArrived:
 
 
 @dataclass(frozen=True)
+class LatencyNote:
+    """About working latency, in a sentence: how it is measured against the peer (said once
+    per IP version before the first run that measures it; method set), or why it is not, or
+    what went wrong with a run's probes (method empty)."""
+
+    method: str  # udp-echo, tcp-connect, netperf-rr; "" when the sentence names no method
+    sentence: str
+
+
+@dataclass(frozen=True)
+class LatencyProbed:
+    """A batch of a run's latency probes: idle ones before the engine starts (at negative
+    times), loaded ones while it runs. rtts_ms[i] is None for a probe that was lost."""
+
+    key: RunKey
+    phase: str  # "idle" or "loaded"
+    times_s: tuple[float, ...]  # since the engine started
+    rtts_ms: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
 class RunFinished:
     key: RunKey
     value: float
@@ -110,6 +131,8 @@ StudyEvent = (
     | SessionStarted
     | RunStarted
     | SampleArrived
+    | LatencyNote
+    | LatencyProbed
     | RunFinished
     | RunFailed
     | PointUpdated

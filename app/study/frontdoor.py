@@ -19,7 +19,7 @@ from typing import Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
-from app.domain.plan import Engine, Plan, Security
+from app.domain.plan import Engine, Metric, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
@@ -269,8 +269,12 @@ class FrontDoor:
             ip_versions=plan.ip_versions,
             need_netserver=plan.engine is Engine.NETPERF,
             count=len(plan.series) if plan.concurrent else 1,
+            echo_port=plan.peer.echo_port if Metric.LATENCY in plan.metrics else None,
         )
         peer = replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+        echo_port = self.loopback.echo_port
+        if Metric.LATENCY in plan.metrics and echo_port is not None:
+            peer = replace(peer, echo_port=echo_port)
         return replace(plan, peer=peer)
 
     def _check_peer(self, plan: Plan) -> tuple[Plan, list[str]]:
@@ -326,6 +330,7 @@ class FrontDoor:
         *,
         iperf3_port: int | None = None,
         netserver_port: int | None = None,
+        echo_port: int | None = None,
     ) -> StudyRun:
         """The missing runs of a stored session, with its own plan (this computer's servers
         are started again when it measured against this computer; a peer whose servers moved
@@ -346,6 +351,7 @@ class FrontDoor:
                 peer,
                 iperf3_port=iperf3_port or peer.iperf3_port,
                 netperf_port=netserver_port or peer.netperf_port,
+                echo_port=echo_port or peer.echo_port,
             )
             plan = replace(plan, peer=peer)
         observer(StudyPrepared(plan, ()))

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Variable
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Variable
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.limits import Span
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
@@ -78,7 +78,11 @@ def _peer_problems(plan: Plan) -> list[tuple[str, str]]:
                 f"name or its IPv4 address.",
             )
         )
-    for port_field, port in (("port", peer.iperf3_port), ("netperf_port", peer.netperf_port)):
+    for port_field, port in (
+        ("port", peer.iperf3_port),
+        ("netperf_port", peer.netperf_port),
+        ("echo_port", peer.echo_port),
+    ):
         try:
             check_port(port)
         except BadOption as err:
@@ -122,7 +126,11 @@ def _structure(plan: Plan, check: Check) -> None:
         "max_consecutive_failures",
         "Allowed consecutive failures must be between 1 and 1000.",
     )
-    check(bool(plan.metrics), "metrics", "Choose at least one metric: throughput, RTT or CPU.")
+    check(
+        bool(plan.metrics),
+        "metrics",
+        "Choose at least one metric: throughput, RTT, CPU or working latency.",
+    )
     if plan.early_stop is not None:
         check(
             0 < plan.early_stop.relative_ci < 1,
@@ -197,6 +205,12 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
         "Only UDP runs have a target bitrate: choose UDP to sweep it.",
     )
     if plan.concurrent:
+        check(
+            Metric.LATENCY not in plan.metrics,
+            "concurrent",
+            "Working latency is measured one run at a time: turn off running the series at "
+            "the same time, or leave working latency out.",
+        )
         check(
             driver.concurrent,
             "concurrent",

@@ -11,9 +11,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
-import psutil
+from dataclasses import dataclass, replace
 
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
@@ -27,9 +25,13 @@ from app.engine.errors import (
     ServerBusy,
     StoppedByUser,
 )
+from app.engine.latency import MethodChoice
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
+from app.study.cpu_sampler import CpuSampler
 from app.study.events import (
+    LatencyNote,
+    LatencyProbed,
     PointUpdated,
     Progress,
     RunFailed,
@@ -48,8 +50,11 @@ from app.study.shaping import (
     peer_addresses,
     route_interfaces,
 )
+from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
 Observer = Callable[[StudyEvent], None]
+#: Makes the working-latency part of a plan that measures it (tests give their own probes).
+LatencyFactory = Callable[[Plan, ChoiceCallback], WorkingLatency]
 STOPPED = "Stopped by the user."
 
 
@@ -109,6 +114,7 @@ class StudyRunner:
         retry: RetryPolicy = RetryPolicy(),
         drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
+        latency: LatencyFactory = WorkingLatency,
     ) -> None:
         self.store = store
         self.plan = plan
@@ -122,6 +128,11 @@ class StudyRunner:
         self._lock = threading.Lock()
         self.session_id: str | None = resume_session
         self._reason = reason  # said with the outcome when nothing else is (skipped series)
+        self._latency_notes: list[str] = []  # how working latency was measured, said at the end
+        self._probes: set[RunProbes] = set()
+        self._latency: WorkingLatency | None = None
+        if WorkingLatency.wanted(plan):
+            self._latency = latency(plan, self._latency_chosen)
 
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -129,8 +140,11 @@ class StudyRunner:
         self._stop.set()
         with self._lock:
             current = list(self._current)
+            probes = list(self._probes)
         for run in current:
             run.cancel()
+        for probe in probes:
+            probe.cancel()
 
     @property
     def stopping(self) -> bool:
@@ -223,7 +237,7 @@ class StudyRunner:
             if loss is not None:
                 loss.clear()  # never leave the rule behind, whatever happened
         if status is SessionStatus.COMPLETED:
-            status, reason = verdict(records, reason)
+            status, reason = verdict(records, " ".join([reason, *self._latency_notes]).strip())
         finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
         self._emit(SessionFinished(session_id, status, reason, finished_runs, failed))
@@ -284,6 +298,7 @@ class StudyRunner:
         attempt = 0
         while True:
             attempt += 1
+            probes = self._run_probes(key)
             run = self._driver.start(self.plan, key)
             self._emit(RunStarted(key, value, run.argv, attempt))
             started_at = time.time()
@@ -303,18 +318,25 @@ class StudyRunner:
             sampler = CpuSampler()
             with self._lock:
                 self._current.add(run)
+                if probes is not None:
+                    self._probes.add(probes)
             try:
-                if self._stop.is_set():
+                if self._stop.is_set() or (probes is not None and not probes.idle()):
                     writer.unfinished(STOPPED)
                     return None
+                if probes is not None:
+                    probes.started()
                 with sampler:
                     for event in run.events():
                         if isinstance(event, Sample):
                             if not event.omitted:
                                 writer.add(event)
+                                if probes is not None:
+                                    probes.loaded()  # the engine's test is under way
                             self._emit(SampleArrived(key, event))
                 result = run.result
                 assert result is not None
+                figures = probes.figures() if probes is not None else None
             except StoppedByUser:
                 writer.unfinished(STOPPED)
                 return None
@@ -345,7 +367,15 @@ class StudyRunner:
             finally:
                 with self._lock:
                     self._current.discard(run)
+                    if probes is not None:
+                        self._probes.discard(probes)
+                if probes is not None:
+                    probes.close()
             metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
+            if figures is not None:
+                metrics = replace(metrics, **figures.metric_fields())
+                if probes is not None and probes.problem:
+                    self._emit(LatencyNote("", probes.problem))
             writer.finish(
                 metrics=metrics,
                 attempts=attempt,
@@ -358,6 +388,21 @@ class StudyRunner:
             )
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
+
+    # -- working latency -----------------------------------------------------------------------
+    def _run_probes(self, key: RunKey) -> RunProbes | None:
+        if self._latency is None:
+            return None
+
+        def probed(phase: Phase, batch: list[tuple[float, float | None]]) -> None:
+            times = tuple(t for t, _ in batch)
+            self._emit(LatencyProbed(key, phase.value, times, tuple(r for _, r in batch)))
+
+        return self._latency.probes(key, probed)
+
+    def _latency_chosen(self, choice: MethodChoice | None, sentence: str) -> None:
+        self._latency_notes.append(sentence)
+        self._emit(LatencyNote(choice.method.value if choice is not None else "", sentence))
 
     def _stored(self, session_id: str, run_id: int) -> RunRecord:
         return self.store.run(session_id, run_id)
@@ -424,34 +469,3 @@ class StudyRunner:
 
 def _transient(err: LinkLabError) -> bool:
     return isinstance(err, ServerBusy | ConnectionRefused) and err.transient
-
-
-class CpuSampler:
-    """This host's CPU load during a run, sampled with psutil every half second."""
-
-    def __init__(self, period_s: float = 0.5) -> None:
-        self._period = period_s
-        self._values: list[float] = []
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._sample, name="cpu-sampler", daemon=True)
-
-    def __enter__(self) -> CpuSampler:
-        psutil.cpu_percent(interval=None)  # primes the counter
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._done.set()
-        self._thread.join(timeout=2)
-
-    def _sample(self) -> None:
-        while not self._done.wait(self._period):
-            self._values.append(psutil.cpu_percent(interval=None))
-
-    @property
-    def mean(self) -> float | None:
-        return statistics.fmean(self._values) if self._values else None
-
-    @property
-    def peak(self) -> float | None:
-        return max(self._values) if self._values else None
