@@ -7,9 +7,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.analysis.pairs import ALPHA, METRIC_INFO, ComparedPoint, PairComparison
+from app.analysis.pairs import (
+    ALPHA,
+    LOADED_METRICS,
+    METRIC_INFO,
+    ComparedPoint,
+    PairComparison,
+)
 from app.analysis.pairs import format_difference as amount
+from app.domain.net import Direction
 from app.domain.units import MINUS, format_p
+
+#: The load a working latency was measured under, as a finding says it.
+LOAD_WORDS = {
+    Direction.UP: "under upload load",
+    Direction.DOWN: "under download load",
+    Direction.BIDIR: "under load in both directions",
+}
 
 if TYPE_CHECKING:
     from app.analysis.pairs import Comparison
@@ -79,10 +93,24 @@ def pair_findings(pair: PairComparison, metric: str, unit: str, variable: str) -
             else ""
         )
         assert point.p_holm is not None
+        tested_p = f"({_p('p', point.p_value)}, {_p('Holm-adjusted p', point.p_holm)})"
+        if metric in LOADED_METRICS:
+            # "At 1408 B, under upload load, WPA2 added 212 ms (35.0 %) of working latency
+            # against open": latency is what a setting adds, under the load it was measured in.
+            load = LOAD_WORDS[pair.other.direction]
+            what = (
+                f"added {amount(metric, diff)}{relative} of {name} against {base}"
+                if diff > 0
+                else f"had {amount(metric, diff)}{relative} less {name} than {base}"
+            )
+            sentences.append(
+                f"At {_where(point.value, unit)}, {load}, {other} {what} {tested_p}: "
+                f"{winner} is better there than {loser}."
+            )
+            continue
         sentences.append(
             f"At {_where(point.value, unit)}, {other} had {amount(metric, diff)}{relative} "
-            f"{more} {name} than {base} ({_p('p', point.p_value)}, "
-            f"{_p('Holm-adjusted p', point.p_holm)}): {winner} is better there than {loser}."
+            f"{more} {name} than {base} {tested_p}: {winner} is better there than {loser}."
         )
     quiet = [p for p in tested if not p.significant]
     if quiet and not significant:

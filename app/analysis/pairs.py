@@ -27,9 +27,14 @@ METRIC_INFO = {
     "cpu_remote_pct": ("CPU on the peer", "%", False),
     "jitter_ms": ("jitter", "ms", False),
     "loss_pct": ("loss", "%", False),
+    "latency_ms": ("working latency", "ms", False),
+    "latency_idle_ms": ("idle latency", "ms", False),
+    "latency_p90_ms": ("working latency (p90)", "ms", False),
 }
 #: Percentages whose differences are said in percentage points, not in per cent of a per cent.
 PERCENT_METRICS = frozenset({"loss_pct", "cpu_local_pct", "cpu_remote_pct"})
+#: Latencies measured under the run's load: findings say which load ("under upload load").
+LOADED_METRICS = frozenset({"latency_ms", "latency_p90_ms"})
 #: The names a user types (as in `linklab run --metric`) for the comparable metrics; the
 #: stored names (throughput_bps, rtt_ms, ...) are accepted too.
 METRIC_NAMES = {
@@ -39,6 +44,9 @@ METRIC_NAMES = {
     "cpu-peer": "cpu_remote_pct",
     "jitter": "jitter_ms",
     "loss": "loss_pct",
+    "latency": "latency_ms",
+    "latency-idle": "latency_idle_ms",
+    "latency-p90": "latency_p90_ms",
 }
 
 

@@ -292,3 +292,52 @@ def test_no_finding_calls_a_side_better_without_a_significant_difference(
         if point.significant:
             assert point.p_holm is not None and point.p_holm < 0.05
             assert point.p_value is not None and point.p_value <= point.p_holm
+
+
+def test_latency_findings_say_what_a_setting_added_under_which_load(
+    store: SessionStore,
+) -> None:
+    def latency_session(security: Security, loaded: list[float], idle: float) -> SessionRecord:
+        plan = Plan(
+            peer=Peer("lab-peer"),
+            values=(1408,),
+            repetitions=len(loaded),
+            duration_s=10,
+            name=security.value,
+            conditions=Conditions(security=security),
+        )
+        sid = store.create_session(plan)
+        for rep, ms in enumerate(loaded, start=1):
+            metrics = RunMetrics(
+                throughput_bps=9e6, latency_ms=ms, latency_idle_ms=idle, latency_method="udp-echo"
+            )
+            key = RunKey(Protocol.TCP, IpVersion.V4, 0, rep)
+            store.add_run(
+                sid,
+                key,
+                1408,
+                metrics=metrics,
+                started_at=utc_now(),
+                elapsed_s=10.0,
+                engine="iperf3",
+            )
+        store.finish(sid, SessionStatus.COMPLETED)
+        return store.get(sid)
+
+    open_ = latency_session(Security.OPEN, [30.2, 31.0, 29.5, 30.8], 0.40)
+    wpa2 = latency_session(Security.WPA2, [242.0, 240.5, 243.1, 241.7], 0.41)
+    items = []
+    for session in (open_, wpa2):
+        items += series_data(session, store.runs(session.id), "latency_ms")
+    comparison = compare(items, "latency_ms")
+    text = " ".join(comparison.findings)
+    assert "At 1408 B, under upload load, TCP · IPv4 · WPA2 added 211 ms (" in text
+    assert "of working latency against TCP · IPv4 · Open (p < 0.001" in text
+    assert "TCP · IPv4 · Open is better there than TCP · IPv4 · WPA2" in text
+    (pair,) = comparison.pairs
+    assert pair.points[0].significant
+    # The other way round, the lower latency is what is better.
+    reverse = compare(list(reversed(items)), "latency_ms")
+    assert "Open had 211 ms (87.4 %) less working latency than TCP · IPv4 · WPA2" in " ".join(
+        reverse.findings
+    )
