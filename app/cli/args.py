@@ -47,6 +47,11 @@ def add_port_arguments(
     )
 
 
+def add_echo_port_argument(parser: argparse.ArgumentParser, text: str) -> None:
+    """--echo-port: the UDP port of LinkLab's latency responder on the peer."""
+    parser.add_argument("--echo-port", type=number(int, 1, 65535), metavar="N", help=text)
+
+
 def within(span: str, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
     """A number within what some engine accepts for this setting (the chosen engine's own
     limit is checked with the plan): the limits come from the engines' drivers."""

@@ -10,7 +10,9 @@ from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import format_rate
+from app.study.describe import latency_methods
 from app.study.events import (
+    LatencyNote,
     Progress,
     RunFailed,
     RunStarted,
@@ -47,6 +49,8 @@ class ProgressPrinter:
         elif isinstance(event, SessionStarted):
             resumed = f", resuming after {event.already_done}" if event.already_done else ""
             self._print(f"Session {event.session_id[:8]}: {event.total_runs} runs{resumed}.")
+        elif isinstance(event, LatencyNote):
+            self._print(event.sentence)  # how working latency is measured, or why it is not
         elif isinstance(event, RunFailed):
             retry = " Trying again." if event.will_retry else ""
             self._print(f"Run failed: {event.sentence}{retry}")
@@ -130,6 +134,8 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
     data = session_summary(session)
     data["environment"] = session.environment  # this computer, the link, engines, Wi-Fi
     data["points"] = [p.as_dict() for p in point_summaries(session.plan, runs)]
+    # How working latency was measured: method name -> runs (empty when it was not).
+    data["latency_methods"] = latency_methods(runs)
     if session.plan.concurrent:
         data["shares"] = [
             {
@@ -151,12 +157,15 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
 
 
 def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
-    """A readable table of the point summaries (throughput, and RTT when measured)."""
+    """A readable table of the point summaries (throughput, and RTT and working latency when
+    measured)."""
     plan = session.plan
     points = point_summaries(plan, runs)
     has_rtt = any(p.metrics["rtt_ms"].n for p in points)
+    has_latency = any(p.metrics["latency_ms"].n or p.metrics["latency_idle_ms"].n for p in points)
     header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
     header += f" {'95 % CI ±':>12}" + (f" {'RTT ms':>9}" if has_rtt else "")
+    header += f" {'idle ms':>9} {'loaded ms':>9}" if has_latency else ""
     out.write(header + "\n")
     for point in points:
         tp = point.metrics["throughput_bps"]
@@ -167,6 +176,10 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
         if has_rtt:
             rtt = point.metrics["rtt_ms"].mean
             line += f" {rtt:>9.3f}" if rtt is not None else f" {'—':>9}"
+        if has_latency:
+            for name in ("latency_idle_ms", "latency_ms"):
+                value = point.metrics[name].mean
+                line += f" {value:>9.3f}" if value is not None else f" {'—':>9}"
         if point.failed:
             line += f"  ({point.failed} failed)"
         out.write(line + "\n")

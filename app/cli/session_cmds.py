@@ -15,7 +15,12 @@ from app.domain.records import SessionRecord
 from app.report.csv_export import points_csv, runs_csv, write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.describe import describe_conditions, describe_environment, local_time
+from app.study.describe import (
+    describe_conditions,
+    describe_environment,
+    describe_latency,
+    local_time,
+)
 from app.study.exchange import (
     EXCHANGE_SUFFIX,
     dumps_exchange,
@@ -104,6 +109,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             print(json.dumps(session_json(session, runs), indent=2))
         else:
             _show(session)
+            if latency := describe_latency(runs):
+                print(f"  latency     {latency.removeprefix('Working latency ')}")
             print_points(session, runs)
         return EXIT_OK
     if action == "rename":
@@ -167,7 +174,8 @@ def _show(session: SessionRecord) -> None:
     print(f"Session {session.id}")
     print(f"  name        {session.name or '—'}")
     print(f"  peer        {session.peer_host} ({plan.engine.value})")
-    print(f"  status      {session.status.value} {session.status_reason}".rstrip())
+    reason = f". {session.status_reason}" if session.status_reason else ""
+    print(f"  status      {session.status.value}{reason}")
     print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
     print(
         f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "

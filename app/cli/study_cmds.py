@@ -17,6 +17,7 @@ from app.cli.args import (
     EXIT_OK,
     EXIT_SOME_FAILED,
     EXIT_STOPPED,
+    add_echo_port_argument,
     add_port_arguments,
     choices_list,
     key_value,
@@ -72,6 +73,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the peer's IPv6 address, when --peer is an IPv4 address and IPv6 is measured too",
     )
     add_port_arguments(run)
+    add_echo_port_argument(
+        run,
+        "the UDP port of LinkLab's latency responder on the peer, for --metric latency "
+        "(default 5200; a peer without it is measured by TCP connection time)",
+    )
     run.add_argument("--engine", choices=("iperf3", "netperf"))
     run.add_argument("--protocol", type=choices_list(("tcp", "udp")), metavar="tcp|udp|tcp,udp")
     run.add_argument("--ip", type=choices_list(("4", "6")), metavar="4|6|4,6")
@@ -98,7 +104,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--pause", type=number(float, 0, 3600), metavar="S")
     run.add_argument("--order", choices=("sequential", "shuffled", "interleaved"))
     run.add_argument(
-        "--metric", type=choices_list(("throughput", "rtt", "cpu")), metavar="throughput,rtt,cpu"
+        "--metric",
+        type=choices_list(("throughput", "rtt", "cpu", "latency")),
+        metavar="throughput,rtt,cpu,latency",
+        help="what to measure (default throughput); latency: working latency, idle before "
+        "each run and loaded during it",
     )
     run.add_argument(
         "--early-stop",
@@ -133,6 +143,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
     add_port_arguments(resume, "the peer's iperf3 port, when it moved (default: as stored)")
+    add_echo_port_argument(resume, "the peer's latency responder port, when it moved")
     add_db_argument(resume)
     resume.add_argument("--json", action="store_true")
     resume.set_defaults(handler=cmd_resume)
@@ -201,6 +212,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         peer["iperf3_port"] = args.port
     if args.netserver_port:
         peer["netperf_port"] = args.netserver_port
+    if args.echo_port:
+        peer["echo_port"] = args.echo_port
     if not peer.get("host"):
         raise BadOption("Give the peer to measure against with --peer HOST (or in the plan file).")
     base["peer"] = peer
@@ -279,5 +292,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
         ProgressPrinter(sys.stderr),
         iperf3_port=args.port,
         netserver_port=args.netserver_port,
+        echo_port=args.echo_port,
     )
     return _execute(args, door, study)
