@@ -1,6 +1,6 @@
 """The results table: per series and point, n, mean, std, min, max and the 95 % CI of the
 throughput, then the columns the engine and protocol produce (TCP retransmits, UDP loss and
-jitter, RTT) — each shown only once a point has a value for it; copyable."""
+jitter, RTT, working latency) — each shown only once a point has a value for it; copyable."""
 
 from __future__ import annotations
 
@@ -31,6 +31,24 @@ OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...
     ("loss_pct", "Loss %", _number(2), "UDP datagrams lost, mean per run."),
     ("jitter_ms", "Jitter ms", _number(3), "UDP jitter (RFC 3550), mean per run."),
     ("rtt_ms", "RTT ms", _number(3), "Round-trip time, mean per run."),
+    (
+        "latency_idle_ms",
+        "Idle latency ms",
+        _number(3),
+        "Working latency probes before each run: the median round trip, mean over the runs.",
+    ),
+    (
+        "latency_ms",
+        "Loaded latency ms",
+        _number(3),
+        "Working latency probes during each run: the median round trip, mean over the runs.",
+    ),
+    (
+        "latency_p90_ms",
+        "Loaded p90 ms",
+        _number(3),
+        "The 90th percentile of the probes' round trips during each run, mean over the runs.",
+    ),
 )
 HEADERS = BASE_HEADERS + [header for _, header, _, _ in OPTIONAL_COLUMNS]
 

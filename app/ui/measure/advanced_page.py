@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import Order
+from app.domain.plan import DEFAULT_ECHO_PORT, Order
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -94,6 +94,14 @@ class AdvancedControls:
             1000,
             5,
             "After this many failed runs in a row the session stops (a peer that went away).",
+        )
+        self.echo_port: SpinBox = _spin(
+            1,
+            65535,
+            DEFAULT_ECHO_PORT,
+            "The UDP port of LinkLab's latency responder on the peer (linklab serve "
+            "--echo-port), for working latency. Against this computer LinkLab runs its own, "
+            "on this port when it is free.",
         )
         self.conditions = conditions
         for widget, name in (

@@ -8,6 +8,8 @@ its tooltip.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -82,7 +84,8 @@ class SetupPanel(QWidget):
         self.pages.setTabToolTip(
             ADVANCED,
             "Fixed packet size, window, parallel streams, UDP bitrate, warm-up, interval, "
-            "pause, order, early stop, failures allowed, tags and notes.",
+            "pause, order, the latency responder's port, early stop, failures allowed, tags "
+            "and notes.",
         )
         self.problems_label = QLabel()
         self.problems_label.setObjectName("problems")
@@ -215,6 +218,7 @@ class SetupPanel(QWidget):
             ("pause", "Pause between runs", adv.pause),
             ("order", "Order", adv.order),
             ("seed", "Shuffle seed", adv.seed),
+            ("echo_port", "Latency responder port", adv.echo_port),
             ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
             ("tags", "Tags", self.tags),
             ("notes", "Notes", self.conditions_box.notes),
@@ -232,7 +236,7 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        return adv.layout_page(rows[:9] + checks + rows[9:])
+        return adv.layout_page(rows[:10] + checks + rows[10:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
@@ -258,6 +262,7 @@ class SetupPanel(QWidget):
             adv.early_min,
             adv.seed,
             adv.max_failures,
+            adv.echo_port,
         ):
             spin.valueChanged.connect(self._changed)
         for dspin in (adv.pause, adv.interval, adv.early_fraction):
@@ -366,7 +371,7 @@ class SetupPanel(QWidget):
         if adv.early_stop.isChecked():
             early = EarlyStop(adv.early_fraction.value() / 100, adv.early_min.value())
         plan = Plan(
-            peer=self.peer_row.peer(),
+            peer=replace(self.peer_row.peer(), echo_port=adv.echo_port.value()),
             engine=self.study.engine.currentData(),
             protocols=self.study.protocol.currentData(),
             ip_versions=self.study.ip_version.currentData(),
@@ -455,6 +460,7 @@ class SetupPanel(QWidget):
             adv.window.setText(str(plan.window) if plan.window is not None else "")
             adv.bitrate.setText(str(plan.bitrate_bps))
             adv.seed.setValue(plan.seed)
+            adv.echo_port.setValue(plan.peer.echo_port)
             adv.max_failures.setValue(plan.max_consecutive_failures)
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)

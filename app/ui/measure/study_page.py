@@ -98,11 +98,19 @@ class StudyControls:
                 "Round-trip time from netperf's request/response tests (TCP_RR, UDP_RR).",
             ),
             (Metric.CPU, "CPU", "CPU use on both ends (iperf3 reports it; netperf -c -C)."),
+            (
+                Metric.LATENCY,
+                "Working latency",
+                "How responsive the link stays under load: LinkLab probes the peer on a flow "
+                "of its own for 2 s before each run (idle) and during it (loaded), through "
+                "LinkLab's latency responder there (linklab serve), else by TCP connection "
+                "time; the method is said in the log and kept with each run.",
+            ),
         ):
             check = QCheckBox(text)
             check.setToolTip(tip)
             accessible(check, text)
-            check.setChecked(metric is not Metric.RTT)
+            check.setChecked(metric in (Metric.THROUGHPUT, Metric.CPU))
             self.metric_boxes[metric] = check
         self.estimate = QLabel()
         self.estimate.setObjectName("estimate")

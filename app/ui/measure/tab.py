@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
 from app.study.events import (
+    LatencyProbed,
     PointUpdated,
     Progress,
     RunFailed,
@@ -35,6 +36,7 @@ from app.study.events import (
     StudyPrepared,
 )
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.setup_panel import SetupPanel
@@ -93,6 +95,16 @@ class MeasureTab(QWidget):
         self.live_chart = LiveChart()
         self.live_chart.setObjectName("live_chart")
         self.live_chart.setAccessibleName("Current run chart")
+        # Working latency beside throughput: the probes' round trips, under the live chart.
+        self.latency_chart = LatencyChart()
+        self.latency_chart.setObjectName("latency_chart")
+        self.latency_chart.setAccessibleName("Latency chart")
+        self.latency_chart.setVisible(False)
+        current = QWidget()
+        current_layout = QVBoxLayout(current)
+        current_layout.setContentsMargins(0, 0, 0, 0)
+        current_layout.addWidget(self.live_chart, 3)
+        current_layout.addWidget(self.latency_chart, 2)
         self.sweep_chart = SweepChart(
             "Throughput by point (mean ± 1 SD)", "throughput", is_rate=True
         )
@@ -100,11 +112,15 @@ class MeasureTab(QWidget):
         self.sweep_chart.setAccessibleName("Sweep chart")
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU on this computer (mean ± 1 SD)", "CPU (%)", is_rate=False)
+        self.latency_sweep = SweepChart(
+            "Working latency by point (median per run, mean ± 1 SD)", "latency (ms)", is_rate=False
+        )
         self.charts = QTabWidget()
-        self.charts.addTab(self.live_chart, "Current run")
+        self.charts.addTab(current, "Current run")
         self.charts.addTab(self.sweep_chart, "Sweep")
         self.charts.addTab(self.rtt_chart, "RTT")
         self.charts.addTab(self.cpu_chart, "CPU")
+        self.charts.addTab(self.latency_sweep, "Latency")
         self.table = ResultsTable()
         self.table.setObjectName("results_table")
         self.table.setAccessibleName("Results")
@@ -254,6 +270,8 @@ class MeasureTab(QWidget):
         worker.session_started.connect(self._session_started)
         worker.run_started.connect(self._run_started)
         worker.sample_arrived.connect(self._sample)
+        worker.latency_probed.connect(self._probed)
+        worker.latency_note.connect(lambda event: self._say(event.sentence))
         worker.run_failed.connect(self._run_failed)
         worker.point_updated.connect(self._point)
         worker.progress_changed.connect(self._progress)
@@ -280,8 +298,13 @@ class MeasureTab(QWidget):
         self.sweep_chart.clear_points()
         self.rtt_chart.clear_points()
         self.cpu_chart.clear_points()
+        self.latency_sweep.clear_points()
+        self.latency_chart.reset()
+        self.latency_chart.setVisible(Metric.LATENCY in plan.metrics)
+        if plan.peer.is_this_computer and Metric.LATENCY in plan.metrics:
+            self.setup.adv.echo_port.setValue(plan.peer.echo_port)  # the port in use
         label, unit = VARIABLE_LABELS[plan.variable]
-        for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart):
+        for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
             chart.set_x_label(f"{label.lower()} ({unit})" if unit else label.lower())
         self.table.clear_rows()
         self.table.set_value_header(label)
@@ -349,6 +372,7 @@ class MeasureTab(QWidget):
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
         self.live_chart.reset(title)
+        self.latency_chart.reset()
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
         self.status_message.emit(
@@ -358,6 +382,9 @@ class MeasureTab(QWidget):
 
     def _sample(self, event: SampleArrived) -> None:
         self.live_chart.add_sample(event.sample)
+
+    def _probed(self, event: LatencyProbed) -> None:
+        self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
 
     def _run_failed(self, event: RunFailed) -> None:
         again = " Trying again." if event.will_retry else " The sweep goes on."
@@ -378,6 +405,11 @@ class MeasureTab(QWidget):
             self.cpu_chart.set_point(
                 name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
             )
+        for metric, words in (("latency_ms", "loaded"), ("latency_idle_ms", "idle")):
+            summary = event.metrics.get(metric)
+            if summary is not None and summary.mean is not None:
+                point = SweepPoint(event.value, summary.mean, summary.std or 0.0)
+                self.latency_sweep.set_point(f"{name} · {words}", point)
         self.table.update_point(name, event.value, event.metrics)
 
     def _progress(self, event: Progress) -> None:

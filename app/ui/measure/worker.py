@@ -11,6 +11,8 @@ from PySide6.QtCore import QThread, Signal
 from app.domain.errors import LinkLabError
 from app.domain.plan import Plan
 from app.study.events import (
+    LatencyNote,
+    LatencyProbed,
     PointUpdated,
     Progress,
     RunFailed,
@@ -33,6 +35,8 @@ class StudyWorker(QThread):
     session_started = Signal(object)  # SessionStarted
     run_started = Signal(object)  # RunStarted
     sample_arrived = Signal(object)  # SampleArrived
+    latency_probed = Signal(object)  # LatencyProbed (batches of probes, a few a second)
+    latency_note = Signal(object)  # LatencyNote
     run_finished = Signal(object)  # RunFinished
     run_failed = Signal(object)  # RunFailed
     point_updated = Signal(object)  # PointUpdated
@@ -89,6 +93,10 @@ class StudyWorker(QThread):
             self.session_started.emit(event)
         elif isinstance(event, SampleArrived):
             self.sample_arrived.emit(event)
+        elif isinstance(event, LatencyProbed):
+            self.latency_probed.emit(event)
+        elif isinstance(event, LatencyNote):
+            self.latency_note.emit(event)
         elif isinstance(event, RunStarted):
             self.run_started.emit(event)
         elif isinstance(event, RunFinished):

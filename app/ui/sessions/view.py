@@ -20,6 +20,7 @@ from app.domain.records import RunRecord, SessionRecord
 from app.study.describe import (
     describe_conditions,
     describe_environment,
+    describe_latency,
     describe_plan,
     local_time,
     variable_label,
@@ -53,12 +54,16 @@ class SessionView(QWidget):
         self.throughput_chart = SweepChart("Throughput (mean ± 1 SD)", "throughput", is_rate=True)
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU utilisation (mean ± 1 SD)", "CPU (%)", is_rate=False)
+        self.latency_chart = SweepChart(
+            "Working latency (median per run, mean ± 1 SD)", "latency (ms)", is_rate=False
+        )
         self.tabs = QTabWidget()
         self.tabs.setObjectName("session_tabs")
         for chart, title in (
             (self.throughput_chart, "Throughput"),
             (self.rtt_chart, "RTT"),
             (self.cpu_chart, "CPU"),
+            (self.latency_chart, "Latency"),
         ):
             chart.setMinimumHeight(180)
             self.tabs.addTab(chart, title)
@@ -86,6 +91,11 @@ class SessionView(QWidget):
         self.points: list[PointSummary] = []
 
     @property
+    def _charts(self) -> tuple[SweepChart, ...]:
+        """The sweep charts, in the order of their tabs."""
+        return (self.throughput_chart, self.rtt_chart, self.cpu_chart, self.latency_chart)
+
+    @property
     def message(self) -> str:
         """The text shown while no session is on view."""
         return self._placeholder.text()
@@ -93,7 +103,7 @@ class SessionView(QWidget):
     def clear(self, message: str = NO_SELECTION) -> None:
         self.session_id = None
         self.points = []
-        for chart in (self.throughput_chart, self.rtt_chart, self.cpu_chart):
+        for chart in self._charts:
             chart.clear_points()
             chart.redraw()
         self.table.clear_rows()
@@ -106,10 +116,10 @@ class SessionView(QWidget):
         self.session_id = session.id
         plan = session.plan
         self.points = point_summaries(plan, runs)
-        self.header.setText(_header_text(session))
+        self.header.setText(_header_text(session, describe_latency(runs)))
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
-        for chart in (self.throughput_chart, self.rtt_chart, self.cpu_chart):
+        for chart in self._charts:
             chart.set_x_label(x_label)
         for point in self.points:
             if point.n == 0 and point.failed == 0:
@@ -120,7 +130,9 @@ class SessionView(QWidget):
             _plot(self.rtt_chart, label, point, "rtt_ms")
             _plot(self.cpu_chart, label, point, "cpu_local_pct")
             _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct")
-        charts = (self.throughput_chart, self.rtt_chart, self.cpu_chart)
+            _plot(self.latency_chart, f"{label} · loaded", point, "latency_ms")
+            _plot(self.latency_chart, f"{label} · idle", point, "latency_idle_ms")
+        charts = self._charts
         visible = [chart.point_count() > 0 for chart in charts]
         if not any(visible):
             visible[0] = True  # an empty throughput chart says "nothing measured" plainly
@@ -144,7 +156,7 @@ def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str) -> N
     chart.set_point(series, SweepPoint(point.value, summary.mean, summary.std or 0.0))
 
 
-def _header_text(session: SessionRecord) -> str:
+def _header_text(session: SessionRecord, latency: str = "") -> str:
     """Rich text: the name in bold, every stored string escaped."""
     status = session.status.value
     if session.status_reason:
@@ -164,6 +176,8 @@ def _header_text(session: SessionRecord) -> str:
         ),
         f"Conditions: {describe_conditions(session.conditions) or 'not stated'}",
     ]
+    if latency:
+        lines.append(latency)  # how working latency was measured
     if session.conditions.notes:
         lines.append(f"Notes: {session.conditions.notes}")
     lines += describe_environment(session.environment) or ["No environment snapshot recorded."]
