@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -124,6 +125,45 @@ class Conditions:
 
 
 @dataclass(frozen=True)
+class Assignment:
+    """Who measured a session, for which step of which exercise."""
+
+    exercise_id: str
+    exercise_title: str
+    step: int  # 1-based
+    student: str
+    group: str = ""
+
+
+def assignment_from_dict(value: object) -> Assignment | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValueError("assignment must be an object")
+    step = value.get("step")
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= 20:
+        raise ValueError("assignment step must be a whole number from 1")
+    student = clean_text(value.get("student"), 200)
+    if not student:
+        raise ValueError("assignment names no student")
+    return Assignment(
+        clean_text(value.get("exercise_id"), 64),
+        clean_text(value.get("exercise_title"), 200),
+        step,
+        student,
+        clean_text(value.get("group", ""), 200),
+    )
+
+
+def clean_text(value: object, cap: int) -> str:
+    """Text as typed, without control characters (a name may reach a file name or a report)."""
+    if value is None:
+        return ""
+    text = str(value)
+    return "".join(c for c in text if c in "\n\t" or c.isprintable()).strip()[:cap]
+
+
+@dataclass(frozen=True)
 class EarlyStop:
     """Stop repeating a point once the 95 % CI half-width is below this fraction of the mean."""
 
@@ -185,6 +225,8 @@ class Plan:
     seed: int = 0  # for the shuffled order; recorded so the order can be reproduced
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)
+    # Who measured it for which step of which lab exercise (None: no exercise).
+    assignment: Assignment | None = None
 
     # -- structure -----------------------------------------------------------------------------
     @property
@@ -272,6 +314,8 @@ class Plan:
         data = asdict(self)
         data["format"] = PLAN_FORMAT
         data["conditions"]["tags"] = dict(self.conditions.tags)
+        if self.assignment is None:
+            del data["assignment"]  # plans outside exercises keep their old shape
         return data
 
     def to_json(self) -> str:

@@ -21,6 +21,7 @@ from app.domain.plan import (
     Plan,
     Security,
     Variable,
+    assignment_from_dict,
 )
 
 
@@ -51,7 +52,9 @@ def decode_field(key: str, value: Any) -> Any:
         "direction": Direction,
         "variable": Variable,
         "values": lambda v: (
-            tuple(_number(x, "value") for x in v) if isinstance(v, list) else (_number(v, "value"),)
+            tuple(_number(x, "value") for x in v)
+            if isinstance(v, list | tuple)
+            else (_number(v, "value"),)
         ),
         "order": Order,
         "metrics": lambda v: _enum_tuple(Metric, v, key),
@@ -63,6 +66,7 @@ def decode_field(key: str, value: Any) -> Any:
         "length": lambda v: None if v is None else _number(v, key),
         "window": lambda v: None if v is None else _number(v, key),
         "concurrent": _flag,
+        "assignment": assignment_from_dict,
     }
     if key in decoders:
         return decoders[key](value)

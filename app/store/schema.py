@@ -176,4 +176,22 @@ _V2 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+# Version 3: a student's work on a lab exercise — the exercise as handed out, who they are,
+# and their answers; the sessions they measured for it carry the same exercise id and
+# student in their plan's assignment.
+_V3 = [
+    """
+    CREATE TABLE exercise_work (
+        exercise_id TEXT NOT NULL,
+        student TEXT NOT NULL,
+        group_name TEXT NOT NULL DEFAULT '',
+        exercise_json TEXT NOT NULL,
+        answers_json TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (exercise_id, student)
+    )
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]

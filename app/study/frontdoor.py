@@ -38,6 +38,7 @@ from app.study.exchange import (
     read_exchange,
     write_exchange,
 )
+from app.study.exercises import ExerciseDesk
 from app.study.plan_checks import validate_plan
 from app.study.runner import Outcome, StudyRunner
 
@@ -208,6 +209,10 @@ class FrontDoor:
         """ReadOnly (with the check's sentence) when the database failed its check."""
         if self.damaged:
             raise ReadOnly(self.damaged)
+
+    def exercises(self) -> ExerciseDesk:
+        """Students' work on lab exercises in this database."""
+        return ExerciseDesk(self.db_path, self._open)
 
     def _open(self, *, write: bool) -> Database:
         if write:
