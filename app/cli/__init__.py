@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app import __version__
 from app.cli import (
+    class_cmds,
     compare_cmds,
     engine_cmds,
     exercise_cmds,
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare_cmds.register(sub)
     expected_cmds.register(sub)
     exercise_cmds.register(sub)
+    class_cmds.register(sub)
     engine_cmds.register(sub)
     return parser
 

@@ -33,6 +33,7 @@ from app.resources import resource_dir
 from app.store.db import Database
 from app.store.exercises import ExerciseStore, Work
 from app.store.sessions import SessionStore
+from app.study.handin import handin_document
 from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
 
@@ -210,6 +211,10 @@ class ExerciseDesk:
             except BadOption:
                 return None
 
+    def work_by_id(self, exercise_id: str, student: str) -> Work:
+        with self._open(write=False) as db:
+            return ExerciseStore(db).work(exercise_id, student)
+
     def answer(self, exercise: Exercise, student: str, question: str, text: str) -> Work:
         with self._open(write=True) as db:
             return ExerciseStore(db).answer(exercise.id, student, question, text)
@@ -270,3 +275,23 @@ class ExerciseDesk:
         plan = replace(plan, peer=peer, assignment=assignment, name=plan.name or step.title)
         validate_plan(plan)
         return plan
+
+    def handin(self, session_refs: Sequence[str]) -> dict[str, Any]:
+        """The hand-in document of the sessions given (all of one student's work on one
+        exercise)."""
+        with self._open(write=False) as db:
+            store = SessionStore(db)
+            sessions = [store.get(ref) for ref in session_refs]
+            owners = {(s.plan.assignment.exercise_id, s.plan.assignment.student)
+                      for s in sessions if s.plan.assignment}  # fmt: skip
+            if len(owners) != 1 or any(s.plan.assignment is None for s in sessions):
+                raise BadOption(
+                    "A hand-in holds one student's sessions of one exercise: choose sessions "
+                    "measured with the exercise open, under the same name."
+                )
+            ((exercise_id, student),) = owners
+            return handin_document(db, exercise_id, student, [s.id for s in sessions])
+
+    def handin_all(self, exercise: Exercise, student: str) -> dict[str, Any]:
+        with self._open(write=False) as db:
+            return handin_document(db, exercise.id, student)
