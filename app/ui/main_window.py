@@ -22,10 +22,13 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.domain.errors import BadOption, LinkLabError
+from app.domain.exercise import EXERCISE_SUFFIX
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
+from app.ui.exercise.controller import ExerciseController
+from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab
@@ -66,6 +69,8 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
         self.tabs.addTab(self.settings_tab, "Settings")
+        # A lab exercise's guided view: a tab shown while an exercise is open.
+        self.exercises = ExerciseController(self, ExerciseView(self.context), self)
         # Above the tabs, shown only when the database failed its start-up check.
         self.banner = QLabel()
         self.banner.setObjectName("database_banner")
@@ -142,6 +147,8 @@ class MainWindow(QMainWindow):
         import_action.setShortcut(QKeySequence.StandardKey.Open)
         import_action.triggered.connect(self._ask_import)
         file_menu.addAction(import_action)
+        file_menu.addSeparator()
+        self.exercises.add_actions(file_menu, self)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -230,6 +237,10 @@ class MainWindow(QMainWindow):
         self._guide.activateWindow()
 
     # -- tabs ------------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        """A sentence in the status bar."""
+        self.status_label.setText(text)
+
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.sessions:
             self.sessions.refresh()
@@ -253,7 +264,13 @@ class MainWindow(QMainWindow):
     def open_handed_over(self, paths: Sequence[Path]) -> None:
         """Files of `linklab FILE...`, this one's or another's handed over: imported in turn,
         after any import or export running."""
-        self._handed_over.extend(paths)
+        exercises = [p for p in paths if p.suffix.lower() == EXERCISE_SUFFIX]
+        for path in exercises:  # an exercise opens in its guided view; the rest is imported
+            self.exercises.open_file(path)
+        rest = [p for p in paths if p not in exercises]
+        if not rest:
+            return
+        self._handed_over.extend(rest)
         self.tabs.setCurrentWidget(self.sessions)
         self._import_handed_over()
 

@@ -128,13 +128,19 @@ def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
         title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
     )
     _style_axes(chart, title)
+    fill_chart(chart, comparison, spread)
+    return chart
+
+
+def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci") -> None:
+    """Draw the comparison's curves (mean with error bars, pairs in shared colours) on a
+    sweep chart, in place of what it showed."""
+    chart.clear_points()
     chart.set_x_label(_axis_title(comparison.variable_label.lower(), comparison.variable_unit))
     styles = comparison_styles(comparison)
     for curve in comparison.curves:
-        # pyqtgraph shows legend names as rich text: a name must not become markup.
         chart.set_series(curve.label, _points(curve, spread), styles.get(curve.label))
     chart.redraw()
-    return chart
 
 
 def timeline_chart(

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -65,6 +65,9 @@ class SetupPanel(QWidget):
         self.form = FormFields()
         self._fields = self.form.fields
         self._problems: list[tuple[str, str]] = []
+        # A step of a lab exercise: who measures, and the fields it locks (key -> reason).
+        self.assignment: Assignment | None = None
+        self.locks: dict[str, str] = {}
         self.peer_row = PeerRow(history)
         self.conditions_box = ConditionsBox(self)
         self.tags = self.conditions_box.tags
@@ -284,8 +287,10 @@ class SetupPanel(QWidget):
         self._building = building
 
     def set_detected_security(self, value: str) -> None:
-        """Pre-fill the security from Wi-Fi detection, unless the user already chose one."""
-        self.conditions_box.set_detected_security(value)
+        """Pre-fill the security from Wi-Fi detection, unless the user already chose one (or
+        an exercise states it)."""
+        if "security" not in self.locks:
+            self.conditions_box.set_detected_security(value)
 
     def set_engine_unavailable(self, reasons: dict[object, str]) -> None:
         """Engines that are not installed: their items are disabled, saying why."""
@@ -302,7 +307,8 @@ class SetupPanel(QWidget):
         candidate, problems = self.build_candidate()
         self._problems = problems
         self._show_choices(candidate)
-        lines = self.form.apply(problems, inapplicable(candidate), self._values_field())
+        reasons = {**inapplicable(candidate), **self.locks}
+        lines = self.form.apply(problems, reasons, self._values_field())
         self.problems_label.setText("\n".join(lines))
         self.problems_label.setVisible(bool(lines))
         values, _ = self.study.values()
@@ -390,6 +396,7 @@ class SetupPanel(QWidget):
             seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
+            assignment=self.assignment,
         )
         problems += plan_problems(plan)
         return plan, problems

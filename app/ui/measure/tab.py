@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
+from app.domain.exercise import Exercise
 from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
@@ -37,6 +38,7 @@ from app.study.events import (
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
+from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
 from app.ui.server.local_servers import LocalServers
@@ -78,6 +80,7 @@ class MeasureTab(QWidget):
         self.context = context
         self.servers = servers
         self.worker: StudyWorker | None = None
+        self.exercise: Exercise | None = None  # the lab exercise whose step is set up
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
@@ -233,7 +236,18 @@ class MeasureTab(QWidget):
         plan = self._plan
         if plan is None:
             return
-        self.context.remember_plan_json(plan.to_json())
+        if plan.assignment is not None and self.exercise is not None:
+            a = plan.assignment
+            try:  # the locked fields as the exercise set them, and the steps in order
+                plan = self.context.door().exercises().plan_for(
+                    self.exercise, a.step, student=a.student, group=a.group, peer=plan.peer,
+                    base=plan,
+                )  # fmt: skip
+            except LinkLabError as err:
+                self._say(err.sentence, error=True)
+                return
+        else:
+            self.context.remember_plan_json(plan.to_json())
         where = (
             "Starting LinkLab's servers on this computer…"
             if plan.peer.is_this_computer
@@ -241,6 +255,16 @@ class MeasureTab(QWidget):
         )
         self._say(where)
         self._launch(StudyWorker(self.context.door(), plan))
+
+    def lock_exercise_step(self, exercise: Exercise, number: int, student: str, group: str) -> None:
+        """Set up step number of a lab exercise: its plan, its locked fields greyed out."""
+        self.exercise = exercise
+        lock_step(self.setup, exercise, number, student, group)
+        self.setup.pages.setCurrentIndex(0)
+
+    def leave_exercise(self) -> None:
+        self.exercise = None
+        unlock(self.setup)
 
     def resume(self, session_id: str) -> None:
         """Run the missing runs of a stored session (from the Sessions tab)."""
