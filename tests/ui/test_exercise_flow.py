@@ -80,7 +80,7 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
     user.type("Your name", "Ann Lee", enter=True)
     user.type("Group", "G1", enter=True)
     wait_for(lambda: len(user.table_rows("Steps")) == 5, 10, "the steps")
-    assert user.table_rows("Steps")[1][0].endswith("locked 🔒")
+    assert user.table_rows("Steps")[1][0].endswith("— locked")
     for row in range(4):
         run_step(user, window, row)
         user.tab("Exercise")

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.analysis.compare import Comparison
+from app.analysis.compare import Comparison, Mode
 from app.domain.net import Flow
 from app.domain.results import Sample
 from app.domain.units import rate_unit
@@ -218,7 +218,13 @@ def pair_styles(baseline_keys: Sequence[str], other_keys: Sequence[str]) -> dict
 
 def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
     """Each curve's style by label: a pair shares a colour, the compared side dashed; curves
-    with no partner take the next colours, solid."""
+    with no partner take the next colours, solid. Within one session (TCP against UDP), each
+    series is a thing of its own: a colour each."""
+    if comparison.mode is not Mode.SESSIONS:
+        return {
+            curve.label: CurveStyle(COLOURS[i % len(COLOURS)])
+            for i, curve in enumerate(comparison.curves)
+        }
     styles = pair_styles(
         [p.baseline.label for p in comparison.pairs], [p.other.label for p in comparison.pairs]
     )

@@ -44,6 +44,7 @@ class AnswersPanel(QWidget):
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()  # gone now, not at the next turn of the event loop
                 widget.deleteLater()
         self.boxes = {}
         if not questions:

@@ -37,7 +37,7 @@ from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.context import AppContext
 from app.ui.exercise.answers import AnswersPanel
 
-STATE_WORDS = {"done": "done ✓", "started": "started", "to do": "to do", "locked": "locked 🔒"}
+STATE_WORDS = {"done": "done ✓", "started": "started", "to do": "to do", "locked": "locked"}
 CONCLUSION = 0  # the list entry after the steps, for the exercise's own questions
 
 
@@ -83,7 +83,8 @@ class ExerciseView(QWidget):
         who.addWidget(self.name_error, 1, 1, 1, 3)
         self.steps = QListWidget()
         accessible(self.steps, "Steps")
-        self.steps.setMinimumWidth(260)
+        self.steps.setMinimumWidth(340)
+        self.steps.setWordWrap(True)
         self.step_title = QLabel()
         self.step_title.setStyleSheet("font-size: 12pt; font-weight: bold;")
         self.step_title.setWordWrap(True)
