@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import asdict
 from typing import Any, TextIO
 
 from app.analysis.points import point_summaries
@@ -123,6 +124,8 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "runs_failed": session.runs_failed,
         "runs_partial": session.runs_partial,
         "total_runs": session.total_runs,
+        # Who measured it for which step of which lab exercise (null outside exercises).
+        "assignment": asdict(plan.assignment) if plan.assignment else None,
     }
 
 
