@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
@@ -205,11 +206,86 @@ def shoot() -> int:
     wait_for(lambda: not window.measure.running, 120, "the parallel-streams sweep")
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
+    shoot_exercise(user, window, folder, save)
     window.shutdown()
     window.deleteLater()
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
+    """A student's lab exercise: the student-lab seed with its runs shortened, opened from
+    File › Open exercise…, the first step measured, answered; the guided view, a step set up
+    with its locked fields, and the first page of the drafted lab report."""
+    from dataclasses import replace
+
+    from app.domain.exercise import with_id
+    from app.domain.plan import Variable
+    from app.study.exercises import find_ready, write_exercise
+    from tests.ui.user import User, wait_for
+
+    lab = find_ready("student-lab")
+    steps = list(lab.steps)
+    first = steps[0].plan
+    steps[0] = replace(steps[0], plan=replace(first, values=(2, 4, 6), repetitions=2))
+    assert first.variable is Variable.DURATION
+    path = write_exercise(
+        folder / "lab.linklab-exercise", with_id(replace(lab, steps=tuple(steps)))
+    )
+
+    def open_it(dialog: User) -> None:
+        dialog.type("File name", str(path))
+        dialog.click("Open")
+
+    with user.answering(open_it):
+        user.menu("File", "Open exercise…")
+    user.type("Your name", "Ann Lee", enter=True)
+    user.type("Group", "G1", enter=True)
+    wait_for(lambda: len(user.table_rows("Steps")) == 5, 10, "the steps")
+    user.click_row("Steps", 0)
+    user.click("Set up this step")
+    save("exercise-step-1280x800.png")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 300, "the exercise's first step")
+    user.tab("Exercise")
+    wait_for(lambda: user.table_rows("Steps")[0][0].endswith("done ✓"), 15, "the step done")
+    user.click_row("Steps", 0)
+    wait_for(lambda: user.can_see("Step result chart"), 10, "the step's result")
+    user.type("Answer 1.1", "Both stay level: TCP near the link's rate, UDP at the 30 Mbit/s sent.")
+    user.click_row("Steps", 1)
+    user.click_row("Steps", 0)  # the step read from its top, the answer kept
+    save("exercise-guided-1280x800.png")
+    report = folder / "lab-report.pdf"
+
+    def save_report(dialog: User) -> None:
+        dialog.type("File name", str(report))
+        dialog.click("Save")
+
+    with user.answering(save_report):
+        user.click("Write lab report…")
+    wait_for(report.exists, 60, "the lab report")
+    pdftoppm = shutil.which("pdftoppm")
+    if pdftoppm is None:
+        print("pdftoppm is missing (scripts/ensure-desktop.sh --with-screenshots installs it)")
+        return
+    stem = folder / "report-page"
+    argv = [
+        pdftoppm,
+        "-png",
+        "-r",
+        "110",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-singlefile",
+        str(report),
+        str(stem),
+    ]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    shutil.copyfile(f"{stem}.png", OUT / "lab-report-page1.png")
+    print(f"wrote {OUT.name}/lab-report-page1.png")
 
 
 if __name__ == "__main__":

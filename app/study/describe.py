@@ -195,9 +195,11 @@ def describe_plan(plan: Plan) -> str:
     """'iperf3 · TCP/UDP · IPv4/IPv6 · upload · 6 points × 3 runs of 10 s'."""
     protocols = "/".join(p.value.upper() for p in plan.protocols)
     versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
+    # A duration sweep's runs last as long as its values say.
+    each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
     return (
         f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
-        f"{len(plan.values)} points × {plan.repetitions} runs of {plan.duration_s} s"
+        f"{len(plan.values)} points × {plan.repetitions} runs{each}"
     )
 
 

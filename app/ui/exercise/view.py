@@ -130,6 +130,7 @@ class ExerciseView(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(detail)
+        self.detail_scroll = scroll
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.steps)
         splitter.addWidget(scroll)
@@ -248,6 +249,7 @@ class ExerciseView(QWidget):
                 [(qid, q) for qid, q, _ in read.report.final_answers], answers
             )
             return
+        self.detail_scroll.verticalScrollBar().setValue(0)  # a step is read from its top
         progress = read.progress[max(row, 0)]
         step, report = progress.step, read.report.steps[max(row, 0)]
         for widget in (self.locked, self.plan_text, self.setup_button):
