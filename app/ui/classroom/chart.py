@@ -19,7 +19,7 @@ MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue
 #: Swept values this far apart (window sizes: 2 K … 512 K) read on a logarithmic axis.
 LOG_SPAN = 30.0
 #: The y axis reaches this far above the highest figure: room for the legend's row.
-HEADROOM = 1.3
+HEADROOM = 1.35
 #: Up to this many swept values, each is a tick of its own.
 MAX_TICKS = 12
 
