@@ -16,7 +16,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.ui.user import User
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
@@ -75,6 +78,35 @@ def render_report(page: Path, shot: Path, profile: Path) -> None:
     ]
     subprocess.run(argv, check=True, capture_output=True, timeout=120)
     print(f"wrote {shot.relative_to(ROOT)}")
+
+
+def open_class(user: User, folder: Path) -> None:
+    """A class's hand-ins of the student lab opened in the Class tab, the packet-loss step
+    charted. The hand-ins are stored, not measured: a class's runs take hours."""
+    from app.study.exercises import find_ready
+    from tests.ui.class_handins import Student, write_class
+    from tests.ui.user import wait_for
+
+    lab = find_ready("student-lab")
+    steps = len(lab.steps)
+    handins = folder / "Lab 2 hand-ins"
+    students = [
+        Student("Ana Souza", "G1", steps, 1.0),
+        Student("Ben Okafor", "G1", steps, 0.86),
+        Student("Chen Wei", "G2", steps - 1, 1.1),
+        Student("Dana Kowalski", "G2", steps, copy_of="Ana Souza"),
+    ]
+    write_class(handins, folder / "laptops", lab, students)
+    user.tab("Class")
+
+    def choose(dialog: User) -> None:
+        dialog.type("Directory", str(handins))
+        dialog.click("Choose")
+
+    with user.answering(choose):
+        user.click("Open class folder…")
+    wait_for(lambda: len(user.table_rows("Students")) == len(students), 30, "the class")
+    user.choose("Step", lab.steps[2].title)
 
 
 def shoot() -> int:
@@ -207,6 +239,8 @@ def shoot() -> int:
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
     shoot_exercise(user, window, folder, save)
+    open_class(user, folder)
+    save("class-1280x800.png")
     window.shutdown()
     window.deleteLater()
     app.processEvents()
@@ -223,7 +257,7 @@ def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
     from app.domain.exercise import with_id
     from app.domain.plan import Variable
     from app.study.exercises import find_ready, write_exercise
-    from tests.ui.user import User, wait_for
+    from tests.ui.user import wait_for
 
     lab = find_ready("student-lab")
     steps = list(lab.steps)
