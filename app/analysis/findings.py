@@ -214,8 +214,10 @@ def _security_sentence(pair: PairComparison, point: ComparedPoint) -> str | None
     measured = format_rate(abs(drop))
     if point.significant is None:
         noise = "a side has a single run there, so the measured difference cannot be tested"
+        untold = "but a side has a single run there: measure more runs to tell how much of it"
     else:
         noise = "the measured difference is within the run-to-run noise"
+        untold = "within the run-to-run noise, so it cannot be told how much of it"
     if abs(cost.difference_bps) < 1.0:
         said = (
             f"At {where} the security bytes of each frame ({bytes_words}) cost nothing by the "
@@ -232,10 +234,11 @@ def _security_sentence(pair: PairComparison, point: ComparedPoint) -> str | None
         f"{format_rate(abs(cost.difference_bps))} by the model ({model})"
     )
     if not point.significant:
-        shown = signed(format_rate(abs(point.difference or 0.0)), (point.difference or 0) < 0)
+        difference = point.difference or 0.0
+        shown = signed(format_rate(abs(difference)), difference < 0, plus=True)
         return (
-            f"At {where}, {costs}; {other} against {base} measured {shown}, and {noise}, so "
-            "how much of it the bytes explain cannot be said."
+            f"At {where}, {costs}; {other} against {base} measured {shown}, {untold} the "
+            "bytes explain."
         )
     if (drop > 0) != (cost.difference_bps > 0):
         heavier = other if cost.difference_bps > 0 else base
