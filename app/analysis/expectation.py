@@ -70,9 +70,7 @@ def medium_problem(plan: Plan) -> tuple[str, str] | None:
     return None
 
 
-def link_inputs(
-    plan: Plan, series: Series, value: float, link_rate_bps: float | None = None
-) -> LinkInputs:
+def link_inputs(plan: Plan, series: Series, value: float) -> LinkInputs:
     """The model's inputs for one point of a series; NoExpectation when the plan does not
     say the datagram length (UDP with the engine's own choice)."""
     conditions = plan.conditions
@@ -80,11 +78,11 @@ def link_inputs(
     if length is None:
         if series.protocol is Protocol.UDP:
             raise NoExpectation(
-                "The UDP datagram length was the engine's choice: set a packet size (Advanced "
-                "page) to get the expected goodput."
+                "The UDP datagram length was the engine's choice: hold a packet size fixed "
+                "(Advanced page, or --length) to get the expected goodput."
             )
         length = DEFAULT_TCP_WRITE
-    rate = link_rate_bps if link_rate_bps is not None else conditions.link_rate_bps
+    rate = conditions.link_rate_bps
     wifi = conditions.medium in WIFI and conditions.frame_overhead is None
     return LinkInputs(
         link_rate_bps=float(rate if rate is not None else _NOMINAL_RATE_BPS),
