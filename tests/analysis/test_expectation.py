@@ -381,3 +381,12 @@ def test_the_model_here_is_the_model_of_linklab_expected() -> None:
     spec = LinkInputs(100e6, Medium.ETHERNET, IpVersion.V4, Protocol.UDP, 1472)
     found = expected_at(plan_with(values=(1472,)), UDP4, 1472)
     assert found is not None and found.expected_bps == expected(spec).expected_bps
+
+
+def test_an_exercise_can_lock_the_link_rate() -> None:
+    from app.domain.exercise import Step, locked_differences
+
+    step = Step("Gigabit", "Measure the lab's link.", plan_with(), locked=("link-rate",))
+    assert locked_differences(step, plan_with()) == []
+    faster = plan_with(replace(ETHERNET_100M, link_rate_bps=1_000_000_000))
+    assert locked_differences(step, faster) == ["link-rate"]
