@@ -4,8 +4,9 @@ against LinkLab's own local servers, saved at 1280x800 and 1920x1080 into docs/s
 
 Two real sweeps are measured on the loopback (TCP and UDP over IPv4 and IPv6, stated as an open
 and a WPA2 link), compared, and exported as an HTML report, which headless Chromium renders
-for the report's picture. Uses the display it is given, else a virtual X server (Xvfb), else
-Qt's offscreen platform."""
+for the report's picture; a third states a link rate, for the expected goodput curve and the
+frame breakdown. Uses the display it is given, else a virtual X server (Xvfb), else Qt's
+offscreen platform."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 SIZES = [(1280, 800), (1920, 1080)]
+#: The loopback has no link rate of its own: one stated near what this computer's loopback
+#: carries puts the expected curve where it reads beside the measured ones.
+LINK_RATE = "5G"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sys.path.insert(0, str(ROOT))
 
@@ -238,6 +243,7 @@ def shoot() -> int:
     wait_for(lambda: not window.measure.running, 120, "the parallel-streams sweep")
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
+    expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
     open_class(user, folder)
     save("class-1280x800.png")
@@ -320,6 +326,43 @@ def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
     subprocess.run(argv, check=True, capture_output=True, timeout=120)
     shutil.copyfile(f"{stem}.png", OUT / "lab-report-page1.png")
     print(f"wrote {OUT.name}/lab-report-page1.png")
+
+
+def expected_goodput(window: Any, user: Any, save: Callable[[str], None]) -> None:
+    """A sweep with a link rate stated: the sweep chart with the expected curves, then the
+    session's Frame breakdown at 1408 B."""
+    from tests.ui.user import wait_for
+
+    user.tab("Measure")
+    user.tab("Advanced")
+    if user.find("Packet size (when not swept)").isEnabled():
+        user.type("Packet size (when not swept)", "")
+    user.tab("Study")
+    user.choose("Protocol", "TCP and UDP")
+    user.choose("IP version", "IPv4")
+    user.choose("Sweep", "Packet size")
+    user.type("Values list", "128, 384, 640, 896, 1152, 1408")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "2")
+    user.type("Session name", f"Ethernet, {LINK_RATE} stated")
+    user.choose("Security", "open (no security)")
+    user.choose("Medium", "Ethernet")
+    user.type("Link rate", LINK_RATE)
+    user.tab("Advanced")
+    user.type("UDP bitrate", "0")
+    user.tab("Study")
+    user.tab("Sweep")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 300, "the sweep with a link rate")
+    save("measure-expected-1280x800.png")
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
+    user.click_row("Sessions", 0)  # the newest
+    wait_for(lambda: user.can_see("Session details"), 10, "the session's view")
+    user.tab("Frame breakdown")
+    user.choose("Series", "TCP · IPv4")
+    user.choose("Point", "1408 B")
+    save("frame-breakdown-1280x800.png")
 
 
 if __name__ == "__main__":
