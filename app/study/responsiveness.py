@@ -65,9 +65,13 @@ class _StepRun:
 
     samples: list[Sample] = field(default_factory=list)
     records: tuple[ProbeRecord, ...] = ()
+    received_bps: float | None = None  # the receivers' own totals, every flow added up
 
     def goodput_bps(self) -> float | None:
-        """Bits per second over the counted intervals, every flow added up."""
+        """What the receivers counted, every flow added up; else the interval reports (an
+        upload's come from the sender, which counts what is still queued as sent)."""
+        if self.received_bps is not None:
+            return self.received_bps
         if not self.samples:
             return None
         bits = sum((s.bits_per_second or 0.0) * (s.end_s - s.start_s) for s in self.samples)
@@ -334,5 +338,9 @@ class ResponsivenessTest:
                 prober.stop()
                 collected.records = prober.records()
             self._set(None, None)
+        if engine_run.result is not None:
+            received = [f.receiver_bps for f in engine_run.result.summary.flows]
+            if received and all(bps is not None for bps in received):
+                collected.received_bps = sum(bps for bps in received if bps is not None)
         if prober is not None and prober.error is not None:
             raise prober.error
