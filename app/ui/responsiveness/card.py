@@ -53,7 +53,7 @@ class _Column(QWidget):
         self.rpm = _label("", f"{heading} RPM", size=15)
         self.latency = _label("", f"{heading} loaded latency")
         self.detail = _label("", f"{heading} details")
-        self.detail.setStyleSheet("color: palette(mid);")
+        self.detail.setStyleSheet("color: #555555;")
         column = QVBoxLayout(self)
         column.setContentsMargins(12, 8, 12, 8)
         for widget in (self.heading, self.rating, self.rpm, self.latency, self.detail):

@@ -107,7 +107,10 @@ class ResponsivenessTab(QWidget):
         page = QWidget()
         column = QVBoxLayout(page)
         column.addWidget(intro)
-        column.addLayout(form)
+        fields = QWidget()
+        fields.setLayout(form)
+        fields.setMaximumWidth(560)  # short values: full-width fields would read as empty
+        column.addWidget(fields)
         column.addLayout(buttons)
         column.addWidget(self.progress)
         column.addWidget(self.state)
