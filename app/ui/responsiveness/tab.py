@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.domain.units import format_rate
+from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
+from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_results import (
     MAX_FLOWS,
     IdleMeasured,
@@ -53,6 +55,7 @@ class ResponsivenessTab(QWidget):
         super().__init__(parent)
         self.context = context
         self.worker: ResponsivenessWorker | None = None
+        self._loopback = LoopbackServers()
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         self.peer = ComboBox()
@@ -156,7 +159,9 @@ class ResponsivenessTab(QWidget):
         settings = ResponsivenessSettings(
             max_flows=self.flows.value(), phase_s=self.seconds.value()
         )
-        worker = ResponsivenessWorker(self.context.door(), peer, settings)
+        # Servers of its own for this computer: a study's are never restarted under it.
+        door = FrontDoor(self.context.db_path, loopback=self._loopback)
+        worker = ResponsivenessWorker(door, peer, settings)
         worker.progressed.connect(self._progressed)
         worker.measured.connect(self._measured)
         worker.stopped.connect(self._stopped)
@@ -184,6 +189,7 @@ class ResponsivenessTab(QWidget):
         if worker is not None:
             worker.stop()
             worker.wait(10_000)
+        self._loopback.stop()
 
     # -- the worker's signals (GUI thread) ---------------------------------------------------
     def _progressed(self, event: ResponsivenessEvent) -> None:
