@@ -4,17 +4,15 @@ and the hand-in export (`linklab export SESSION... --format handin`)."""
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from app.cli.args import EXIT_OK
 from app.domain.errors import BadOption
 from app.domain.units import format_rate
-from app.report.csv_export import write_rows
-from app.study.classroom import ClassView, StudentRow, read_class
+from app.report.class_export import class_json, grades_csv
+from app.study.classroom import read_class
 from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
 from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor
@@ -50,70 +48,6 @@ def export_handin(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _mbit(bps: float | None) -> float | None:
-    return None if bps is None else round(bps / 1e6, 3)
-
-
-def row_json(row: StudentRow, view: ClassView) -> dict[str, Any]:
-    return {
-        "student": row.student,
-        "group": row.group,
-        "file": row.file,
-        "status": row.status,
-        "flags": list(row.flags),
-        "notes": list(row.notes),
-        "steps_done": row.steps_done,
-        "steps": len(row.steps),
-        "runs_done": row.runs_done,
-        "runs_planned": row.runs_planned,
-        "answers": row.answers,
-        "results": [
-            {
-                "step": step.number,
-                "done": step.done,
-                "runs_done": step.runs_done,
-                "runs_planned": step.runs_planned,
-                "series": step.series.label if step.series else None,
-                "mean_throughput_bps": step.main_bps,
-                "class_median_bps": view.medians[step.number - 1],
-                "deviations": list(step.deviations),
-            }
-            for step in row.steps
-        ],
-    }
-
-
-GRADE_COLUMNS = ("student", "group", "status", "flags", "steps_done", "runs_done", "runs_planned",
-                 "answers")  # fmt: skip
-
-
-def grades_csv(view: ClassView) -> str:
-    steps = range(1, len(view.exercise.steps) + 1)
-    header = [*GRADE_COLUMNS]
-    header += [f"step{n}_mbit_s" for n in steps] + [f"step{n}_class_median_mbit_s" for n in steps]
-    header.append("notes")
-    rows = []
-    for row in view.rows:
-        rows.append(
-            [
-                row.student,
-                row.group,
-                row.status,
-                "; ".join(row.flags),
-                row.steps_done,
-                row.runs_done,
-                row.runs_planned,
-                row.answers,
-                *(_mbit(s.main_bps) for s in row.steps),
-                *(_mbit(m) for m in view.medians),
-                " ".join(row.notes),
-            ]
-        )
-    out = io.StringIO()
-    write_rows(out, header, rows)
-    return out.getvalue()
-
-
 def cmd_class(args: argparse.Namespace) -> int:
     exercise = read_exercise(args.exercise) if args.exercise else None
     view = read_class(Path(args.folder), exercise)
@@ -125,12 +59,7 @@ def cmd_class(args: argparse.Namespace) -> int:
                 f"Cannot write {args.csv} ({err.strerror}): choose another place."
             ) from None
     if args.json:
-        data = {
-            "exercise": {"id": view.exercise.id, "title": view.exercise.title},
-            "students": [row_json(r, view) for r in view.rows],
-            "unreadable": list(view.unreadable),
-        }
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
         return EXIT_OK
     print(f"{view.exercise.title}: {len(view.rows)} hand-ins")
     for row in view.rows:

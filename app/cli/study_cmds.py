@@ -119,6 +119,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--security", choices=[s.value for s in Security])
     run.add_argument("--medium", choices=[m.value for m in Medium])
     run.add_argument(
+        "--link-rate",
+        type=rate,
+        metavar="RATE",
+        help="the link's rate (Ethernet: line rate; Wi-Fi: PHY rate), e.g. 100M or 1G: the "
+        "points gain the expected goodput (linklab expected)",
+    )
+    run.add_argument(
+        "--frame-overhead",
+        type=number(int, 0, 10000),
+        metavar="BYTES",
+        help="link-layer bytes per frame instead of the medium's (a Linux tc shaper counts 14)",
+    )
+    run.add_argument(
         "--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE|LABEL"
     )
     run.add_argument("--notes")
@@ -232,6 +245,10 @@ def plan_from_args(
         conditions = replace(conditions, security=Security(args.security), security_detected=False)
     if args.medium:
         conditions = replace(conditions, medium=Medium(args.medium))
+    if args.link_rate is not None:
+        conditions = replace(conditions, link_rate_bps=args.link_rate)
+    if args.frame_overhead is not None:
+        conditions = replace(conditions, frame_overhead=args.frame_overhead)
     if args.tag:
         conditions = conditions.with_tags({**conditions.tag_dict, **dict(args.tag)})
     if args.notes is not None:

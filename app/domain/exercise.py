@@ -48,6 +48,8 @@ LOCKABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "concurrent": ("running the series at the same time", ("concurrent",)),
     "security": ("the stated security", ("conditions.security",)),
     "medium": ("the stated medium", ("conditions.medium",)),
+    "link-rate": ("the stated link rate", ("conditions.link_rate_bps",)),
+    "frame-overhead": ("the frame overhead", ("conditions.frame_overhead",)),
 }
 #: What a hand-in may carry of the environment snapshot only when the exercise asks.
 PRIVATE_FACTS = ("ssid", "mac", "user")

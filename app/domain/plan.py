@@ -80,6 +80,9 @@ class Medium(StrEnum):
     UNKNOWN = "unknown"
 
 
+#: Conditions that a plan's JSON carries only when they are stated.
+LINK_FIELDS = ("link_rate_bps", "frame_overhead")
+
 #: The peer that is this computer: LinkLab's own servers on the loopback.
 THIS_COMPUTER = "This computer"
 
@@ -115,6 +118,10 @@ class Conditions:
     tags: tuple[tuple[str, str], ...] = ()
     notes: str = ""
     security_detected: bool = False  # True while the value is the detected one, unconfirmed
+    # The link's rate (Ethernet: the line rate; Wi-Fi: the PHY rate) and, for a shaped link,
+    # the bytes its shaper counts per frame: what the expected goodput is worked out from.
+    link_rate_bps: int | None = None
+    frame_overhead: int | None = None
 
     def with_tags(self, tags: dict[str, str]) -> Conditions:
         return replace(self, tags=tuple(sorted(tags.items())))
@@ -316,6 +323,9 @@ class Plan:
         data["conditions"]["tags"] = dict(self.conditions.tags)
         if self.assignment is None:
             del data["assignment"]  # plans outside exercises keep their old shape
+        for key in LINK_FIELDS:
+            if data["conditions"][key] is None:
+                del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
         return data
 
     def to_json(self) -> str:

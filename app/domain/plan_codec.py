@@ -98,7 +98,13 @@ def conditions_from_dict(value: object) -> Conditions:
         tags=pairs,
         notes=str(fields.get("notes", ""))[:10000],
         security_detected=bool(fields.get("security_detected", False)),
+        link_rate_bps=_optional_whole(fields.get("link_rate_bps"), "link_rate_bps"),
+        frame_overhead=_optional_whole(fields.get("frame_overhead"), "frame_overhead"),
     )
+
+
+def _optional_whole(value: object, name: str) -> int | None:
+    return None if value is None else int(_number(value, name))
 
 
 def _flag(value: object) -> bool:

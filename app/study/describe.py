@@ -19,7 +19,7 @@ from app.domain.plan import (
     Variable,
 )
 from app.domain.tags import tag_text
-from app.domain.units import format_rate
+from app.domain.units import format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {
@@ -175,12 +175,17 @@ def local_time(stamp: str | None) -> str:
 
 
 def describe_conditions(conditions: Conditions) -> str:
-    """Security, medium and tags in one short line ('WPA2 · 802.11n · open · room=B12')."""
+    """Security, medium, link rate and tags in one short line
+    ('WPA2 · 802.11n · 300 Mbit/s link · room=B12')."""
     parts = []
     if conditions.security is not Security.UNKNOWN:
         parts.append(conditions.security.value)
     if conditions.medium is not Medium.UNKNOWN:
         parts.append(conditions.medium.value)
+    if conditions.link_rate_bps is not None:
+        parts.append(f"{plain_rate(conditions.link_rate_bps)} link")
+    if conditions.frame_overhead is not None:
+        parts.append(f"{conditions.frame_overhead} B per frame")
     parts += [tag_text(key, value) for key, value in conditions.tags]
     return " · ".join(parts)
 

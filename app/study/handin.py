@@ -33,6 +33,17 @@ HIDDEN = "(hidden)"
 _MAC = re.compile(r"\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b")
 _MAC_KEYS = re.compile(r"mac|bssid|serial|hwaddr|permaddr", re.IGNORECASE)
 _USER_KEYS = re.compile(r"hostname|user|login|home", re.IGNORECASE)
+# A user's own folder names them: C:\Users\NAME (one or two backslashes: JSON text escapes
+# them), /home/NAME, /Users/NAME (macOS).
+_USER_FOLDER = re.compile(
+    r"(\b[A-Za-z]:(?:\\{1,2}|/)(?:Users|Documents and Settings)(?:\\{1,2}|/)|/home/|/Users/)"
+    r"([^\\/\s\"':;,()]+)",
+    re.IGNORECASE,
+)
+
+
+def _hide_user_folders(text: str) -> str:
+    return _USER_FOLDER.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,8 @@ def scrub(value: Any, reveal: Sequence[str], words: Sequence[str], key: str = ""
         return [scrub(v, reveal, words, key) for v in value]
     if isinstance(value, str):
         text = value if "mac" in reveal else _MAC.sub(HIDDEN, value)
+        if "user" not in reveal:
+            text = _hide_user_folders(text)
         for word in words:
             text = re.sub(re.escape(word), HIDDEN, text, flags=re.IGNORECASE)
         return text
@@ -105,6 +118,7 @@ def scrub_output(text: str, reveal: Sequence[str]) -> str:
         text = _MAC.sub(HIDDEN, text)
     if "user" not in reveal:
         text = _SYSTEM_INFO.sub(lambda m: f"{m.group(1)}{m.group(2)} {HIDDEN} ", text)
+        text = _hide_user_folders(text)
     return text
 
 
@@ -141,6 +155,7 @@ def handin_document(
         for run in session["runs"]:
             run["raw_output"] = scrub_output(run["raw_output"], reveal)
             run["argv"] = _argv(run["argv"], reveal)
+            run["error"] = scrub(run["error"], reveal, words)
         session["status_reason"] = scrub(session["status_reason"], reveal, words)
     document["handin"] = {
         "student": work.student,

@@ -26,6 +26,7 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
+from app.ui.classroom.tab import ClassTab
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
@@ -67,12 +68,14 @@ class MainWindow(QMainWindow):
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)
         self.compare_tab = CompareTab(self.context)
+        self.class_tab = ClassTab()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.measure, "Measure")
         self.tabs.addTab(self.responsiveness, "Responsiveness")
         self.tabs.addTab(self.sessions, "Sessions")
         self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
+        self.tabs.addTab(self.class_tab, "Class")
         self.tabs.addTab(self.settings_tab, "Settings")
         # A lab exercise's guided view: a tab shown while an exercise is open.
         self.exercises = ExerciseController(self, ExerciseView(self.context), self)
@@ -99,6 +102,7 @@ class MainWindow(QMainWindow):
         self.measure.status_message.connect(self.status_label.setText)
         self.compare_tab.status_message.connect(self.status_label.setText)
         self.responsiveness.status_message.connect(self.status_label.setText)
+        self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)

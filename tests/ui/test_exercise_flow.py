@@ -62,6 +62,9 @@ def run_step(user: User, window: MainWindow, row: int) -> None:
     with pytest.raises(Unreachable, match="disabled"):
         user.choose("Protocol", "TCP")
     assert "step" in user.text("Preset changes")
+    if row == 0:  # as the first step's instructions ask: the link's rate, for the expected line
+        user.choose("Medium", "Ethernet")
+        user.type("Link rate", "100G")
     user.click("Start")
     wait_for(lambda: not window.measure.running, 120, f"step {row + 1}")
     assert "completed" in user.text("Status"), user.text("Status")
@@ -88,6 +91,8 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
         user.click_row("Steps", row)
         wait_for(lambda: user.can_see("Step result chart"), 10, "the step's result")
         assert "reached its highest mean throughput" in user.text("Step findings")
+        if row == 0:  # a link rate stated: the share of the expected goodput is said
+            assert "of what the headers allow" in user.text("Step findings")
         user.type("Answer " + f"{row + 1}.1", f"My answer to step {row + 1}.")
     user.click_row("Steps", 4)  # the conclusion
     user.type("Answer E.1", "The window size mattered most on this link.")

@@ -33,6 +33,8 @@ FORM_KEYS: dict[str, tuple[str, ...]] = {
     "concurrent": ("concurrent",),
     "security": ("security",),
     "medium": ("medium",),
+    "link-rate": ("link_rate",),
+    "frame-overhead": ("frame_overhead",),
 }
 assert set(FORM_KEYS) == set(LOCKABLE)
 

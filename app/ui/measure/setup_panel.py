@@ -201,6 +201,11 @@ class SetupPanel(QWidget):
         self._fields["security"] = Field("Security", security, error, STUDY)
         grid.addWidget(with_error(self.conditions_box.security_row(), error), 1, 1)
         self._grid_field(grid, 1, 2, "medium", "Medi&um", self.conditions_box.medium)
+        link_rate = self.conditions_box.link_rate
+        grid.addWidget(self._label("Lin&k rate", link_rate), 2, 0)
+        rate_error = FieldError("link_rate")
+        self._fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
+        grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 2, 1)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         return box
@@ -219,6 +224,7 @@ class SetupPanel(QWidget):
             ("order", "Order", adv.order),
             ("seed", "Shuffle seed", adv.seed),
             ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
+            ("frame_overhead", "Frame overhead (bytes)", self.conditions_box.frame_overhead),
             ("tags", "Tags", self.tags),
             ("notes", "Notes", self.conditions_box.notes),
         ):
@@ -365,9 +371,7 @@ class SetupPanel(QWidget):
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
-        tag_problem = self.conditions_box.tag_problem()
-        if tag_problem:
-            problems.append(("tags", tag_problem))
+        problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
             early = EarlyStop(adv.early_fraction.value() / 100, adv.early_min.value())

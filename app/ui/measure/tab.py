@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 import time
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,11 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import VARIABLE_LABELS, Engine, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
+from app.study.environment import DetectedLink
 from app.study.events import (
     PointUpdated,
     Progress,
@@ -38,23 +39,11 @@ from app.study.events import (
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
+from app.ui.measure.detection import LinkDetection
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
 from app.ui.server.local_servers import LocalServers
-
-
-class _Signals(QObject):
-    detected = Signal(str)
-
-
-def _detect_security(host: str, signals: _Signals) -> None:
-    """Wi-Fi security of the link, detected off the GUI thread (it runs nmcli/iw/netsh)."""
-    from app.study import environment
-
-    snapshot = environment.capture(host)
-    if snapshot.detected_security:
-        signals.detected.emit(snapshot.detected_security)
 
 
 def series_name(plan: Plan, series: Series) -> str:
@@ -131,19 +120,16 @@ class MeasureTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.setup.plan_changed.connect(self._plan_changed)
-        self._signals = _Signals()
-        self._signals.detected.connect(self.setup.set_detected_security)
+        self.detection = LinkDetection(self)
+        self.detection.security_detected.connect(self.setup.set_detected_security)
+        self.detection.link_detected.connect(self._link_detected)
+        self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.port.setValue(context.default_port("iperf3"))
         self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
         self.engines_changed()
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
-        threading.Thread(
-            target=_detect_security,
-            args=("127.0.0.1", self._signals),
-            name="detect-security",
-            daemon=True,
-        ).start()
+        self.detection.detect(self.setup.peer_row.peer().host)
 
     def _controls(self) -> QVBoxLayout:
         box = QVBoxLayout()
@@ -184,6 +170,13 @@ class MeasureTab(QWidget):
         return box
 
     # -- form ------------------------------------------------------------------------------
+    def _link_detected(self, link: DetectedLink | None) -> None:
+        """The detected rate fills the Link rate field until the user types one."""
+        if link is None:
+            self.setup.conditions_box.set_detected_link(None, None)
+        else:
+            self.setup.conditions_box.set_detected_link(link.rate_bps, link.medium)
+
     def _restore_last_plan(self) -> None:
         text = self.context.last_plan_json()
         if not text:
@@ -307,6 +300,9 @@ class MeasureTab(QWidget):
         label, unit = VARIABLE_LABELS[plan.variable]
         for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart):
             chart.set_x_label(f"{label.lower()} ({unit})" if unit else label.lower())
+        for series in plan.series:  # the yardstick is there before the first point
+            curve = expected_curve(plan, series, plan.values)
+            self.sweep_chart.set_expected(series_name(plan, series), curve)
         self.table.clear_rows()
         self.table.set_value_header(label)
         self.progress.setRange(0, plan.total_runs)
@@ -402,7 +398,9 @@ class MeasureTab(QWidget):
             self.cpu_chart.set_point(
                 name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
             )
-        self.table.update_point(name, event.value, event.metrics)
+        found = expected_at(plan, event.series, event.value)
+        expected = found.expected_bps if found is not None else None
+        self.table.update_point(name, event.value, event.metrics, expected)
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
