@@ -60,3 +60,19 @@ def test_a_peer_like_an_option_is_refused_in_a_sentence(window: MainWindow, user
     user.click("Start responsiveness test")
     assert "starts with '-'" in user.text("Responsiveness status")
     assert not window.responsiveness.running
+
+
+def test_the_presets_menu_leads_to_the_tab(window: MainWindow, user: User) -> None:
+    user.menu("Presets", "Responsiveness test (working latency)")
+    assert window.tabs.currentWidget() is window.responsiveness
+    assert user.find("Start responsiveness test").isEnabled()
+
+
+def test_the_guide_explains_the_rating(window: MainWindow, user: User) -> None:
+    from PySide6.QtWidgets import QDialog
+
+    user.menu("Help", "LinkLab guide")
+    guide = next(w for w in window.findChildren(QDialog) if w.objectName() == "guide")
+    wait_for(guide.isVisible, 5)
+    text = User(guide).find("LinkLab guide").toPlainText()  # type: ignore[attr-defined]
+    assert "The Responsiveness tab" in text and "Poor below 300 RPM" in text
