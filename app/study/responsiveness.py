@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.analysis.responsiveness import Rating, rating, rpm
 from app.analysis.saturation import STABLE_STEPS, confidence, next_flows, stability
@@ -136,6 +136,7 @@ class ResponsivenessTest:
         self._engine_run: EngineRun | None = None
         self._prober: Prober | None = None
         self._started = 0.0
+        self._settings = self.settings  # as run: less a phase the installed iperf3 cannot do
 
     # -- control ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -170,7 +171,7 @@ class ResponsivenessTest:
                 f"iperf3 {tool.version_string} cannot load both directions at once (that "
                 f"needs iperf3 3.7 or newer): that phase was left out."
             )
-            settings = ResponsivenessSettings(**{**vars(settings), "both": False})
+            settings = replace(settings, both=False)
         self._settings = settings
         echo: EchoResponder | None = None
         try:
