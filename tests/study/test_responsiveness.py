@@ -136,3 +136,26 @@ def test_stop_ends_the_test_within_a_second(loopback: LoopbackServers) -> None:
     thread.join(5)
     assert not thread.is_alive() and time.monotonic() - asked < 1.5
     assert len(outcome) == 1
+
+
+@pytest.mark.slow
+def test_an_iperf3_without_bidir_leaves_out_both_at_once_saying_why(
+    loopback: LoopbackServers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from app.engine.tools import Capability, Tool, find_tool
+    from app.study import responsiveness
+
+    real = find_tool("iperf3")
+    old = dataclasses.replace(real, capabilities=real.capabilities - {Capability.BIDIR})
+
+    def older(name: str) -> Tool:
+        return old if name == "iperf3" else find_tool(name)
+
+    monkeypatch.setattr(responsiveness, "find_tool", older)
+    brief = ResponsivenessSettings(max_flows=1, phase_s=1, step_s=1, idle_s=0.5)
+    result = ResponsivenessTest(Peer.this_computer(), None, brief, loopback=loopback).run()
+    assert [load.phase for load in result.loads] == [Phase.DOWNLOAD, Phase.UPLOAD]
+    assert "cannot load both directions at once" in result.notes[0]
+    assert result.to_dict()["both"] is None
