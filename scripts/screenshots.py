@@ -245,6 +245,7 @@ def shoot() -> int:
     save("measure-parallel-1280x800.png")
     expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
+    shoot_responsiveness(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
     window.shutdown()
@@ -252,6 +253,21 @@ def shoot() -> int:
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:
+    """The Responsiveness tab: a test against this computer's own servers, shortened, clicked
+    through to its result card."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Responsiveness")
+    user.type("Peer", "This computer")
+    user.type("Most parallel flows", "4")
+    user.type("Seconds per direction", "6")
+    user.click("Start responsiveness test")
+    wait_for(lambda: user.can_see("Responsiveness result"), 120, "the responsiveness card")
+    save("responsiveness-1280x800.png")
 
 
 def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:

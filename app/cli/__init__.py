@@ -14,6 +14,7 @@ from app.cli import (
     engine_cmds,
     exercise_cmds,
     expected_cmds,
+    responsiveness_cmd,
     session_cmds,
     study_cmds,
 )
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     expected_cmds.register(sub)
     exercise_cmds.register(sub)
     class_cmds.register(sub)
+    responsiveness_cmd.register(sub)
     engine_cmds.register(sub)
     return parser
 

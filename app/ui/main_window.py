@@ -1,4 +1,5 @@
-"""The main window: Measure, Sessions, Server and Settings tabs, presets menu, status bar."""
+"""The main window: Measure, Responsiveness, Sessions, Compare, Server and Settings tabs, presets
+menu, status bar."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
 from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
+from app.ui.responsiveness.tab import ResponsivenessTab
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab
 from app.ui.sessions.tab import SessionsTab
@@ -60,6 +62,8 @@ class MainWindow(QMainWindow):
         self.preset_dir = preset_dir or user_preset_dir()
         self.servers = LocalServers(self.context.loopback)
         self.measure = MeasureTab(self.context, self.servers)
+        self.responsiveness = ResponsivenessTab(self.context)
+        self.responsiveness.study_running = lambda: self.measure.running
         self.sessions = SessionsTab(self.context)
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)
@@ -67,6 +71,7 @@ class MainWindow(QMainWindow):
         self.class_tab = ClassTab()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.measure, "Measure")
+        self.tabs.addTab(self.responsiveness, "Responsiveness")
         self.tabs.addTab(self.sessions, "Sessions")
         self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
@@ -96,6 +101,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.measure.status_message.connect(self.status_label.setText)
         self.compare_tab.status_message.connect(self.status_label.setText)
+        self.responsiveness.status_message.connect(self.status_label.setText)
         self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
@@ -188,6 +194,10 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=preset: self._apply_preset(p))
             self.presets_menu.addAction(action)
         self.presets_menu.addSeparator()
+        responsiveness = QAction("Responsiveness test (working latency)", self)
+        responsiveness.setStatusTip("Rate how responsive the link stays under load, in RPM.")
+        responsiveness.triggered.connect(lambda: self.tabs.setCurrentWidget(self.responsiveness))
+        self.presets_menu.addAction(responsiveness)
         save = QAction("Save current plan as preset…", self)
         save.triggered.connect(self._save_preset)
         self.presets_menu.addAction(save)
@@ -320,5 +330,6 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.measure.stop_and_wait()
+        self.responsiveness.stop_and_wait()
         self.servers.stop_all()
         self.sessions.exchange.wait()
