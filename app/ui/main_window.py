@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self.measure = MeasureTab(self.context, self.servers)
         self.responsiveness = ResponsivenessTab(self.context)
         self.responsiveness.study_running = lambda: self.measure.running
+        self.measure.other_test_running = lambda: self.responsiveness.running
         self.sessions = SessionsTab(self.context)
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)

@@ -47,6 +47,12 @@ def test_stop_ends_the_test_without_a_card(window: MainWindow, user: User) -> No
     short_test(user)
     user.click("Start responsiveness test")
     wait_for(lambda: "Download" in user.text("Responsiveness status"), 30, "the download load")
+    # A study started meanwhile would measure a loaded link: refused, saying why.
+    user.tab("Measure")
+    user.click("Start")
+    assert "A responsiveness test is running" in user.text("Status")
+    assert not window.measure.running
+    user.tab("Responsiveness")
     user.click("Stop test")
     wait_for(lambda: not window.responsiveness.running, 3, "the test to stop")
     assert user.text("Responsiveness status") == "Stopped: no result."

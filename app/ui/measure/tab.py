@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
@@ -70,6 +71,8 @@ class MeasureTab(QWidget):
         self.servers = servers
         self.worker: StudyWorker | None = None
         self.exercise: Exercise | None = None  # the lab exercise whose step is set up
+        #: Set by the window: a responsiveness test loads the link this study would measure.
+        self.other_test_running: Callable[[], bool] = lambda: False
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
@@ -219,6 +222,13 @@ class MeasureTab(QWidget):
         """Start the plan in the form: refused with the field to fix; the peer check, this
         computer's servers and the environment snapshot then happen in the worker."""
         if self.worker is not None:
+            return
+        if self.other_test_running():
+            self._say(
+                "A responsiveness test is running: it loads the link and would skew this study. "
+                "Stop it on the Responsiveness tab, or wait for its result.",
+                error=True,
+            )
             return
         problem = self.setup.first_problem()
         if problem is not None:
