@@ -16,8 +16,9 @@ import statistics
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,7 +50,8 @@ def ping_rtts(count: int, interval: float) -> list[float]:
 
 
 def prober_rtts(port: int, count: int, interval: float, kernel: bool) -> tuple[list[float], float]:
-    """Round trips of one prober run, and the CPU seconds this process spent on it."""
+    """Round trips of one prober run, and the CPU seconds (user + system, psutil) this process
+    spent on it."""
     prober = UdpProber(
         "127.0.0.1",
         port,
@@ -57,10 +59,15 @@ def prober_rtts(port: int, count: int, interval: float, kernel: bool) -> tuple[l
         duration_s=count * interval,
         kernel_timestamps=kernel,
     )
-    cpu = time.process_time()
+    cpu = _cpu_seconds()
     prober.run()
-    cpu = time.process_time() - cpu
+    cpu = _cpu_seconds() - cpu
     return [r.rtt_ms for r in prober.records() if r.rtt_ms is not None], cpu
+
+
+def _cpu_seconds() -> float:
+    times = psutil.Process().cpu_times()
+    return float(times.user + times.system)
 
 
 def busy(stop: threading.Event) -> None:

@@ -4,8 +4,9 @@ against LinkLab's own local servers, saved at 1280x800 and 1920x1080 into docs/s
 
 Two real sweeps are measured on the loopback (TCP and UDP over IPv4 and IPv6, stated as an open
 and a WPA2 link), compared, and exported as an HTML report, which headless Chromium renders
-for the report's picture. Uses the display it is given, else a virtual X server (Xvfb), else
-Qt's offscreen platform."""
+for the report's picture; a third states a link rate, for the expected goodput curve and the
+frame breakdown. Uses the display it is given, else a virtual X server (Xvfb), else Qt's
+offscreen platform."""
 
 from __future__ import annotations
 
@@ -15,11 +16,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.ui.user import User
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 SIZES = [(1280, 800), (1920, 1080)]
+#: The loopback has no link rate of its own: one stated near what this computer's loopback
+#: carries puts the expected curve where it reads beside the measured ones.
+LINK_RATE = "5G"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sys.path.insert(0, str(ROOT))
 
@@ -74,6 +83,35 @@ def render_report(page: Path, shot: Path, profile: Path) -> None:
     ]
     subprocess.run(argv, check=True, capture_output=True, timeout=120)
     print(f"wrote {shot.relative_to(ROOT)}")
+
+
+def open_class(user: User, folder: Path) -> None:
+    """A class's hand-ins of the student lab opened in the Class tab, the packet-loss step
+    charted. The hand-ins are stored, not measured: a class's runs take hours."""
+    from app.study.exercises import find_ready
+    from tests.ui.class_handins import Student, write_class
+    from tests.ui.user import wait_for
+
+    lab = find_ready("student-lab")
+    steps = len(lab.steps)
+    handins = folder / "Lab 2 hand-ins"
+    students = [
+        Student("Ana Souza", "G1", steps, 1.0),
+        Student("Ben Okafor", "G1", steps, 0.86),
+        Student("Chen Wei", "G2", steps - 1, 1.1),
+        Student("Dana Kowalski", "G2", steps, copy_of="Ana Souza"),
+    ]
+    write_class(handins, folder / "laptops", lab, students)
+    user.tab("Class")
+
+    def choose(dialog: User) -> None:
+        dialog.type("Directory", str(handins))
+        dialog.click("Choose")
+
+    with user.answering(choose):
+        user.click("Open class folder…")
+    wait_for(lambda: len(user.table_rows("Students")) == len(students), 30, "the class")
+    user.choose("Step", lab.steps[2].title)
 
 
 def shoot() -> int:
@@ -205,11 +243,142 @@ def shoot() -> int:
     wait_for(lambda: not window.measure.running, 120, "the parallel-streams sweep")
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
+    expected_goodput(window, user, save)
+    shoot_exercise(user, window, folder, save)
+    shoot_responsiveness(user, window, save)
+    open_class(user, folder)
+    save("class-1280x800.png")
     window.shutdown()
     window.deleteLater()
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:
+    """The Responsiveness tab: a test against this computer's own servers, shortened, clicked
+    through to its result card."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Responsiveness")
+    user.type("Peer", "This computer")
+    user.type("Most parallel flows", "4")
+    user.type("Seconds per direction", "6")
+    user.click("Start responsiveness test")
+    wait_for(lambda: user.can_see("Responsiveness result"), 120, "the responsiveness card")
+    save("responsiveness-1280x800.png")
+
+
+def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
+    """A student's lab exercise: the student-lab seed with its runs shortened, opened from
+    File › Open exercise…, the first step measured, answered; the guided view, a step set up
+    with its locked fields, and the first page of the drafted lab report."""
+    from dataclasses import replace
+
+    from app.domain.exercise import with_id
+    from app.domain.plan import Variable
+    from app.study.exercises import find_ready, write_exercise
+    from tests.ui.user import wait_for
+
+    lab = find_ready("student-lab")
+    steps = list(lab.steps)
+    first = steps[0].plan
+    steps[0] = replace(steps[0], plan=replace(first, values=(2, 4, 6), repetitions=2))
+    assert first.variable is Variable.DURATION
+    path = write_exercise(
+        folder / "lab.linklab-exercise", with_id(replace(lab, steps=tuple(steps)))
+    )
+
+    def open_it(dialog: User) -> None:
+        dialog.type("File name", str(path))
+        dialog.click("Open")
+
+    with user.answering(open_it):
+        user.menu("File", "Open exercise…")
+    user.type("Your name", "Ann Lee", enter=True)
+    user.type("Group", "G1", enter=True)
+    wait_for(lambda: len(user.table_rows("Steps")) == 5, 10, "the steps")
+    user.click_row("Steps", 0)
+    user.click("Set up this step")
+    save("exercise-step-1280x800.png")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 300, "the exercise's first step")
+    user.tab("Exercise")
+    wait_for(lambda: user.table_rows("Steps")[0][0].endswith("done ✓"), 15, "the step done")
+    user.click_row("Steps", 0)
+    wait_for(lambda: user.can_see("Step result chart"), 10, "the step's result")
+    user.type("Answer 1.1", "Both stay level: TCP near the link's rate, UDP at the 30 Mbit/s sent.")
+    user.click_row("Steps", 1)
+    user.click_row("Steps", 0)  # the step read from its top, the answer kept
+    save("exercise-guided-1280x800.png")
+    report = folder / "lab-report.pdf"
+
+    def save_report(dialog: User) -> None:
+        dialog.type("File name", str(report))
+        dialog.click("Save")
+
+    with user.answering(save_report):
+        user.click("Write lab report…")
+    wait_for(report.exists, 60, "the lab report")
+    pdftoppm = shutil.which("pdftoppm")
+    if pdftoppm is None:
+        print("pdftoppm is missing (scripts/ensure-desktop.sh --with-screenshots installs it)")
+        return
+    stem = folder / "report-page"
+    argv = [
+        pdftoppm,
+        "-png",
+        "-r",
+        "110",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-singlefile",
+        str(report),
+        str(stem),
+    ]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    shutil.copyfile(f"{stem}.png", OUT / "lab-report-page1.png")
+    print(f"wrote {OUT.name}/lab-report-page1.png")
+
+
+def expected_goodput(window: Any, user: Any, save: Callable[[str], None]) -> None:
+    """A sweep with a link rate stated: the sweep chart with the expected curves, then the
+    session's Frame breakdown at 1408 B."""
+    from tests.ui.user import wait_for
+
+    user.tab("Measure")
+    user.tab("Advanced")
+    if user.find("Packet size (when not swept)").isEnabled():
+        user.type("Packet size (when not swept)", "")
+    user.tab("Study")
+    user.choose("Protocol", "TCP and UDP")
+    user.choose("IP version", "IPv4")
+    user.choose("Sweep", "Packet size")
+    user.type("Values list", "128, 384, 640, 896, 1152, 1408")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "2")
+    user.type("Session name", f"Ethernet, {LINK_RATE} stated")
+    user.choose("Security", "open (no security)")
+    user.choose("Medium", "Ethernet")
+    user.type("Link rate", LINK_RATE)
+    user.tab("Advanced")
+    user.type("UDP bitrate", "0")
+    user.tab("Study")
+    user.tab("Sweep")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 300, "the sweep with a link rate")
+    save("measure-expected-1280x800.png")
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
+    user.click_row("Sessions", 0)  # the newest
+    wait_for(lambda: user.can_see("Session details"), 10, "the session's view")
+    user.tab("Frame breakdown")
+    user.choose("Series", "TCP · IPv4")
+    user.choose("Point", "1408 B")
+    save("frame-breakdown-1280x800.png")
 
 
 if __name__ == "__main__":

@@ -321,3 +321,13 @@ class RoutedTestBed:
             raise RuntimeError(f"the prober failed: {done.stderr.strip()}")
         result: dict[str, object] = json.loads(done.stdout)
         return result
+
+
+def shape_both_ways(bed: RoutedTestBed, mbit: float, limit_bytes: int) -> None:
+    """Rate-limit R toward S and toward C alike, each queue holding at most limit_bytes: a
+    download fills the queue toward C as an upload fills the one toward S."""
+    bed.set_queue(mbit, limit_bytes)
+    dev = ["dev", bed.dev_rc]
+    subprocess.run(["tc", "-n", bed.r, "qdisc", "del", *dev, "root"], capture_output=True)
+    tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "limit", str(limit_bytes)]
+    _run(["tc", "-n", bed.r, "qdisc", "add", *dev, "root", *tbf])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from app.analysis.expectation import expected_at
 from app.analysis.stats import Summary, summarize
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Plan, RunKind, Series, Variable
@@ -37,10 +38,19 @@ class PointSummary:
     n: int  # successful runs at this point
     failed: int
     metrics: dict[str, Summary]
+    expected_bps: float | None = None  # the overhead model's best goodput, with a link rate
 
     @property
     def series(self) -> Series:
         return Series(self.protocol, self.ip_version)
+
+    @property
+    def efficiency_pct(self) -> float | None:
+        """The mean throughput as a share of the expected goodput, in per cent."""
+        mean = self.metrics["throughput_bps"].mean if "throughput_bps" in self.metrics else None
+        if mean is None or not self.expected_bps:
+            return None
+        return 100.0 * mean / self.expected_bps
 
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -64,6 +74,8 @@ class PointSummary:
                     "ci95": summary.ci95,
                 }
             )
+        data["expected_bps"] = self.expected_bps
+        data["efficiency_pct"] = self.efficiency_pct
         return data
 
 
@@ -74,12 +86,14 @@ def plain_number(value: float) -> int | float:
 
 def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]:
     """One summary per series and value, in plan order; RTT from request/response runs when
-    the plan has them, otherwise from the stream runs' own RTT (iperf3 JSON)."""
+    the plan has them, otherwise from the stream runs' own RTT (iperf3 JSON); the expected
+    goodput when the session states a link rate."""
     points = []
     for series in plan.series:
         for index, value in enumerate(plan.values):
             here = [r for r in runs if r.key.series == series and r.key.value_index == index]
             n, metrics = summarize_point(here)
+            found = expected_at(plan, series, value)
             points.append(
                 PointSummary(
                     protocol=series.protocol,
@@ -90,6 +104,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                     n=n,
                     failed=sum(1 for r in here if not r.ok),
                     metrics=metrics,
+                    expected_bps=found.expected_bps if found is not None else None,
                 )
             )
     return points

@@ -8,7 +8,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
-from app.cli import compare_cmds, engine_cmds, expected_cmds, session_cmds, study_cmds
+from app.cli import (
+    class_cmds,
+    compare_cmds,
+    engine_cmds,
+    exercise_cmds,
+    expected_cmds,
+    responsiveness_cmd,
+    session_cmds,
+    study_cmds,
+)
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.domain.errors import BadOption, LinkLabError
 from app.engine.errors import StoppedByUser
@@ -27,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     session_cmds.register(sub)
     compare_cmds.register(sub)
     expected_cmds.register(sub)
+    exercise_cmds.register(sub)
+    class_cmds.register(sub)
+    responsiveness_cmd.register(sub)
     engine_cmds.register(sub)
     return parser
 

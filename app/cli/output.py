@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import asdict
 from typing import Any, TextIO
 
+from app.analysis.expected_findings import efficiency_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
@@ -120,6 +122,8 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
             "medium": plan.conditions.medium.value,
             "tags": plan.conditions.tag_dict,
             "notes": plan.conditions.notes,
+            "link_rate_bps": plan.conditions.link_rate_bps,
+            "frame_overhead": plan.conditions.frame_overhead,
         },
         "created_at": session.created_at,
         "ended_at": session.ended_at,
@@ -127,13 +131,17 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "runs_failed": session.runs_failed,
         "runs_partial": session.runs_partial,
         "total_runs": session.total_runs,
+        # Who measured it for which step of which lab exercise (null outside exercises).
+        "assignment": asdict(plan.assignment) if plan.assignment else None,
     }
 
 
 def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any]:
     data = session_summary(session)
     data["environment"] = session.environment  # this computer, the link, engines, Wi-Fi
-    data["points"] = [p.as_dict() for p in point_summaries(session.plan, runs)]
+    points = point_summaries(session.plan, runs)
+    data["points"] = [p.as_dict() for p in points]
+    data["findings"] = efficiency_findings(session.plan, points)
     # How working latency was measured: method name -> runs (empty when it was not).
     data["latency_methods"] = latency_methods(runs)
     if session.plan.concurrent:
@@ -163,9 +171,11 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     points = point_summaries(plan, runs)
     has_rtt = any(p.metrics["rtt_ms"].n for p in points)
     has_latency = any(p.metrics["latency_ms"].n or p.metrics["latency_idle_ms"].n for p in points)
+    has_expected = any(p.expected_bps for p in points)
     header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
     header += f" {'95 % CI ±':>12}" + (f" {'RTT ms':>9}" if has_rtt else "")
     header += f" {'idle ms':>9} {'loaded ms':>9}" if has_latency else ""
+    header += f" {'expected':>12} {'of exp.':>8}" if has_expected else ""
     out.write(header + "\n")
     for point in points:
         tp = point.metrics["throughput_bps"]
@@ -180,6 +190,10 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
             for name in ("latency_idle_ms", "latency_ms"):
                 value = point.metrics[name].mean
                 line += f" {value:>9.3f}" if value is not None else f" {'—':>9}"
+        if has_expected:
+            pct = point.efficiency_pct
+            line += f" {format_rate(point.expected_bps):>12} "
+            line += f"{pct:>6.1f} %" if pct is not None else f"{'—':>8}"
         if point.failed:
             line += f"  ({point.failed} failed)"
         out.write(line + "\n")
@@ -189,3 +203,5 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
             f"Share of the link at {share.value:g}: {parts} "
             f"(together {format_rate(share.total_bps)})\n"
         )
+    for sentence in efficiency_findings(plan, points):
+        out.write(sentence + "\n")

@@ -65,12 +65,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("csv", "points", "samples", "json", "html", "pdf"),
+        choices=("csv", "points", "samples", "json", "html", "pdf", "handin", "report"),
         required=True,
         help="csv: one row per finished run; points: one row per series and value "
         "(n, mean, std, min, max, 95 %% CI); samples: one row per interval sample, with "
         "run_status ok, failed or partial (a run that never finished); json: sessions to "
-        "import elsewhere; html, pdf: a report comparing the sessions' series",
+        "import elsewhere; html, pdf: a report comparing the sessions' series; handin: a "
+        "student's sessions of a lab exercise with name, group and answers (.linklab); "
+        "report: the student's lab report drafted (.html, .pdf, .docx or .odt by --out)",
     )
     export.add_argument(
         "--out",
@@ -193,6 +195,14 @@ def _show(session: SessionRecord) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.format in ("html", "pdf"):
         return _export_report(args)
+    if args.format == "handin":
+        from app.cli.class_cmds import export_handin
+
+        return export_handin(args)
+    if args.format == "report":
+        from app.cli.lab_report_cmd import export_lab_report
+
+        return export_lab_report(args)
     if args.format in ("csv", "points", "samples") and len(args.sessions) > 1:
         raise BadOption(
             "CSV export takes one session: export them one by one, or use --format json "

@@ -29,10 +29,12 @@ from app.cli.args import (
 )
 from app.cli.output import ProgressPrinter, print_points, session_json
 from app.domain.errors import BadOption
+from app.domain.exercise import Exercise, Step
 from app.domain.plan import Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
+from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
@@ -127,6 +129,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--security", choices=[s.value for s in Security])
     run.add_argument("--medium", choices=[m.value for m in Medium])
     run.add_argument(
+        "--link-rate",
+        type=rate,
+        metavar="RATE",
+        help="the link's rate (Ethernet: line rate; Wi-Fi: PHY rate), e.g. 100M or 1G: the "
+        "points gain the expected goodput (linklab expected)",
+    )
+    run.add_argument(
+        "--frame-overhead",
+        type=number(int, 0, 10000),
+        metavar="BYTES",
+        help="link-layer bytes per frame instead of the medium's (a Linux tc shaper counts 14)",
+    )
+    run.add_argument(
         "--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE|LABEL"
     )
     run.add_argument("--notes")
@@ -134,6 +149,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     source = run.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help="start from a preset")
     source.add_argument("--plan", metavar="FILE", help="start from a plan file (JSON)")
+    source.add_argument(
+        "--exercise",
+        metavar="FILE",
+        help="a step of a lab exercise (.linklab-exercise); its locked fields cannot be changed",
+    )
+    run.add_argument("--student", help="your name, with --exercise")
+    run.add_argument("--group", default="", help="your group, with --exercise")
+    run.add_argument(
+        "--step",
+        type=number(int, 1, 20),
+        metavar="N",
+        help="the exercise's step (default: the first one not done yet)",
+    )
     add_db_argument(run)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.set_defaults(handler=cmd_run)
@@ -158,25 +186,12 @@ def _values(text: str, variable: str) -> list[int]:
         raise BadOption(f"argument --sizes/--values: {err}.") from None
 
 
-def plan_from_args(args: argparse.Namespace) -> Plan:
-    """The plan file or preset first, then every flag given on top of it."""
+def plan_from_args(
+    args: argparse.Namespace, exercise: Exercise | None = None, step: Step | None = None
+) -> Plan:
+    """The plan file, preset or exercise step first, then every flag given on top of it (a
+    flag that changes a field the exercise locks is refused)."""
     base: dict[str, Any]
-    if args.plan:
-        try:
-            text = Path(args.plan).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise BadOption(f"The plan file {args.plan} cannot be read ({err}).") from None
-        try:
-            base = json.loads(text)
-        except ValueError as err:
-            raise BadOption(f"The plan file {args.plan} is not valid JSON ({err}).") from None
-        if not isinstance(base, dict):
-            raise BadOption(f"The plan file {args.plan} must hold a JSON object.")
-    elif args.preset:
-        base = find_preset(args.preset).plan.to_dict()
-        base.pop("peer", None)
-    else:
-        base = {}
     overrides: dict[str, Any] = {
         "engine": args.engine,
         "protocols": args.protocol,
@@ -196,6 +211,26 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         "name": args.name,
         "ip_versions": [int(v) for v in args.ip] if args.ip else None,
     }
+    if args.plan:
+        try:
+            text = Path(args.plan).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise BadOption(f"The plan file {args.plan} cannot be read ({err}).") from None
+        try:
+            base = json.loads(text)
+        except ValueError as err:
+            raise BadOption(f"The plan file {args.plan} is not valid JSON ({err}).") from None
+        if not isinstance(base, dict):
+            raise BadOption(f"The plan file {args.plan} must hold a JSON object.")
+    elif args.preset:
+        base = find_preset(args.preset).plan.to_dict()
+        base.pop("peer", None)
+    elif exercise is not None and step is not None:
+        base = step.plan.to_dict()
+        base.pop("peer", None)
+        # A flag that changes a locked field is refused once the plan is built (plan_for).
+    else:
+        base = {}
     base.update({k: v for k, v in overrides.items() if v is not None})
     if args.values is not None:
         base["values"] = _values(args.values, str(base.get("variable", Variable.LENGTH.value)))
@@ -223,6 +258,10 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         conditions = replace(conditions, security=Security(args.security), security_detected=False)
     if args.medium:
         conditions = replace(conditions, medium=Medium(args.medium))
+    if args.link_rate is not None:
+        conditions = replace(conditions, link_rate_bps=args.link_rate)
+    if args.frame_overhead is not None:
+        conditions = replace(conditions, frame_overhead=args.frame_overhead)
     if args.tag:
         conditions = conditions.with_tags({**conditions.tag_dict, **dict(args.tag)})
     if args.notes is not None:
@@ -273,6 +312,10 @@ def open_door(args: argparse.Namespace) -> FrontDoor:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.exercise:
+        return _run_exercise(args)
+    if args.student or args.step:
+        raise BadOption("--student and --step go with --exercise FILE: name the exercise.")
     plan = plan_from_args(args)
     door = open_door(args)
     printer = ProgressPrinter(sys.stderr)
@@ -295,3 +338,33 @@ def cmd_resume(args: argparse.Namespace) -> int:
         echo_port=args.echo_port,
     )
     return _execute(args, door, study)
+
+
+def _run_exercise(args: argparse.Namespace) -> int:
+    """A step of a lab exercise: the step's plan, the student's own peer and the fields the
+    exercise leaves open; the session records the student, the group and the step."""
+    exercise = read_exercise(args.exercise)
+    if not args.student:
+        raise BadOption("Give your name with --student NAME: the exercise records who measured.")
+    door = open_door(args)
+    desk = door.exercises()
+    number = args.step or desk.next_step(exercise, args.student)
+    if not 1 <= number <= len(exercise.steps):
+        raise BadOption(f"The exercise has steps 1 to {len(exercise.steps)}: choose one of them.")
+    plan = plan_from_args(args, exercise, exercise.steps[number - 1])
+    plan = desk.plan_for(
+        exercise, number, student=args.student, group=args.group, peer=plan.peer, base=plan
+    )
+    desk.begin(exercise, args.student, args.group)
+    print(
+        f"linklab: {exercise.title}, step {number} of {len(exercise.steps)}: "
+        f"{exercise.steps[number - 1].title}",
+        file=sys.stderr,
+    )
+    try:
+        prepared = door.prepare(plan)
+    except BaseException:
+        if door.loopback is not None:
+            door.loopback.stop()
+        raise
+    return _execute(args, door, door.start(prepared, ProgressPrinter(sys.stderr)))

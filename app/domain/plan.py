@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -82,6 +83,9 @@ class Medium(StrEnum):
     UNKNOWN = "unknown"
 
 
+#: Conditions that a plan's JSON carries only when they are stated.
+LINK_FIELDS = ("link_rate_bps", "frame_overhead")
+
 #: The peer that is this computer: LinkLab's own servers on the loopback.
 THIS_COMPUTER = "This computer"
 #: LinkLab's latency responder's UDP port (`linklab serve --echo-port`). Outside the block of
@@ -128,6 +132,10 @@ class Conditions:
     tags: tuple[tuple[str, str], ...] = ()
     notes: str = ""
     security_detected: bool = False  # True while the value is the detected one, unconfirmed
+    # The link's rate (Ethernet: the line rate; Wi-Fi: the PHY rate) and, for a shaped link,
+    # the bytes its shaper counts per frame: what the expected goodput is worked out from.
+    link_rate_bps: int | None = None
+    frame_overhead: int | None = None
 
     def with_tags(self, tags: dict[str, str]) -> Conditions:
         return replace(self, tags=tuple(sorted(tags.items())))
@@ -135,6 +143,45 @@ class Conditions:
     @property
     def tag_dict(self) -> dict[str, str]:
         return dict(self.tags)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Who measured a session, for which step of which exercise."""
+
+    exercise_id: str
+    exercise_title: str
+    step: int  # 1-based
+    student: str
+    group: str = ""
+
+
+def assignment_from_dict(value: object) -> Assignment | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValueError("assignment must be an object")
+    step = value.get("step")
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= 20:
+        raise ValueError("assignment step must be a whole number from 1")
+    student = clean_text(value.get("student"), 200)
+    if not student:
+        raise ValueError("assignment names no student")
+    return Assignment(
+        clean_text(value.get("exercise_id"), 64),
+        clean_text(value.get("exercise_title"), 200),
+        step,
+        student,
+        clean_text(value.get("group", ""), 200),
+    )
+
+
+def clean_text(value: object, cap: int) -> str:
+    """Text as typed, without control characters (a name may reach a file name or a report)."""
+    if value is None:
+        return ""
+    text = str(value)
+    return "".join(c for c in text if c in "\n\t" or c.isprintable()).strip()[:cap]
 
 
 @dataclass(frozen=True)
@@ -199,6 +246,8 @@ class Plan:
     seed: int = 0  # for the shuffled order; recorded so the order can be reproduced
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)
+    # Who measured it for which step of which lab exercise (None: no exercise).
+    assignment: Assignment | None = None
 
     # -- structure -----------------------------------------------------------------------------
     @property
@@ -290,6 +339,11 @@ class Plan:
         data = asdict(self)
         data["format"] = PLAN_FORMAT
         data["conditions"]["tags"] = dict(self.conditions.tags)
+        if self.assignment is None:
+            del data["assignment"]  # plans outside exercises keep their old shape
+        for key in LINK_FIELDS:
+            if data["conditions"][key] is None:
+                del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
         return data
 
     def to_json(self) -> str:

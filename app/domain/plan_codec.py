@@ -21,6 +21,7 @@ from app.domain.plan import (
     Plan,
     Security,
     Variable,
+    assignment_from_dict,
 )
 
 
@@ -51,7 +52,9 @@ def decode_field(key: str, value: Any) -> Any:
         "direction": Direction,
         "variable": Variable,
         "values": lambda v: (
-            tuple(_number(x, "value") for x in v) if isinstance(v, list) else (_number(v, "value"),)
+            tuple(_number(x, "value") for x in v)
+            if isinstance(v, list | tuple)
+            else (_number(v, "value"),)
         ),
         "order": Order,
         "metrics": lambda v: _enum_tuple(Metric, v, key),
@@ -63,6 +66,7 @@ def decode_field(key: str, value: Any) -> Any:
         "length": lambda v: None if v is None else _number(v, key),
         "window": lambda v: None if v is None else _number(v, key),
         "concurrent": _flag,
+        "assignment": assignment_from_dict,
     }
     if key in decoders:
         return decoders[key](value)
@@ -94,7 +98,13 @@ def conditions_from_dict(value: object) -> Conditions:
         tags=pairs,
         notes=str(fields.get("notes", ""))[:10000],
         security_detected=bool(fields.get("security_detected", False)),
+        link_rate_bps=_optional_whole(fields.get("link_rate_bps"), "link_rate_bps"),
+        frame_overhead=_optional_whole(fields.get("frame_overhead"), "frame_overhead"),
     )
+
+
+def _optional_whole(value: object, name: str) -> int | None:
+    return None if value is None else int(_number(value, name))
 
 
 def _flag(value: object) -> bool:

@@ -28,6 +28,14 @@ def format_rate(bps: float | None, digits: int = 3) -> str:
     return f"{_significant(bps, digits)} bit/s"
 
 
+def plain_rate(bps: float) -> str:
+    """A rate as a person states it, without trailing zeros: '1 Gbit/s', '144.4 Mbit/s'."""
+    number, _, unit = format_rate(bps, 4).partition(" ")
+    if "." in number and number[-1:].isdigit():
+        number = number.rstrip("0").rstrip(".")
+    return f"{number} {unit}"
+
+
 def rate_unit(max_bps: float) -> tuple[str, float]:
     """The unit and divisor that suit values up to max_bps (for chart axes and tables)."""
     finite = isinstance(max_bps, int) or math.isfinite(max_bps)

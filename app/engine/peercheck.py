@@ -80,6 +80,20 @@ def handshake(address: tuple[object, ...], family: int, timeout: float) -> tuple
         return False, 0.0, err.strerror or "unreachable"
 
 
+def patient_handshake(
+    address: tuple[object, ...], family: int, timeout: float, refusals: int = 4
+) -> tuple[bool, float, str]:
+    """A handshake that forgives a brief refusal: an iperf3 server re-opens its listening
+    socket after each client (a check's connect-and-close is one), so a port can refuse
+    for a moment while its server is there."""
+    for attempt in range(refusals):
+        answered, ms, problem = handshake(address, family, timeout)
+        if answered or problem != "refused" or attempt == refusals - 1:
+            return answered, ms, problem
+        time.sleep(0.25)
+    raise AssertionError("unreachable")
+
+
 def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> PortAnswer:
     """TCP handshakes to host:port; the median handshake time is the round trip."""
     try:
@@ -89,7 +103,7 @@ def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> Po
     family, _, _, _, address = infos[0]
     times = []
     for _ in range(tries):
-        ok, rtt, problem = handshake(address, family, timeout)
+        ok, rtt, problem = patient_handshake(address, family, timeout)
         if not ok:
             # A refusal still went there and back: it measures the round trip too.
             return PortAnswer(port, False, rtt if problem == "refused" else None, problem)
@@ -139,7 +153,7 @@ def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:
             f"IPv6 address, or measure over IPv4."
         )
     family, _, _, _, address = infos[0]
-    answered, _, problem = handshake(address, family, timeout)
+    answered, _, problem = patient_handshake(address, family, timeout)
     if answered:
         return ""
     where = address[0]

@@ -456,11 +456,13 @@ def live_pids() -> list[int]:
 
 
 def cancel_all() -> None:
-    """End every engine process this program started and has not reaped."""
+    """End every engine process this program started and has not reaped, then let the
+    watchdog go (it has nothing left to guard)."""
     with _live_lock:
         procs = list(_live)
     for proc in procs:
         proc.cancel()
+    WATCHDOG.close()
 
 
 atexit.register(cancel_all)

@@ -126,6 +126,8 @@ POINT_COLUMNS = (
         for metric in POINT_METRICS
         for stat in ("mean", "std", "min", "max", "ci95")
     ),
+    "expected_bps",  # the overhead model's best goodput, when the session states a link rate
+    "efficiency_pct",
 )
 
 
@@ -150,6 +152,7 @@ def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
         for metric in POINT_METRICS:
             summary = point.metrics[metric]
             row += [summary.mean, summary.std, summary.min, summary.max, summary.ci95]
+        row += [point.expected_bps, point.efficiency_pct]
         rows.append(row)
     write_rows(out, POINT_COLUMNS, rows)
     return out.getvalue()

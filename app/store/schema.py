@@ -176,10 +176,28 @@ _V2 = [
     """,
 ]
 
-# Version 3: working latency per run (plans with the latency metric): the median round trip
+# Version 3: a student's work on a lab exercise — the exercise as handed out, who they are,
+# and their answers; the sessions they measured for it carry the same exercise id and
+# student in their plan's assignment.
+_V3 = [
+    """
+    CREATE TABLE exercise_work (
+        exercise_id TEXT NOT NULL,
+        student TEXT NOT NULL,
+        group_name TEXT NOT NULL DEFAULT '',
+        exercise_json TEXT NOT NULL,
+        answers_json TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (exercise_id, student)
+    )
+    """,
+]
+
+# Version 4: working latency per run (plans with the latency metric): the median round trip
 # of the probes before the run and during it, the loaded p90 and loss, and the method used.
 # Older runs have none (NULL).
-_V3 = [
+_V4 = [
     "ALTER TABLE runs ADD COLUMN latency_idle_ms REAL",
     "ALTER TABLE runs ADD COLUMN latency_ms REAL",
     "ALTER TABLE runs ADD COLUMN latency_p90_ms REAL",
@@ -187,4 +205,4 @@ _V3 = [
     "ALTER TABLE runs ADD COLUMN latency_method TEXT",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]

@@ -20,7 +20,7 @@ from app.domain.plan import (
 )
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
-from app.domain.units import format_rate
+from app.domain.units import format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {
@@ -181,12 +181,17 @@ def local_time(stamp: str | None) -> str:
 
 
 def describe_conditions(conditions: Conditions) -> str:
-    """Security, medium and tags in one short line ('WPA2 · 802.11n · open · room=B12')."""
+    """Security, medium, link rate and tags in one short line
+    ('WPA2 · 802.11n · 300 Mbit/s link · room=B12')."""
     parts = []
     if conditions.security is not Security.UNKNOWN:
         parts.append(conditions.security.value)
     if conditions.medium is not Medium.UNKNOWN:
         parts.append(conditions.medium.value)
+    if conditions.link_rate_bps is not None:
+        parts.append(f"{plain_rate(conditions.link_rate_bps)} link")
+    if conditions.frame_overhead is not None:
+        parts.append(f"{conditions.frame_overhead} B per frame")
     parts += [tag_text(key, value) for key, value in conditions.tags]
     return " · ".join(parts)
 
@@ -201,9 +206,11 @@ def describe_plan(plan: Plan) -> str:
     """'iperf3 · TCP/UDP · IPv4/IPv6 · upload · 6 points × 3 runs of 10 s'."""
     protocols = "/".join(p.value.upper() for p in plan.protocols)
     versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
+    # A duration sweep's runs last as long as its values say.
+    each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
     return (
         f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
-        f"{len(plan.values)} points × {plan.repetitions} runs of {plan.duration_s} s"
+        f"{len(plan.values)} points × {plan.repetitions} runs{each}"
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import psutil
 
+from app.domain.plan import Medium
 from app.engine.process import child_environment, run_short
 from app.study.wifi import (
     SECURITY_VALUES,
@@ -37,9 +38,11 @@ __all__ = [
     "FORMAT_VERSION",
     "SECURITY_VALUES",
     "CommandRunner",
+    "DetectedLink",
     "EnvironmentSnapshot",
     "WifiInfo",
     "capture",
+    "detected_link",
     "interface_for_address",
     "parse_iw_info",
     "parse_iw_link",
@@ -106,6 +109,32 @@ class EnvironmentSnapshot:
             wifi=WifiInfo.from_dict(d.get("wifi")),
             detected_security=security if security in SECURITY_VALUES else None,
         )
+
+
+#: The Wi-Fi standards a snapshot names that are media of LinkLab's conditions.
+_STANDARD_MEDIUM = {"802.11n": Medium.N, "802.11ac": Medium.AC, "802.11ax": Medium.AX}
+
+
+@dataclass(frozen=True)
+class DetectedLink:
+    """The link's rate as the system reports it, and its medium where LinkLab names it."""
+
+    rate_bps: int
+    medium: Medium | None
+
+
+def detected_link(snapshot: EnvironmentSnapshot) -> DetectedLink | None:
+    """Wi-Fi: the PHY rate in use; otherwise the interface's line rate (Ethernet); None when
+    the system reports neither (the loopback has no rate)."""
+    wifi = snapshot.wifi
+    if wifi is not None:
+        if not wifi.phy_rate_mbps or wifi.phy_rate_mbps <= 0:
+            return None
+        medium = _STANDARD_MEDIUM.get(wifi.standard or "")
+        return DetectedLink(round(wifi.phy_rate_mbps * 1e6), medium)
+    if snapshot.interface_speed_mbps and snapshot.interface_speed_mbps > 0:
+        return DetectedLink(snapshot.interface_speed_mbps * 1_000_000, Medium.ETHERNET)
+    return None
 
 
 # -- running the query tools --------------------------------------------------------------------

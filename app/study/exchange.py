@@ -157,15 +157,19 @@ def _finite(value: Any) -> Any:
 def read_exchange(path: Path | str) -> ExchangeFile:
     """Read and check a whole exchange file; BadOption with one sentence for the first fault."""
     path = Path(path)
-    data = _load(path)
+    return exchange_from_data(load_json_file(path), path.name)
+
+
+def exchange_from_data(data: object, name: str) -> ExchangeFile:
+    """Check a whole exchange document already read from the file called name."""
     hint = "choose a file that LinkLab exported for another computer (a .linklab file)"
     if not isinstance(data, dict) or data.get("format") != EXCHANGE_FORMAT:
-        raise BadOption(f"{path.name} is not a LinkLab session file: {hint}.")
+        raise BadOption(f"{name} is not a LinkLab session file: {hint}.")
     top = _Obj(data, "a header that")
     version = top.integer("format_version", 1, _MAX_INT)
     if version > EXCHANGE_VERSION:
         raise BadOption(
-            f"{path.name} was written by a newer LinkLab (session file format {version}; this "
+            f"{name} was written by a newer LinkLab (session file format {version}; this "
             f"version reads up to {EXCHANGE_VERSION}): update LinkLab, then import it again."
         )
     exported_at = top.time("exported_at")
@@ -181,7 +185,7 @@ def read_exchange(path: Path | str) -> ExchangeFile:
     return ExchangeFile(version, exported_at or "", app_version, sessions)
 
 
-def _load(path: Path) -> object:
+def load_json_file(path: Path) -> object:
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)

@@ -19,11 +19,12 @@ from typing import Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
-from app.domain.plan import Engine, Metric, Plan, Security
+from app.domain.plan import Engine, Metric, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
@@ -38,7 +39,11 @@ from app.study.exchange import (
     read_exchange,
     write_exchange,
 )
+from app.study.exercises import ExerciseDesk
 from app.study.plan_checks import validate_plan
+from app.study.responsiveness import Observer as ResponsivenessObserver
+from app.study.responsiveness import ResponsivenessTest
+from app.study.responsiveness_results import ResponsivenessSettings
 from app.study.runner import Outcome, StudyRunner
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
@@ -209,6 +214,10 @@ class FrontDoor:
         if self.damaged:
             raise ReadOnly(self.damaged)
 
+    def exercises(self) -> ExerciseDesk:
+        """Students' work on lab exercises in this database."""
+        return ExerciseDesk(self.db_path, self._open)
+
     def _open(self, *, write: bool) -> Database:
         if write:
             self.require_writable()
@@ -308,6 +317,22 @@ class FrontDoor:
             environment=prepared.environment,
             notes=prepared.notes,
             drivers=self.drivers,
+        )
+
+    def responsiveness(
+        self,
+        peer: Peer,
+        observer: ResponsivenessObserver | None = None,
+        settings: ResponsivenessSettings | None = None,
+        *,
+        echo_port: int = DEFAULT_ECHO_PORT,
+    ) -> ResponsivenessTest:
+        """A responsiveness test against the peer (this computer: against its own servers on
+        the loopback, as a study's); run() it off any GUI thread. Nothing is stored."""
+        if peer.is_this_computer and self.loopback is None:
+            self.loopback = LoopbackServers()
+        return ResponsivenessTest(
+            peer, observer, settings, echo_port=echo_port, loopback=self.loopback
         )
 
     @staticmethod

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from app.analysis.expectation import MAX_LINK_RATE_BPS, NoExpectation, link_inputs, medium_problem
+from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Variable
@@ -31,6 +33,7 @@ def plan_problems(
     _structure(plan, check)
     _settings(plan, driver, check)
     _capabilities(plan, driver, check)
+    _link(plan, check)
     if all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
     else:
@@ -263,3 +266,34 @@ def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
         check(
             all(0 <= v <= 100 for v in values), where, "Emulated loss must be between 0 and 100 %."
         )
+
+
+def _link(plan: Plan, check: Check) -> None:
+    """The stated link rate and frame overhead, and what the overhead model needs with them."""
+    conditions = plan.conditions
+    rate, overhead = conditions.link_rate_bps, conditions.frame_overhead
+    check(
+        overhead is None or 0 <= overhead <= 10_000,
+        "frame_overhead",
+        "The frame overhead must be between 0 and 10000 bytes per frame (a Linux tc shaper "
+        "counts 14), or empty.",
+    )
+    if rate is None:
+        return
+    if not 0 < rate <= MAX_LINK_RATE_BPS:
+        check(False, "link_rate", "The link rate must be above 0 and at most 10T, e.g. 100M or 1G.")
+        return
+    missing = medium_problem(plan)
+    if missing is not None:
+        check(False, *missing)
+        return
+    ends = {v for v in (min(plan.values, default=0), max(plan.values, default=0)) if v >= 1}
+    for series in plan.series:  # the model answers for every point, or says why not
+        for value in ends:
+            try:
+                expected(link_inputs(plan, series, value))
+            except NoExpectation:
+                break  # the session simply has no expected goodput for this series
+            except OverheadError as err:
+                check(False, "link_rate", str(err))
+                return

@@ -21,6 +21,7 @@ from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_ep
 from app.domain.results import Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
+    ClosedBeforeStart,
     ConnectionRefused,
     ServerBusy,
     StoppedByUser,
@@ -347,8 +348,10 @@ class StudyRunner:
                 if self._stop.is_set():
                     writer.unfinished(STOPPED)
                     return None
-                # A busy server gets the full retry budget; a refusal is retried once.
-                limit = 2 if isinstance(err, ConnectionRefused) else self._retry.attempts
+                # A busy server gets the full retry budget; a refusal, or a connection closed
+                # before the test (a server still ending the test before), is retried once.
+                once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
+                limit = 2 if once else self._retry.attempts
                 retry = _transient(err) and attempt < limit
                 self._emit(RunFailed(key, value, err.kind, err.sentence, retry, attempt))
                 if retry:
@@ -468,4 +471,6 @@ class StudyRunner:
 
 
 def _transient(err: LinkLabError) -> bool:
+    if isinstance(err, ClosedBeforeStart):
+        return True
     return isinstance(err, ServerBusy | ConnectionRefused) and err.transient

@@ -1,4 +1,5 @@
-"""The main window: Measure, Sessions, Server and Settings tabs, presets menu, status bar."""
+"""The main window: Measure, Responsiveness, Sessions, Compare, Server and Settings tabs, presets
+menu, status bar."""
 
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.domain.errors import BadOption, LinkLabError
+from app.domain.exercise import EXERCISE_SUFFIX
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
+from app.ui.classroom.tab import ClassTab
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
+from app.ui.exercise.controller import ExerciseController
+from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
+from app.ui.responsiveness.tab import ResponsivenessTab
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab
 from app.ui.sessions.tab import SessionsTab
@@ -56,16 +62,24 @@ class MainWindow(QMainWindow):
         self.preset_dir = preset_dir or user_preset_dir()
         self.servers = LocalServers(self.context.loopback)
         self.measure = MeasureTab(self.context, self.servers)
+        self.responsiveness = ResponsivenessTab(self.context)
+        self.responsiveness.study_running = lambda: self.measure.running
+        self.measure.other_test_running = lambda: self.responsiveness.running
         self.sessions = SessionsTab(self.context)
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)
         self.compare_tab = CompareTab(self.context)
+        self.class_tab = ClassTab()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.measure, "Measure")
+        self.tabs.addTab(self.responsiveness, "Responsiveness")
         self.tabs.addTab(self.sessions, "Sessions")
         self.tabs.addTab(self.compare_tab, "Compare")
         self.tabs.addTab(self.server_tab, "Server")
+        self.tabs.addTab(self.class_tab, "Class")
         self.tabs.addTab(self.settings_tab, "Settings")
+        # A lab exercise's guided view: a tab shown while an exercise is open.
+        self.exercises = ExerciseController(self, ExerciseView(self.context), self)
         # Above the tabs, shown only when the database failed its start-up check.
         self.banner = QLabel()
         self.banner.setObjectName("database_banner")
@@ -88,6 +102,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_label, 1)
         self.measure.status_message.connect(self.status_label.setText)
         self.compare_tab.status_message.connect(self.status_label.setText)
+        self.responsiveness.status_message.connect(self.status_label.setText)
+        self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
@@ -143,6 +159,8 @@ class MainWindow(QMainWindow):
         import_action.triggered.connect(self._ask_import)
         file_menu.addAction(import_action)
         file_menu.addSeparator()
+        self.exercises.add_actions(file_menu, self)
+        file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
@@ -177,6 +195,10 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=preset: self._apply_preset(p))
             self.presets_menu.addAction(action)
         self.presets_menu.addSeparator()
+        responsiveness = QAction("Responsiveness test (working latency)", self)
+        responsiveness.setStatusTip("Rate how responsive the link stays under load, in RPM.")
+        responsiveness.triggered.connect(lambda: self.tabs.setCurrentWidget(self.responsiveness))
+        self.presets_menu.addAction(responsiveness)
         save = QAction("Save current plan as preset…", self)
         save.triggered.connect(self._save_preset)
         self.presets_menu.addAction(save)
@@ -230,6 +252,10 @@ class MainWindow(QMainWindow):
         self._guide.activateWindow()
 
     # -- tabs ------------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        """A sentence in the status bar."""
+        self.status_label.setText(text)
+
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.sessions:
             self.sessions.refresh()
@@ -253,7 +279,13 @@ class MainWindow(QMainWindow):
     def open_handed_over(self, paths: Sequence[Path]) -> None:
         """Files of `linklab FILE...`, this one's or another's handed over: imported in turn,
         after any import or export running."""
-        self._handed_over.extend(paths)
+        exercises = [p for p in paths if p.suffix.lower() == EXERCISE_SUFFIX]
+        for path in exercises:  # an exercise opens in its guided view; the rest is imported
+            self.exercises.open_file(path)
+        rest = [p for p in paths if p not in exercises]
+        if not rest:
+            return
+        self._handed_over.extend(rest)
         self.tabs.setCurrentWidget(self.sessions)
         self._import_handed_over()
 
@@ -299,5 +331,6 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.measure.stop_and_wait()
+        self.responsiveness.stop_and_wait()
         self.servers.stop_all()
         self.sessions.exchange.wait()

@@ -17,6 +17,10 @@
 #define ExchangeExt ".linklab"
 #define ExchangeProgId "LinkLab.Sessions"
 #define ExchangeName "LinkLab sessions"
+; app.domain.exercise.EXERCISE_SUFFIX: lab exercises open in their guided view.
+#define ExerciseExt ".linklab-exercise"
+#define ExerciseProgId "LinkLab.Exercise"
+#define ExerciseName "LinkLab lab exercise"
 
 [Setup]
 ; Never change AppId: it is how Windows knows an update or an uninstall is this program.
@@ -71,6 +75,12 @@ Root: HKCU; Subkey: "Software\Classes\{#ExchangeProgId}\DefaultIcon"; ValueType:
 Root: HKCU; Subkey: "Software\Classes\{#ExchangeProgId}\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExeName}"" ""%1"""
 Root: HKCU; Subkey: "Software\Classes\Applications\{#AppExeName}"; Flags: uninsdeletekey
 Root: HKCU; Subkey: "Software\Classes\Applications\{#AppExeName}\SupportedTypes"; ValueType: string; ValueName: "{#ExchangeExt}"; ValueData: ""
+Root: HKCU; Subkey: "Software\Classes\{#ExerciseExt}"; ValueType: string; ValueName: ""; ValueData: "{#ExerciseProgId}"; Flags: uninsdeletevalue uninsdeletekeyifempty
+Root: HKCU; Subkey: "Software\Classes\{#ExerciseExt}\OpenWithProgids"; ValueType: string; ValueName: "{#ExerciseProgId}"; ValueData: ""; Flags: uninsdeletevalue uninsdeletekeyifempty
+Root: HKCU; Subkey: "Software\Classes\{#ExerciseProgId}"; ValueType: string; ValueName: ""; ValueData: "{#ExerciseName}"; Flags: uninsdeletekey
+Root: HKCU; Subkey: "Software\Classes\{#ExerciseProgId}\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: "{app}\linklab.ico"
+Root: HKCU; Subkey: "Software\Classes\{#ExerciseProgId}\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\{#AppExeName}"" ""%1"""
+Root: HKCU; Subkey: "Software\Classes\Applications\{#AppExeName}\SupportedTypes"; ValueType: string; ValueName: "{#ExerciseExt}"; ValueData: ""
 
 [Run]
 Filename: "{app}\{#AppExeName}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags: nowait postinstall skipifsilent

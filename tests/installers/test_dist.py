@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app import __version__
+from app.domain.exercise import EXERCISE_SUFFIX
 from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
 from app.study.exchange import EXCHANGE_SUFFIX
@@ -194,11 +195,15 @@ def test_deb_installs_launcher_menu_entry_and_file_type(built: Path, tmp_path: P
     entry = dict(line.split("=", 1) for line in desktop.read_text().splitlines() if "=" in line)
     assert entry["Exec"] == "linklab %F" and entry["Icon"] == "linklab"
     assert "Network" in entry["Categories"].split(";")
-    assert entry["MimeType"].rstrip(";") == "application/x-linklab-sessions"
+    assert entry["MimeType"].rstrip(";").split(";") == [
+        "application/x-linklab-sessions",
+        "application/x-linklab-exercise",
+    ]
     if shutil.which("desktop-file-validate"):
         subprocess.run(["desktop-file-validate", str(desktop)], check=True)
     mime = (root / "usr/share/mime/packages/linklab.xml").read_text()
     assert f'<glob pattern="*{EXCHANGE_SUFFIX}"/>' in mime
+    assert f'<glob pattern="*{EXERCISE_SUFFIX}"/>' in mime
     for size in (16, 48, 256):
         assert (root / f"usr/share/icons/hicolor/{size}x{size}/apps/linklab.png").is_file()
     assert (root / "usr/share/icons/hicolor/scalable/apps/linklab.svg").is_file()

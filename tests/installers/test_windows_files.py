@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from app import __version__
+from app.domain.exercise import EXERCISE_SUFFIX
 from app.study.exchange import EXCHANGE_SUFFIX
 from tests.conftest import ROOT_DIR
 
@@ -32,9 +33,11 @@ def test_the_version_fallback_is_the_apps_version() -> None:
 def test_the_association_is_the_exchange_suffix_and_opens_the_windowed_program() -> None:
     text, _ = _iss()
     assert _lines(text, "Root: HKCU", rf'Subkey: "Software\Classes\{EXCHANGE_SUFFIX}"')
-    command = _lines(text, "Root: HKCU", r"\shell\open\command")
-    assert len(command) == 1
-    assert r'ValueData: """{app}\linklabw.exe"" ""%1"""' in command[0]
+    assert _lines(text, "Root: HKCU", rf'Subkey: "Software\Classes\{EXERCISE_SUFFIX}"')
+    commands = _lines(text, "Root: HKCU", r"\shell\open\command")
+    assert len(commands) == 2  # session files and exercises
+    for command in commands:
+        assert r'ValueData: """{app}\linklabw.exe"" ""%1"""' in command
     assert "ChangesAssociations=yes" in text
 
 

@@ -1,4 +1,4 @@
-"""Working latency in the store: schema 3 migrated from a real schema-2 file with its runs
+"""Working latency in the store: schema 4 migrated from a real schema-3 file with its runs
 kept, the figures and the method stored and read back, an older file that is only read (never
 migrated) still read, and exchange files with and without them."""
 
@@ -42,7 +42,7 @@ def _add(store: SessionStore, sid: str, key: RunKey, metrics: RunMetrics) -> int
     )
 
 
-def _version_2_file(path: Path) -> str:
+def _version_3_file(path: Path) -> str:
     """A database as LinkLab wrote it before working latency: one session, one run."""
     with Database(path) as db:
         store = SessionStore(db)
@@ -51,17 +51,17 @@ def _version_2_file(path: Path) -> str:
     conn = sqlite3.connect(path)
     for column in COLUMNS:
         conn.execute(f"ALTER TABLE runs DROP COLUMN {column}")
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute("PRAGMA user_version = 3")
     conn.commit()
     conn.close()
     return sid
 
 
-def test_schema_2_file_migrates_and_stores_latency(tmp_path: Path) -> None:
+def test_schema_3_file_migrates_and_stores_latency(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    sid = _version_2_file(path)
+    sid = _version_3_file(path)
     with Database(path) as db:
-        assert db.version == SCHEMA_VERSION == 3
+        assert db.version == SCHEMA_VERSION == 4
         store = SessionStore(db)
         (old,) = store.runs(sid)
         assert old.metrics.throughput_bps == 5e6 and old.metrics.retransmits == 3
@@ -72,9 +72,9 @@ def test_schema_2_file_migrates_and_stores_latency(tmp_path: Path) -> None:
 
 def test_an_older_file_that_is_only_read_is_still_read(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    sid = _version_2_file(path)
+    sid = _version_3_file(path)
     with Database(path, readonly=True) as db:
-        assert db.version == 2  # read as it is, never migrated
+        assert db.version == 3  # read as it is, never migrated
         (run,) = SessionStore(db).runs(sid)
         assert run.metrics.throughput_bps == 5e6 and run.metrics.latency_ms is None
 

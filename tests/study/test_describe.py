@@ -10,7 +10,10 @@ from app.study.describe import FIELD_LABELS, changes, default_name, extent_text
 
 
 def test_every_setting_has_words() -> None:
-    assert set(FIELD_LABELS) | {"peer", "conditions"} == {f.name for f in fields(Plan)}
+    # The assignment (student, group, exercise step) comes from an exercise, never from a preset.
+    assert set(FIELD_LABELS) | {"peer", "conditions", "assignment"} == {
+        f.name for f in fields(Plan)
+    }
 
 
 def test_changes_name_each_field_that_differs() -> None:

@@ -15,7 +15,7 @@ from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import EarlyStop, Engine, Metric, Order, Peer, Plan, RunKey, RunKind
 from app.domain.records import SessionStatus
-from app.engine.errors import ConnectionRefused, PeerVanished, ServerBusy
+from app.engine.errors import ClosedBeforeStart, ConnectionRefused, PeerVanished, ServerBusy
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -128,6 +128,26 @@ def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> Non
     assert runs[(1, 2)].ok
     retried = [e for e in events if isinstance(e, RunFailed) and e.will_retry]
     assert [e.error_kind for e in retried] == ["ServerBusy", "ServerBusy", "ConnectionRefused"]
+
+
+def test_a_connection_closed_before_the_test_is_tried_once_more(store: SessionStore) -> None:
+    """A server still ending the test before can close the next one's connection: one more
+    try; a peer that always does so fails the run after two, with the sentence."""
+
+    def fail(key: RunKey, attempt: int) -> LinkLabError | None:
+        if key.value_index == 0 and key.repetition == 1 and attempt == 1:
+            return ClosedBeforeStart("lab-peer", 5201)
+        if key.value_index == 1 and key.repetition == 1:
+            return ClosedBeforeStart("lab-peer", 5201)
+        return None
+
+    outcome, _ = run(
+        store, plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,)), FakeDriver(fail=fail)
+    )
+    runs = {(r.key.value_index, r.key.repetition): r for r in store.runs(outcome.session_id)}
+    assert runs[(0, 1)].ok and runs[(0, 1)].attempts == 2
+    assert not runs[(1, 1)].ok and runs[(1, 1)].attempts == 2
+    assert runs[(1, 1)].error and "closed it before the test started" in runs[(1, 1)].error
 
 
 def test_a_failed_run_is_kept_and_the_sweep_goes_on(store: SessionStore) -> None:

@@ -26,7 +26,7 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "duration_s": ("Study", ("Seconds per run",)),
     "metrics": ("Study", ("Throughput", "RTT", "CPU")),
     "name": ("Study", ("Session name",)),
-    "conditions": ("Study", ("Security", "Medium")),
+    "conditions": ("Study", ("Security", "Medium", "Link rate")),
     "length": ("Advanced", ("Packet size (when not swept)",)),
     "window": ("Advanced", ("TCP window",)),
     "parallel": ("Advanced", ("Parallel streams",)),
@@ -47,11 +47,16 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "max_consecutive_failures": ("Advanced", ("Failures in a row allowed",)),
 }
-CONDITION_CONTROLS = {"tags": "Tags", "notes": "Notes"}  # on the Advanced page
+CONDITION_CONTROLS = {  # on the Advanced page
+    "tags": "Tags",
+    "notes": "Notes",
+    "frame_overhead": "Frame overhead",
+}
 
 
 def test_every_plan_field_has_a_control() -> None:
-    assert set(CONTROLS) == {f.name for f in fields(Plan)}
+    # The assignment is set by opening an exercise (tests/ui/test_exercise_flow.py), not typed.
+    assert set(CONTROLS) | {"assignment"} == {f.name for f in fields(Plan)}
 
 
 def test_every_control_is_visible_at_1280x800_without_scrolling(
@@ -85,6 +90,7 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     user.type("Session name", "every field")
     user.choose("Security", "WPA2")
     user.choose("Medium", "802.11ac")
+    user.type("Link rate", "866.7M")
     user.tab("Advanced")
     user.type("Packet size (when not swept)", "1408")
     user.type("TCP window", "64K")
@@ -102,6 +108,7 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     user.type("Failures in a row allowed", "7")
     user.type("Tags", "open, room=B12")
     user.type("Notes", "walked through")
+    user.type("Frame overhead", "14")
     plan = window.measure.setup.plan()
     assert plan is not None, window.measure.setup.problems_label.text()
     assert plan.peer.host == "lab-peer.example" and plan.peer.host6 == "fd00::20"
@@ -118,6 +125,8 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     assert plan.conditions.medium is Medium.AC
     assert plan.conditions.tags == (("open", ""), ("room", "B12"))
     assert plan.conditions.notes == "walked through"
+    assert plan.conditions.link_rate_bps == 866_700_000
+    assert plan.conditions.frame_overhead == 14
     assert (plan.length, plan.window, plan.parallel) == (1408, 65536, 2)
     assert plan.bitrate_bps == 30_000_000
     assert (plan.omit_s, plan.interval_s, plan.pause_s) == (1, 0.5, 0.5)

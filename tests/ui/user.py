@@ -367,6 +367,10 @@ class User:
             return widget.text()
         return widget.accessibleName()
 
+    def description(self, name: str) -> str:
+        """What a screen reader says of the control beyond its name (a chart's curves)."""
+        return self.find(name).accessibleDescription()
+
     def visible_text(self) -> str:
         """Every piece of text a person can read in the window now (labels, fields, buttons)."""
         parts = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.analysis.compare import Comparison
+from app.analysis.compare import Comparison, Mode, SeriesData
+from app.analysis.expectation import expected_curve
 from app.domain.net import Flow
 from app.domain.results import Sample
 from app.domain.units import rate_unit
@@ -26,6 +27,18 @@ from app.domain.units import rate_unit
 REDRAW_MS = 100
 #: Colour-blind-safe series colours (Okabe-Ito).
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+#: Expected curves: thin grey lines, told apart by their dashes.
+EXPECTED_DASHES = (
+    Qt.PenStyle.DashLine,
+    Qt.PenStyle.DotLine,
+    Qt.PenStyle.DashDotLine,
+    Qt.PenStyle.DashDotDotLine,
+)
+
+
+def expected_name(series: str) -> str:
+    """The legend name of a series' expected goodput: 'Expected (TCP · IPv4)'."""
+    return f"Expected ({series})"
 
 
 def theme_colours() -> tuple[QColor, QColor]:
@@ -218,7 +231,13 @@ def pair_styles(baseline_keys: Sequence[str], other_keys: Sequence[str]) -> dict
 
 def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
     """Each curve's style by label: a pair shares a colour, the compared side dashed; curves
-    with no partner take the next colours, solid."""
+    with no partner take the next colours, solid. Within one session (TCP against UDP), each
+    series is a thing of its own: a colour each."""
+    if comparison.mode is not Mode.SESSIONS:
+        return {
+            curve.label: CurveStyle(COLOURS[i % len(COLOURS)])
+            for i, curve in enumerate(comparison.curves)
+        }
     styles = pair_styles(
         [p.baseline.label for p in comparison.pairs], [p.other.label for p in comparison.pairs]
     )
@@ -229,6 +248,14 @@ def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
     return styles
 
 
+def add_expected(chart: SweepChart, curves: Iterable[SeriesData]) -> None:
+    """Each compared curve's expected goodput, where its session states a link rate."""
+    for curve in curves:
+        measured = [value for value, runs in curve.values.items() if runs]
+        plan = curve.session.plan
+        chart.set_expected(curve.label, expected_curve(plan, curve.series, measured))
+
+
 @dataclass(frozen=True)
 class SweepPoint:
     x: float
@@ -237,7 +264,8 @@ class SweepPoint:
 
 
 class SweepChart(_OnDemand, pg.PlotWidget):
-    """Mean ± spread against the swept variable, one curve (with error bars) per series."""
+    """Mean ± spread against the swept variable, one curve (with error bars) per series, and
+    (with a link rate) each series' expected goodput as a thin dashed grey line."""
 
     def __init__(
         self,
@@ -257,8 +285,10 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
         self._styles: dict[str, CurveStyle] = {}
+        self._expected: dict[str, list[tuple[float, float]]] = {}
         self._items: list[pg.GraphicsObject] = []
         self._dirty = False
+        self._print_friendly = print_friendly
         self._x_label = "packet size (B)"
         self._scale = 1.0
         self._start_timer()
@@ -280,7 +310,27 @@ class SweepChart(_OnDemand, pg.PlotWidget):
     def clear_points(self) -> None:
         self._series.clear()
         self._styles.clear()
+        self._expected.clear()
         self._changed()
+
+    def set_expected(self, series: str, points: Sequence[tuple[float, float]]) -> None:
+        """The goodput the link allows a series at each value (x, bit/s): the yardstick its
+        measured curve is read against; a curve equal to one already there joins its name."""
+        if not points:
+            return
+        ordered = sorted((float(x), float(y)) for x, y in points)
+        self._expected.pop(expected_name(series), None)
+        for name, shown in list(self._expected.items()):
+            if shown == ordered:
+                del self._expected[name]
+                series = f"{name.removeprefix('Expected (').removesuffix(')')}; {series}"
+                break
+        self._expected[expected_name(series)] = ordered
+        self._changed()
+
+    @property
+    def expected_names(self) -> list[str]:
+        return list(self._expected)
 
     def set_point(self, series: str, point: SweepPoint) -> None:
         points = [p for p in self._series.get(series, []) if p.x != point.x]
@@ -318,6 +368,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._items.clear()
         self._legend.clear()
         peak = max((p.mean + p.spread for v in self._series.values() for p in v), default=0.0)
+        peak = max([peak, *(y for v in self._expected.values() for _, y in v)])
         scale = 1.0
         label = self._y_label
         if self._is_rate:
@@ -327,7 +378,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
         # Many curves: two columns (a pair side by side) keep the legend off the data.
-        named = sum(1 for points in self._series.values() if points)
+        named = sum(1 for points in self._series.values() if points) + len(self._expected)
         self._legend.setColumnCount(2 if named > 4 else 1)
         for index, (name, points) in enumerate(self._series.items()):
             if not points:
@@ -352,8 +403,24 @@ class SweepChart(_OnDemand, pg.PlotWidget):
             )
             self.addItem(bars)
             self._items += [bars, curve]
+        self._draw_expected(scale)
+        self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
         if peak:
             self.setYRange(0, (peak / scale) * 1.15, padding=0)
+
+    def _draw_expected(self, scale: float) -> None:
+        foreground = QColor("black") if self._print_friendly else theme_colours()[1]
+        grey = QColor(foreground)
+        grey.setAlpha(150)
+        for index, (name, points) in enumerate(self._expected.items()):
+            dash = EXPECTED_DASHES[index % len(EXPECTED_DASHES)]
+            curve = self.plot(
+                np.array([x for x, _ in points], dtype=float),
+                np.array([y for _, y in points], dtype=float) / scale,
+                pen=pg.mkPen(grey, width=1.2, style=dash),
+                name=html.escape(name, quote=False),
+            )
+            self._items.append(curve)
 
 
 def _beam(x: np.ndarray) -> float:

@@ -37,6 +37,7 @@ from app.ui.common.charts import (
     CurveStyle,
     SweepChart,
     SweepPoint,
+    add_expected,
     add_legend,
     comparison_styles,
     style_plot,
@@ -119,7 +120,8 @@ def _style_axes(chart: pg.PlotWidget, title: str) -> None:
 
 def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
     """The overlay chart, styled for paper: white, black axes, large type; each pair in one
-    colour, the compared session dashed against its baseline's solid line."""
+    colour, the compared session dashed against its baseline's solid line; with a link rate,
+    each curve's expected goodput in thin grey."""
     ensure_application()
     name, unit, _ = METRIC_INFO[comparison.metric]
     is_rate = comparison.metric == "throughput_bps"
@@ -128,13 +130,22 @@ def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
         title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
     )
     _style_axes(chart, title)
+    fill_chart(chart, comparison, spread)
+    return chart
+
+
+def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci") -> None:
+    """Draw the comparison's curves (mean with error bars, pairs in shared colours) on a
+    sweep chart, in place of what it showed."""
+    chart.clear_points()
     chart.set_x_label(_axis_title(comparison.variable_label.lower(), comparison.variable_unit))
     styles = comparison_styles(comparison)
     for curve in comparison.curves:
         # pyqtgraph shows legend names as rich text: a name must not become markup.
         chart.set_series(curve.label, _points(curve, spread), styles.get(curve.label))
+    if comparison.metric == "throughput_bps":
+        add_expected(chart, comparison.curves)
     chart.redraw()
-    return chart
 
 
 def timeline_chart(

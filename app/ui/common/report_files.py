@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.domain.errors import BadOption
 from app.report.html_report import report_html
+from app.report.lab_report import LabReport, lab_report_html
 from app.report.report_data import ReportData
 
 
@@ -59,3 +60,36 @@ def write_outputs(
         if pdf:
             _write(pdf, pdf_from_html(page, None))
     return [Path(p) for p in (png, html, pdf) if p]
+
+
+LAB_REPORT_KINDS = (".html", ".pdf", ".docx")
+
+
+def write_lab_report(report: LabReport, path: str | Path) -> Path:
+    """The student's lab report as HTML, PDF or an editable .docx, by the name's ending."""
+    path = Path(path)
+    kind = path.suffix.lower()
+    if kind not in LAB_REPORT_KINDS:
+        raise BadOption(
+            f"A lab report is written as {', '.join(LAB_REPORT_KINDS)}: end the file name "
+            f"with one of them."
+        )
+    from app.ui.common.render_charts import build_chart, widget_png
+
+    charts = {
+        step.number: widget_png(build_chart(step.comparison), 1200, 640)
+        for step in report.steps
+        if step.comparison is not None
+    }
+    if kind == ".docx":
+        from app.report.lab_docx import write_lab_docx
+
+        return write_lab_docx(report, charts, path)
+    page = lab_report_html(report, charts)
+    if kind == ".html":
+        _write(path, page.encode("utf-8"))
+    else:
+        from app.ui.common.render_charts import pdf_from_html
+
+        _write(path, pdf_from_html(page, None))
+    return path

@@ -1,6 +1,7 @@
 """The results table: per series and point, n, mean, std, min, max and the 95 % CI of the
 throughput, then the columns the engine and protocol produce (TCP retransmits, UDP loss and
-jitter, RTT, working latency) — each shown only once a point has a value for it; copyable."""
+jitter, RTT, working latency) and, with a link rate, the expected goodput and the share of
+it reached — each shown only once a point has a value for it; copyable."""
 
 from __future__ import annotations
 
@@ -50,14 +51,31 @@ OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...
         "The 90th percentile of the probes' round trips during each run, mean over the runs.",
     ),
 )
-HEADERS = BASE_HEADERS + [header for _, header, _, _ in OPTIONAL_COLUMNS]
+#: With a link rate: what the headers allow, and the mean throughput's share of it.
+EXPECTED_COLUMNS = (
+    (
+        "expected_bps",
+        "Expected",
+        format_rate,
+        "The goodput the link allows at its stated rate: what the headers (and on Wi-Fi the "
+        "air time) leave of it.",
+    ),
+    (
+        "efficiency_pct",
+        "Of expected %",
+        _number(1),
+        "The mean throughput as a share of the expected goodput.",
+    ),
+)
+COLUMNS = (*OPTIONAL_COLUMNS, *EXPECTED_COLUMNS)
+HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
 
 
 class ResultsTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(HEADERS), parent)
         self.setHorizontalHeaderLabels(HEADERS)
-        for offset, (_, _, _, tip) in enumerate(OPTIONAL_COLUMNS):
+        for offset, (_, _, _, tip) in enumerate(COLUMNS):
             item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)
             if item is not None:
                 item.setToolTip(tip)
@@ -99,11 +117,18 @@ class ResultsTable(QTableWidget):
         ]
 
     def _show_columns(self) -> None:
-        for offset, (metric, _, _, _) in enumerate(OPTIONAL_COLUMNS):
+        for offset, (metric, _, _, _) in enumerate(COLUMNS):
             self.setColumnHidden(len(BASE_HEADERS) + offset, metric not in self._has)
 
-    def update_point(self, series: str, value: float, metrics: Mapping[str, Summary]) -> None:
-        """One row per series and value; metrics by name as app.analysis.points names them."""
+    def update_point(
+        self,
+        series: str,
+        value: float,
+        metrics: Mapping[str, Summary],
+        expected_bps: float | None = None,
+    ) -> None:
+        """One row per series and value; metrics by name as app.analysis.points names them,
+        and the expected goodput when the session has one."""
         key = (series, value)
         row = self._rows.get(key)
         if row is None:
@@ -127,6 +152,15 @@ class ResultsTable(QTableWidget):
             if mean is not None:
                 self._has.add(metric)
             cells.append(show(mean))
+        share = None
+        if expected_bps and throughput.mean is not None:
+            share = 100.0 * throughput.mean / expected_bps
+        for (metric, _, show, _), shown in zip(
+            EXPECTED_COLUMNS, (expected_bps, share), strict=True
+        ):
+            if shown is not None:
+                self._has.add(metric)
+            cells.append(show(shown))
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if column > 0:

@@ -45,7 +45,7 @@ from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
-from app.ui.common.charts import SweepChart, SweepPoint, comparison_styles
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected, comparison_styles
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext
@@ -361,6 +361,8 @@ class CompareTab(QWidget):
                     spread = (s.ci95 if use_ci else s.std) or 0.0
                     points.append(SweepPoint(value, s.mean, spread))
             chart.set_series(curve.label, points, styles.get(curve.label))
+        if is_rate:
+            add_expected(chart, [c for c in comparison.curves if c.label in shown])
         chart.redraw()
 
     def _fill_tables(self) -> None:

@@ -1,7 +1,8 @@
-"""The conditions the user states about the link: security, medium, tags and notes.
+"""The conditions the user states about the link: security, medium, link rate, frame overhead,
+tags and notes.
 
-Security and medium sit on the Study page, tags and notes on the Advanced page; this object
-owns the four controls and turns them into Conditions.
+Security, medium and link rate sit on the Study page, the frame overhead, tags and notes on the
+Advanced page; this object owns the controls and turns them into Conditions.
 """
 
 from __future__ import annotations
@@ -9,9 +10,23 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QWidget
 
+from app.analysis.overhead import WIFI
 from app.domain.plan import Conditions, Medium, Security
 from app.domain.tags import TagError, parse_tags, tags_text
+from app.domain.units import parse_rate
 from app.ui.common.widgets import ValueCombo, _combo, accessible
+
+RATE_SUFFIXES = (("T", 10**12), ("G", 10**9), ("M", 10**6), ("K", 10**3))
+
+
+def rate_text(bps: int) -> str:
+    """A rate as a person types it: 100000000 -> '100M', 144400000 -> '144.4M'."""
+    for suffix, scale in RATE_SUFFIXES:
+        if bps >= scale:
+            text = f"{bps / scale:g}{suffix}"
+            if parse_rate(text) == bps:
+                return text
+    return str(bps)
 
 
 class ConditionsBox(QObject):
@@ -48,12 +63,36 @@ class ConditionsBox(QObject):
         self.notes.setMaximumHeight(56)
         accessible(self.notes, "Notes")
         self.notes.setToolTip("Anything else worth knowing about this session.")
+        self.link_rate = QLineEdit()
+        self.link_rate.setObjectName("link_rate")
+        self.link_rate.setPlaceholderText("unknown (e.g. 100M, 1G)")
+        self.link_rate.setToolTip(
+            "The link's rate: Ethernet's line rate, Wi-Fi's PHY rate (e.g. 100M, 1G, 866.7M); "
+            "filled from the detected rate until you type. With it, every point gets the "
+            "goodput the headers allow, charts draw it and Sessions explains the gap."
+        )
+        accessible(self.link_rate, "Link rate")
+        self.link_rate_note = QLabel()
+        self.link_rate_note.setObjectName("link_rate_note")
+        self.frame_overhead = QLineEdit()
+        self.frame_overhead.setObjectName("frame_overhead")
+        self.frame_overhead.setPlaceholderText("the medium's")
+        self.frame_overhead.setToolTip(
+            "Bytes per frame a shaped test link counts instead of the medium's (a Linux tc "
+            "shaper counts 14, the Ethernet header); empty for a real link."
+        )
+        accessible(self.frame_overhead, "Frame overhead")
         self._detected = False
         self._quiet = False
+        self._rate_typed = False  # the user's word: detection no longer fills the link rate
+        self._rate_detected = False
         self.security.currentIndexChanged.connect(self._security_changed)
         self.medium.currentIndexChanged.connect(self.changed)
         self.tags.textChanged.connect(self.changed)
         self.notes.textChanged.connect(self.changed)
+        self.link_rate.textEdited.connect(self._rate_edited)
+        self.link_rate.textChanged.connect(self.changed)
+        self.frame_overhead.textChanged.connect(self.changed)
 
     def security_row(self) -> QWidget:
         """The security box with its "(detected)" note beside it."""
@@ -63,6 +102,45 @@ class ConditionsBox(QObject):
         layout.addWidget(self.security, 1)
         layout.addWidget(self.security_note)
         return row
+
+    def link_rate_row(self) -> QWidget:
+        """The link rate with its "(detected)" note beside it."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.link_rate, 1)
+        layout.addWidget(self.link_rate_note)
+        return row
+
+    def _rate_edited(self) -> None:
+        self._rate_typed = True
+        self._rate_detected = False
+        self.link_rate_note.setText("")
+
+    def set_detected_link(self, rate_bps: int | None, medium: Medium | None) -> None:
+        """Fill the link rate (and an unknown medium) from what the system reports about the
+        link to the peer, until the user types a rate; a rate the model could not use with
+        the stated medium and security is left out."""
+        if self._rate_typed:
+            return
+        current = self.medium.currentData()
+        fits = medium is not None and current in (Medium.UNKNOWN, medium)
+        if (
+            rate_bps is None
+            or not fits
+            or (medium in WIFI and self.security.currentData() is Security.UNKNOWN)
+        ):
+            if self._rate_detected:  # another peer, another link: the old rate is not it
+                self._set_rate_text("", detected=False)
+            return
+        if current is Medium.UNKNOWN and medium is not None:
+            self.medium.setCurrentIndex(self.medium.findData(medium))
+        self._set_rate_text(rate_text(rate_bps), detected=True)
+
+    def _set_rate_text(self, text: str, *, detected: bool) -> None:
+        self._rate_detected = detected
+        self.link_rate.setText(text)
+        self.link_rate_note.setText("(detected)" if detected else "")
 
     def _security_changed(self) -> None:
         if not self._quiet:
@@ -86,24 +164,56 @@ class ConditionsBox(QObject):
         self.security_note.setText("(detected)")
         self.changed.emit()
 
-    def tag_problem(self) -> str:
+    def problems(self) -> list[tuple[str, str]]:
+        """(field, sentence) for text that does not read as tags, a rate or a byte count."""
+        found = []
         try:
             parse_tags(self.tags.text())
         except TagError as err:
-            return str(err)
-        return ""
+            found.append(("tags", str(err)))
+        if self._link_rate() == -1:
+            found.append(
+                ("link_rate", "Write the link rate such as 100M or 1G, or leave it empty.")
+            )
+        if self._frame_overhead() == -1:
+            found.append(
+                (
+                    "frame_overhead",
+                    "Write the frame overhead in bytes (e.g. 14), or leave it empty.",
+                )
+            )
+        return found
+
+    def _link_rate(self) -> int | None:
+        """The rate typed; None when empty, -1 when it is not a rate."""
+        text = self.link_rate.text().strip()
+        if not text:
+            return None
+        try:
+            return parse_rate(text)
+        except ValueError:
+            return -1
+
+    def _frame_overhead(self) -> int | None:
+        text = self.frame_overhead.text().strip().removesuffix("B").strip()
+        if not text:
+            return None
+        return int(text) if text.isdigit() and len(text) < 10 else -1
 
     def conditions(self) -> Conditions:
         try:
             tags = parse_tags(self.tags.text())
         except TagError:
             tags = {}
+        rate, overhead = self._link_rate(), self._frame_overhead()
         return Conditions(
             security=self.security.currentData(),
             medium=self.medium.currentData(),
             tags=tuple(sorted(tags.items())),
             notes=self.notes.toPlainText(),
             security_detected=self._detected,
+            link_rate_bps=None if rate == -1 else rate,
+            frame_overhead=None if overhead == -1 else overhead,
         )
 
     def set_conditions(self, conditions: Conditions) -> None:
@@ -114,6 +224,11 @@ class ConditionsBox(QObject):
             self.tags.setText(tags_text(conditions.tags))
             if self.notes.toPlainText() != conditions.notes:
                 self.notes.setPlainText(conditions.notes)
+            rate = conditions.link_rate_bps
+            self._set_rate_text(rate_text(rate) if rate is not None else "", detected=False)
+            self._rate_typed = rate is not None  # a plan's rate is the user's word
+            overhead = conditions.frame_overhead
+            self.frame_overhead.setText(str(overhead) if overhead is not None else "")
         finally:
             self._quiet = False
         self._detected = conditions.security_detected

@@ -36,6 +36,7 @@ class _CheckSignals(QObject):
 
 class PeerRow(QWidget):
     changed = Signal()
+    answered = Signal(str)  # Check peer found the host's server: its host
 
     def __init__(self, history: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -207,3 +208,4 @@ class PeerRow(QWidget):
             self.show_problem(result.summary)
         else:
             self.show_note(result.summary)
+            self.answered.emit(result.host)

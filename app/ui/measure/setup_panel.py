@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -67,6 +67,9 @@ class SetupPanel(QWidget):
         self.form = FormFields()
         self._fields = self.form.fields
         self._problems: list[tuple[str, str]] = []
+        # A step of a lab exercise: who measures, and the fields it locks (key -> reason).
+        self.assignment: Assignment | None = None
+        self.locks: dict[str, str] = {}
         self.peer_row = PeerRow(history)
         self.conditions_box = ConditionsBox(self)
         self.tags = self.conditions_box.tags
@@ -201,6 +204,11 @@ class SetupPanel(QWidget):
         self._fields["security"] = Field("Security", security, error, STUDY)
         grid.addWidget(with_error(self.conditions_box.security_row(), error), 1, 1)
         self._grid_field(grid, 1, 2, "medium", "Medi&um", self.conditions_box.medium)
+        link_rate = self.conditions_box.link_rate
+        grid.addWidget(self._label("Lin&k rate", link_rate), 2, 0)
+        rate_error = FieldError("link_rate")
+        self._fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
+        grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 2, 1)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         return box
@@ -220,6 +228,7 @@ class SetupPanel(QWidget):
             ("seed", "Shuffle seed", adv.seed),
             ("echo_port", "Latency responder port", adv.echo_port),
             ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
+            ("frame_overhead", "Frame overhead (bytes)", self.conditions_box.frame_overhead),
             ("tags", "Tags", self.tags),
             ("notes", "Notes", self.conditions_box.notes),
         ):
@@ -289,8 +298,10 @@ class SetupPanel(QWidget):
         self._building = building
 
     def set_detected_security(self, value: str) -> None:
-        """Pre-fill the security from Wi-Fi detection, unless the user already chose one."""
-        self.conditions_box.set_detected_security(value)
+        """Pre-fill the security from Wi-Fi detection, unless the user already chose one (or
+        an exercise states it)."""
+        if "security" not in self.locks:
+            self.conditions_box.set_detected_security(value)
 
     def set_engine_unavailable(self, reasons: dict[object, str]) -> None:
         """Engines that are not installed: their items are disabled, saying why."""
@@ -307,7 +318,8 @@ class SetupPanel(QWidget):
         candidate, problems = self.build_candidate()
         self._problems = problems
         self._show_choices(candidate)
-        lines = self.form.apply(problems, inapplicable(candidate), self._values_field())
+        reasons = {**inapplicable(candidate), **self.locks}
+        lines = self.form.apply(problems, reasons, self._values_field())
         self.problems_label.setText("\n".join(lines))
         self.problems_label.setVisible(bool(lines))
         values, _ = self.study.values()
@@ -364,9 +376,7 @@ class SetupPanel(QWidget):
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
-        tag_problem = self.conditions_box.tag_problem()
-        if tag_problem:
-            problems.append(("tags", tag_problem))
+        problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
             early = EarlyStop(adv.early_fraction.value() / 100, adv.early_min.value())
@@ -395,6 +405,7 @@ class SetupPanel(QWidget):
             seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
+            assignment=self.assignment,
         )
         problems += plan_problems(plan)
         return plan, problems

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 import time
+from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,10 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
+from app.domain.exercise import Exercise
 from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
+from app.study.environment import DetectedLink
 from app.study.events import (
     LatencyProbed,
     PointUpdated,
@@ -39,22 +42,11 @@ from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
+from app.ui.measure.detection import LinkDetection
+from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
 from app.ui.server.local_servers import LocalServers
-
-
-class _Signals(QObject):
-    detected = Signal(str)
-
-
-def _detect_security(host: str, signals: _Signals) -> None:
-    """Wi-Fi security of the link, detected off the GUI thread (it runs nmcli/iw/netsh)."""
-    from app.study import environment
-
-    snapshot = environment.capture(host)
-    if snapshot.detected_security:
-        signals.detected.emit(snapshot.detected_security)
 
 
 def series_name(plan: Plan, series: Series) -> str:
@@ -80,6 +72,9 @@ class MeasureTab(QWidget):
         self.context = context
         self.servers = servers
         self.worker: StudyWorker | None = None
+        self.exercise: Exercise | None = None  # the lab exercise whose step is set up
+        #: Set by the window: a responsiveness test loads the link this study would measure.
+        self.other_test_running: Callable[[], bool] = lambda: False
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
@@ -144,19 +139,16 @@ class MeasureTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.setup.plan_changed.connect(self._plan_changed)
-        self._signals = _Signals()
-        self._signals.detected.connect(self.setup.set_detected_security)
+        self.detection = LinkDetection(self)
+        self.detection.security_detected.connect(self.setup.set_detected_security)
+        self.detection.link_detected.connect(self._link_detected)
+        self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.port.setValue(context.default_port("iperf3"))
         self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
         self.engines_changed()
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
-        threading.Thread(
-            target=_detect_security,
-            args=("127.0.0.1", self._signals),
-            name="detect-security",
-            daemon=True,
-        ).start()
+        self.detection.detect(self.setup.peer_row.peer().host)
 
     def _controls(self) -> QVBoxLayout:
         box = QVBoxLayout()
@@ -197,6 +189,13 @@ class MeasureTab(QWidget):
         return box
 
     # -- form ------------------------------------------------------------------------------
+    def _link_detected(self, link: DetectedLink | None) -> None:
+        """The detected rate fills the Link rate field until the user types one."""
+        if link is None:
+            self.setup.conditions_box.set_detected_link(None, None)
+        else:
+            self.setup.conditions_box.set_detected_link(link.rate_bps, link.medium)
+
     def _restore_last_plan(self) -> None:
         text = self.context.last_plan_json()
         if not text:
@@ -240,6 +239,13 @@ class MeasureTab(QWidget):
         computer's servers and the environment snapshot then happen in the worker."""
         if self.worker is not None:
             return
+        if self.other_test_running():
+            self._say(
+                "A responsiveness test is running: it loads the link and would skew this study. "
+                "Stop it on the Responsiveness tab, or wait for its result.",
+                error=True,
+            )
+            return
         problem = self.setup.first_problem()
         if problem is not None:
             key, label, sentence = problem
@@ -249,7 +255,18 @@ class MeasureTab(QWidget):
         plan = self._plan
         if plan is None:
             return
-        self.context.remember_plan_json(plan.to_json())
+        if plan.assignment is not None and self.exercise is not None:
+            a = plan.assignment
+            try:  # the locked fields as the exercise set them, and the steps in order
+                plan = self.context.door().exercises().plan_for(
+                    self.exercise, a.step, student=a.student, group=a.group, peer=plan.peer,
+                    base=plan,
+                )  # fmt: skip
+            except LinkLabError as err:
+                self._say(err.sentence, error=True)
+                return
+        else:
+            self.context.remember_plan_json(plan.to_json())
         where = (
             "Starting LinkLab's servers on this computer…"
             if plan.peer.is_this_computer
@@ -257,6 +274,16 @@ class MeasureTab(QWidget):
         )
         self._say(where)
         self._launch(StudyWorker(self.context.door(), plan))
+
+    def lock_exercise_step(self, exercise: Exercise, number: int, student: str, group: str) -> None:
+        """Set up step number of a lab exercise: its plan, its locked fields greyed out."""
+        self.exercise = exercise
+        lock_step(self.setup, exercise, number, student, group)
+        self.setup.pages.setCurrentIndex(0)
+
+    def leave_exercise(self) -> None:
+        self.exercise = None
+        unlock(self.setup)
 
     def resume(self, session_id: str) -> None:
         """Run the missing runs of a stored session (from the Sessions tab)."""
@@ -306,6 +333,9 @@ class MeasureTab(QWidget):
         label, unit = VARIABLE_LABELS[plan.variable]
         for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
             chart.set_x_label(f"{label.lower()} ({unit})" if unit else label.lower())
+        for series in plan.series:  # the yardstick is there before the first point
+            curve = expected_curve(plan, series, plan.values)
+            self.sweep_chart.set_expected(series_name(plan, series), curve)
         self.table.clear_rows()
         self.table.set_value_header(label)
         self.progress.setRange(0, plan.total_runs)
@@ -410,7 +440,9 @@ class MeasureTab(QWidget):
             if summary is not None and summary.mean is not None:
                 point = SweepPoint(event.value, summary.mean, summary.std or 0.0)
                 self.latency_sweep.set_point(f"{name} · {words}", point)
-        self.table.update_point(name, event.value, event.metrics)
+        found = expected_at(plan, event.series, event.value)
+        expected = found.expected_bps if found is not None else None
+        self.table.update_point(name, event.value, event.metrics, expected)
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)

@@ -1,4 +1,5 @@
-"""One stored session as it looked when it ran: header, sweep charts and the results table."""
+"""One stored session as it looked when it ran: header (with how close it came to the expected
+goodput), sweep charts with the expected curves, the frame breakdown and the results table."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.expectation import expected_curve
+from app.analysis.expected_findings import efficiency_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
+from app.domain.plan import Metric
 from app.domain.records import RunRecord, SessionRecord
 from app.study.describe import (
     describe_conditions,
@@ -28,6 +32,7 @@ from app.study.describe import (
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
+from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
 
@@ -70,6 +75,14 @@ class SessionView(QWidget):
         self.share_chart = ShareChart()
         self.share_chart.setMinimumHeight(180)
         self.tabs.addTab(self.share_chart, "Share")
+        self.frame_page = FrameBreakdownPage()
+        self.frame_page.setObjectName("frame_breakdown")
+        self.tabs.addTab(self.frame_page, "Frame breakdown")
+        self.tabs.setTabToolTip(
+            self.tabs.indexOf(self.frame_page),
+            "One segment or datagram byte by byte: what each layer adds, and the goodput the "
+            "link rate leaves.",
+        )
         self.table = ResultsTable()
         self.table.setObjectName("session_results")
         self.table.setAccessibleName("Session results")
@@ -107,6 +120,7 @@ class SessionView(QWidget):
             chart.clear_points()
             chart.redraw()
         self.table.clear_rows()
+        self.frame_page.clear()
         self.header.clear()
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
@@ -116,7 +130,9 @@ class SessionView(QWidget):
         self.session_id = session.id
         plan = session.plan
         self.points = point_summaries(plan, runs)
-        self.header.setText(_header_text(session, describe_latency(runs)))
+        self.header.setText(
+            _header_text(session, efficiency_findings(plan, self.points), describe_latency(runs))
+        )
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
@@ -125,13 +141,16 @@ class SessionView(QWidget):
             if point.n == 0 and point.failed == 0:
                 continue  # not measured yet (a stopped or interrupted session)
             label = point.series.label
-            self.table.update_point(label, point.value, point.metrics)
+            self.table.update_point(label, point.value, point.metrics, point.expected_bps)
             _plot(self.throughput_chart, label, point, "throughput_bps")
             _plot(self.rtt_chart, label, point, "rtt_ms")
             _plot(self.cpu_chart, label, point, "cpu_local_pct")
             _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct")
             _plot(self.latency_chart, f"{label} · loaded", point, "latency_ms")
             _plot(self.latency_chart, f"{label} · idle", point, "latency_idle_ms")
+        shown = sorted({p.value for p in self.points if p.n or p.failed})
+        for series in plan.series:
+            self.throughput_chart.set_expected(series.label, expected_curve(plan, series, shown))
         charts = self._charts
         visible = [chart.point_count() > 0 for chart in charts]
         if not any(visible):
@@ -144,6 +163,11 @@ class SessionView(QWidget):
         share_tab = self.tabs.indexOf(self.share_chart)
         self.tabs.setTabVisible(share_tab, bool(shares))
         visible.append(bool(shares))
+        frames = Metric.THROUGHPUT in plan.metrics
+        if frames:
+            self.frame_page.set_session(plan, self.points)
+        self.tabs.setTabVisible(self.tabs.indexOf(self.frame_page), frames)
+        visible.append(frames)
         if not visible[self.tabs.currentIndex()]:
             self.tabs.setCurrentIndex(visible.index(True))
         self._stack.setCurrentIndex(1)
@@ -156,8 +180,9 @@ def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str) -> N
     chart.set_point(series, SweepPoint(point.value, summary.mean, summary.std or 0.0))
 
 
-def _header_text(session: SessionRecord, latency: str = "") -> str:
-    """Rich text: the name in bold, every stored string escaped."""
+def _header_text(session: SessionRecord, findings: list[str], latency: str = "") -> str:
+    """Rich text: the name in bold, every stored string escaped; how working latency was
+    measured; then how close each series came to the expected goodput."""
     status = session.status.value
     if session.status_reason:
         status += f" ({session.status_reason})"
@@ -181,6 +206,7 @@ def _header_text(session: SessionRecord, latency: str = "") -> str:
     if session.conditions.notes:
         lines.append(f"Notes: {session.conditions.notes}")
     lines += describe_environment(session.environment) or ["No environment snapshot recorded."]
+    lines += findings
     name = html.escape(session.name or "Untitled session")
     rest = [html.escape(line) for line in lines]
     return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])

@@ -1,0 +1,78 @@
+"""Findings beside the expected goodput: how close each series of a session came to what the
+headers allow, and where the rest went. (Between sessions, what the extra bytes of a security
+setting explain is said with the comparison's findings, in app.analysis.findings.)"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.analysis.expectation import expectation_problem, value_text
+from app.analysis.overhead import WIFI
+from app.analysis.points import PointSummary
+from app.domain.net import Protocol
+from app.domain.plan import Plan
+from app.domain.units import format_rate, plain_rate
+
+#: Above this share of the expected goodput, a measurement is more than the link allows.
+_OVER = 101.0
+_FULL = 99.0
+
+
+def _rest(plan: Plan, protocol: Protocol) -> str:
+    """Where the goodput the headers leave went, on this kind of link."""
+    conditions = plan.conditions
+    if conditions.frame_overhead is not None:
+        return "the shaper's timing, the hosts' CPU or loss"
+    if conditions.medium in WIFI:
+        return (
+            "air time the best-case model leaves out: other stations, collisions and retries, "
+            "a PHY rate below the one stated"
+        )
+    if protocol is Protocol.TCP:
+        return "on the hosts, not the wire: pacing, CPU, the TCP window or loss"
+    return "on the hosts, not the wire: the sender's pacing, CPU or loss"
+
+
+def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
+    """Per series, at its largest measured point: the share of the expected goodput reached,
+    and where the rest went. Empty when the session has no expected goodput."""
+    if expectation_problem(plan) is not None:
+        return []
+    allows = "the headers and air time allow" if _wifi(plan) else "the headers allow"
+    sentences = []
+    for series in plan.series:
+        here = [
+            p
+            for p in points
+            if p.series == series and p.efficiency_pct is not None and p.expected_bps
+        ]
+        if not here:
+            continue
+        point = max(here, key=lambda p: p.value)
+        pct = point.efficiency_pct or 0.0
+        expected = point.expected_bps or 0.0
+        measured = point.metrics["throughput_bps"].mean or 0.0
+        where = value_text(plan, point.value)
+        numbers = f"expected {format_rate(expected)}, measured {format_rate(measured)}"
+        label = series.label
+        if pct > _OVER:
+            sentences.append(
+                f"{label} measured more than {allows} at {where} ({numbers}, {pct:.0f} %): "
+                f"the link is faster than the {plain_rate(plan.conditions.link_rate_bps or 0)} "
+                "stated, or the traffic never crossed it (as on this computer's loopback)."
+            )
+        elif pct >= _FULL:
+            sentences.append(
+                f"{label} reached {pct:.0f} % of what {allows} at {where} ({numbers}): the "
+                "link is full."
+            )
+        else:
+            sentences.append(
+                f"{label} reached {pct:.0f} % of what {allows} at {where} ({numbers}); the "
+                f"rest is {_rest(plan, series.protocol)}."
+            )
+    return sentences
+
+
+def _wifi(plan: Plan) -> bool:
+    return plan.conditions.medium in WIFI and plan.conditions.frame_overhead is None

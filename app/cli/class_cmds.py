@@ -1,0 +1,86 @@
+"""`linklab class DIR`: an instructor's view of a folder of hand-ins, one row per student;
+and the hand-in export (`linklab export SESSION... --format handin`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.cli.args import EXIT_OK
+from app.domain.errors import BadOption
+from app.domain.units import format_rate
+from app.report.class_export import class_json, grades_csv
+from app.study.classroom import read_class
+from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
+from app.study.exercises import read_exercise
+from app.study.frontdoor import FrontDoor
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cls = sub.add_parser(
+        "class", help="a class's hand-ins side by side: progress, results, flags to look at"
+    )
+    cls.add_argument("folder", metavar="DIR", help="the folder of .linklab hand-ins")
+    cls.add_argument(
+        "--exercise", metavar="FILE", help="the exercise (default: the one most hand-ins are for)"
+    )
+    cls.add_argument("--json", action="store_true", help="print the class as one JSON object")
+    cls.add_argument("--csv", metavar="FILE", help="write the grades table for a spreadsheet")
+    cls.set_defaults(handler=cmd_class)
+
+
+def export_handin(args: argparse.Namespace) -> int:
+    if args.out == "-":
+        raise BadOption(
+            f"A hand-in is a file: give its name with --out (ending {EXCHANGE_SUFFIX})."
+        )
+    door = FrontDoor(Path(args.db) if args.db else None)
+    document = door.exercises().handin(args.sessions)
+    write_exchange(args.out, document)
+    about = document["handin"]
+    print(
+        f"Wrote {args.out}: {about['student']}'s hand-in of “{about['exercise']['title']}” "
+        f"({len(document['sessions'])} sessions).",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def cmd_class(args: argparse.Namespace) -> int:
+    exercise = read_exercise(args.exercise) if args.exercise else None
+    view = read_class(Path(args.folder), exercise)
+    if args.csv:
+        try:
+            Path(args.csv).write_text(grades_csv(view), encoding="utf-8", newline="")
+        except OSError as err:
+            raise BadOption(
+                f"Cannot write {args.csv} ({err.strerror}): choose another place."
+            ) from None
+    if args.json:
+        print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"{view.exercise.title}: {len(view.rows)} hand-ins")
+    for row in view.rows:
+        flags = f"  [{', '.join(row.flags)}]" if row.flags else ""
+        results = "  ".join(
+            f"{s.number}: {format_rate(s.main_bps) if s.main_bps is not None else '—'}"
+            for s in row.steps
+        )
+        print(
+            f"{row.student} ({row.group or 'no group'}): {row.status}, steps "
+            f"{row.steps_done}/{len(row.steps)}, runs {row.runs_done}/{row.runs_planned}; "
+            f"{results}{flags}"
+        )
+        for note in row.notes:
+            print(f"    {note}")
+    medians = "  ".join(
+        f"{n}: {format_rate(m) if m is not None else '—'}" for n, m in enumerate(view.medians, 1)
+    )
+    print(f"Class median: {medians}")
+    for sentence in view.unreadable:
+        print(f"Not read: {sentence}", file=sys.stderr)
+    if args.csv:
+        print(f"Wrote {args.csv}.", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""The Class tab: a folder of hand-ins, one row per student, the class chart."""

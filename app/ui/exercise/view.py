@@ -1,0 +1,357 @@
+"""The student's guided view of a lab exercise: the aims, their name and group, the steps (each
+opening when the one before is done), the current step's instructions and locked fields, a
+button that sets the step up on the Measure tab, the step's result (chart and findings) with
+the questions answered beside it, and the lab report and hand-in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.domain.errors import LinkLabError
+from app.domain.exercise import Exercise
+from app.report.lab_report import LabReport, collect_lab_report, step_findings
+from app.study.describe import describe_plan
+from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
+from app.study.exercises import StepProgress
+from app.ui.common.background import Background
+from app.ui.common.charts import SweepChart
+from app.ui.common.render_charts import fill_chart
+from app.ui.common.widgets import ERROR_COLOUR, accessible
+from app.ui.context import AppContext
+from app.ui.exercise.answers import AnswersPanel
+
+STATE_WORDS = {"done": "done ✓", "started": "started", "to do": "to do", "locked": "locked"}
+CONCLUSION = 0  # the list entry after the steps, for the exercise's own questions
+
+
+@dataclass(frozen=True)
+class _Read:
+    progress: list[StepProgress]
+    report: LabReport
+
+
+class ExerciseView(QWidget):
+    setup_requested = Signal(int)  # step number: set it up on the Measure tab
+    closed = Signal()
+    status_message = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.exercise: Exercise | None = None
+        self.read: _Read | None = None
+        self._reader = Background(self)
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 15pt; font-weight: bold;")
+        self.title.setWordWrap(True)
+        accessible(self.title, "Exercise title")
+        self.aims = QLabel()
+        self.aims.setWordWrap(True)
+        accessible(self.aims, "Aims")
+        self.student = QLineEdit()
+        accessible(self.student, "Your name")
+        self.student.setPlaceholderText("as your instructor knows you")
+        self.group = QLineEdit()
+        accessible(self.group, "Group")
+        self.name_error = QLabel()
+        self.name_error.setStyleSheet(f"color: {ERROR_COLOUR};")
+        who = QGridLayout()
+        for column, (text, edit) in enumerate(
+            (("Your &name", self.student), ("&Group", self.group))
+        ):
+            label = QLabel(text)
+            label.setBuddy(edit)
+            who.addWidget(label, 0, 2 * column)
+            who.addWidget(edit, 0, 2 * column + 1)
+        who.addWidget(self.name_error, 1, 1, 1, 3)
+        self.steps = QListWidget()
+        accessible(self.steps, "Steps")
+        self.steps.setMinimumWidth(340)
+        self.steps.setWordWrap(True)
+        self.step_title = QLabel()
+        self.step_title.setStyleSheet("font-size: 12pt; font-weight: bold;")
+        self.step_title.setWordWrap(True)
+        self.step_state = QLabel()
+        accessible(self.step_state, "Step state")
+        self.instructions = QLabel()
+        self.instructions.setWordWrap(True)
+        accessible(self.instructions, "Instructions")
+        self.locked = QLabel()
+        self.locked.setWordWrap(True)
+        accessible(self.locked, "Locked fields")
+        self.plan_text = QLabel()
+        self.plan_text.setWordWrap(True)
+        self.setup_button = QPushButton("Set up this step")
+        self.setup_button.setToolTip(
+            "Fill the Measure tab with this step's plan; the fields the exercise sets are "
+            "greyed out. Choose your peer there and press Start."
+        )
+        self.chart = SweepChart("Result of this step", "throughput", is_rate=True)
+        self.chart.setAccessibleName("Step result chart")
+        self.chart.setMinimumHeight(260)
+        self.findings = QLabel()
+        self.findings.setWordWrap(True)
+        self.findings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        accessible(self.findings, "Step findings")
+        self.answers = AnswersPanel(self._save_answer)
+        detail = QWidget()
+        box = QVBoxLayout(detail)
+        for widget in (self.step_title, self.step_state, self.instructions, self.locked,
+                       self.plan_text):  # fmt: skip
+            box.addWidget(widget)
+        row = QHBoxLayout()
+        row.addWidget(self.setup_button)
+        row.addStretch(1)
+        box.addLayout(row)
+        box.addWidget(self.chart)
+        box.addWidget(self.findings)
+        heading = QLabel("Questions")
+        heading.setStyleSheet("font-weight: bold;")
+        box.addWidget(heading)
+        box.addWidget(self.answers)
+        box.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(detail)
+        self.detail_scroll = scroll
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.steps)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(1, 1)
+        self.report_button = QPushButton("Write lab report…")
+        self.report_button.setToolTip(
+            "Draft your lab report: aims, equipment, each experiment with its chart, tables "
+            "and findings, and your answers; as an editable .docx, a PDF or HTML."
+        )
+        self.handin_button = QPushButton("Hand in…")
+        self.handin_button.setToolTip(
+            "Save your measurements, name, group and answers in one file for your instructor "
+            "(no network name, MAC address or user name unless the exercise asks)."
+        )
+        self.close_button = QPushButton("Close exercise")
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.close_button)
+        bottom.addStretch(1)
+        bottom.addWidget(self.report_button)
+        bottom.addWidget(self.handin_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.aims)
+        layout.addLayout(who)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(bottom)
+        self.steps.currentRowChanged.connect(lambda _row: self._show_step())
+        self.student.editingFinished.connect(self.refresh)
+        self.group.editingFinished.connect(self._group_changed)
+        self.setup_button.clicked.connect(self._setup)
+        self.report_button.clicked.connect(self._ask_report)
+        self.handin_button.clicked.connect(self._ask_handin)
+        self.close_button.clicked.connect(self.closed.emit)
+
+    # -- opening and reading --------------------------------------------------------------------
+    def open_exercise(self, exercise: Exercise) -> None:
+        self.answers.flush()
+        self.exercise = exercise
+        self.title.setText(exercise.title)
+        self.aims.setText(f"Aims: {exercise.aims}" if exercise.aims else "")
+        self.read = None
+        self.refresh()
+
+    @property
+    def reading(self) -> bool:
+        return self._reader.busy
+
+    def refresh(self) -> None:
+        """Read the student's progress and results in the background."""
+        exercise = self.exercise
+        if exercise is None:
+            return
+        student = self.student.text().strip()
+        door = self.context.door()
+        if student:
+            self.name_error.setText("")
+            self._begin()
+
+        def read() -> _Read:
+            desk = door.exercises()
+            return _Read(
+                desk.progress(exercise, student), collect_lab_report(door, exercise, student)
+            )
+
+        self._reader.run(read, self._loaded, self.status_message.emit)
+
+    def _begin(self) -> None:
+        """Keep the student's name and group with the exercise (answers need it)."""
+        if self.exercise is None:
+            return
+        try:
+            self.context.door().exercises().begin(
+                self.exercise, self.student.text(), self.group.text()
+            )
+        except LinkLabError as err:
+            self.status_message.emit(err.sentence)
+
+    def _group_changed(self) -> None:
+        if self.student.text().strip():
+            self._begin()
+
+    def _loaded(self, read: _Read) -> None:
+        self.read = read
+        current = self.steps.currentRow()
+        self.steps.blockSignals(True)
+        self.steps.clear()
+        for progress in read.progress:
+            text = f"{progress.number}. {progress.step.title} — {STATE_WORDS[progress.state]}"
+            self.steps.addItem(QListWidgetItem(text))
+        assert self.exercise is not None
+        if self.exercise.questions:
+            self.steps.addItem(QListWidgetItem("Conclusion — the exercise's questions"))
+        next_step = next((p.number for p in read.progress if not p.done), len(read.progress))
+        self.steps.setCurrentRow(current if current >= 0 else next_step - 1)
+        self.steps.blockSignals(False)
+        self._show_step()
+
+    # -- one step ---------------------------------------------------------------------------
+    def _show_step(self) -> None:
+        read, exercise = self.read, self.exercise
+        if read is None or exercise is None:
+            return
+        row = self.steps.currentRow()
+        answers = {qid: text for s in read.report.steps for qid, _, text in s.answers}
+        answers |= {qid: text for qid, _, text in read.report.final_answers}
+        if row >= len(read.progress):  # the conclusion
+            self.step_title.setText("Conclusion")
+            self.step_state.setText("")
+            self.instructions.setText(
+                "Answer the exercise's own questions, then write your report."
+            )
+            for widget in (self.locked, self.plan_text, self.setup_button, self.chart,
+                           self.findings):  # fmt: skip
+                widget.setVisible(False)
+            self.answers.show_questions(
+                [(qid, q) for qid, q, _ in read.report.final_answers], answers
+            )
+            return
+        self.detail_scroll.verticalScrollBar().setValue(0)  # a step is read from its top
+        progress = read.progress[max(row, 0)]
+        step, report = progress.step, read.report.steps[max(row, 0)]
+        for widget in (self.locked, self.plan_text, self.setup_button):
+            widget.setVisible(True)
+        self.step_title.setText(f"Step {progress.number} of {len(read.progress)}: {step.title}")
+        state = STATE_WORDS[progress.state]
+        if progress.state == "locked":
+            state += f": it opens when step {progress.number - 1} is done."
+        self.step_state.setText(f"State: {state}")
+        self.instructions.setText(step.instructions)
+        self.locked.setText(
+            f"Locked by the exercise: {step.locked_text()}." if step.locked else "Nothing locked."
+        )
+        self.plan_text.setText(f"Plan: {describe_plan(step.plan)}.")
+        self.setup_button.setEnabled(progress.available)
+        self.setup_button.setToolTip(
+            self.setup_button.toolTip()
+            if progress.available
+            else f"This step opens when step {progress.number - 1} is done."
+        )
+        has_result = report.comparison is not None
+        self.chart.setVisible(has_result)
+        self.findings.setVisible(True)
+        if report.comparison is not None:
+            fill_chart(self.chart, report.comparison)
+        self.findings.setText("\n".join(f"• {s}" for s in step_findings(report)))
+        self.answers.show_questions([(qid, q) for qid, q, _ in report.answers], answers)
+
+    def _save_answer(self, qid: str, text: str) -> None:
+        if self.exercise is None:
+            return
+        if not self.student.text().strip():
+            self.name_error.setText("Type your name first: your answers are kept under it.")
+            return
+        try:
+            self.context.door().exercises().answer(self.exercise, self.student.text(), qid, text)
+        except LinkLabError as err:
+            self.status_message.emit(err.sentence)
+            return
+        self.status_message.emit(f"Answer {qid} kept.")
+
+    def _need_name(self) -> bool:
+        if self.student.text().strip():
+            return False
+        self.name_error.setText(
+            "Type your name before you start: the exercise records who measured."
+        )
+        self.student.setFocus()
+        return True
+
+    def _setup(self) -> None:
+        if self._need_name() or self.read is None:
+            return
+        self.answers.flush()
+        self._begin()
+        self.setup_requested.emit(self.steps.currentRow() + 1)
+
+    # -- report and hand-in -----------------------------------------------------------------
+    def _ask_report(self) -> None:
+        if self._need_name() or self.exercise is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Write lab report",
+            f"{self.student.text().strip()} - lab report.docx",
+            "Word document (*.docx);;PDF (*.pdf);;HTML (*.html)",
+        )
+        if path:
+            self.write_report(Path(path))
+
+    def write_report(self, path: Path) -> None:
+        from app.ui.common.report_files import write_lab_report
+
+        assert self.exercise is not None
+        self.answers.flush()
+        try:
+            report = collect_lab_report(self.context.door(), self.exercise, self.student.text())
+            write_lab_report(report, path)
+        except LinkLabError as err:
+            self.status_message.emit(err.sentence)
+            return
+        self.status_message.emit(f"Saved {path.name}.")
+
+    def _ask_handin(self) -> None:
+        if self._need_name() or self.exercise is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Hand in",
+            f"{self.student.text().strip()}{EXCHANGE_SUFFIX}",
+            f"LinkLab hand-in (*{EXCHANGE_SUFFIX})",
+        )
+        if path:
+            self.write_handin(Path(path))
+
+    def write_handin(self, path: Path) -> None:
+        assert self.exercise is not None
+        self.answers.flush()
+        try:
+            desk = self.context.door().exercises()
+            write_exchange(path, desk.handin_all(self.exercise, self.student.text().strip()))
+        except LinkLabError as err:
+            self.status_message.emit(err.sentence)
+            return
+        self.status_message.emit(f"Saved {path.name}: give this file to your instructor.")

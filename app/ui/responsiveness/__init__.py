@@ -1,0 +1,1 @@
+"""The Responsiveness tab: a networkQuality-style test against a peer."""

@@ -1,0 +1,242 @@
+"""The Responsiveness tab: a peer, Start and Stop, progress while the load ramps up, and the
+result card (rating, RPM, idle and loaded latency per direction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.domain.errors import BadOption
+from app.domain.plan import THIS_COMPUTER, Peer
+from app.domain.units import format_rate
+from app.engine.loopback import LoopbackServers
+from app.engine.validate import validate_host
+from app.study.frontdoor import FrontDoor
+from app.study.responsiveness_results import (
+    MAX_FLOWS,
+    IdleMeasured,
+    PhaseFinished,
+    PhaseStarted,
+    ResponsivenessEvent,
+    ResponsivenessResult,
+    ResponsivenessSettings,
+    StepMeasured,
+    TestStarted,
+)
+from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.context import AppContext
+from app.ui.responsiveness.card import ResultCard, latency_text
+from app.ui.responsiveness.worker import ResponsivenessWorker
+
+INTRO = (
+    "How responsive the link stays while it is busy: LinkLab measures the latency with the "
+    "link idle, then while it loads the link with more and more parallel TCP flows "
+    "(download, upload, then both at once) until the throughput and the latency settle. "
+    "Against another computer, run LinkLab's Server tab (or linklab serve) there."
+)
+
+
+class ResponsivenessTab(QWidget):
+    status_message = Signal(str)
+    running_changed = Signal(bool)
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.worker: ResponsivenessWorker | None = None
+        self._loopback = LoopbackServers()
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        self.peer = ComboBox()
+        self.peer.setEditable(True)
+        self.peer.setInsertPolicy(ComboBox.InsertPolicy.NoInsert)
+        self.peer.addItem(THIS_COMPUTER)
+        for host in context.peer_history():
+            if host != THIS_COMPUTER:
+                self.peer.addItem(host)
+        accessible(self.peer, "Responsiveness peer")
+        self.port = SpinBox()
+        self.port.setRange(1, 65535)
+        self.port.setValue(context.default_port("iperf3"))
+        accessible(self.port, "Responsiveness iperf3 port")
+        self.flows = SpinBox()
+        self.flows.setRange(1, MAX_FLOWS)
+        self.flows.setValue(MAX_FLOWS)
+        accessible(self.flows, "Most parallel flows")
+        self.flows.setToolTip("The ramp adds one TCP flow every step, up to this many.")
+        self.seconds = SpinBox()
+        self.seconds.setRange(2, 120)
+        self.seconds.setValue(int(ResponsivenessSettings.phase_s))
+        self.seconds.setSuffix(" s")
+        accessible(self.seconds, "Seconds per direction")
+        self.seconds.setToolTip("The longest each load (download, upload, both) runs.")
+        form = QFormLayout()
+        for text, field in (
+            ("Peer", self.peer),
+            ("iperf3 port", self.port),
+            ("Most parallel flows", self.flows),
+            ("Seconds per direction", self.seconds),
+        ):
+            label = QLabel(text)
+            label.setBuddy(field)
+            form.addRow(label, field)
+        self.start_button = QPushButton("Start responsiveness test")
+        self.start_button.setDefault(True)
+        self.stop_button = QPushButton("Stop test")
+        self.stop_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setValue(0)
+        accessible(self.progress, "Responsiveness progress")
+        self.state = QLabel("Not started.")
+        self.state.setWordWrap(True)
+        self.state.setAccessibleName("Responsiveness status")
+        self.card = ResultCard()
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.addWidget(intro)
+        fields = QWidget()
+        fields.setLayout(form)
+        fields.setMaximumWidth(560)  # short values: full-width fields would read as empty
+        column.addWidget(fields)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.state)
+        column.addWidget(self.card)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(page)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self.peer.editTextChanged.connect(self._peer_changed)
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self._peer_changed()
+        #: Set by the window: a study on the Measure tab holds this computer's servers.
+        self.study_running: Callable[[], bool] = lambda: False
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def _peer_changed(self) -> None:
+        self.port.setEnabled(self.peer.currentText().strip() not in ("", THIS_COMPUTER))
+
+    def _chosen_peer(self) -> Peer:
+        text = self.peer.currentText().strip()
+        if text in ("", THIS_COMPUTER):
+            return Peer.this_computer(self.context.default_port("iperf3"))
+        return Peer(validate_host(text, "peer"), self.port.value())
+
+    def start(self) -> None:
+        if self.worker is not None:
+            return
+        if self.study_running():
+            self._problem("A study is running on the Measure tab: stop it, or wait for it.")
+            return
+        try:
+            peer = self._chosen_peer()
+        except BadOption as err:
+            self._problem(err.sentence)
+            return
+        settings = ResponsivenessSettings(
+            max_flows=self.flows.value(), phase_s=self.seconds.value()
+        )
+        # Servers of its own for this computer: a study's are never restarted under it.
+        door = FrontDoor(self.context.db_path, loopback=self._loopback)
+        worker = ResponsivenessWorker(door, peer, settings)
+        worker.progressed.connect(self._progressed)
+        worker.measured.connect(self._measured)
+        worker.stopped.connect(self._stopped)
+        worker.failed.connect(self._failed)
+        worker.finished.connect(self._worker_done)
+        self.worker = worker
+        self.card.hide()
+        self.progress.setValue(0)
+        self.state.setStyleSheet("")
+        self.state.setText(f"Starting against {peer.name or peer.host}…")
+        self.start_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.running_changed.emit(True)
+        worker.start()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.state.setText("Stopping…")
+            self.stop_button.setEnabled(False)
+            self.worker.stop()
+
+    def stop_and_wait(self) -> None:
+        """Closing the window: stop the test and let its thread end."""
+        worker = self.worker
+        if worker is not None:
+            worker.stop()
+            worker.wait(10_000)
+        self._loopback.stop()
+
+    # -- the worker's signals (GUI thread) ---------------------------------------------------
+    def _progressed(self, event: ResponsivenessEvent) -> None:
+        if hasattr(event, "fraction"):
+            self.progress.setValue(round(100 * event.fraction))
+        if isinstance(event, TestStarted):
+            self.state.setText(event.method_sentence)
+        elif isinstance(event, PhaseStarted):
+            self.state.setText(f"{event.phase.label}: measuring…")
+        elif isinstance(event, IdleMeasured):
+            self.state.setText(f"Idle latency {latency_text(event.latency_ms)}.")
+        elif isinstance(event, StepMeasured):
+            step = event.step
+            flows = f"{step.flows} flow{'s' if step.flows > 1 else ''}"
+            self.state.setText(
+                f"{event.phase.label}: {flows}, {format_rate(step.goodput_bps)}, latency "
+                f"{latency_text(step.latency_ms)}"
+            )
+        elif isinstance(event, PhaseFinished):
+            result = event.result
+            self.state.setText(f"{result.phase.label}: {result.rating.value}.")
+
+    def _measured(self, result: ResponsivenessResult) -> None:
+        self.progress.setValue(100)
+        self.state.setText(f"Done in {result.elapsed_s:.0f} s.")
+        self.card.show_result(result)
+        self.status_message.emit("The responsiveness test finished.")
+        host = self.peer.currentText().strip()
+        if host and host != THIS_COMPUTER:
+            self.context.remember_peer(host)
+
+    def _stopped(self) -> None:
+        self.state.setText("Stopped: no result.")
+        self.status_message.emit("The responsiveness test was stopped.")
+
+    def _failed(self, sentence: str) -> None:
+        self._problem(sentence)
+        self.status_message.emit(sentence)
+
+    def _problem(self, sentence: str) -> None:
+        self.state.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.state.setText(sentence)
+
+    def _worker_done(self) -> None:
+        if self.worker is not None:
+            self.worker.deleteLater()
+        self.worker = None
+        self.start_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        self.running_changed.emit(False)

@@ -1,0 +1,60 @@
+"""A responsiveness test through the front door in a worker thread; its progress events and
+result come back to the GUI thread as queued signals."""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QThread, Signal
+
+from app.domain.errors import LinkLabError
+from app.domain.plan import Peer
+from app.engine.errors import StoppedByUser
+from app.study.frontdoor import FrontDoor
+from app.study.responsiveness import ResponsivenessTest
+from app.study.responsiveness_results import ResponsivenessEvent, ResponsivenessSettings
+
+
+class ResponsivenessWorker(QThread):
+    """Runs one test. The worker never touches a widget and the GUI never waits for it."""
+
+    progressed = Signal(object)  # a ResponsivenessEvent
+    measured = Signal(object)  # the ResponsivenessResult
+    stopped = Signal()
+    failed = Signal(str)  # the sentence that says what to do
+
+    def __init__(self, door: FrontDoor, peer: Peer, settings: ResponsivenessSettings) -> None:
+        super().__init__()
+        self.door = door
+        self.peer = peer
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._test: ResponsivenessTest | None = None
+        self._stop_requested = False
+
+    def stop(self) -> None:
+        """Thread-safe; the test ends within about a second."""
+        with self._lock:
+            self._stop_requested = True
+            test = self._test
+        if test is not None:
+            test.stop()
+
+    def run(self) -> None:  # QThread entry point, in the worker thread
+        test = self.door.responsiveness(self.peer, self._emit, self.settings)
+        with self._lock:
+            self._test = test
+            stop = self._stop_requested
+        if stop:
+            test.stop()
+        try:
+            result = test.run()
+        except StoppedByUser:
+            self.stopped.emit()
+        except LinkLabError as err:
+            self.failed.emit(err.sentence)
+        else:
+            self.measured.emit(result)
+
+    def _emit(self, event: ResponsivenessEvent) -> None:
+        self.progressed.emit(event)

@@ -1,0 +1,172 @@
+"""Lab exercises from the command line: an instructor writes one, a student follows it with
+`linklab run --exercise` (real iperf3 on the loopback), answers, and drafts the report; locked
+fields and steps out of order are refused with a sentence; damaged or hostile exercise files
+are refused without a trace of Python."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.domain.errors import BadOption
+from app.domain.exercise import (
+    LOCKABLE,
+    exercise_from_dict,
+    exercise_to_dict,
+    locked_differences,
+    with_id,
+)
+from app.study.exercises import find_ready, ready_exercises, write_exercise
+from tests.conftest import ROOT_DIR
+
+
+def linklab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_ready_exercises_read_back_as_written() -> None:
+    for exercise in ready_exercises():
+        again = exercise_from_dict(json.loads(json.dumps(exercise_to_dict(exercise))))
+        assert again == exercise
+        assert all(set(step.locked) <= set(LOCKABLE) for step in exercise.steps)
+    lab = find_ready("student-lab")
+    assert [s.plan.variable.value for s in lab.steps] == ["duration", "duration", "loss", "window"]
+    assert lab.question_ids()[0][0] == "1.1" and lab.question_ids()[-1][0] == "E.1"
+
+
+def test_locked_differences_name_the_fields() -> None:
+    step = find_ready("student-lab").steps[0]
+    changed = replace(step.plan, repetitions=9, bitrate_bps=1, values=(5,))
+    assert locked_differences(step, changed) == ["sizes", "bitrate"]  # runs is not locked
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("not json", "not valid JSON"),
+        ('{"format": "something else"}', "is not a LinkLab exercise"),
+        ("[1, 2]", "is not a LinkLab exercise"),
+        (None, "newer LinkLab"),
+        ("locks", "locks fields LinkLab does not know"),
+        ("reveal", "asks to reveal"),
+        ("plan", "has a plan for step 1 that LinkLab cannot use"),
+    ],
+)
+def test_damaged_exercise_files_are_refused(tmp_path: Path, content: str | None, said: str) -> None:
+    data = exercise_to_dict(find_ready("open-vs-wpa2"))
+    if content is None:
+        data["format_version"] = 99
+    elif content == "locks":
+        data["steps"][0]["locked"] = ["protocol", "everything"]
+    elif content == "reveal":
+        data["reveal"] = ["passwords"]
+    elif content == "plan":
+        data["steps"][0]["plan"]["repetitions"] = "many"
+    path = tmp_path / "bad.linklab-exercise"
+    path.write_text(json.dumps(data) if content in (None, "locks", "reveal", "plan") else content)
+    done = linklab("exercise", "show", str(path))
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    with pytest.raises(BadOption):
+        from app.study.exercises import read_exercise
+
+        read_exercise(path)
+
+
+def test_an_instructor_writes_exercises(tmp_path: Path) -> None:
+    listed = linklab("exercise", "new", "--list")
+    assert "student-lab:" in listed.stdout and "open-vs-wpa2:" in listed.stdout
+    out = tmp_path / "mine.linklab-exercise"
+    done = linklab(
+        "exercise", "new", "--preset", "lab-tcp-window", "--preset", "lab-packet-loss",
+        "--title", "Windows and loss", "--lock", "protocol,sizes", "--question", "Why?",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(linklab("exercise", "show", str(out), "--json").stdout)
+    assert shown["title"] == "Windows and loss" and len(shown["steps"]) == 2
+    assert all(s["locked"] == ["protocol", "sizes"] for s in shown["steps"])
+    assert shown["questions"] == ["Why?"]
+    wrong = linklab("exercise", "new", "--preset", "lab-tcp-window", "--title", "x",
+                    "--lock", "colour", "--out", str(out))  # fmt: skip
+    assert wrong.returncode == 2 and "field colour unknown" in wrong.stderr
+    copy = tmp_path / "lab.linklab-exercise"
+    assert linklab("exercise", "new", "--ready", "student-lab", "--out", str(copy)).returncode == 0
+    first = json.loads(linklab("exercise", "show", str(copy), "--json").stdout)
+    assert first["id"] != find_ready("student-lab").id  # a class of its own
+
+
+@pytest.fixture(scope="module")
+def short_lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    lab = find_ready("student-lab")
+    first = lab.steps[0]
+    steps = (replace(first, plan=replace(first.plan, values=(1,), repetitions=1)), *lab.steps[1:])
+    folder = tmp_path_factory.mktemp("exercise")
+    return write_exercise(folder / "lab.linklab-exercise", with_id(replace(lab, steps=steps)))
+
+
+def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "ann.sqlite3")
+    base = ["run", "--exercise", str(short_lab), "--peer", "this-computer", "--db", db]
+    nameless = linklab(*base)
+    assert nameless.returncode == 2 and "--student NAME" in nameless.stderr
+    student = [*base, "--student", "Ann Lee", "--group", "G1"]
+    locked = linklab(*student, "--sizes", "1,2")
+    assert locked.returncode == 2
+    assert (
+        "locks the swept values (--sizes)" in locked.stderr
+        and "ask your instructor" in locked.stderr
+    )
+    ahead = linklab(*student, "--step", "2")
+    assert ahead.returncode == 2 and "Step 2 opens when step 1 is done" in ahead.stderr
+    done = linklab(*student, "--json")  # step 1, the first not done
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)
+    shown = json.loads(
+        linklab("sessions", "show", session["session_id"], "--db", db, "--json").stdout
+    )
+    assert shown["assignment"] == {
+        "exercise_id": json.loads(short_lab.read_text())["id"],
+        "exercise_title": "Transport protocols on a LAN (student lab)",
+        "step": 1,
+        "student": "Ann Lee",
+        "group": "G1",
+    }
+    answered = linklab("exercise", "answer", str(short_lab), "--student", "Ann Lee",
+                       "--question", "1.1", "--text", "About the same.", "--db", db)  # fmt: skip
+    assert answered.returncode == 0, answered.stderr
+    nowhere = linklab("exercise", "answer", str(short_lab), "--student", "Ann Lee",
+                      "--question", "9.9", "--text", "x", "--db", db)  # fmt: skip
+    assert nowhere.returncode == 2 and "has no question 9.9" in nowhere.stderr
+    progress = json.loads(
+        linklab(
+            "exercise", "show", str(short_lab), "--student", "Ann Lee", "--db", db, "--json"
+        ).stdout
+    )
+    assert [s["state"] for s in progress["steps"]] == ["done", "to do", "locked", "locked"]
+    assert progress["answers"] == {"1.1": "About the same."} and progress["group"] == "G1"
+    report = tmp_path / "ann.docx"
+    written = linklab("export", session["session_id"], "--format", "report", "--out", str(report),
+                      "--db", db)  # fmt: skip
+    assert written.returncode == 0, written.stderr
+    from docx import Document
+
+    text = "\n".join(p.text for p in Document(str(report)).paragraphs)
+    assert "About the same." in text and "Experiment 2" in text and "Not measured yet." in text
+    plain = linklab("sessions", "list", "--db", db, "--json")
+    other = linklab("export", json.loads(plain.stdout)[0]["session_id"], "--format", "report",
+                    "--out", str(tmp_path / "r.txt"), "--db", db)  # fmt: skip
+    assert other.returncode == 2 and ".html, .pdf, .docx" in other.stderr

@@ -1,0 +1,82 @@
+"""`linklab responsiveness`: against this computer (its own servers) and against a peer running
+`linklab serve`, with and without its latency responder; a bad peer in one sentence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT_DIR, free_port
+from tests.test_cli_serve import serving
+
+SHORT = ["--idle-seconds", "1", "--step-seconds", "1", "--phase-seconds", "2", "--max-flows", "4"]
+
+
+def linklab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", "responsiveness", *args],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_closed_port_is_one_sentence_and_exit_1() -> None:
+    done = linklab("--peer", "127.0.0.1", "--port", str(free_port()))
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "No iperf3 server answers at 127.0.0.1" in done.stderr
+    assert "start one there" in done.stderr
+
+
+def test_a_host_like_an_option_is_a_wrong_value_exit_2() -> None:
+    done = linklab("--peer=-x")
+    assert done.returncode == 2
+    assert "starts with '-'" in done.stderr
+
+
+@pytest.mark.slow
+def test_this_computer_gives_the_json_keys() -> None:
+    done = linklab("--peer", "this-computer", "--json", *SHORT)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    for key in ("loaded_latency_ms", "rpm", "rating"):
+        assert set(data[key]) == {"download", "upload"}
+    assert data["idle_latency_ms"] > 0
+    assert data["rating"]["download"] in ("Poor", "Fair", "Good", "Excellent")
+    upload_ms = data["loaded_latency_ms"]["upload"]
+    assert data["rpm"]["upload"] == pytest.approx(60_000 / upload_ms, rel=0.01)
+    assert data["method"] == "udp-echo"
+    assert data["both"]["flows"] == 2
+    assert "Download…" in done.stderr and "idle latency" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_peer_without_the_responder_falls_back_and_says_so() -> None:
+    port = free_port()
+    nobody = str(free_port())  # no responder there, whatever else runs on this machine
+    with serving("--no-echo", port=port):
+        done = linklab(
+            "--peer", "127.0.0.1", "--port", str(port), "--echo-port", nobody, "--no-both", *SHORT
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Downlink responsiveness: " in done.stdout
+    assert "Uplink responsiveness: " in done.stdout
+    assert "TCP connection time to the iperf3 server's port" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_peer_running_linklab_serve_is_probed_by_its_echo() -> None:
+    port, echo = free_port(), free_port()
+    with serving("--echo-port", str(echo), port=port):
+        done = linklab(
+            "--peer", "127.0.0.1", "--port", str(port), "--echo-port", str(echo), "--json", *SHORT
+        )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["method"] == "udp-echo" and f"port {echo}" in data["method_sentence"]
+    assert data["loaded_latency_ms"]["download"] > 0

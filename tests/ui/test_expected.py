@@ -1,0 +1,136 @@
+"""The expected goodput in the window, as a person meets it: a link rate typed on the Study
+page, the expected curve beside the measured one on a real loopback sweep, the Expected
+columns, the session's Frame breakdown tab with its arithmetic, field errors for a rate the
+model cannot use, and the detected rate that fills the field until the user types one."""
+
+from __future__ import annotations
+
+from app.domain.plan import Conditions, Medium
+from app.study.environment import DetectedLink
+from app.ui.main_window import MainWindow
+from tests.ui.test_measure import plan_sweep, sessions
+from tests.ui.test_sessions_tab import make_session
+from tests.ui.user import User, wait_for
+
+ARITHMETIC_1G = (
+    "1448 B of payload in 1538 B on the wire: 94.15 % → 1 Gbit/s × 0.9415 = 941.5 Mbit/s."
+)
+
+
+def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
+    window: MainWindow, user: User
+) -> None:
+    user.choose("Protocol", "TCP")
+    user.choose("IP version", "IPv4")
+    plan_sweep(user, "128, 1408")
+    user.choose("Medium", "Ethernet")
+    user.type("Link rate", "1G")
+    user.type("Session name", "gigabit")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 60, "the sweep to finish")
+    assert "completed" in user.text("Status")
+    # The sweep chart: the measured curve and, thin and grey, what the headers allow.
+    user.tab("Sweep")
+    # Each expected curve is named after its series, as the legend shows them.
+    wait_for(lambda: user.description("Sweep chart") == "Curves: IPv4; Expected (IPv4)", 5)
+    # The table gives the expected goodput and the share of it each point reached.
+    headers = user.headers("Results")
+    assert {"Expected", "Of expected %"} <= set(headers)
+    for row in user.table_rows("Results"):
+        assert row[headers.index("Expected")] == "941 Mbit/s"
+        assert float(row[headers.index("Of expected %")]) > 0
+    (session,) = sessions(window)
+    assert session.plan.conditions.link_rate_bps == 1_000_000_000
+
+    # The session view: the same curve, a sentence on the share reached, and the frame.
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    assert "1 Gbit/s link" in user.table_rows("Sessions")[0][5]
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    assert "the headers allow at 1408 B (expected 941 Mbit/s" in user.text("Session details")
+    user.tab("Frame breakdown")
+    user.choose("Series", "TCP · IPv4")
+    user.choose("Point", "1408 B")
+    assert user.text("Frame shown") == "TCP · IPv4 at 1408 B: one segment in one frame"
+    assert user.text("Frame arithmetic") == ARITHMETIC_1G
+    assert "% of the expected 941.5 Mbit/s" in user.text("Measured at this point")
+    layers = user.text("Frame layers")
+    for words in ("payload", "1448 B", "TCP timestamps option", "inter-frame gap", "1538 B"):
+        assert words in layers
+    # TCP fills its segments whatever the write length: 128-byte writes, the same frame.
+    user.choose("Point", "128 B")
+    assert user.text("Frame arithmetic") == ARITHMETIC_1G
+    assert "(128-byte writes coalesce)" in user.text("How the bytes add up")
+
+
+def test_a_rate_the_model_cannot_use_is_marked_at_its_field(window: MainWindow, user: User) -> None:
+    user.type("Link rate", "fast")
+    sentence = "Write the link rate such as 100M or 1G, or leave it empty."
+    assert user.can_see(sentence)  # right below the field
+    user.click("Start")
+    assert not window.measure.running
+    assert user.text("Status") == f"Fix Link rate before starting: {sentence}"
+    assert user.find("Link rate").hasFocus()
+    # A rate needs the medium: the sentence moves to the Medium field.
+    user.type("Link rate", "1G")
+    assert not user.can_see(sentence)
+    assert user.can_see(
+        "The expected goodput needs the medium: choose Ethernet, 802.11n, 802.11ac or "
+        "802.11ax (or give the frame overhead), or leave the link rate empty."
+    )
+    user.choose("Medium", "Ethernet")
+    assert window.measure.setup.plan() is not None
+    # On the Advanced page, a frame overhead that is not a byte count.
+    user.tab("Advanced")
+    user.type("Frame overhead", "lots")
+    assert user.can_see("Write the frame overhead in bytes (e.g. 14), or leave it empty.")
+    user.type("Frame overhead", "14")
+    plan = window.measure.setup.plan()
+    assert plan is not None and plan.conditions.frame_overhead == 14
+
+
+def test_the_detected_rate_fills_the_field_until_the_user_types(
+    window: MainWindow, user: User
+) -> None:
+    detection = window.measure.detection
+    wait_for(lambda: detection.answered, 10, "the start-up detection")  # the loopback: no rate
+    assert user.text("Link rate") == ""
+    # What the system reports about the link to the peer (ethtool's line rate, say).
+    detection.link_detected.emit(DetectedLink(1_000_000_000, Medium.ETHERNET))
+    wait_for(lambda: user.text("Link rate") == "1G", 5, "the detected rate")
+    assert user.text("Medium") == "Ethernet"
+    assert "(detected)" in user.visible_text()
+    # Another peer with no rate reported: a detected rate is taken back.
+    detection.link_detected.emit(None)
+    wait_for(lambda: user.text("Link rate") == "", 5, "the rate to go")
+    # Once the user types, detection leaves the field alone.
+    user.type("Link rate", "100M")
+    detection.link_detected.emit(DetectedLink(10_000_000_000, Medium.ETHERNET))
+    assert user.text("Link rate") == "100M"
+    assert "(detected)" not in user.visible_text()
+
+
+def test_without_a_link_rate_the_frame_still_shows_its_bytes(
+    window: MainWindow, user: User
+) -> None:
+    make_session(
+        window.context.db_path,
+        "no rate",
+        when="2025-03-01T10:00:00+00:00",
+        conditions=Conditions(medium=Medium.ETHERNET),
+    )
+    user.tab("Sessions")
+    user.click("Refresh")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    user.tab("Frame breakdown")
+    user.choose("Series", "UDP · IPv4")
+    user.choose("Point", "128 B")
+    assert user.text("Frame arithmetic") == (
+        "128 B of payload in 194 B on the wire: 65.98 % of the link rate."
+    )
+    assert "no link rate" in user.text("How the bytes add up")
+    assert user.text("Measured at this point").startswith("Measured: ")
+    assert "Expected" not in user.headers("Session results")
