@@ -86,3 +86,22 @@ def test_this_computer_uses_the_echo_and_compare_compares_latency(tmp_path: Path
         assert point["p_value"] is not None
     text = linklab("compare", *ids, "--metric", "latency", "--db", db)
     assert "working latency" in text.stdout
+    # The HTML report compares latency as it compares throughput, with its own mean ± SD tables.
+    html = tmp_path / "latency.html"
+    done = linklab("compare", *ids, "--metric", "latency", "--html", str(html), "--db", db)
+    assert done.returncode == 0, done.stderr
+    report = html.read_text(encoding="utf-8")
+    assert "working latency by packet size" in report and "Holm" in report
+    assert "Working latency under load (median per run)" in report
+    assert "Idle latency (median per run)" in report
+    # The points CSV has the latency figures per point, the runs CSV per run with the method.
+    points = tmp_path / "points.csv"
+    done = linklab("export", ids[0], "--format", "points", "--out", str(points), "--db", db)
+    assert done.returncode == 0, done.stderr
+    header, row = points.read_text(encoding="utf-8-sig").splitlines()
+    named = dict(zip(header.split(","), row.split(","), strict=True))
+    assert float(named["latency_ms_mean"]) > 0 and float(named["latency_idle_ms_mean"]) > 0
+    runs = tmp_path / "runs.csv"
+    done = linklab("export", ids[0], "--format", "csv", "--out", str(runs), "--db", db)
+    assert done.returncode == 0, done.stderr
+    assert "udp-echo" in runs.read_text(encoding="utf-8-sig")

@@ -110,6 +110,12 @@ POINT_METRICS = (
     "cpu_remote_pct",
     "jitter_ms",
     "loss_pct",
+    # Working latency: the runs' median round trip before (idle) and during the run, the
+    # loaded p90 and the probes lost.
+    "latency_idle_ms",
+    "latency_ms",
+    "latency_p90_ms",
+    "latency_loss_pct",
 )
 POINT_COLUMNS = (
     "session_id",

@@ -40,8 +40,17 @@ SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = (
     ("jitter_ms", "UDP jitter", Protocol.UDP),
     ("retransmits", "TCP retransmits per run", Protocol.TCP),
     ("rtt_ms", "Round-trip time", None),
+    ("latency_idle_ms", "Idle latency (median per run)", None),
+    ("latency_ms", "Working latency under load (median per run)", None),
 )
-_UNITS = {"loss_pct": "%", "jitter_ms": "ms", "retransmits": "", "rtt_ms": "ms"}
+_UNITS = {
+    "loss_pct": "%",
+    "jitter_ms": "ms",
+    "retransmits": "",
+    "rtt_ms": "ms",
+    "latency_idle_ms": "ms",
+    "latency_ms": "ms",
+}
 
 
 def _difference_row(p: ComparedPoint, factor: float) -> str:
