@@ -307,6 +307,18 @@ class RoutedTestBed:
             f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
         )
 
+    def linklab(
+        self, ns: str, *args: str, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        """A `linklab` command in a namespace, run to its end."""
+        return subprocess.run(
+            ["ip", "netns", "exec", ns, sys.executable, "-m", "app", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
     def probe(self, host: str, port: int, seconds: float) -> dict[str, object]:
         """LinkLab's prober in C against the responder at host:port: its summary."""
         target = [str(port), str(seconds)]

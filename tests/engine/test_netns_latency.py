@@ -1,11 +1,16 @@
 """Working latency across a router with a shaped queue: a real iperf3 TCP upload fills a deep
-queue and the probes' round trips grow several times over; a shallow queue grows them less."""
+queue and the probes' round trips grow several times over; a shallow queue grows them less.
+The same through `linklab run --metric throughput,latency` and `linklab compare --metric
+latency`, which calls the difference significant."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +25,7 @@ SHALLOW_BYTES = 20_000  # 16 ms
 IPERF3_PORT, ECHO_PORT = 5201, 5200
 LOAD_S = 10  # the upload: the queue fills, then the prober measures for PROBE_S
 PROBE_S = 3.0
+RUNS, RUN_S = 3, 4  # per session of `linklab run`: 2 s idle probes, then 4 s of upload
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +84,63 @@ def test_loaded_latency_follows_the_queue_depth(bed: RoutedTestBed) -> None:
     assert deep >= 3 * idle
     assert shallow < 0.5 * deep
     assert shallow > idle  # a shallow queue still adds its few milliseconds
+
+
+def _linklab_run(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
+    """`linklab run --metric throughput,latency` in C against `linklab serve` in S."""
+    done = bed.linklab(
+        bed.c,
+        "run",
+        "--peer", bed.S4,
+        "--port", str(IPERF3_PORT),
+        "--echo-port", str(ECHO_PORT),
+        "--metric", "throughput,latency",
+        "--sizes", "1408",
+        "--runs", str(RUNS),
+        "--duration", str(RUN_S),
+        "--name", name,
+        "--db", str(db),
+        "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"Latency measured with LinkLab's UDP echo on {bed.S4} port {ECHO_PORT}." in done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    assert data["latency_methods"] == {"udp-echo": RUNS}
+    return data
+
+
+def test_linklab_run_and_compare_tell_a_deep_queue_from_a_shallow_one(
+    bed: RoutedTestBed, tmp_path: Path
+) -> None:
+    """The whole path a user takes: real iperf3 loads the link while LinkLab's prober measures,
+    the runs are stored, and compare calls the queue's difference significant."""
+    db = tmp_path / "lab.sqlite3"
+    figures = {}
+    for name, queue_bytes in (("deep queue", DEEP_BYTES), ("shallow queue", SHALLOW_BYTES)):
+        bed.set_queue(RATE_MBIT, queue_bytes)
+        data = _linklab_run(bed, db, name)
+        (point,) = data["points"]
+        figures[name] = (
+            str(data["session_id"]),
+            point["latency_idle_ms"]["mean"],
+            point["latency_ms"]["mean"],
+        )
+    (deep_id, deep_idle, deep), (shallow_id, shallow_idle, shallow) = figures.values()
+    compared = bed.linklab(
+        bed.c, "compare", deep_id, shallow_id, "--metric", "latency", "--db", str(db), "--json"
+    )
+    assert compared.returncode == 0, compared.stderr
+    (pair,) = json.loads(compared.stdout)["comparisons"]
+    (diff,) = pair["points"]
+    print(
+        f"linklab run: deep queue idle {deep_idle:.2f} ms, loaded {deep:.1f} ms; shallow queue "
+        f"idle {shallow_idle:.2f} ms, loaded {shallow:.1f} ms; compare p = {diff['p_value']:.2g}"
+        f" (Holm {diff['p_holm']:.2g})"
+    )
+    assert deep >= 4 * deep_idle
+    assert shallow < 0.5 * deep
+    assert diff["significant"] and diff["p_holm"] < 0.05
+    text = bed.linklab(
+        bed.c, "compare", deep_id, shallow_id, "--metric", "latency", "--db", str(db)
+    )
+    assert "less working latency" in text.stdout or "added" in text.stdout, text.stdout
