@@ -4,9 +4,9 @@ against LinkLab's own local servers, saved at 1280x800 and 1920x1080 into docs/s
 
 Two real sweeps are measured on the loopback (TCP and UDP over IPv4 and IPv6, stated as an open
 and a WPA2 link), compared, and exported as an HTML report, which headless Chromium renders
-for the report's picture; a third states a link rate, for the expected goodput curve and the
-frame breakdown. Uses the display it is given, else a virtual X server (Xvfb), else Qt's
-offscreen platform."""
+for the report's picture; a run with working latency shows the live latency chart; a third
+sweep states a link rate, for the expected goodput curve and the frame breakdown. Uses the
+display it is given, else a virtual X server (Xvfb), else Qt's offscreen platform."""
 
 from __future__ import annotations
 
@@ -243,6 +243,7 @@ def shoot() -> int:
     wait_for(lambda: not window.measure.running, 120, "the parallel-streams sweep")
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
+    shoot_working_latency(user, window, save)
     expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
     shoot_responsiveness(user, window, save)
@@ -253,6 +254,34 @@ def shoot() -> int:
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def shoot_working_latency(user: Any, window: Any, save: Any) -> None:
+    """A run with Working latency ticked against this computer: the live latency chart (idle
+    probes before the run, loaded ones during it) under the throughput of the run in
+    progress."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Measure")
+    user.tab("Study")
+    user.choose("Protocol", "TCP")
+    user.choose("IP version", "IPv4")
+    user.choose("Sweep", "Packet size")
+    user.type("Values list", "1408")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "6")
+    user.type("Session name", "Working latency, this computer")
+    user.check("Working latency")
+    user.tab("Current run")
+    user.click("Start")
+    wait_for(lambda: user.can_see("Latency chart"), 10, "the latency chart")
+    chart = user.find("Latency chart")
+    # A few seconds under load: the loaded curve well along beside the idle one.
+    wait_for(lambda: chart.median("loaded") is not None and chart.point_count >= 400, 60, "probes")
+    save("measure-latency-1280x800.png")
+    wait_for(lambda: not window.measure.running, 120, "the working-latency run")
+    user.check("Working latency", False)  # the later sweeps measure throughput only
 
 
 def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:
