@@ -49,7 +49,7 @@ def test_measured_goodput_matches_the_model(
     predicted = expected(spec).expected_bps
     args = ["--peer", TestBed.B4 if ip is IpVersion.V4 else TestBed.B6, "--ip", str(int(ip))]
     args += ["--protocol", protocol.value, "--length", str(length)]
-    args += ["--duration", "3", "--omit", "1"]
+    args += ["--duration", "2", "--omit", "1"]
     if protocol is Protocol.UDP:
         # Twice the link rate: the shaper, not iperf3's pacing, sets the pace.
         args += ["--bitrate", f"{2 * RATE_MBIT:g}M"]
