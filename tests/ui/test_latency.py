@@ -4,6 +4,15 @@ latency columns and the method in the log, the results and the stored session's 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Metric, Peer, Plan, RunKey, Security
+from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.store.db import Database
+from app.store.sessions import SessionStore
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep
@@ -50,3 +59,57 @@ def test_the_responder_port_is_greyed_out_without_working_latency(
     user.tab("Advanced")
     port = user.find("Latency responder port")
     assert not port.isEnabled() and "Working latency" in port.toolTip()
+
+
+def _latency_session(path: Path, security: Security, loaded: list[float]) -> str:
+    """A stored session of four runs at 1408 B with these loaded latencies (ms)."""
+    plan = Plan(
+        peer=Peer("lab-peer"),
+        values=(1408,),
+        repetitions=len(loaded),
+        duration_s=10,
+        metrics=(Metric.THROUGHPUT, Metric.LATENCY),
+        conditions=Conditions(security=security),
+        name=security.value,
+    )
+    with Database(path) as db:
+        store = SessionStore(db)
+        sid = store.create_session(plan)
+        for rep, ms in enumerate(loaded, start=1):
+            store.add_run(
+                sid,
+                RunKey(Protocol.TCP, IpVersion.V4, 0, rep),
+                1408,
+                metrics=RunMetrics(
+                    throughput_bps=9e6,
+                    latency_ms=ms,
+                    latency_idle_ms=0.4,
+                    latency_method="udp-echo",
+                ),
+                started_at=utc_now(),
+                elapsed_s=10.0,
+                engine="iperf3",
+            )
+        store.finish(sid, SessionStatus.COMPLETED)
+    return sid
+
+
+def test_the_compare_tab_compares_working_latency(window: MainWindow, user: User) -> None:
+    _latency_session(window.context.db_path, Security.OPEN, [30.2, 31.0, 29.5, 30.8])
+    _latency_session(window.context.db_path, Security.WPA2, [242.0, 240.5, 243.1, 241.7])
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 5, "the sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: user.table_rows("Pairs compared"), 10, "the pair")
+    user.choose("Metric", "working latency (ms)")
+    headers = user.headers("Differences")
+    col = {h: i for i, h in enumerate(headers)}
+    wait_for(lambda: "ms" in user.table_rows("Differences")[0][col["Difference"]], 5, "latency")
+    (row,) = user.table_rows("Differences")
+    assert row[col["Difference"]] == "211 ms"
+    assert row[col["Significant (α = 0.05)"]] == "yes"
+    user.tab("Findings")
+    assert "under upload load" in user.text("Findings")
+    assert "WPA2 added 211 ms" in user.text("Findings")

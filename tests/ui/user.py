@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QScrollArea,
     QTabBar,
+    QTextEdit,
     QWidget,
 )
 
@@ -357,7 +358,7 @@ class User:
         widget = self.find(name)
         if isinstance(widget, QLineEdit):
             return widget.text()
-        if isinstance(widget, QPlainTextEdit):
+        if isinstance(widget, QPlainTextEdit | QTextEdit):  # a log, or findings in rich text
             return widget.toPlainText()
         if isinstance(widget, QComboBox):
             return widget.currentText()
