@@ -98,6 +98,8 @@ def step_tables(step: StepReport) -> list[tuple[str, list[str], list[list[str]]]
         ("throughput_bps", "Throughput", False),
         ("loss_pct", "UDP loss (%)", True),
         ("jitter_ms", "UDP jitter (ms)", True),
+        ("latency_idle_ms", "Idle latency (ms, median per run)", False),
+        ("latency_ms", "Working latency under load (ms, median per run)", False),
     ):
         shown = [s for s in series if not udp_only or s.protocol.value == "udp"]
         if not shown:
