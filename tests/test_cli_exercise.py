@@ -170,3 +170,39 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
     other = linklab("export", json.loads(plain.stdout)[0]["session_id"], "--format", "report",
                     "--out", str(tmp_path / "r.txt"), "--db", db)  # fmt: skip
     assert other.returncode == 2 and ".html, .pdf, .docx" in other.stderr
+
+
+def test_the_bufferbloat_exercise_measures_working_latency(tmp_path: Path) -> None:
+    """The ready bufferbloat exercise: both load directions on an open network and with WPA2,
+    working latency in every step; a step cut to seconds runs on the loopback and its points
+    carry idle and loaded latency."""
+    bloat = find_ready("bufferbloat")
+    assert [(s.plan.direction.value, s.plan.conditions.security.value) for s in bloat.steps] == [
+        ("up", "open"),
+        ("down", "open"),
+        ("up", "WPA2"),
+        ("down", "WPA2"),
+    ]
+    for step in bloat.steps:
+        assert [m.value for m in step.plan.metrics] == ["throughput", "latency"]
+        assert {"direction", "security", "metric"} <= set(step.locked)
+    first = replace(bloat.steps[0].plan, values=(1, 4), repetitions=1, duration_s=1)
+    short = with_id(replace(bloat, steps=(replace(bloat.steps[0], plan=first), *bloat.steps[1:])))
+    path = write_exercise(tmp_path / "bloat.linklab-exercise", short)
+    db = str(tmp_path / "ann.sqlite3")
+    base = ["run", "--exercise", str(path), "--peer", "this-computer", "--db", db]
+    student = [*base, "--student", "Ann Lee"]
+    refused = linklab(*student, "--direction", "down")
+    assert refused.returncode == 2 and "locks the direction" in refused.stderr, refused.stderr
+    done = linklab(*student, "--json")
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)
+    shown = json.loads(
+        linklab("sessions", "show", session["session_id"], "--db", db, "--json").stdout
+    )
+    assert [p["value"] for p in shown["points"]] == [1, 4]
+    for point in shown["points"]:
+        assert point["latency_idle_ms"]["mean"] > 0 and point["latency_ms"]["mean"] > 0
+    # The finding says how much longer a probe waited under load than idle.
+    (said,) = [f for f in shown["findings"] if "a probe waited" in f]
+    assert said.startswith("TCP · IPv4: under upload load, a probe waited "), said

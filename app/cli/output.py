@@ -7,7 +7,7 @@ import time
 from dataclasses import asdict
 from typing import Any, TextIO
 
-from app.analysis.expected_findings import efficiency_findings
+from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
@@ -141,7 +141,7 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
     data["environment"] = session.environment  # this computer, the link, engines, Wi-Fi
     points = point_summaries(session.plan, runs)
     data["points"] = [p.as_dict() for p in points]
-    data["findings"] = efficiency_findings(session.plan, points)
+    data["findings"] = session_findings(session.plan, points)
     # How working latency was measured: method name -> runs (empty when it was not).
     data["latency_methods"] = latency_methods(runs)
     if session.plan.concurrent:
@@ -203,5 +203,5 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
             f"Share of the link at {share.value:g}: {parts} "
             f"(together {format_rate(share.total_bps)})\n"
         )
-    for sentence in efficiency_findings(plan, points):
+    for sentence in session_findings(plan, points):
         out.write(sentence + "\n")

@@ -12,7 +12,7 @@ from typing import Any
 
 from app import __version__
 from app.analysis.compare import Comparison, Mode, compare, series_data
-from app.analysis.expected_findings import efficiency_findings
+from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.domain.exercise import Exercise, Step
 from app.domain.plan import VARIABLE_LABELS, Plan
@@ -128,8 +128,9 @@ def _mean_sd(metric: str, mean: float | None, sd: float | None) -> str:
 
 def step_findings(step: StepReport) -> list[str]:
     """Sentences about the step's result: each series' range over the sweep, with two or more
-    series how they differ (the comparison's own findings), and with a link rate stated the
-    share of the expected goodput each reached."""
+    series how they differ (the comparison's own findings), with a link rate stated the
+    share of the expected goodput each reached, and with working latency measured how much
+    longer a probe waited under load than idle."""
     if step.session is None:
         return ["Not measured yet."]
     plan = step.session.plan
@@ -154,8 +155,9 @@ def step_findings(step: StepReport) -> list[str]:
         )
     if step.comparison is not None and step.comparison.pairs:
         sentences += step.comparison.findings
-    # With a link rate stated: how close each series came to what the headers allow.
-    sentences += efficiency_findings(plan, step.points)
+    # How close each series came to what the headers allow (with a link rate stated), and
+    # how much longer a probe waited under load than idle (with working latency measured).
+    sentences += session_findings(plan, step.points)
     return sentences
 
 

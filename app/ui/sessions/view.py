@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.expectation import expected_curve
-from app.analysis.expected_findings import efficiency_findings
+from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
 from app.domain.plan import Metric
@@ -131,7 +131,7 @@ class SessionView(QWidget):
         plan = session.plan
         self.points = point_summaries(plan, runs)
         self.header.setText(
-            _header_text(session, efficiency_findings(plan, self.points), describe_latency(runs))
+            _header_text(session, session_findings(plan, self.points), describe_latency(runs))
         )
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
