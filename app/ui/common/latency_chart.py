@@ -15,7 +15,14 @@ from PySide6.QtWidgets import QWidget
 from app.ui.common.charts import COLOURS, _OnDemand, add_legend, style_plot
 
 TITLE = "Latency (ms)"
-PHASES = {"idle": ("idle, before the run", COLOURS[2]), "loaded": ("under load", COLOURS[1])}
+PHASES = {
+    "idle": ("idle, before the run", COLOURS[2]),
+    "loaded": ("under load", COLOURS[1]),
+    # The kernel's own view: the TCP sender's smoothed RTT, where the engine reports it
+    # (iperf3 with --json-stream, on Linux), one value per interval.
+    "kernel": ("TCP's own RTT (kernel)", COLOURS[3]),
+}
+TITLE_WORDS = {"idle": "idle", "loaded": "loaded", "kernel": "TCP's own"}
 
 
 class LatencyChart(_OnDemand, pg.PlotWidget):
@@ -94,7 +101,7 @@ class LatencyChart(_OnDemand, pg.PlotWidget):
             lost = self._lost.get(phase, 0)
             total = lost + len(self._rtts[phase])
             loss = f", {100 * lost / total:.1f} % lost" if lost else ""
-            words.append(f"{'idle' if phase == 'idle' else 'loaded'} median {median:.3g} ms{loss}")
+            words.append(f"{TITLE_WORDS[phase]} median {median:.3g} ms{loss}")
         idle = self.median("idle")
         self._idle_line.setVisible(idle is not None)
         if idle is not None:

@@ -412,6 +412,9 @@ class MeasureTab(QWidget):
 
     def _sample(self, event: SampleArrived) -> None:
         self.live_chart.add_sample(event.sample)
+        sample = event.sample
+        if sample.rtt_ms is not None and self.latency_chart.isVisible():
+            self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])
 
     def _probed(self, event: LatencyProbed) -> None:
         self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
