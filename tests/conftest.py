@@ -88,3 +88,17 @@ def no_engine_left(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     left = engine_children(clients_only=True)
     assert not left, f"engine processes left behind: {[(p.pid, p.name()) for p in left]}"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The frozen build for the installer tests starts now, in the background (see
+    tests/installers/early_build.py)."""
+    from tests.installers import early_build
+
+    early_build.start_if_needed(item.nodeid for item in session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests.installers import early_build
+
+    early_build.finish()

@@ -4,7 +4,6 @@ Needs root; everything they create is removed afterwards."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -206,15 +205,6 @@ class TestBed:
         raise AssertionError("unreachable")
 
 
-# Runs inside a namespace: LinkLab's UDP prober for some seconds, its summary as JSON.
-_PROBE = """
-import dataclasses, json, sys
-from app.engine.probe import UdpProber
-summary = UdpProber(sys.argv[1], int(sys.argv[2]), duration_s=float(sys.argv[3])).run()
-print(json.dumps(dataclasses.asdict(summary)))
-"""
-
-
 class RoutedTestBed:
     """Client C, router R and server S on two veth links (IPv4), C and S routed through R.
 
@@ -272,13 +262,6 @@ class RoutedTestBed:
         tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "limit", str(limit_bytes)]
         _run(["tc", "-n", self.r, "qdisc", "add", *dev, "root", *tbf])
 
-    def backlog_bytes(self) -> int:
-        """Bytes waiting in R's shaped queue now."""
-        out = _run(["tc", "-n", self.r, "-s", "qdisc", "show", "dev", self.dev_rs])
-        words = out.split()
-        text = words[words.index("backlog") + 1]  # "12345b"
-        return int(text.rstrip("b"))
-
     def start(self, ns: str, argv: Sequence[str]) -> subprocess.Popen[str]:
         """A process in a namespace, ended with the test bed."""
         proc = subprocess.Popen(
@@ -318,21 +301,6 @@ class RoutedTestBed:
             text=True,
             timeout=timeout,
         )
-
-    def probe(self, host: str, port: int, seconds: float) -> dict[str, object]:
-        """LinkLab's prober in C against the responder at host:port: its summary."""
-        target = [str(port), str(seconds)]
-        done = subprocess.run(
-            ["ip", "netns", "exec", self.c, sys.executable, "-c", _PROBE, host, *target],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=seconds + 30,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"the prober failed: {done.stderr.strip()}")
-        result: dict[str, object] = json.loads(done.stdout)
-        return result
 
 
 def shape_both_ways(bed: RoutedTestBed, mbit: float, limit_bytes: int) -> None:

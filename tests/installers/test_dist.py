@@ -1,6 +1,7 @@
 """The Linux installers, built for real by installers/build.py (as `make dist` does): the frozen
 bundle run on a PATH without iperf3 and a fresh home, the .deb unpacked into a scratch root,
-the .tar.gz listed. One build (about 1.5 min) serves every test in this module."""
+the .tar.gz listed. One build (about 1.5 min, started in the background when the tests are
+collected) serves every test in this module."""
 
 from __future__ import annotations
 
@@ -11,17 +12,21 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app import __version__
-from app.domain.exercise import EXERCISE_SUFFIX
+from app.domain.exercise import EXERCISE_SUFFIX, with_id
 from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
 from app.study.exchange import EXCHANGE_SUFFIX
+from app.study.exercises import find_ready, write_exercise
 from installers.linux import smoke
 from installers.linux.package import deb_arch
+from tests.installers import early_build
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S = 900
@@ -35,19 +40,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    work = tmp_path_factory.mktemp("work")
-    argv = [sys.executable, str(ROOT / "installers" / "build.py"), "--out", str(out)]
-    done = subprocess.run(
-        [*argv, "--work", str(work)],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    return out
+def built() -> Path:
+    """installers/build.py's output, from the build started when the tests were collected."""
+    return early_build.wait(BUILD_TIMEOUT_S)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -135,6 +130,30 @@ def test_frozen_study_exported_then_opened_like_a_double_click(built: Path, tmp_
     (imported,) = _sessions(bundle, desk)
     assert imported["session_id"] == session["session_id"]
     assert imported["name"] == "frozen study" and imported["status"] == "completed"
+
+
+def test_frozen_exercise_step_and_its_lab_report(built: Path, tmp_path: Path) -> None:
+    """The ready exercises travel in the bundle; a student's step runs and drafts the report as
+    an editable document (python-docx's template inside the bundle)."""
+    bundle = built / "linklab"
+    env = smoke.bare_env(tmp_path)
+    listed = smoke.run(bundle, ["exercise", "new", "--list"], env)
+    for name in ("student-lab:", "open-vs-wpa2:", "bufferbloat:"):
+        assert name in listed, listed
+    lab = find_ready("student-lab")
+    first = replace(lab.steps[0].plan, values=(1,), repetitions=1, duration_s=1)
+    short = with_id(replace(lab, steps=(replace(lab.steps[0], plan=first),)))
+    exercise = write_exercise(tmp_path / f"lab{EXERCISE_SUFFIX}", short)
+    with smoke.frozen_servers(bundle, env) as (port, _):
+        step = ["run", "--exercise", str(exercise), "--student", "Ann Lee", "--peer", "127.0.0.1"]
+        smoke.run(bundle, [*step, "--port", str(port)], env, 120)
+    (session,) = _sessions(bundle, env)
+    report = tmp_path / "Ann Lee.docx"
+    args = ["export", str(session["session_id"]), "--format", "report", "--out", str(report)]
+    smoke.run(bundle, args, env)
+    with zipfile.ZipFile(report) as docx:
+        body = docx.read("word/document.xml").decode("utf-8")
+    assert "Lab report by Ann Lee" in body and short.title in body
 
 
 @needs_x
