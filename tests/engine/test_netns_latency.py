@@ -20,7 +20,7 @@ RATE_MBIT = 10
 DEEP_BYTES = 625_000  # 500 ms of queue at 10 Mbit/s
 SHALLOW_BYTES = 20_000  # 16 ms
 IPERF3_PORT, ECHO_PORT = 5201, 5200
-RUNS, RUN_S = 3, 4  # per session of `linklab run`: 2 s idle probes, then 4 s of upload
+RUNS, RUN_S = 3, 3  # per session of `linklab run`: 2 s idle probes, then 3 s of upload
 
 
 @pytest.fixture(scope="module")

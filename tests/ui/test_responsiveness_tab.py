@@ -15,7 +15,7 @@ RATINGS = ("Poor", "Fair", "Good", "Excellent")
 def short_test(user: User) -> None:
     user.tab("Responsiveness")
     user.type("Most parallel flows", "2")
-    user.type("Seconds per direction", "4")
+    user.type("Seconds per direction", "2")
 
 
 @pytest.mark.slow
