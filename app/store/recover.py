@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.domain.errors import BadOption, LinkLabError
-from app.domain.net import Flow
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
 from app.store.db import Database
@@ -19,6 +18,7 @@ from app.store.rows import (
     StoredSession,
     readable_run_columns,
     run_from_row,
+    sample_from_row,
     session_from_row,
 )
 from app.store.sessions import SessionStore
@@ -126,21 +126,7 @@ def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
     samples = []
     for r in sorted(rows, key=lambda row: int(row["seq"])):
         try:
-            samples.append(
-                Sample(
-                    start_s=r["start_s"],
-                    end_s=r["end_s"],
-                    flow=Flow(r["flow"]),
-                    bits_per_second=r["bits_per_second"],
-                    bytes=r["bytes"],
-                    retransmits=r["retransmits"],
-                    rtt_ms=r["rtt_ms"],
-                    cwnd_bytes=r["cwnd_bytes"],
-                    jitter_ms=r["jitter_ms"],
-                    lost_packets=r["lost_packets"],
-                    packets=r["packets"],
-                )
-            )
+            samples.append(sample_from_row(r))
         except (ValueError, TypeError):
             continue
     return tuple(samples)

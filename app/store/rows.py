@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, replace
 import psutil
 
 from app.domain.errors import BadOption
-from app.domain.net import IpVersion, Protocol
+from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, RunKey, RunKind
 from app.domain.plan_codec import conditions_from_dict, plan_from_json
 from app.domain.records import METRIC_FIELDS, RunMetrics, RunRecord, SessionRecord, SessionStatus
@@ -125,6 +125,23 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
         raw_output=row["raw_output"],
         partial=row["status"] == "partial",
+    )
+
+
+def sample_from_row(row: sqlite3.Row) -> Sample:
+    """One stored interval sample (raises ValueError or TypeError for a damaged row)."""
+    return Sample(
+        start_s=row["start_s"],
+        end_s=row["end_s"],
+        flow=Flow(row["flow"]),
+        bits_per_second=row["bits_per_second"],
+        bytes=row["bytes"],
+        retransmits=row["retransmits"],
+        rtt_ms=row["rtt_ms"],
+        cwnd_bytes=row["cwnd_bytes"],
+        jitter_ms=row["jitter_ms"],
+        lost_packets=row["lost_packets"],
+        packets=row["packets"],
     )
 
 

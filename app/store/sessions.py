@@ -11,7 +11,7 @@ from typing import Any
 
 from app import __version__
 from app.domain.errors import BadOption
-from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Conditions, Plan, RunKey, RunKind
 from app.domain.records import (
     METRIC_FIELDS,
@@ -36,6 +36,7 @@ from app.store.rows import (
     plain,
     run_columns_for,
     run_from_row,
+    sample_from_row,
     session_from_row,
     this_owner,
     upsert_peer,
@@ -475,19 +476,4 @@ class SessionStore:
             "ORDER BY seq",
             (run_id,),
         )
-        return [
-            Sample(
-                start_s=r["start_s"],
-                end_s=r["end_s"],
-                flow=Flow(r["flow"]),
-                bits_per_second=r["bits_per_second"],
-                bytes=r["bytes"],
-                retransmits=r["retransmits"],
-                rtt_ms=r["rtt_ms"],
-                cwnd_bytes=r["cwnd_bytes"],
-                jitter_ms=r["jitter_ms"],
-                lost_packets=r["lost_packets"],
-                packets=r["packets"],
-            )
-            for r in rows
-        ]
+        return [sample_from_row(r) for r in rows]
