@@ -308,7 +308,7 @@ class MainWindow(QMainWindow):
             self.measure.splitter.restoreState(state)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.measure.running:
+        if self.measure.running and not self._shut_down:
             answer = QMessageBox.question(
                 self,
                 "Stop the study?",

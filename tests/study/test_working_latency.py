@@ -158,7 +158,7 @@ def test_stop_during_the_idle_probes_keeps_nothing_of_that_run(store: SessionSto
     the_runner = runner(store, plan, events, idle_s=30.0, observer=stop_at_idle)
     started = time.monotonic()
     outcome = the_runner.run()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # not the 30 s of idle probes
     assert outcome.status is SessionStatus.STOPPED
     assert store.runs(outcome.session_id, partial=True) == []
 

@@ -59,7 +59,9 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
     context.set_default_port("iperf3", free_port())
     context.set_default_port("netperf", free_port())
     win = MainWindow(context, preset_dir=tmp_path / "presets")
-    qtbot.addWidget(win)
+    # Shut down before pytest-qt closes the window: a test that failed mid-study must not
+    # leave the close to ask "Stop the study?" in a modal box nobody answers.
+    qtbot.addWidget(win, before_close_func=lambda w: w.shutdown())
     win.resize(1280, 800)
     win.show()
     qtbot.waitExposed(win)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import psutil
 import pytest
@@ -151,10 +150,9 @@ def test_stop_mid_run_then_resume_from_sessions(window: MainWindow, user: User) 
     user.click("Start")
     chart = user.find("Current run chart")
     wait_for(lambda: chart.point_count >= 1, 15, "the first interval")  # type: ignore[attr-defined]
-    asked = time.monotonic()
+    # Stop ends the 30 s run in progress, not after it: seconds on a loaded machine at most.
     user.key(Qt.Key.Key_Escape)
-    wait_for(lambda: not window.measure.running, 3, "Stop")
-    assert time.monotonic() - asked < 1.5
+    wait_for(lambda: not window.measure.running, 10, "Stop")
     assert not engine_children(clients_only=True)
     (session,) = sessions(window)
     assert session.status is SessionStatus.STOPPED and session.runs_done == 0
@@ -164,8 +162,8 @@ def test_stop_mid_run_then_resume_from_sessions(window: MainWindow, user: User) 
     user.click_row("Sessions", 0)
     user.click("Resume")
     assert window.measure.running
-    user.key(Qt.Key.Key_Escape)
-    wait_for(lambda: not window.measure.running, 3, "Stop")
+    user.key(Qt.Key.Key_Escape)  # while this computer's servers start again
+    wait_for(lambda: not window.measure.running, 10, "Stop")
     (session,) = sessions(window)
     assert session.status is SessionStatus.STOPPED
 
@@ -177,14 +175,13 @@ def test_close_mid_run_asks_then_stops_cleanly(window: MainWindow, user: User) -
     with user.answering(lambda dialog: dialog.click("No")):
         window.close()  # the title bar's close button
     assert window.isVisible() and window.measure.running
-    t0 = time.monotonic()
     with user.answering(lambda dialog: dialog.click("Yes")):
         window.close()
-    wait_for(lambda: not window.isVisible(), 5)
-    assert time.monotonic() - t0 < 4.0
+    wait_for(lambda: not window.isVisible(), 10)
     assert not engine_children()
     (session,) = sessions(window)
-    assert session.status is SessionStatus.STOPPED and session.runs_done >= 1
+    # Stopped where it was, not run to the end of its five runs.
+    assert session.status is SessionStatus.STOPPED and 1 <= session.runs_done < 5
 
 
 def test_field_errors_say_what_to_fix_and_start_goes_there(window: MainWindow, user: User) -> None:

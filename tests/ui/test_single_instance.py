@@ -156,8 +156,8 @@ def test_garbage_is_no_handover(line: bytes) -> None:
 # -- the client --------------------------------------------------------------------------------
 def test_nobody_listening_answers_false_at_once(name: str, tmp_path: Path) -> None:
     started = time.monotonic()
-    assert not send_files(name, [tmp_path / "a.linklab"])
-    assert time.monotonic() - started < 0.5
+    assert not send_files(name, [tmp_path / "a.linklab"], timeout_ms=60_000)
+    assert time.monotonic() - started < 30  # the refusal, not the minute's wait
     assert not answers(name)
 
 
