@@ -54,10 +54,10 @@ def test_stop_ends_the_test_without_a_card(window: MainWindow, user: User) -> No
     assert not window.measure.running
     user.tab("Responsiveness")
     user.click("Stop test")
-    wait_for(lambda: not window.responsiveness.running, 3, "the test to stop")
+    wait_for(lambda: not window.responsiveness.running, 10, "the test to stop")
     assert user.text("Responsiveness status") == "Stopped: no result."
     assert not user.can_see("Responsiveness result")
-    wait_for(lambda: not engine_children(clients_only=True), 5, "the iperf3 clients to end")
+    wait_for(lambda: not engine_children(clients_only=True), 10, "the iperf3 clients to end")
 
 
 def test_a_peer_like_an_option_is_refused_in_a_sentence(window: MainWindow, user: User) -> None:

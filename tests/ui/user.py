@@ -41,8 +41,14 @@ def plain(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").strip().rstrip(":")
 
 
+#: The shortest limit of a wait: a condition that holds returns at once, so the limit only
+#: bounds a failure, and on a shared, loaded machine a short one fails what merely ran slow.
+MIN_WAIT_S = 10.0
+
+
 def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
-    """Let the event loop run until condition() is true."""
+    """Let the event loop run until condition() is true (within timeout, at least MIN_WAIT_S)."""
+    timeout = max(timeout, MIN_WAIT_S)
     deadline = time.monotonic() + timeout
     while not _holds(condition):
         QApplication.processEvents()
