@@ -78,7 +78,7 @@ def test_run_json_agrees_with_database_and_csv(
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["status"] == "completed" and result["runs_done"] == 16
+    assert result["status"] == "completed" and result["runs_done"] == 16, done.stderr
     assert "point 4/2" not in done.stderr and "ETA" in done.stderr
     points = result["points"]
     assert len(points) == 8

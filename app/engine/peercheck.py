@@ -81,17 +81,17 @@ def handshake(address: tuple[object, ...], family: int, timeout: float) -> tuple
 
 
 def patient_handshake(
-    address: tuple[object, ...], family: int, timeout: float, refusals: int = 4
+    address: tuple[object, ...], family: int, timeout: float, patience_s: float = 1.0
 ) -> tuple[bool, float, str]:
-    """A handshake that forgives a brief refusal: an iperf3 server re-opens its listening
-    socket after each client (a check's connect-and-close is one), so a port can refuse
-    for a moment while its server is there."""
-    for attempt in range(refusals):
+    """A handshake that forgives refusals for patience_s: an iperf3 server re-opens its
+    listening socket after each client (a check's connect-and-close is one), so a port can
+    refuse for a moment while its server is there, longer on a busy computer."""
+    give_up = time.monotonic() + patience_s
+    while True:
         answered, ms, problem = handshake(address, family, timeout)
-        if answered or problem != "refused" or attempt == refusals - 1:
+        if answered or problem != "refused" or time.monotonic() >= give_up:
             return answered, ms, problem
         time.sleep(0.25)
-    raise AssertionError("unreachable")
 
 
 def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> PortAnswer:
@@ -153,7 +153,9 @@ def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:
             f"IPv6 address, or measure over IPv4."
         )
     family, _, _, _, address = infos[0]
-    answered, _, problem = patient_handshake(address, family, timeout)
+    # Straight after the IPv4 check's handshakes with the same server: patient, since a
+    # refusal here leaves the IPv6 series out.
+    answered, _, problem = patient_handshake(address, family, timeout, patience_s=3.0)
     if answered:
         return ""
     where = address[0]
