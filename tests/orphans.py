@@ -27,6 +27,33 @@ def engines_of(pid: int) -> list[psutil.Process]:
     return found
 
 
+def is_client(proc: psutil.Process) -> bool:
+    """An engine client (iperf3 -c, netperf -H); False for one that has ended meanwhile, such
+    as the short-lived `netperf -V` of an environment snapshot."""
+    try:
+        argv = proc.cmdline()
+    except psutil.NoSuchProcess:
+        return False
+    return "-c" in argv or "-H" in argv
+
+
+def wait_for_client_and_server(
+    pid: int, limit: float = 30.0
+) -> tuple[list[psutil.Process], set[int]]:
+    """The engines descended from pid once a client runs and a server listens: the processes
+    and the ports they listen on."""
+    deadline = time.monotonic() + limit
+    while True:
+        procs = engines_of(pid)
+        ports = listening_ports(procs)
+        if ports and any(is_client(p) for p in procs):
+            return procs, ports
+        if time.monotonic() > deadline:
+            names = [p.name() for p in procs]
+            raise AssertionError(f"no client and listening server after {limit:g} s: {names}")
+        time.sleep(0.05)
+
+
 def listening_ports(procs: list[psutil.Process]) -> set[int]:
     ports = set()
     for proc in procs:

@@ -26,7 +26,12 @@ from app.engine.server_records import (
 )
 from app.engine.tools import Tool
 from tests.conftest import ROOT_DIR, free_port
-from tests.orphans import engines_of, listening_ports, seconds_until_gone
+from tests.orphans import (
+    engines_of,
+    listening_ports,
+    seconds_until_gone,
+    wait_for_client_and_server,
+)
 
 CLEANUP_LIMIT_S = 5.0  # the bound
 
@@ -40,17 +45,6 @@ def _linklab(db: Path, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def _wait_for_engines(app: subprocess.Popen[str], want: int, what: str) -> list[psutil.Process]:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        procs = engines_of(app.pid)
-        if len(procs) >= want:
-            return procs
-        assert app.poll() is None, app.communicate()[1]
-        time.sleep(0.05)
-    raise AssertionError(f"{what} never started")
 
 
 def _watchdog_of(pid: int) -> list[psutil.Process]:
@@ -77,9 +71,7 @@ def test_kill_9_of_a_run_leaves_no_engine_and_frees_the_ports(tmp_path: Path) ->
         *("--sizes", "1408", "--runs", "1", "--duration", "60"),
     )
     with _reaped(app):
-        procs = _wait_for_engines(app, 2, "the server and the client")
-        ports = listening_ports(procs)
-        assert any("-c" in p.cmdline() for p in procs) and ports
+        procs, ports = wait_for_client_and_server(app.pid)
         os.kill(app.pid, signal.SIGKILL)
         took = seconds_until_gone(procs, ports, CLEANUP_LIMIT_S)
     print(f"run: engines gone and ports free {took:.2f} s after kill -9")
@@ -132,7 +124,7 @@ def test_serve_as_a_background_job_stops_on_sigint_and_sigterm(tmp_path: Path, s
         _, err = app.communicate(timeout=10)
     assert app.returncode == 0, err
     assert "Stopping the servers." in err
-    seconds_until_gone(procs, {port}, 1.0)
+    seconds_until_gone(procs, {port}, CLEANUP_LIMIT_S)
     assert not list((tmp_path / "servers").glob("*.json"))  # its records went with them
 
 
@@ -166,7 +158,7 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
         timeout=60,
     )
     assert "Stopped the iperf3 server" in later.stderr, later.stderr
-    seconds_until_gone(procs, {port}, 2.0)
+    seconds_until_gone(procs, {port}, CLEANUP_LIMIT_S)
     assert not record.exists()
 
 
