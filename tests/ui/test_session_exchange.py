@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 import app.study.exchange as exchange_module
 from app.domain.errors import BadOption
-from app.store.db import Database
+from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
 from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
 from app.ui.context import AppContext
@@ -43,8 +43,13 @@ def tab(qtbot: QtBot, context: AppContext) -> SessionsTab:
 
 
 def stored_ids(path: Path) -> set[str]:
-    with Database(path, readonly=True) as db:
-        return {s.id for s in SessionStore(db).list_sessions()}
+    """The sessions in the database; none while the window has not written it yet (a wait
+    on this then times out, saying what it waited for, if it never does)."""
+    try:
+        with Database(path, readonly=True) as db:
+            return {s.id for s in SessionStore(db).list_sessions()}
+    except StoreError:
+        return set()
 
 
 def dump(path: Path) -> list[str]:
