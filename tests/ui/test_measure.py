@@ -184,6 +184,21 @@ def test_close_mid_run_asks_then_stops_cleanly(window: MainWindow, user: User) -
     assert session.status is SessionStatus.STOPPED and 1 <= session.runs_done < 5
 
 
+def test_a_window_already_shut_down_closes_without_asking(window: MainWindow, user: User) -> None:
+    """Quitting LinkLab shuts the window down first (app.py, and the tests' teardown): a close
+    after that must not ask "Stop the study?" of nobody."""
+    plan_sweep(user, "1408", runs=1, seconds=30)
+    user.click("Start")
+    chart = user.find("Current run chart")
+    wait_for(lambda: chart.point_count >= 1, 15, "the first interval")  # type: ignore[attr-defined]
+    window.shutdown()
+    with pytest.raises(AssertionError, match="never opened"):
+        with user.answering(lambda dialog: dialog.click("No"), timeout=2):
+            window.close()
+    assert not window.isVisible()
+    assert not engine_children()
+
+
 def test_field_errors_say_what_to_fix_and_start_goes_there(window: MainWindow, user: User) -> None:
     user.choose("Protocol", "UDP")
     user.type("Values list", "8, 1408")
