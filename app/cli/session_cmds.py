@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
-from app.cli.output import print_points, session_json, session_summary
+from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.records import SessionRecord
@@ -108,7 +108,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if action == "show":
         runs = door.runs(session.id)
         if args.json:
-            print(json.dumps(session_json(session, runs), indent=2))
+            print(json_text(session_json(session, runs)))
         else:
             _show(session)
             if latency := describe_latency(runs):
@@ -129,7 +129,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         print(f"Deleted session {session.short_id}.", file=sys.stderr)
         return EXIT_OK
     if args.json:
-        print(json.dumps(session_summary(updated), indent=2))
+        print(json_text(session_summary(updated)))
     else:
         print(
             f"Session {updated.short_id}: name {updated.name!r}, "
@@ -146,7 +146,7 @@ def _confirm(question: str) -> bool:
 
 def _list(found: list[SessionRecord], as_json: bool) -> int:
     if as_json:
-        print(json.dumps([session_summary(s) for s in found], indent=2))
+        print(json_text([session_summary(s) for s in found]))
         return EXIT_OK
     if not found:
         print("No sessions yet: `linklab run --peer HOST` makes one.")

@@ -9,6 +9,7 @@ import socket
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import psutil
 
@@ -16,8 +17,16 @@ from app.domain.errors import BadOption
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, RunKey, RunKind
 from app.domain.plan_codec import conditions_from_dict, plan_from_json
-from app.domain.records import METRIC_FIELDS, RunMetrics, RunRecord, SessionRecord, SessionStatus
+from app.domain.records import (
+    METRIC_FIELDS,
+    TEXT_METRIC_FIELDS,
+    RunMetrics,
+    RunRecord,
+    SessionRecord,
+    SessionStatus,
+)
 from app.domain.results import Sample
+from app.engine.bounds import beyond
 from app.store.db import StoreError
 
 RUN_COLUMNS = (
@@ -118,30 +127,42 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         attempts=row["attempts"],
         started_at=row["started_at"],
         ended_at=row["ended_at"],
-        elapsed_s=row["elapsed_s"],
+        elapsed_s=trusted("elapsed_s", row["elapsed_s"]),
         engine=row["engine"],
         engine_version=row["engine_version"],
         argv=tuple(json.loads(row["argv_json"])),
-        metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
+        metrics=RunMetrics(**{name: trusted(name, row[name]) for name in METRIC_FIELDS}),
         raw_output=row["raw_output"],
         partial=row["status"] == "partial",
     )
 
 
+def trusted(name: str, value: object) -> Any:
+    """A stored figure as the engine's bounds allow it (app.engine.bounds): one that is not a
+    number within them (written by an older LinkLab or by hand: inf, NaN, 1e308, 500 %) is
+    read as unknown, so every view and export shows "—" for it instead of failing."""
+    if name in TEXT_METRIC_FIELDS:
+        return value if isinstance(value, str) else None
+    return None if beyond(name, value) is not None else value
+
+
+_SAMPLE_FIGURES = (
+    "bits_per_second", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
+    "lost_packets", "packets",
+)  # fmt: skip
+
+
 def sample_from_row(row: sqlite3.Row) -> Sample:
-    """One stored interval sample (raises ValueError or TypeError for a damaged row)."""
+    """One stored interval sample, its figures read as the bounds allow (raises ValueError or
+    TypeError for a damaged row, or one whose times cannot be placed on a time axis)."""
+    start_s, end_s = row["start_s"], row["end_s"]
+    if beyond("start_s", start_s) or beyond("end_s", end_s):
+        raise ValueError(f"interval {start_s!r}..{end_s!r}")
     return Sample(
-        start_s=row["start_s"],
-        end_s=row["end_s"],
+        start_s=start_s,
+        end_s=end_s,
         flow=Flow(row["flow"]),
-        bits_per_second=row["bits_per_second"],
-        bytes=row["bytes"],
-        retransmits=row["retransmits"],
-        rtt_ms=row["rtt_ms"],
-        cwnd_bytes=row["cwnd_bytes"],
-        jitter_ms=row["jitter_ms"],
-        lost_packets=row["lost_packets"],
-        packets=row["packets"],
+        **{name: trusted(name, row[name]) for name in _SAMPLE_FIGURES},
     )
 
 

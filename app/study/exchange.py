@@ -28,6 +28,7 @@ from app.domain.records import (
     utc_now,
 )
 from app.domain.results import Sample
+from app.engine.bounds import beyond, limit
 from app.store.sessions import SessionStore, StoredRun, StoredSession
 from app.study.plan_checks import plan_problems
 
@@ -294,6 +295,9 @@ class _Obj:
             raise self.wrong(key, "which is too large to store or not finite")
         if value < 0 and not negative:
             raise self.bad(f"has a negative {key}")
+        if (problem := beyond(key, value)) is not None:  # the engine's own bounds
+            what, shown = problem
+            raise self.bad(f"has {key} {shown}, which is not a possible {what} ({limit(key)})")
         return value if whole else float(value)
 
     def array(self, key: str, cap: int) -> list[Any]:
