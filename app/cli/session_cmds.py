@@ -212,12 +212,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "samples":
         return _export_samples(door, args.sessions[0], args.out)
     if args.format == "json":
+        notes: list[str] = []
         if args.out != "-":
-            door.export(args.sessions, Path(args.out))
+            door.export(args.sessions, Path(args.out), notes)
+            for note in notes:
+                print(note, file=sys.stderr)
             print(f"Wrote {args.out}.", file=sys.stderr)
             return EXIT_OK
         with Database(door.db_path, readonly=True) as db:
-            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions)))
+            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions), notes))
+        for note in notes:
+            print(note, file=sys.stderr)
     else:
         session = door.session(args.sessions[0])
         runs = door.runs(session.id)

@@ -109,6 +109,13 @@ def session_from_row(row: sqlite3.Row) -> SessionRecord:
 
 
 def run_from_row(row: sqlite3.Row) -> RunRecord:
+    raw = row["raw_output"]
+    damaged: tuple[str, ...] = ()
+    if isinstance(raw, bytes):  # read as bytes: a damaged page may hold bytes that are not text
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raw, damaged = raw.decode("utf-8", "replace"), ("raw_output",)
     key = RunKey(
         Protocol(row["protocol"]),
         IpVersion(row["ip_version"]),
@@ -132,8 +139,9 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         engine_version=row["engine_version"],
         argv=tuple(json.loads(row["argv_json"])),
         metrics=RunMetrics(**{name: trusted(name, row[name]) for name in METRIC_FIELDS}),
-        raw_output=row["raw_output"],
+        raw_output=raw,
         partial=row["status"] == "partial",
+        damaged=damaged,
     )
 
 

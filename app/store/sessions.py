@@ -435,7 +435,9 @@ class SessionStore:
     ) -> list[RunRecord]:
         """The session's finished runs (ok and failed); with partial=True also the runs that
         never finished, each marked partial."""
-        raw = "raw_output" if with_raw else "'' AS raw_output"
+        # As bytes: a damaged page inside a long raw output must not stop the export of the
+        # session (the bytes that are not text are read as U+FFFD, and the run says so).
+        raw = "CAST(raw_output AS BLOB) AS raw_output" if with_raw else "'' AS raw_output"
         finished = "" if partial else " AND status != 'partial'"
         rows = self.db.query(
             f"SELECT id, {self.run_columns.replace('raw_output', raw)} FROM runs "

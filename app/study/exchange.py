@@ -90,8 +90,11 @@ class ImportResult:
 
 
 # -- export ------------------------------------------------------------------------------------
-def export_sessions(store: SessionStore, session_ids: Sequence[str]) -> dict[str, Any]:
-    """The exchange document for these sessions (ids or unique prefixes), in the given order."""
+def export_sessions(
+    store: SessionStore, session_ids: Sequence[str], notes: list[str] | None = None
+) -> dict[str, Any]:
+    """The exchange document for these sessions (ids or unique prefixes), in the given order;
+    notes gets a sentence for each run whose raw output was damaged in the database."""
     records = {r.id: r for r in (store.get(ref) for ref in session_ids)}
     sessions = []
     for record in records.values():
@@ -111,6 +114,12 @@ def export_sessions(store: SessionStore, session_ids: Sequence[str]) -> dict[str
             ]
             run["flows"] = flows.get(r.id, [])
             runs.append(run)
+            if r.damaged and notes is not None:
+                notes.append(
+                    f"The raw output of run {r.id} of session {record.short_id} holds bytes "
+                    f"that are not text (the database is damaged there): they are written as "
+                    f"\ufffd; `linklab doctor --db` checks the whole file."
+                )
         session = {k: getattr(record, k) for k in _SESSION_FIELDS}
         session["status"] = record.status.value
         session["plan"] = record.plan.to_dict()
