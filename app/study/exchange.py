@@ -30,6 +30,7 @@ from app.domain.records import (
 from app.domain.results import Sample
 from app.engine.bounds import beyond, limit
 from app.store.sessions import SessionStore, StoredRun, StoredSession
+from app.study.json_files import Unreadable, load_json
 from app.study.plan_checks import plan_problems
 
 EXCHANGE_FORMAT = "linklab-sessions"
@@ -196,29 +197,22 @@ def exchange_from_data(data: object, name: str) -> ExchangeFile:
 
 
 def load_json_file(path: Path) -> object:
+    """The JSON document of an exchange file (or hand-in), read within the memory bound of
+    app.study.json_files; BadOption with one sentence when it cannot be."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise BadOption(
+                f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB, more than a LinkLab "
+                f"export holds: choose the .linklab file that LinkLab exported."
+            )
+        return load_json(path, size)
     except OSError as err:
         raise BadOption(
             f"Cannot read {path} ({err.strerror or err}): check the name and that it is a file."
         ) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise BadOption(
-            f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB, more than a LinkLab "
-            f"export holds: choose the .linklab file that LinkLab exported."
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-        return json.loads(text, parse_float=_finite_float, parse_constant=_finite_float)
-    except UnicodeDecodeError:
-        why = "it is not UTF-8 text"
-    except RecursionError:
-        why = "it nests deeper than any LinkLab file"
-    except json.JSONDecodeError as err:
-        why = f"it is not valid JSON: {err.msg}, line {err.lineno} column {err.colno}"
-    except ValueError:  # NaN, Infinity, 1e999, or an integer of more than 4300 digits
-        why = "it holds NaN, Infinity or a number too long to read"
+    except Unreadable as err:
+        why = str(err)
     raise BadOption(
         f"{path.name} cannot be read as a LinkLab session file ({why}): the file is damaged or "
         f"cut short; ask for a new export."
@@ -229,13 +223,6 @@ def _damaged(subject: str, problem: str) -> BadOption:
     return BadOption(
         f"The file holds {subject} {problem}: the file is damaged; ask for a new export."
     )
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
 
 
 class _Obj:
