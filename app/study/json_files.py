@@ -19,8 +19,9 @@ import numpy as np
 #: case stays near 200 MB, so a file this small is parsed at once (as it always was).
 SMALL_FILE = 8 * 1024 * 1024
 #: What the values of a larger file may cost once built, counted before they are: with the
-#: typed sessions made from them and the interpreter itself, a read stays under 500 MB.
-MAX_BUILT_BYTES = 160 * 1024 * 1024
+#: typed sessions made from them and the interpreter itself, an import stays under 500 MB
+#: (measured: about 300 MB for a file at this budget, valid or hostile).
+MAX_BUILT_BYTES = 300 * 1024 * 1024
 #: Deeper than any file LinkLab writes (it nests a few levels; an environment at most 32).
 MAX_NESTING = 512
 
@@ -37,6 +38,8 @@ _CONTAINER = 64
 _VALUE = 48
 _ENTRY = 48
 _TEXT_COST = 80
+#: A text's characters are held twice: read, and again (as UTF-8) while it is stored.
+_TEXT_COPIES = 2
 #: A text from its opening quote to its closing one (group 1), or to the end of the chunk.
 _TEXT = re.compile(rb'"(?:[^"\\]++|\\.)*+(")?', re.DOTALL)
 _INSIDE = re.compile(rb'(?:[^"\\]++|\\.)*+', re.DOTALL)
@@ -117,7 +120,8 @@ class _Counter:
         structure, texts = _TEXT.subn(b'""', region)
         wide = not region.isascii() or b"\\u" in region  # for every text here: errs high
         # A text within one chunk is shorter than MAX_TEXT_BYTES; only their sum is checked.
-        self.built += texts * _TEXT_COST + (len(region) - len(structure)) * (4 if wide else 1)
+        chars = (len(region) - len(structure)) * (4 if wide else 1)
+        self.built += texts * _TEXT_COST + chars * _TEXT_COPIES
         self._structure(structure)
         if tail == len(chunk):
             return b""
@@ -149,7 +153,7 @@ class _Counter:
 
     def _close(self) -> None:
         # Python keeps 1 byte per character for ASCII text, up to 4 beyond it.
-        self.built += _TEXT_COST + (self.text or 0) * (4 if self.wide else 1)
+        self.built += _TEXT_COST + (self.text or 0) * (4 if self.wide else 1) * _TEXT_COPIES
         self.text = None
         self._check_total()
 

@@ -115,6 +115,19 @@ def test_the_199_mb_list_of_lists_is_refused_within_the_bound(tmp_path: Path) ->
     assert "holds more values than LinkLab reads from one file" in err
 
 
+def test_a_file_just_within_the_count_is_built_and_refused_within_the_bound(
+    tmp_path: Path,
+) -> None:
+    """The most memory a hostile file can take: whole numbers (the value that costs most
+    against its estimate), as many as the count lets through, built, then refused."""
+    unit = b"123456789,"
+    count = int(json_files.MAX_BUILT_BYTES * 0.97 / 48)  # 48: what the count adds for each
+    head = HEAD + b'[], "x": ['
+    file = _repeat(tmp_path / "numbers.linklab", head, unit, b"1]}", len(head) + count * len(unit))
+    err = _refused_within_bound(file, tmp_path)
+    assert "lists no sessions" in err  # read whole, then refused as a session file
+
+
 def _valid_export(tmp_path: Path, runs: int, samples: int, raw_mb: int) -> Path:
     source = tmp_path / "source.sqlite3"
     plan = Plan(peer=Peer("127.0.0.1"), values=(1408,), repetitions=runs, duration_s=180)
