@@ -4,6 +4,7 @@ SessionStore runs in its transactions, written once for new runs and imported on
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -295,3 +296,18 @@ def insert_samples(
             for seq, s in enumerate(samples, start=first_seq)
         ],
     )
+
+
+def _finite_or_none(text: str) -> float | None:
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def flows_from_json(text: str | None) -> list[Any]:
+    """Stored per-flow totals; NaN or infinite figures (never written by LinkLab, but by hand
+    or an older version) read as null, so every export stays strict JSON."""
+    try:
+        flows = json.loads(text or "[]", parse_float=_finite_or_none, parse_constant=lambda _: None)
+    except ValueError:
+        return []
+    return flows if isinstance(flows, list) else []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import socket
 import uuid
 from collections.abc import Iterable, Sequence
@@ -31,6 +30,7 @@ from app.store.rows import (
     SESSION_SELECT_BARE,
     StoredRun,
     StoredSession,
+    flows_from_json,
     insert_run,
     insert_samples,
     owner_alive,
@@ -428,7 +428,7 @@ class SessionStore:
     def flows(self, session_id: str) -> dict[int, list[Any]]:
         """Each run's per-flow totals as stored (run id -> list of dicts)."""
         rows = self.db.query("SELECT id, flows_json FROM runs WHERE session_id = ?", (session_id,))
-        return {r["id"]: _flows(r["flows_json"]) for r in rows}
+        return {r["id"]: flows_from_json(r["flows_json"]) for r in rows}
 
     def runs(
         self, session_id: str, *, with_raw: bool = False, partial: bool = False
@@ -486,18 +486,3 @@ class SessionStore:
             except (ValueError, TypeError):
                 continue  # times no chart can place (written by hand or damaged): left out
         return samples
-
-
-def _finite_or_none(text: str) -> float | None:
-    value = float(text)
-    return value if math.isfinite(value) else None
-
-
-def _flows(text: str | None) -> list[Any]:
-    """Stored per-flow totals; NaN or infinite figures (never written by LinkLab, but by hand
-    or an older version) read as null, so every export stays strict JSON."""
-    try:
-        flows = json.loads(text or "[]", parse_float=_finite_or_none, parse_constant=lambda _: None)
-    except ValueError:
-        return []
-    return flows if isinstance(flows, list) else []
