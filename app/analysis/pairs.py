@@ -319,6 +319,28 @@ def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
     return PairComparison(baseline, other, points)
 
 
+#: How the interval beside each verdict is made, said once for the JSON and the reports.
+INTERVAL_METHOD = (
+    "Each point's confidence interval of the difference is at the level of the point's step "
+    "in Holm's step-down: 1 − α / (m − r + 1) for "
+    "the point with the r-th smallest p of the m tested; from the first point not significant "
+    "on, that point's level. A difference is significant exactly when its interval excludes "
+    "zero."
+)
+
+
+def interval_cell(metric: str, point: ComparedPoint) -> str:
+    """A point's interval as the tables show it: '+1.47 … +6.68 Gbit/s (98.3 %)'; '—' when
+    the point cannot be tested."""
+    from app.domain.units import DASH, signed
+
+    if point.ci_low is None or point.ci_high is None or point.ci_level is None:
+        return DASH
+    low = signed(format_value(metric, point.ci_low), point.ci_low < 0, plus=True)
+    high = signed(format_value(metric, point.ci_high), point.ci_high < 0, plus=True)
+    return f"{low} … {high} ({level_text(point.ci_level)})"
+
+
 def level_text(level: float) -> str:
     """A confidence level as a percentage with the digits it needs: '95 %', '99.2 %',
     '99.95 %' (never '100 %')."""
