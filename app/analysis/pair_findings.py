@@ -95,6 +95,9 @@ def where(values: Sequence[float], unit: str) -> str:
 
 
 def _signed(metric: str, value: float) -> str:
+    """'+0.41 Mbit/s', '−0.30 Mbit/s'; exactly nothing has no sign: '0 bit/s'."""
+    if value == 0:
+        return amount(metric, value)
     return f"{MINUS if value < 0 else '+'}{amount(metric, value)}"
 
 

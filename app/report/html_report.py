@@ -99,7 +99,7 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
         with_unit("Mean", unit),
         with_unit("Difference", unit),
         "Relative",
-        with_unit("CI of the difference (level of its Holm step)", unit),
+        with_unit("CI of the difference at its Holm step's level", unit),
         "p (Welch)",
         "p (Holm)",
         "Significant",

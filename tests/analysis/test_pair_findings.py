@@ -113,7 +113,7 @@ def _table_verdict(kind: str) -> str:
     return kind if kind in ("higher", "lower", "same", "untested") else "unmeasured"
 
 
-SIGNED = rf"([+{MINUS}])\d[^ ]*"
+SIGNED = rf"([+{MINUS}]?)\d[^ ]*"  # exactly zero is written without a sign
 
 
 @settings(max_examples=200, deadline=None)

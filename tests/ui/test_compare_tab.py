@@ -115,7 +115,7 @@ def test_compare_pairs_like_with_like_and_warns(
     assert all(not r[col["Against"]].startswith("TCP") for r in rows if r[0].startswith("UDP"))
     # The interval beside the verdict is the one it rests on: at 1408 B Holm's first step of
     # two (97.5 %), wholly below zero; at 128 B the second step (95 %), across zero.
-    ci = col["CI of the difference (level of its Holm step)"]
+    ci = col["CI of the difference at its Holm step's level"]
     assert tcp_1408[ci].startswith("−") and " … −" in tcp_1408[ci]
     assert tcp_1408[ci].endswith("(97.5 %)")
     tcp_128 = next(r for r in rows if r[0].startswith("TCP") and r[col["Value"]] == "128")

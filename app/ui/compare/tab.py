@@ -60,7 +60,7 @@ DIFFERENCE_HEADERS = [
     "Mean",
     "Difference",
     "%",
-    "CI of the difference (level of its Holm step)",
+    "CI of the difference at its Holm step's level",
     "p (Welch)",
     "p (Holm)",
     "Significant (α = 0.05)",
