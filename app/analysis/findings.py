@@ -29,10 +29,16 @@ if TYPE_CHECKING:
 
 def findings(comparison: Comparison) -> list[str]:
     sentences: list[str] = []
+    explained = False  # the method is said in full once, with the first pair tested twice
     for pair in comparison.pairs:
         sentences += pair_findings(
-            pair, comparison.metric, comparison.variable_unit, comparison.variable_label
+            pair,
+            comparison.metric,
+            comparison.variable_unit,
+            comparison.variable_label,
+            explain=not explained,
         )
+        explained = explained or len(pair.tested) > 1
     for single in comparison.unpaired:
         sentences.append(
             f"{single.label} ({single.session.name or single.session.short_id}) has no partner "

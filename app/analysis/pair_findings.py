@@ -241,8 +241,13 @@ def pair_statements(pair: PairComparison, metric: str, unit: str) -> list[Statem
     ]
 
 
-def family_text(tested: int) -> str:
-    """The method, said once per pair."""
+def family_text(tested: int, explain: bool = True) -> str:
+    """The method: in full once per comparison (explain), briefly for the pairs after it."""
+    if tested > 1 and not explain:
+        return (
+            f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}, "
+            "intervals at the level of each point's Holm step as above"
+        )
     if tested > 1:
         return (
             f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}; "
@@ -254,8 +259,11 @@ def family_text(tested: int) -> str:
     return f"Welch's t-test, α = {ALPHA}, {level_text(1 - ALPHA)} CI of the difference"
 
 
-def pair_findings(pair: PairComparison, metric: str, unit: str, variable: str) -> list[str]:
-    """What one pair shows, point by point, in words that do not overstate it."""
+def pair_findings(
+    pair: PairComparison, metric: str, unit: str, variable: str, *, explain: bool = True
+) -> list[str]:
+    """What one pair shows, point by point, in words that do not overstate it; explain=False
+    for a pair after one whose sentences said the method in full."""
     words = _Pair(pair, metric, unit)
     if not pair.points:
         return [f"{words.other} and {words.base} have no point measured on both sides."]
@@ -272,7 +280,7 @@ def pair_findings(pair: PairComparison, metric: str, unit: str, variable: str) -
         sentences.append(
             f"{words.other} against {words.base}: {len(significant)} of {len(tested)} "
             f"point{'s' if len(tested) != 1 else ''} differ significantly "
-            f"({family_text(len(tested))}){more}."
+            f"({family_text(len(tested), explain)}){more}."
         )
     sentences += [s.text for s in pair_statements(pair, metric, unit)]
     if significant:

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from app.analysis.compare import Mode, compare
 from app.analysis.pair_findings import pair_findings
 from app.analysis.pairs import (
     ALPHA,
@@ -297,3 +298,18 @@ def test_a_point_after_holm_stops_keeps_the_stopping_steps_level() -> None:
     assert any(
         s.startswith("At 1–3 B (3 points) there is no significant difference") for s in findings
     )
+
+
+def test_the_method_is_said_in_full_once_per_comparison() -> None:
+    runs = {128.0: [1.0, 1.1, 0.9], 1408.0: [5.0, 5.1, 4.9]}
+    more = {128.0: [2.0, 2.1, 1.9], 1408.0: [5.0, 5.2, 4.8]}
+    items = [
+        SeriesData(SESSION, TCP4, runs, "A"),
+        SeriesData(SESSION, TCP4, more, "B"),
+        SeriesData(SESSION, TCP4, more, "C"),
+    ]
+    comparison = compare(items, "throughput_bps", mode=Mode.PICKED)
+    counts = [s for s in comparison.findings if "differ significantly" in s]
+    assert len(counts) == 2
+    assert "so it excludes zero exactly where the difference is significant" in counts[0]
+    assert "intervals at the level of each point's Holm step as above" in counts[1]
