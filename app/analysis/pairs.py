@@ -224,7 +224,9 @@ def welch_test(baseline: Sequence[float], other: Sequence[float]) -> WelchTest:
         # Identical runs on each side: the difference is exact (the t-test is undefined).
         return WelchTest(difference, 0.0, math.inf, 1.0 if difference == 0 else 0.0)
     se = math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+    # Welch-Satterthwaite, in shares of the total so that tiny variances cannot underflow.
+    sa, sb = va / (va + vb), vb / (va + vb)
+    df = 1 / (sa**2 / (a.size - 1) + sb**2 / (b.size - 1))
     if not (math.isfinite(se) and math.isfinite(df) and se > 0 and df > 0):
         return WelchTest(difference)
     p = 2 * t_cdf(df, -abs(difference) / se)

@@ -26,6 +26,7 @@ from app.analysis.pairs import (
     compare_pair,
     holm,
     welch,
+    welch_test,
 )
 from app.analysis.stats import EMPTY, Summary
 from app.domain.net import IpVersion, Protocol
@@ -313,3 +314,11 @@ def test_the_method_is_said_in_full_once_per_comparison() -> None:
     assert len(counts) == 2
     assert "so it excludes zero exactly where the difference is significant" in counts[0]
     assert "intervals at the level of each point's Holm step as above" in counts[1]
+
+
+def test_tiny_spreads_are_tested_without_underflow() -> None:
+    """Variances near the smallest float: their squares underflow to zero, the test must not."""
+    test = welch_test([0.0, 1e-160, 0.0], [1.0, 1.0, 1.0])
+    assert test.se is not None and test.se > 0
+    assert test.df == pytest.approx(2.0)
+    assert test.p_value == pytest.approx(0.0, abs=1e-12)
