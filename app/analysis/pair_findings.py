@@ -80,18 +80,20 @@ def groups(points: Sequence[ComparedPoint]) -> list[tuple[Verdict, list[Compared
     return found
 
 
-def where(values: Sequence[float], unit: str) -> str:
-    """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'."""
+def where(values: Sequence[float], unit: str, variable: str = "") -> str:
+    """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'; a
+    variable without a unit is named: 'parallel streams 1 and 4'."""
+    named = "" if unit or not variable else f"{variable.lower()} "
 
     def one(value: float) -> str:
         return format_rate(value) if unit == "bit/s" else f"{value:g}"
 
     tail = f" {unit}" if unit and unit != "bit/s" else ""
     if len(values) == 1:
-        return f"{one(values[0])}{tail}"
+        return f"{named}{one(values[0])}{tail}"
     if len(values) == 2:
-        return f"{one(values[0])} and {one(values[1])}{tail}"
-    return f"{one(values[0])}–{one(values[-1])}{tail} ({len(values)} points)"
+        return f"{named}{one(values[0])} and {one(values[1])}{tail}"
+    return f"{named}{one(values[0])}–{one(values[-1])}{tail} ({len(values)} points)"
 
 
 def _signed(metric: str, value: float) -> str:
@@ -156,10 +158,11 @@ def _tested(points: Sequence[ComparedPoint]) -> str:
 class _Pair:
     """The words of one pair: its labels, metric and unit."""
 
-    def __init__(self, pair: PairComparison, metric: str, unit: str) -> None:
+    def __init__(self, pair: PairComparison, metric: str, unit: str, variable: str) -> None:
         self.pair = pair
         self.metric = metric
         self.unit = unit
+        self.variable = variable
         self.name, _, self.higher_is_better = METRIC_INFO[metric]
         self.base, self.other = pair.baseline.label, pair.other.label
 
@@ -168,7 +171,7 @@ class _Pair:
         return (self.other, self.base) if better else (self.base, self.other)
 
     def statement(self, said: Verdict, points: list[ComparedPoint]) -> str:
-        at = where([p.value for p in points], self.unit)
+        at = where([p.value for p in points], self.unit, self.variable)
         if said in (Verdict.HIGHER, Verdict.LOWER):
             return self.significant(said, points, at)
         if said is Verdict.SAME:
@@ -232,9 +235,11 @@ class _Pair:
         )
 
 
-def pair_statements(pair: PairComparison, metric: str, unit: str) -> list[Statement]:
+def pair_statements(
+    pair: PairComparison, metric: str, unit: str, variable: str = ""
+) -> list[Statement]:
     """Every point of the pair in exactly one statement, in the order of the swept value."""
-    words = _Pair(pair, metric, unit)
+    words = _Pair(pair, metric, unit, variable)
     return [
         Statement(said, tuple(points), words.statement(said, points))
         for said, points in groups(pair.points)
@@ -264,7 +269,7 @@ def pair_findings(
 ) -> list[str]:
     """What one pair shows, point by point, in words that do not overstate it; explain=False
     for a pair after one whose sentences said the method in full."""
-    words = _Pair(pair, metric, unit)
+    words = _Pair(pair, metric, unit, variable)
     if not pair.points:
         return [f"{words.other} and {words.base} have no point measured on both sides."]
     tested = pair.tested
@@ -282,7 +287,7 @@ def pair_findings(
             f"point{'s' if len(tested) != 1 else ''} differ significantly "
             f"({family_text(len(tested), explain)}){more}."
         )
-    sentences += [s.text for s in pair_statements(pair, metric, unit)]
+    sentences += [s.text for s in pair_statements(pair, metric, unit, variable)]
     if significant:
         sentences.append(_overall(words, pair, variable))
     return sentences
