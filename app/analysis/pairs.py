@@ -107,7 +107,7 @@ class ComparedPoint:
     p_holm: float | None = None  # adjusted over the points of the pair (Holm)
     # True exactly when [ci_low, ci_high] excludes zero; None when not testable.
     significant: bool | None = None
-    ci_level: float | None = None  # the level of the point's Holm step (see holm_levels)
+    ci_level: float | None = None  # the level of the point's Holm step (see holm_intervals)
 
 
 @dataclass(frozen=True)

@@ -88,11 +88,9 @@ def statement_verdicts(
     unit: str,
     *,
     higher_is_better: bool,
-    values: Sequence[float] | None = None,
+    values: Sequence[float],
 ) -> dict[float, str]:
-    """Per point the verdict its statement gives."""
-    if values is None:
-        values = sorted(float(w) for written, _, _ in statements(findings, unit) for w in written)
+    """Per point of the table (values) the verdict its statement gives."""
     found: dict[float, str] = {}
     for points, sentence in statement_points(findings, values, unit):
         said = sentence_verdict(sentence, base, other, higher_is_better=higher_is_better)
