@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -244,3 +245,33 @@ def test_numbers_written_as_text_read_as_those_numbers(tmp_path: Path, listener:
     assert shown["status"] == "completed"
     (point,) = shown["points"]
     assert point["throughput_bps"]["mean"] == pytest.approx(expected.flows[0].throughput_bps)
+
+
+def test_a_huge_stderr_line_does_not_hide_the_engines_error(tmp_path: Path, listener: int) -> None:
+    """As found: an engine that wrote a 1 MiB line, then its error, had the 1 MiB line stored
+    twice (as the error and the session's reason) and its own error line lost."""
+    recording = tmp_path / "stderr.txt"
+    recording.write_text("debug: " + "x" * 2**20 + "\niperf3: error - something odd\n")
+    engine = str(
+        FakeEngine(
+            [
+                Replay(
+                    recording, ("--json-stream",), exit_code=1, stderr_prefixes=("debug", "iperf3")
+                )
+            ],
+            probes=[Probe(("--version",), "iperf 3.17\n"), Probe(("--help",), HELP_3_17)],
+        ).write(tmp_path / "engine")
+    )
+    db = tmp_path / "lab.sqlite3"
+    done = study(engine, listener, db)
+    assert done.returncode == 1, done.stderr
+    assert "iperf3: error - something odd" in done.stderr
+    assert len(done.stderr) < 16 * 1024
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT error, raw_output FROM runs").fetchall()
+        (reason,) = con.execute("SELECT status_reason FROM sessions").fetchone()
+    assert len(rows) == 2
+    for error, raw in rows:
+        assert "iperf3: error - something odd" in error and len(error) < 4096
+        assert "iperf3: error - something odd" in raw and len(raw) < 64 * 1024
+    assert reason is None or len(reason) < 4096

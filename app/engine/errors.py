@@ -97,6 +97,19 @@ class PeerVanished(EngineError):
         )
 
 
+class DataStopped(EngineError):
+    """The engine went on reporting, but its intervals carried no data: a silent link."""
+
+    def __init__(self, host: str, seconds: float, detail: str | None = None) -> None:
+        super().__init__(
+            f"The data between this computer and {host} stopped arriving: the last "
+            f"{seconds:.0f} s of intervals carried 0 bytes, so the run was ended there, and its "
+            f"samples so far are kept. Check the link and any firewall between, then run again.",
+            detail=detail,
+        )
+        self.seconds = seconds
+
+
 class ClosedBeforeStart(EngineError):
     """The peer accepted the control connection, then closed it before the first interval."""
 

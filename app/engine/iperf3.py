@@ -25,7 +25,7 @@ from app.engine.iperf3_text import parse_text
 from app.engine.limits import CONNECT_TIMEOUT_MS, Span
 from app.engine.limits import IPERF3 as LIMITS
 from app.engine.options import Iperf3Options
-from app.engine.run import Classifier, EngineRun, Parser
+from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
     check_port,
@@ -264,4 +264,15 @@ def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> Engin
         idle_timeout_s=idle,
         env=env,
         notices=notices,
+        silence_s=silence_s(opts),
     )
+
+
+def silence_s(opts: Iperf3Options) -> float:
+    """How long intervals may carry no bytes before the data counts as stopped: SILENT_DATA_S,
+    at least two intervals, and at least three datagrams' time at a slow UDP target rate."""
+    quiet = max(SILENT_DATA_S, 2 * opts.interval_s)
+    if opts.protocol is Protocol.UDP and opts.bitrate_bps:
+        datagram_bits = 8 * (opts.length or LIMITS.udp_length.high)
+        quiet = max(quiet, 3 * datagram_bits / opts.bitrate_bps)
+    return quiet
