@@ -209,13 +209,16 @@ class EchoStartFailed(EngineError):
 
 
 class EchoPortBusy(EchoStartFailed):
-    def __init__(self, port: int, detail: str | None = None) -> None:
+    def __init__(self, port: int, detail: str | None = None, holder: str | None = None) -> None:
+        by = f" by {holder}" if holder else ""
         super().__init__(
-            f"UDP port {port} is already in use, so LinkLab's latency responder is off: stop "
-            f"whatever uses that port, or choose another port for the responder.",
+            f"UDP port {port} is already in use{by}, so LinkLab's latency responder is off: "
+            f"stop {'it' if holder else 'whatever uses that port'}, or choose another port for "
+            f"the responder.",
             detail=detail,
         )
         self.port = port
+        self.holder = holder
 
 
 class NoLatencyMethod(EngineError):
