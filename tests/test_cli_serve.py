@@ -122,8 +122,17 @@ def test_taken_netserver_port_names_its_holder() -> None:
         holder.listen(1)
         taken = holder.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "app", "serve", "--port", str(free_port()), "--no-echo"]
-            + ["--netserver-port", str(taken)],
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "serve",
+                "--port",
+                str(free_port()),
+                "--no-echo",
+                "--netserver-port",
+                str(taken),
+            ],
             cwd=ROOT_DIR,
             capture_output=True,
             text=True,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import getpass
+import ipaddress
 import json
 import os
 import signal

@@ -215,6 +215,7 @@ def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
         parse_keyval,
         classify(opts.host, opts.port, opts.ip_version),
         host=opts.host,
+        port=opts.port,  # silent before its first interim result: it never started
         idle_timeout_s=idle_timeout_s(opts, live),
         notices=notices,
     )
