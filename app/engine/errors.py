@@ -165,6 +165,21 @@ class AuthenticationFailed(EngineError):
         )
 
 
+class AuthenticationRequired(EngineError):
+    """The iperf3 server demands a user name and password, and none was given (or not all)."""
+
+    def __init__(self, host: str, detail: str | None = None) -> None:
+        said = f" (iperf3 said: {detail.strip().removeprefix('iperf3: ')})" if detail else ""
+        super().__init__(
+            f"The iperf3 server at {host} demands a user name and password{said}. Give them "
+            f"with `linklab measure --peer {host} --username NAME --rsa-public-key FILE` (FILE "
+            f"is the server's RSA public key; the password is asked for, or read from "
+            f"IPERF3_PASSWORD). Studies and the window do not authenticate: for them, start the "
+            f"server on the peer without authentication.",
+            detail=detail,
+        )
+
+
 class EngineFailed(EngineError):
     """The engine failed for a reason with no better sentence; its own words are kept."""
 

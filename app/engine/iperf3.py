@@ -8,6 +8,7 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.engine.errors import (
     AuthenticationFailed,
+    AuthenticationRequired,
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
@@ -179,6 +180,12 @@ def classifier(opts: Iperf3Options) -> Classifier:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
+        if "must specify username" in text or (
+            opts.username is None and ("authorization failed" in text or "authentication" in text)
+        ):
+            # The client's own check (username, password and key go together), or a server
+            # that asked for credentials this client never had.
+            return AuthenticationRequired(host, detail=message)
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
