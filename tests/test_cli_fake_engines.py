@@ -30,6 +30,7 @@ from tests.engine.engine_replay import (
     iperf3_3_1_3,
 )
 from tests.engine.test_bounds import _document
+from tests.engine.test_old_engines import NO_DEMO_PROBE
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="stand-in engines are shebang scripts"
@@ -275,3 +276,39 @@ def test_a_huge_stderr_line_does_not_hide_the_engines_error(tmp_path: Path, list
         assert "iperf3: error - something odd" in error and len(error) < 4096
         assert "iperf3: error - something odd" in raw and len(raw) < 64 * 1024
     assert reason is None or len(reason) < 4096
+
+
+@pytest.mark.skipif(
+    not ENGINE_OUTPUTS.is_dir(),
+    reason=f"the real engine outputs are not beside the repository ({ENGINE_OUTPUTS})",
+)
+def test_netperf_without_demo_mode_runs_a_study_to_its_end(tmp_path: Path, listener: int) -> None:
+    """As found: a netperf built without --enable-demo (upstream's and Homebrew's default)
+    prints nothing until it exits, and a 20 s TCP_STREAM ended as "the peer stopped answering
+    for 13 s". This stand-in answers the demo-mode probe as such a build does and prints its
+    real output only when its 15 s are over; over 20 s in all, because the run must outlast
+    the 13 s a netperf with demo mode may stay silent."""
+    recording = ENGINE_OUTPUTS / "local-netperf-2.7.0-nodemo-tcp_stream-20s-keyval.txt"
+    engine = FakeEngine(
+        [Replay(recording, ("-t", "TCP_STREAM"), delay_s=15)],
+        probes=[Probe(("-D", "-V"), NO_DEMO_PROBE), Probe(("-V",), "Netperf version 2.7.0\n")],
+        name="netperf",
+    ).write(tmp_path / "engine")
+    db = tmp_path / "lab.sqlite3"
+    argv = ["run", "--engine", "netperf", "--peer", "127.0.0.1", "--netserver-port"]
+    argv += [str(listener), "--duration", "15", "--runs", "1", "--sizes", "1408"]
+    done = subprocess.run(
+        [sys.executable, "-m", "app", *argv, "--db", str(db), "--json"],
+        cwd=ROOT_DIR,
+        env={**os.environ, "LINKLAB_NETPERF": str(engine)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "built without demo mode" in done.stderr
+    assert "the live chart stays empty while netperf runs" in done.stderr
+    session = json.loads(done.stdout)
+    assert session["status"] == "completed" and session["status_reason"] == ""
+    (point,) = session["points"]
+    assert point["throughput_bps"]["mean"] == pytest.approx(17028.13e6)

@@ -65,7 +65,8 @@ def no_live_notice(tool: Tool) -> str:
     return (
         f"This iperf3 ({tool.version_string}) cannot report while it runs (it has neither "
         f"--forceflush, added in 3.1.5, nor --json-stream), so live samples are not "
-        f"available: the figures arrive when the run ends. A newer iperf3 reports live."
+        f"available: the live chart stays empty while iperf3 runs, and the figures arrive "
+        f"when each run ends. A newer iperf3 reports live."
     )
 
 

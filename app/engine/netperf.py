@@ -224,6 +224,7 @@ def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
 def no_demo_notice(tool: Tool) -> str:
     return (
         f"This netperf ({tool.version_string}, {tool.path}) was built without demo mode, so "
-        f"live samples are not available: the figures arrive when the run ends. A netperf "
-        f"configured with --enable-demo reports while it runs."
+        f"live samples are not available: the live chart stays empty while netperf runs, and "
+        f"the figures arrive when each run ends (LinkLab waits for the run's own length, not "
+        f"for interim results). A netperf configured with --enable-demo reports while it runs."
     )
