@@ -348,8 +348,7 @@ def _peer_addresses(bind: str | None) -> list[str]:
     if loopback:
         return [
             f"The servers listen on {bind} only, which no other computer can reach: measure "
-            f"from this computer, or start them without --bind (or with --bind and one of this "
-            f"computer's network addresses) to be measured from another one."
+            f"from this computer, or start them without --bind (or bound to a network address)."
         ]
     return [f"On the other computer, use {bind} as the peer (the servers listen there only)."]
 

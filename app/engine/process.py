@@ -27,10 +27,9 @@ from app.engine.winjob import JobObject
 #: A memory bound, not a format limit: iperf3 3.21 with -P 128 --bidir prints --json-stream
 #: lines of ~100 KB, and more streams print longer ones. A line longer than this is cut.
 MAX_LINE_BYTES = 16 * 1024 * 1024
-#: stderr is kept for error messages only: its last lines up to this many characters in all,
-#: each line cut at STDERR_LINE_BYTES (an engine's own error line is far shorter).
+#: stderr is kept for error messages: its last lines, this many characters in all, each cut
 STDERR_LIMIT = 256 * 1024
-STDERR_LINE_BYTES = 4 * 1024
+STDERR_LINE_BYTES = 4 * 1024  # at this (an engine's own error line is far shorter)
 GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
 
 _IS_WINDOWS = sys.platform == "win32"
@@ -347,8 +346,7 @@ class ManagedProcess:
             stream.close()
 
     def _keep_stderr(self, text: str) -> None:
-        """Keep the newest lines: the oldest go once the cap is reached."""
-        with self._stderr_lock:
+        with self._stderr_lock:  # the newest lines stay; the oldest go once the cap is reached
             self._stderr.append(text)
             self._stderr_size += len(text)
             while self._stderr_size > self._stderr_limit and len(self._stderr) > 1:
