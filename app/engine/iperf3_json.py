@@ -22,7 +22,7 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
-from app.engine.numbers import measured, measured_int
+from app.engine.numbers import figure, figure_int
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 
@@ -146,32 +146,67 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
             continue
         own = [s for s in streams if _stream_flow(s, context) is flow]
         rtts = [r for s in own if (r := _rtt_ms(s.get("rtt"))) is not None]
-        cwnds = [c for s in own if (c := measured_int(s.get("snd_cwnd"))) is not None]
-        start, end = measured(total.get("start")), measured(total.get("end"))
+        cwnds = [c for s in own if (c := _count(s, "snd_cwnd")) is not None]
+        start, end = _number(total, "start"), _number(total, "end")
         if start is None or end is None:
             raise ParseError("iperf3", "an interval without start and end times")
-        yield Sample(
+        sample = Sample(
             start_s=start,
             end_s=end,
             flow=flow,
-            bits_per_second=measured(total.get("bits_per_second")),
-            bytes=measured_int(total.get("bytes")),
-            retransmits=measured_int(total.get("retransmits")),
+            bits_per_second=_number(total, "bits_per_second"),
+            bytes=_count(total, "bytes"),
+            retransmits=_count(total, "retransmits"),
             rtt_ms=statistics.fmean(rtts) if rtts else None,
             cwnd_bytes=sum(cwnds) if cwnds else None,
-            jitter_ms=measured(total.get("jitter_ms")),
-            lost_packets=measured_int(total.get("lost_packets")),
-            packets=measured_int(total.get("packets")),
+            jitter_ms=_number(total, "jitter_ms"),
+            lost_packets=_count(total, "lost_packets"),
+            packets=_count(total, "packets"),
             omitted=bool(total.get("omitted")),
         )
+        _number(total, "seconds")  # read only to refuse what is no duration
+        yield sample
+
+
+#: What each figure of iperf3's JSON is, for the sentence that refuses a value that is none.
+_WHAT = {
+    "start": "interval time",
+    "end": "interval time",
+    "seconds": "duration",
+    "bits_per_second": "throughput",
+    "bytes": "byte count",
+    "retransmits": "retransmit count",
+    "snd_cwnd": "congestion window",
+    "rtt": "round-trip time",
+    "mean_rtt": "round-trip time",
+    "min_rtt": "round-trip time",
+    "max_rtt": "round-trip time",
+    "jitter_ms": "jitter",
+    "lost_packets": "lost datagram count",
+    "packets": "datagram count",
+    "lost_percent": "loss",
+    "host_total": "CPU load",
+    "remote_total": "CPU load",
+}
+#: iperf3 counts a datagram that arrives out of order as one loss fewer: an interval's loss
+#: count (and percentage) can be negative, which says only that the interval's loss is unknown.
+_NEGATIVE_UNKNOWN = frozenset({"lost_packets", "lost_percent"})
+
+
+def _number(obj: Mapping[str, Any], key: str) -> float | None:
+    return figure(obj.get(key), "iperf3", _WHAT[key], negative_unknown=key in _NEGATIVE_UNKNOWN)
+
+
+def _count(obj: Mapping[str, Any], key: str) -> int | None:
+    return figure_int(obj.get(key), "iperf3", _WHAT[key], negative_unknown=key in _NEGATIVE_UNKNOWN)
 
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:
     """UDP intervals with a jitter figure are this end's receiving reports."""
-    received = measured_int(total.get("bytes"))
-    seconds = measured(total.get("seconds"))
+    received = _count(total, "bytes")
+    seconds = _number(total, "seconds")
     if seconds is None:
-        start, end = measured(total.get("start")), measured(total.get("end"))
+        start, end = _number(total, "start"), _number(total, "end")
         seconds = end - start if start is not None and end is not None else None
     if received is not None and seconds is not None:
         context.received_bytes += received
@@ -187,7 +222,7 @@ def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
 
 def _rtt_ms(value: object) -> float | None:
     """iperf3 reports RTT in microseconds; 0 means the OS did not say."""
-    micro = measured(value)
+    micro = figure(value, "iperf3", "round-trip time")
     return micro / 1000.0 if micro else None
 
 
@@ -214,8 +249,8 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         rtt_mean_ms=statistics.fmean(rtt_mean) if rtt_mean else None,
         rtt_min_ms=min(rtt_min) if rtt_min else None,
         rtt_max_ms=max(rtt_max) if rtt_max else None,
-        cpu_local_pct=measured(cpu.get("host_total")),
-        cpu_remote_pct=measured(cpu.get("remote_total")),
+        cpu_local_pct=_number(cpu, "host_total"),
+        cpu_remote_pct=_number(cpu, "remote_total"),
     )
 
 
@@ -234,17 +269,19 @@ def _flow_summary(
     derive = not received and bool(udp)
     if not sent and udp:
         sent = udp
+    for totals in (sent, received):
+        _number(totals, "seconds")  # read only to refuse what is no duration
     summary = FlowSummary(
         flow=flow,
-        sender_bps=measured(sent.get("bits_per_second")),
-        receiver_bps=measured(received.get("bits_per_second")),
-        sender_bytes=measured_int(sent.get("bytes")),
-        receiver_bytes=measured_int(received.get("bytes")),
-        retransmits=measured_int(sent.get("retransmits")),
-        jitter_ms=measured(loss.get("jitter_ms")),
-        lost_packets=measured_int(loss.get("lost_packets")),
-        packets=measured_int(loss.get("packets")),
-        loss_pct=measured(loss.get("lost_percent")),
+        sender_bps=_number(sent, "bits_per_second"),
+        receiver_bps=_number(received, "bits_per_second"),
+        sender_bytes=_count(sent, "bytes"),
+        receiver_bytes=_count(received, "bytes"),
+        retransmits=_count(sent, "retransmits"),
+        jitter_ms=_number(loss, "jitter_ms"),
+        lost_packets=_count(loss, "lost_packets"),
+        packets=_count(loss, "packets"),
+        loss_pct=_number(loss, "lost_percent"),
     )
     if not derive:
         return summary
