@@ -17,7 +17,7 @@ from app.analysis.points import PointSummary, point_summaries
 from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.records import RunRecord, SessionRecord
-from app.domain.units import format_rate, plain_rate
+from app.domain.units import plain_rate
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0
@@ -148,7 +148,7 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
 
 
 def _values(plan: Plan, values: Sequence[float]) -> str:
-    """"128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
+    """ "128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
     words = [value_text(plan, v) for v in values]
     if len(words) <= 1:
         return "".join(words)
@@ -156,7 +156,7 @@ def _values(plan: Plan, values: Sequence[float]) -> str:
 
 
 def _span(numbers: Sequence[str]) -> str:
-    """"62.0 %" or "55.1–78.3 %" (the lowest and the highest, as shown)."""
+    """ "62.0 %" or "55.1–78.3 %" (the lowest and the highest, as shown)."""
     low, high = numbers[0], numbers[-1]
     return f"{low} %" if low == high else f"{low}–{high} %"
 
@@ -182,7 +182,7 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
     if plan.variable is Variable.BITRATE:
         sent = "at these target bitrates"
     elif plan.bitrate_bps:
-        sent = f"at the {format_rate(plan.bitrate_bps)} it was sent at"
+        sent = f"at the {plain_rate(plan.bitrate_bps)} it was sent at"
     else:
         sent = "sent without a bitrate limit"
     return (
@@ -266,9 +266,7 @@ def cpu_bound(
 
 def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
     """Points that measured more than the overhead model allows on the stated link."""
-    over = [
-        p for p in points if p.efficiency_pct is not None and p.efficiency_pct > OVER_PCT
-    ]
+    over = [p for p in points if p.efficiency_pct is not None and p.efficiency_pct > OVER_PCT]
     if not over:
         return None
     top = max(p.efficiency_pct or 0.0 for p in over)

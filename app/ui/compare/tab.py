@@ -292,9 +292,7 @@ class CompareTab(QWidget):
         if self.within.isChecked():
             items = [i for i in self.items if i.session.id == chosen]
             if len(items) >= 2:
-                self.comparison = compare(
-                    items, metric, mode=Mode.WITHIN, context=self.checks
-                )
+                self.comparison = compare(items, metric, mode=Mode.WITHIN, context=self.checks)
             elif self.items:
                 self.status_message.emit("This session has one series: nothing to compare it with.")
         elif len(self.sessions) >= 2:
