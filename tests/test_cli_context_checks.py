@@ -60,11 +60,15 @@ def test_loopback_sessions_labelled_wpa2_and_open_are_compared_with_a_warning(
     raised = [w for w in warnings if NEVER_WIFI in w]
     assert [w.split(": ")[0] for w in raised] == ["“loopback WPA2”", "“loopback open”"]
     assert "labelled Wi-Fi (open)" in raised[1]
-    # The text output says it before the table.
-    text = linklab("compare", "loopback WPA2", "loopback open", "--db", str(db)).stdout
-    assert text.index("Warning: “loopback WPA2”: The session is labelled Wi-Fi") < text.index(
-        "Findings:"
-    )
+    # The text output says it before the table; the HTML report's banner says it too.
+    page = tmp_path / "report.html"
+    text = linklab(
+        "compare", "loopback WPA2", "loopback open", "--html", str(page), "--db", str(db)
+    ).stdout
+    first = text.index("Warning: “loopback WPA2”: The session is labelled Wi-Fi")
+    assert first < text.index("Findings:")
+    banner = page.read_text(encoding="utf-8").split('id="warnings"')[1].split("</div>")[0]
+    assert banner.count(NEVER_WIFI) == 2
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")

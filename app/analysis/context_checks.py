@@ -127,10 +127,9 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
     if _loopback(plan, environment):
         return (
             f"The session is labelled Wi-Fi ({stated}), but its traffic never left this "
-            "computer (the peer is this computer, over the loopback): the traffic never "
-            "crossed a Wi-Fi link, so these numbers say nothing about that security or "
-            "medium. Measure against a peer on the other side of the Wi-Fi link, or set the "
-            "security and medium to unknown."
+            "computer (the loopback): the traffic never crossed a Wi-Fi link, so the security "
+            "and medium stated say nothing about these numbers. Measure against a peer across "
+            "the Wi-Fi link, or set the security and medium to unknown."
         )
     wired = _wired(environment)
     if wired is not None:
