@@ -65,9 +65,10 @@ def test_the_session_view_and_the_compare_banner_show_the_warnings(
     assert "UDP · IPv4 lost more than 5 % of its datagrams at 1408 B (62.0 %" in said
     # Above the details and the charts: read before any number.
     warnings, details = user.find("Session warnings"), user.find("Session details")
-    assert warnings.mapTo(window, warnings.rect().topLeft()).y() < details.mapTo(
-        window, details.rect().topLeft()
-    ).y()
+    assert (
+        warnings.mapTo(window, warnings.rect().topLeft()).y()
+        < details.mapTo(window, details.rect().topLeft()).y()
+    )
 
     user.click_row("Sessions", 1 - row, Qt.KeyboardModifier.ControlModifier)
     user.click("Compare")
