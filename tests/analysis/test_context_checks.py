@@ -277,6 +277,32 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
     assert by_check(make_session(shaped), runs, Check.ABOVE_MODEL) == []
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(1e6, 60e6)), min_size=6, max_size=6))
+def test_the_above_model_sentence_names_exactly_the_points_above_it(
+    goodputs: list[float | None],
+) -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=40_000_000), protocols=(Protocol.TCP,)
+    )
+    runs = [
+        make_run(plan, TCP4, i, rep, throughput_bps=bps)
+        for i, bps in enumerate(goodputs)
+        if bps is not None
+        for rep in (1, 2, 3)
+    ]
+    found = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
+    over = [p for p in point_summaries(plan, runs) if p.efficiency_pct and p.efficiency_pct > 101]
+    if not over:
+        assert found == []
+        return
+    (sentence,) = found
+    assert value_words(sentence.split("(up to")[0]) == [int(p.value) for p in over]
+    top = max(p.efficiency_pct or 0.0 for p in over)
+    assert f"(up to {top:.0f} % of the expected goodput)" in sentence
+    assert "faster than" not in sentence
+
+
 def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate() -> None:
     plan = make_plan(
         Conditions(link_rate_bps=40_000_000, frame_overhead=38), protocols=(Protocol.TCP,)
