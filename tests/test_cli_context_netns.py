@@ -73,7 +73,7 @@ def test_udp_far_above_a_shaped_link_gets_the_loss_and_frame_overhead_warnings(
     assert loss > 20  # sent at three times the rate: much of it dropped at the router
     warnings = data["warnings"]
     (lossy,) = [w for w in warnings if "lost more than 5 %" in w]
-    assert f"at {LENGTH} B ({loss:.1f} %, at the 60 Mbit/s it was sent at)" in lossy
+    assert f"at {LENGTH} B ({loss:.1f} % lost, at the 60 Mbit/s it was sent at)" in lossy
     assert "Set a UDP bitrate under the link rate of 20 Mbit/s" in lossy
     (above,) = [w for w in warnings if "more than the model allows" in w]
     assert f"(up to {point['efficiency_pct']:.0f} % of the expected goodput)" in above

@@ -167,15 +167,23 @@ def shown_loss(point: PointSummary) -> float | None:
 
 
 def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
-    """UDP points that lost more than UDP_LOSS_PCT of their datagrams."""
+    """UDP points that lost more than UDP_LOSS_PCT of their datagrams (beyond the loss
+    emulated, in a sweep of emulated loss: that part is meant)."""
     if series.protocol is not Protocol.UDP:
         return None
-    # Judged on the figure shown, so that "more than 5 %" never sits beside "5.0 %".
-    lossy = [(p, shown_loss(p)) for p in points if (shown_loss(p) or 0.0) > UDP_LOSS_PCT]
+    emulated = plan.variable is Variable.LOSS
+
+    def excess(point: PointSummary) -> float:
+        # Judged on the figure shown, so that "more than 5 %" never sits beside "5.0 %".
+        loss = shown_loss(point)
+        return -1.0 if loss is None else loss - (point.value if emulated else 0.0)
+
+    lossy = [p for p in points if excess(p) > UDP_LOSS_PCT]
     if not lossy:
         return None
-    losses = [f"{loss:.1f}" for loss in sorted(loss for _, loss in lossy if loss is not None)]
-    where = _values(plan, [p.value for p, _ in lossy])
+    shown = sorted(shown_loss(p) or 0.0 for p in lossy)
+    losses = [f"{loss:.1f}" for loss in shown]
+    where = _values(plan, [p.value for p in lossy])
     rate = plan.conditions.link_rate_bps
     under = f"under the link rate of {plain_rate(rate)}" if rate else "under the link's rate"
     if plan.variable is Variable.BITRATE:
@@ -184,11 +192,13 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
         sent = f"at the {plain_rate(plan.bitrate_bps)} it was sent at"
     else:
         sent = "sent without a bitrate limit"
+    where = f"beyond the {where} emulated" if emulated else f"at {where}"
     return (
-        f"{series.label} lost more than {UDP_LOSS_PCT:g} % of its datagrams at {where} "
-        f"({_span(losses)}, {sent}): its throughput there is what the link let through "
-        "while it discarded the rest, not the link's capacity. Set a UDP bitrate "
-        f"{under} (Bitrate field, or --bitrate) to measure what the link carries."
+        f"{series.label} lost more than {UDP_LOSS_PCT:g} % of its datagrams {where} "
+        f"({_span(losses)} lost, {sent}): its throughput "
+        "there is what the link let through while it discarded the rest, not the link's "
+        f"capacity. Set a UDP bitrate {under} (Bitrate field, or --bitrate) to measure what "
+        "the link carries."
     )
 
 

@@ -23,7 +23,16 @@ from app.analysis.context_checks import (
 from app.analysis.expected_findings import efficiency_findings
 from app.analysis.points import point_summaries
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey, Security, Series
+from app.domain.plan import (
+    Conditions,
+    Medium,
+    Peer,
+    Plan,
+    RunKey,
+    Security,
+    Series,
+    Variable,
+)
 from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
 
 TCP4 = Series(Protocol.TCP, IpVersion.V4)
@@ -166,7 +175,7 @@ def test_the_udp_loss_sentence_names_exactly_the_lossy_points(loss: list[float |
     assert value_words(sentence.split("(")[0]) == sorted(lossy)
     low, high = min(lossy.values()), max(lossy.values())
     span = f"{low:.1f} %" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f} %"
-    assert f"({span}, sent without a bitrate limit)" in sentence
+    assert f"({span} lost, sent without a bitrate limit)" in sentence
     shown = [float(x) for x in re.findall(r"(\d+\.\d) ?[–%]", sentence)]
     assert all(x > UDP_LOSS_PCT for x in shown)
     assert "Set a UDP bitrate under the link's rate" in sentence
@@ -178,8 +187,23 @@ def test_the_udp_loss_sentence_names_the_link_rate_and_the_bitrate() -> None:
     )
     runs = [make_run(plan, UDP4, 5, rep, loss_pct=74.6) for rep in (1, 2, 3)]
     (sentence,) = by_check(make_session(plan), runs, Check.UDP_LOSS)
-    assert "at 1408 B (74.6 %, at the 200 Mbit/s it was sent at)" in sentence
+    assert "at 1408 B (74.6 % lost, at the 200 Mbit/s it was sent at)" in sentence
     assert "Set a UDP bitrate under the link rate of 50 Mbit/s" in sentence
+
+
+def test_in_a_sweep_of_emulated_loss_only_the_loss_beyond_it_is_warned_of() -> None:
+    plan = make_plan(
+        protocols=(Protocol.UDP,), variable=Variable.LOSS, values=(0, 10, 20), bitrate_bps=10**7
+    )
+    measured = (0.2, 14.9, 26.0)  # 20 % emulated, 26 % lost: 6 points beyond it
+    runs = [
+        make_run(plan, UDP4, i, rep, loss_pct=v)
+        for i, v in enumerate(measured)
+        for rep in (1, 2, 3)
+    ]
+    (sentence,) = by_check(make_session(plan), runs, Check.UDP_LOSS)
+    assert "datagrams beyond the 20 % emulated (26.0 % lost, at the 10 Mbit/s" in sentence
+    assert "10 %" not in sentence
 
 
 # -- CPU -----------------------------------------------------------------------------------------
