@@ -106,12 +106,21 @@ def _loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
     return isinstance(local, str) and bool(local) and local == plan.peer.host
 
 
+#: Systems whose snapshot never asks about Wi-Fi (LinkLab queries it on Linux and Windows
+#: only): there, no Wi-Fi facts does not mean a wired interface.
+_NO_WIFI_QUERY = ("macOS", "Darwin", "FreeBSD", "OpenBSD", "NetBSD", "SunOS")
+
+
 def _wired(environment: Mapping[str, Any]) -> tuple[str, int] | None:
     """(interface, Mbit/s) when the snapshot found the route to the peer on a wired
-    interface: no Wi-Fi facts for it, and a line rate (the judgement the environment's
-    detected link makes: Wi-Fi interfaces report no line rate of their own)."""
+    interface: no Wi-Fi facts for it on a system where LinkLab asks, and a line rate (the
+    judgement the environment's detected link makes: Wi-Fi interfaces report no line rate
+    of their own on Linux, and on Windows netsh names every wireless one)."""
     interface = environment.get("interface")
     speed = environment.get("interface_speed_mbps")
+    system = environment.get("os_name")
+    if not isinstance(system, str) or system.startswith(_NO_WIFI_QUERY):
+        return None
     if environment.get("wifi") or not isinstance(interface, str) or not interface:
         return None
     if isinstance(speed, bool) or not isinstance(speed, int) or speed <= 0:

@@ -27,12 +27,12 @@ def above_model_causes(plan: Plan) -> str:
     first, each with what to do; never that the link is simply faster than stated."""
     conditions = plan.conditions
     rate = plain_rate(conditions.link_rate_bps or 0)
-    causes = []
     if plan.peer.is_this_computer:
-        causes.append(
-            "the traffic never crossed that link (it stayed on this computer's loopback): "
-            "measure against a peer across it"
+        return (
+            "the traffic never crossed that link (it stayed on this computer's loopback), so "
+            "the rate is only a reference line: measure against a peer across the link"
         )
+    causes = []
     overhead = conditions.frame_overhead
     if overhead is None and conditions.medium not in WIFI:
         causes.append(

@@ -39,7 +39,14 @@ TCP4 = Series(Protocol.TCP, IpVersion.V4)
 UDP4 = Series(Protocol.UDP, IpVersion.V4)
 VALUES = (128, 384, 640, 896, 1152, 1408)
 LAB_PEER = Peer("198.18.0.2", name="lab peer")
-WIRED = {"interface": "eth0", "interface_speed_mbps": 1000, "wifi": None, "cpu_count": 4}
+WIRED = {
+    "os_name": "Debian GNU/Linux 12 (bookworm)",
+    "interface": "eth0",
+    "interface_speed_mbps": 1000,
+    "wifi": None,
+    "cpu_count": 4,
+}
+MAC = {**WIRED, "os_name": "macOS", "interface": "en0"}  # LinkLab asks no Wi-Fi facts there
 WIRELESS = {"interface": "wlan0", "wifi": {"ssid": "lab", "phy_rate_mbps": 300}}
 
 
@@ -124,6 +131,7 @@ def value_words(sentence: str) -> list[int]:
         (LAB_PEER, WIRED, Conditions(medium=Medium.N), "over eth0, a wired interface"),
         # Nothing to say: Wi-Fi really used, nothing about Wi-Fi stated, or no snapshot.
         (LAB_PEER, WIRELESS, Conditions(security=Security.WPA2), None),
+        (LAB_PEER, MAC, Conditions(security=Security.WPA2), None),
         (LAB_PEER, WIRED, Conditions(medium=Medium.ETHERNET, security=Security.OPEN), None),
         (Peer.this_computer(), {}, Conditions(medium=Medium.ETHERNET), None),
         (Peer.this_computer(), {}, Conditions(), None),
@@ -299,6 +307,18 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
     # With the shaper's 14 B stated, the model allows it: no warning.
     shaped = replace(plan, conditions=replace(plan.conditions, frame_overhead=14))
     assert by_check(make_session(shaped), runs, Check.ABOVE_MODEL) == []
+
+
+def test_above_the_model_on_this_computer_says_the_traffic_never_crossed_the_link() -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=1_000_000_000),
+        protocols=(Protocol.TCP,),
+        peer=Peer.this_computer(),
+    )
+    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=20e9) for rep in (1, 2, 3)]
+    (sentence,) = by_check(make_session(plan, {}), runs, Check.ABOVE_MODEL)
+    assert "never crossed that link (it stayed on this computer's loopback)" in sentence
+    assert "tc" not in sentence and "faster than" not in sentence
 
 
 @settings(max_examples=100, deadline=None)
