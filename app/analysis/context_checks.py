@@ -28,7 +28,7 @@ MIN_RUNS = 3
 
 
 class Check(StrEnum):
-    """What a context check found (the word `--json` and tests use)."""
+    """Which check found something (what callers and tests sort the sentences by)."""
 
     NOT_WIFI = "not-wifi"  # Wi-Fi stated, but the traffic never crossed a Wi-Fi link
     UDP_LOSS = "udp-loss"
@@ -60,12 +60,19 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
             found.append(ContextWarning(check, session.id, sentence, series))
 
     add(Check.NOT_WIFI, not_wifi(plan, session.environment))
-    for series in plan.series:
-        here = [p for p in points if p.series == series]
+    by_series = {s: [p for p in points if p.series == s] for s in plan.series}
+    for series, here in by_series.items():
         add(Check.UDP_LOSS, udp_loss(plan, series, here), series)
         add(Check.CPU_BOUND, cpu_bound(plan, series, runs, session.environment), series)
         add(Check.ABOVE_MODEL, above_model(plan, series, here), series)
-        add(Check.FEW_RUNS, few_runs(plan, series, here), series)
+    # Said once when every series has the same few runs at the same points (a plan of one
+    # or two repetitions), else series by series.
+    alike = len({tuple(_few(here)) for here in by_series.values()}) == 1
+    if alike and len(by_series) > 1:
+        add(Check.FEW_RUNS, few_runs(plan, None, next(iter(by_series.values()))))
+    else:
+        for series, here in by_series.items():
+            add(Check.FEW_RUNS, few_runs(plan, series, here), series)
     return found
 
 
@@ -296,14 +303,22 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
     )
 
 
-def few_runs(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
-    """Points measured by fewer than MIN_RUNS successful runs (unmeasured ones aside)."""
-    few = [p for p in points if 0 < p.n < MIN_RUNS]
+def _few(points: Sequence[PointSummary]) -> list[tuple[float, int]]:
+    """(value, successful runs) of the points measured by fewer than MIN_RUNS (unmeasured
+    ones aside)."""
+    return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]
+
+
+def few_runs(plan: Plan, series: Series | None, points: Sequence[PointSummary]) -> str | None:
+    """Points measured by fewer than MIN_RUNS successful runs; series None: every series
+    alike (points holds one series' points)."""
+    few = _few(points)
     if not few:
         return None
-    where = ", ".join(f"{value_text(plan, p.value)} ({p.n})" for p in few)
+    where = ", ".join(f"{value_text(plan, value)} ({n})" for value, n in few)
+    who = f"{series.label} has" if series is not None else "Every series has"
     return (
-        f"{series.label} has fewer than {MIN_RUNS} successful runs at {where}: with so few "
-        "the standard deviation and the 95 % interval mean little (with one run, nothing). "
-        f"Measure {MIN_RUNS} or more runs per point (Repetitions, or --runs)."
+        f"{who} fewer than {MIN_RUNS} successful runs at {where}: with so few the standard "
+        "deviation and the 95 % interval mean little (with one run, nothing). Measure "
+        f"{MIN_RUNS} or more runs per point (Repetitions, or --runs)."
     )

@@ -402,3 +402,16 @@ def test_a_comparison_raises_either_sessions_checks_named_by_session() -> None:
     picked = compare(tcp_only, mode=Mode.PICKED, context=context)
     assert not any("lost more than" in w for w in picked.warnings)
     assert sum("never crossed a Wi-Fi link" in w for w in picked.warnings) == 2
+
+
+def test_few_runs_alike_in_every_series_is_said_once() -> None:
+    plan = make_plan(repetitions=2)
+    runs = [make_run(plan, s, i, rep) for s in (TCP4, UDP4) for i in range(6) for rep in (1, 2)]
+    (sentence,) = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert sentence.startswith("Every series has fewer than 3 successful runs at 128 B (2), ")
+    assert sentence.count("(2)") == 6
+    # One series with a third run at 1408 B: each series is named with its own points.
+    runs.append(make_run(plan, UDP4, 5, 3))
+    said = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert [s.split(" has")[0] for s in said] == ["TCP · IPv4", "UDP · IPv4"]
+    assert "1408 B (2)" in said[0] and "1408 B" not in said[1]
