@@ -155,6 +155,36 @@ def test_wifi_stated_where_the_traffic_never_crossed_wifi(
             assert f"{conditions.medium.value})" in sentence
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(list(Security)),
+    st.sampled_from(list(Medium)),
+    st.sampled_from([Peer.this_computer(), Peer("127.0.0.1"), LAB_PEER]),
+    st.sampled_from([{}, WIRED, WIRELESS, MAC]),
+)
+def test_the_wifi_warning_appears_exactly_where_wifi_is_stated_and_never_crossed(
+    security: Security, medium: Medium, peer: Peer, environment: dict[str, object]
+) -> None:
+    plan = make_plan(Conditions(security=security, medium=medium), peer=peer)
+    found = by_check(make_session(plan, environment), [], Check.NOT_WIFI)
+    wifi_medium = medium in (Medium.N, Medium.AC, Medium.AX)
+    stated = wifi_medium or security not in (Security.UNKNOWN, Security.OPEN)
+    stated = stated or (security is Security.OPEN and medium is not Medium.ETHERNET)
+    loopback = peer is not LAB_PEER
+    wired = environment is WIRED
+    assert bool(found) == (stated and (loopback or wired))
+    for sentence in found:
+        assert "never crossed a Wi-Fi link" in sentence
+        assert ("never left this computer" in sentence) == loopback
+        if security is not Security.UNKNOWN and (security, medium) != (
+            Security.OPEN,
+            Medium.ETHERNET,
+        ):
+            assert f"({security.value}" in sentence
+        if wifi_medium:
+            assert f"{medium.value})" in sentence
+
+
 # -- UDP loss ------------------------------------------------------------------------------------
 
 losses = st.lists(st.one_of(st.none(), st.floats(0, 100, allow_nan=False)), min_size=6, max_size=6)
