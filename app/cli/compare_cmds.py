@@ -22,6 +22,7 @@ from app.analysis.compare import (
     metric_key,
     series_data,
 )
+from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.points import plain_number
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
@@ -125,6 +126,12 @@ def load_series(store: SessionStore, refs: list[str], metric: str) -> list[Serie
     return items
 
 
+def load_context(store: SessionStore, items: list[SeriesData]) -> list[ContextWarning]:
+    """The context checks of every session the series come from."""
+    sessions = {i.session.id: i.session for i in items}
+    return [w for s in sessions.values() for w in context_checks(s, store.runs(s.id))]
+
+
 def _series_json(item: SeriesData) -> dict[str, Any]:
     return {
         "session_id": item.session.id,
@@ -187,18 +194,24 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
 
 
 def build_comparison(
-    items: list[SeriesData], refs: list[str], metric: str, baseline: str | None, within: bool
+    items: list[SeriesData],
+    refs: list[str],
+    metric: str,
+    baseline: str | None,
+    within: bool,
+    context: list[ContextWarning] | None = None,
 ) -> Comparison:
     """The comparison the flags ask for: sessions like with like (the default), the series of
     one session with each other (--within), or the series named with @ each against the
-    first."""
+    first; the sessions' context checks raised to its warnings."""
+    checks = context or []
     sessions = list(dict.fromkeys(i.session.id for i in items))
     if within:
         if len(sessions) != 1:
             raise BadOption("--within compares the series of one session: give one session.")
-        return compare(items, metric, mode=Mode.WITHIN)
+        return compare(items, metric, mode=Mode.WITHIN, context=checks)
     if any("@" in ref for ref in refs):
-        return compare(items, metric, mode=Mode.PICKED)
+        return compare(items, metric, mode=Mode.PICKED, context=checks)
     if len(sessions) < 2:
         raise BadOption(
             "Comparing sessions needs two of them: give another session, or add --within to "
@@ -211,7 +224,7 @@ def build_comparison(
         if not chosen:
             raise BadOption("--baseline must be one of the compared sessions.")
         base = chosen[0]
-    return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base)
+    return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base, context=checks)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -219,7 +232,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with Database(args.db, readonly=True) as db:
         store = SessionStore(db)
         items = load_series(store, refs, args.metric)
-    comparison = build_comparison(items, refs, args.metric, args.baseline, args.within)
+        context = load_context(store, items)
+    comparison = build_comparison(items, refs, args.metric, args.baseline, args.within, context)
     if args.csv:
         _write(args.csv, comparison_csv(comparison))
     if args.png or args.html or args.pdf:

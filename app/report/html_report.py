@@ -195,8 +195,9 @@ def _warnings(said: Iterable[str]) -> str:
     if not items:
         return ""
     return (
-        '<div class="warnings" id="warnings"><h2>Before reading the differences</h2>'
-        "<p>These sessions differ in more than the condition compared:</p>"
+        '<div class="warnings" id="warnings"><h2>Before reading the numbers</h2>'
+        "<p>Where the sessions differ in more than the condition compared, and where the "
+        "numbers cannot mean what the labels say:</p>"
         f"<ul>{items}</ul></div>"
     )
 
