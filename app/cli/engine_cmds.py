@@ -387,7 +387,10 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
 def print_event(event: Sample | EngineMessage) -> None:
     if isinstance(event, Sample):
         note = " (warm-up, not counted)" if event.omitted else ""
-        shown = format_rate(event.bits_per_second)
+        if event.received_bps is not None:
+            shown = format_rate(event.received_bps)
+        else:  # the sender's count until the receiver's arrives at the run's end
+            shown = f"{format_rate(event.sent_bps)} sent"
         extra = f"  rtt {event.rtt_ms:.2f} ms" if event.rtt_ms is not None else ""
         if event.lost_packets is not None and event.packets:
             extra += f"  lost {event.lost_packets}/{event.packets}"

@@ -15,6 +15,7 @@ from app.domain.net import Flow
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     FlowSummary,
     ParseEvent,
     RunSummary,
@@ -33,6 +34,7 @@ class _Context:
     def __init__(self) -> None:
         self.reverse = False
         self.bidir = False
+        self.streams = 1
         self.started = False
         # What this end received, from its own UDP interval reports (for old -J output).
         self.received_bytes = 0
@@ -46,6 +48,7 @@ class _Context:
         if isinstance(test, Mapping):
             self.reverse = bool(test.get("reverse"))
             self.bidir = bool(test.get("bidir"))
+            self.streams = measured_int(test.get("num_streams")) or 1
 
     @property
     def main_flow(self) -> Flow:
@@ -99,6 +102,9 @@ def parse_document(lines: Iterable[str]) -> Iterator[ParseEvent]:
     if isinstance(intervals, list):
         for interval in intervals:
             yield from _event("interval", interval, context)
+    for name in ("server_output_json", "server_output_text"):
+        if name in doc:
+            yield from _event(name, doc[name], context)
     if "error" in doc:
         yield from _event("error", doc.get("error"), context)
     else:
@@ -124,7 +130,38 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
             yield summary
     elif name == "error":
         yield EngineFailure(str(data) if data is not None else "unknown error")
-    # server_output_json / server_output_text and unknown future events: nothing to measure.
+    elif name == "server_output_json" and isinstance(data, Mapping):
+        if far := far_end_json(data):
+            yield FarEndIntervals(far)
+    elif name == "server_output_text" and isinstance(data, str):
+        from app.engine.iperf3_text import far_end_text  # the text parser reads this module
+
+        lines = data.splitlines()
+        if far := far_end_text(lines, reverse=context.reverse, streams=context.streams):
+            yield FarEndIntervals(far)
+    # Unknown future events: nothing to measure.
+
+
+def far_end_json(doc: Mapping[str, Any]) -> tuple[Sample, ...]:
+    """The server's interval reports from its JSON document (--get-server-output), as
+    Samples: the server receives the upload and sends the download (and both with --bidir)."""
+    context = _Context()
+    context.learn(doc.get("start"))
+    intervals = doc.get("intervals")
+    samples: list[Sample] = []
+    for interval in intervals if isinstance(intervals, list) else []:
+        if not isinstance(interval, Mapping):
+            raise ParseError("iperf3", "a server interval that is not an object")
+        for key in ("sum", "sum_bidir_reverse"):
+            total = interval.get(key)
+            if not isinstance(total, Mapping) or total.get("omitted"):
+                continue
+            sends = total.get("sender")
+            if not isinstance(sends, bool):
+                sends = context.reverse if key == "sum" else not context.reverse
+            flow = Flow.DOWN if sends else Flow.UP
+            samples.append(_sample(total, flow, sends, ()))
+    return tuple(samples)
 
 
 def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
@@ -145,25 +182,37 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         if not isinstance(total, Mapping):
             continue
         own = [s for s in streams if _stream_flow(s, context) is flow]
-        rtts = [r for s in own if (r := _rtt_ms(s.get("rtt"))) is not None]
-        cwnds = [c for s in own if (c := measured_int(s.get("snd_cwnd"))) is not None]
-        start, end = measured(total.get("start")), measured(total.get("end"))
-        if start is None or end is None:
-            raise ParseError("iperf3", "an interval without start and end times")
-        yield Sample(
-            start_s=start,
-            end_s=end,
-            flow=flow,
-            bits_per_second=measured(total.get("bits_per_second")),
-            bytes=measured_int(total.get("bytes")),
-            retransmits=measured_int(total.get("retransmits")),
-            rtt_ms=statistics.fmean(rtts) if rtts else None,
-            cwnd_bytes=sum(cwnds) if cwnds else None,
-            jitter_ms=measured(total.get("jitter_ms")),
-            lost_packets=measured_int(total.get("lost_packets")),
-            packets=measured_int(total.get("packets")),
-            omitted=bool(total.get("omitted")),
-        )
+        sends = total.get("sender")
+        if not isinstance(sends, bool):  # iperf3 3.6 and older do not say
+            sends = flow is Flow.UP and "jitter_ms" not in total
+        yield _sample(total, flow, sends, own)
+
+
+def _sample(
+    total: Mapping[str, Any], flow: Flow, sends: bool, streams: Iterable[Mapping[str, Any]]
+) -> Sample:
+    """One interval's sum as the end that reported it counted it: as sent or as received."""
+    rtts = [r for s in streams if (r := _rtt_ms(s.get("rtt"))) is not None]
+    cwnds = [c for s in streams if (c := measured_int(s.get("snd_cwnd"))) is not None]
+    start, end = measured(total.get("start")), measured(total.get("end"))
+    if start is None or end is None:
+        raise ParseError("iperf3", "an interval without start and end times")
+    rate = measured(total.get("bits_per_second"))
+    return Sample(
+        start_s=start,
+        end_s=end,
+        flow=flow,
+        sent_bps=rate if sends else None,
+        received_bps=None if sends else rate,
+        bytes=measured_int(total.get("bytes")),
+        retransmits=measured_int(total.get("retransmits")),
+        rtt_ms=statistics.fmean(rtts) if rtts else None,
+        cwnd_bytes=sum(cwnds) if cwnds else None,
+        jitter_ms=measured(total.get("jitter_ms")),
+        lost_packets=measured_int(total.get("lost_packets")),
+        packets=measured_int(total.get("packets")),
+        omitted=bool(total.get("omitted")),
+    )
 
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:

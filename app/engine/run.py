@@ -10,11 +10,13 @@ from app.domain.errors import LinkLabError
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     ParseEvent,
     RunResult,
     RunSummary,
     Sample,
 )
+from app.engine import intervals
 from app.engine.bounds import impossible
 from app.engine.errors import (
     ConnectTimeout,
@@ -107,6 +109,7 @@ class EngineRun:
         self._process = process
         process.start()
         samples: list[Sample] = []
+        far: list[Sample] = []  # the far end's interval reports, given when the run ends
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
@@ -124,6 +127,11 @@ class EngineRun:
                     yield event
                 elif isinstance(event, RunSummary):
                     summary = event
+                elif isinstance(event, FarEndIntervals):
+                    problem = next(filter(None, map(impossible, event.samples)), None)
+                    if problem is not None:
+                        break
+                    far.extend(event.samples)
                 elif isinstance(event, EngineFailure):
                     failure = failure or event.message
                 elif isinstance(event, EngineMessage):
@@ -170,15 +178,17 @@ class EngineRun:
                 )
             )
             raise self._classify(message, started=started)
+        joined = intervals.join(samples, far) if far else tuple(samples)
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
             argv=self.argv,
             summary=summary,
-            samples=tuple(samples),
+            samples=joined,
             raw_output="\n".join(self._raw),
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
+            samples_revised=joined != tuple(samples),
         )
 
     def _tee(self, lines: Iterable[str]) -> Iterator[str]:

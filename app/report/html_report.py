@@ -155,9 +155,9 @@ def _timeline(data: ReportData, title: str, pngs: dict[str, bytes]) -> str:
     lines = next(t for name, t in data.timelines if name == title)
     said = "; ".join(f"{t.label}, run {t.repetition} at {x(t.value)}" for t in lines)
     return (
-        f'<p class="note">Throughput over time of a typical run of each side (the one '
-        f"closest to its point's median): {e(said)}.</p>"
-        + _image(png, f"Throughput over time: {title}", "timeline")
+        f'<p class="note">Throughput over time (what the receiver got in each interval, as '
+        f"in the tables) of a typical run of each side (the one closest to its point's "
+        f"median): {e(said)}.</p>" + _image(png, f"Throughput over time: {title}", "timeline")
     )
 
 
