@@ -13,10 +13,11 @@ from app.domain.results import Sample
 
 def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
     """This end's samples with the far end's joined in, flow by flow. The receiver's
-    intervals set the times; the sender's interval of the same place in the sequence (when it
-    starts within half an interval of it) gives sent_bps and its socket figures. A short last
-    interval of the receiver (datagrams still on their way when the sender stopped) is added
-    to the one before it, so it does not count as an interval of its own."""
+    intervals set the times (the server reports at its own interval, which may differ from
+    the client's); the sender's rate beside each is its rate over the same stretch of time,
+    its intervals weighted by how much of them falls inside. A short last interval of the
+    receiver (datagrams still on their way when the sender stopped) is added to the one
+    before it, so it does not count as an interval of its own."""
     joined: list[Sample] = []
     for flow in (Flow.UP, Flow.DOWN):
         mine = [s for s in own if s.flow is flow and not s.omitted]
@@ -32,25 +33,37 @@ def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
             joined += mine
             continue
         receiver = _fold_tail(receiver)
-        width = statistics.median(s.end_s - s.start_s for s in receiver)
-        for index, got in enumerate(receiver):
-            partner = sender[index] if index < len(sender) else None
-            if partner is not None and abs(partner.start_s - got.start_s) <= width / 2:
-                joined.append(_pair(got, partner))
-            else:
-                joined.append(replace(got, sent_bps=None))
+        # Each sender's interval lends its socket figures to the receiver's it overlaps most.
+        nearest: dict[int, list[Sample]] = {}
+        for sent in sender:
+            best = max(range(len(receiver)), key=lambda i: _overlap(receiver[i], sent))
+            if _overlap(receiver[best], sent) > 0:
+                nearest.setdefault(best, []).append(sent)
+        joined += [_pair(got, sender, nearest.get(i, [])) for i, got in enumerate(receiver)]
     return tuple(sorted(joined, key=lambda s: (s.start_s, s.flow is Flow.DOWN)))
 
 
-def _pair(got: Sample, sent: Sample) -> Sample:
-    """The receiver's interval with the sender's rate and socket figures (TCP retransmits,
-    RTT and congestion window are known only where the data was sent)."""
+def _overlap(a: Sample, b: Sample) -> float:
+    return max(0.0, min(a.end_s, b.end_s) - max(a.start_s, b.start_s))
+
+
+def _pair(got: Sample, sender: Sequence[Sample], inside: Sequence[Sample]) -> Sample:
+    """The receiver's interval with the sender's rate over the same time, and the socket
+    figures of the sender's intervals that lie mostly inside it (TCP retransmits, RTT and
+    congestion window are known only where the data was sent)."""
+    weighted = [(_overlap(got, s), s.sent_bps) for s in sender if s.sent_bps is not None]
+    weighted = [(w, bps) for w, bps in weighted if w > 0]
+    total = sum(w for w, _ in weighted)
+    sent = sum(w * bps for w, bps in weighted) / total if total > 0 else None
+    retransmits = [s.retransmits for s in inside if s.retransmits is not None]
+    rtts = [s.rtt_ms for s in inside if s.rtt_ms is not None]
+    cwnds = [s.cwnd_bytes for s in inside if s.cwnd_bytes is not None]
     return replace(
         got,
-        sent_bps=sent.sent_bps,
-        retransmits=sent.retransmits if sent.retransmits is not None else got.retransmits,
-        rtt_ms=sent.rtt_ms if sent.rtt_ms is not None else got.rtt_ms,
-        cwnd_bytes=sent.cwnd_bytes if sent.cwnd_bytes is not None else got.cwnd_bytes,
+        sent_bps=sent,
+        retransmits=sum(retransmits) if retransmits else got.retransmits,
+        rtt_ms=statistics.fmean(rtts) if rtts else got.rtt_ms,
+        cwnd_bytes=cwnds[-1] if cwnds else got.cwnd_bytes,
     )
 
 
