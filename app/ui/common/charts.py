@@ -205,6 +205,13 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         """The names of the curves drawn (as the legend shows them)."""
         return [str(curve.name()) for curve in self._curves.values()]
 
+    def curve_rates(self, name: str) -> list[float]:
+        """The rates (bit/s) of the curve drawn under this name."""
+        for key, curve in self._curves.items():
+            if curve.name() == name:
+                return list(self._rates[key])
+        return []
+
     def _draw(self) -> None:
         self._dirty = False
         peak = max((max(v) for v in self._rates.values() if v), default=0.0)
