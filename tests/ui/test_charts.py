@@ -6,7 +6,8 @@ import gc
 import sys
 
 from app.analysis.stats import summarize
-from app.domain.net import Flow, Protocol
+from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 
@@ -32,7 +33,8 @@ def test_live_chart_names_the_senders_rate_until_the_receivers_replaces_it(qtbot
     chart = LiveChart()
     qtbot.addWidget(chart)
     chart.show()
-    chart.reset("run")
+    key = RunKey(Protocol.UDP, IpVersion.V4, 0, 1)
+    chart.reset("run", key)
     for i in range(3):
         chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=100e6), Protocol.UDP)
     chart._draw()
@@ -40,7 +42,9 @@ def test_live_chart_names_the_senders_rate_until_the_receivers_replaces_it(qtbot
     (_, high) = chart.getPlotItem().viewRange()[1]
     assert high > 100
     revised = [Sample(i, i + 1.0, Flow.UP, sent_bps=100e6, received_bps=20e6) for i in range(3)]
-    chart.replace_samples(revised, Protocol.UDP)
+    chart.revise(RunKey(Protocol.UDP, IpVersion.V4, 0, 2), revised)  # another run: ignored
+    assert chart.curve_names() == ["upload (sent)"]
+    chart.revise(key, revised)
     chart._draw()
     assert chart.curve_names() == ["upload"]
     assert chart.point_count == 3

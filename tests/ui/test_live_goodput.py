@@ -27,7 +27,8 @@ def test_udp_upload_shows_sent_live_then_what_was_received(window: MainWindow, u
     wait_for(lambda: "upload (sent)" in chart.curve_names(), 20, "the sender's live rate")  # type: ignore[attr-defined]
     wait_for(lambda: not window.measure.running, 30, "the run to finish")
     assert "completed" in user.text("Status")
-    assert chart.curve_names() == ["upload"]  # type: ignore[attr-defined]
+    # Redrawn on the chart's timer: the receiver's figures in place of the sender's.
+    wait_for(lambda: chart.curve_names() == ["upload"], 10, "what the server received")  # type: ignore[attr-defined]
     with Database(window.context.db_path, readonly=True) as db:
         store = SessionStore(db)
         (session,) = store.list_sessions()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from app.analysis.compare import Comparison, Mode, SeriesData
 from app.analysis.expectation import expected_curve
 from app.domain.net import Flow, Protocol
+from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.domain.units import rate_unit
 
@@ -160,13 +161,16 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         self._times: dict[tuple[Flow, bool], deque[float]] = {}
         self._rates: dict[tuple[Flow, bool], deque[float]] = {}
         self._curves: dict[tuple[Flow, bool], pg.PlotDataItem] = {}
+        self._key: RunKey | None = None  # the run shown
         self._dirty = False
         self._start_timer()
         self._unit = ("Mbit/s", 1e6)
         self.setLabel("left", f"throughput ({self._unit[0]})")
 
-    def reset(self, title: str) -> None:
+    def reset(self, title: str, key: RunKey | None = None) -> None:
+        """A new run (key) on an empty chart."""
         self._clear()
+        self._key = key
         self.getPlotItem().setTitle(title)
         self._changed()
 
@@ -190,11 +194,14 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         self._rates.setdefault((sample.flow, sent), deque(maxlen=limit)).append(rate)
         self._changed()
 
-    def replace_samples(self, samples: Sequence[Sample], protocol: Protocol) -> None:
-        """The run's samples as revised when it ended (the receiver's figures joined in)."""
+    def revise(self, key: RunKey, samples: Sequence[Sample]) -> None:
+        """The run's samples as revised when it ended (the receiver's figures joined in), in
+        place of those drawn live, when that run is the one shown."""
+        if key != self._key:
+            return
         self._clear()
         for sample in samples:
-            self.add_sample(sample, protocol)
+            self.add_sample(sample, key.protocol)
         self._changed()
 
     @property

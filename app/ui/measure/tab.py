@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, RunKey, Security, Series
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Security, Series
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
@@ -34,7 +34,6 @@ from app.study.events import (
     RunFailed,
     RunStarted,
     SampleArrived,
-    SamplesRevised,
     SessionFinished,
     SessionStarted,
     StudyPrepared,
@@ -89,7 +88,6 @@ class MeasureTab(QWidget):
         left_layout.addWidget(self.setup, 1)
         left_layout.addLayout(self._controls())
         self.live_chart = LiveChart()
-        self._live_key: RunKey | None = None  # the run the live chart shows
         self.live_chart.setObjectName("live_chart")
         self.live_chart.setAccessibleName("Current run chart")
         # Working latency beside throughput: the probes' round trips, under the live chart.
@@ -299,7 +297,7 @@ class MeasureTab(QWidget):
         worker.session_started.connect(self._session_started)
         worker.run_started.connect(self._run_started)
         worker.sample_arrived.connect(self._sample)
-        worker.samples_revised.connect(self._samples_revised)
+        worker.samples_revised.connect(lambda e: self.live_chart.revise(e.key, e.samples))
         worker.latency_probed.connect(self._probed)
         worker.latency_note.connect(lambda event: self._say(event.sentence))
         worker.run_failed.connect(self._run_failed)
@@ -404,8 +402,7 @@ class MeasureTab(QWidget):
             f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
-        self.live_chart.reset(title)
-        self._live_key = event.key
+        self.live_chart.reset(title, event.key)
         self.latency_chart.reset()
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
@@ -419,10 +416,6 @@ class MeasureTab(QWidget):
         sample = event.sample
         if sample.rtt_ms is not None and self.latency_chart.isVisible():
             self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])
-
-    def _samples_revised(self, event: SamplesRevised) -> None:
-        if event.key == self._live_key:  # the run the chart shows: its receiver's figures
-            self.live_chart.replace_samples(event.samples, event.key.protocol)
 
     def _probed(self, event: LatencyProbed) -> None:
         self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
