@@ -23,6 +23,8 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
+from app.engine.iperf3_sums import far_end_json, rtt_ms, sum_sample
+from app.engine.iperf3_text import far_end_text
 from app.engine.numbers import measured, measured_int
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
@@ -134,34 +136,10 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
         if far := far_end_json(data):
             yield FarEndIntervals(far)
     elif name == "server_output_text" and isinstance(data, str):
-        from app.engine.iperf3_text import far_end_text  # the text parser reads this module
-
         lines = data.splitlines()
         if far := far_end_text(lines, reverse=context.reverse, streams=context.streams):
             yield FarEndIntervals(far)
     # Unknown future events: nothing to measure.
-
-
-def far_end_json(doc: Mapping[str, Any]) -> tuple[Sample, ...]:
-    """The server's interval reports from its JSON document (--get-server-output), as
-    Samples: the server receives the upload and sends the download (and both with --bidir)."""
-    context = _Context()
-    context.learn(doc.get("start"))
-    intervals = doc.get("intervals")
-    samples: list[Sample] = []
-    for interval in intervals if isinstance(intervals, list) else []:
-        if not isinstance(interval, Mapping):
-            raise ParseError("iperf3", "a server interval that is not an object")
-        for key in ("sum", "sum_bidir_reverse"):
-            total = interval.get(key)
-            if not isinstance(total, Mapping) or total.get("omitted"):
-                continue
-            sends = total.get("sender")
-            if not isinstance(sends, bool):
-                sends = context.reverse if key == "sum" else not context.reverse
-            flow = Flow.DOWN if sends else Flow.UP
-            samples.append(_sample(total, flow, sends, ()))
-    return tuple(samples)
 
 
 def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
@@ -185,34 +163,7 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         sends = total.get("sender")
         if not isinstance(sends, bool):  # iperf3 3.6 and older do not say
             sends = flow is Flow.UP and "jitter_ms" not in total
-        yield _sample(total, flow, sends, own)
-
-
-def _sample(
-    total: Mapping[str, Any], flow: Flow, sends: bool, streams: Iterable[Mapping[str, Any]]
-) -> Sample:
-    """One interval's sum as the end that reported it counted it: as sent or as received."""
-    rtts = [r for s in streams if (r := _rtt_ms(s.get("rtt"))) is not None]
-    cwnds = [c for s in streams if (c := measured_int(s.get("snd_cwnd"))) is not None]
-    start, end = measured(total.get("start")), measured(total.get("end"))
-    if start is None or end is None:
-        raise ParseError("iperf3", "an interval without start and end times")
-    rate = measured(total.get("bits_per_second"))
-    return Sample(
-        start_s=start,
-        end_s=end,
-        flow=flow,
-        sent_bps=rate if sends else None,
-        received_bps=None if sends else rate,
-        bytes=measured_int(total.get("bytes")),
-        retransmits=measured_int(total.get("retransmits")),
-        rtt_ms=statistics.fmean(rtts) if rtts else None,
-        cwnd_bytes=sum(cwnds) if cwnds else None,
-        jitter_ms=measured(total.get("jitter_ms")),
-        lost_packets=measured_int(total.get("lost_packets")),
-        packets=measured_int(total.get("packets")),
-        omitted=bool(total.get("omitted")),
-    )
+        yield sum_sample(total, flow, sends, own)
 
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:
@@ -234,12 +185,6 @@ def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
     return context.main_flow
 
 
-def _rtt_ms(value: object) -> float | None:
-    """iperf3 reports RTT in microseconds; 0 means the OS did not say."""
-    micro = measured(value)
-    return micro / 1000.0 if micro else None
-
-
 def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
     flows = [_flow_summary(end, context.main_flow if not context.bidir else Flow.UP, "", context)]
     if context.bidir or "sum_sent_bidir_reverse" in end:
@@ -254,7 +199,7 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         if not isinstance(sender, Mapping) or sender.get("sender") is False:
             continue
         for key, bucket in (("mean_rtt", rtt_mean), ("min_rtt", rtt_min), ("max_rtt", rtt_max)):
-            if (value := _rtt_ms(sender.get(key))) is not None:
+            if (value := rtt_ms(sender.get(key))) is not None:
                 bucket.append(value)
     cpu = end.get("cpu_utilization_percent")
     cpu = cpu if isinstance(cpu, Mapping) else {}

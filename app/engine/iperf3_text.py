@@ -25,7 +25,7 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import NotIperf3, ParseError
-from app.engine.iperf3_json import far_end_json
+from app.engine.iperf3_sums import far_end_json
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
 _INTERVAL = re.compile(
