@@ -3,6 +3,7 @@ receiver's figures (what arrived: goodput, loss, jitter) with the sender's rate 
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
@@ -33,26 +34,49 @@ def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
             joined += mine
             continue
         receiver = _fold_tail(receiver)
+        sender = sorted(sender, key=lambda s: s.start_s)
+        sender_ends = [s.end_s for s in sender]
+        receiver_ends = [s.end_s for s in receiver]
         # Each sender's interval lends its socket figures to the receiver's it overlaps most.
         nearest: dict[int, list[Sample]] = {}
         for sent in sender:
-            best = max(range(len(receiver)), key=lambda i: _overlap(receiver[i], sent))
-            if _overlap(receiver[best], sent) > 0:
+            best = max(
+                _overlapping(receiver, receiver_ends, sent),
+                key=lambda i: _overlap(receiver[i], sent),
+                default=None,
+            )
+            if best is not None:
                 nearest.setdefault(best, []).append(sent)
-        joined += [_pair(got, sender, nearest.get(i, [])) for i, got in enumerate(receiver)]
+        for i, got in enumerate(receiver):
+            during = [sender[j] for j in _overlapping(sender, sender_ends, got)]
+            joined.append(_pair(got, during, nearest.get(i, [])))
     return tuple(sorted(joined, key=lambda s: (s.start_s, s.flow is Flow.DOWN)))
+
+
+def _overlapping(ordered: Sequence[Sample], ends: Sequence[float], span: Sample) -> list[int]:
+    """The indexes of the samples (in time order, none overlapping another; `ends` their end
+    times) that share some time with span: found by bisection, so that joining a day of
+    intervals stays quick."""
+    first = bisect.bisect_right(ends, span.start_s)
+    found = []
+    for index in range(first, len(ordered)):
+        if ordered[index].start_s >= span.end_s:
+            break
+        if _overlap(ordered[index], span) > 0:
+            found.append(index)
+    return found
 
 
 def _overlap(a: Sample, b: Sample) -> float:
     return max(0.0, min(a.end_s, b.end_s) - max(a.start_s, b.start_s))
 
 
-def _pair(got: Sample, sender: Sequence[Sample], inside: Sequence[Sample]) -> Sample:
-    """The receiver's interval with the sender's rate over the same time, and the socket
-    figures of the sender's intervals that lie mostly inside it (TCP retransmits, RTT and
-    congestion window are known only where the data was sent)."""
-    weighted = [(_overlap(got, s), s.sent_bps) for s in sender if s.sent_bps is not None]
-    weighted = [(w, bps) for w, bps in weighted if w > 0]
+def _pair(got: Sample, during: Sequence[Sample], inside: Sequence[Sample]) -> Sample:
+    """The receiver's interval with the sender's rate over the same time (its intervals
+    `during` it, weighted by how much of them falls inside), and the socket figures of those
+    that lie mostly inside it (TCP retransmits, RTT and congestion window are known only where
+    the data was sent)."""
+    weighted = [(_overlap(got, s), s.sent_bps) for s in during if s.sent_bps is not None]
     total = sum(w for w, _ in weighted)
     sent = sum(w * bps for w, bps in weighted) / total if total > 0 else None
     retransmits = [s.retransmits for s in inside if s.retransmits is not None]
