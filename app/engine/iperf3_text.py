@@ -171,8 +171,10 @@ def _far_end(state: _State) -> tuple[Sample, ...]:
         try:
             doc = json.loads("\n".join(state.far_lines))
         except (ValueError, RecursionError):
-            raise ParseError("iperf3", "a server JSON output that is not valid JSON") from None
-        return far_end_json(doc)
+            # Cut short (the server stopped mid-report): the run's own figures still stand,
+            # its samples stay this end's.
+            return ()
+        return far_end_json(doc) if isinstance(doc, dict) else ()
     return ()
 
 

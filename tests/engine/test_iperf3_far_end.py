@@ -217,3 +217,12 @@ def test_join_to_a_server_reporting_at_another_interval() -> None:
     samples = intervals.join(sent, got)
     assert [s.sent_bps for s in samples] == [1.5e6, 3.5e6]
     assert [s.retransmits for s in samples] == [0 + 1, 2 + 3]
+
+
+def test_a_servers_json_report_cut_short_leaves_the_clients_samples() -> None:
+    lines = (IPERF / "text_udp_get_server_output_json.txt").read_text().splitlines()
+    cut = lines.index("Server JSON output:") + 20
+    events = list(parse_text([*lines[:cut], "iperf Done."]))
+    assert not [e for e in events if isinstance(e, FarEndIntervals)]
+    assert [e for e in events if isinstance(e, RunSummary)]
+    assert all(e.sent_bps for e in events if isinstance(e, Sample))
