@@ -22,9 +22,11 @@ def far_end_json(doc: Mapping[str, Any]) -> tuple[Sample, ...]:
     reverse = bool(test.get("reverse")) if isinstance(test, Mapping) else False
     intervals = doc.get("intervals")
     samples: list[Sample] = []
+    # The server's report only adds to the run's own figures: what cannot be read in it is
+    # left aside rather than failing the run.
     for interval in intervals if isinstance(intervals, list) else []:
         if not isinstance(interval, Mapping):
-            raise ParseError("iperf3", "a server interval that is not an object")
+            continue
         for key in ("sum", "sum_bidir_reverse"):
             total = interval.get(key)
             if not isinstance(total, Mapping) or total.get("omitted"):
@@ -33,7 +35,10 @@ def far_end_json(doc: Mapping[str, Any]) -> tuple[Sample, ...]:
             if not isinstance(sends, bool):
                 sends = reverse if key == "sum" else not reverse
             flow = Flow.DOWN if sends else Flow.UP
-            samples.append(sum_sample(total, flow, sends, ()))
+            try:
+                samples.append(sum_sample(total, flow, sends, ()))
+            except ParseError:
+                continue
     return tuple(samples)
 
 
