@@ -31,7 +31,7 @@ from app.report.html_parts import (
     with_unit,
     x,
 )
-from app.report.report_data import ReportData
+from app.report.report_data import ReportData, Timeline
 
 #: The tables of a pair, as the studies print them: (metric, title, for which protocol).
 SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = (
@@ -157,7 +157,22 @@ def _timeline(data: ReportData, title: str, pngs: dict[str, bytes]) -> str:
     return (
         f'<p class="note">Throughput over time (what the receiver got in each interval, as '
         f"in the tables) of a typical run of each side (the one closest to its point's "
-        f"median): {e(said)}.</p>" + _image(png, f"Throughput over time: {title}", "timeline")
+        f"median): {e(said)}.{e(without_line(lines))}</p>"
+        + _image(png, f"Throughput over time: {title}", "timeline")
+    )
+
+
+def without_line(lines: Sequence[Timeline]) -> str:
+    """A sentence naming the sides whose run has no receiver's figure interval by interval
+    (so no line on the chart), or nothing when every side has one."""
+    missing = [t.label for t in lines if not t.points()]
+    if not missing:
+        return ""
+    names = " and ".join(missing)
+    return (
+        f" {names} {'has' if len(missing) == 1 else 'have'} no line: only the sender's rate is "
+        f"known interval by interval for that run (netperf UDP, or a UDP upload stored before "
+        f"LinkLab read the receiver's reports); the tables give what was received."
     )
 
 

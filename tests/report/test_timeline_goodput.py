@@ -3,8 +3,11 @@ sender's rate of a UDP run that lost most of what it sent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.domain.net import Flow, Protocol
 from app.domain.results import Sample
+from app.report.html_report import without_line
 from app.report.report_data import Timeline
 
 
@@ -32,3 +35,16 @@ def test_tcp_stands_the_senders_rate_in_and_prefers_the_upload() -> None:
     assert line.points() == [(1.0, 9e8), (2.0, 9e8)]
     download = Timeline("TCP", 1408, 1, samples[1:2], Protocol.TCP)
     assert download.points() == [(1.0, 5e8)]
+
+
+def test_the_report_says_which_side_has_no_line() -> None:
+    received = (Sample(0.0, 1.0, Flow.UP, sent_bps=9e7, received_bps=2e7),)
+    sent_only = (Sample(0.0, 1.0, Flow.UP, sent_bps=9e7),)
+    drawn = Timeline("UDP · IPv4 · open", 1408, 1, received, Protocol.UDP)
+    missing = Timeline("UDP · IPv4 · WPA2", 1408, 1, sent_only, Protocol.UDP)
+    assert without_line([drawn]) == ""
+    sentence = without_line([drawn, missing])
+    assert sentence.startswith(" UDP · IPv4 · WPA2 has no line: only the sender's rate")
+    assert "open" not in sentence
+    both = without_line([missing, replace(missing, label="UDP · IPv6 · WPA2")])
+    assert "UDP · IPv4 · WPA2 and UDP · IPv6 · WPA2 have no line" in both
