@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from app.domain.net import Flow, Protocol
 from app.domain.results import Sample
 from app.report.html_report import without_line
 from app.report.report_data import Timeline
+
+LABELS = ("UDP · IPv4 · open", "UDP · IPv4 · WPA2", "TCP · IPv6 · open", "UDP · IPv6 · WPA3")
 
 
 def test_udp_timeline_is_what_was_received_not_what_was_sent() -> None:
@@ -48,3 +53,26 @@ def test_the_report_says_which_side_has_no_line() -> None:
     assert "open" not in sentence
     both = without_line([missing, replace(missing, label="UDP · IPv6 · WPA2")])
     assert "UDP · IPv4 · WPA2 and UDP · IPv6 · WPA2 have no line" in both
+
+
+SIDES = st.lists(
+    st.tuples(st.sampled_from(LABELS), st.booleans()), max_size=4, unique_by=lambda t: t[0]
+)
+
+
+@given(SIDES)
+def test_the_no_line_sentence_names_exactly_the_sides_without_one(
+    sides: list[tuple[str, bool]],
+) -> None:
+    lines = [
+        Timeline(label, 1408, 1, (Sample(0.0, 1.0, sent_bps=9e7, received_bps=rate),), Protocol.UDP)
+        for label, has in sides
+        for rate in [2e7 if has else None]
+    ]
+    sentence = without_line(lines)
+    missing = [label for label, has in sides if not has]
+    assert (sentence == "") == (not missing)
+    if missing:
+        named = sentence.split(" ha", 1)[0].strip()
+        assert named.split(" and ") == missing
+        assert (" has no line" in sentence) == (len(missing) == 1)
