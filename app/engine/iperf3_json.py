@@ -23,9 +23,8 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
-from app.engine.iperf3_sums import far_end_json, rtt_ms, sum_sample
+from app.engine.iperf3_sums import count, far_end_json, number, rtt_ms, sum_sample
 from app.engine.iperf3_text import far_end_text
-from app.engine.numbers import measured, measured_int
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 
@@ -50,7 +49,8 @@ class _Context:
         if isinstance(test, Mapping):
             self.reverse = bool(test.get("reverse"))
             self.bidir = bool(test.get("bidir"))
-            self.streams = measured_int(test.get("num_streams")) or 1
+            streams = test.get("num_streams")
+            self.streams = streams if isinstance(streams, int) and streams > 1 else 1
 
     @property
     def main_flow(self) -> Flow:
@@ -168,10 +168,10 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:
     """UDP intervals with a jitter figure are this end's receiving reports."""
-    received = measured_int(total.get("bytes"))
-    seconds = measured(total.get("seconds"))
+    received = count(total, "bytes")
+    seconds = number(total, "seconds")
     if seconds is None:
-        start, end = measured(total.get("start")), measured(total.get("end"))
+        start, end = number(total, "start"), number(total, "end")
         seconds = end - start if start is not None and end is not None else None
     if received is not None and seconds is not None:
         context.received_bytes += received
@@ -208,8 +208,8 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         rtt_mean_ms=statistics.fmean(rtt_mean) if rtt_mean else None,
         rtt_min_ms=min(rtt_min) if rtt_min else None,
         rtt_max_ms=max(rtt_max) if rtt_max else None,
-        cpu_local_pct=measured(cpu.get("host_total")),
-        cpu_remote_pct=measured(cpu.get("remote_total")),
+        cpu_local_pct=number(cpu, "host_total"),
+        cpu_remote_pct=number(cpu, "remote_total"),
     )
 
 
@@ -228,17 +228,19 @@ def _flow_summary(
     derive = not received and bool(udp)
     if not sent and udp:
         sent = udp
+    for totals in (sent, received):
+        number(totals, "seconds")  # read only to refuse what is no duration
     summary = FlowSummary(
         flow=flow,
-        sender_bps=measured(sent.get("bits_per_second")),
-        receiver_bps=measured(received.get("bits_per_second")),
-        sender_bytes=measured_int(sent.get("bytes")),
-        receiver_bytes=measured_int(received.get("bytes")),
-        retransmits=measured_int(sent.get("retransmits")),
-        jitter_ms=measured(loss.get("jitter_ms")),
-        lost_packets=measured_int(loss.get("lost_packets")),
-        packets=measured_int(loss.get("packets")),
-        loss_pct=measured(loss.get("lost_percent")),
+        sender_bps=number(sent, "bits_per_second"),
+        receiver_bps=number(received, "bits_per_second"),
+        sender_bytes=count(sent, "bytes"),
+        receiver_bytes=count(received, "bytes"),
+        retransmits=count(sent, "retransmits"),
+        jitter_ms=number(loss, "jitter_ms"),
+        lost_packets=count(loss, "lost_packets"),
+        packets=count(loss, "packets"),
+        loss_pct=number(loss, "lost_percent"),
     )
     if not derive:
         return summary

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.errors import ClosedBeforeStart, Interrupted, NotIperf3, OptionRefused
+from app.engine.errors import AuthenticationRequired, ClosedBeforeStart, Interrupted, NotIperf3
 from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [
@@ -155,8 +155,10 @@ TEXT_CASES = [
     Case(
         "iperf3-3.7plus-openwrt-text-param-error.txt",
         "3.7",
-        error=OptionRefused,
-        says="you must specify username",
+        # An OpenWrt server set up for authentication: told as exactly that, with where to
+        # give the user name and password.
+        error=AuthenticationRequired,
+        says="demands a user name and password (iperf3 said: parameter error - you must specify",
     ),
     Case(
         "iperf-2-linux-udp.txt",
