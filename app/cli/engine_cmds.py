@@ -20,7 +20,7 @@ from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate,
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
-from app.domain.units import format_rate
+from app.domain.units import format_rate, format_received
 from app.engine import netinfo
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EchoStartFailed, EngineMissing
@@ -407,7 +407,7 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
 def print_event(event: Sample | EngineMessage) -> None:
     if isinstance(event, Sample):
         note = " (warm-up, not counted)" if event.omitted else ""
-        shown = format_rate(event.bits_per_second)
+        shown = format_received(event.received_bps, event.sent_bps)
         extra = f"  rtt {event.rtt_ms:.2f} ms" if event.rtt_ms is not None else ""
         if event.lost_packets is not None and event.packets:
             extra += f"  lost {event.lost_packets}/{event.packets}"

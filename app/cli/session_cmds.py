@@ -69,7 +69,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         required=True,
         help="csv: one row per finished run; points: one row per series and value "
         "(n, mean, std, min, max, 95 %% CI); samples: one row per interval sample, with "
-        "run_status ok, failed or partial (a run that never finished); json: sessions to "
+        "run_status ok, failed or partial (a run that never finished), received_bps (what the "
+        "receiver got) and sent_bps (the sender's rate); json: sessions to "
         "import elsewhere; html, pdf: a report comparing the sessions' series; handin: a "
         "student's sessions of a lab exercise with name, group and answers (.linklab); "
         "report: the student's lab report drafted (.html, .pdf, .docx or .odt by --out)",

@@ -15,7 +15,8 @@ MAX_BPS = 10e12
 LIMITS: dict[str, tuple[str, str, float]] = {
     "start_s": ("interval time", "s", math.inf),
     "end_s": ("interval time", "s", math.inf),
-    "bits_per_second": ("throughput", "bit/s", MAX_BPS),
+    "sent_bps": ("throughput", "bit/s", MAX_BPS),
+    "received_bps": ("throughput", "bit/s", MAX_BPS),
     "sender_bps": ("throughput", "bit/s", MAX_BPS),
     "receiver_bps": ("throughput", "bit/s", MAX_BPS),
     "bytes": ("byte count", "bytes", math.inf),

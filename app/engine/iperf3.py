@@ -151,6 +151,9 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         tool.require(Capability.AUTHENTICATION, "authenticate to the server (--username)")
         argv += ["--username", opts.username]
         argv += ["--rsa-public-key-path", str(opts.rsa_public_key_path)]
+    # The server's interval reports at the end: what the receiver got in each interval of
+    # an upload (the client sees only what it sent), what was sent in each of a download.
+    argv.append("--get-server-output")
     if mode is OutputMode.JSON_STREAM:
         tool.require(Capability.JSON_STREAM, "report live as JSON (--json-stream)")
         argv.append("--json-stream")

@@ -15,6 +15,7 @@ from app.domain.net import Flow
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     FlowSummary,
     ParseEvent,
     RunSummary,
@@ -22,7 +23,8 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
-from app.engine.numbers import figure, figure_int
+from app.engine.iperf3_sums import count, far_end_json, number, rtt_ms, sum_sample
+from app.engine.iperf3_text import far_end_text
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 
@@ -33,6 +35,7 @@ class _Context:
     def __init__(self) -> None:
         self.reverse = False
         self.bidir = False
+        self.streams = 1
         self.started = False
         # What this end received, from its own UDP interval reports (for old -J output).
         self.received_bytes = 0
@@ -46,6 +49,8 @@ class _Context:
         if isinstance(test, Mapping):
             self.reverse = bool(test.get("reverse"))
             self.bidir = bool(test.get("bidir"))
+            streams = test.get("num_streams")
+            self.streams = streams if isinstance(streams, int) and streams > 1 else 1
 
     @property
     def main_flow(self) -> Flow:
@@ -99,6 +104,9 @@ def parse_document(lines: Iterable[str]) -> Iterator[ParseEvent]:
     if isinstance(intervals, list):
         for interval in intervals:
             yield from _event("interval", interval, context)
+    for name in ("server_output_json", "server_output_text"):
+        if name in doc:
+            yield from _event(name, doc[name], context)
     if "error" in doc:
         yield from _event("error", doc.get("error"), context)
     else:
@@ -124,7 +132,14 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
             yield summary
     elif name == "error":
         yield EngineFailure(str(data) if data is not None else "unknown error")
-    # server_output_json / server_output_text and unknown future events: nothing to measure.
+    elif name == "server_output_json" and isinstance(data, Mapping):
+        if far := far_end_json(data):
+            yield FarEndIntervals(far)
+    elif name == "server_output_text" and isinstance(data, str):
+        lines = data.splitlines()
+        if far := far_end_text(lines, reverse=context.reverse, streams=context.streams):
+            yield FarEndIntervals(far)
+    # Unknown future events: nothing to measure.
 
 
 def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
@@ -145,68 +160,18 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         if not isinstance(total, Mapping):
             continue
         own = [s for s in streams if _stream_flow(s, context) is flow]
-        rtts = [r for s in own if (r := _rtt_ms(s.get("rtt"))) is not None]
-        cwnds = [c for s in own if (c := _count(s, "snd_cwnd")) is not None]
-        start, end = _number(total, "start"), _number(total, "end")
-        if start is None or end is None:
-            raise ParseError("iperf3", "an interval without start and end times")
-        sample = Sample(
-            start_s=start,
-            end_s=end,
-            flow=flow,
-            bits_per_second=_number(total, "bits_per_second"),
-            bytes=_count(total, "bytes"),
-            retransmits=_count(total, "retransmits"),
-            rtt_ms=statistics.fmean(rtts) if rtts else None,
-            cwnd_bytes=sum(cwnds) if cwnds else None,
-            jitter_ms=_number(total, "jitter_ms"),
-            lost_packets=_count(total, "lost_packets"),
-            packets=_count(total, "packets"),
-            omitted=bool(total.get("omitted")),
-        )
-        _number(total, "seconds")  # read only to refuse what is no duration
-        yield sample
-
-
-#: What each figure of iperf3's JSON is, for the sentence that refuses a value that is none.
-_WHAT = {
-    "start": "interval time",
-    "end": "interval time",
-    "seconds": "duration",
-    "bits_per_second": "throughput",
-    "bytes": "byte count",
-    "retransmits": "retransmit count",
-    "snd_cwnd": "congestion window",
-    "rtt": "round-trip time",
-    "mean_rtt": "round-trip time",
-    "min_rtt": "round-trip time",
-    "max_rtt": "round-trip time",
-    "jitter_ms": "jitter",
-    "lost_packets": "lost datagram count",
-    "packets": "datagram count",
-    "lost_percent": "loss",
-    "host_total": "CPU load",
-    "remote_total": "CPU load",
-}
-#: iperf3 counts a datagram that arrives out of order as one loss fewer: an interval's loss
-#: count (and percentage) can be negative, which says only that the interval's loss is unknown.
-_NEGATIVE_UNKNOWN = frozenset({"lost_packets", "lost_percent"})
-
-
-def _number(obj: Mapping[str, Any], key: str) -> float | None:
-    return figure(obj.get(key), "iperf3", _WHAT[key], negative_unknown=key in _NEGATIVE_UNKNOWN)
-
-
-def _count(obj: Mapping[str, Any], key: str) -> int | None:
-    return figure_int(obj.get(key), "iperf3", _WHAT[key], negative_unknown=key in _NEGATIVE_UNKNOWN)
+        sends = total.get("sender")
+        if not isinstance(sends, bool):  # iperf3 3.6 and older do not say
+            sends = flow is Flow.UP and "jitter_ms" not in total
+        yield sum_sample(total, flow, sends, own)
 
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:
     """UDP intervals with a jitter figure are this end's receiving reports."""
-    received = _count(total, "bytes")
-    seconds = _number(total, "seconds")
+    received = count(total, "bytes")
+    seconds = number(total, "seconds")
     if seconds is None:
-        start, end = _number(total, "start"), _number(total, "end")
+        start, end = number(total, "start"), number(total, "end")
         seconds = end - start if start is not None and end is not None else None
     if received is not None and seconds is not None:
         context.received_bytes += received
@@ -218,12 +183,6 @@ def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
     if isinstance(sender, bool) and context.bidir:
         return Flow.UP if sender else Flow.DOWN
     return context.main_flow
-
-
-def _rtt_ms(value: object) -> float | None:
-    """iperf3 reports RTT in microseconds; 0 means the OS did not say."""
-    micro = figure(value, "iperf3", "round-trip time")
-    return micro / 1000.0 if micro else None
 
 
 def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
@@ -240,7 +199,7 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         if not isinstance(sender, Mapping) or sender.get("sender") is False:
             continue
         for key, bucket in (("mean_rtt", rtt_mean), ("min_rtt", rtt_min), ("max_rtt", rtt_max)):
-            if (value := _rtt_ms(sender.get(key))) is not None:
+            if (value := rtt_ms(sender.get(key))) is not None:
                 bucket.append(value)
     cpu = end.get("cpu_utilization_percent")
     cpu = cpu if isinstance(cpu, Mapping) else {}
@@ -249,8 +208,8 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         rtt_mean_ms=statistics.fmean(rtt_mean) if rtt_mean else None,
         rtt_min_ms=min(rtt_min) if rtt_min else None,
         rtt_max_ms=max(rtt_max) if rtt_max else None,
-        cpu_local_pct=_number(cpu, "host_total"),
-        cpu_remote_pct=_number(cpu, "remote_total"),
+        cpu_local_pct=number(cpu, "host_total"),
+        cpu_remote_pct=number(cpu, "remote_total"),
     )
 
 
@@ -270,18 +229,18 @@ def _flow_summary(
     if not sent and udp:
         sent = udp
     for totals in (sent, received):
-        _number(totals, "seconds")  # read only to refuse what is no duration
+        number(totals, "seconds")  # read only to refuse what is no duration
     summary = FlowSummary(
         flow=flow,
-        sender_bps=_number(sent, "bits_per_second"),
-        receiver_bps=_number(received, "bits_per_second"),
-        sender_bytes=_count(sent, "bytes"),
-        receiver_bytes=_count(received, "bytes"),
-        retransmits=_count(sent, "retransmits"),
-        jitter_ms=_number(loss, "jitter_ms"),
-        lost_packets=_count(loss, "lost_packets"),
-        packets=_count(loss, "packets"),
-        loss_pct=_number(loss, "lost_percent"),
+        sender_bps=number(sent, "bits_per_second"),
+        receiver_bps=number(received, "bits_per_second"),
+        sender_bytes=count(sent, "bytes"),
+        receiver_bytes=count(received, "bytes"),
+        retransmits=count(sent, "retransmits"),
+        jitter_ms=number(loss, "jitter_ms"),
+        lost_packets=count(loss, "lost_packets"),
+        packets=count(loss, "packets"),
+        loss_pct=number(loss, "lost_percent"),
     )
     if not derive:
         return summary

@@ -208,7 +208,8 @@ def _flush_interim(state: _State) -> Iterator[Sample]:
         yield Sample(start_s=start, end_s=end, flow=Flow.UP, rtt_ms=rtt)
     else:
         bps = _finite(value * factor) if value is not None else None
-        yield Sample(start_s=start, end_s=end, flow=Flow.UP, bits_per_second=bps)
+        # netperf measures its interim results where it sends: the sender's rate.
+        yield Sample(start_s=start, end_s=end, flow=Flow.UP, sent_bps=bps)
 
 
 def summarize(values: Mapping[str, str]) -> RunSummary:

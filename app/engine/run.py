@@ -11,11 +11,13 @@ from app.domain.errors import LinkLabError
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     ParseEvent,
     RunResult,
     RunSummary,
     Sample,
 )
+from app.engine import intervals
 from app.engine.bounds import impossible
 from app.engine.errors import (
     ConnectTimeout,
@@ -122,6 +124,7 @@ class EngineRun:
         self._process = process
         process.start()
         samples: list[Sample] = []
+        far: list[Sample] = []  # the far end's interval reports, given when the run ends
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
@@ -146,6 +149,11 @@ class EngineRun:
                         raise DataStopped(self._host, silent_s, detail="\n".join(self._raw))
                 elif isinstance(event, RunSummary):
                     summary = event
+                elif isinstance(event, FarEndIntervals):
+                    problem = next(filter(None, map(impossible, event.samples)), None)
+                    if problem is not None:
+                        break
+                    far.extend(event.samples)
                 elif isinstance(event, EngineFailure):
                     failure = failure or event.message
                 elif isinstance(event, EngineMessage):
@@ -195,15 +203,17 @@ class EngineRun:
                 )
             )
             raise self._classify(_shortened(message), started=started)
+        joined = intervals.join(samples, far) if far else tuple(samples)
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
             argv=self.argv,
             summary=summary,
-            samples=tuple(samples),
+            samples=joined,
             raw_output="\n".join(self._raw),
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
+            samples_revised=joined != tuple(samples),
         )
 
     def _tee(self, lines: Iterable[str]) -> Iterator[str]:
@@ -251,8 +261,9 @@ def _carried(sample: Sample) -> bool | None:
     """Whether the interval carried data: its bytes, else its rate; None when it tells neither."""
     if sample.bytes is not None:
         return sample.bytes > 0
-    if sample.bits_per_second is not None:
-        return sample.bits_per_second > 0
+    rate = sample.received_bps if sample.received_bps is not None else sample.sent_bps
+    if rate is not None:
+        return rate > 0
     return None
 
 

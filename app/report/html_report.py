@@ -39,7 +39,7 @@ from app.report.html_parts import (
     with_unit,
     x,
 )
-from app.report.report_data import ReportData
+from app.report.report_data import ReportData, Timeline
 
 #: The tables of a pair, as the studies print them: (metric, title, for which protocol).
 SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = (
@@ -164,9 +164,24 @@ def _timeline(data: ReportData, title: str, pngs: dict[str, bytes]) -> str:
     lines = next(t for name, t in data.timelines if name == title)
     said = "; ".join(f"{t.label}, run {t.repetition} at {x(t.value)}" for t in lines)
     return (
-        f'<p class="note">Throughput over time of a typical run of each side (the one '
-        f"closest to its point's median): {e(said)}.</p>"
+        f'<p class="note">Throughput over time (what the receiver got in each interval, as '
+        f"in the tables) of a typical run of each side (the one closest to its point's "
+        f"median): {e(said)}.{e(without_line(lines))}</p>"
         + _image(png, f"Throughput over time: {title}", "timeline")
+    )
+
+
+def without_line(lines: Sequence[Timeline]) -> str:
+    """A sentence naming the sides whose run has no receiver's figure interval by interval
+    (so no line on the chart), or nothing when every side has one."""
+    missing = [t.label for t in lines if not t.points()]
+    if not missing:
+        return ""
+    names = " and ".join(missing)
+    return (
+        f" {names} {'has' if len(missing) == 1 else 'have'} no line: only the sender's rate is "
+        f"known interval by interval for that run (netperf UDP, or a UDP upload stored before "
+        f"LinkLab read the receiver's reports); the tables give what was received."
     )
 
 

@@ -17,16 +17,12 @@ from app.store.rows import (
     StoredRun,
     StoredSession,
     readable_run_columns,
+    readable_sample_columns,
     run_from_row,
     sample_from_row,
     session_from_row,
 )
 from app.store.sessions import SessionStore
-
-SAMPLE_COLUMNS = (
-    "seq, flow, start_s, end_s, bits_per_second, bytes, retransmits, rtt_ms, cwnd_bytes, "
-    "jitter_ms, lost_packets, packets"
-)
 
 
 @dataclass(frozen=True)
@@ -120,7 +116,8 @@ def _count(conn: sqlite3.Connection, sql: str, params: tuple[object, ...] = ()) 
 def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
     rows = _scan(
         conn,
-        f"SELECT {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY seq {{order}}",
+        f"SELECT seq, {readable_sample_columns(conn)} FROM samples WHERE run_id = ? "
+        f"ORDER BY seq {{order}}",
         (run_id,),
     )
     samples = []

@@ -19,6 +19,7 @@ from app.domain.plan_codec import conditions_from_dict, plan_from_json
 from app.domain.records import METRIC_FIELDS, RunMetrics, RunRecord, SessionRecord, SessionStatus
 from app.domain.results import Sample
 from app.store.db import StoreError
+from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
 RUN_COLUMNS = (
     "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
@@ -134,7 +135,8 @@ def sample_from_row(row: sqlite3.Row) -> Sample:
         start_s=row["start_s"],
         end_s=row["end_s"],
         flow=Flow(row["flow"]),
-        bits_per_second=row["bits_per_second"],
+        sent_bps=row["sent_bps"],
+        received_bps=row["received_bps"],
         bytes=row["bytes"],
         retransmits=row["retransmits"],
         rtt_ms=row["rtt_ms"],
@@ -240,13 +242,39 @@ def insert_run(
     return int(cursor.lastrowid or 0)
 
 
+SAMPLE_COLUMNS = (
+    "flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms, cwnd_bytes, "
+    "jitter_ms, lost_packets, packets"
+)
+
+
+def readable_sample_columns(conn: sqlite3.Connection) -> str:
+    """SAMPLE_COLUMNS as a SELECT list for the samples table this connection holds."""
+    try:
+        present = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
+    except sqlite3.DatabaseError:
+        return SAMPLE_COLUMNS
+    return sample_columns_for(present)
+
+
+def sample_columns_for(present: set[str]) -> str:
+    """SAMPLE_COLUMNS for a samples table with these columns: a file from before schema 5
+    that is only read (never migrated) has one bits_per_second column, sorted into sent
+    and received as the migration does."""
+    if "sent_bps" in present or "bits_per_second" not in present:
+        return SAMPLE_COLUMNS
+    return SAMPLE_COLUMNS.replace(
+        "sent_bps, received_bps",
+        f"{LEGACY_SENT_BPS} AS sent_bps, {LEGACY_RECEIVED_BPS} AS received_bps",
+    )
+
+
 def insert_samples(
     conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample], first_seq: int = 0
 ) -> None:
     conn.executemany(
-        "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
-        "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run_id,
@@ -254,7 +282,8 @@ def insert_samples(
                 s.flow.value,
                 s.start_s,
                 s.end_s,
-                s.bits_per_second,
+                s.sent_bps,
+                s.received_bps,
                 s.bytes,
                 s.retransmits,
                 s.rtt_ms,

@@ -26,6 +26,7 @@ from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.rows import (
     RUN_COLUMNS,
     RUN_COUNTS,
+    SAMPLE_COLUMNS,
     SESSION_SELECT,
     SESSION_SELECT_BARE,
     StoredRun,
@@ -36,6 +37,7 @@ from app.store.rows import (
     plain,
     run_columns_for,
     run_from_row,
+    sample_columns_for,
     sample_from_row,
     session_from_row,
     this_owner,
@@ -51,6 +53,7 @@ class SessionStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._run_columns: str | None = None
+        self._sample_columns: str | None = None
 
     @property
     def run_columns(self) -> str:
@@ -65,6 +68,20 @@ class SessionStore:
                     return RUN_COLUMNS  # the damage is said where the runs are read
                 self._run_columns = run_columns_for({str(r[1]) for r in rows})
         return self._run_columns
+
+    @property
+    def sample_columns(self) -> str:
+        """The samples' columns to select (an older file that is only read has one
+        bits_per_second column: sorted into sent and received)."""
+        if self._sample_columns is None:
+            self._sample_columns = SAMPLE_COLUMNS
+            if self.db.readonly:
+                try:
+                    rows = self.db.query("PRAGMA table_info(samples)")
+                except StoreError:
+                    return SAMPLE_COLUMNS
+                self._sample_columns = sample_columns_for({str(r[1]) for r in rows})
+        return self._sample_columns
 
     # -- sessions ------------------------------------------------------------------------------
     def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
@@ -318,8 +335,11 @@ class SessionStore:
         argv: Sequence[str] | None = None,
         raw_output: str = "",
         flows: Iterable[object] = (),
+        replace_samples: bool = False,
     ) -> None:
-        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction."""
+        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction.
+        With replace_samples, `samples` are all the run's samples and take the place of those
+        stored while it ran (the far end's figures joined in when the run ended)."""
         metrics = metrics or RunMetrics()
         columns: dict[str, object] = {
             "status": "failed" if error else "ok",
@@ -340,6 +360,9 @@ class SessionStore:
             columns["argv_json"] = json.dumps(list(argv))
         assignments = ", ".join(f"{name} = ?" for name in columns)
         with self.db.transaction() as conn:
+            if replace_samples:
+                conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
+                first_seq = 0
             insert_samples(conn, run_id, samples, first_seq)
             conn.execute(
                 f"UPDATE runs SET {assignments} WHERE id = ?",
@@ -471,9 +494,7 @@ class SessionStore:
 
     def samples(self, run_id: int) -> list[Sample]:
         rows = self.db.query(
-            "SELECT flow, start_s, end_s, bits_per_second, bytes, retransmits, rtt_ms, "
-            "cwnd_bytes, jitter_ms, lost_packets, packets FROM samples WHERE run_id = ? "
-            "ORDER BY seq",
+            f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq",
             (run_id,),
         )
         return [sample_from_row(r) for r in rows]

@@ -98,7 +98,7 @@ def test_loopback_run_reports_live(
         assert all(s.rtt_ms is not None and s.rtt_ms > 0 for s in result.samples)
     else:
         assert result.throughput_bps is not None and result.throughput_bps > 0
-        assert all(s.bits_per_second and s.bits_per_second > 0 for s in result.samples)
+        assert all(s.sent_bps and s.sent_bps > 0 for s in result.samples)
         flow = result.flow(Flow.UP)
         assert flow is not None and flow.sender_bps and flow.receiver_bps
         if test is NetperfTest.UDP_STREAM:

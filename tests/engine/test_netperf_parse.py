@@ -119,13 +119,13 @@ def test_every_keyval_capture(name: str) -> None:
     assert isinstance(evs[-1], RunSummary)
     total = summary(evs)
     if "_rr_" in name:
-        assert all(s.bits_per_second is None and s.rtt_ms for s in got)
+        assert all(s.sent_bps is None and s.rtt_ms for s in got)
         assert total.flows == ()
         assert total.transactions_per_s and total.transactions_per_s > 1000
         assert total.rtt_mean_ms and total.rtt_min_ms and total.rtt_max_ms
         assert total.rtt_min_ms <= total.rtt_mean_ms <= total.rtt_max_ms
     else:
-        assert all(s.rtt_ms is None and s.bits_per_second for s in got)
+        assert all(s.rtt_ms is None and s.sent_bps for s in got)
         (flow,) = total.flows
         assert flow.sender_bps and flow.receiver_bps
     assert_sane(evs)
@@ -136,7 +136,7 @@ def test_tcp_stream_values() -> None:
     got = samples(evs)
     bounds = [t for s in got for t in (s.start_s, s.end_s)]
     assert bounds == pytest.approx([0.0, 1.006, 1.006, 2.038, 2.038, 3.0])
-    assert got[0].bits_per_second == pytest.approx(8921.99e6)
+    assert got[0].sent_bps == pytest.approx(8921.99e6)
     (flow,) = summary(evs).flows
     assert flow.sender_bps == pytest.approx(8991.37e6)
     assert flow.receiver_bps == pytest.approx(8991.37e6)
@@ -165,7 +165,7 @@ def test_udp_stream_v6() -> None:
 
 def test_bytes_units_are_powers_of_1024() -> None:
     evs = events("keyval_tcp_stream_v4_mbytes.txt")
-    assert samples(evs)[0].bits_per_second == pytest.approx(1046.61 * 8 * 2**20)
+    assert samples(evs)[0].sent_bps == pytest.approx(1046.61 * 8 * 2**20)
     (flow,) = summary(evs).flows
     assert flow.sender_bps == pytest.approx(1011.78 * 8 * 2**20)
     # The byte count over 2.00 s agrees with the converted rate.
