@@ -40,7 +40,7 @@ def main() -> int:
                 for i, value in enumerate(values):
                     for rep in range(1, RUNS + 1):
                         bps = 40e6 + 1e5 * ((s * 7 + i * 3 + rep) % 11)
-                        samples = [Sample(t, t + 1.0, bits_per_second=bps) for t in range(per_run)]
+                        samples = [Sample(t, t + 1.0, sent_bps=bps) for t in range(per_run)]
                         store.add_run(
                             sid,
                             RunKey(Protocol.TCP, IpVersion.V4, i, rep),

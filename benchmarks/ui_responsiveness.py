@@ -59,7 +59,7 @@ def live_run() -> None:
     from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.domain.net import Flow
+    from app.domain.net import Flow, Protocol
     from app.domain.results import Sample
     from app.ui.context import AppContext
     from app.ui.main_window import MainWindow
@@ -130,7 +130,8 @@ def live_run() -> None:
     for hour in range(10):
         chart.reset(f"hour {hour}")
         for i in range(3600):
-            chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=4e7 + (i % 17) * 1e5))
+            rate = 4e7 + (i % 17) * 1e5
+            chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=rate), Protocol.TCP)
         chart._redraw()
         app.processEvents()
         if hour in (0, 9):

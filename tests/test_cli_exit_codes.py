@@ -6,11 +6,17 @@ exits 0; every run failing fails the session (exit 1, the first failure's senten
 from __future__ import annotations
 
 import os
+import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import psutil
+import pytest
 
 from app.engine.tools import Tool
 from app.store.db import Database
@@ -137,3 +143,106 @@ def test_every_run_failing_fails_the_session(tmp_path: Path, iperf3_tool: Tool) 
         done.stderr
     )
     assert _statuses(db) == ["failed"]
+
+
+def _ignoring_sigint() -> None:
+    """As a shell starts a background job (`linklab measure &`): SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _until(proc: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
+    """Poll until ready() (the process has reached the step under test), at most 60 s."""
+    for _ in range(1200):
+        assert proc.poll() is None, proc.communicate()
+        if ready():
+            return
+        time.sleep(0.05)
+    raise AssertionError("the command never reached the step under test")
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["foreground", "background-job"])
+def test_sigint_during_the_peer_check_is_stopped_not_no_server(
+    tmp_path: Path, background: bool
+) -> None:
+    """As found: Ctrl+C while the check waits for a server that does not answer gave exit 1,
+    "No iperf3 server answers"."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as full:
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        port = full.getsockname()[1]
+        # A listener whose queue is full: the kernel drops further handshakes unanswered.
+        fillers = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(3)]
+        for filler in fillers:
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+        argv = ["run", "--peer", "127.0.0.1", "--port", str(port), "--runs", "1"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app", *argv, "--db", str(tmp_path / "lab.sqlite3")],
+            cwd=ROOT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_ignoring_sigint if background else None,
+        )
+        try:
+
+            def checking() -> bool:
+                connections = psutil.Process(proc.pid).net_connections("tcp")
+                return any(c.raddr and c.raddr.port == port for c in connections)
+
+            _until(proc, checking)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+            for filler in fillers:
+                filler.close()
+    assert proc.returncode == 130, err
+    assert "stopped" in err and "No iperf3 server answers" not in err
+
+
+def test_measure_as_a_background_job_stops_on_sigint(iperf3_tool: Tool) -> None:
+    """As found: started with SIGINT ignored, `linklab measure` ran on through Ctrl+C."""
+    port = free_port()
+    server = subprocess.Popen(
+        [iperf3_tool.path, "-s", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "measure",
+                "--peer",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--duration",
+                "60",
+            ],
+            cwd=ROOT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_ignoring_sigint,
+        )
+        assert proc.stdout is not None
+        lines = []
+        while not any(" s ↑ " in line for line in lines):  # the first interval is in
+            line = proc.stdout.readline()
+            assert line, proc.communicate()
+            lines.append(line)
+        client = psutil.Process(proc.pid).children()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert proc.returncode == 130, err
+    assert "stopped" in err
+    assert not [c for c in client if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -10,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import psutil
 import pytest
 
 from app.engine.probe import UdpProber
@@ -91,8 +94,10 @@ def test_taken_port_leaves_the_responder_off_and_iperf3_serving() -> None:
             assert any("iperf3 server listening on port" in line for line in lines)
             assert proc.poll() is None  # still serving
             _, err = _stop(proc, signal.SIGINT)
+    holder = f"{psutil.Process().name()} (pid {os.getpid()})"  # this test holds the port
     assert (
-        f"linklab: UDP port {echo} is already in use, so LinkLab's latency responder is off"
+        f"linklab: UDP port {echo} is already in use by {holder}, so LinkLab's latency "
+        f"responder is off: stop it"
     ) in err
     assert "The iperf3 server still serves." in err
     assert "Traceback" not in err
@@ -105,3 +110,47 @@ def test_echo_port_on_an_iperf3_port_is_refused_in_a_sentence() -> None:
         _, err = _stop(proc, signal.SIGINT)
     assert f"UDP port {port} belongs to an iperf3 server here" in err
     assert "choose another --echo-port" in err
+
+
+def test_taken_netserver_port_names_its_holder() -> None:
+    """As found: "netserver stopped as soon as it started"; the iperf3 port already named the
+    program holding it, and the netserver port does the same."""
+    if shutil.which("netserver") is None:
+        pytest.skip("netserver is not installed")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("0.0.0.0", 0))
+        holder.listen(1)
+        taken = holder.getsockname()[1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "serve",
+                "--port",
+                str(free_port()),
+                "--no-echo",
+                "--netserver-port",
+                str(taken),
+            ],
+            cwd=ROOT_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    owner = f"{psutil.Process().name()} (pid {os.getpid()})"
+    assert f"Port {taken} is already in use by {owner}, so the netserver could not start" in (
+        done.stderr
+    ), done.stderr
+    assert "stopped as soon as it started" not in done.stderr
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+
+
+def test_serving_on_loopback_offers_no_lan_addresses() -> None:
+    """As found: with --bind 127.0.0.1 it still listed this computer's LAN addresses "to use
+    on the other computer", where nothing listens."""
+    with serving("--bind", "127.0.0.1", "--no-echo") as (proc, lines):
+        _stop(proc, signal.SIGINT)
+    text = "".join(lines)
+    assert "listen on 127.0.0.1 only, which no other computer can reach" in text
+    assert "use one of these addresses" not in text

@@ -167,9 +167,10 @@ def test_run_json_agrees_with_database_and_csv(
         "export", result["session_id"], "--format", "json", "--out", "-", "--db", str(db)
     )
     data = json.loads(as_json.stdout)
-    assert data["format_version"] == 1 and len(data["sessions"][0]["runs"]) == 16
+    assert data["format_version"] == 2 and len(data["sessions"][0]["runs"]) == 16
     first_run = data["sessions"][0]["runs"][0]
     assert first_run["samples"] and first_run["raw_output"]
+    assert {"sent_bps", "received_bps"} <= set(first_run["samples"][0])
     shown = linklab("sessions", "show", result["session_id"][:6], "--db", str(db), "--json")
     assert json.loads(shown.stdout)["points"] == points
     listed = json.loads(linklab("sessions", "--db", str(db), "--json").stdout)

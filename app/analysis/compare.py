@@ -1,16 +1,19 @@
 """Comparisons that answer the question asked: sessions compared series by series, like with
 like (the same protocol, IP version and direction), against a baseline session the user picks;
-or, as a separate choice, the series within one session. Per point: the difference, its 95 %
-confidence interval and Welch's t-test, with Holm's correction over the points of a pair."""
+or, as a separate choice, the series within one session. Per point: the difference and Welch's
+t-test, with Holm's correction over the points of a pair, and the interval of the difference at
+the level of the point's Holm step (significant exactly where it excludes zero)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from app.analysis.confounds import confounds
+from app.analysis.context_checks import ContextWarning
 from app.analysis.findings import findings
 from app.analysis.pairs import (
     ALPHA,
+    INTERVAL_METHOD,
     METRIC_INFO,
     METRIC_NAMES,
     PERCENT_METRICS,
@@ -23,6 +26,8 @@ from app.analysis.pairs import (
     format_difference,
     format_value,
     holm,
+    interval_cell,
+    level_text,
     metric_key,
     metric_values,
     series_data,
@@ -33,6 +38,7 @@ from app.domain.plan import VARIABLE_LABELS, Security
 # The comparison's parts are imported from here by the window, the reports and the CLI.
 __all__ = [
     "ALPHA",
+    "INTERVAL_METHOD",
     "METRIC_INFO",
     "METRIC_NAMES",
     "PERCENT_METRICS",
@@ -46,7 +52,9 @@ __all__ = [
     "format_difference",
     "format_value",
     "holm",
+    "interval_cell",
     "legend_labels",
+    "level_text",
     "metric_key",
     "metric_values",
     "pair_like_with_like",
@@ -83,9 +91,12 @@ def compare(
     *,
     mode: Mode = Mode.SESSIONS,
     baseline_session: str | None = None,
+    context: Sequence[ContextWarning] = (),
 ) -> Comparison:
     """The comparison the user asked for: sessions like with like (the default), the series
-    within one session, or picked series, each against the first."""
+    within one session, or picked series, each against the first. context: the compared
+    sessions' context checks (app.analysis.context_checks); those about a compared session
+    and series are raised to the comparison's warnings, after the confounds."""
     if not items:
         raise ValueError("nothing to compare")
     labels = legend_labels(items)
@@ -105,6 +116,7 @@ def compare(
     partial = Comparison(metric, label, unit, mode, pairs, unpaired, baseline_session=first)
     sessions = partial.sessions
     said = confounds(first, sessions[1:]) if mode is Mode.SESSIONS else []
+    said += raised_context(partial, context)
     return Comparison(
         metric,
         label,
@@ -116,6 +128,24 @@ def compare(
         findings(partial),
         first,
     )
+
+
+def raised_context(comparison: Comparison, context: Sequence[ContextWarning]) -> list[str]:
+    """The context checks of the compared curves' sessions (those about a series only where
+    that series is compared), each named by its session when several are compared."""
+    curves = {(c.session.id, c.series) for c in comparison.curves}
+    sessions = {c.session.id: c.session for c in comparison.curves}
+    named = len(sessions) > 1
+    said = []
+    for warning in context:
+        session = sessions.get(warning.session_id)
+        if session is None:
+            continue
+        if warning.series is not None and (warning.session_id, warning.series) not in curves:
+            continue
+        prefix = f"“{session.name or session.short_id}”: " if named else ""
+        said.append(prefix + warning.sentence)
+    return list(dict.fromkeys(said))
 
 
 def legend_labels(items: Sequence[SeriesData]) -> list[str]:

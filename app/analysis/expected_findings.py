@@ -14,8 +14,50 @@ from app.domain.plan import Plan
 from app.domain.units import format_rate, plain_rate
 
 #: Above this share of the expected goodput, a measurement is more than the link allows.
-_OVER = 101.0
+OVER_PCT = 101.0
 _FULL = 99.0
+#: The bytes Linux tc (tbf, htb, netem's rate) counts per frame: the Ethernet header alone,
+#: where a real Ethernet link also carries preamble, FCS and the gap between frames (38 B).
+TC_FRAME_OVERHEAD = 14
+ETHERNET_FRAME_OVERHEAD = 38
+
+
+def above_model_causes(plan: Plan) -> str:
+    """What makes a measurement exceed the model on the link the plan states, most likely
+    first, each with what to do; never that the link is simply faster than stated."""
+    conditions = plan.conditions
+    rate = plain_rate(conditions.link_rate_bps or 0)
+    if plan.peer.is_this_computer:
+        return (
+            "the traffic never crossed that link (it stayed on this computer's loopback), so "
+            "the rate is only a reference line: measure against a peer across the link"
+        )
+    causes = []
+    overhead = conditions.frame_overhead
+    if overhead is None and conditions.medium not in WIFI:
+        causes.append(
+            f"a shaper sets the rate and counts fewer bytes per frame than Ethernet's "
+            f"{ETHERNET_FRAME_OVERHEAD} (Linux tc counts {TC_FRAME_OVERHEAD}): state its "
+            f"frame overhead (the Frame overhead field, or --frame-overhead "
+            f"{TC_FRAME_OVERHEAD})"
+        )
+    elif overhead is None:
+        causes.append(
+            f"a shaper, not the Wi-Fi link, sets the rate: state its frame overhead (Linux "
+            f"tc counts {TC_FRAME_OVERHEAD} B; the Frame overhead field, or --frame-overhead)"
+        )
+    elif overhead > TC_FRAME_OVERHEAD:
+        causes.append(
+            f"the shaper counts fewer than the {overhead} B per frame stated (Linux tc "
+            f"counts {TC_FRAME_OVERHEAD}): correct the Frame overhead field"
+        )
+    causes.append(
+        f"or the link rate of {rate} stated is below the rate the link really runs at: "
+        "check it and correct the Link rate field"
+    )
+    if len(causes) == 1:
+        return causes[0].removeprefix("or ")
+    return "; ".join(causes)
 
 
 def _rest(plan: Plan, protocol: Protocol) -> str:
@@ -55,11 +97,10 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
         where = value_text(plan, point.value)
         numbers = f"expected {format_rate(expected)}, measured {format_rate(measured)}"
         label = series.label
-        if pct > _OVER:
+        if pct > OVER_PCT:
             sentences.append(
                 f"{label} measured more than {allows} at {where} ({numbers}, {pct:.0f} %): "
-                f"the link is faster than the {plain_rate(plan.conditions.link_rate_bps or 0)} "
-                "stated, or the traffic never crossed it (as on this computer's loopback)."
+                f"{above_model_causes(plan)}."
             )
         elif pct >= _FULL:
             sentences.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.app import run_app  # the window; Qt is imported only now
 
         return run_app(open_files=open_files or [])
+    # Ctrl+C stops every command, also one started as a background job (`linklab measure &`),
+    # which the shell starts with SIGINT ignored and Python then leaves ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return int(args.handler(args))
     except BadOption as err:

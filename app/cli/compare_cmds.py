@@ -10,6 +10,7 @@ from typing import Any
 
 from app.analysis.compare import (
     ALPHA,
+    INTERVAL_METHOD,
     METRIC_INFO,
     METRIC_NAMES,
     Comparison,
@@ -17,9 +18,11 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     format_value,
+    interval_cell,
     metric_key,
     series_data,
 )
+from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.points import plain_number
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
@@ -123,6 +126,12 @@ def load_series(store: SessionStore, refs: list[str], metric: str) -> list[Serie
     return items
 
 
+def load_context(store: SessionStore, items: list[SeriesData]) -> list[ContextWarning]:
+    """The context checks of every session the series come from."""
+    sessions = {i.session.id: i.session for i in items}
+    return [w for s in sessions.values() for w in context_checks(s, store.runs(s.id))]
+
+
 def _series_json(item: SeriesData) -> dict[str, Any]:
     return {
         "session_id": item.session.id,
@@ -142,6 +151,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
         "mode": comparison.mode.value,
         "alpha": ALPHA,
         "correction": "holm",
+        "interval": INTERVAL_METHOD,
         "baseline_session": (
             None
             if comparison.baseline_session is None
@@ -166,8 +176,9 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                         "other_std": p.other.std,
                         "difference": p.difference,
                         "relative_pct": p.relative_pct,
-                        "ci95_low": p.ci_low,
-                        "ci95_high": p.ci_high,
+                        "ci_low": p.ci_low,
+                        "ci_high": p.ci_high,
+                        "ci_level": p.ci_level,
                         "p_value": p.p_value,
                         "p_holm": p.p_holm,
                         "significant": p.significant,
@@ -183,18 +194,24 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
 
 
 def build_comparison(
-    items: list[SeriesData], refs: list[str], metric: str, baseline: str | None, within: bool
+    items: list[SeriesData],
+    refs: list[str],
+    metric: str,
+    baseline: str | None,
+    within: bool,
+    context: list[ContextWarning] | None = None,
 ) -> Comparison:
     """The comparison the flags ask for: sessions like with like (the default), the series of
     one session with each other (--within), or the series named with @ each against the
-    first."""
+    first; the sessions' context checks raised to its warnings."""
+    checks = context or []
     sessions = list(dict.fromkeys(i.session.id for i in items))
     if within:
         if len(sessions) != 1:
             raise BadOption("--within compares the series of one session: give one session.")
-        return compare(items, metric, mode=Mode.WITHIN)
+        return compare(items, metric, mode=Mode.WITHIN, context=checks)
     if any("@" in ref for ref in refs):
-        return compare(items, metric, mode=Mode.PICKED)
+        return compare(items, metric, mode=Mode.PICKED, context=checks)
     if len(sessions) < 2:
         raise BadOption(
             "Comparing sessions needs two of them: give another session, or add --within to "
@@ -207,7 +224,7 @@ def build_comparison(
         if not chosen:
             raise BadOption("--baseline must be one of the compared sessions.")
         base = chosen[0]
-    return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base)
+    return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base, context=checks)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -215,7 +232,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with Database(args.db, readonly=True) as db:
         store = SessionStore(db)
         items = load_series(store, refs, args.metric)
-    comparison = build_comparison(items, refs, args.metric, args.baseline, args.within)
+        context = load_context(store, items)
+    comparison = build_comparison(items, refs, args.metric, args.baseline, args.within, context)
     if args.csv:
         _write(args.csv, comparison_csv(comparison))
     if args.png or args.html or args.pdf:
@@ -249,7 +267,8 @@ def _print(comparison: Comparison) -> None:
         print(f"\n{pair.other.label} vs {pair.baseline.label}")
         print(
             f"  {comparison.variable_label:>12} {'baseline':>12} {'other':>12} "
-            f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant"
+            f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant  "
+            "interval of the difference (its level)"
         )
         for p in pair.points:
 
@@ -262,7 +281,7 @@ def _print(comparison: Comparison) -> None:
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
                 f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "
-                f"{format_p(p.p_holm):>8}  {sig}"
+                f"{format_p(p.p_holm):>8}  {sig:<11}  {interval_cell(metric, p)}"
             )
     for item in comparison.unpaired:
         print(f"\nUnpaired: {item.label} ({item.session.name or item.session.short_id})")

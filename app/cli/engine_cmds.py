@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import ipaddress
 import json
 import os
 import signal
@@ -19,7 +20,7 @@ from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate,
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
-from app.domain.units import format_rate
+from app.domain.units import format_rate, format_received
 from app.engine import netinfo
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EchoStartFailed, EngineMissing
@@ -314,9 +315,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print(f"LinkLab latency responder listening on UDP port {echo.port}")
             else:
                 print(f"linklab: {why_off}", file=sys.stderr, flush=True)
-        print("On the other computer, use one of these addresses as the peer:")
-        for addr in netinfo.local_addresses():
-            print(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
+        for line in _peer_addresses(args.bind):
+            print(line)
         print("Press Ctrl+C to stop.", flush=True)
         while all(server.running for server in servers):
             time.sleep(0.2)
@@ -331,6 +331,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
             echo.stop()
         for server in servers:
             server.stop()
+
+
+def _peer_addresses(bind: str | None) -> list[str]:
+    """What to type on the other computer: this computer's addresses, or only the one the
+    servers are bound to (none, when that is a loopback address no other computer reaches)."""
+    if bind is None:
+        lines = ["On the other computer, use one of these addresses as the peer:"]
+        for addr in netinfo.local_addresses():
+            lines.append(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
+        return lines
+    try:
+        loopback = ipaddress.ip_address(bind.partition("%")[0]).is_loopback
+    except ValueError:
+        loopback = bind.lower() == "localhost"
+    if loopback:
+        return [
+            f"The servers listen on {bind} only, which no other computer can reach: measure "
+            f"from this computer, or start them without --bind (or bound to a network address)."
+        ]
+    return [f"On the other computer, use {bind} as the peer (the servers listen there only)."]
 
 
 # -- measure -----------------------------------------------------------------------------------
@@ -387,7 +407,7 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
 def print_event(event: Sample | EngineMessage) -> None:
     if isinstance(event, Sample):
         note = " (warm-up, not counted)" if event.omitted else ""
-        shown = format_rate(event.bits_per_second)
+        shown = format_received(event.received_bps, event.sent_bps)
         extra = f"  rtt {event.rtt_ms:.2f} ms" if event.rtt_ms is not None else ""
         if event.lost_packets is not None and event.packets:
             extra += f"  lost {event.lost_packets}/{event.packets}"

@@ -9,6 +9,7 @@ import time
 from dataclasses import asdict
 from typing import Any, TextIO
 
+from app.analysis.context_checks import context_checks
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
@@ -157,6 +158,8 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
 def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any]:
     data = session_summary(session)
     data["environment"] = session.environment  # this computer, the link, engines, Wi-Fi
+    # Where the numbers cannot mean what the labels say, each with what to do.
+    data["warnings"] = [w.sentence for w in context_checks(session, runs)]
     points = point_summaries(session.plan, runs)
     data["points"] = [p.as_dict() for p in points]
     data["findings"] = session_findings(session.plan, points)
@@ -184,8 +187,10 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
 
 def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
     """A readable table of the point summaries (throughput, and RTT and working latency when
-    measured)."""
+    measured), after the warnings of the session's context checks."""
     plan = session.plan
+    for warning in context_checks(session, runs):
+        out.write(f"Warning: {warning.sentence}\n")
     points = point_summaries(plan, runs)
     has_rtt = any(p.metrics["rtt_ms"].n for p in points)
     has_latency = any(p.metrics["latency_ms"].n or p.metrics["latency_idle_ms"].n for p in points)

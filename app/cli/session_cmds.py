@@ -69,7 +69,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         required=True,
         help="csv: one row per finished run; points: one row per series and value "
         "(n, mean, std, min, max, 95 %% CI); samples: one row per interval sample, with "
-        "run_status ok, failed or partial (a run that never finished); json: sessions to "
+        "run_status ok, failed or partial (a run that never finished), received_bps (what the "
+        "receiver got) and sent_bps (the sender's rate); json: sessions to "
         "import elsewhere; html, pdf: a report comparing the sessions' series; handin: a "
         "student's sessions of a lab exercise with name, group and answers (.linklab); "
         "report: the student's lab report drafted (.html, .pdf, .docx or .odt by --out)",
@@ -262,18 +263,25 @@ def _export_report(args: argparse.Namespace) -> int:
     """A report of one session's series, or of several sessions compared like with like (the
     first one is the baseline)."""
     from app.analysis.compare import Mode, compare, series_data
+    from app.analysis.context_checks import context_checks
     from app.report.report_data import collect
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
     door = FrontDoor(Path(args.db) if args.db else None)
     sessions = [door.session(ref) for ref in args.sessions]
-    items = [item for s in sessions for item in series_data(s, door.runs(s.id), "throughput_bps")]
+    runs = {s.id: door.runs(s.id) for s in sessions}
+    items = [item for s in sessions for item in series_data(s, runs[s.id], "throughput_bps")]
+    context = [w for s in sessions for w in context_checks(s, runs[s.id])]
     if len(sessions) == 1:
-        comparison = compare(items, "throughput_bps", mode=Mode.WITHIN)
+        comparison = compare(items, "throughput_bps", mode=Mode.WITHIN, context=context)
     else:
         comparison = compare(
-            items, "throughput_bps", mode=Mode.SESSIONS, baseline_session=sessions[0].id
+            items,
+            "throughput_bps",
+            mode=Mode.SESSIONS,
+            baseline_session=sessions[0].id,
+            context=context,
         )
     from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 

@@ -5,17 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.domain.net import Flow
+from app.domain.net import Flow, Protocol
 
 
 @dataclass(frozen=True)
 class Sample:
-    """One interval report inside a run. Every measured field may be missing (None)."""
+    """One interval report inside a run. Every measured field may be missing (None).
+
+    Throughput is what the receiver got (received_bps, the goodput); sent_bps is the sender's
+    rate in the same interval. While a run goes on, one end's reports are known: the
+    sender's only, for an upload measured from the sending end; the receiver's figures
+    replace them when the run ends (iperf3's --get-server-output). `bytes` is the receiver's
+    count when its report is known, else the sender's."""
 
     start_s: float
     end_s: float
     flow: Flow = Flow.UP
-    bits_per_second: float | None = None
+    sent_bps: float | None = None
+    received_bps: float | None = None
     bytes: int | None = None
     retransmits: int | None = None
     rtt_ms: float | None = None
@@ -24,6 +31,14 @@ class Sample:
     lost_packets: int | None = None
     packets: int | None = None
     omitted: bool = False
+
+    def goodput_bps(self, protocol: Protocol) -> float | None:
+        """What the receiver got in this interval. TCP delivers in order all it sends (the
+        sender's count runs ahead by at most a socket buffer), so where only the sender
+        reported, its rate stands in for TCP; never for UDP, whose datagrams may be lost."""
+        if self.received_bps is not None:
+            return self.received_bps
+        return self.sent_bps if protocol is Protocol.TCP else None
 
 
 class Derivation(StrEnum):
@@ -84,8 +99,16 @@ class EngineFailure:
     message: str
 
 
+@dataclass(frozen=True)
+class FarEndIntervals:
+    """The other end's interval reports, which iperf3 sends when the run ends
+    (--get-server-output): the receiver's figures of an upload, the sender's of a download."""
+
+    samples: tuple[Sample, ...]
+
+
 # What a parser yields, line by line.
-ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure
+ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals
 
 
 @dataclass(frozen=True)
@@ -100,6 +123,9 @@ class RunResult:
     raw_output: str
     started_at: float  # seconds since the epoch
     elapsed_s: float
+    #: The far end's interval reports were joined into the samples when the run ended, so
+    #: they differ from those passed on live.
+    samples_revised: bool = False
 
     def flow(self, which: Flow) -> FlowSummary | None:
         return next((f for f in self.summary.flows if f.flow is which), None)

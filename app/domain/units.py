@@ -28,6 +28,14 @@ def format_rate(bps: float | None, digits: int = 3) -> str:
     return f"{_significant(bps, digits)} bit/s"
 
 
+def format_received(received_bps: float | None, sent_bps: float | None) -> str:
+    """What the receiver got; while only the sender's rate is known (an upload's interval
+    before the run ends), that rate marked as sent: '6.2 Gbit/s sent'."""
+    if received_bps is not None:
+        return format_rate(received_bps)
+    return f"{format_rate(sent_bps)} sent"
+
+
 def plain_rate(bps: float) -> str:
     """A rate as a person states it, without trailing zeros: '1 Gbit/s', '144.4 Mbit/s'."""
     number, _, unit = format_rate(bps, 4).partition(" ")

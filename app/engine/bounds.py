@@ -19,7 +19,8 @@ MAX_SECONDS = 7 * 86_400.0
 LIMITS: dict[str, tuple[str, str, float]] = {
     "start_s": ("interval time", "s", MAX_SECONDS),
     "end_s": ("interval time", "s", MAX_SECONDS),
-    "bits_per_second": ("throughput", "bit/s", MAX_BPS),
+    "sent_bps": ("throughput", "bit/s", MAX_BPS),
+    "received_bps": ("throughput", "bit/s", MAX_BPS),
     "sender_bps": ("throughput", "bit/s", MAX_BPS),
     "receiver_bps": ("throughput", "bit/s", MAX_BPS),
     "bytes": ("byte count", "bytes", math.inf),
@@ -73,7 +74,7 @@ _SAME_NAMES = (
 #: The same bounds for the figures a stored run keeps (RunMetrics by field name, and the
 #: run's elapsed time): what an import checks and what a read of the database trusts.
 RUN_LIMITS: dict[str, tuple[str, str, float]] = {
-    "throughput_bps": LIMITS["bits_per_second"],
+    "throughput_bps": LIMITS["received_bps"],
     "sender_bps": LIMITS["sender_bps"],
     "receiver_bps": LIMITS["receiver_bps"],
     "bytes_sent": LIMITS["sender_bytes"],
@@ -86,6 +87,8 @@ RUN_LIMITS: dict[str, tuple[str, str, float]] = {
     "latency_p90_ms": LIMITS["rtt_ms"],
     "latency_loss_pct": LIMITS["loss_pct"],
     "elapsed_s": ("run time", "s", MAX_SECONDS),
+    # A sample's one rate in exchange files of format 1 (now sent_bps and received_bps).
+    "bits_per_second": LIMITS["sent_bps"],
 }
 
 

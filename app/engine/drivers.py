@@ -12,13 +12,13 @@ from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.engine import limits
+from app.engine.iperf3 import OutputMode, no_live_notice, output_mode, start_iperf3
 from app.engine.iperf3 import build_argv as iperf3_argv
-from app.engine.iperf3 import output_mode, start_iperf3
 from app.engine.limits import Limits
 from app.engine.netperf import build_argv as netperf_argv
-from app.engine.netperf import start_netperf
+from app.engine.netperf import no_demo_notice, start_netperf
 from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Capability, Tool, find_tool
 
 #: How long iperf3 waits for the server before giving up (ms); older iperf3 lack the option
 #: and the silence watchdog stands in.
@@ -65,6 +65,11 @@ class EngineDriver(ABC):
     def version(self) -> str:
         return self.tool().version_string
 
+    def live_note(self) -> str | None:
+        """A sentence when this engine reports nothing while it runs (the live chart stays
+        empty until each run ends); None when it reports live."""
+        return None
+
     @abstractmethod
     def argv(self, plan: Plan, key: RunKey) -> list[str]:
         """The exact command line of one run of the plan."""
@@ -89,6 +94,10 @@ class Iperf3Driver(EngineDriver):
     def start(self, plan: Plan, key: RunKey) -> RunHandle:
         return start_iperf3(self.tool(), iperf3_options(plan, key))
 
+    def live_note(self) -> str | None:
+        tool = self.tool()
+        return no_live_notice(tool) if output_mode(tool) is OutputMode.JSON else None
+
 
 class NetperfDriver(EngineDriver):
     engine = Engine.NETPERF
@@ -102,6 +111,10 @@ class NetperfDriver(EngineDriver):
 
     def start(self, plan: Plan, key: RunKey) -> RunHandle:
         return start_netperf(self.tool(), netperf_options(plan, key))
+
+    def live_note(self) -> str | None:
+        tool = self.tool()
+        return None if tool.has(Capability.INTERIM) else no_demo_notice(tool)
 
 
 def iperf3_options(plan: Plan, key: RunKey) -> Iperf3Options:

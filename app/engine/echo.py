@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.domain.plan import DEFAULT_ECHO_PORT as DEFAULT_ECHO_PORT  # defined with the peer
 from app.engine.errors import EchoPortBusy, EchoStartFailed
+from app.engine.servers import port_holder
 from app.engine.validate import check_port
 
 MAGIC = b"LLpr"
@@ -282,7 +283,7 @@ class EchoResponder:
         except OSError as err:
             sock.close()
             if err.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
-                raise EchoPortBusy(port, detail=str(err)) from err
+                raise EchoPortBusy(port, str(err), port_holder(port, "udp")) from err
             if err.errno in (errno.EACCES, getattr(errno, "WSAEACCES", -1)):
                 # Below 1024 without privileges; on Windows also a reserved or exclusive port.
                 raise EchoStartFailed(

@@ -97,6 +97,19 @@ class PeerVanished(EngineError):
         )
 
 
+class DataStopped(EngineError):
+    """The engine went on reporting, but its intervals carried no data: a silent link."""
+
+    def __init__(self, host: str, seconds: float, detail: str | None = None) -> None:
+        super().__init__(
+            f"The data between this computer and {host} stopped arriving: the last "
+            f"{seconds:.0f} s of intervals carried 0 bytes, so the run was ended there, and its "
+            f"samples so far are kept. Check the link and any firewall between, then run again.",
+            detail=detail,
+        )
+        self.seconds = seconds
+
+
 class ClosedBeforeStart(EngineError):
     """The peer accepted the control connection, then closed it before the first interval."""
 
@@ -152,6 +165,21 @@ class AuthenticationFailed(EngineError):
         )
 
 
+class AuthenticationRequired(EngineError):
+    """The iperf3 server demands a user name and password, and none was given (or not all)."""
+
+    def __init__(self, host: str, detail: str | None = None) -> None:
+        said = f" (iperf3 said: {detail.strip().removeprefix('iperf3: ')})" if detail else ""
+        super().__init__(
+            f"The iperf3 server at {host} demands a user name and password{said}. Give them "
+            f"with `linklab measure --peer {host} --username NAME --rsa-public-key FILE` (FILE "
+            f"is the server's RSA public key; the password is asked for, or read from "
+            f"IPERF3_PASSWORD). Studies and the window do not authenticate: for them, start the "
+            f"server on the peer without authentication.",
+            detail=detail,
+        )
+
+
 class EngineFailed(EngineError):
     """The engine failed for a reason with no better sentence; its own words are kept."""
 
@@ -196,13 +224,16 @@ class EchoStartFailed(EngineError):
 
 
 class EchoPortBusy(EchoStartFailed):
-    def __init__(self, port: int, detail: str | None = None) -> None:
+    def __init__(self, port: int, detail: str | None = None, holder: str | None = None) -> None:
+        by = f" by {holder}" if holder else ""
         super().__init__(
-            f"UDP port {port} is already in use, so LinkLab's latency responder is off: stop "
-            f"whatever uses that port, or choose another port for the responder.",
+            f"UDP port {port} is already in use{by}, so LinkLab's latency responder is off: "
+            f"stop {'it' if holder else 'whatever uses that port'}, or choose another port for "
+            f"the responder.",
             detail=detail,
         )
         self.port = port
+        self.holder = holder
 
 
 class NoLatencyMethod(EngineError):

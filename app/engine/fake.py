@@ -106,7 +106,8 @@ class FakeRun:
                 round(index * step, 6),
                 round((index + 1) * step, 6),
                 Flow.UP,
-                bits_per_second=bps,
+                sent_bps=bps,
+                received_bps=bps,  # a fake link loses nothing
                 bytes=int(bps * step / 8),
                 retransmits=None if udp else 0,
                 jitter_ms=0.01 if udp else None,

@@ -8,6 +8,7 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.engine.errors import (
     AuthenticationFailed,
+    AuthenticationRequired,
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
@@ -25,7 +26,7 @@ from app.engine.iperf3_text import parse_text
 from app.engine.limits import CONNECT_TIMEOUT_MS, Span
 from app.engine.limits import IPERF3 as LIMITS
 from app.engine.options import Iperf3Options
-from app.engine.run import Classifier, EngineRun, Parser
+from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.tools import Capability, Tool
 from app.engine.validate import (
     check_port,
@@ -64,7 +65,8 @@ def no_live_notice(tool: Tool) -> str:
     return (
         f"This iperf3 ({tool.version_string}) cannot report while it runs (it has neither "
         f"--forceflush, added in 3.1.5, nor --json-stream), so live samples are not "
-        f"available: the figures arrive when the run ends. A newer iperf3 reports live."
+        f"available: the live chart stays empty while iperf3 runs, and the figures arrive "
+        f"when each run ends. A newer iperf3 reports live."
     )
 
 
@@ -149,6 +151,9 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         tool.require(Capability.AUTHENTICATION, "authenticate to the server (--username)")
         argv += ["--username", opts.username]
         argv += ["--rsa-public-key-path", str(opts.rsa_public_key_path)]
+    # The server's interval reports at the end: what the receiver got in each interval of
+    # an upload (the client sees only what it sent), what was sent in each of a download.
+    argv.append("--get-server-output")
     if mode is OutputMode.JSON_STREAM:
         tool.require(Capability.JSON_STREAM, "report live as JSON (--json-stream)")
         argv.append("--json-stream")
@@ -179,6 +184,12 @@ def classifier(opts: Iperf3Options) -> Classifier:
         text = message.lower()
         if "busy" in text:
             return ServerBusy(host, port, detail=message)
+        if "must specify username" in text or (
+            opts.username is None and ("authorization failed" in text or "authentication" in text)
+        ):
+            # The client's own check (username, password and key go together), or a server
+            # that asked for credentials this client never had.
+            return AuthenticationRequired(host, detail=message)
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
@@ -264,4 +275,15 @@ def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> Engin
         idle_timeout_s=idle,
         env=env,
         notices=notices,
+        silence_s=silence_s(opts),
     )
+
+
+def silence_s(opts: Iperf3Options) -> float:
+    """How long intervals may carry no bytes before the data counts as stopped: SILENT_DATA_S,
+    at least two intervals, and at least three datagrams' time at a slow UDP target rate."""
+    quiet = max(SILENT_DATA_S, 2 * opts.interval_s)
+    if opts.protocol is Protocol.UDP and opts.bitrate_bps:
+        datagram_bits = 8 * (opts.length or LIMITS.udp_length.high)
+        quiet = max(quiet, 3 * datagram_bits / opts.bitrate_bps)
+    return quiet

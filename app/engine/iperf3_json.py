@@ -15,6 +15,7 @@ from app.domain.net import Flow
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     FlowSummary,
     ParseEvent,
     RunSummary,
@@ -22,7 +23,8 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
-from app.engine.numbers import measured, measured_int
+from app.engine.iperf3_sums import count, far_end_json, number, rtt_ms, sum_sample
+from app.engine.iperf3_text import far_end_text
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 
@@ -33,6 +35,7 @@ class _Context:
     def __init__(self) -> None:
         self.reverse = False
         self.bidir = False
+        self.streams = 1
         self.started = False
         # What this end received, from its own UDP interval reports (for old -J output).
         self.received_bytes = 0
@@ -46,6 +49,8 @@ class _Context:
         if isinstance(test, Mapping):
             self.reverse = bool(test.get("reverse"))
             self.bidir = bool(test.get("bidir"))
+            streams = test.get("num_streams")
+            self.streams = streams if isinstance(streams, int) and streams > 1 else 1
 
     @property
     def main_flow(self) -> Flow:
@@ -99,6 +104,9 @@ def parse_document(lines: Iterable[str]) -> Iterator[ParseEvent]:
     if isinstance(intervals, list):
         for interval in intervals:
             yield from _event("interval", interval, context)
+    for name in ("server_output_json", "server_output_text"):
+        if name in doc:
+            yield from _event(name, doc[name], context)
     if "error" in doc:
         yield from _event("error", doc.get("error"), context)
     else:
@@ -124,7 +132,14 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
             yield summary
     elif name == "error":
         yield EngineFailure(str(data) if data is not None else "unknown error")
-    # server_output_json / server_output_text and unknown future events: nothing to measure.
+    elif name == "server_output_json" and isinstance(data, Mapping):
+        if far := far_end_json(data):
+            yield FarEndIntervals(far)
+    elif name == "server_output_text" and isinstance(data, str):
+        lines = data.splitlines()
+        if far := far_end_text(lines, reverse=context.reverse, streams=context.streams):
+            yield FarEndIntervals(far)
+    # Unknown future events: nothing to measure.
 
 
 def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
@@ -145,33 +160,18 @@ def _interval_samples(data: Any, context: _Context) -> Iterator[Sample]:
         if not isinstance(total, Mapping):
             continue
         own = [s for s in streams if _stream_flow(s, context) is flow]
-        rtts = [r for s in own if (r := _rtt_ms(s.get("rtt"))) is not None]
-        cwnds = [c for s in own if (c := measured_int(s.get("snd_cwnd"))) is not None]
-        start, end = measured(total.get("start")), measured(total.get("end"))
-        if start is None or end is None:
-            raise ParseError("iperf3", "an interval without start and end times")
-        yield Sample(
-            start_s=start,
-            end_s=end,
-            flow=flow,
-            bits_per_second=measured(total.get("bits_per_second")),
-            bytes=measured_int(total.get("bytes")),
-            retransmits=measured_int(total.get("retransmits")),
-            rtt_ms=statistics.fmean(rtts) if rtts else None,
-            cwnd_bytes=sum(cwnds) if cwnds else None,
-            jitter_ms=measured(total.get("jitter_ms")),
-            lost_packets=measured_int(total.get("lost_packets")),
-            packets=measured_int(total.get("packets")),
-            omitted=bool(total.get("omitted")),
-        )
+        sends = total.get("sender")
+        if not isinstance(sends, bool):  # iperf3 3.6 and older do not say
+            sends = flow is Flow.UP and "jitter_ms" not in total
+        yield sum_sample(total, flow, sends, own)
 
 
 def _count_received(total: Mapping[str, Any], context: _Context) -> None:
     """UDP intervals with a jitter figure are this end's receiving reports."""
-    received = measured_int(total.get("bytes"))
-    seconds = measured(total.get("seconds"))
+    received = count(total, "bytes")
+    seconds = number(total, "seconds")
     if seconds is None:
-        start, end = measured(total.get("start")), measured(total.get("end"))
+        start, end = number(total, "start"), number(total, "end")
         seconds = end - start if start is not None and end is not None else None
     if received is not None and seconds is not None:
         context.received_bytes += received
@@ -183,12 +183,6 @@ def _stream_flow(stream: Mapping[str, Any], context: _Context) -> Flow:
     if isinstance(sender, bool) and context.bidir:
         return Flow.UP if sender else Flow.DOWN
     return context.main_flow
-
-
-def _rtt_ms(value: object) -> float | None:
-    """iperf3 reports RTT in microseconds; 0 means the OS did not say."""
-    micro = measured(value)
-    return micro / 1000.0 if micro else None
 
 
 def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
@@ -205,7 +199,7 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         if not isinstance(sender, Mapping) or sender.get("sender") is False:
             continue
         for key, bucket in (("mean_rtt", rtt_mean), ("min_rtt", rtt_min), ("max_rtt", rtt_max)):
-            if (value := _rtt_ms(sender.get(key))) is not None:
+            if (value := rtt_ms(sender.get(key))) is not None:
                 bucket.append(value)
     cpu = end.get("cpu_utilization_percent")
     cpu = cpu if isinstance(cpu, Mapping) else {}
@@ -214,8 +208,8 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
         rtt_mean_ms=statistics.fmean(rtt_mean) if rtt_mean else None,
         rtt_min_ms=min(rtt_min) if rtt_min else None,
         rtt_max_ms=max(rtt_max) if rtt_max else None,
-        cpu_local_pct=measured(cpu.get("host_total")),
-        cpu_remote_pct=measured(cpu.get("remote_total")),
+        cpu_local_pct=number(cpu, "host_total"),
+        cpu_remote_pct=number(cpu, "remote_total"),
     )
 
 
@@ -234,17 +228,19 @@ def _flow_summary(
     derive = not received and bool(udp)
     if not sent and udp:
         sent = udp
+    for totals in (sent, received):
+        number(totals, "seconds")  # read only to refuse what is no duration
     summary = FlowSummary(
         flow=flow,
-        sender_bps=measured(sent.get("bits_per_second")),
-        receiver_bps=measured(received.get("bits_per_second")),
-        sender_bytes=measured_int(sent.get("bytes")),
-        receiver_bytes=measured_int(received.get("bytes")),
-        retransmits=measured_int(sent.get("retransmits")),
-        jitter_ms=measured(loss.get("jitter_ms")),
-        lost_packets=measured_int(loss.get("lost_packets")),
-        packets=measured_int(loss.get("packets")),
-        loss_pct=measured(loss.get("lost_percent")),
+        sender_bps=number(sent, "bits_per_second"),
+        receiver_bps=number(received, "bits_per_second"),
+        sender_bytes=count(sent, "bytes"),
+        receiver_bytes=count(received, "bytes"),
+        retransmits=count(sent, "retransmits"),
+        jitter_ms=number(loss, "jitter_ms"),
+        lost_packets=count(loss, "lost_packets"),
+        packets=count(loss, "packets"),
+        loss_pct=number(loss, "lost_percent"),
     )
     if not derive:
         return summary

@@ -8,14 +8,16 @@ made without -V (no "Starting Test" or "Test Complete" lines), and the UDP summa
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.domain.net import Flow
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     FlowSummary,
     ParseEvent,
     RunSummary,
@@ -23,6 +25,7 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import NotIperf3, ParseError
+from app.engine.iperf3_sums import far_end_json
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
 _INTERVAL = re.compile(
@@ -78,6 +81,9 @@ class _State:
     totals: dict[tuple[Flow, bool], _Totals] = field(default_factory=dict)
     cpu_local: float | None = None
     cpu_remote: float | None = None
+    #: After "Server output:" (text) or "Server JSON output:" (json): the server's report.
+    far: str | None = None
+    far_lines: list[str] = field(default_factory=list)
 
     @property
     def stream_count(self) -> int:
@@ -99,6 +105,21 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if _IPERF2.match(line):
             raise NotIperf3(line)
+        if line.startswith("Server output:"):
+            state.far = "text"
+            continue
+        if line.startswith("Server JSON output:"):
+            state.far = "json"
+            continue
+        if state.far is not None and not line.startswith("iperf Done"):
+            match = _INTERVAL.match(line)
+            if state.far == "text" and match and (match.group("role") or "").endswith("-C"):
+                # iperf3 3.12 --bidir prints the client's RX-C totals after the server's report.
+                state.in_summary = True
+                _interval(match, state)
+            else:
+                state.far_lines.append(line)
+            continue
         after_separator, state.after_separator = state.after_separator, False
         if line.startswith(_SEPARATOR):
             state.after_separator = True
@@ -133,6 +154,8 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if line.startswith(_LOG_PREFIXES):
             yield EngineMessage(line)
+    if far := _far_end(state):
+        yield FarEndIntervals(far)
     if finished or state.totals:
         summary = _summary(state)
         for flow in summary.flows:
@@ -141,27 +164,31 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         yield summary
 
 
+def _far_end(state: _State) -> tuple[Sample, ...]:
+    if state.far == "text":
+        return far_end_text(state.far_lines, reverse=state.reverse, streams=state.stream_count)
+    if state.far == "json":
+        try:
+            doc = json.loads("\n".join(state.far_lines))
+        except (ValueError, RecursionError):
+            # Cut short (the server stopped mid-report): the run's own figures still stand,
+            # its samples stay this end's.
+            return ()
+        return far_end_json(doc) if isinstance(doc, dict) else ()
+    return ()
+
+
 def _flow(role: str | None, state: _State) -> Flow:
     if role is not None:
         return Flow.UP if role.startswith("TX") else Flow.DOWN
     return Flow.DOWN if state.reverse else Flow.UP
 
 
-def _interval(match: re.Match[str], state: _State) -> Sample | None:
-    is_sum = match.group("id") == "SUM"
-    # Per-stream lines carry the data when there is one stream; the SUM lines otherwise.
-    # Summary lines are all kept, and the SUM ones preferred when there are any.
-    if not state.in_summary and is_sum != (state.stream_count > 1):
-        return None
-    flow = _flow(match.group("role"), state)
-    start = measured(match.group("start"))
-    end = measured(match.group("end"))
-    if start is None or end is None:
-        raise ParseError("iperf3", "an interval without times")
+def _values(match: re.Match[str], udp_columns: bool) -> tuple[dict[str, float | int | None], str]:
+    """The figures of an interval line, and its last word (sender, receiver, (omitted))."""
     rest = match.group("rest").strip()
     role_word = rest.rsplit(None, 1)[-1] if rest else ""
-    omitted = rest.endswith("(omitted)")
-    if omitted:
+    if rest.endswith("(omitted)"):
         rest = rest[: -len("(omitted)")].strip()
     values: dict[str, float | int | None] = {
         "bps": scaled_bits(match.group("rate"), match.group("runit")),
@@ -172,13 +199,54 @@ def _interval(match: re.Match[str], state: _State) -> Sample | None:
         values["lost"] = measured_int(udp.group("lost"))
         values["packets"] = measured_int(udp.group("total"))
         values["loss_pct"] = measured(udp.group("pct"))
-    elif state.udp_columns:
+    elif udp_columns:
         if sent := _UDP_SENDER.match(rest):
             values["packets"] = measured_int(sent.group("packets"))
     elif tcp := _TCP_SENDER.match(rest):
         values["retransmits"] = measured_int(tcp.group("retr"))
         if tcp.group("cwnd"):
             values["cwnd"] = scaled_bytes(tcp.group("cwnd"), tcp.group("cunit"))
+    return values, role_word
+
+
+def _times(match: re.Match[str]) -> tuple[float, float]:
+    start = measured(match.group("start"))
+    end = measured(match.group("end"))
+    if start is None or end is None:
+        raise ParseError("iperf3", "an interval without times")
+    return start, end
+
+
+def _sample(
+    start: float, end: float, flow: Flow, sends: bool, values: dict[str, float | int | None]
+) -> Sample:
+    """One interval as the end that reported it counted it: as sent or as received."""
+    rate = _float(values.get("bps"))
+    return Sample(
+        start_s=start,
+        end_s=end,
+        flow=flow,
+        sent_bps=rate if sends else None,
+        received_bps=None if sends else rate,
+        bytes=_int(values.get("bytes")),
+        retransmits=_int(values.get("retransmits")),
+        cwnd_bytes=_int(values.get("cwnd")),
+        jitter_ms=_float(values.get("jitter_ms")),
+        lost_packets=_int(values.get("lost")),
+        packets=_int(values.get("packets")),
+    )
+
+
+def _interval(match: re.Match[str], state: _State) -> Sample | None:
+    is_sum = match.group("id") == "SUM"
+    # Per-stream lines carry the data when there is one stream; the SUM lines otherwise.
+    # Summary lines are all kept, and the SUM ones preferred when there are any.
+    if not state.in_summary and is_sum != (state.stream_count > 1):
+        return None
+    flow = _flow(match.group("role"), state)
+    start, end = _times(match)
+    values, role_word = _values(match, state.udp_columns)
+    omitted = role_word == "(omitted)"
     if state.in_summary and role_word in ("sender", "receiver"):
         totals = state.totals.setdefault((flow, is_sum), _Totals())
         slot = totals.sender if role_word == "sender" else totals.receiver
@@ -197,19 +265,47 @@ def _interval(match: re.Match[str], state: _State) -> Sample | None:
     if key in state.seen:  # iperf3 3.12 may print an interval twice before an error
         return None
     state.seen.add(key)
-    return Sample(
-        start_s=start,
-        end_s=end,
-        flow=flow,
-        bits_per_second=_float(values.get("bps")),
-        bytes=_int(values.get("bytes")),
-        retransmits=_int(values.get("retransmits")),
-        cwnd_bytes=_int(values.get("cwnd")),
-        jitter_ms=_float(values.get("jitter_ms")),
-        lost_packets=_int(values.get("lost")),
-        packets=_int(values.get("packets")),
-        omitted=omitted,
-    )
+    # The client sends the upload and receives the download; a UDP line with loss counters
+    # is a receiver's report whatever the flow.
+    sends = flow is Flow.UP and "lost" not in values
+    return replace(_sample(start, end, flow, sends, values), omitted=omitted)
+
+
+def far_end_text(lines: Iterable[str], *, reverse: bool, streams: int) -> tuple[Sample, ...]:
+    """The server's interval reports from its output text (--get-server-output), as Samples:
+    the server receives the upload (RX-S) and sends the download (TX-S). Omitted intervals
+    and the server's own summary are left out; the client's summary has the totals."""
+    samples: list[Sample] = []
+    udp_columns = in_summary = after_separator = False
+    seen: set[tuple[str, str, float, float]] = set()
+    for raw in lines:
+        line = raw.strip()
+        separator, after_separator = after_separator, False
+        if line.startswith(_SEPARATOR):
+            after_separator = True
+            continue
+        if line.startswith("[ ID]"):
+            udp_columns = "Datagrams" in line
+            in_summary = in_summary or separator
+            continue
+        match = _INTERVAL.match(line)
+        if match is None or in_summary:
+            continue
+        if (match.group("id") == "SUM") != (streams > 1):
+            continue
+        role = match.group("role")
+        if role is not None:
+            flow = Flow.UP if role.startswith("RX") else Flow.DOWN
+        else:
+            flow = Flow.DOWN if reverse else Flow.UP
+        start, end = _times(match)
+        values, role_word = _values(match, udp_columns)
+        key = (match.group("id"), flow.value, start, end)
+        if role_word == "(omitted)" or key in seen:
+            continue
+        seen.add(key)
+        samples.append(_sample(start, end, flow, flow is Flow.DOWN, values))
+    return tuple(samples)
 
 
 def _summary(state: _State) -> RunSummary:

@@ -215,6 +215,7 @@ def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
         parse_keyval,
         classify(opts.host, opts.port, opts.ip_version),
         host=opts.host,
+        port=opts.port,  # silent before its first interim result: it never started
         idle_timeout_s=idle_timeout_s(opts, live),
         notices=notices,
     )
@@ -223,6 +224,7 @@ def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
 def no_demo_notice(tool: Tool) -> str:
     return (
         f"This netperf ({tool.version_string}, {tool.path}) was built without demo mode, so "
-        f"live samples are not available: the figures arrive when the run ends. A netperf "
-        f"configured with --enable-demo reports while it runs."
+        f"live samples are not available: the live chart stays empty while netperf runs, and "
+        f"the figures arrive when each run ends (LinkLab waits for the run's own length, not "
+        f"for interim results). A netperf configured with --enable-demo reports while it runs."
     )

@@ -17,13 +17,12 @@ from app.domain.results import (
     Sample,
 )
 from app.engine.errors import ParseError
-from app.engine.numbers import measured
+from app.engine.numbers import figure
 
 ENGINE = "netperf"
 
 _INTERIM = re.compile(r"^NETPERF_(INTERIM_RESULT|UNITS|INTERVAL|ENDING)\[(\d{1,9})\]=(.*)$")
 _KEYVAL = re.compile(r"^([A-Z][A-Z0-9_]*)=(.*)$")
-_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 _POWER_UNITS = re.compile(r"^(10|2)\^(\d{1,2})(bits|Bytes)/s$")
 #: netperf's -f letters G/M/K count bytes in powers of 1024 (netlib.c), g/m/k bits in 1000s.
 _BYTE_UNITS = {"GBytes/s": 8 * 2**30, "MBytes/s": 8 * 2**20, "KBytes/s": 8 * 2**10, "Bytes/s": 8}
@@ -78,15 +77,14 @@ def units_factor(units: str) -> float | None:
     raise ParseError(ENGINE, f"unknown throughput unit {units[:40]!r}")
 
 
-def number(text: str | None) -> float | None:
-    """A finite, non-negative number, or None (netperf prints -1 for an unknown value)."""
-    if text is None or not _NUMBER.match(text.strip()):
-        return None
-    return measured(text)
+def number(text: str | None, what: str = "figure") -> float | None:
+    """A finite, non-negative number, or None when absent or negative (netperf prints -1 for an
+    unknown value); text that is no number ("nan", "inf", "true") raises ImpossibleValue."""
+    return figure(text, ENGINE, what, negative_unknown=True)
 
 
-def count(text: str | None) -> int | None:
-    value = number(text)
+def count(text: str | None, what: str = "count") -> int | None:
+    value = number(text, what)
     if value is None or not value.is_integer():
         return None
     return int(value)
@@ -193,7 +191,7 @@ def _flush_interim(state: _State) -> Iterator[Sample]:
     if not pending.complete:
         raise ParseError(ENGINE, f"interim result {pending.index} is incomplete")
     state.last_index = pending.index
-    interval = number(pending.fields["INTERVAL"])
+    interval = number(pending.fields["INTERVAL"], "interim interval")
     if interval is None or interval <= 0:
         raise ParseError(ENGINE, f"interim interval {pending.fields['INTERVAL'][:40]!r}")
     start = state.elapsed_s
@@ -202,13 +200,16 @@ def _flush_interim(state: _State) -> Iterator[Sample]:
         raise ParseError(ENGINE, "interim intervals add up to no finite time")
     state.elapsed_s = end
     factor = units_factor(pending.fields["UNITS"])
-    value = number(pending.fields["INTERIM_RESULT"])
+    value = number(
+        pending.fields["INTERIM_RESULT"], "transaction rate" if factor is None else "throughput"
+    )
     if factor is None:  # request/response: a transaction rate
         rtt = _finite(1000.0 / value) if value else None
         yield Sample(start_s=start, end_s=end, flow=Flow.UP, rtt_ms=rtt)
     else:
         bps = _finite(value * factor) if value is not None else None
-        yield Sample(start_s=start, end_s=end, flow=Flow.UP, bits_per_second=bps)
+        # netperf measures its interim results where it sends: the sender's rate.
+        yield Sample(start_s=start, end_s=end, flow=Flow.UP, sent_bps=bps)
 
 
 def summarize(values: Mapping[str, str]) -> RunSummary:
@@ -218,12 +219,12 @@ def summarize(values: Mapping[str, str]) -> RunSummary:
     is_rr = units is not None and units.strip() == TRANSACTIONS
     if units is None and "TRANSACTION_RATE" in values:
         is_rr = True
-    cpu_local = number(values.get("LOCAL_CPU_UTIL"))
-    cpu_remote = number(values.get("REMOTE_CPU_UTIL"))
+    cpu_local = number(values.get("LOCAL_CPU_UTIL"), "CPU load")
+    cpu_remote = number(values.get("REMOTE_CPU_UTIL"), "CPU load")
     if is_rr:
-        rate = number(values.get("TRANSACTION_RATE"))
+        rate = number(values.get("TRANSACTION_RATE"), "transaction rate")
         if rate is None:
-            rate = number(values.get("THROUGHPUT"))
+            rate = number(values.get("THROUGHPUT"), "transaction rate")
         mean = _ms(values.get("MEAN_LATENCY"))
         if mean is None:
             mean = _ms(values.get("RT_LATENCY"))
@@ -245,12 +246,12 @@ def summarize(values: Mapping[str, str]) -> RunSummary:
 
 
 def _ms(microseconds: str | None) -> float | None:
-    value = number(microseconds)
+    value = number(microseconds, "round-trip time")
     return value / 1000.0 if value is not None else None
 
 
 def _bps(text: str | None, factor: float | None) -> float | None:
-    value = number(text)
+    value = number(text, "throughput")
     if value is None or factor is None:
         return None
     return _finite(value * factor)
@@ -269,8 +270,8 @@ def _stream_flow(values: Mapping[str, str], factor: float | None) -> FlowSummary
     packets = lost = None
     loss_pct = None
     if is_udp:
-        packets = count(values.get("LOCAL_SEND_CALLS"))
-        received = count(values.get("REMOTE_RECV_CALLS"))
+        packets = count(values.get("LOCAL_SEND_CALLS"), "datagram count")
+        received = count(values.get("REMOTE_RECV_CALLS"), "datagram count")
         if packets is not None and received is not None and received <= packets:
             lost = packets - received
             loss_pct = 100.0 * lost / packets if packets > 0 else None
@@ -278,8 +279,8 @@ def _stream_flow(values: Mapping[str, str], factor: float | None) -> FlowSummary
         flow=Flow.UP,
         sender_bps=sender,
         receiver_bps=receiver,
-        sender_bytes=count(values.get("LOCAL_BYTES_SENT")),
-        receiver_bytes=count(values.get("REMOTE_BYTES_RECVD")),
+        sender_bytes=count(values.get("LOCAL_BYTES_SENT"), "byte count"),
+        receiver_bytes=count(values.get("REMOTE_BYTES_RECVD"), "byte count"),
         lost_packets=lost,
         packets=packets,
         loss_pct=loss_pct,

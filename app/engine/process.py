@@ -4,6 +4,7 @@ the whole tree, reap) and short commands run to their end (probes, queries, fire
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import os
 import queue
@@ -26,6 +27,9 @@ from app.engine.winjob import JobObject
 #: A memory bound, not a format limit: iperf3 3.21 with -P 128 --bidir prints --json-stream
 #: lines of ~100 KB, and more streams print longer ones. A line longer than this is cut.
 MAX_LINE_BYTES = 16 * 1024 * 1024
+#: stderr is kept for error messages: its last lines, this many characters in all, each cut
+STDERR_LIMIT = 256 * 1024
+STDERR_LINE_BYTES = 4 * 1024  # at this (an engine's own error line is far shorter)
 GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
 
 _IS_WINDOWS = sys.platform == "win32"
@@ -229,7 +233,7 @@ class ManagedProcess:
         env: Mapping[str, str] | None = None,
         *,
         max_line_bytes: int = MAX_LINE_BYTES,
-        stderr_limit: int = 256 * 1024,
+        stderr_limit: int = STDERR_LIMIT,
     ) -> None:
         if isinstance(argv, str | bytes) or not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("argv must be a non-empty list of strings, never a command line")
@@ -238,8 +242,9 @@ class ManagedProcess:
         self._max_line = max_line_bytes
         self._stderr_limit = stderr_limit
         self._lines: queue.Queue[object] = queue.Queue()
-        self._stderr: list[str] = []
+        self._stderr: collections.deque[str] = collections.deque()
         self._stderr_size = 0
+        self._stderr_lock = threading.Lock()
         self._cancelled = threading.Event()
         self._popen: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
@@ -319,19 +324,33 @@ class ManagedProcess:
     def _read_stderr(self) -> None:
         assert self._popen is not None and self._popen.stderr is not None
         stream = self._popen.stderr
+        cap = min(STDERR_LINE_BYTES, self._stderr_limit)
         try:
             while True:
-                chunk = stream.readline(self._max_line)
+                chunk = stream.readline(cap)
                 if not chunk:
                     break
-                if self._stderr_size < self._stderr_limit:
-                    text = chunk.decode("utf-8", "replace").rstrip("\r\n")
-                    self._stderr.append(text)
-                    self._stderr_size += len(text)
+                text = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                if not chunk.endswith(b"\n") and len(chunk) >= cap:
+                    skipped = 0
+                    while True:  # the rest of an over-long line is counted, not kept
+                        rest = stream.readline(cap)
+                        skipped += len(rest)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                    text += f" … ({len(chunk) + skipped} bytes, cut)"
+                self._keep_stderr(text)
         except (OSError, ValueError):
             pass
         finally:
             stream.close()
+
+    def _keep_stderr(self, text: str) -> None:
+        with self._stderr_lock:  # the newest lines stay; the oldest go once the cap is reached
+            self._stderr.append(text)
+            self._stderr_size += len(text)
+            while self._stderr_size > self._stderr_limit and len(self._stderr) > 1:
+                self._stderr_size -= len(self._stderr.popleft())
 
     def lines(self, idle_timeout: float | None = None) -> Iterator[str]:
         """Yield stdout lines as they arrive; raise IdleTimeout when none comes in time."""
@@ -348,8 +367,9 @@ class ManagedProcess:
             yield item
 
     def stderr_lines(self) -> list[str]:
-        """stderr so far; complete once wait() has returned."""
-        return list(self._stderr)
+        """stderr so far (its last lines within the cap); complete once wait() has returned."""
+        with self._stderr_lock:
+            return list(self._stderr)
 
     def wait(self, timeout: float | None = None) -> int:
         """Reap the process (and let the readers finish); cancel it if it overstays."""

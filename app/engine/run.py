@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
@@ -10,14 +11,17 @@ from app.domain.errors import LinkLabError
 from app.domain.results import (
     EngineFailure,
     EngineMessage,
+    FarEndIntervals,
     ParseEvent,
     RunResult,
     RunSummary,
     Sample,
 )
+from app.engine import intervals
 from app.engine.bounds import impossible
 from app.engine.errors import (
     ConnectTimeout,
+    DataStopped,
     ImpossibleValue,
     PeerVanished,
     StoppedByUser,
@@ -27,6 +31,12 @@ from app.engine.tools import Tool
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
 LiveEvent = Sample | EngineMessage
+
+#: Intervals that carried no bytes, back to back over this long, are a silent link: the
+#: engine goes on printing empty intervals until its own end (and then waits for the peer).
+SILENT_DATA_S = 8.0
+#: The longest engine error text put into a sentence; the whole output stays in the detail.
+MAX_MESSAGE_CHARS = 1024
 
 
 class Classifier(Protocol):
@@ -61,6 +71,7 @@ class EngineRun:
         idle_timeout_s: float,
         env: Mapping[str, str] | None = None,
         notices: Sequence[str] = (),
+        silence_s: float | None = SILENT_DATA_S,
     ) -> None:
         self.tool = tool
         self.argv: tuple[str, ...] = tuple(argv)
@@ -71,6 +82,7 @@ class EngineRun:
         self._idle_timeout_s = idle_timeout_s
         self._env = env
         self._notices = tuple(notices)
+        self._silence_s = silence_s
         self._process: ManagedProcess | None = None
         self._raw: list[str] = []
         self._cancel_requested = False
@@ -80,6 +92,11 @@ class EngineRun:
     def idle_timeout_s(self) -> float:
         """How long the engine may print nothing before the peer counts as gone."""
         return self._idle_timeout_s
+
+    @property
+    def silence_s(self) -> float | None:
+        """How long intervals may carry no bytes before the data counts as stopped."""
+        return self._silence_s
 
     @property
     def pid(self) -> int | None:
@@ -107,10 +124,12 @@ class EngineRun:
         self._process = process
         process.start()
         samples: list[Sample] = []
+        far: list[Sample] = []  # the far end's interval reports, given when the run ends
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
         problem: tuple[str, str] | None = None
+        silence = _Silence(self._silence_s)
         try:
             for notice in self._notices:
                 yield EngineMessage(notice)
@@ -122,12 +141,26 @@ class EngineRun:
                     if not event.omitted:
                         samples.append(event)
                     yield event
+                    if (silent_s := silence.observe(event)) is not None:
+                        process.cancel()
+                        process.wait()
+                        if self._cancel_requested:
+                            raise StoppedByUser()
+                        raise DataStopped(self._host, silent_s, detail="\n".join(self._raw))
                 elif isinstance(event, RunSummary):
                     summary = event
+                elif isinstance(event, FarEndIntervals):
+                    problem = next(filter(None, map(impossible, event.samples)), None)
+                    if problem is not None:
+                        break
+                    far.extend(event.samples)
                 elif isinstance(event, EngineFailure):
                     failure = failure or event.message
                 elif isinstance(event, EngineMessage):
                     yield event
+        except ImpossibleValue as exc:
+            # A parser's refusal of a figure that is no number (true, "Infinity", -5 bytes).
+            problem = (exc.what, exc.value)
         except IdleTimeout as exc:
             process.cancel()
             process.wait()
@@ -169,16 +202,18 @@ class EngineRun:
                     else "the run ended without a summary"
                 )
             )
-            raise self._classify(message, started=started)
+            raise self._classify(_shortened(message), started=started)
+        joined = intervals.join(samples, far) if far else tuple(samples)
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
             argv=self.argv,
             summary=summary,
-            samples=tuple(samples),
+            samples=joined,
             raw_output="\n".join(self._raw),
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
+            samples_revised=joined != tuple(samples),
         )
 
     def _tee(self, lines: Iterable[str]) -> Iterator[str]:
@@ -199,20 +234,70 @@ def _has_figures(summary: RunSummary) -> bool:
     return any(value is not None for value in known)
 
 
+class _Silence:
+    """Watches the intervals for a link that carries nothing: how long (by the intervals' own
+    times) no interval has carried a byte, once that reaches the limit."""
+
+    def __init__(self, limit_s: float | None) -> None:
+        self._limit_s = limit_s
+        self._since: float | None = None  # where the data was last seen (or the first interval)
+
+    def observe(self, sample: Sample) -> float | None:
+        if self._limit_s is None:
+            return None
+        carried = _carried(sample)
+        if carried is None:
+            return None  # a request/response interval: no byte count to judge
+        if self._since is None:
+            self._since = sample.start_s
+        if carried:
+            self._since = max(self._since, sample.end_s)
+            return None
+        quiet = sample.end_s - self._since
+        return quiet if quiet >= self._limit_s else None
+
+
+def _carried(sample: Sample) -> bool | None:
+    """Whether the interval carried data: its bytes, else its rate; None when it tells neither."""
+    if sample.bytes is not None:
+        return sample.bytes > 0
+    rate = sample.received_bps if sample.received_bps is not None else sample.sent_bps
+    if rate is not None:
+        return rate > 0
+    return None
+
+
+def _shortened(message: str) -> str:
+    """An engine's message short enough for a sentence (its full output is in the detail)."""
+    message = message.strip()
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[: MAX_MESSAGE_CHARS - 1]}…"
+
+
+#: The form of an engine's own error line: "iperf3: error - …", "netperf: …", "iperf3:
+#: parameter error - …".
+_OWN_ERROR = re.compile(r"^[\w.-]+: (?:[\w ]*error|interrupt) - ")
+_ERROR_WORDS = (
+    "error",
+    "unable",
+    "refused",
+    "failed",
+    "partial response",
+    "could not",
+    "unrecognized option",
+    "invalid option",
+)
+
+
 def _error_lines(stderr: list[str]) -> str:
-    """The engine's error sentence from stderr: a line that names the failure, else the last."""
-    words = (
-        "error",
-        "unable",
-        "refused",
-        "failed",
-        "partial response",
-        "could not",
-        "unrecognized option",
-        "invalid option",
-    )
+    """The engine's error sentence from stderr: its own last error line, else a line that names
+    the failure, else the last line (stderr keeps only its last lines, each one short)."""
     lines = [line.strip() for line in stderr if line.strip()]
+    own = [line for line in lines if _OWN_ERROR.match(line)]
+    if own:
+        return own[-1]
     for line in lines:
-        if any(word in line.lower() for word in words):
+        if any(word in line.lower() for word in _ERROR_WORDS):
             return line
     return lines[-1] if lines else ""

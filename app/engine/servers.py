@@ -121,7 +121,16 @@ class LocalServer:
     def _start_failure(self, process: ManagedProcess) -> str:
         words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
         lowered = words.lower()
-        if "address already in use" in lowered or "unable to start listener" in lowered:
+        # iperf3: "unable to start listener for connections: Address already in use";
+        # netserver: "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …".
+        if any(
+            words in lowered
+            for words in (
+                "address already in use",
+                "unable to start listener",
+                "unable to start netserver",
+            )
+        ):
             holder = port_holder(self.port)
             by = f" by {holder}" if holder else ""
             return (
@@ -158,21 +167,25 @@ class LocalServer:
             self._reader.join(timeout=1)
 
 
-def port_holder(port: int) -> str | None:
-    """The program listening on a TCP port, as "iperf3 (pid 1234)"; None when unknown (no
-    listener, or one the system will not name to this user)."""
+def port_holder(port: int, kind: str = "tcp") -> str | None:
+    """The program holding a port, as "iperf3 (pid 1234)": a TCP listener (kind "tcp") or a
+    bound UDP socket (kind "udp"); None when unknown (none, or one the system will not name to
+    this user)."""
     try:
-        connections = psutil.net_connections(kind="tcp")
+        connections = psutil.net_connections(kind=kind)
     except psutil.Error:
         return None
     for conn in connections:
-        if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
-            if conn.pid is None:
-                return None
-            try:
-                return f"{psutil.Process(conn.pid).name()} (pid {conn.pid})"
-            except psutil.Error:
-                return f"pid {conn.pid}"
+        if not conn.laddr or conn.laddr.port != port:
+            continue
+        if kind == "tcp" and conn.status != psutil.CONN_LISTEN:
+            continue
+        if conn.pid is None:
+            return None
+        try:
+            return f"{psutil.Process(conn.pid).name()} (pid {conn.pid})"
+        except psutil.Error:
+            return f"pid {conn.pid}"
     return None
 
 

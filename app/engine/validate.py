@@ -7,6 +7,7 @@ import re
 import socket
 
 from app.domain.errors import BadOption
+from app.domain.units import plain_rate
 from app.engine.errors import LinkLocalNeedsZone
 
 MAX_HOST_LENGTH = 253
@@ -89,10 +90,30 @@ def is_ipv4_literal(host: str) -> bool:
 
 
 def check_range(value: float, low: float, high: float, what: str, unit: str = "") -> None:
-    """Raise BadOption with a sentence when value is outside [low, high]."""
+    """Raise BadOption with a sentence when value is outside [low, high], every number in the
+    units a user types it in (2G for a size reads "2 GiB", 100M for a rate "100 Mbit/s")."""
     if isinstance(value, bool) or not low <= value <= high:
-        suffix = f" {unit}" if unit else ""
-        raise BadOption(f"The {what} must be between {low:g} and {high:g}{suffix}; it is {value}.")
+        raise BadOption(
+            f"The {what} must be between {amount(low, unit)} and {amount(high, unit)}; it is "
+            f"{amount(value, unit)}."
+        )
+
+
+_BINARY = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
+
+
+def amount(value: float, unit: str) -> str:
+    """A number with its unit as a user writes it: sizes in whole KiB/MiB/GiB where they are
+    such, rates in kbit/s to Tbit/s, anything else without an exponent."""
+    if unit == "bytes" and float(value).is_integer():
+        for name, size in _BINARY:
+            if value >= size and value % size == 0:
+                return f"{int(value // size)} {name}"
+        return f"{int(value)} byte{'' if value == 1 else 's'}"
+    if unit == "bit/s" and value > 0:
+        return plain_rate(value)
+    number = str(int(value)) if float(value).is_integer() else f"{value:.6f}".rstrip("0")
+    return f"{number} {unit}" if unit else number
 
 
 def check_port(port: int, what: str = "port") -> None:

@@ -178,7 +178,8 @@ SAMPLE_COLUMNS = (
     "flow",
     "start_s",
     "end_s",
-    "bits_per_second",
+    "received_bps",  # what the receiver got: the throughput (goodput)
+    "sent_bps",  # the sender's rate in the same interval
     "bytes",
     "retransmits",
     "rtt_ms",
@@ -221,7 +222,8 @@ def write_samples_csv(
                 sample.flow.value,
                 sample.start_s,
                 sample.end_s,
-                sample.bits_per_second,
+                sample.received_bps,
+                sample.sent_bps,
                 sample.bytes,
                 sample.retransmits,
                 sample.rtt_ms,

@@ -9,7 +9,15 @@ import base64
 from collections.abc import Iterable, Sequence
 
 from app import __version__
-from app.analysis.compare import ALPHA, METRIC_INFO, ComparedPoint, Mode, SeriesData
+from app.analysis.compare import (
+    ALPHA,
+    INTERVAL_METHOD,
+    METRIC_INFO,
+    ComparedPoint,
+    Mode,
+    SeriesData,
+    level_text,
+)
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
 from app.domain.net import Protocol
@@ -31,7 +39,7 @@ from app.report.html_parts import (
     with_unit,
     x,
 )
-from app.report.report_data import ReportData
+from app.report.report_data import ReportData, Timeline
 
 #: The tables of a pair, as the studies print them: (metric, title, for which protocol).
 SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = (
@@ -59,8 +67,9 @@ def _difference_row(p: ComparedPoint, factor: float) -> str:
         relative = f"{MINUS if p.relative_pct < 0 else '+'}{abs(p.relative_pct):.1f}&nbsp;%"
     interval = (
         DASH
-        if p.ci_low is None or p.ci_high is None
+        if p.ci_low is None or p.ci_high is None or p.ci_level is None
         else f"{number(p.ci_low, factor, signed=True)} to {number(p.ci_high, factor, signed=True)}"
+        f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
     )
     significant = {True: "yes", False: "no", None: "untested"}[p.significant]
     return cells(
@@ -90,7 +99,7 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
         with_unit("Mean", unit),
         with_unit("Difference", unit),
         "Relative",
-        with_unit("95 % CI of the difference", unit),
+        with_unit("CI of the difference at its Holm step's level", unit),
         "p (Welch)",
         "p (Holm)",
         "Significant",
@@ -155,9 +164,24 @@ def _timeline(data: ReportData, title: str, pngs: dict[str, bytes]) -> str:
     lines = next(t for name, t in data.timelines if name == title)
     said = "; ".join(f"{t.label}, run {t.repetition} at {x(t.value)}" for t in lines)
     return (
-        f'<p class="note">Throughput over time of a typical run of each side (the one '
-        f"closest to its point's median): {e(said)}.</p>"
+        f'<p class="note">Throughput over time (what the receiver got in each interval, as '
+        f"in the tables) of a typical run of each side (the one closest to its point's "
+        f"median): {e(said)}.{e(without_line(lines))}</p>"
         + _image(png, f"Throughput over time: {title}", "timeline")
+    )
+
+
+def without_line(lines: Sequence[Timeline]) -> str:
+    """A sentence naming the sides whose run has no receiver's figure interval by interval
+    (so no line on the chart), or nothing when every side has one."""
+    missing = [t.label for t in lines if not t.points()]
+    if not missing:
+        return ""
+    names = " and ".join(missing)
+    return (
+        f" {names} {'has' if len(missing) == 1 else 'have'} no line: only the sender's rate is "
+        f"known interval by interval for that run (netperf UDP, or a UDP upload stored before "
+        f"LinkLab read the receiver's reports); the tables give what was received."
     )
 
 
@@ -186,8 +210,9 @@ def _warnings(said: Iterable[str]) -> str:
     if not items:
         return ""
     return (
-        '<div class="warnings" id="warnings"><h2>Before reading the differences</h2>'
-        "<p>These sessions differ in more than the condition compared:</p>"
+        '<div class="warnings" id="warnings"><h2>Before reading the numbers</h2>'
+        "<p>Where the sessions differ in more than the condition compared, and where the "
+        "numbers cannot mean what the labels say:</p>"
         f"<ul>{items}</ul></div>"
     )
 
@@ -241,7 +266,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
             f'<p class="note">Difference = other − baseline; n = runs (baseline / other). '
             f"Welch's two-sided t-test per point (unequal variances); significance at α = "
             f"{ALPHA} after Holm's correction over the points of a pair; “untested” where a "
-            f"side has fewer than two runs.</p>",
+            f"side has fewer than two runs. {e(INTERVAL_METHOD)}</p>",
         ]
     else:
         body.append("<h2>Series</h2>")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app.analysis.compare import Comparison, SeriesData
 from app.analysis.points import PointSummary, point_summaries
+from app.domain.net import Flow, Protocol
 from app.domain.plan import RunKind
 from app.domain.records import RunRecord
 from app.domain.results import Sample
@@ -24,6 +25,14 @@ class Timeline:
     value: float  # the swept value of the run
     repetition: int
     samples: tuple[Sample, ...]
+    protocol: Protocol = Protocol.TCP
+
+    def points(self) -> list[tuple[float, float]]:
+        """(end of interval in s, what the receiver got in bit/s) of the run's upload (its
+        download when it has none): the same throughput as the tables, never the sender's."""
+        flows = [s for s in self.samples if s.goodput_bps(self.protocol) is not None]
+        shown = [s for s in flows if s.flow is Flow.UP] or flows
+        return [(s.end_s, s.goodput_bps(self.protocol) or 0.0) for s in shown]
 
 
 @dataclass(frozen=True)
@@ -70,7 +79,9 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
             run = typical_run(runs[curve.session.id], curve, value)
             if run is not None:
                 samples = tuple(door.samples(run.id))
-                picked.append(Timeline(curve.label, value, run.key.repetition, samples))
+                picked.append(
+                    Timeline(curve.label, value, run.key.repetition, samples, run.key.protocol)
+                )
         if picked:
             timelines.append((title, picked))
     return ReportData(comparison, points, timelines)

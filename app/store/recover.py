@@ -21,15 +21,11 @@ from app.store.rows import (
     StoredSession,
     run_columns_for,
     run_from_row,
+    sample_columns_for,
     sample_from_row,
     session_from_row,
 )
 from app.store.sessions import SessionStore
-
-SAMPLE_COLUMNS = (
-    "seq, flow, start_s, end_s, bits_per_second, bytes, retransmits, rtt_ms, cwnd_bytes, "
-    "jitter_ms, lost_packets, packets"
-)
 
 
 @dataclass(frozen=True)
@@ -230,7 +226,9 @@ def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[tuple[Sample, ...],
     """The run's samples that can be read, and how many cannot."""
     rows = _scan(
         conn,
-        f"SELECT {SAMPLE_COLUMNS} FROM samples WHERE run_id = ? ORDER BY seq {{order}}",
+        f"SELECT seq, {sample_columns_for(_columns(conn, 'samples'))} FROM samples "
+        f"WHERE run_id = ? "
+        f"ORDER BY seq {{order}}",
         (run_id,),
     )
     samples = []

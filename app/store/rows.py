@@ -29,6 +29,7 @@ from app.domain.records import (
 from app.domain.results import Sample
 from app.engine.bounds import beyond
 from app.store.db import StoreError
+from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
 RUN_COLUMNS = (
     "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
@@ -156,7 +157,7 @@ def trusted(name: str, value: object) -> Any:
 
 
 _SAMPLE_FIGURES = (
-    "bits_per_second", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
+    "sent_bps", "received_bps", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
     "lost_packets", "packets",
 )  # fmt: skip
 
@@ -173,6 +174,18 @@ def sample_from_row(row: sqlite3.Row) -> Sample:
         flow=Flow(row["flow"]),
         **{name: trusted(name, row[name]) for name in _SAMPLE_FIGURES},
     )
+
+
+def placeable_samples(rows: list[sqlite3.Row]) -> list[Sample]:
+    """The stored samples of these rows, less those whose times no chart can place (written
+    by hand, or damaged)."""
+    samples = []
+    for row in rows:
+        try:
+            samples.append(sample_from_row(row))
+        except (ValueError, TypeError):
+            continue
+    return samples
 
 
 def plain(value: object) -> object:
@@ -270,13 +283,39 @@ def insert_run(
     return int(cursor.lastrowid or 0)
 
 
+SAMPLE_COLUMNS = (
+    "flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms, cwnd_bytes, "
+    "jitter_ms, lost_packets, packets"
+)
+
+
+def readable_sample_columns(conn: sqlite3.Connection) -> str:
+    """SAMPLE_COLUMNS as a SELECT list for the samples table this connection holds."""
+    try:
+        present = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
+    except sqlite3.DatabaseError:
+        return SAMPLE_COLUMNS
+    return sample_columns_for(present)
+
+
+def sample_columns_for(present: set[str]) -> str:
+    """SAMPLE_COLUMNS for a samples table with these columns: a file from before schema 5
+    that is only read (never migrated) has one bits_per_second column, sorted into sent
+    and received as the migration does."""
+    if "sent_bps" in present or "bits_per_second" not in present:
+        return SAMPLE_COLUMNS
+    return SAMPLE_COLUMNS.replace(
+        "sent_bps, received_bps",
+        f"{LEGACY_SENT_BPS} AS sent_bps, {LEGACY_RECEIVED_BPS} AS received_bps",
+    )
+
+
 def insert_samples(
     conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample], first_seq: int = 0
 ) -> None:
     conn.executemany(
-        "INSERT INTO samples (run_id, seq, flow, start_s, end_s, bits_per_second, bytes, "
-        "retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run_id,
@@ -284,7 +323,8 @@ def insert_samples(
                 s.flow.value,
                 s.start_s,
                 s.end_s,
-                s.bits_per_second,
+                s.sent_bps,
+                s.received_bps,
                 s.bytes,
                 s.retransmits,
                 s.rtt_ms,

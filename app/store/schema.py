@@ -205,4 +205,46 @@ _V4 = [
     "ALTER TABLE runs ADD COLUMN latency_method TEXT",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
+# Version 5: a sample's throughput in two columns, the sender's rate (sent_bps) and what the
+# receiver got (received_bps), instead of one bits_per_second that held whichever end the
+# client was. Older rows are sorted by what the client was in them: the sender of an upload
+# (flow 'up') unless its report had the receiver's jitter, the receiver of a download. The
+# same rule, for a file that is read without being migrated (rows.readable_sample_columns):
+LEGACY_SENT_BPS = "CASE WHEN flow = 'up' AND jitter_ms IS NULL THEN bits_per_second END"
+LEGACY_RECEIVED_BPS = "CASE WHEN flow = 'down' OR jitter_ms IS NOT NULL THEN bits_per_second END"
+_V5 = [
+    """
+    CREATE TABLE samples_v5 (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        flow TEXT NOT NULL,
+        start_s REAL NOT NULL,
+        end_s REAL NOT NULL,
+        sent_bps REAL,
+        received_bps REAL,
+        bytes INTEGER,
+        retransmits INTEGER,
+        rtt_ms REAL,
+        cwnd_bytes INTEGER,
+        jitter_ms REAL,
+        lost_packets INTEGER,
+        packets INTEGER,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID
+    """,
+    """
+    INSERT INTO samples_v5 (
+        run_id, seq, flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms,
+        cwnd_bytes, jitter_ms, lost_packets, packets
+    ) SELECT
+        run_id, seq, flow, start_s, end_s,
+        CASE WHEN flow = 'up' AND jitter_ms IS NULL THEN bits_per_second END,
+        CASE WHEN flow = 'down' OR jitter_ms IS NOT NULL THEN bits_per_second END,
+        bytes, retransmits, rtt_ms, cwnd_bytes, jitter_ms, lost_packets, packets
+    FROM samples
+    """,
+    "DROP TABLE samples",
+    "ALTER TABLE samples_v5 RENAME TO samples",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]

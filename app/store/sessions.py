@@ -26,6 +26,7 @@ from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.rows import (
     RUN_COLUMNS,
     RUN_COUNTS,
+    SAMPLE_COLUMNS,
     SESSION_SELECT,
     SESSION_SELECT_BARE,
     StoredRun,
@@ -34,10 +35,11 @@ from app.store.rows import (
     insert_run,
     insert_samples,
     owner_alive,
+    placeable_samples,
     plain,
     run_columns_for,
     run_from_row,
-    sample_from_row,
+    sample_columns_for,
     session_from_row,
     this_owner,
     upsert_peer,
@@ -52,6 +54,7 @@ class SessionStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._run_columns: str | None = None
+        self._sample_columns: str | None = None
 
     @property
     def run_columns(self) -> str:
@@ -66,6 +69,20 @@ class SessionStore:
                     return RUN_COLUMNS  # the damage is said where the runs are read
                 self._run_columns = run_columns_for({str(r[1]) for r in rows})
         return self._run_columns
+
+    @property
+    def sample_columns(self) -> str:
+        """The samples' columns to select (an older file that is only read has one
+        bits_per_second column: sorted into sent and received)."""
+        if self._sample_columns is None:
+            self._sample_columns = SAMPLE_COLUMNS
+            if self.db.readonly:
+                try:
+                    rows = self.db.query("PRAGMA table_info(samples)")
+                except StoreError:
+                    return SAMPLE_COLUMNS
+                self._sample_columns = sample_columns_for({str(r[1]) for r in rows})
+        return self._sample_columns
 
     # -- sessions ------------------------------------------------------------------------------
     def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
@@ -319,8 +336,11 @@ class SessionStore:
         argv: Sequence[str] | None = None,
         raw_output: str = "",
         flows: Iterable[object] = (),
+        replace_samples: bool = False,
     ) -> None:
-        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction."""
+        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction.
+        With replace_samples, `samples` are all the run's samples and take the place of those
+        stored while it ran (the far end's figures joined in when the run ended)."""
         metrics = metrics or RunMetrics()
         columns: dict[str, object] = {
             "status": "failed" if error else "ok",
@@ -341,6 +361,9 @@ class SessionStore:
             columns["argv_json"] = json.dumps(list(argv))
         assignments = ", ".join(f"{name} = ?" for name in columns)
         with self.db.transaction() as conn:
+            if replace_samples:
+                conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
+                first_seq = 0
             insert_samples(conn, run_id, samples, first_seq)
             conn.execute(
                 f"UPDATE runs SET {assignments} WHERE id = ?",
@@ -435,8 +458,7 @@ class SessionStore:
     ) -> list[RunRecord]:
         """The session's finished runs (ok and failed); with partial=True also the runs that
         never finished, each marked partial."""
-        # As bytes: a damaged page inside a long raw output must not stop the export of the
-        # session (the bytes that are not text are read as U+FFFD, and the run says so).
+        # As bytes, so that damaged bytes in it cannot stop a read (see run_from_row).
         raw = "CAST(raw_output AS BLOB) AS raw_output" if with_raw else "'' AS raw_output"
         finished = "" if partial else " AND status != 'partial'"
         rows = self.db.query(
@@ -473,16 +495,5 @@ class SessionStore:
         }
 
     def samples(self, run_id: int) -> list[Sample]:
-        rows = self.db.query(
-            "SELECT flow, start_s, end_s, bits_per_second, bytes, retransmits, rtt_ms, "
-            "cwnd_bytes, jitter_ms, lost_packets, packets FROM samples WHERE run_id = ? "
-            "ORDER BY seq",
-            (run_id,),
-        )
-        samples = []
-        for row in rows:
-            try:
-                samples.append(sample_from_row(row))
-            except (ValueError, TypeError):
-                continue  # times no chart can place (written by hand or damaged): left out
-        return samples
+        sql = f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq"
+        return placeable_samples(self.db.query(sql, (run_id,)))

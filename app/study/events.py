@@ -42,6 +42,15 @@ class SampleArrived:
 
 
 @dataclass(frozen=True)
+class SamplesRevised:
+    """The run's samples as the run ended: the receiver's figures joined in (an upload's
+    live samples were the sender's), to replace those that arrived live."""
+
+    key: RunKey
+    samples: tuple[Sample, ...]
+
+
+@dataclass(frozen=True)
 class LatencyNote:
     """About working latency, in a sentence: how it is measured against the peer (said once
     per IP version before the first run that measures it; method set), or why it is not, or
@@ -131,6 +140,7 @@ StudyEvent = (
     | SessionStarted
     | RunStarted
     | SampleArrived
+    | SamplesRevised
     | LatencyNote
     | LatencyProbed
     | RunFinished

@@ -34,7 +34,7 @@ from app.study.json_files import Unreadable, load_json
 from app.study.plan_checks import plan_problems
 
 EXCHANGE_FORMAT = "linklab-sessions"
-EXCHANGE_VERSION = 1
+EXCHANGE_VERSION = 2  # 2: a sample's sent_bps and received_bps (1: bits_per_second)
 #: The name ending of exchange files; the installers associate it with LinkLab. Any name
 #: imports: the content, not the ending, decides.
 EXCHANGE_SUFFIX = ".linklab"
@@ -58,7 +58,7 @@ _INT_METRICS = frozenset({"bytes_sent", "bytes_received", "retransmits", "lost_p
 _LATER_METRICS = frozenset(
     {"latency_idle_ms", "latency_ms", "latency_p90_ms", "latency_loss_pct", "latency_method"}
 )
-_SAMPLE_FLOATS = ("bits_per_second", "rtt_ms", "jitter_ms")
+_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms")
 _SAMPLE_INTS = ("bytes", "retransmits", "cwnd_bytes", "lost_packets", "packets")
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
 _RUN_FIELDS = (
@@ -431,13 +431,28 @@ def _metric(metrics: _Obj, key: str) -> Any:
 
 def _sample(item: object, number: int, run_label: str) -> Sample:
     obj = _Obj(item, f"{run_label}, sample {number},")
-    return Sample(
+    # Format 1 held one bits_per_second: the client's count.
+    legacy = "bits_per_second" in obj.data and "sent_bps" not in obj.data
+    rates = ("sent_bps", "received_bps")
+    sample = Sample(
         start_s=obj.number("start_s", whole=False, optional=False),
         end_s=obj.number("end_s", whole=False, optional=False),
         flow=Flow(obj.choice("flow", [f.value for f in Flow])),
-        **{k: obj.number(k, whole=False, optional=True) for k in _SAMPLE_FLOATS},
+        **{
+            k: obj.number(k, whole=False, optional=True)
+            for k in _SAMPLE_FLOATS
+            if not (legacy and k in rates)
+        },
         **{k: obj.number(k, whole=True, optional=True) for k in _SAMPLE_INTS},
     )
+    if not legacy:
+        return sample
+    # Sorted as the store's schema 5 migration sorts it: the sender's rate of an upload
+    # unless the report had the receiver's jitter, what was received of a download.
+    rate = obj.number("bits_per_second", whole=False, optional=True)
+    if sample.flow is Flow.UP and sample.jitter_ms is None:
+        return replace(sample, sent_bps=rate)
+    return replace(sample, received_bps=rate)
 
 
 # -- import ------------------------------------------------------------------------------------

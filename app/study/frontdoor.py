@@ -90,6 +90,8 @@ class Prepared:
     plan: Plan
     environment: dict[str, Any]
     notes: tuple[str, ...] = ()
+    #: Told before the first run, not kept as the session's reason (e.g. no live samples).
+    advice: tuple[str, ...] = ()
 
 
 def snapshot(peer_host: str, engines: Mapping[str, str]) -> dict[str, Any]:
@@ -267,7 +269,8 @@ class FrontDoor:
                 plan = replace(plan, conditions=conditions)
         if not plan.name:
             plan = replace(plan, name=default_name(plan))
-        return Prepared(plan, environment, tuple(notes))
+        live = self.drivers[plan.engine].live_note()
+        return Prepared(plan, environment, tuple(notes), (live,) if live else ())
 
     def _local_servers(self, plan: Plan) -> Plan:
         if self.loopback is None:
@@ -309,7 +312,7 @@ class FrontDoor:
     def start(self, prepared: Prepared, observer: Observer) -> StudyRun:
         """A new session of the prepared plan; run() it to measure."""
         self.require_writable()
-        observer(StudyPrepared(prepared.plan, prepared.notes))
+        observer(StudyPrepared(prepared.plan, prepared.notes + prepared.advice))
         return StudyRun(
             self.db_path,
             prepared.plan,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from app.analysis.responsiveness import Rating, rating, rpm
 from app.analysis.saturation import STABLE_STEPS, confidence, next_flows, stability
 from app.domain.errors import LinkLabError
-from app.domain.net import Direction, Flow
+from app.domain.net import Direction, Flow, Protocol
 from app.domain.plan import Peer
 from app.domain.results import Sample
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
@@ -74,7 +74,9 @@ class _StepRun:
             return self.received_bps
         if not self.samples:
             return None
-        bits = sum((s.bits_per_second or 0.0) * (s.end_s - s.start_s) for s in self.samples)
+        bits = sum(
+            (s.goodput_bps(Protocol.TCP) or 0.0) * (s.end_s - s.start_s) for s in self.samples
+        )
         spans = {(s.start_s, s.end_s) for s in self.samples}
         seconds = sum(end - start for start, end in spans)
         return bits / seconds if seconds > 0 else None

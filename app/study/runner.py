@@ -39,6 +39,7 @@ from app.study.events import (
     RunFinished,
     RunStarted,
     SampleArrived,
+    SamplesRevised,
     SessionFinished,
     SessionStarted,
     StudyEvent,
@@ -388,7 +389,10 @@ class StudyRunner:
                 argv=result.argv,
                 raw_output=result.raw_output,
                 flows=result.summary.flows,
+                revised=result.samples if result.samples_revised else None,
             )
+            if result.samples_revised:
+                self._emit(SamplesRevised(key, result.samples))
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
 

@@ -63,9 +63,13 @@ class SampleWriter:
         argv: Sequence[str] | None = None,
         raw_output: str = "",
         flows: Iterable[object] = (),
+        revised: Sequence[Sample] | None = None,
     ) -> None:
-        """The run ended with a result (metrics) or an error: its last samples with it."""
+        """The run ended with a result (metrics) or an error: its last samples with it, or
+        all its samples as revised at its end (`revised`), in place of those written."""
         batch, self._pending = self._pending, []
+        if revised is not None:
+            batch, self._written = list(revised), 0
         self.store.finish_run(
             self.run_id,
             metrics=metrics,
@@ -80,6 +84,7 @@ class SampleWriter:
             argv=argv,
             raw_output=raw_output,
             flows=flows,
+            replace_samples=revised is not None,
         )
         self._written += len(batch)
 

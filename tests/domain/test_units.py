@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.domain.units import format_rate, parse_rate, parse_size, rate_unit
+from app.domain.units import format_rate, format_received, parse_rate, parse_size, rate_unit
 
 
 @given(st.one_of(st.none(), st.floats(), st.integers(-(10**400), 10**400)), st.integers(0, 30))
@@ -52,3 +52,9 @@ def test_parsers_still_refuse_nonsense() -> None:
             parse_rate(bad)
         with pytest.raises(ValueError):
             parse_size(bad)
+
+
+def test_format_received_marks_the_senders_rate_as_sent() -> None:
+    assert format_received(1.84e9, 6.2e9) == format_rate(1.84e9)
+    assert format_received(None, 6.2e9) == f"{format_rate(6.2e9)} sent"
+    assert format_received(None, None) == f"{format_rate(None)} sent"

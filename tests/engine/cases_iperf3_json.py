@@ -226,7 +226,7 @@ JSON_CASES = [
             "rtt_max_ms": 0.079,
             "cpu_local_pct": 94.3966659961179,
             "cpu_remote_pct": 38.656989896169421,
-            "first.up.bits_per_second": 17397003678.4313,
+            "first.up.sent_bps": 17397003678.4313,
             "first.up.rtt_ms": 0.063,
             "first.up.cwnd_bytes": 916762,
             "samples": 3,
@@ -310,11 +310,11 @@ JSON_CASES = [
         "iperf3-3.17-android-tcp-bidir-interval.jsonl",
         "3.17",
         {
-            "first.up.bits_per_second": 31473171298.031265,
+            "first.up.sent_bps": 31473171298.031265,
             "first.up.retransmits": 0,
             "first.up.rtt_ms": 0.034,
             "first.up.cwnd_bytes": 1309660,
-            "first.down.bits_per_second": 29513829576.759514,
+            "first.down.received_bps": 29513829576.759514,
             "samples": 2,
         },
         error=EngineFailed,
@@ -325,9 +325,9 @@ JSON_CASES = [
         "iperf3-3.17-android-udp-bidir-interval.jsonl",
         "3.17",
         {
-            "first.up.bits_per_second": 1081247.7156053118,
+            "first.up.sent_bps": 1081247.7156053118,
             "first.up.packets": 8,
-            "first.down.bits_per_second": 1081247.7156053118,
+            "first.down.received_bps": 1081247.7156053118,
             "first.down.jitter_ms": 0.021732455059885976,
             "first.down.lost_packets": 0,
             "samples": 2,
@@ -341,7 +341,7 @@ JSON_CASES = [
         "3.17",
         {
             # "sender": false in the interval: this end received, so the flow is down.
-            "first.down.bits_per_second": 1081340.7773533543,
+            "first.down.received_bps": 1081340.7773533543,
             "first.down.jitter_ms": 0.023491129322622144,
             "first.down.packets": 8,
             "samples": 1,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.errors import ClosedBeforeStart, Interrupted, NotIperf3, OptionRefused
+from app.engine.errors import AuthenticationRequired, ClosedBeforeStart, Interrupted, NotIperf3
 from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [
@@ -16,7 +16,7 @@ TEXT_CASES = [
             "up.retransmits": 4,
             "cpu_local_pct": 97.9,
             "cpu_remote_pct": 29.6,
-            "first.up.bits_per_second": 19678187 * K,
+            "first.up.sent_bps": 19678187 * K,
             "first.up.cwnd_bytes": 1023 * KIB,
             "samples": 3,
         },
@@ -51,7 +51,7 @@ TEXT_CASES = [
             "up.loss_pct": 56.0,
             "up.receiver_bps": 1.38 * G * (62949 - 35148) / 62949,
             "up.receiver_derived": LOSS,
-            "first.up.bits_per_second": 1.34 * G,
+            "first.up.sent_bps": 1.34 * G,
             "first.up.packets": 20398,
             "samples": 3,
         },
@@ -64,7 +64,7 @@ TEXT_CASES = [
             "up.receiver_bps": 4670 * M,
             "up.sender_bytes": round(1.64 * GIB),
             "up.retransmits": None,  # Windows reports none
-            "first.up.bits_per_second": 4.27 * G,
+            "first.up.sent_bps": 4.27 * G,
             "samples": 3,
         },
     ),
@@ -75,7 +75,7 @@ TEXT_CASES = [
             "up.sender_bps": 15362285 * K,
             "up.receiver_bps": 15154271 * K,
             "up.retransmits": 28,
-            "first.up.bits_per_second": 14344211 * K,
+            "first.up.sent_bps": 14344211 * K,
             "first.up.retransmits": 2,
             "cpu_local_pct": 94.8,
             "samples": 3,
@@ -129,7 +129,7 @@ TEXT_CASES = [
             "up.receiver_bps": 361 * M,
             "up.receiver_bytes": 434 * MIB,
             "up.retransmits": 46,
-            "first.up.bits_per_second": 356 * M,
+            "first.up.sent_bps": 356 * M,
             "samples": 10,
         },
     ),
@@ -155,8 +155,10 @@ TEXT_CASES = [
     Case(
         "iperf3-3.7plus-openwrt-text-param-error.txt",
         "3.7",
-        error=OptionRefused,
-        says="you must specify username",
+        # An OpenWrt server set up for authentication: told as exactly that, with where to
+        # give the user name and password.
+        error=AuthenticationRequired,
+        says="demands a user name and password (iperf3 said: parameter error - you must specify",
     ),
     Case(
         "iperf-2-linux-udp.txt",

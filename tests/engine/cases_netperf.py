@@ -19,7 +19,7 @@ NETPERF_CASES = [
             "up.lost_packets": 697659 - 691171,
             "up.loss_pct": 100 * (697659 - 691171) / 697659,
             "cpu_local_pct": 68.53,
-            "first.up.bits_per_second": 2087.58 * M,
+            "first.up.sent_bps": 2087.58 * M,
             "samples": 3,
         },
         says="netperf warned: enable_enobufs failed: getprotobyname",

@@ -12,7 +12,7 @@ import json
 import stat
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +236,9 @@ def replay(case: Case, folder: Path) -> Outcome:
             direction=direction,
             parallel=128 if "P128" in case.file else 1,
         )
+        if "authfail" in case.file:  # made by a client that gave credentials
+            tool = replace(tool, capabilities=tool.capabilities | {Capability.AUTHENTICATION})
+            opts = replace(opts, username="u", password="p", rsa_public_key_path="server.pem")
         run = start_iperf3(tool, opts, live=path.suffix != ".json")
     outcome = Outcome(run, [])
     try:

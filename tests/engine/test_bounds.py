@@ -40,8 +40,8 @@ def test_every_figure_has_bounds(cls: type) -> None:
 @pytest.mark.parametrize(
     ("item", "what", "value"),
     [
-        (Sample(0, 1, bits_per_second=1e308), "throughput", "1e+308 bit/s"),
-        (Sample(0, 1, bits_per_second=MAX_BPS * 1.01), "throughput", "1.01e+13 bit/s"),
+        (Sample(0, 1, sent_bps=1e308), "throughput", "1e+308 bit/s"),
+        (Sample(0, 1, sent_bps=MAX_BPS * 1.01), "throughput", "1.01e+13 bit/s"),
         (Sample(0, 1, rtt_ms=math.inf), "round-trip time", "inf ms"),
         (Sample(0, 1, jitter_ms=math.nan), "jitter", "nan ms"),
         (Sample(0, 1, retransmits=-1), "retransmit count", "-1"),
@@ -56,7 +56,7 @@ def test_impossible_figures_are_named(item: object, what: str, value: str) -> No
 
 
 def test_possible_figures_pass() -> None:
-    assert impossible(Sample(0, 1, bits_per_second=MAX_BPS, rtt_ms=1e6, jitter_ms=0.0)) is None
+    assert impossible(Sample(0, 1, sent_bps=MAX_BPS, rtt_ms=1e6, jitter_ms=0.0)) is None
     assert impossible(FlowSummary(Flow.UP, loss_pct=100.0, lost_packets=5, packets=5)) is None
     # iperf3 adds up the CPU time of all its threads: above 100 % is real.
     assert impossible(RunSummary(cpu_remote_pct=103.26)) is None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app.domain.net import Flow
 from tests.engine.cases_iperf3_json import JSON_CASES
 from tests.engine.cases_iperf3_text import TEXT_CASES
 from tests.engine.cases_netperf import NETPERF_CASES
@@ -61,6 +62,13 @@ def test_engine_output(case: Case, tmp_path: Path) -> None:
         assert sentence.endswith(".") and ":" in sentence  # what happened: what to do.
     if case.says and case.error is None:
         assert case.says in outcome.notes
+    for sample in outcome.samples():
+        # None of these has the server's reports: each interval is this end's own count, the
+        # sender's of an upload and the receiver's of a download, never both.
+        if sample.flow is Flow.UP:
+            assert sample.received_bps is None, sample
+        else:
+            assert sample.sent_bps is None, sample
     for key, expected in case.figures.items():
         got = figure(outcome, key)
         if isinstance(expected, float):

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from app.domain.errors import BadOption
-from app.engine.errors import AuthenticationFailed
+from app.engine.errors import AuthenticationFailed, AuthenticationRequired
 from app.engine.iperf3 import PASSWORD_ENV, start_iperf3
 from app.engine.options import Iperf3Options
 from app.engine.process import ManagedProcess
@@ -108,3 +108,16 @@ def test_wrong_password_is_a_sentence(iperf3_tool: Tool, auth_server: tuple[int,
     assert "user name or password" in str(info.value)
     with pytest.raises(BadOption, match="needs a password"):
         start_iperf3(iperf3_tool, replace(opts, password=None))
+
+
+def test_a_server_that_demands_credentials_says_so(
+    iperf3_tool: Tool, auth_server: tuple[int, Path]
+) -> None:
+    """Without a user name, an authenticating server is one that demands credentials, not one
+    that refused them; the sentence says where to give them."""
+    port, _ = auth_server
+    with pytest.raises(AuthenticationRequired) as info:
+        start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)).run()
+    sentence = str(info.value)
+    assert "demands a user name and password" in sentence
+    assert "--username NAME --rsa-public-key FILE" in sentence and "IPERF3_PASSWORD" in sentence

@@ -3,6 +3,7 @@ typed failures, and no netperf left behind."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ import pytest
 
 from app.domain.net import Flow, IpVersion
 from app.domain.results import EngineMessage, Sample
-from app.engine.errors import EngineMissing, NoNetserver, StoppedByUser
+from app.engine.errors import ConnectTimeout, EngineMissing, NoNetserver, StoppedByUser
 from app.engine.netperf import start_netperf
 from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.servers import ServerOptions, netserver
@@ -97,7 +98,7 @@ def test_loopback_run_reports_live(
         assert all(s.rtt_ms is not None and s.rtt_ms > 0 for s in result.samples)
     else:
         assert result.throughput_bps is not None and result.throughput_bps > 0
-        assert all(s.bits_per_second and s.bits_per_second > 0 for s in result.samples)
+        assert all(s.sent_bps and s.sent_bps > 0 for s in result.samples)
         flow = result.flow(Flow.UP)
         assert flow is not None and flow.sender_bps and flow.receiver_bps
         if test is NetperfTest.UDP_STREAM:
@@ -142,3 +143,19 @@ def test_stop_ends_netperf_within_a_second(netperf: Tool, netserver_port: int) -
     worker.join(5)
     assert isinstance(outcome.get("error"), StoppedByUser)
     assert float(outcome["ended"]) - asked < 1.0  # type: ignore[arg-type]
+
+
+def test_a_listener_that_never_answers_is_no_vanished_peer(netperf: Tool) -> None:
+    """As found: netperf against a port where something accepts and never answers ended as
+    "stopped answering … in the middle of the run", though the run never started."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)  # the kernel completes the handshake; nobody ever answers
+        port = silent.getsockname()[1]
+        opts = NetperfOptions(host="127.0.0.1", port=port, duration_s=2, interval_s=0.1)
+        run = start_netperf(netperf, opts)
+        with pytest.raises(ConnectTimeout) as info:
+            run.run()
+    assert f"No answer from 127.0.0.1 on port {port}" in str(info.value)
+    assert "in the middle of the run" not in str(info.value)
+    assert not engine_children(clients_only=True)

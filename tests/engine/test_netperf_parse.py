@@ -19,6 +19,7 @@ from app.engine.errors import (
     EngineError,
     EngineFailed,
     HostUnresolved,
+    ImpossibleValue,
     Ipv6Unavailable,
     LinkLocalNeedsZone,
     NoNetserver,
@@ -118,13 +119,13 @@ def test_every_keyval_capture(name: str) -> None:
     assert isinstance(evs[-1], RunSummary)
     total = summary(evs)
     if "_rr_" in name:
-        assert all(s.bits_per_second is None and s.rtt_ms for s in got)
+        assert all(s.sent_bps is None and s.rtt_ms for s in got)
         assert total.flows == ()
         assert total.transactions_per_s and total.transactions_per_s > 1000
         assert total.rtt_mean_ms and total.rtt_min_ms and total.rtt_max_ms
         assert total.rtt_min_ms <= total.rtt_mean_ms <= total.rtt_max_ms
     else:
-        assert all(s.rtt_ms is None and s.bits_per_second for s in got)
+        assert all(s.rtt_ms is None and s.sent_bps for s in got)
         (flow,) = total.flows
         assert flow.sender_bps and flow.receiver_bps
     assert_sane(evs)
@@ -135,7 +136,7 @@ def test_tcp_stream_values() -> None:
     got = samples(evs)
     bounds = [t for s in got for t in (s.start_s, s.end_s)]
     assert bounds == pytest.approx([0.0, 1.006, 1.006, 2.038, 2.038, 3.0])
-    assert got[0].bits_per_second == pytest.approx(8921.99e6)
+    assert got[0].sent_bps == pytest.approx(8921.99e6)
     (flow,) = summary(evs).flows
     assert flow.sender_bps == pytest.approx(8991.37e6)
     assert flow.receiver_bps == pytest.approx(8991.37e6)
@@ -164,7 +165,7 @@ def test_udp_stream_v6() -> None:
 
 def test_bytes_units_are_powers_of_1024() -> None:
     evs = events("keyval_tcp_stream_v4_mbytes.txt")
-    assert samples(evs)[0].bits_per_second == pytest.approx(1046.61 * 8 * 2**20)
+    assert samples(evs)[0].sent_bps == pytest.approx(1046.61 * 8 * 2**20)
     (flow,) = summary(evs).flows
     assert flow.sender_bps == pytest.approx(1011.78 * 8 * 2**20)
     # The byte count over 2.00 s agrees with the converted rate.
@@ -209,22 +210,47 @@ def test_rtt_falls_back_to_rt_latency_then_rate() -> None:
     assert total.transactions_per_s == 20000.0
 
 
-def test_missing_and_odd_values_are_none() -> None:
+def test_missing_and_negative_values_are_unknown() -> None:
     lines = [
         "PROTOCOL=UDP",
-        "THROUGHPUT=nan",
+        "THROUGHPUT=-1",
         "THROUGHPUT_UNITS=10^6bits/s",
-        "LOCAL_SEND_THROUGHPUT=inf",
         "REMOTE_RECV_THROUGHPUT=",
         "LOCAL_SEND_CALLS=10",
         "REMOTE_RECV_CALLS=12",
-        "LOCAL_CPU_UTIL=1_0",
+        "LOCAL_CPU_UTIL=-1.00",
     ]
     total = summary(list(parse_keyval(lines)))
     (flow,) = total.flows
     assert flow.sender_bps is None and flow.receiver_bps is None
     assert flow.lost_packets is None and flow.loss_pct is None  # received > sent: unknown
     assert total.cpu_local_pct is None and total.cpu_remote_pct is None
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("THROUGHPUT=nan", 'impossible throughput of "nan"'),
+        ("THROUGHPUT=inf", 'impossible throughput of "inf"'),
+        ("THROUGHPUT=true", 'impossible throughput of "true"'),
+        ("LOCAL_SEND_THROUGHPUT=1e999", 'impossible throughput of "1e999"'),
+        ("LOCAL_CPU_UTIL=1_0", 'impossible CPU load of "1_0"'),
+        ("LOCAL_BYTES_SENT=0x10", 'impossible byte count of "0x10"'),
+    ],
+)
+def test_values_that_are_no_number_fail_the_run(line: str, says: str) -> None:
+    """netperf writes every value as text: a decimal reads as that number, -1 as unknown, and
+    anything else where a figure belongs is refused with a sentence, not stored as empty."""
+    lines = ["PROTOCOL=TCP", "THROUGHPUT=12", "THROUGHPUT_UNITS=10^6bits/s", line]
+    with pytest.raises(ImpossibleValue) as info:
+        list(parse_keyval(lines))
+    assert says in str(info.value) and "not counted" in str(info.value)
+
+
+def test_numbers_written_as_text_are_read() -> None:
+    lines = ["PROTOCOL=TCP", "THROUGHPUT= 12.5", "THROUGHPUT_UNITS=10^6bits/s"]
+    (flow,) = summary(list(parse_keyval(lines))).flows
+    assert flow.sender_bps == pytest.approx(12.5e6)
 
 
 # -- failures ------------------------------------------------------------------------------------
@@ -465,7 +491,7 @@ LINE = st.one_of(
 def _run(lines: list[str]) -> list[ParseEvent]:
     try:
         evs = list(parse_keyval(lines))
-    except ParseError:
+    except (ParseError, ImpossibleValue):  # malformed, or a figure that is no number
         return []
     assert_sane(evs)
     return evs

@@ -83,5 +83,25 @@ def test_ranges() -> None:
             check_port(bad)
     with pytest.raises(BadOption):
         check_port(True)  # type: ignore[arg-type]
-    with pytest.raises(BadOption, match="UDP packet size must be between 16 and 65507 bytes"):
+    with pytest.raises(BadOption, match="UDP packet size must be between 16 bytes and 65507 bytes"):
         check_range(70000, 16, 65507, "UDP packet size", "bytes")
+
+
+@pytest.mark.parametrize(
+    ("value", "low", "high", "unit", "sentence"),
+    [
+        (2 * 1024**3, 1024, 1024**3, "bytes", "between 1 KiB and 1 GiB; it is 2 GiB."),
+        (100 * 1024**2, 1, 1024**2, "bytes", "between 1 byte and 1 MiB; it is 100 MiB."),
+        (1500, 1600, 65507, "bytes", "between 1600 bytes and 65507 bytes; it is 1500 bytes."),
+        (2 * 10**14, 0, 10**14, "bit/s", "between 0 bit/s and 100 Tbit/s; it is 200 Tbit/s."),
+        (0.05, 0.1, 60, "s", "between 0.1 s and 60 s; it is 0.05 s."),
+    ],
+)
+def test_range_messages_use_the_units_a_user_types(
+    value: float, low: float, high: float, unit: str, sentence: str
+) -> None:
+    """As found: "1.04858e+06 bytes" for a limit a user types as 1M."""
+    with pytest.raises(BadOption) as info:
+        check_range(value, low, high, "setting", unit)
+    assert str(info.value) == f"The setting must be {sentence}"
+    assert "e+" not in str(info.value)

@@ -59,8 +59,8 @@ def make_session(path: Path) -> str:
                     packets=200,
                 ),
                 samples=[
-                    Sample(0.0, 1.0, Flow.UP, bits_per_second=9e8, lost_packets=1, packets=100),
-                    Sample(1.0, 2.0, Flow.UP, bits_per_second=9.1e8, lost_packets=0, packets=100),
+                    Sample(0.0, 1.0, Flow.UP, received_bps=9e8, lost_packets=1, packets=100),
+                    Sample(1.0, 2.0, Flow.UP, received_bps=9.1e8, lost_packets=0, packets=100),
                 ],
                 started_at=utc_now(),
                 elapsed_s=2.0,
@@ -80,7 +80,7 @@ EDITS = (
     "UPDATE runs SET throughput_bps = 1e308, elapsed_s = -9e999, sender_bps = 1e300 WHERE id = 3",
     'UPDATE runs SET flows_json = \'[{"flow": "up", "sender_bps": Infinity, '
     '"receiver_bps": 1e999}]\' WHERE id = 4',
-    "UPDATE samples SET bits_per_second = 9e999 WHERE seq = 1",
+    "UPDATE samples SET received_bps = 9e999, sent_bps = 1e300 WHERE seq = 1",
     "UPDATE samples SET start_s = 9e999 WHERE run_id = 2 AND seq = 0",
     "UPDATE samples SET lost_packets = 9223372036854775807, bytes = -5 WHERE run_id = 3",
 )
@@ -159,7 +159,7 @@ def test_a_database_holding_impossible_figures_renders_everywhere(
         ("metrics.loss_pct", 500, "loss_pct 500 %, which is not a possible loss"),
         ("metrics.latency_loss_pct", 100.5, "latency_loss_pct 100.5 %"),
         ("elapsed_s", 1e12, "elapsed_s 1e+12 s, which is not a possible run time"),
-        ("samples.0.bits_per_second", 2e13, "sample 1, has bits_per_second 2e+13 bit/s"),
+        ("samples.0.received_bps", 2e13, "sample 1, has received_bps 2e+13 bit/s"),
         ("samples.1.end_s", 1e9, "sample 2, has end_s 1e+09 s"),
     ],
 )

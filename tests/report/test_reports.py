@@ -334,7 +334,7 @@ def test_chromium_renders_the_warnings_banner_and_tables(tmp_path: Path) -> None
     argv += ["--dump-dom", page.resolve().as_uri()]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=90, check=True)
     dom = done.stdout
-    assert 'id="warnings"' in dom and "Before reading the differences" in dom
+    assert 'id="warnings"' in dom and "Before reading the numbers" in dom
     assert dom.count("<table") >= 3  # differences, mean ± SD, standard deviation
 
 

@@ -30,7 +30,7 @@ def _add(store: SessionStore, session_id: str, key: RunKey, bps: float = 1e6) ->
         key,
         128.0,
         metrics=RunMetrics(throughput_bps=bps),
-        samples=[Sample(0.0, 1.0, bits_per_second=bps)],
+        samples=[Sample(0.0, 1.0, sent_bps=bps)],
         started_at=utc_now(),
         elapsed_s=1.0,
         engine="iperf3",
@@ -52,7 +52,7 @@ def test_new_database_schema_wal_and_foreign_keys(tmp_path: Path) -> None:
         sid = store.create_session(_plan(), {"os_name": "Test OS"})
         key = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
         run_id = _add(store, sid, key)
-        assert store.samples(run_id)[0].bits_per_second == 1e6
+        assert store.samples(run_id)[0].sent_bps == 1e6
         assert store.done_keys(sid) == {key}
         session = store.get(sid[:6])
         assert session.runs_done == 1 and session.environment["os_name"] == "Test OS"

@@ -17,6 +17,7 @@ from app.store.db import SCHEMA_VERSION, Database, StoreError
 from app.store.schema import MIGRATIONS
 from app.store.sessions import SessionStore
 from app.study.sample_writer import SampleWriter
+from tests.store.old_files import samples_before_schema_5
 
 KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
 
@@ -35,7 +36,7 @@ def _version_1_file(path: Path) -> tuple[str, int]:
             KEY,
             1408.0,
             metrics=RunMetrics(throughput_bps=5e6),
-            samples=[Sample(float(i), float(i + 1), bits_per_second=5e6) for i in range(3)],
+            samples=[Sample(float(i), float(i + 1), sent_bps=5e6) for i in range(3)],
             started_at=utc_now(),
             elapsed_s=3.0,
             engine="iperf3",
@@ -53,6 +54,7 @@ def _version_1_file(path: Path) -> tuple[str, int]:
     conn.execute("DROP INDEX IF EXISTS runs_session")
     conn.execute("DROP INDEX IF EXISTS runs_finished_key")
     conn.execute("DROP TABLE exercise_work")  # version 3's table
+    samples_before_schema_5(conn)
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     assert (
@@ -105,7 +107,7 @@ def test_a_run_is_partial_until_it_finishes_and_never_counts_as_done(tmp_path: P
         writer = SampleWriter(store, run_id, clock=lambda: now[0])
         for i in range(25):  # 0.1 s samples: a batch about once a second
             now[0] = i * 0.1
-            writer.add(Sample(i * 0.1, (i + 1) * 0.1, bits_per_second=1e6))
+            writer.add(Sample(i * 0.1, (i + 1) * 0.1, sent_bps=1e6))
         assert len(store.samples(run_id)) == 21  # batches at 1.0 s and 2.0 s; four pending
         (partial,) = store.runs(sid, partial=True)
         assert partial.partial and not partial.ok and partial.status == "partial"
@@ -131,7 +133,7 @@ def test_an_unfinished_run_is_kept_when_it_measured_and_dropped_when_not(tmp_pat
         measured = SampleWriter(
             store, store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
         )
-        measured.add(Sample(0.0, 1.0, bits_per_second=1e6))
+        measured.add(Sample(0.0, 1.0, sent_bps=1e6))
         assert measured.unfinished("Stopped by the user.") is True
         (run,) = store.runs(sid, partial=True)
         assert run.partial and run.error == "Stopped by the user."

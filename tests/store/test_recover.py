@@ -41,7 +41,7 @@ def _damaged(path: Path) -> None:
                     RunKey(Protocol.TCP, IpVersion.V4, 0, rep),
                     1408.0,
                     metrics=RunMetrics(throughput_bps=1e6 * rep),
-                    samples=[Sample(0.0, 1.0, bits_per_second=1e6)],
+                    samples=[Sample(0.0, 1.0, sent_bps=1e6)],
                     started_at=utc_now(),
                     elapsed_s=1.0,
                     engine="iperf3",

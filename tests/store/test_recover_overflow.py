@@ -57,7 +57,7 @@ def _database(path: Path) -> str:
             1408.0,
             metrics=RunMetrics(throughput_bps=9e8),
             samples=[
-                Sample(i * 0.1, (i + 1) * 0.1, Flow.UP, bits_per_second=9e8 + i)
+                Sample(i * 0.1, (i + 1) * 0.1, Flow.UP, received_bps=9e8 + i)
                 for i in range(SAMPLES)
             ],
             started_at=utc_now(),

@@ -25,6 +25,7 @@ from app.domain.results import FlowSummary, Sample
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.exchange import (
+    EXCHANGE_VERSION,
     MAX_NAME,
     ImportResult,
     export_sessions,
@@ -85,8 +86,8 @@ def _make_source(path: Path) -> list[str]:
                     cpu_host_mean_pct=12.5,
                 ),
                 samples=[
-                    Sample(0.0, 0.5, Flow.UP, bits_per_second=bps, bytes=59_375_000, rtt_ms=0.25),
-                    Sample(0.5, 1.0, Flow.DOWN, bits_per_second=bps / 2, cwnd_bytes=64_000),
+                    Sample(0.0, 0.5, Flow.UP, sent_bps=bps * 3, received_bps=bps, bytes=59_375_000),
+                    Sample(0.5, 1.0, Flow.DOWN, received_bps=bps / 2, cwnd_bytes=64_000),
                 ],
                 started_at=utc_now(),
                 elapsed_s=1.02,
@@ -101,7 +102,7 @@ def _make_source(path: Path) -> list[str]:
             first.run_keys()[5],
             128.0,
             metrics=None,
-            samples=[Sample(0.0, 0.5, bits_per_second=1.0)],
+            samples=[Sample(0.0, 0.5, sent_bps=1.0)],
             error_kind="ConnectionRefused",
             error="The peer refused the connection: start a server.",
             attempts=2,
@@ -252,7 +253,10 @@ def _same_session_twice(doc: Doc) -> None:
 
 BAD_DOCUMENTS: dict[str, tuple[Callable[[Doc], None], str]] = {
     "wrong format name": (_set("format", "other-app"), "not a LinkLab session file"),
-    "newer format_version": (_set("format_version", 2), "written by a newer LinkLab"),
+    "newer format_version": (
+        _set("format_version", EXCHANGE_VERSION + 1),
+        "written by a newer LinkLab",
+    ),
     "format_version as text": (
         _set("format_version", "1"),
         "format_version '1', which is not a whole number",
@@ -464,3 +468,28 @@ def test_cli_bad_file_exits_2_with_one_line(document: Doc, target: Path) -> None
     assert done.stderr.startswith("linklab: The file holds session ")
     assert "value_index 7, outside 0..0" in done.stderr
     assert _digest(target) == digest
+
+
+def test_a_format_1_file_still_imports_its_samples_rates(document: Doc, target: Path) -> None:
+    """Format 1 held one bits_per_second per sample, the client's count: an upload's is the
+    sender's rate, a download's what was received. Imported, each lands in its own field."""
+    document["format_version"] = 1
+    for session in document["sessions"]:
+        for run in session["runs"]:
+            for sample in run["samples"]:
+                sent, received = sample.pop("sent_bps"), sample.pop("received_bps")
+                sample["bits_per_second"] = sent if sample["flow"] == "up" else received
+    file = target.parent / "old.linklab"
+    file.write_text(json.dumps(document), encoding="utf-8")
+    _import(file, target)
+    with Database(target, readonly=True) as db:
+        store = SessionStore(db)
+        sid = document["sessions"][0]["id"]
+        run = next(r for r in store.runs(sid) if r.ok)
+        up, down = store.samples(run.id)
+        assert up.flow is Flow.UP
+        assert up.received_bps is None and up.sent_bps is not None
+        assert down.flow is Flow.DOWN and down.sent_bps is None and down.received_bps is not None
+    exported = document["sessions"][0]["runs"][0]["samples"]
+    assert up.sent_bps == exported[0]["bits_per_second"]
+    assert down.received_bps == exported[1]["bits_per_second"]

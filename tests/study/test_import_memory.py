@@ -143,7 +143,7 @@ def _valid_export(tmp_path: Path, runs: int, samples: int, raw_mb: int) -> Path:
                 1408.0,
                 metrics=RunMetrics(throughput_bps=9e8),
                 samples=[
-                    Sample(i / 10, (i + 1) / 10, Flow.UP, bits_per_second=9e8 + i, rtt_ms=0.25)
+                    Sample(i / 10, (i + 1) / 10, Flow.UP, received_bps=9e8 + i, rtt_ms=0.25)
                     for i in range(samples)
                 ],
                 started_at=utc_now(),

@@ -6,7 +6,8 @@ import gc
 import sys
 
 from app.analysis.stats import summarize
-from app.domain.net import Flow
+from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 
@@ -17,13 +18,38 @@ def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ign
     chart.show()
     chart.reset("run")
     for i in range(5):
-        chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=2.5e9))
-    chart.add_sample(Sample(0, 1.0, Flow.DOWN, bits_per_second=None))  # unknown: skipped
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=2.5e9), Protocol.UDP)
+    chart.add_sample(Sample(0, 1.0, Flow.DOWN), Protocol.UDP)  # unknown: skipped
     chart._draw()
     assert chart.point_count == 5
     assert "Gbit/s" in chart.getPlotItem().getAxis("left").labelText
     (low, high) = chart.getPlotItem().viewRange()[1]
     assert low == 0 and high > 2.5
+
+
+def test_live_chart_names_the_senders_rate_until_the_receivers_replaces_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A UDP upload's live figures are the sender's: drawn as "sent", then replaced by what
+    the receiver got when the run ends."""
+    chart = LiveChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    key = RunKey(Protocol.UDP, IpVersion.V4, 0, 1)
+    chart.reset("run", key)
+    for i in range(3):
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=100e6), Protocol.UDP)
+    chart._draw()
+    assert chart.curve_names() == ["upload (sent)"]
+    (_, high) = chart.getPlotItem().viewRange()[1]
+    assert high > 100
+    revised = [Sample(i, i + 1.0, Flow.UP, sent_bps=100e6, received_bps=20e6) for i in range(3)]
+    chart.revise(RunKey(Protocol.UDP, IpVersion.V4, 0, 2), revised)  # another run: ignored
+    assert chart.curve_names() == ["upload (sent)"]
+    chart.revise(key, revised)
+    chart._draw()
+    assert chart.curve_names() == ["upload"]
+    assert chart.point_count == 3
+    (_, high) = chart.getPlotItem().viewRange()[1]
+    assert 20 < high < 30  # scaled to what was received, not to the sender's 100 Mbit/s
 
 
 def test_legend_shows_only_once_it_names_something(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -32,7 +58,7 @@ def test_legend_shows_only_once_it_names_something(qtbot) -> None:  # type: igno
     chart.show()
     legend = chart.getPlotItem().legend
     assert not legend.isVisible()  # an empty legend would be a stray box on a blank chart
-    chart.add_sample(Sample(0, 1.0, Flow.UP, bits_per_second=1e6))
+    chart.add_sample(Sample(0, 1.0, Flow.UP, sent_bps=1e6), Protocol.TCP)
     chart._draw()
     assert legend.isVisible() and len(legend.items) == 1
     chart.reset("next run")
@@ -66,7 +92,7 @@ def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[
     gc.collect()
     before = sys.getrefcount(True)
     for i in range(50):
-        chart.add_sample(Sample(i, i + 1.0, Flow.UP, bits_per_second=1e6 * (i + 1)))
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=1e6 * (i + 1)), Protocol.TCP)
         chart._draw()
         chart.resize(600 + i % 3, 400)
         qtbot.wait(1)

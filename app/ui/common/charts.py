@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.analysis.compare import Comparison, Mode, SeriesData
 from app.analysis.expectation import expected_curve
-from app.domain.net import Flow
+from app.domain.net import Flow, Protocol
+from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.domain.units import rate_unit
 
@@ -136,7 +137,10 @@ class _OnDemand:
 
 
 class LiveChart(_OnDemand, pg.PlotWidget):
-    """Throughput of the run in progress, one curve per flow (up, and down for --bidir).
+    """Throughput of the run in progress, one curve per flow (up, and down for --bidir):
+    what the receiver got. Where only the sender has reported so far (a UDP upload measured
+    from the sending end), its rate is drawn as its own curve, named "sent", until the
+    receiver's figures replace it when the run ends.
 
     It keeps the last MAX_POINTS samples of each flow (an hour at 1 s intervals, six minutes
     at 0.1 s), so a run of a day charts the latest stretch in bounded memory; every sample is
@@ -153,35 +157,67 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
         self._legend = add_legend(self, offset=(-10, -10))
-        self._times: dict[Flow, deque[float]] = {}
-        self._rates: dict[Flow, deque[float]] = {}
-        self._curves: dict[Flow, pg.PlotDataItem] = {}
+        # Keyed by flow and whether the figures are the sender's ("sent") or the receiver's.
+        self._times: dict[tuple[Flow, bool], deque[float]] = {}
+        self._rates: dict[tuple[Flow, bool], deque[float]] = {}
+        self._curves: dict[tuple[Flow, bool], pg.PlotDataItem] = {}
+        self._key: RunKey | None = None  # the run shown
         self._dirty = False
         self._start_timer()
         self._unit = ("Mbit/s", 1e6)
         self.setLabel("left", f"throughput ({self._unit[0]})")
 
-    def reset(self, title: str) -> None:
+    def reset(self, title: str, key: RunKey | None = None) -> None:
+        """A new run (key) on an empty chart."""
+        self._clear()
+        self._key = key
+        self.getPlotItem().setTitle(title)
+        self._changed()
+
+    def _clear(self) -> None:
         for curve in self._curves.values():
             self.removeItem(curve)
         self._legend.clear()
         self._curves.clear()
         self._times.clear()
         self._rates.clear()
-        self.getPlotItem().setTitle(title)
-        self._changed()
 
-    def add_sample(self, sample: Sample) -> None:
-        if sample.bits_per_second is None:
+    def add_sample(self, sample: Sample, protocol: Protocol) -> None:
+        rate = sample.goodput_bps(protocol)
+        sent = rate is None
+        if sent:
+            rate = sample.sent_bps
+        if rate is None:
             return
         limit = self.MAX_POINTS
-        self._times.setdefault(sample.flow, deque(maxlen=limit)).append(sample.end_s)
-        self._rates.setdefault(sample.flow, deque(maxlen=limit)).append(sample.bits_per_second)
+        self._times.setdefault((sample.flow, sent), deque(maxlen=limit)).append(sample.end_s)
+        self._rates.setdefault((sample.flow, sent), deque(maxlen=limit)).append(rate)
+        self._changed()
+
+    def revise(self, key: RunKey, samples: Sequence[Sample]) -> None:
+        """The run's samples as revised when it ended (the receiver's figures joined in), in
+        place of those drawn live, when that run is the one shown."""
+        if key != self._key:
+            return
+        self._clear()
+        for sample in samples:
+            self.add_sample(sample, key.protocol)
         self._changed()
 
     @property
     def point_count(self) -> int:
         return sum(len(v) for v in self._rates.values())
+
+    def curve_names(self) -> list[str]:
+        """The names of the curves drawn (as the legend shows them)."""
+        return [str(curve.name()) for curve in self._curves.values()]
+
+    def curve_rates(self, name: str) -> list[float]:
+        """The rates (bit/s) of the curve drawn under this name."""
+        for key, curve in self._curves.items():
+            if curve.name() == name:
+                return list(self._rates[key])
+        return []
 
     def _draw(self) -> None:
         self._dirty = False
@@ -191,17 +227,27 @@ class LiveChart(_OnDemand, pg.PlotWidget):
             self._unit = (unit, scale)
             self.setLabel("left", f"throughput ({unit})")
         for index, flow in enumerate((Flow.UP, Flow.DOWN)):
-            if flow not in self._rates:
-                continue
-            if flow not in self._curves:
-                name = "upload" if flow is Flow.UP else "download"
-                pen = pg.mkPen(COLOURS[index], width=2)
-                self._curves[flow] = self.plot(
-                    [], [], pen=pen, name=name, symbol="o", symbolSize=5, symbolBrush=COLOURS[index]
-                )
-            times = np.asarray(self._times[flow])
-            rates = np.asarray(self._rates[flow]) / scale
-            self._curves[flow].setData(times, rates)
+            for sent in (False, True):
+                key = (flow, sent)
+                if key not in self._rates:
+                    continue
+                if key not in self._curves:
+                    name = "upload" if flow is Flow.UP else "download"
+                    name += " (sent)" if sent else ""
+                    style = Qt.PenStyle.DashLine if sent else Qt.PenStyle.SolidLine
+                    pen = pg.mkPen(COLOURS[index], width=2, style=style)
+                    self._curves[key] = self.plot(
+                        [],
+                        [],
+                        pen=pen,
+                        name=name,
+                        symbol="o",
+                        symbolSize=5,
+                        symbolBrush=COLOURS[index],
+                    )
+                times = np.asarray(self._times[key])
+                rates = np.asarray(self._rates[key]) / scale
+                self._curves[key].setData(times, rates)
         # Throughput reads against zero: an axis zoomed onto the noise would mislead.
         last = max((max(v) for v in self._times.values() if v), default=1.0)
         full = any(len(v) == self.MAX_POINTS for v in self._times.values())

@@ -29,8 +29,6 @@ from PySide6.QtWidgets import QApplication
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
-from app.domain.net import Flow
-from app.domain.results import Sample
 from app.domain.units import rate_unit
 from app.ui.common.charts import (
     COLOURS,
@@ -149,27 +147,27 @@ def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci")
 
 
 def timeline_chart(
-    title: str, lines: Sequence[tuple[str, Sequence[Sample]]], styles: dict[str, CurveStyle]
+    title: str,
+    lines: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+    styles: dict[str, CurveStyle],
 ) -> pg.PlotWidget:
-    """Throughput over time of one run per side, in the pair's colours."""
+    """Throughput over time of one run per side, in the pair's colours: each line's points
+    are (time in s, what the receiver got in bit/s)."""
     ensure_application()
     chart = pg.PlotWidget()
     style_plot(chart, title, print_friendly=True)
     add_legend(chart, offset=(-10, -10), print_friendly=True)
     _style_axes(chart, title)
-    peak = max((s.bits_per_second or 0.0 for _, samples in lines for s in samples), default=0.0)
+    peak = max((bps for _, points in lines for _, bps in points), default=0.0)
     unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
-    chart.setLabel("left", f"throughput ({unit})")
+    chart.setLabel("left", f"received throughput ({unit})")
     chart.setLabel("bottom", "time (s)")
-    for index, (label, samples) in enumerate(lines):
+    for index, (label, points) in enumerate(lines):
         style = styles.get(label, CurveStyle(COLOURS[index % len(COLOURS)]))
-        shown = [s for s in samples if s.bits_per_second is not None and s.flow is Flow.UP]
-        if not shown:
-            shown = [s for s in samples if s.bits_per_second is not None]
         line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
         chart.plot(
-            [s.end_s for s in shown],
-            [(s.bits_per_second or 0.0) / factor for s in shown],
+            [t for t, _ in points],
+            [bps / factor for _, bps in points],
             pen=pg.mkPen(style.colour, width=2, style=line),
             name=html.escape(label, quote=False),
         )

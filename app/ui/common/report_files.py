@@ -46,7 +46,7 @@ def write_outputs(
             title: widget_png(
                 timeline_chart(
                     f"Throughput over time: {title}",
-                    [(t.label, t.samples) for t in lines],
+                    [(t.label, t.points()) for t in lines],
                     styles,
                 ),
                 1200,

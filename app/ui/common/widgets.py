@@ -19,6 +19,10 @@ from PySide6.QtWidgets import (
 
 ERROR_COLOUR = "#D55E00"  # Okabe-Ito vermilion: reads on light and dark backgrounds
 INVALID_STYLE = f"border: 2px solid {ERROR_COLOUR};"
+#: A warning to read before the numbers: black on light amber, readable in light and dark themes.
+WARNING_STYLE = (
+    "QLabel { background-color: #fff4dc; color: #000; border: 2px solid #E69F00; padding: 6px; }"
+)
 
 
 class _WheelOnFocus:

@@ -35,8 +35,10 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     format_value,
+    interval_cell,
     series_data,
 )
+from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
@@ -59,7 +61,7 @@ DIFFERENCE_HEADERS = [
     "Mean",
     "Difference",
     "%",
-    "95 % CI of the difference",
+    "CI of the difference at its Holm step's level",
     "p (Welch)",
     "p (Holm)",
     "Significant (α = 0.05)",
@@ -85,6 +87,7 @@ class CompareTab(QWidget):
         self.session_ids: list[str] = []
         self.items: list[SeriesData] = []
         self.sessions: list[SessionRecord] = []
+        self.checks: list[ContextWarning] = []  # the sessions' context checks
         self.comparison: Comparison | None = None
         self._reader = Background(self)
         self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
@@ -233,29 +236,36 @@ class CompareTab(QWidget):
         door = self.context.door()
         session_ids = list(self.session_ids)
 
-        def read() -> tuple[list[SessionRecord], list[SeriesData], list[PointShares], str]:
+        def read() -> tuple[
+            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
+        ]:
             # Oldest first: the session measured first ("before") is the default baseline.
             sessions = sorted(
                 (door.session(sid) for sid in session_ids), key=lambda s: s.created_at
             )
             items: list[SeriesData] = []
             shares: list[PointShares] = []
+            context: list[ContextWarning] = []
             x_label = ""
             for session in sessions:
                 runs = door.runs(session.id)
                 items += series_data(session, runs, metric)
+                context += context_checks(session, runs)
                 if session.plan.concurrent and not shares:
                     shares = link_shares(session.plan, runs)
                     label, unit = VARIABLE_LABELS[session.plan.variable]
                     x_label = f"{label.lower()} ({unit})" if unit else label.lower()
-            return sessions, items, shares, x_label
+            return sessions, items, shares, x_label, context
 
         self._reader.run(read, self._loaded, self.status_message.emit)
 
     def _loaded(
-        self, result: tuple[list[SessionRecord], list[SeriesData], list[PointShares], str]
+        self,
+        result: tuple[
+            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
+        ],
     ) -> None:
-        self.sessions, self.items, shares, x_label = result
+        self.sessions, self.items, shares, x_label, self.checks = result
         self.share_chart.set_shares(shares, x_label)
         self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
         previous = self.baseline.currentData()
@@ -283,12 +293,16 @@ class CompareTab(QWidget):
         if self.within.isChecked():
             items = [i for i in self.items if i.session.id == chosen]
             if len(items) >= 2:
-                self.comparison = compare(items, metric, mode=Mode.WITHIN)
+                self.comparison = compare(items, metric, mode=Mode.WITHIN, context=self.checks)
             elif self.items:
                 self.status_message.emit("This session has one series: nothing to compare it with.")
         elif len(self.sessions) >= 2:
             self.comparison = compare(
-                self.items, metric, mode=Mode.SESSIONS, baseline_session=chosen
+                self.items,
+                metric,
+                mode=Mode.SESSIONS,
+                baseline_session=chosen,
+                context=self.checks,
             )
         self._set_enabled(bool(self.items))
         for button in self.export_buttons.values():
@@ -383,12 +397,7 @@ class CompareTab(QWidget):
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
                 negative = p.difference is not None and p.difference < 0
-                ci = (
-                    "—"
-                    if p.ci_low is None or p.ci_high is None
-                    else f"{signed(show(p.ci_low), p.ci_low < 0)} … "
-                    f"{signed(show(p.ci_high), p.ci_high < 0)}"
-                )
+                ci = interval_cell(metric, p)
                 cells = [
                     pair.other.label,
                     pair.baseline.label,

@@ -297,6 +297,7 @@ class MeasureTab(QWidget):
         worker.session_started.connect(self._session_started)
         worker.run_started.connect(self._run_started)
         worker.sample_arrived.connect(self._sample)
+        worker.samples_revised.connect(lambda e: self.live_chart.revise(e.key, e.samples))
         worker.latency_probed.connect(self._probed)
         worker.latency_note.connect(lambda event: self._say(event.sentence))
         worker.run_failed.connect(self._run_failed)
@@ -401,7 +402,7 @@ class MeasureTab(QWidget):
             f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
-        self.live_chart.reset(title)
+        self.live_chart.reset(title, event.key)
         self.latency_chart.reset()
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
@@ -411,7 +412,7 @@ class MeasureTab(QWidget):
         )
 
     def _sample(self, event: SampleArrived) -> None:
-        self.live_chart.add_sample(event.sample)
+        self.live_chart.add_sample(event.sample, event.key.protocol)
         sample = event.sample
         if sample.rtt_ms is not None and self.latency_chart.isVisible():
             self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])

@@ -19,6 +19,7 @@ from app.study.events import (
     RunFinished,
     RunStarted,
     SampleArrived,
+    SamplesRevised,
     SessionFinished,
     SessionStarted,
     StudyEvent,
@@ -35,6 +36,7 @@ class StudyWorker(QThread):
     session_started = Signal(object)  # SessionStarted
     run_started = Signal(object)  # RunStarted
     sample_arrived = Signal(object)  # SampleArrived
+    samples_revised = Signal(object)  # SamplesRevised: the receiver's figures, at a run's end
     latency_probed = Signal(object)  # LatencyProbed (batches of probes, a few a second)
     latency_note = Signal(object)  # LatencyNote
     run_finished = Signal(object)  # RunFinished
@@ -93,6 +95,8 @@ class StudyWorker(QThread):
             self.session_started.emit(event)
         elif isinstance(event, SampleArrived):
             self.sample_arrived.emit(event)
+        elif isinstance(event, SamplesRevised):
+            self.samples_revised.emit(event)
         elif isinstance(event, LatencyProbed):
             self.latency_probed.emit(event)
         elif isinstance(event, LatencyNote):

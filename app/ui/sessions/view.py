@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.context_checks import context_checks
 from app.analysis.expectation import expected_curve
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
@@ -32,6 +33,7 @@ from app.study.describe import (
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
+from app.ui.common.widgets import WARNING_STYLE, accessible
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
@@ -56,6 +58,15 @@ class SessionView(QWidget):
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The context checks, above everything else: read before any number.
+        self.warnings = QLabel()
+        self.warnings.setObjectName("session_warnings")
+        accessible(self.warnings, "Session warnings")
+        self.warnings.setWordWrap(True)
+        self.warnings.setStyleSheet(WARNING_STYLE)
+        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
+        self.warnings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.warnings.setVisible(False)
         self.throughput_chart = SweepChart("Throughput (mean ± 1 SD)", "throughput", is_rate=True)
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU utilisation (mean ± 1 SD)", "CPU (%)", is_rate=False)
@@ -93,6 +104,7 @@ class SessionView(QWidget):
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.warnings)
         layout.addWidget(self.header)
         layout.addWidget(splitter, 1)
         self._stack.addWidget(content)
@@ -122,6 +134,8 @@ class SessionView(QWidget):
         self.table.clear_rows()
         self.frame_page.clear()
         self.header.clear()
+        self.warnings.clear()
+        self.warnings.setVisible(False)
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
 
@@ -133,6 +147,9 @@ class SessionView(QWidget):
         self.header.setText(
             _header_text(session, session_findings(plan, self.points), describe_latency(runs))
         )
+        said = [w.sentence for w in context_checks(session, runs)]
+        self.warnings.setText("\n".join(f"⚠ {sentence}" for sentence in said))
+        self.warnings.setVisible(bool(said))
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:

@@ -1,0 +1,324 @@
+"""Context checks: before any number of a session is read, the ways its numbers cannot mean
+what its labels say. Each check is a sentence that says what to do; the window's session view,
+`linklab sessions show` and the comparison banner show them."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from app.analysis.expectation import value_text
+from app.analysis.expected_findings import OVER_PCT, above_model_causes
+from app.analysis.overhead import WIFI
+from app.analysis.points import PointSummary, point_summaries
+from app.domain.net import Protocol
+from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.records import RunRecord, SessionRecord
+from app.domain.units import plain_rate
+
+#: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
+UDP_LOSS_PCT = 5.0
+#: At or above this share of one core, the computer may have set the pace, not the link.
+CPU_CORE_PCT = 90.0
+#: Below this many successful runs at a point, its standard deviation means little.
+MIN_RUNS = 3
+
+
+class Check(StrEnum):
+    """Which check found something (what callers and tests sort the sentences by)."""
+
+    NOT_WIFI = "not-wifi"  # Wi-Fi stated, but the traffic never crossed a Wi-Fi link
+    UDP_LOSS = "udp-loss"
+    CPU_BOUND = "cpu-bound"
+    ABOVE_MODEL = "above-model"
+    FEW_RUNS = "few-runs"
+
+
+@dataclass(frozen=True)
+class ContextWarning:
+    """One check's finding for one session: the sentence, and the series it is about (None
+    when it is about the whole session)."""
+
+    check: Check
+    session_id: str
+    sentence: str
+    series: Series | None = None
+
+
+def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[ContextWarning]:
+    """Every context check of a session, in the order a reader needs them: what the link was,
+    then what limited the runs, then how far the numbers can be trusted."""
+    plan = session.plan
+    points = point_summaries(plan, runs)
+    found: list[ContextWarning] = []
+
+    def add(check: Check, sentence: str | None, series: Series | None = None) -> None:
+        if sentence:
+            found.append(ContextWarning(check, session.id, sentence, series))
+
+    add(Check.NOT_WIFI, not_wifi(plan, session.environment))
+    by_series = {s: [p for p in points if p.series == s] for s in plan.series}
+    for series, here in by_series.items():
+        add(Check.UDP_LOSS, udp_loss(plan, series, here), series)
+        add(Check.CPU_BOUND, cpu_bound(plan, series, runs, session.environment), series)
+        add(Check.ABOVE_MODEL, above_model(plan, series, here), series)
+    # Said once when every series has the same few runs at the same points (a plan of one
+    # or two repetitions), else series by series.
+    alike = len({tuple(_few(here)) for here in by_series.values()}) == 1
+    if alike and len(by_series) > 1:
+        add(Check.FEW_RUNS, few_runs(plan, None, next(iter(by_series.values()))))
+    else:
+        for series, here in by_series.items():
+            add(Check.FEW_RUNS, few_runs(plan, series, here), series)
+    return found
+
+
+# -- where the traffic went ---------------------------------------------------------------------
+
+
+def wifi_stated(plan: Plan) -> str | None:
+    """What the session states of Wi-Fi ("WPA2", "open", "802.11ac", "WPA2 on 802.11ac"), or
+    None. Open on an Ethernet link is no Wi-Fi claim: Ethernet has no security to state."""
+    conditions = plan.conditions
+    medium = conditions.medium.value if conditions.medium in WIFI else None
+    security = conditions.security
+    if security is Security.UNKNOWN:
+        said = None
+    elif security is Security.OPEN:
+        said = None if conditions.medium is Medium.ETHERNET else "open"
+    else:
+        said = security.value
+    if said and medium:
+        return f"{said} on {medium}"
+    return said or medium
+
+
+def _loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
+    if plan.peer.is_this_computer:
+        return True
+    local = environment.get("local_address")
+    for host in (plan.peer.host, plan.peer.host6, local):
+        if isinstance(host, str) and host:
+            if host.strip("[]").lower() == "localhost":
+                return True
+            try:
+                if ipaddress.ip_address(host.strip("[]").partition("%")[0]).is_loopback:
+                    return True
+            except ValueError:
+                continue
+    # The peer is one of this computer's own addresses: the system routes it over loopback.
+    return isinstance(local, str) and bool(local) and local == plan.peer.host
+
+
+#: Systems whose snapshot never asks about Wi-Fi (LinkLab queries it on Linux and Windows
+#: only): there, no Wi-Fi facts does not mean a wired interface.
+_NO_WIFI_QUERY = ("macOS", "Darwin", "FreeBSD", "OpenBSD", "NetBSD", "SunOS")
+
+
+def _wired(environment: Mapping[str, Any]) -> tuple[str, int] | None:
+    """(interface, Mbit/s) when the snapshot found the route to the peer on a wired
+    interface: no Wi-Fi facts for it on a system where LinkLab asks, and a line rate (the
+    judgement the environment's detected link makes: Wi-Fi interfaces report no line rate
+    of their own on Linux, and on Windows netsh names every wireless one)."""
+    interface = environment.get("interface")
+    speed = environment.get("interface_speed_mbps")
+    system = environment.get("os_name")
+    if not isinstance(system, str) or system.startswith(_NO_WIFI_QUERY):
+        return None
+    if environment.get("wifi") or not isinstance(interface, str) or not interface:
+        return None
+    if isinstance(speed, bool) or not isinstance(speed, int) or speed <= 0:
+        return None
+    return interface, speed
+
+
+def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
+    """Wi-Fi stated for traffic that never left this computer, or that left it by wire."""
+    stated = wifi_stated(plan)
+    if stated is None:
+        return None
+    if _loopback(plan, environment):
+        return (
+            f"The session is labelled Wi-Fi ({stated}), but its traffic never left this "
+            "computer (the loopback): the traffic never crossed a Wi-Fi link, so the security "
+            "and medium stated say nothing about these numbers. Measure against a peer across "
+            "the Wi-Fi link, or set the security and medium to unknown."
+        )
+    wired = _wired(environment)
+    if wired is not None:
+        interface, speed = wired
+        return (
+            f"The session is labelled Wi-Fi ({stated}), but this computer reached the peer "
+            f"over {interface}, a wired interface ({speed} Mbit/s): unless the peer itself "
+            "is on Wi-Fi, the traffic never crossed a Wi-Fi link. Measure from a computer "
+            "on the Wi-Fi link, or correct the security and medium."
+        )
+    return None
+
+
+# -- what limited the runs ----------------------------------------------------------------------
+
+
+def _values(plan: Plan, values: Sequence[float]) -> str:
+    """ "128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
+    words = [value_text(plan, v) for v in values]
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _span(numbers: Sequence[str]) -> str:
+    """ "62.0 %" or "55.1–78.3 %" (the lowest and the highest, as shown)."""
+    low, high = numbers[0], numbers[-1]
+    return f"{low} %" if low == high else f"{low}–{high} %"
+
+
+def shown_loss(point: PointSummary) -> float | None:
+    """A point's mean loss as the sentence shows it (one decimal), or None."""
+    mean = point.metrics["loss_pct"].mean if "loss_pct" in point.metrics else None
+    return None if mean is None else round(mean, 1)
+
+
+def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
+    """UDP points that lost more than UDP_LOSS_PCT of their datagrams (beyond the loss
+    emulated, in a sweep of emulated loss: that part is meant)."""
+    if series.protocol is not Protocol.UDP:
+        return None
+    emulated = plan.variable is Variable.LOSS
+
+    def excess(point: PointSummary) -> float:
+        # Judged on the figure shown, so that "more than 5 %" never sits beside "5.0 %".
+        loss = shown_loss(point)
+        return -1.0 if loss is None else loss - (point.value if emulated else 0.0)
+
+    lossy = [p for p in points if excess(p) > UDP_LOSS_PCT]
+    if not lossy:
+        return None
+    shown = sorted(shown_loss(p) or 0.0 for p in lossy)
+    losses = [f"{loss:.1f}" for loss in shown]
+    where = _values(plan, [p.value for p in lossy])
+    rate = plan.conditions.link_rate_bps
+    under = f"under the link rate of {plain_rate(rate)}" if rate else "under the link's rate"
+    if plan.variable is Variable.BITRATE:
+        sent = "at these target bitrates"
+    elif plan.bitrate_bps:
+        sent = f"at the {plain_rate(plan.bitrate_bps)} it was sent at"
+    else:
+        sent = "sent without a bitrate limit"
+    where = f"beyond the {where} emulated" if emulated else f"at {where}"
+    return (
+        f"{series.label} lost more than {UDP_LOSS_PCT:g} % of its datagrams {where} "
+        f"({_span(losses)} lost, {sent}): its throughput "
+        "there is what the link let through while it discarded the rest, not the link's "
+        f"capacity. Set a UDP bitrate {under} (Bitrate field, or --bitrate) to measure what "
+        "the link carries."
+    )
+
+
+def run_cpu_cores(
+    run: RunRecord, environment: Mapping[str, Any], peer_is_local: bool
+) -> tuple[float | None, float | None]:
+    """(this computer, the peer) CPU of one run, in cores: 1.0 is one core fully busy.
+
+    The engines count differently. iperf3's host_total and remote_total are its own
+    process's CPU time over the run's wall time (getrusage), so 100 % is one core, and a
+    busy single-threaded iperf3 tops out there however many cores the computer has.
+    netperf's -c/-C figure, and LinkLab's own psutil sampling, are the whole system's share
+    of all its CPUs (0-100 % regardless of their number): 50 % on two cores is one core's
+    worth. Those are turned into cores with the CPU count the snapshot recorded; the peer's
+    count is unknown unless the peer is this computer, so there one CPU is assumed, which
+    never overstates the load."""
+    metrics = run.metrics
+    count = environment.get("cpu_count")
+    local_cpus = count if isinstance(count, int) and not isinstance(count, bool) else 1
+    local_cpus = max(local_cpus, 1)
+    remote_cpus = local_cpus if peer_is_local else 1
+    all_cpus = run.engine == "netperf"
+    local: float | None
+    if metrics.cpu_local_pct is not None:
+        local = metrics.cpu_local_pct / 100 * (local_cpus if all_cpus else 1)
+    elif metrics.cpu_host_mean_pct is not None:
+        local = metrics.cpu_host_mean_pct / 100 * local_cpus
+    else:
+        local = None
+    remote = metrics.cpu_remote_pct
+    return local, (None if remote is None else remote / 100 * (remote_cpus if all_cpus else 1))
+
+
+def _core_pct(cores: float) -> str:
+    return f"{cores * 100:.0f} %"
+
+
+def cpu_bound(
+    plan: Plan, series: Series, runs: Sequence[RunRecord], environment: Mapping[str, Any]
+) -> str | None:
+    """Runs of a series in which this computer's or the peer's CPU was at or above
+    CPU_CORE_PCT of one core."""
+    here = [r for r in runs if r.ok and r.key.series == series]
+    local_peer = _loopback(plan, environment)
+    busy: list[tuple[RunRecord, float | None, float | None]] = []
+    for run in here:
+        local, remote = run_cpu_cores(run, environment, local_peer)
+        hot_local = local if local is not None and local * 100 >= CPU_CORE_PCT else None
+        hot_remote = remote if remote is not None and remote * 100 >= CPU_CORE_PCT else None
+        if hot_local is not None or hot_remote is not None:
+            busy.append((run, hot_local, hot_remote))
+    if not busy:
+        return None
+    values = sorted({r.value for r, _, _ in busy})
+    sides = []
+    locals_ = [c for _, c, _ in busy if c is not None]
+    remotes = [c for _, _, c in busy if c is not None]
+    if locals_:
+        sides.append(f"this computer's up to {_core_pct(max(locals_))}")
+    if remotes:
+        sides.append(f"the peer's up to {_core_pct(max(remotes))}")
+    runs_word = "run" if len(here) == 1 else "runs"
+    return (
+        f"In {len(busy)} of {len(here)} {runs_word} of {series.label} (at "
+        f"{_values(plan, values)}) the CPU was busy at or above {CPU_CORE_PCT:g} % of one "
+        f"core ({' and '.join(sides)}): the computer, not the link, may have set the pace. "
+        "Use larger packets or fewer parallel streams, close other programs, or measure "
+        "between faster computers before reading these points as the link's."
+    )
+
+
+# -- how far the numbers can be trusted ---------------------------------------------------------
+
+
+def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
+    """Points that measured more than the overhead model allows on the stated link."""
+    over = [p for p in points if p.efficiency_pct is not None and p.efficiency_pct > OVER_PCT]
+    if not over:
+        return None
+    top = max(p.efficiency_pct or 0.0 for p in over)
+    return (
+        f"{series.label} measured more than the model allows on the "
+        f"{plain_rate(plan.conditions.link_rate_bps or 0)} stated at "
+        f"{_values(plan, [p.value for p in over])} (up to {top:.0f} % of the expected "
+        f"goodput): {above_model_causes(plan)}."
+    )
+
+
+def _few(points: Sequence[PointSummary]) -> list[tuple[float, int]]:
+    """(value, successful runs) of the points measured by fewer than MIN_RUNS (unmeasured
+    ones aside)."""
+    return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]
+
+
+def few_runs(plan: Plan, series: Series | None, points: Sequence[PointSummary]) -> str | None:
+    """Points measured by fewer than MIN_RUNS successful runs; series None: every series
+    alike (points holds one series' points)."""
+    few = _few(points)
+    if not few:
+        return None
+    where = ", ".join(f"{value_text(plan, value)} ({n})" for value, n in few)
+    who = f"{series.label} has" if series is not None else "Every series has"
+    return (
+        f"{who} fewer than {MIN_RUNS} successful runs at {where}: with so few the standard "
+        "deviation and the 95 % interval mean little (with one run, nothing). Measure "
+        f"{MIN_RUNS} or more runs per point (Repetitions, or --runs)."
+    )

@@ -1,0 +1,447 @@
+"""Context checks: each sentence says what its numbers are (property tests over random
+sessions check every figure and every point named), and the comparison raises the checks of
+the compared sessions to its warnings."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.analysis.compare import Mode, compare, series_data
+from app.analysis.context_checks import (
+    CPU_CORE_PCT,
+    MIN_RUNS,
+    UDP_LOSS_PCT,
+    Check,
+    context_checks,
+    run_cpu_cores,
+)
+from app.analysis.expected_findings import efficiency_findings
+from app.analysis.points import point_summaries
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import (
+    Conditions,
+    Medium,
+    Peer,
+    Plan,
+    RunKey,
+    Security,
+    Series,
+    Variable,
+)
+from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
+
+TCP4 = Series(Protocol.TCP, IpVersion.V4)
+UDP4 = Series(Protocol.UDP, IpVersion.V4)
+VALUES = (128, 384, 640, 896, 1152, 1408)
+LAB_PEER = Peer("198.18.0.2", name="lab peer")
+WIRED = {
+    "os_name": "Debian GNU/Linux 12 (bookworm)",
+    "interface": "eth0",
+    "interface_speed_mbps": 1000,
+    "wifi": None,
+    "cpu_count": 4,
+}
+MAC = {**WIRED, "os_name": "macOS", "interface": "en0"}  # LinkLab asks no Wi-Fi facts there
+WIRELESS = {"interface": "wlan0", "wifi": {"ssid": "lab", "phy_rate_mbps": 300}}
+
+
+NOTHING_STATED = Conditions()
+
+
+def make_plan(conditions: Conditions = NOTHING_STATED, **fields: object) -> Plan:
+    base = Plan(
+        peer=LAB_PEER,
+        protocols=(Protocol.TCP, Protocol.UDP),
+        ip_versions=(IpVersion.V4,),
+        values=VALUES,
+        repetitions=3,
+        conditions=conditions,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def make_session(
+    plan: Plan, environment: dict[str, object] | None = None, sid: str = "s1"
+) -> SessionRecord:
+    return SessionRecord(
+        id=sid,
+        name=f"session {sid}",
+        peer_host=plan.peer.host,
+        plan=plan,
+        environment=dict(WIRED if environment is None else environment),
+        status=SessionStatus.COMPLETED,
+        status_reason="",
+        created_at=utc_now(),
+        started_at=utc_now(),
+        ended_at=utc_now(),
+        app_version="test",
+        total_runs=0,
+        runs_done=0,
+        runs_failed=0,
+    )
+
+
+def make_run(
+    plan: Plan, series: Series, index: int, rep: int, engine: str = "iperf3", **metrics: float
+) -> RunRecord:
+    return RunRecord(
+        id=index * 100 + rep,
+        session_id="s1",
+        key=RunKey(series.protocol, series.ip_version, index, rep),
+        value=float(plan.values[index]),
+        ok=True,
+        error_kind="",
+        error="",
+        attempts=1,
+        started_at=utc_now(),
+        ended_at=utc_now(),
+        elapsed_s=10.0,
+        engine=engine,
+        engine_version="1",
+        argv=(),
+        metrics=RunMetrics(**{"throughput_bps": 40e6, **metrics}),
+    )
+
+
+def by_check(session: SessionRecord, runs: list[RunRecord], check: Check) -> list[str]:
+    return [w.sentence for w in context_checks(session, runs) if w.check is check]
+
+
+def value_words(sentence: str) -> list[int]:
+    """The packet sizes a sentence names ("at 128 B, 384 B and 640 B")."""
+    return [int(v) for v in re.findall(r"(\d+) B\b", sentence)]
+
+
+# -- Wi-Fi stated where no Wi-Fi link carried the traffic --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("peer", "environment", "conditions", "said"),
+    [
+        (Peer.this_computer(), {}, Conditions(security=Security.WPA2), "never left this computer"),
+        (Peer.this_computer(), {}, Conditions(security=Security.OPEN), "never left this computer"),
+        (Peer("127.0.0.1"), {}, Conditions(medium=Medium.AC), "never left this computer"),
+        (Peer("::1"), {}, Conditions(security=Security.WPA3), "never left this computer"),
+        (LAB_PEER, WIRED, Conditions(security=Security.WPA2), "over eth0, a wired interface"),
+        (LAB_PEER, WIRED, Conditions(medium=Medium.N), "over eth0, a wired interface"),
+        # Nothing to say: Wi-Fi really used, nothing about Wi-Fi stated, or no snapshot.
+        (LAB_PEER, WIRELESS, Conditions(security=Security.WPA2), None),
+        (LAB_PEER, MAC, Conditions(security=Security.WPA2), None),
+        (LAB_PEER, WIRED, Conditions(medium=Medium.ETHERNET, security=Security.OPEN), None),
+        (Peer.this_computer(), {}, Conditions(medium=Medium.ETHERNET), None),
+        (Peer.this_computer(), {}, Conditions(), None),
+        (LAB_PEER, {}, Conditions(security=Security.WPA2), None),
+    ],
+)
+def test_wifi_stated_where_the_traffic_never_crossed_wifi(
+    peer: Peer, environment: dict[str, object], conditions: Conditions, said: str | None
+) -> None:
+    plan = make_plan(conditions, peer=peer)
+    found = by_check(make_session(plan, environment), [], Check.NOT_WIFI)
+    if said is None:
+        assert found == []
+    else:
+        (sentence,) = found
+        assert said in sentence
+        assert "never crossed a Wi-Fi link" in sentence
+        if conditions.security is not Security.UNKNOWN:
+            assert f"({conditions.security.value}" in sentence
+        if conditions.medium in (Medium.N, Medium.AC, Medium.AX):
+            assert f"{conditions.medium.value})" in sentence
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(list(Security)),
+    st.sampled_from(list(Medium)),
+    st.sampled_from([Peer.this_computer(), Peer("127.0.0.1"), LAB_PEER]),
+    st.sampled_from([{}, WIRED, WIRELESS, MAC]),
+)
+def test_the_wifi_warning_appears_exactly_where_wifi_is_stated_and_never_crossed(
+    security: Security, medium: Medium, peer: Peer, environment: dict[str, object]
+) -> None:
+    plan = make_plan(Conditions(security=security, medium=medium), peer=peer)
+    found = by_check(make_session(plan, environment), [], Check.NOT_WIFI)
+    wifi_medium = medium in (Medium.N, Medium.AC, Medium.AX)
+    stated = wifi_medium or security not in (Security.UNKNOWN, Security.OPEN)
+    stated = stated or (security is Security.OPEN and medium is not Medium.ETHERNET)
+    loopback = peer is not LAB_PEER
+    wired = environment is WIRED
+    assert bool(found) == (stated and (loopback or wired))
+    for sentence in found:
+        assert "never crossed a Wi-Fi link" in sentence
+        assert ("never left this computer" in sentence) == loopback
+        if security is not Security.UNKNOWN and (security, medium) != (
+            Security.OPEN,
+            Medium.ETHERNET,
+        ):
+            assert f"({security.value}" in sentence
+        if wifi_medium:
+            assert f"{medium.value})" in sentence
+
+
+# -- UDP loss ------------------------------------------------------------------------------------
+
+losses = st.lists(st.one_of(st.none(), st.floats(0, 100, allow_nan=False)), min_size=6, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(losses)
+def test_the_udp_loss_sentence_names_exactly_the_lossy_points(loss: list[float | None]) -> None:
+    plan = make_plan()
+    runs = [
+        make_run(plan, UDP4, i, rep, loss_pct=value)
+        for i, value in enumerate(loss)
+        if value is not None
+        for rep in (1, 2, 3)
+    ]
+    runs += [make_run(plan, TCP4, i, rep) for i in range(6) for rep in (1, 2, 3)]
+    found = by_check(make_session(plan), runs, Check.UDP_LOSS)
+    lossy = {
+        VALUES[i]: round(v, 1) for i, v in enumerate(loss) if v is not None and round(v, 1) > 5
+    }
+    if not lossy:
+        assert found == []
+        return
+    (sentence,) = found
+    assert sentence.startswith("UDP · IPv4 lost more than 5 % of its datagrams at ")
+    assert value_words(sentence.split("(")[0]) == sorted(lossy)
+    low, high = min(lossy.values()), max(lossy.values())
+    span = f"{low:.1f} %" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f} %"
+    assert f"({span} lost, sent without a bitrate limit)" in sentence
+    shown = [float(x) for x in re.findall(r"(\d+\.\d) ?[–%]", sentence)]
+    assert all(x > UDP_LOSS_PCT for x in shown)
+    assert "Set a UDP bitrate under the link's rate" in sentence
+
+
+def test_the_udp_loss_sentence_names_the_link_rate_and_the_bitrate() -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=50_000_000), bitrate_bps=200_000_000
+    )
+    runs = [make_run(plan, UDP4, 5, rep, loss_pct=74.6) for rep in (1, 2, 3)]
+    (sentence,) = by_check(make_session(plan), runs, Check.UDP_LOSS)
+    assert "at 1408 B (74.6 % lost, at the 200 Mbit/s it was sent at)" in sentence
+    assert "Set a UDP bitrate under the link rate of 50 Mbit/s" in sentence
+
+
+def test_in_a_sweep_of_emulated_loss_only_the_loss_beyond_it_is_warned_of() -> None:
+    plan = make_plan(
+        protocols=(Protocol.UDP,), variable=Variable.LOSS, values=(0, 10, 20), bitrate_bps=10**7
+    )
+    measured = (0.2, 14.9, 26.0)  # 20 % emulated, 26 % lost: 6 points beyond it
+    runs = [
+        make_run(plan, UDP4, i, rep, loss_pct=v)
+        for i, v in enumerate(measured)
+        for rep in (1, 2, 3)
+    ]
+    (sentence,) = by_check(make_session(plan), runs, Check.UDP_LOSS)
+    assert "datagrams beyond the 20 % emulated (26.0 % lost, at the 10 Mbit/s" in sentence
+    assert "10 %" not in sentence
+
+
+# -- CPU -----------------------------------------------------------------------------------------
+
+
+def test_cpu_figures_are_read_in_each_engines_unit() -> None:
+    plan = make_plan()
+    env = {"cpu_count": 4}
+    # iperf3: its process's share of one core.
+    iperf = make_run(plan, TCP4, 0, 1, cpu_local_pct=95.0, cpu_remote_pct=30.0)
+    assert run_cpu_cores(iperf, env, peer_is_local=False) == pytest.approx((0.95, 0.30))
+    # netperf: the whole system's share of all its CPUs; the peer's count unknown (1).
+    netperf = make_run(plan, TCP4, 0, 1, "netperf", cpu_local_pct=25.0, cpu_remote_pct=25.0)
+    assert run_cpu_cores(netperf, env, peer_is_local=False) == pytest.approx((1.0, 0.25))
+    assert run_cpu_cores(netperf, env, peer_is_local=True) == pytest.approx((1.0, 1.0))
+    # LinkLab's psutil sampling, where the engine gave no figure: all CPUs too.
+    sampled = make_run(plan, TCP4, 0, 1, cpu_host_mean_pct=22.5)
+    assert run_cpu_cores(sampled, env, peer_is_local=False) == pytest.approx((0.9, None))
+
+
+cpu_figures = st.lists(
+    st.tuples(
+        st.one_of(st.none(), st.floats(0, 400, allow_nan=False)),
+        st.one_of(st.none(), st.floats(0, 100, allow_nan=False)),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(cpu_figures, st.sampled_from(["iperf3", "netperf"]), st.integers(1, 16))
+def test_the_cpu_sentence_counts_the_busy_runs(
+    figures: list[tuple[float | None, float | None]], engine: str, cpus: int
+) -> None:
+    plan = make_plan(protocols=(Protocol.TCP,))
+    runs = [
+        make_run(plan, TCP4, i, 1, engine, cpu_local_pct=local, cpu_remote_pct=remote)  # type: ignore[arg-type]
+        for i, (local, remote) in enumerate(figures)
+    ]
+    session = make_session(plan, {**WIRED, "cpu_count": cpus})
+    found = by_check(session, runs, Check.CPU_BOUND)
+    scale_local = cpus if engine == "netperf" else 1
+    busy_local = [
+        (i, local * scale_local)
+        for i, (local, _) in enumerate(figures)
+        if local is not None and local * scale_local >= CPU_CORE_PCT
+    ]
+    busy_remote = [
+        (i, r) for i, (_, r) in enumerate(figures) if r is not None and r >= CPU_CORE_PCT
+    ]
+    busy = sorted({i for i, _ in busy_local} | {i for i, _ in busy_remote})
+    if not busy:
+        assert found == []
+        return
+    (sentence,) = found
+    assert sentence.startswith(f"In {len(busy)} of {len(figures)} run")
+    assert value_words(sentence.split("(at ")[1].split(")")[0]) == [VALUES[i] for i in busy]
+    if busy_local:
+        top = max(v for _, v in busy_local)
+        assert f"this computer's up to {top:.0f} %" in sentence
+    else:
+        assert "this computer's" not in sentence
+    if busy_remote:
+        assert f"the peer's up to {max(v for _, v in busy_remote):.0f} %" in sentence
+    else:
+        assert "the peer's" not in sentence
+    assert all(float(x) >= CPU_CORE_PCT for x in re.findall(r"up to (\d+) %", sentence))
+
+
+# -- more than the model allows --------------------------------------------------------------------
+
+
+def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=40_000_000), protocols=(Protocol.TCP,)
+    )
+    # 1448 B of TCP payload in 1514 B as tc counts them: 38.26 Mbit/s; the model with
+    # Ethernet's 38 B allows 37.66 Mbit/s.
+    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=38.2e6) for rep in (1, 2, 3)]
+    session = make_session(plan)
+    (sentence,) = by_check(session, runs, Check.ABOVE_MODEL)
+    (point,) = [p for p in point_summaries(plan, runs) if p.n]
+    assert point.efficiency_pct is not None and point.efficiency_pct > 101
+    assert f"(up to {point.efficiency_pct:.0f} % of the expected goodput)" in sentence
+    assert "at 1408 B" in sentence and "40 Mbit/s stated" in sentence
+    assert "Linux tc counts 14" in sentence and "--frame-overhead 14" in sentence
+    assert "the link rate of 40 Mbit/s stated is below" in sentence
+    assert "faster than" not in sentence
+    # The session's own finding gives the same causes.
+    (finding,) = efficiency_findings(plan, point_summaries(plan, runs))
+    assert "Linux tc counts 14" in finding and "faster than" not in finding
+    # With the shaper's 14 B stated, the model allows it: no warning.
+    shaped = replace(plan, conditions=replace(plan.conditions, frame_overhead=14))
+    assert by_check(make_session(shaped), runs, Check.ABOVE_MODEL) == []
+
+
+def test_above_the_model_on_this_computer_says_the_traffic_never_crossed_the_link() -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=1_000_000_000),
+        protocols=(Protocol.TCP,),
+        peer=Peer.this_computer(),
+    )
+    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=20e9) for rep in (1, 2, 3)]
+    (sentence,) = by_check(make_session(plan, {}), runs, Check.ABOVE_MODEL)
+    assert "never crossed that link (it stayed on this computer's loopback)" in sentence
+    assert "tc" not in sentence and "faster than" not in sentence
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(1e6, 60e6)), min_size=6, max_size=6))
+def test_the_above_model_sentence_names_exactly_the_points_above_it(
+    goodputs: list[float | None],
+) -> None:
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=40_000_000), protocols=(Protocol.TCP,)
+    )
+    runs = [
+        make_run(plan, TCP4, i, rep, throughput_bps=bps)
+        for i, bps in enumerate(goodputs)
+        if bps is not None
+        for rep in (1, 2, 3)
+    ]
+    found = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
+    over = [p for p in point_summaries(plan, runs) if p.efficiency_pct and p.efficiency_pct > 101]
+    if not over:
+        assert found == []
+        return
+    (sentence,) = found
+    assert value_words(sentence.split("(up to")[0]) == [int(p.value) for p in over]
+    top = max(p.efficiency_pct or 0.0 for p in over)
+    assert f"(up to {top:.0f} % of the expected goodput)" in sentence
+    assert "faster than" not in sentence
+
+
+def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate() -> None:
+    plan = make_plan(
+        Conditions(link_rate_bps=40_000_000, frame_overhead=38), protocols=(Protocol.TCP,)
+    )
+    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=39e6) for rep in (1, 2, 3)]
+    (sentence,) = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
+    assert "fewer than the 38 B per frame stated" in sentence
+    assert "the link rate of 40 Mbit/s stated is below" in sentence
+
+
+# -- fewer than 3 runs ----------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=6, max_size=6))
+def test_few_runs_names_each_point_with_its_count(counts: list[int]) -> None:
+    plan = make_plan(protocols=(Protocol.TCP,))
+    runs = [make_run(plan, TCP4, i, rep) for i, n in enumerate(counts) for rep in range(1, n + 1)]
+    found = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    few = [(VALUES[i], n) for i, n in enumerate(counts) if 0 < n < MIN_RUNS]
+    if not few:
+        assert found == []
+        return
+    (sentence,) = found
+    named = re.findall(r"(\d+) B \((\d)\)", sentence)
+    assert [(int(v), int(n)) for v, n in named] == few
+
+
+# -- raised to the comparison ----------------------------------------------------------------------
+
+
+def test_a_comparison_raises_either_sessions_checks_named_by_session() -> None:
+    wpa2 = make_plan(Conditions(security=Security.WPA2), peer=Peer.this_computer())
+    open_ = make_plan(Conditions(security=Security.OPEN), peer=Peer.this_computer())
+    a, b = make_session(wpa2, {}, "a"), make_session(open_, {}, "b")
+    runs_a = [make_run(wpa2, s, i, r) for s in (TCP4, UDP4) for i in range(6) for r in (1, 2, 3)]
+    runs_b = [make_run(open_, s, i, r) for s in (TCP4, UDP4) for i in range(6) for r in (1, 2, 3)]
+    runs_b = [
+        replace(r, metrics=replace(r.metrics, loss_pct=60.0))
+        if r.key.protocol is Protocol.UDP
+        else r
+        for r in runs_b
+    ]
+    items = series_data(a, runs_a, "throughput_bps") + series_data(b, runs_b, "throughput_bps")
+    context = context_checks(a, runs_a) + context_checks(b, runs_b)
+    comparison = compare(items, mode=Mode.SESSIONS, baseline_session="a", context=context)
+    wifi = [w for w in comparison.warnings if "never crossed a Wi-Fi link" in w]
+    assert [w.split(":")[0] for w in wifi] == ["“session a”", "“session b”"]
+    (loss,) = [w for w in comparison.warnings if "lost more than" in w]
+    assert loss.startswith("“session b”: UDP · IPv4 lost more than 5 %")
+    # Picked series: a check about a series left out of the comparison is not raised.
+    tcp_only = [i for i in items if i.series == TCP4]
+    picked = compare(tcp_only, mode=Mode.PICKED, context=context)
+    assert not any("lost more than" in w for w in picked.warnings)
+    assert sum("never crossed a Wi-Fi link" in w for w in picked.warnings) == 2
+
+
+def test_few_runs_alike_in_every_series_is_said_once() -> None:
+    plan = make_plan(repetitions=2)
+    runs = [make_run(plan, s, i, rep) for s in (TCP4, UDP4) for i in range(6) for rep in (1, 2)]
+    (sentence,) = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert sentence.startswith("Every series has fewer than 3 successful runs at 128 B (2), ")
+    assert sentence.count("(2)") == 6
+    # One series with a third run at 1408 B: each series is named with its own points.
+    runs.append(make_run(plan, UDP4, 5, 3))
+    said = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert [s.split(" has")[0] for s in said] == ["TCP · IPv4", "UDP · IPv4"]
+    assert "1408 B (2)" in said[0] and "1408 B" not in said[1]

@@ -1,0 +1,24 @@
+"""Helpers that turn a database LinkLab writes now back into the shape older LinkLabs wrote."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from app.store.schema import MIGRATIONS
+
+_KEPT = (
+    "run_id, seq, flow, start_s, end_s, bytes, retransmits, rtt_ms, cwnd_bytes, jitter_ms, "
+    "lost_packets, packets"
+)
+
+
+def samples_before_schema_5(conn: sqlite3.Connection) -> None:
+    """The samples table as schemas 1 to 4 made it: one bits_per_second column, which held
+    the client's count (the receiver's where there was one, as the client reported it)."""
+    conn.execute("ALTER TABLE samples RENAME TO samples_now")
+    conn.execute(MIGRATIONS[0][4])  # version 1's CREATE TABLE samples
+    conn.execute(
+        f"INSERT INTO samples ({_KEPT}, bits_per_second) "
+        f"SELECT {_KEPT}, coalesce(received_bps, sent_bps) FROM samples_now"
+    )
+    conn.execute("DROP TABLE samples_now")
