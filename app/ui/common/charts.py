@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
-from app.analysis.compare import Comparison, Mode, SeriesData
+from app.analysis.compare import Comparison, SeriesData
 from app.analysis.expectation import expected_curve
-from app.domain.net import Flow
+from app.domain.net import Flow, IpVersion, Protocol
+from app.domain.plan import Series
 from app.domain.results import Sample
 from app.domain.units import rate_unit
 
@@ -34,6 +35,29 @@ EXPECTED_DASHES = (
     Qt.PenStyle.DashDotLine,
     Qt.PenStyle.DashDotDotLine,
 )
+
+#: Line patterns, by a curve's role: the baseline (or only) session solid, the others dashed,
+#: dotted, dash-dotted in the order they were measured.
+LINES = (
+    Qt.PenStyle.SolidLine,
+    Qt.PenStyle.DashLine,
+    Qt.PenStyle.DotLine,
+    Qt.PenStyle.DashDotLine,
+)
+#: A series' colour is its identity, protocol × IP version, the same in every chart, session,
+#: resume and report; what sets curves of one series apart (another session, the peer's CPU,
+#: idle latency) is the line's pattern, never the colour.
+SERIES_COLOURS = {
+    Series(Protocol.TCP, IpVersion.V4): COLOURS[0],  # blue
+    Series(Protocol.TCP, IpVersion.V6): COLOURS[1],  # vermillion
+    Series(Protocol.UDP, IpVersion.V4): COLOURS[2],  # bluish green
+    Series(Protocol.UDP, IpVersion.V6): COLOURS[3],  # reddish purple
+}
+
+
+def series_colour(series: Series) -> str:
+    """The colour of a series wherever it is drawn (see SERIES_COLOURS)."""
+    return SERIES_COLOURS.get(series, COLOURS[4])
 
 
 def expected_name(series: str) -> str:
@@ -62,41 +86,94 @@ def style_plot(plot: pg.PlotWidget, title: str, print_friendly: bool = False) ->
 
 
 class Legend(pg.LegendItem):
-    """A legend that is hidden while it names nothing: an empty one is a stray box."""
+    """A legend in its own row under the plot, never over the data: its entries in as many
+    columns as the plot's width holds, and no room taken while it names nothing."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.layout.setContentsMargins(0, 2, 0, 0)
+        self._columns = 0
+        self._width = 0.0
 
     def addItem(self, item: Any, name: str) -> None:
         super().addItem(item, name)
-        self.setVisible(True)
+        self._arrange()
 
     def removeItem(self, item: Any) -> None:
         super().removeItem(item)
-        self.setVisible(bool(self.items))
+        self._arrange()
 
     def clear(self) -> None:
         super().clear()
-        self.setVisible(False)
+        self._arrange()
+
+    def setGeometry(self, *args: Any) -> None:
+        super().setGeometry(*args)
+        width = self.geometry().width()
+        if abs(width - self._width) > 1:
+            self._width = width
+            self._arrange(force=False)
+
+    def _arrange(self, force: bool = True) -> None:
+        """Entries row by row, in the most columns whose widest entries fit side by side."""
+        entries = [
+            (sample, label, sample.boundingRect().width() + label.item.boundingRect().width() + 16)
+            for sample, label in self.items
+        ]
+        width = self._width or float("inf")
+        columns = 1
+        for count in range(len(entries), 0, -1):
+            widths = [
+                max(w for _, _, w in entries[c::count]) for c in range(min(count, len(entries)))
+            ]
+            if sum(widths) <= width:
+                columns = count
+                break
+        if not force and columns == self._columns:
+            return
+        self._columns = columns
+        self.columnCount = columns
+        layout = self.layout
+        for index in range(layout.count() - 1, -1, -1):
+            layout.removeAt(index)
+        for index, (sample, label, _) in enumerate(entries):
+            row, column = divmod(index, columns)
+            # Entries keep their own width, packed from the left: the rest of the row is empty.
+            label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+            layout.addItem(sample, row, 2 * column, alignment=Qt.AlignmentFlag.AlignVCenter)
+            layout.addItem(label, row, 2 * column + 1)
+            layout.setColumnSpacing(2 * column + 1, 18)
+        self.rowCount = -(-len(entries) // columns) if entries else 0
+        self.setVisible(bool(entries))
+        # No entries: no height, so the plot takes the row back.
+        self.setMaximumHeight(16777215 if entries else 0)
+        layout.invalidate()
+        self.updateGeometry()
+
+    def updateSize(self) -> None:
+        """Sized by the plot's layout, not by itself."""
+
+    def covers(self, rect: Any) -> bool:
+        """Whether the legend, in scene coordinates, overlaps rect (a scene QRectF)."""
+        return self.isVisible() and self.sceneBoundingRect().intersects(rect)
 
 
-def add_legend(
-    plot: pg.PlotWidget, offset: tuple[int, int], print_friendly: bool = False
-) -> pg.LegendItem:
-    """A legend in the text colour, on a see-through panel so it reads over grid lines."""
-    background, foreground = (
-        (QColor("white"), QColor("black")) if print_friendly else theme_colours()
-    )
-    panel = QColor(background)
-    panel.setAlpha(210)
+#: The row of a PlotItem's layout under its bottom axis (title, top axis, plot, bottom axis).
+LEGEND_ROW = 4
+
+
+def add_legend(plot: pg.PlotWidget, print_friendly: bool = False) -> Legend:
+    """A legend under the plot area, in the text colour: it can never hide a curve."""
+    foreground = QColor("black") if print_friendly else theme_colours()[1]
     item = plot.getPlotItem()
     # PlotItem.addLegend with this class: plot(name=...) then adds to it.
-    item.legend = Legend(
-        offset=offset,
-        labelTextColor=foreground,
-        brush=pg.mkBrush(panel),
-        pen=pg.mkPen(QColor(foreground.red(), foreground.green(), foreground.blue(), 60)),
-    )
-    item.legend.setParentItem(item.vb)
-    item.legend.setVisible(False)
-    return item.legend
+    legend = Legend(labelTextColor=foreground, frame=False, horSpacing=4)
+    legend.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    item.layout.addItem(legend, LEGEND_ROW, 1)
+    item.legend = legend
+    legend.setVisible(False)
+    legend.setMaximumHeight(0)
+    return legend
 
 
 class _OnDemand:
@@ -152,22 +229,25 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        self._legend = add_legend(self, offset=(-10, -10))
+        self._legend = add_legend(self)
         self._times: dict[Flow, deque[float]] = {}
         self._rates: dict[Flow, deque[float]] = {}
         self._curves: dict[Flow, pg.PlotDataItem] = {}
         self._dirty = False
         self._start_timer()
         self._unit = ("Mbit/s", 1e6)
+        self._colour = COLOURS[0]
         self.setLabel("left", f"throughput ({self._unit[0]})")
 
-    def reset(self, title: str) -> None:
+    def reset(self, title: str, series: Series | None = None) -> None:
+        """A new run: its title, and the series whose colour its curves take."""
         for curve in self._curves.values():
             self.removeItem(curve)
         self._legend.clear()
         self._curves.clear()
         self._times.clear()
         self._rates.clear()
+        self._colour = series_colour(series) if series is not None else COLOURS[0]
         self.getPlotItem().setTitle(title)
         self._changed()
 
@@ -194,11 +274,13 @@ class LiveChart(_OnDemand, pg.PlotWidget):
             if flow not in self._rates:
                 continue
             if flow not in self._curves:
+                # The run's series colour; the download of a run both ways dashed.
                 name = "upload" if flow is Flow.UP else "download"
-                pen = pg.mkPen(COLOURS[index], width=2)
+                pen = pg.mkPen(self._colour, width=2, style=LINES[index])
                 self._curves[flow] = self.plot(
-                    [], [], pen=pen, name=name, symbol="o", symbolSize=5, symbolBrush=COLOURS[index]
-                )
+                    [], [], pen=pen, name=name, symbol="o" if index == 0 else "s",
+                    symbolSize=5, symbolBrush=self._colour,
+                )  # fmt: skip
             times = np.asarray(self._times[flow])
             rates = np.asarray(self._rates[flow]) / scale
             self._curves[flow].setData(times, rates)
@@ -212,40 +294,42 @@ class LiveChart(_OnDemand, pg.PlotWidget):
 
 @dataclass(frozen=True)
 class CurveStyle:
-    """How a curve is drawn: one colour per compared series, the compared session dashed
-    against its baseline's solid line — the same in the window, the PNG and the reports."""
+    """How a curve is drawn: its series' colour, and a line pattern that tells apart the
+    sessions (or the sides of a measurement) drawn in that colour — the same in the window,
+    the PNG and the reports."""
 
     colour: str
-    dashed: bool = False
+    line: int = 0  # an index into LINES: 0 solid
+
+    @property
+    def dashed(self) -> bool:
+        return self.line > 0
+
+    @property
+    def pen_style(self) -> Qt.PenStyle:
+        return LINES[self.line % len(LINES)]
 
 
-def pair_styles(baseline_keys: Sequence[str], other_keys: Sequence[str]) -> dict[str, CurveStyle]:
-    """Styles for pairs of curves (by key): a pair shares its colour, the other is dashed."""
-    styles: dict[str, CurveStyle] = {}
-    for index, (base, other) in enumerate(zip(baseline_keys, other_keys, strict=True)):
-        colour = COLOURS[index % len(COLOURS)]
-        styles.setdefault(base, CurveStyle(colour))
-        styles.setdefault(other, CurveStyle(styles[base].colour, dashed=True))
-    return styles
+def series_style(series: Series, line: int = 0) -> CurveStyle:
+    return CurveStyle(series_colour(series), line)
 
 
 def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
-    """Each curve's style by label: a pair shares a colour, the compared side dashed; curves
-    with no partner take the next colours, solid. Within one session (TCP against UDP), each
-    series is a thing of its own: a colour each."""
-    if comparison.mode is not Mode.SESSIONS:
-        return {
-            curve.label: CurveStyle(COLOURS[i % len(COLOURS)])
-            for i, curve in enumerate(comparison.curves)
-        }
-    styles = pair_styles(
-        [p.baseline.label for p in comparison.pairs], [p.other.label for p in comparison.pairs]
+    """Each curve's style by label: the colour of its series (protocol × IP version), the
+    line of its session — the baseline session solid, each other session dashed, dotted,
+    dash-dotted in the order they were measured — so a pair shares its colour, and a series
+    looks the same here as in its session's own charts."""
+    baseline = comparison.baseline_session
+    base_id = baseline.id if baseline is not None else comparison.curves[0].session.id
+    others = sorted(
+        {c.session.id: c.session for c in comparison.curves if c.session.id != base_id}.values(),
+        key=lambda session: (session.created_at, session.id),
     )
-    used = len({s.colour for s in styles.values()})
-    for curve in comparison.unpaired:
-        styles.setdefault(curve.label, CurveStyle(COLOURS[used % len(COLOURS)]))
-        used += 1
-    return styles
+    line = {base_id: 0, **{session.id: 1 + i for i, session in enumerate(others)}}
+    return {
+        curve.label: series_style(curve.series, line[curve.session.id])
+        for curve in comparison.curves
+    }
 
 
 def add_expected(chart: SweepChart, curves: Iterable[SeriesData]) -> None:
@@ -282,7 +366,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._is_rate = is_rate
         self.setMouseEnabled(x=False, y=False)
         # Top left: values usually grow along x, so that corner stays clear.
-        self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
+        self._legend = add_legend(self, print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
         self._styles: dict[str, CurveStyle] = {}
         self._expected: dict[str, list[tuple[float, float]]] = {}
@@ -332,10 +416,12 @@ class SweepChart(_OnDemand, pg.PlotWidget):
     def expected_names(self) -> list[str]:
         return list(self._expected)
 
-    def set_point(self, series: str, point: SweepPoint) -> None:
+    def set_point(self, series: str, point: SweepPoint, style: CurveStyle | None = None) -> None:
         points = [p for p in self._series.get(series, []) if p.x != point.x]
         points.append(point)
         self._series[series] = sorted(points, key=lambda p: p.x)
+        if style is not None:
+            self._styles[series] = style
         self._changed()
 
     def set_series(
@@ -377,15 +463,12 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._scale = scale
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
-        # Many curves: two columns (a pair side by side) keep the legend off the data.
-        named = sum(1 for points in self._series.values() if points) + len(self._expected)
-        self._legend.setColumnCount(2 if named > 4 else 1)
         for index, (name, points) in enumerate(self._series.items()):
             if not points:
                 continue
             style = self._styles.get(name, CurveStyle(COLOURS[index % len(COLOURS)]))
             colour = style.colour
-            line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
+            line = style.pen_style
             x = np.array([p.x for p in points], dtype=float)
             y = np.array([p.mean for p in points], dtype=float) / scale
             err = np.array([p.spread for p in points], dtype=float) / scale
@@ -405,8 +488,20 @@ class SweepChart(_OnDemand, pg.PlotWidget):
             self._items += [bars, curve]
         self._draw_expected(scale)
         self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
-        if peak:
-            self.setYRange(0, (peak / scale) * 1.15, padding=0)
+        xs = [p.x for v in self._series.values() for p in v]
+        xs += [x for v in self._expected.values() for x, _ in v]
+        if xs:
+            self.setXRange(*x_range(xs), padding=0)
+        # Throughput, times and shares read against zero; with nothing above it, 0 to 1.
+        self.setYRange(0, (peak / scale) * 1.15 if peak > 0 else 1.0, padding=0)
+
+    def plot_rect(self) -> QRectF:
+        """The plot area (where the data is drawn), in scene coordinates."""
+        return self.getPlotItem().vb.sceneBoundingRect()
+
+    @property
+    def legend(self) -> Legend:
+        return self._legend
 
     def _draw_expected(self, scale: float) -> None:
         foreground = QColor("black") if self._print_friendly else theme_colours()[1]
@@ -421,6 +516,21 @@ class SweepChart(_OnDemand, pg.PlotWidget):
                 name=html.escape(name, quote=False),
             )
             self._items.append(curve)
+
+
+def x_range(values: Sequence[float]) -> tuple[float, float]:
+    """The x axis around the swept values: 5 % beyond the first and last, never below zero
+    when none is (no negative packet sizes); one value alone sits mid-axis, half its size
+    either side (0 to 1 for a zero)."""
+    low, high = min(values), max(values)
+    if high > low:
+        pad = (high - low) * 0.05
+        start = low - pad
+        return (max(start, 0.0) if low >= 0 else start), high + pad
+    if low == 0:
+        return 0.0, 1.0
+    half = abs(low) * 0.5
+    return (low - half, low + half)
 
 
 def _beam(x: np.ndarray) -> float:

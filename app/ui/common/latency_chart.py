@@ -40,7 +40,7 @@ class LatencyChart(_OnDemand, pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        self._legend = add_legend(self, offset=(10, 10))
+        self._legend = add_legend(self)
         self._times: dict[str, deque[float]] = {}
         self._rtts: dict[str, deque[float]] = {}
         self._lost: dict[str, int] = {}

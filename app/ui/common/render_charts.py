@@ -155,7 +155,7 @@ def timeline_chart(
     ensure_application()
     chart = pg.PlotWidget()
     style_plot(chart, title, print_friendly=True)
-    add_legend(chart, offset=(-10, -10), print_friendly=True)
+    add_legend(chart, print_friendly=True)
     _style_axes(chart, title)
     peak = max((s.bits_per_second or 0.0 for _, samples in lines for s in samples), default=0.0)
     unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
@@ -166,11 +166,10 @@ def timeline_chart(
         shown = [s for s in samples if s.bits_per_second is not None and s.flow is Flow.UP]
         if not shown:
             shown = [s for s in samples if s.bits_per_second is not None]
-        line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
         chart.plot(
             [s.end_s for s in shown],
             [(s.bits_per_second or 0.0) / factor for s in shown],
-            pen=pg.mkPen(style.colour, width=2, style=line),
+            pen=pg.mkPen(style.colour, width=2, style=style.pen_style),
             name=html.escape(label, quote=False),
         )
     chart.setYRange(0, (peak / factor) * 1.15 if peak else 1.0, padding=0)

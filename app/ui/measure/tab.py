@@ -38,7 +38,7 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, series_style
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
@@ -214,13 +214,29 @@ class MeasureTab(QWidget):
                 if (status := self.context.engine(engine.value)).tool is None
             }
         )
+        self._show_command()  # another engine binary: another command line
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
         self._set_buttons()
-        if plan is not None and self.worker is None:
-            self.command.setText(self._first_command(plan))
-            self.command.setCursorPosition(0)
+        self._show_command()
+
+    def _show_command(self) -> None:
+        """The command of the plan on screen, whatever changed it (a field, a preset, an
+        exercise step, an engine found in Settings, the end of a study); while a study runs,
+        the command of the run in progress instead."""
+        if self.worker is not None:
+            return
+        plan = self._plan
+        if plan is None:
+            problem = self.setup.first_problem()
+            text = "No command yet: " + (
+                f"fix {problem[1]} first. {problem[2]}" if problem else "the plan cannot run."
+            )
+        else:
+            text = self._first_command(plan)
+        self.command.setText(text)
+        self.command.setCursorPosition(0)
 
     def _first_command(self, plan: Plan) -> str:
         """The command line of the plan's first run, exactly as the runner will start it."""
@@ -401,7 +417,7 @@ class MeasureTab(QWidget):
             f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
-        self.live_chart.reset(title)
+        self.live_chart.reset(title, event.key.series)
         self.latency_chart.reset()
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
@@ -427,22 +443,26 @@ class MeasureTab(QWidget):
         plan = self._running_plan
         assert plan is not None
         name = series_name(plan, event.series)
+        style = series_style(event.series)
         tp = event.throughput_bps
         if tp.mean is not None:
-            self.sweep_chart.set_point(name, SweepPoint(event.value, tp.mean, tp.std or 0.0))
+            point = SweepPoint(event.value, tp.mean, tp.std or 0.0)
+            self.sweep_chart.set_point(name, point, style)
         if event.rtt_ms.mean is not None:
-            self.rtt_chart.set_point(
-                name, SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
-            )
+            point = SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
+            self.rtt_chart.set_point(name, point, style)
         if event.cpu_pct.mean is not None:
-            self.cpu_chart.set_point(
-                name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
-            )
-        for metric, words in (("latency_ms", "loaded"), ("latency_idle_ms", "idle")):
+            point = SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
+            self.cpu_chart.set_point(name, point, style)
+        for line, (metric, words) in enumerate(
+            (("latency_ms", "loaded"), ("latency_idle_ms", "idle"))
+        ):
             summary = event.metrics.get(metric)
             if summary is not None and summary.mean is not None:
                 point = SweepPoint(event.value, summary.mean, summary.std or 0.0)
-                self.latency_sweep.set_point(f"{name} · {words}", point)
+                self.latency_sweep.set_point(
+                    f"{name} · {words}", point, series_style(event.series, line)
+                )
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
         self.table.update_point(name, event.value, event.metrics, expected)
@@ -482,6 +502,7 @@ class MeasureTab(QWidget):
             worker.deleteLater()
         self._stop_asked_at = None
         self._set_running(False)
+        self._show_command()  # the last run's command gives way to the plan on screen
 
 
 def _eta_text(seconds: float | None) -> str:
