@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QRectF, QSizeF, Qt, QTimer
 from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
@@ -107,9 +107,14 @@ class Legend(pg.LegendItem):
         super().clear()
         self._arrange()
 
-    def setGeometry(self, *args: Any) -> None:
-        super().setGeometry(*args)
-        width = self.geometry().width()
+    def sizeHint(self, which: Qt.SizeHint, constraint: QSizeF | None = None) -> QSizeF:
+        hint = super().sizeHint(which, constraint or QSizeF())
+        if which == Qt.SizeHint.MinimumSize:
+            return QSizeF(0, hint.height())  # never what widens the plot
+        return hint
+
+    def fit(self, width: float) -> None:
+        """The plot is width wide: as many columns as fit under it."""
         if abs(width - self._width) > 1:
             self._width = width
             self._arrange(force=False)
@@ -117,10 +122,10 @@ class Legend(pg.LegendItem):
     def _arrange(self, force: bool = True) -> None:
         """Entries row by row, in the most columns whose widest entries fit side by side."""
         entries = [
-            (sample, label, sample.boundingRect().width() + label.item.boundingRect().width() + 16)
+            (sample, label, sample.boundingRect().width() + label.item.boundingRect().width() + 30)
             for sample, label in self.items
         ]
-        width = self._width or float("inf")
+        width = self._width or 600.0  # until the chart is laid out
         columns = 1
         for count in range(len(entries), 0, -1):
             widths = [
@@ -129,6 +134,9 @@ class Legend(pg.LegendItem):
             if sum(widths) <= width:
                 columns = count
                 break
+        if entries:  # as few columns as make the same rows: 4 + 4, not 7 + 1
+            rows = -(-len(entries) // columns)
+            columns = -(-len(entries) // rows)
         if not force and columns == self._columns:
             return
         self._columns = columns
@@ -168,8 +176,13 @@ def add_legend(plot: pg.PlotWidget, print_friendly: bool = False) -> Legend:
     item = plot.getPlotItem()
     # PlotItem.addLegend with this class: plot(name=...) then adds to it.
     legend = Legend(labelTextColor=foreground, frame=False, horSpacing=4)
-    legend.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     item.layout.addItem(legend, LEGEND_ROW, 1)
+    item.layout.setAlignment(legend, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    # The room under the plot follows the chart's own width, never the legend's: a wide
+    # legend must not stretch the plot beyond the chart.
+    item.geometryChanged.connect(
+        lambda: legend.fit(item.width() - item.getAxis("left").width() - 12)
+    )
     item.legend = legend
     legend.setVisible(False)
     legend.setMaximumHeight(0)
@@ -494,6 +507,15 @@ class SweepChart(_OnDemand, pg.PlotWidget):
             self.setXRange(*x_range(xs), padding=0)
         # Throughput, times and shares read against zero; with nothing above it, 0 to 1.
         self.setYRange(0, (peak / scale) * 1.15 if peak > 0 else 1.0, padding=0)
+
+    def curve_colour(self, series: str) -> str | None:
+        """The colour the series' curve is drawn in (as #rrggbb), None when not drawn."""
+        for item in self._items:
+            if isinstance(item, pg.PlotDataItem) and item.name() == html.escape(
+                series, quote=False
+            ):
+                return str(item.opts["pen"].color().name())
+        return None
 
     def plot_rect(self) -> QRectF:
         """The plot area (where the data is drawn), in scene coordinates."""

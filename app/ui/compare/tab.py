@@ -156,7 +156,7 @@ class CompareTab(QWidget):
         self.pairs.setObjectName("compare_pairs")
         accessible(self.pairs, "Pairs compared")
         self.pairs.setToolTip("Untick a pair to hide its curves on the chart.")
-        self.pairs.setMaximumHeight(96)
+        self.pairs.setFixedHeight(96)
         self.chart = SweepChart("Comparison", "throughput", is_rate=True)
         self.chart.setObjectName("compare_chart")
         self.chart.setAccessibleName("Comparison chart")
@@ -193,7 +193,10 @@ class CompareTab(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(tables)
-        splitter.setSizes([450, 280])
+        # The chart first: three parts of the height to the tables' one.
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([540, 180])
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
         layout.addLayout(controls)
@@ -315,6 +318,11 @@ class CompareTab(QWidget):
                 entry.setFlags(entry.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
                 self.pairs.addItem(entry)
         self.pairs.blockSignals(False)
+        # As tall as its lines (up to four), so the chart keeps the rest.
+        rows = min(max(self.pairs.count(), 1), 4)
+        self.pairs.setFixedHeight(
+            self.pairs.sizeHintForRow(0) * rows + 2 * self.pairs.frameWidth() + 2
+        )
         said = comparison.warnings if comparison is not None else []
         self.warnings.setText("\n".join(f"⚠ {w}" for w in said))
         self.warnings.setVisible(bool(said))

@@ -129,7 +129,11 @@ class MeasureTab(QWidget):
         right.addWidget(self.charts)
         right.addWidget(self.table)
         right.addWidget(self.log)
-        right.setSizes([420, 200, 110])
+        # The charts first: they keep most of the height as the window grows or shrinks.
+        right.setStretchFactor(0, 4)
+        right.setStretchFactor(1, 2)
+        right.setStretchFactor(2, 1)
+        right.setSizes([470, 160, 100])
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)

@@ -94,13 +94,14 @@ class SessionView(QWidget):
         )
         self.tabs = QTabWidget()
         self.tabs.setObjectName("session_tabs")
-        for chart, title in (
-            (self.throughput_chart, "Throughput"),
-            (self.rtt_chart, "RTT"),
-            (self.cpu_chart, "CPU"),
-            (self.latency_chart, "Latency"),
+        for chart, title, name in (
+            (self.throughput_chart, "Throughput", "Session throughput chart"),
+            (self.rtt_chart, "RTT", "Session RTT chart"),
+            (self.cpu_chart, "CPU", "Session CPU chart"),
+            (self.latency_chart, "Latency", "Session latency chart"),
         ):
             chart.setMinimumHeight(180)
+            chart.setAccessibleName(name)
             self.tabs.addTab(chart, title)
         self.share_chart = ShareChart()
         self.share_chart.setMinimumHeight(180)
@@ -119,9 +120,9 @@ class SessionView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tabs)
         splitter.addWidget(self.table)
-        # The chart first: four parts of the height to the table's one.
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
+        # The chart first: room the window or the folded details give goes to it.
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
         splitter.setSizes([460, 110])
         splitter.setChildrenCollapsible(False)
         self.table.setMinimumHeight(90)
@@ -134,6 +135,7 @@ class SessionView(QWidget):
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
         self._stack.addWidget(content)
+        self.setAccessibleName("Session view")
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
