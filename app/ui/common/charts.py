@@ -161,10 +161,6 @@ class Legend(pg.LegendItem):
     def updateSize(self) -> None:
         """Sized by the plot's layout, not by itself."""
 
-    def covers(self, rect: Any) -> bool:
-        """Whether the legend, in scene coordinates, overlaps rect (a scene QRectF)."""
-        return self.isVisible() and self.sceneBoundingRect().intersects(rect)
-
 
 #: The row of a PlotItem's layout under its bottom axis (title, top axis, plot, bottom axis).
 LEGEND_ROW = 4
