@@ -66,11 +66,14 @@ def store_session(
     return session_id
 
 
-def open_session(user: User, row: int) -> SweepChart:
+def open_session(user: User, row: int, name: str) -> SweepChart:
+    """Open the session in that row of the list, once the list shows it under that name."""
     user.tab("Sessions")
-    wait_for(lambda: user.table_rows("Sessions"), 10, "the session list")
+    wait_for(lambda: len(user.table_rows("Sessions")) > row, 10, "the session list")
+    wait_for(lambda: user.table_rows("Sessions")[row][1] == name, 10, f"{name!r} listed")
     user.click_row("Sessions", row)
     wait_for(lambda: user.table_rows("Session results"), 10, "the session's table")
+    wait_for(lambda: name in user.text("Session details"), 10, f"{name!r} on view")
     chart = user.find("Session throughput chart", SweepChart)
     chart.redraw()
     return chart
@@ -105,7 +108,7 @@ def test_the_session_view_gives_its_chart_half_the_height_at_1280x800(
         (Protocol.TCP, Protocol.UDP),
         when="2025-03-01T10:00:00+00:00",
     )
-    chart = open_session(user, 0)
+    chart = open_session(user, 0, "lab link")
     view = user.find("Session view")
     wait_for(lambda: laid_out(user, chart), 5, "the details to sit above the chart")
     assert chart.height() >= view.height() / 2
@@ -170,8 +173,9 @@ def test_a_series_keeps_its_colour_across_measure_sessions_and_compare(
         when="2099-01-01T10:00:00+00:00",
         security=Security.WPA2,
     )
-    window.sessions.refresh()
-    chart = open_session(user, 0)  # newest first: the stored one
+    user.tab("Sessions")
+    user.click("Refresh")
+    chart = open_session(user, 0, "both")  # newest first
     shown = colours(chart)
     assert shown["UDP · IPv4"] == udp4
     assert len(set(shown.values())) == 4  # four series, four colours
