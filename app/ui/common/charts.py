@@ -286,10 +286,16 @@ class LiveChart(_OnDemand, pg.PlotWidget):
                 # The run's series colour; the download of a run both ways dashed.
                 name = "upload" if flow is Flow.UP else "download"
                 pen = pg.mkPen(self._colour, width=2, style=LINES[index])
+                symbol = "o" if flow is Flow.UP else "s"
                 self._curves[flow] = self.plot(
-                    [], [], pen=pen, name=name, symbol="o" if index == 0 else "s",
-                    symbolSize=5, symbolBrush=self._colour,
-                )  # fmt: skip
+                    [],
+                    [],
+                    pen=pen,
+                    name=name,
+                    symbol=symbol,
+                    symbolSize=5,
+                    symbolBrush=self._colour,
+                )
             times = np.asarray(self._times[flow])
             rates = np.asarray(self._rates[flow]) / scale
             self._curves[flow].setData(times, rates)
