@@ -46,9 +46,12 @@ def test_sessions_pair_series_by_series(db: Path) -> None:
     assert entries == [("tcp", "tcp"), ("udp", "udp")]
     (point,) = result["comparisons"][0]["points"]
     expected = {"value", "baseline_mean", "other_mean", "difference", "relative_pct"}
-    expected |= {"ci95_low", "ci95_high", "p_value", "p_holm", "significant"}
+    expected |= {"ci_low", "ci_high", "ci_level", "p_value", "p_holm", "significant"}
     assert expected <= set(point)
     assert point["value"] == 640 and point["significant"] is True and point["difference"] < 0
+    # One point, one step: the interval is the plain 95 % one, and wholly below zero.
+    assert point["ci_level"] == 0.95 and point["ci_low"] <= point["ci_high"] < 0
+    assert "Holm's step-down" in result["interval"]
 
 
 def test_baseline_turns_the_comparison_round(db: Path) -> None:

@@ -1,7 +1,8 @@
 """Comparisons that answer the question asked: sessions compared series by series, like with
 like (the same protocol, IP version and direction), against a baseline session the user picks;
-or, as a separate choice, the series within one session. Per point: the difference, its 95 %
-confidence interval and Welch's t-test, with Holm's correction over the points of a pair."""
+or, as a separate choice, the series within one session. Per point: the difference and Welch's
+t-test, with Holm's correction over the points of a pair, and the interval of the difference at
+the level of the point's Holm step (significant exactly where it excludes zero)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from app.analysis.confounds import confounds
 from app.analysis.findings import findings
 from app.analysis.pairs import (
     ALPHA,
+    INTERVAL_METHOD,
     METRIC_INFO,
     METRIC_NAMES,
     PERCENT_METRICS,
@@ -23,6 +25,8 @@ from app.analysis.pairs import (
     format_difference,
     format_value,
     holm,
+    interval_cell,
+    level_text,
     metric_key,
     metric_values,
     series_data,
@@ -33,6 +37,7 @@ from app.domain.plan import VARIABLE_LABELS, Security
 # The comparison's parts are imported from here by the window, the reports and the CLI.
 __all__ = [
     "ALPHA",
+    "INTERVAL_METHOD",
     "METRIC_INFO",
     "METRIC_NAMES",
     "PERCENT_METRICS",
@@ -46,7 +51,9 @@ __all__ = [
     "format_difference",
     "format_value",
     "holm",
+    "interval_cell",
     "legend_labels",
+    "level_text",
     "metric_key",
     "metric_values",
     "pair_like_with_like",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.analysis.expected_findings import efficiency_findings
-from app.analysis.findings import LOAD_WORDS
+from app.analysis.pair_findings import LOAD_WORDS
 from app.analysis.points import PointSummary
 from app.domain.plan import VARIABLE_LABELS, Plan
 

@@ -1,19 +1,20 @@
 """What a comparison is made of: the comparable metrics, the compared series, and per pair of
-series the difference at each point, its 95 % confidence interval and Welch's t-test, with
-Holm's correction over the points of the pair (app.analysis.compare builds the pairs)."""
+series the difference at each point, Welch's t-test with Holm's correction over the points of
+the pair, and the confidence interval of the difference at the level of the point's Holm step,
+so that a difference is significant exactly where its interval excludes zero
+(app.analysis.compare builds the pairs)."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
 
 from app.analysis.points import METRICS
-from app.analysis.stats import Summary, scipy_stats, summarize
+from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
 from app.domain.net import Direction
 from app.domain.plan import RunKind, Series
 from app.domain.records import RunRecord, SessionRecord
@@ -100,11 +101,13 @@ class ComparedPoint:
     other: Summary
     difference: float | None  # other − baseline
     relative_pct: float | None  # difference / baseline mean × 100
-    ci_low: float | None  # 95 % CI of the difference (Welch)
+    ci_low: float | None  # CI of the difference (Welch) at ci_level
     ci_high: float | None
     p_value: float | None  # Welch's t-test, two-sided, this point alone
     p_holm: float | None = None  # adjusted over the points of the pair (Holm)
-    significant: bool | None = None  # by the Holm-adjusted p; None when not testable
+    # True exactly when [ci_low, ci_high] excludes zero; None when not testable.
+    significant: bool | None = None
+    ci_level: float | None = None  # the level of the point's Holm step (see holm_intervals)
 
 
 @dataclass(frozen=True)
@@ -186,31 +189,60 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
     return found
 
 
-def welch(
-    baseline: Sequence[float], other: Sequence[float]
-) -> tuple[float | None, float | None, float | None, float | None]:
-    """Difference of means (other − baseline), its 95 % CI and the two-sided p-value, by
-    Welch's t-test (unequal variances). None where there are fewer than two runs a side."""
+@dataclass(frozen=True)
+class WelchTest:
+    """Welch's t-test of other − baseline: the difference of means, its standard error, the
+    Welch-Satterthwaite degrees of freedom and the two-sided p-value. se and df are None
+    where a side has fewer than two runs; se is 0 where every run of each side is the same
+    (the difference is then exact)."""
+
+    difference: float | None
+    se: float | None = None
+    df: float | None = None
+    p_value: float | None = None
+
+    def interval(self, level: float) -> tuple[float | None, float | None]:
+        """The confidence interval of the difference at level (0.95 for 95 %)."""
+        if self.difference is None or self.se is None or self.df is None:
+            return None, None
+        half = 0.0 if self.se == 0 else t_quantile(self.df, 0.5 + level / 2) * self.se
+        return self.difference - half, self.difference + half
+
+
+def welch_test(baseline: Sequence[float], other: Sequence[float]) -> WelchTest:
+    """Welch's t-test (unequal variances) of other − baseline."""
     a = np.asarray(baseline, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.size == 0 or b.size == 0:
-        return None, None, None, None
+        return WelchTest(None)
     difference = float(b.mean() - a.mean())
     if a.size < 2 or b.size < 2:
-        return difference, None, None, None
-    if a.var() == 0 and b.var() == 0:
+        return WelchTest(difference)
+    va = float(a.var(ddof=1)) / a.size
+    vb = float(b.var(ddof=1)) / b.size
+    if va == 0 and vb == 0:
         # Identical runs on each side: the difference is exact (the t-test is undefined).
-        return difference, difference, difference, (1.0 if difference == 0 else 0.0)
-    with warnings.catch_warnings():
-        # Nearly identical runs make SciPy warn about precision; the result is still sound,
-        # and a user reads sentences, not Python's warnings.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        result = scipy_stats().ttest_ind(b, a, equal_var=False)
-        interval = result.confidence_interval(1 - ALPHA)
-    p = float(result.pvalue)
+        return WelchTest(difference, 0.0, math.inf, 1.0 if difference == 0 else 0.0)
+    se = math.sqrt(va + vb)
+    # Welch-Satterthwaite, in shares of the total so that tiny variances cannot underflow.
+    sa, sb = va / (va + vb), vb / (va + vb)
+    df = 1 / (sa**2 / (a.size - 1) + sb**2 / (b.size - 1))
+    if not (math.isfinite(se) and math.isfinite(df) and se > 0 and df > 0):
+        return WelchTest(difference)
+    p = 2 * t_cdf(df, -abs(difference) / se)
     if not math.isfinite(p):
-        return difference, None, None, None
-    return difference, float(interval.low), float(interval.high), p
+        return WelchTest(difference)
+    return WelchTest(difference, se, df, min(1.0, p))
+
+
+def welch(
+    baseline: Sequence[float], other: Sequence[float], level: float = 1 - ALPHA
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """Difference of means (other − baseline), its CI at level and the two-sided p-value, by
+    Welch's t-test (unequal variances). None where there are fewer than two runs a side."""
+    test = welch_test(baseline, other)
+    low, high = test.interval(level)
+    return test.difference, low, high, test.p_value
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -226,21 +258,99 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return adjusted
 
 
+def excludes_zero(low: float | None, high: float | None) -> bool | None:
+    """Whether an interval lies wholly on one side of zero (None: no interval)."""
+    if low is None or high is None:
+        return None
+    return low > 0 or high < 0
+
+
+def holm_intervals(
+    tests: Sequence[WelchTest],
+) -> list[tuple[float | None, float | None, float | None]]:
+    """Per test, (level, low, high): the interval each verdict rests on. Holm's step-down
+    takes the tested points from the smallest p-value up; the point at step r of m is tested
+    at α / (m − r + 1), so its interval is at level 1 − α / (m − r + 1) and excludes zero
+    exactly where the step rejects. At the first step that does not reject, Holm stops: that
+    point and every later one keep that step's level, at which none of them excludes zero (their
+    p-values are no smaller). Untestable points get None."""
+    order = sorted(
+        (t.p_value, i) for i, t in enumerate(tests) if t.p_value is not None and t.se is not None
+    )
+    found: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(tests)
+    m = len(order)
+    stopped: float | None = None
+    for rank, (_, i) in enumerate(order):
+        level = stopped if stopped is not None else 1 - ALPHA / (m - rank)
+        low, high = tests[i].interval(level)
+        found[i] = (level, low, high)
+        if stopped is None and not excludes_zero(low, high):
+            stopped = level
+    return found
+
+
 def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
-    raw = []
-    for value in sorted(set(baseline.values) | set(other.values)):
-        a, b = baseline.values.get(value, []), other.values.get(value, [])
-        difference, low, high, p = welch(a, b)
+    values = sorted(set(baseline.values) | set(other.values))
+    sides = [(baseline.values.get(v, []), other.values.get(v, [])) for v in values]
+    tests = [welch_test(a, b) for a, b in sides]
+    adjusted = holm([t.p_value if t.se is not None else None for t in tests])
+    intervals = holm_intervals(tests)
+    points = []
+    for value, (a, b), test, q, (level, low, high) in zip(
+        values, sides, tests, adjusted, intervals, strict=True
+    ):
         sa, sb = summarize(a), summarize(b)
+        difference = test.difference
         known = difference is not None and sa.mean not in (None, 0)
         relative = 100 * difference / sa.mean if known else None  # type: ignore[operator]
-        raw.append(ComparedPoint(value, sa, sb, difference, relative, low, high, p))
-    adjusted = holm([p.p_value for p in raw])
-    points = [
-        replace(p, p_holm=q, significant=None if q is None else q < ALPHA)
-        for p, q in zip(raw, adjusted, strict=True)
-    ]
+        points.append(
+            ComparedPoint(
+                value,
+                sa,
+                sb,
+                difference,
+                relative,
+                low,
+                high,
+                test.p_value,
+                q,
+                excludes_zero(low, high),
+                level,
+            )
+        )
     return PairComparison(baseline, other, points)
+
+
+#: How the interval beside each verdict is made, said once for the JSON and the reports.
+INTERVAL_METHOD = (
+    "Each point's confidence interval of the difference is at the level of the point's step "
+    "in Holm's step-down: 1 − α / (m − r + 1) for "
+    "the point with the r-th smallest p of the m tested; from the first point not significant "
+    "on, that point's level. A difference is significant exactly when its interval excludes "
+    "zero."
+)
+
+
+def interval_cell(metric: str, point: ComparedPoint) -> str:
+    """A point's interval as the tables show it: '+1.47 … +6.68 Gbit/s (98.3 %)'; '—' when
+    the point cannot be tested."""
+    from app.domain.units import DASH, signed
+
+    if point.ci_low is None or point.ci_high is None or point.ci_level is None:
+        return DASH
+    low = signed(format_value(metric, point.ci_low), point.ci_low < 0, plus=True)
+    high = signed(format_value(metric, point.ci_high), point.ci_high < 0, plus=True)
+    return f"{low} … {high} ({level_text(point.ci_level)})"
+
+
+def level_text(level: float) -> str:
+    """A confidence level as a percentage with the digits it needs: '95 %', '99.2 %',
+    '99.95 %' (never '100 %')."""
+    for digits in range(1, 6):
+        shown = f"{level * 100:.{digits}f}"
+        if float(shown) < 100:
+            return f"{shown.rstrip('0').rstrip('.')} %"
+    return f"{level * 100:.6g} %"
 
 
 def format_value(metric: str, value: float) -> str:

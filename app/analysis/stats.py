@@ -20,6 +20,20 @@ def scipy_stats() -> Any:
     return stats
 
 
+def t_quantile(df: float, q: float) -> float:
+    """The q-quantile of Student's t with df degrees of freedom."""
+    from scipy import special
+
+    return float(special.stdtrit(df, q))
+
+
+def t_cdf(df: float, t: float) -> float:
+    """P(T ≤ t) for Student's t with df degrees of freedom."""
+    from scipy import special
+
+    return float(special.stdtr(df, t))
+
+
 def preload() -> None:
     """Import scipy.stats now (the window calls this from a background thread at start)."""
     scipy_stats()

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.analysis.compare import (
     ALPHA,
+    INTERVAL_METHOD,
     METRIC_INFO,
     METRIC_NAMES,
     Comparison,
@@ -17,6 +18,7 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     format_value,
+    interval_cell,
     metric_key,
     series_data,
 )
@@ -142,6 +144,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
         "mode": comparison.mode.value,
         "alpha": ALPHA,
         "correction": "holm",
+        "interval": INTERVAL_METHOD,
         "baseline_session": (
             None
             if comparison.baseline_session is None
@@ -166,8 +169,9 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                         "other_std": p.other.std,
                         "difference": p.difference,
                         "relative_pct": p.relative_pct,
-                        "ci95_low": p.ci_low,
-                        "ci95_high": p.ci_high,
+                        "ci_low": p.ci_low,
+                        "ci_high": p.ci_high,
+                        "ci_level": p.ci_level,
                         "p_value": p.p_value,
                         "p_holm": p.p_holm,
                         "significant": p.significant,
@@ -249,7 +253,8 @@ def _print(comparison: Comparison) -> None:
         print(f"\n{pair.other.label} vs {pair.baseline.label}")
         print(
             f"  {comparison.variable_label:>12} {'baseline':>12} {'other':>12} "
-            f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant"
+            f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant  "
+            "interval of the difference (its level)"
         )
         for p in pair.points:
 
@@ -262,7 +267,7 @@ def _print(comparison: Comparison) -> None:
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
                 f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "
-                f"{format_p(p.p_holm):>8}  {sig}"
+                f"{format_p(p.p_holm):>8}  {sig:<11}  {interval_cell(metric, p)}"
             )
     for item in comparison.unpaired:
         print(f"\nUnpaired: {item.label} ({item.session.name or item.session.short_id})")

@@ -9,7 +9,15 @@ import base64
 from collections.abc import Iterable, Sequence
 
 from app import __version__
-from app.analysis.compare import ALPHA, METRIC_INFO, ComparedPoint, Mode, SeriesData
+from app.analysis.compare import (
+    ALPHA,
+    INTERVAL_METHOD,
+    METRIC_INFO,
+    ComparedPoint,
+    Mode,
+    SeriesData,
+    level_text,
+)
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
 from app.domain.net import Protocol
@@ -59,8 +67,9 @@ def _difference_row(p: ComparedPoint, factor: float) -> str:
         relative = f"{MINUS if p.relative_pct < 0 else '+'}{abs(p.relative_pct):.1f}&nbsp;%"
     interval = (
         DASH
-        if p.ci_low is None or p.ci_high is None
+        if p.ci_low is None or p.ci_high is None or p.ci_level is None
         else f"{number(p.ci_low, factor, signed=True)} to {number(p.ci_high, factor, signed=True)}"
+        f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
     )
     significant = {True: "yes", False: "no", None: "untested"}[p.significant]
     return cells(
@@ -90,7 +99,7 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
         with_unit("Mean", unit),
         with_unit("Difference", unit),
         "Relative",
-        with_unit("95 % CI of the difference", unit),
+        with_unit("CI of the difference at its Holm step's level", unit),
         "p (Welch)",
         "p (Holm)",
         "Significant",
@@ -241,7 +250,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
             f'<p class="note">Difference = other − baseline; n = runs (baseline / other). '
             f"Welch's two-sided t-test per point (unequal variances); significance at α = "
             f"{ALPHA} after Holm's correction over the points of a pair; “untested” where a "
-            f"side has fewer than two runs.</p>",
+            f"side has fewer than two runs. {e(INTERVAL_METHOD)}</p>",
         ]
     else:
         body.append("<h2>Series</h2>")

@@ -29,6 +29,7 @@ from app.domain.plan import Conditions, Engine, Peer, Plan, RunKey, Security, Se
 from app.domain.records import RunMetrics, SessionRecord, SessionStatus, utc_now
 from app.store.db import Database
 from app.store.sessions import SessionStore
+from tests.analysis.findings_text import covered_points, statement_points
 
 A = [45.2, 45.7, 46.2, 45.4, 45.5]
 B = [42.1, 43.0, 42.6, 42.2, 42.9]
@@ -282,12 +283,13 @@ def test_no_finding_calls_a_side_better_without_a_significant_difference(
     (pair,) = comparison.pairs
     significant = {p.value for p in pair.points if p.significant}
     for sentence in comparison.findings:
-        if "better" not in sentence:
-            continue
-        assert significant, f"'better' with nothing significant: {sentence}"
-        if sentence.startswith("At "):  # names its point: that point must be significant
-            where = float(sentence[3:].split(" ", 1)[0].rstrip(","))
-            assert where in significant, sentence
+        if "better" in sentence:
+            assert significant, f"'better' with nothing significant: {sentence}"
+    values = [p.value for p in pair.points]
+    for covered, sentence in statement_points(comparison.findings, values, "B"):
+        if "better" in sentence:  # names its points: each must be significant
+            assert set(covered) <= significant, sentence
+    assert covered_points(comparison.findings, values, "B") == values, comparison.findings
     for point in pair.points:
         if point.significant:
             assert point.p_holm is not None and point.p_holm < 0.05

@@ -87,7 +87,7 @@ def test_open_and_wpa2_compare_series_by_series(bed: TestBed, tmp_path: Path) ->
         f"{tcp['other_mean'] / 1e6:.2f} Mbit/s, p = {tcp['p_value']:.2g}"
     )
     assert tcp["significant"] is True
-    assert tcp["ci95_low"] < tcp["difference"] < tcp["ci95_high"] < 0
+    assert tcp["ci_low"] < tcp["difference"] < tcp["ci_high"] < 0
     # About a tenth less, as the links differ.
     assert -15 < tcp["relative_pct"] < -5
     findings = " ".join(result["findings"])

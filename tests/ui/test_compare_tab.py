@@ -113,6 +113,25 @@ def test_compare_pairs_like_with_like_and_warns(
     assert tcp_1408[col["Difference"]] == "−3.04 Mbit/s"
     assert tcp_1408[col["Significant (α = 0.05)"]] == "yes"
     assert all(not r[col["Against"]].startswith("TCP") for r in rows if r[0].startswith("UDP"))
+    # The interval beside the verdict is the one it rests on: at 1408 B Holm's first step of
+    # two (97.5 %), wholly below zero; at 128 B the second step (95 %), across zero.
+    ci = col["CI of the difference at its Holm step's level"]
+    assert tcp_1408[ci].startswith("−") and " … −" in tcp_1408[ci]
+    assert tcp_1408[ci].endswith("(97.5 %)")
+    tcp_128 = next(r for r in rows if r[0].startswith("TCP") and r[col["Value"]] == "128")
+    assert tcp_128[col["Significant (α = 0.05)"]] == "no"
+    assert tcp_128[ci].startswith("−") and " … +" in tcp_128[ci] and tcp_128[ci].endswith("(95 %)")
+    # The findings name both points of each pair, each once.
+    user.tab("Findings")
+    findings = user.text("Findings")
+    for pair in ("TCP", "UDP"):
+        other, base = f"{pair} · IPv4 · WPA2", f"{pair} · IPv4 · Open"
+        assert f"At 128 B there is no significant difference between {other} and {base}" in (
+            findings
+        )
+        assert f"At 1408 B, {other} had " in findings
+    assert findings.count("At 128 B") == 2 and findings.count("At 1408 B") == 2
+    user.tab("Differences")
 
     # WPA2 as the baseline flips the sign.
     user.choose("Baseline session", "wpa2")

@@ -35,6 +35,7 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     format_value,
+    interval_cell,
     series_data,
 )
 from app.analysis.shares import PointShares, link_shares
@@ -59,7 +60,7 @@ DIFFERENCE_HEADERS = [
     "Mean",
     "Difference",
     "%",
-    "95 % CI of the difference",
+    "CI of the difference at its Holm step's level",
     "p (Welch)",
     "p (Holm)",
     "Significant (α = 0.05)",
@@ -391,12 +392,7 @@ class CompareTab(QWidget):
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
                 negative = p.difference is not None and p.difference < 0
-                ci = (
-                    "—"
-                    if p.ci_low is None or p.ci_high is None
-                    else f"{signed(show(p.ci_low), p.ci_low < 0)} … "
-                    f"{signed(show(p.ci_high), p.ci_high < 0)}"
-                )
+                ci = interval_cell(metric, p)
                 cells = [
                     pair.other.label,
                     pair.baseline.label,

@@ -1,0 +1,314 @@
+"""The findings of one pair of series: a sentence counting the significant points and saying
+the method once, then every point of the pair in exactly one statement, in the order of the
+swept value, consecutive points with the same verdict (the same side significantly better, no
+significant difference, not testable, not measured on both sides) in one statement with their
+figures; a side is "better" only where the difference is significant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.analysis.pairs import (
+    ALPHA,
+    LOADED_METRICS,
+    METRIC_INFO,
+    ComparedPoint,
+    PairComparison,
+    level_text,
+)
+from app.analysis.pairs import format_difference as amount
+from app.domain.net import Direction
+from app.domain.units import MINUS, format_p, format_rate
+
+#: The load a working latency was measured under, as a finding says it.
+LOAD_WORDS = {
+    Direction.UP: "under upload load",
+    Direction.DOWN: "under download load",
+    Direction.BIDIR: "under load in both directions",
+}
+
+
+class Verdict(StrEnum):
+    """What the statistics say at one point of a pair."""
+
+    HIGHER = "higher"  # the other side significantly above the baseline
+    LOWER = "lower"  # the other side significantly below the baseline
+    SAME = "same"  # tested: no significant difference
+    UNTESTED = "untested"  # measured on both sides, but a side has a single run
+    UNMEASURED = "unmeasured"  # a side has no successful run
+
+
+def verdict(point: ComparedPoint) -> Verdict:
+    if point.difference is None:
+        return Verdict.UNMEASURED
+    if point.significant is None:
+        return Verdict.UNTESTED
+    if point.significant:
+        return Verdict.HIGHER if point.difference > 0 else Verdict.LOWER
+    return Verdict.SAME
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of a pair's findings and the points it covers (consecutive, one verdict)."""
+
+    verdict: Verdict
+    points: tuple[ComparedPoint, ...]
+    text: str
+
+
+def _missing(point: ComparedPoint) -> tuple[bool, bool]:
+    """Which sides have no run at an unmeasured point: (baseline, other)."""
+    return point.baseline.n == 0, point.other.n == 0
+
+
+def groups(points: Sequence[ComparedPoint]) -> list[tuple[Verdict, list[ComparedPoint]]]:
+    """Runs of consecutive points with the same verdict (unmeasured points also with the
+    same side missing)."""
+    found: list[tuple[Verdict, list[ComparedPoint]]] = []
+    last: object = None
+    for point in points:
+        said = verdict(point)
+        key = (said, _missing(point) if said is Verdict.UNMEASURED else None)
+        if found and key == last:
+            found[-1][1].append(point)
+        else:
+            found.append((said, [point]))
+        last = key
+    return found
+
+
+def where(values: Sequence[float], unit: str, variable: str = "") -> str:
+    """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'; a
+    variable without a unit is named: 'parallel streams 1 and 4'."""
+    named = "" if unit or not variable else f"{variable.lower()} "
+
+    def one(value: float) -> str:
+        return format_rate(value) if unit == "bit/s" else f"{value:g}"
+
+    tail = f" {unit}" if unit and unit != "bit/s" else ""
+    if len(values) == 1:
+        return f"{named}{one(values[0])}{tail}"
+    if len(values) == 2:
+        return f"{named}{one(values[0])} and {one(values[1])}{tail}"
+    return f"{named}{one(values[0])}–{one(values[-1])}{tail} ({len(values)} points)"
+
+
+def _signed(metric: str, value: float) -> str:
+    """'+0.41 Mbit/s', '−0.30 Mbit/s'; exactly nothing has no sign: '0 bit/s'."""
+    if value == 0:
+        return amount(metric, value)
+    return f"{MINUS if value < 0 else '+'}{amount(metric, value)}"
+
+
+def _p(name: str, p: float | None) -> str:
+    """'p = 0.047', 'Holm-adjusted p < 0.001'."""
+    shown = format_p(p)
+    return f"{name} {shown}" if shown.startswith("<") else f"{name} = {shown}"
+
+
+def interval_text(metric: str, point: ComparedPoint) -> str:
+    """'98.3 % CI of the difference +1.47 … +6.68 Gbit/s': the interval the verdict rests on."""
+    assert point.ci_low is not None and point.ci_high is not None
+    assert point.ci_level is not None
+    return (
+        f"{level_text(point.ci_level)} CI of the difference "
+        f"{_signed(metric, point.ci_low)} … {_signed(metric, point.ci_high)}"
+    )
+
+
+def _relative(metric: str, point: ComparedPoint) -> str:
+    if point.relative_pct is None or metric == "loss_pct":
+        return ""
+    return f" ({abs(point.relative_pct):.1f} %)"
+
+
+def _amounts(metric: str, points: Sequence[ComparedPoint]) -> str:
+    """'3.04 Mbit/s (6.7 %)', or for several points 'between 2.10 Mbit/s (4.5 %) and 8.30
+    Mbit/s (17.9 %)': the smallest and the largest difference of the group."""
+    ordered = sorted(points, key=lambda p: abs(p.difference or 0.0))
+    small, large = ordered[0], ordered[-1]
+    first = f"{amount(metric, small.difference or 0.0)}{_relative(metric, small)}"
+    if len(points) == 1:
+        return first
+    return (
+        f"between {first} and {amount(metric, large.difference or 0.0)}{_relative(metric, large)}"
+    )
+
+
+def _spread(metric: str, points: Sequence[ComparedPoint]) -> str:
+    """'+0.41 Mbit/s' for one point, 'from −0.30 Mbit/s to +0.41 Mbit/s' for several."""
+    differences = sorted(p.difference or 0.0 for p in points)
+    if len(points) == 1:
+        return _signed(metric, differences[0])
+    return f"from {_signed(metric, differences[0])} to {_signed(metric, differences[-1])}"
+
+
+def _tested(points: Sequence[ComparedPoint]) -> str:
+    """The tests behind a significant statement: one point's p-values and interval are said
+    by the caller; several points' largest Holm-adjusted p."""
+    largest = max(p.p_holm or 0.0 for p in points)
+    shown = format_p(largest)
+    bound = shown if shown.startswith("<") else f"≤ {shown}"
+    return f"Holm-adjusted p {bound} at each, and each point's interval excludes zero"
+
+
+class _Pair:
+    """The words of one pair: its labels, metric and unit."""
+
+    def __init__(self, pair: PairComparison, metric: str, unit: str, variable: str) -> None:
+        self.pair = pair
+        self.metric = metric
+        self.unit = unit
+        self.variable = variable
+        self.name, _, self.higher_is_better = METRIC_INFO[metric]
+        self.base, self.other = pair.baseline.label, pair.other.label
+
+    def winner(self, said: Verdict) -> tuple[str, str]:
+        better = (said is Verdict.HIGHER) == self.higher_is_better
+        return (self.other, self.base) if better else (self.base, self.other)
+
+    def statement(self, said: Verdict, points: list[ComparedPoint]) -> str:
+        at = where([p.value for p in points], self.unit, self.variable)
+        if said in (Verdict.HIGHER, Verdict.LOWER):
+            return self.significant(said, points, at)
+        if said is Verdict.SAME:
+            if len(points) == 1:
+                (point,) = points
+                return (
+                    f"At {at} there is no significant difference between {self.other} and "
+                    f"{self.base}: {_signed(self.metric, point.difference or 0.0)} "
+                    f"({interval_text(self.metric, point)}), within the run-to-run noise."
+                )
+            return (
+                f"At {at} there is no significant difference between {self.other} and "
+                f"{self.base}: the differences, {_spread(self.metric, points)}, are within the "
+                "run-to-run noise (each point's interval includes zero)."
+            )
+        if said is Verdict.UNTESTED:
+            which = "a difference of" if len(points) == 1 else "differences"
+            return (
+                f"At {at} a side has a single run, so whether {self.other} and {self.base} "
+                f"differ there cannot be tested ({which} {_spread(self.metric, points)}): "
+                "measure more runs there."
+            )
+        base_missing, other_missing = _missing(points[0])
+        if base_missing and other_missing:
+            nobody = f"neither {self.other} nor {self.base} has a successful run"
+            return f"At {at} {nobody}, so nothing can be compared there."
+        missing = self.base if base_missing else self.other
+        return (
+            f"At {at} {missing} has no successful run, so {self.other} and {self.base} cannot "
+            "be compared there."
+        )
+
+    def significant(self, said: Verdict, points: list[ComparedPoint], at: str) -> str:
+        winner, loser = self.winner(said)
+        much = _amounts(self.metric, points)
+        if len(points) == 1:
+            (point,) = points
+            tested = (
+                f"{_p('p', point.p_value)}, {_p('Holm-adjusted p', point.p_holm)}; "
+                f"{interval_text(self.metric, point)}"
+            )
+        else:
+            tested = _tested(points)
+        if self.metric in LOADED_METRICS:
+            # "At 1408 B, under upload load, WPA2 added 212 ms (35.0 %) of working latency
+            # against open": latency is what a setting adds, under the load it was measured in.
+            load = LOAD_WORDS[self.pair.other.direction]
+            what = (
+                f"added {much} of {self.name} against {self.base}"
+                if said is Verdict.HIGHER
+                else f"had {much} less {self.name} than {self.base}"
+            )
+            return (
+                f"At {at}, {load}, {self.other} {what} ({tested}): {winner} is better there "
+                f"than {loser}."
+            )
+        more = "more" if said is Verdict.HIGHER else "less"
+        return (
+            f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} ({tested}): "
+            f"{winner} is better there than {loser}."
+        )
+
+
+def pair_statements(
+    pair: PairComparison, metric: str, unit: str, variable: str = ""
+) -> list[Statement]:
+    """Every point of the pair in exactly one statement, in the order of the swept value."""
+    words = _Pair(pair, metric, unit, variable)
+    return [
+        Statement(said, tuple(points), words.statement(said, points))
+        for said, points in groups(pair.points)
+    ]
+
+
+def family_text(tested: int, explain: bool = True) -> str:
+    """The method: in full once per comparison (explain), briefly for the pairs after it."""
+    if tested > 1 and not explain:
+        return (
+            f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}, "
+            "intervals at the level of each point's Holm step as above"
+        )
+    if tested > 1:
+        return (
+            f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}; "
+            "each interval is at the level of its point's Holm step — "
+            f"{level_text(1 - ALPHA / tested)} for the smallest p, up to "
+            f"{level_text(1 - ALPHA)}; from the first point not significant on, that point's "
+            "level — so it excludes zero exactly where the difference is significant"
+        )
+    return f"Welch's t-test, α = {ALPHA}, {level_text(1 - ALPHA)} CI of the difference"
+
+
+def pair_findings(
+    pair: PairComparison, metric: str, unit: str, variable: str, *, explain: bool = True
+) -> list[str]:
+    """What one pair shows, point by point, in words that do not overstate it; explain=False
+    for a pair after one whose sentences said the method in full."""
+    words = _Pair(pair, metric, unit, variable)
+    if not pair.points:
+        return [f"{words.other} and {words.base} have no point measured on both sides."]
+    tested = pair.tested
+    significant = pair.significant
+    sentences: list[str] = []
+    if tested:
+        untested = len(pair.points) - len(tested)
+        more = (
+            f"; {untested} more point{'s' if untested != 1 else ''} cannot be tested"
+            if untested
+            else ""
+        )
+        sentences.append(
+            f"{words.other} against {words.base}: {len(significant)} of {len(tested)} "
+            f"point{'s' if len(tested) != 1 else ''} differ significantly "
+            f"({family_text(len(tested), explain)}){more}."
+        )
+    sentences += [s.text for s in pair_statements(pair, metric, unit, variable)]
+    if significant:
+        sentences.append(_overall(words, pair, variable))
+    return sentences
+
+
+def _overall(words: _Pair, pair: PairComparison, variable: str) -> str:
+    """Which side is better where the difference is significant, over the whole pair."""
+    tested, significant = pair.tested, pair.significant
+    higher = [p for p in significant if verdict(p) is Verdict.HIGHER]
+    lower = [p for p in significant if verdict(p) is Verdict.LOWER]
+    if not higher or not lower:
+        winner, loser = words.winner(Verdict.HIGHER if higher else Verdict.LOWER)
+        return (
+            f"Where the difference is significant, {winner} is better than {loser} "
+            f"({'higher' if words.higher_is_better else 'lower'} {words.name} at "
+            f"{len(significant)} of {len(tested)} points)."
+        )
+    up_winner, _ = words.winner(Verdict.HIGHER)
+    down_winner, _ = words.winner(Verdict.LOWER)
+    return (
+        f"Where the difference is significant, {up_winner} is better at {len(higher)} of "
+        f"{len(tested)} points and {down_winner} at {len(lower)}: which is better depends on "
+        f"the {variable.lower()}."
+    )
