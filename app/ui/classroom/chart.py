@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 from app.domain.plan import VARIABLE_LABELS, Variable
 from app.domain.units import format_rate, rate_unit
 from app.study.classroom import ClassView
-from app.ui.common.charts import COLOURS, add_legend, style_plot, theme_colours
+from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
 
 MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue
 #: Swept values this far apart (window sizes: 2 K … 512 K) read on a logarithmic axis.

@@ -12,7 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from app.ui.common.charts import COLOURS, _OnDemand, add_legend, style_plot
+from app.ui.common.chart_style import COLOURS, add_legend, style_plot
+from app.ui.common.charts import _OnDemand
 
 TITLE = "Latency (ms)"
 PHASES = {

@@ -32,16 +32,14 @@ from app.analysis.stats import summarize
 from app.domain.net import Flow
 from app.domain.results import Sample
 from app.domain.units import rate_unit
-from app.ui.common.charts import (
+from app.ui.common.chart_style import (
     COLOURS,
     CurveStyle,
-    SweepChart,
-    SweepPoint,
-    add_expected,
     add_legend,
     comparison_styles,
     style_plot,
 )
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 
 Spread = Literal["sd", "ci"]
 

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.analysis.shares import PointShares
-from app.ui.common.charts import add_legend, series_colour, style_plot
+from app.ui.common.chart_style import add_legend, series_colour, style_plot
 
 
 class ShareChart(pg.PlotWidget):

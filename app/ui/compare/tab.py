@@ -46,7 +46,8 @@ from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected, comparison_styles
+from app.ui.common.chart_style import comparison_styles
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext

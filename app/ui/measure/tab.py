@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Security, Series
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
@@ -38,26 +38,17 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, series_style
+from app.ui.common.chart_style import series_style
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
 from app.ui.measure.exercise_lock import lock_step, unlock
+from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
 from app.ui.server.local_servers import LocalServers
-
-
-def series_name(plan: Plan, series: Series) -> str:
-    """Legend text from what the session says: "IPv4 · WPA2", "UDP · IPv6"."""
-    parts = []
-    if len(plan.protocols) > 1:
-        parts.append(series.protocol.value.upper())
-    parts.append(f"IPv{int(series.ip_version)}")
-    if plan.conditions.security is not Security.UNKNOWN:
-        parts.append(plan.conditions.security.value)
-    return " · ".join(parts)
 
 
 class MeasureTab(QWidget):
@@ -473,7 +464,7 @@ class MeasureTab(QWidget):
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
-        self._eta = _eta_text(event.eta_s)
+        self._eta = eta_text(event.eta_s)
 
     def _session_finished(self, event: SessionFinished) -> None:
         words = {
@@ -507,12 +498,3 @@ class MeasureTab(QWidget):
         self._stop_asked_at = None
         self._set_running(False)
         self._show_command()  # the last run's command gives way to the plan on screen
-
-
-def _eta_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "time"
-    seconds = round(seconds)
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes}:{secs:02d}"

@@ -34,7 +34,8 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
-from app.ui.common.charts import SweepChart, SweepPoint, series_style
+from app.ui.common.chart_style import series_style
+from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
