@@ -197,8 +197,9 @@ def test_a_series_keeps_its_colour_across_measure_sessions_and_compare(
     assert len(udp_curves) == 2 and {drawn[n] for n in udp_curves} == {udp4}
     assert any(name.startswith("TCP · IPv4") and drawn[name] == tcp4 for name in drawn)
     legend_off_the_data(compared)
-    # The Compare tab's page: at least half of it is the chart.
-    assert compared.height() >= window.tabs.currentWidget().height() / 2
+    # The Compare tab's page, once laid out with its warnings: at least half of it is the chart.
+    page = window.tabs.currentWidget()
+    wait_for(lambda: compared.height() >= page.height() / 2, 10, "the chart's half of the tab")
 
 
 def test_the_command_shows_the_plan_on_screen(window: MainWindow, user: User) -> None:

@@ -50,6 +50,7 @@ from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 from app.ui.common.share_chart import ShareChart
+from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext
 
@@ -149,13 +150,7 @@ class CompareTab(QWidget):
             button.clicked.connect(lambda _=False, k=key: self.export(k))
             exports.addWidget(button)
             self.export_buttons[key] = button
-        self.warnings = QLabel()
-        self.warnings.setObjectName("compare_warnings")
-        accessible(self.warnings, "Comparison warnings")
-        self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(WARNING_STYLE)
-        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
-        self.warnings.setVisible(False)
+        self.warnings = WarningBand("Comparison warnings", "compare_warnings")
         self.pairs = QListWidget()
         self.pairs.setObjectName("compare_pairs")
         accessible(self.pairs, "Pairs compared")
@@ -339,8 +334,7 @@ class CompareTab(QWidget):
             self.pairs.sizeHintForRow(0) * rows + 2 * self.pairs.frameWidth() + 2
         )
         said = comparison.warnings if comparison is not None else []
-        self.warnings.setText("\n".join(f"⚠ {w}" for w in said))
-        self.warnings.setVisible(bool(said))
+        self.warnings.show_warnings(said)
 
     def _shown_labels(self) -> set[str]:
         comparison = self.comparison

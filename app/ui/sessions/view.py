@@ -39,7 +39,7 @@ from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
-from app.ui.common.widgets import WARNING_STYLE, accessible
+from app.ui.common.warning_band import WarningBand
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
@@ -70,14 +70,7 @@ class SessionView(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # The context checks, above everything else: read before any number.
-        self.warnings = QLabel()
-        self.warnings.setObjectName("session_warnings")
-        accessible(self.warnings, "Session warnings")
-        self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(WARNING_STYLE)
-        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
-        self.warnings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.warnings.setVisible(False)
+        self.warnings = WarningBand("Session warnings", "session_warnings")
         self.header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         # Long details scroll in a band of a few lines: the chart keeps most of the height.
         self.header_area = QScrollArea()
@@ -173,7 +166,12 @@ class SessionView(QWidget):
 
     def _show_header(self) -> None:
         first, _, _rest = self._header_html.partition("<br>")
-        self.header.setText(self._header_html if self.details_shown else first)
+        self.warnings.set_folded(not self.details_shown)
+        if self.details_shown:
+            self.header.setText(self._header_html)
+        else:  # folded: the first line, and how many warnings wait behind Show details
+            note = self.warnings.summary()
+            self.header.setText(f"{first} — <b>{html.escape(note)}</b>" if note else first)
         self._fit_header()
 
     def _fit_header(self) -> None:
@@ -208,7 +206,6 @@ class SessionView(QWidget):
         self._header_html = ""
         self.header.clear()
         self.warnings.clear()
-        self.warnings.setVisible(False)
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
 
@@ -220,9 +217,7 @@ class SessionView(QWidget):
         self._header_html = _header_text(
             session, session_findings(plan, self.points), describe_latency(runs)
         )
-        said = [w.sentence for w in context_checks(session, runs)]
-        self.warnings.setText("\n".join(f"⚠ {sentence}" for sentence in said))
-        self.warnings.setVisible(bool(said))
+        self.warnings.show_warnings([w.sentence for w in context_checks(session, runs)])
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
