@@ -9,7 +9,7 @@ from app.analysis.stats import summarize
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import RunKey
 from app.domain.results import Sample
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, x_range
 
 
 def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -117,3 +117,25 @@ def test_charts_redraw_only_while_shown_and_changing(qtbot) -> None:  # type: ig
     assert not chart._timer.isActive()  # hidden: drawn when shown again
     chart.show()
     assert chart._timer.isActive()
+
+
+def test_the_x_axis_sits_around_the_values_and_never_below_zero() -> None:
+    assert x_range([1408]) == (704.0, 2112.0)  # one value: half of it either side
+    assert x_range([0]) == (0.0, 1.0)
+    low, high = x_range([128, 1408])
+    assert low == 64.0 and high == 1472.0  # 5 % beyond each end
+    assert x_range([10, 1000])[0] == 0.0  # the padding stops at zero
+    assert x_range([-4, 4]) == (-4.4, 4.4)  # values below zero keep their side
+
+
+def test_a_one_point_sweep_has_sane_axes(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = SweepChart("t", "throughput", is_rate=True)
+    qtbot.addWidget(chart)
+    chart.resize(640, 400)
+    chart.show()
+    chart.set_point("TCP · IPv4", SweepPoint(128, 47e6, 2e6))
+    chart.redraw()
+    (x_low, x_high), (y_low, y_high) = chart.getPlotItem().vb.viewRange()
+    assert 0 < x_low < 128 < x_high and y_low == 0 and y_high > 49
+    legend = chart.legend
+    assert legend.isVisible() and not legend.sceneBoundingRect().intersects(chart.plot_rect())

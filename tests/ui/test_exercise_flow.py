@@ -62,6 +62,9 @@ def run_step(user: User, window: MainWindow, row: int) -> None:
     with pytest.raises(Unreachable, match="disabled"):
         user.choose("Protocol", "TCP")
     assert "step" in user.text("Preset changes")
+    # The Command field shows the step's plan (every step here runs for 1 s), not the last.
+    command = user.text("Command")
+    assert " -t 1 " in command or " -l 1 " in command, command
     if row == 0:  # as the first step's instructions ask: the link's rate, for the expected line
         user.choose("Medium", "Ethernet")
         user.type("Link rate", "100G")

@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QWidget
 from app.domain.plan import VARIABLE_LABELS, Variable
 from app.domain.units import format_rate, rate_unit
 from app.study.classroom import ClassView
-from app.ui.common.charts import COLOURS, add_legend, style_plot, theme_colours
+from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
 
 MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue
 #: Swept values this far apart (window sizes: 2 K … 512 K) read on a logarithmic axis.
 LOG_SPAN = 30.0
-#: The y axis reaches this far above the highest figure: room for the legend's row.
-HEADROOM = 1.35
+#: The y axis reaches this far above the highest figure, as on every sweep chart.
+HEADROOM = 1.15
 #: Up to this many swept values, each is a tick of its own.
 MAX_TICKS = 12
 
@@ -43,8 +43,7 @@ class ClassChart(pg.PlotWidget):
         style_plot(self, "Class", print_friendly)
         self.setMouseEnabled(x=False, y=False)
         self.setMenuEnabled(False)
-        self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
-        self._legend.setColumnCount(3)  # one row along the top, in the headroom kept for it
+        self._legend = add_legend(self, print_friendly=print_friendly)
         self._items: list[Any] = []
         self.student_curves = 0
         self.median_points = 0

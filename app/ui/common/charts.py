@@ -10,24 +10,31 @@ import html
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QHideEvent, QPalette, QShowEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QHideEvent, QShowEvent
+from PySide6.QtWidgets import QWidget
 
-from app.analysis.compare import Comparison, Mode, SeriesData
+from app.analysis.compare import SeriesData
 from app.analysis.expectation import expected_curve
 from app.domain.net import Flow, Protocol
 from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.domain.units import rate_unit
+from app.ui.common.chart_style import (
+    COLOURS,
+    LINES,
+    CurveStyle,
+    Legend,
+    add_legend,
+    series_colour,
+    style_plot,
+    theme_colours,
+)
 
 REDRAW_MS = 100
-#: Colour-blind-safe series colours (Okabe-Ito).
-COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 #: Expected curves: thin grey lines, told apart by their dashes.
 EXPECTED_DASHES = (
     Qt.PenStyle.DashLine,
@@ -40,64 +47,6 @@ EXPECTED_DASHES = (
 def expected_name(series: str) -> str:
     """The legend name of a series' expected goodput: 'Expected (TCP · IPv4)'."""
     return f"Expected ({series})"
-
-
-def theme_colours() -> tuple[QColor, QColor]:
-    """Background and foreground that follow the system's light or dark palette."""
-    palette = QApplication.palette()
-    return palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
-
-
-def style_plot(plot: pg.PlotWidget, title: str, print_friendly: bool = False) -> None:
-    background, foreground = (
-        (QColor("white"), QColor("black")) if print_friendly else theme_colours()
-    )
-    plot.setBackground(background)
-    item = plot.getPlotItem()
-    item.setTitle(title, color=foreground.name(), size="11pt")
-    for name in ("left", "bottom"):
-        axis = item.getAxis(name)
-        axis.setPen(pg.mkPen(foreground))
-        axis.setTextPen(pg.mkPen(foreground))
-    item.showGrid(x=True, y=True, alpha=0.25)
-
-
-class Legend(pg.LegendItem):
-    """A legend that is hidden while it names nothing: an empty one is a stray box."""
-
-    def addItem(self, item: Any, name: str) -> None:
-        super().addItem(item, name)
-        self.setVisible(True)
-
-    def removeItem(self, item: Any) -> None:
-        super().removeItem(item)
-        self.setVisible(bool(self.items))
-
-    def clear(self) -> None:
-        super().clear()
-        self.setVisible(False)
-
-
-def add_legend(
-    plot: pg.PlotWidget, offset: tuple[int, int], print_friendly: bool = False
-) -> pg.LegendItem:
-    """A legend in the text colour, on a see-through panel so it reads over grid lines."""
-    background, foreground = (
-        (QColor("white"), QColor("black")) if print_friendly else theme_colours()
-    )
-    panel = QColor(background)
-    panel.setAlpha(210)
-    item = plot.getPlotItem()
-    # PlotItem.addLegend with this class: plot(name=...) then adds to it.
-    item.legend = Legend(
-        offset=offset,
-        labelTextColor=foreground,
-        brush=pg.mkBrush(panel),
-        pen=pg.mkPen(QColor(foreground.red(), foreground.green(), foreground.blue(), 60)),
-    )
-    item.legend.setParentItem(item.vb)
-    item.legend.setVisible(False)
-    return item.legend
 
 
 class _OnDemand:
@@ -156,7 +105,7 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        self._legend = add_legend(self, offset=(-10, -10))
+        self._legend = add_legend(self)
         # Keyed by flow and whether the figures are the sender's ("sent") or the receiver's.
         self._times: dict[tuple[Flow, bool], deque[float]] = {}
         self._rates: dict[tuple[Flow, bool], deque[float]] = {}
@@ -165,12 +114,14 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         self._dirty = False
         self._start_timer()
         self._unit = ("Mbit/s", 1e6)
+        self._colour = COLOURS[0]
         self.setLabel("left", f"throughput ({self._unit[0]})")
 
     def reset(self, title: str, key: RunKey | None = None) -> None:
-        """A new run (key) on an empty chart."""
+        """A new run (key) on an empty chart, its curves in the colour of the run's series."""
         self._clear()
         self._key = key
+        self._colour = series_colour(key.series) if key is not None else COLOURS[0]
         self.getPlotItem().setTitle(title)
         self._changed()
 
@@ -232,18 +183,19 @@ class LiveChart(_OnDemand, pg.PlotWidget):
                 if key not in self._rates:
                     continue
                 if key not in self._curves:
+                    # The run's series colour: the download of a run both ways dashed, the
+                    # sender's figures (before the receiver's arrive) dotted.
                     name = "upload" if flow is Flow.UP else "download"
                     name += " (sent)" if sent else ""
-                    style = Qt.PenStyle.DashLine if sent else Qt.PenStyle.SolidLine
-                    pen = pg.mkPen(COLOURS[index], width=2, style=style)
+                    pen = pg.mkPen(self._colour, width=2, style=LINES[index + (2 if sent else 0)])
                     self._curves[key] = self.plot(
                         [],
                         [],
                         pen=pen,
                         name=name,
-                        symbol="o",
+                        symbol="o" if flow is Flow.UP else "s",
                         symbolSize=5,
-                        symbolBrush=COLOURS[index],
+                        symbolBrush=self._colour,
                     )
                 times = np.asarray(self._times[key])
                 rates = np.asarray(self._rates[key]) / scale
@@ -254,44 +206,6 @@ class LiveChart(_OnDemand, pg.PlotWidget):
         first = min((v[0] for v in self._times.values() if v), default=0.0) if full else 0.0
         self.setXRange(first, max(last, first + 1.0), padding=0.02)
         self.setYRange(0, (peak / scale) * 1.15 if peak else 1.0, padding=0)
-
-
-@dataclass(frozen=True)
-class CurveStyle:
-    """How a curve is drawn: one colour per compared series, the compared session dashed
-    against its baseline's solid line — the same in the window, the PNG and the reports."""
-
-    colour: str
-    dashed: bool = False
-
-
-def pair_styles(baseline_keys: Sequence[str], other_keys: Sequence[str]) -> dict[str, CurveStyle]:
-    """Styles for pairs of curves (by key): a pair shares its colour, the other is dashed."""
-    styles: dict[str, CurveStyle] = {}
-    for index, (base, other) in enumerate(zip(baseline_keys, other_keys, strict=True)):
-        colour = COLOURS[index % len(COLOURS)]
-        styles.setdefault(base, CurveStyle(colour))
-        styles.setdefault(other, CurveStyle(styles[base].colour, dashed=True))
-    return styles
-
-
-def comparison_styles(comparison: Comparison) -> dict[str, CurveStyle]:
-    """Each curve's style by label: a pair shares a colour, the compared side dashed; curves
-    with no partner take the next colours, solid. Within one session (TCP against UDP), each
-    series is a thing of its own: a colour each."""
-    if comparison.mode is not Mode.SESSIONS:
-        return {
-            curve.label: CurveStyle(COLOURS[i % len(COLOURS)])
-            for i, curve in enumerate(comparison.curves)
-        }
-    styles = pair_styles(
-        [p.baseline.label for p in comparison.pairs], [p.other.label for p in comparison.pairs]
-    )
-    used = len({s.colour for s in styles.values()})
-    for curve in comparison.unpaired:
-        styles.setdefault(curve.label, CurveStyle(COLOURS[used % len(COLOURS)]))
-        used += 1
-    return styles
 
 
 def add_expected(chart: SweepChart, curves: Iterable[SeriesData]) -> None:
@@ -328,7 +242,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._is_rate = is_rate
         self.setMouseEnabled(x=False, y=False)
         # Top left: values usually grow along x, so that corner stays clear.
-        self._legend = add_legend(self, offset=(10, 10), print_friendly=print_friendly)
+        self._legend = add_legend(self, print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
         self._styles: dict[str, CurveStyle] = {}
         self._expected: dict[str, list[tuple[float, float]]] = {}
@@ -378,10 +292,12 @@ class SweepChart(_OnDemand, pg.PlotWidget):
     def expected_names(self) -> list[str]:
         return list(self._expected)
 
-    def set_point(self, series: str, point: SweepPoint) -> None:
+    def set_point(self, series: str, point: SweepPoint, style: CurveStyle | None = None) -> None:
         points = [p for p in self._series.get(series, []) if p.x != point.x]
         points.append(point)
         self._series[series] = sorted(points, key=lambda p: p.x)
+        if style is not None:
+            self._styles[series] = style
         self._changed()
 
     def set_series(
@@ -423,15 +339,12 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._scale = scale
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
-        # Many curves: two columns (a pair side by side) keep the legend off the data.
-        named = sum(1 for points in self._series.values() if points) + len(self._expected)
-        self._legend.setColumnCount(2 if named > 4 else 1)
         for index, (name, points) in enumerate(self._series.items()):
             if not points:
                 continue
             style = self._styles.get(name, CurveStyle(COLOURS[index % len(COLOURS)]))
             colour = style.colour
-            line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
+            line = style.pen_style
             x = np.array([p.x for p in points], dtype=float)
             y = np.array([p.mean for p in points], dtype=float) / scale
             err = np.array([p.spread for p in points], dtype=float) / scale
@@ -451,8 +364,29 @@ class SweepChart(_OnDemand, pg.PlotWidget):
             self._items += [bars, curve]
         self._draw_expected(scale)
         self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
-        if peak:
-            self.setYRange(0, (peak / scale) * 1.15, padding=0)
+        xs = [p.x for v in self._series.values() for p in v]
+        xs += [x for v in self._expected.values() for x, _ in v]
+        if xs:
+            self.setXRange(*x_range(xs), padding=0)
+        # Throughput, times and shares read against zero; with nothing above it, 0 to 1.
+        self.setYRange(0, (peak / scale) * 1.15 if peak > 0 else 1.0, padding=0)
+
+    def curve_colour(self, series: str) -> str | None:
+        """The colour the series' curve is drawn in (as #rrggbb), None when not drawn."""
+        for item in self._items:
+            if isinstance(item, pg.PlotDataItem) and item.name() == html.escape(
+                series, quote=False
+            ):
+                return str(item.opts["pen"].color().name())
+        return None
+
+    def plot_rect(self) -> QRectF:
+        """The plot area (where the data is drawn), in scene coordinates."""
+        return self.getPlotItem().vb.sceneBoundingRect()
+
+    @property
+    def legend(self) -> Legend:
+        return self._legend
 
     def _draw_expected(self, scale: float) -> None:
         foreground = QColor("black") if self._print_friendly else theme_colours()[1]
@@ -467,6 +401,21 @@ class SweepChart(_OnDemand, pg.PlotWidget):
                 name=html.escape(name, quote=False),
             )
             self._items.append(curve)
+
+
+def x_range(values: Sequence[float]) -> tuple[float, float]:
+    """The x axis around the swept values: 5 % beyond the first and last, never below zero
+    when none is (no negative packet sizes); one value alone sits mid-axis, half its size
+    either side (0 to 1 for a zero)."""
+    low, high = min(values), max(values)
+    if high > low:
+        pad = (high - low) * 0.05
+        start = low - pad
+        return (max(start, 0.0) if low >= 0 else start), high + pad
+    if low == 0:
+        return 0.0, 1.0
+    half = abs(low) * 0.5
+    return (low - half, low + half)
 
 
 def _beam(x: np.ndarray) -> float:

@@ -12,7 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from app.ui.common.charts import COLOURS, _OnDemand, add_legend, style_plot
+from app.ui.common.chart_style import COLOURS, add_legend, style_plot
+from app.ui.common.charts import _OnDemand
 
 TITLE = "Latency (ms)"
 PHASES = {
@@ -40,7 +41,7 @@ class LatencyChart(_OnDemand, pg.PlotWidget):
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
         item.setClipToView(True)
-        self._legend = add_legend(self, offset=(10, 10))
+        self._legend = add_legend(self)
         self._times: dict[str, deque[float]] = {}
         self._rtts: dict[str, deque[float]] = {}
         self._lost: dict[str, int] = {}

@@ -30,16 +30,14 @@ from PySide6.QtWidgets import QApplication
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
 from app.domain.units import rate_unit
-from app.ui.common.charts import (
+from app.ui.common.chart_style import (
     COLOURS,
     CurveStyle,
-    SweepChart,
-    SweepPoint,
-    add_expected,
     add_legend,
     comparison_styles,
     style_plot,
 )
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 
 Spread = Literal["sd", "ci"]
 
@@ -156,7 +154,7 @@ def timeline_chart(
     ensure_application()
     chart = pg.PlotWidget()
     style_plot(chart, title, print_friendly=True)
-    add_legend(chart, offset=(-10, -10), print_friendly=True)
+    add_legend(chart, print_friendly=True)
     _style_axes(chart, title)
     peak = max((bps for _, points in lines for _, bps in points), default=0.0)
     unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
@@ -164,11 +162,10 @@ def timeline_chart(
     chart.setLabel("bottom", "time (s)")
     for index, (label, points) in enumerate(lines):
         style = styles.get(label, CurveStyle(COLOURS[index % len(COLOURS)]))
-        line = Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine
         chart.plot(
             [t for t, _ in points],
             [bps / factor for _, bps in points],
-            pen=pg.mkPen(style.colour, width=2, style=line),
+            pen=pg.mkPen(style.colour, width=2, style=style.pen_style),
             name=html.escape(label, quote=False),
         )
     chart.setYRange(0, (peak / factor) * 1.15 if peak else 1.0, padding=0)

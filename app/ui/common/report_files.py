@@ -31,7 +31,7 @@ def write_outputs(
     BadOption with a sentence."""
     if not (png or html or pdf):
         return []
-    from app.ui.common.charts import comparison_styles
+    from app.ui.common.chart_style import comparison_styles
     from app.ui.common.render_charts import chart_png, pdf_from_html, timeline_chart, widget_png
 
     comparison = data.comparison

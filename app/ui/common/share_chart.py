@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.analysis.shares import PointShares
-from app.ui.common.charts import COLOURS, add_legend, style_plot
+from app.ui.common.chart_style import add_legend, series_colour, style_plot
 
 
 class ShareChart(pg.PlotWidget):
@@ -18,7 +18,7 @@ class ShareChart(pg.PlotWidget):
         style_plot(self, "Share of the link (series at the same time)")
         self.setLabel("left", "share of the throughput (%)")
         self.setMouseEnabled(x=False, y=False)
-        self._legend = add_legend(self, offset=(-10, 10))
+        self._legend = add_legend(self)
         self._items: list[pg.GraphicsObject] = []
         self.bars = 0
 
@@ -29,10 +29,12 @@ class ShareChart(pg.PlotWidget):
         self._legend.clear()
         self.bars = 0
         names = []
+        colours = {}
         for point in points:
             for share in point.shares:
                 if share.series.label not in names:
                     names.append(share.series.label)
+                    colours[share.series.label] = series_colour(share.series)
         width = 0.8 / max(1, len(names))
         for index, name in enumerate(names):
             xs, heights = [], []
@@ -41,7 +43,7 @@ class ShareChart(pg.PlotWidget):
                     if share.series.label == name:
                         xs.append(position - 0.4 + width * (index + 0.5))
                         heights.append(share.share_pct)
-            colour = COLOURS[index % len(COLOURS)]
+            colour = colours[name]
             bars = pg.BarGraphItem(
                 x=xs,
                 height=heights,

@@ -47,8 +47,10 @@ from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected, comparison_styles
+from app.ui.common.chart_style import comparison_styles
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 from app.ui.common.share_chart import ShareChart
+from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext
 
@@ -148,18 +150,12 @@ class CompareTab(QWidget):
             button.clicked.connect(lambda _=False, k=key: self.export(k))
             exports.addWidget(button)
             self.export_buttons[key] = button
-        self.warnings = QLabel()
-        self.warnings.setObjectName("compare_warnings")
-        accessible(self.warnings, "Comparison warnings")
-        self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(WARNING_STYLE)
-        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
-        self.warnings.setVisible(False)
+        self.warnings = WarningBand("Comparison warnings", "compare_warnings")
         self.pairs = QListWidget()
         self.pairs.setObjectName("compare_pairs")
         accessible(self.pairs, "Pairs compared")
         self.pairs.setToolTip("Untick a pair to hide its curves on the chart.")
-        self.pairs.setMaximumHeight(96)
+        self.pairs.setFixedHeight(96)
         self.chart = SweepChart("Comparison", "throughput", is_rate=True)
         self.chart.setObjectName("compare_chart")
         self.chart.setAccessibleName("Comparison chart")
@@ -196,7 +192,10 @@ class CompareTab(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(tables)
-        splitter.setSizes([450, 280])
+        # The chart first: three parts of the height to the tables' one.
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([540, 180])
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
         layout.addLayout(controls)
@@ -329,9 +328,13 @@ class CompareTab(QWidget):
                 entry.setFlags(entry.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
                 self.pairs.addItem(entry)
         self.pairs.blockSignals(False)
+        # As tall as its lines (up to four), so the chart keeps the rest.
+        rows = min(max(self.pairs.count(), 1), 4)
+        self.pairs.setFixedHeight(
+            self.pairs.sizeHintForRow(0) * rows + 2 * self.pairs.frameWidth() + 2
+        )
         said = comparison.warnings if comparison is not None else []
-        self.warnings.setText("\n".join(f"⚠ {w}" for w in said))
-        self.warnings.setVisible(bool(said))
+        self.warnings.show_warnings(said)
 
     def _shown_labels(self) -> set[str]:
         comparison = self.comparison

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Security, Series
+from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan
 from app.domain.plan_codec import plan_from_json
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
@@ -38,26 +38,17 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
+from app.ui.common.chart_style import series_style
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
 from app.ui.measure.exercise_lock import lock_step, unlock
+from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
 from app.ui.server.local_servers import LocalServers
-
-
-def series_name(plan: Plan, series: Series) -> str:
-    """Legend text from what the session says: "IPv4 · WPA2", "UDP · IPv6"."""
-    parts = []
-    if len(plan.protocols) > 1:
-        parts.append(series.protocol.value.upper())
-    parts.append(f"IPv{int(series.ip_version)}")
-    if plan.conditions.security is not Security.UNKNOWN:
-        parts.append(plan.conditions.security.value)
-    return " · ".join(parts)
 
 
 class MeasureTab(QWidget):
@@ -90,8 +81,7 @@ class MeasureTab(QWidget):
         self.live_chart = LiveChart()
         self.live_chart.setObjectName("live_chart")
         self.live_chart.setAccessibleName("Current run chart")
-        # Working latency beside throughput: the probes' round trips, under the live chart.
-        self.latency_chart = LatencyChart()
+        self.latency_chart = LatencyChart()  # working latency: the probes, under the live chart
         self.latency_chart.setObjectName("latency_chart")
         self.latency_chart.setAccessibleName("Latency chart")
         self.latency_chart.setVisible(False)
@@ -129,7 +119,11 @@ class MeasureTab(QWidget):
         right.addWidget(self.charts)
         right.addWidget(self.table)
         right.addWidget(self.log)
-        right.setSizes([420, 200, 110])
+        # The charts first: they keep most of the height as the window grows or shrinks.
+        right.setStretchFactor(0, 4)
+        right.setStretchFactor(1, 2)
+        right.setStretchFactor(2, 1)
+        right.setSizes([470, 160, 100])
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -214,13 +208,29 @@ class MeasureTab(QWidget):
                 if (status := self.context.engine(engine.value)).tool is None
             }
         )
+        self._show_command()  # another engine binary: another command line
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
         self._set_buttons()
-        if plan is not None and self.worker is None:
-            self.command.setText(self._first_command(plan))
-            self.command.setCursorPosition(0)
+        self._show_command()
+
+    def _show_command(self) -> None:
+        """The command of the plan on screen, whatever changed it (a field, a preset, an
+        exercise step, an engine found in Settings, the end of a study); while a study runs,
+        the command of the run in progress instead."""
+        if self.worker is not None:
+            return
+        plan = self._plan
+        if plan is None:
+            problem = self.setup.first_problem()
+            text = "No command yet: " + (
+                f"fix {problem[1]} first. {problem[2]}" if problem else "the plan cannot run."
+            )
+        else:
+            text = self._first_command(plan)
+        self.command.setText(text)
+        self.command.setCursorPosition(0)
 
     def _first_command(self, plan: Plan) -> str:
         """The command line of the plan's first run, exactly as the runner will start it."""
@@ -428,29 +438,33 @@ class MeasureTab(QWidget):
         plan = self._running_plan
         assert plan is not None
         name = series_name(plan, event.series)
+        style = series_style(event.series)
         tp = event.throughput_bps
         if tp.mean is not None:
-            self.sweep_chart.set_point(name, SweepPoint(event.value, tp.mean, tp.std or 0.0))
+            point = SweepPoint(event.value, tp.mean, tp.std or 0.0)
+            self.sweep_chart.set_point(name, point, style)
         if event.rtt_ms.mean is not None:
-            self.rtt_chart.set_point(
-                name, SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
-            )
+            point = SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
+            self.rtt_chart.set_point(name, point, style)
         if event.cpu_pct.mean is not None:
-            self.cpu_chart.set_point(
-                name, SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
-            )
-        for metric, words in (("latency_ms", "loaded"), ("latency_idle_ms", "idle")):
+            point = SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
+            self.cpu_chart.set_point(name, point, style)
+        for line, (metric, words) in enumerate(
+            (("latency_ms", "loaded"), ("latency_idle_ms", "idle"))
+        ):
             summary = event.metrics.get(metric)
             if summary is not None and summary.mean is not None:
                 point = SweepPoint(event.value, summary.mean, summary.std or 0.0)
-                self.latency_sweep.set_point(f"{name} · {words}", point)
+                self.latency_sweep.set_point(
+                    f"{name} · {words}", point, series_style(event.series, line)
+                )
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
         self.table.update_point(name, event.value, event.metrics, expected)
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
-        self._eta = _eta_text(event.eta_s)
+        self._eta = eta_text(event.eta_s)
 
     def _session_finished(self, event: SessionFinished) -> None:
         words = {
@@ -483,12 +497,4 @@ class MeasureTab(QWidget):
             worker.deleteLater()
         self._stop_asked_at = None
         self._set_running(False)
-
-
-def _eta_text(seconds: float | None) -> str:
-    if seconds is None:
-        return "time"
-    seconds = round(seconds)
-    minutes, secs = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes}:{secs:02d}"
+        self._show_command()  # the last run's command gives way to the plan on screen

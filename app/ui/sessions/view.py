@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
     QLabel,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -30,19 +35,23 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
+from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
-from app.ui.common.widgets import WARNING_STYLE, accessible
+from app.ui.common.warning_band import WarningBand
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
+#: The details shown at most this many lines tall; more scrolls.
+HEADER_LINES = 6
+DETAILS_KEY = "view/session_details"
 
 
 class SessionView(QWidget):
     """Read-only view of one session; show_session() draws it, clear() empties it."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self._stack = QStackedWidget(self)
         self._placeholder = QLabel(NO_SELECTION)
@@ -52,6 +61,8 @@ class SessionView(QWidget):
         self._stack.addWidget(self._placeholder)
 
         content = QWidget()
+        self._settings = settings
+        self._header_html = ""
         self.header = QLabel()
         self.header.setObjectName("session_header")
         self.header.setAccessibleName("Session details")
@@ -59,14 +70,27 @@ class SessionView(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # The context checks, above everything else: read before any number.
-        self.warnings = QLabel()
-        self.warnings.setObjectName("session_warnings")
-        accessible(self.warnings, "Session warnings")
-        self.warnings.setWordWrap(True)
-        self.warnings.setStyleSheet(WARNING_STYLE)
-        self.warnings.setTextFormat(Qt.TextFormat.PlainText)
-        self.warnings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.warnings.setVisible(False)
+        self.warnings = WarningBand("Session warnings", "session_warnings")
+        self.header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # Long details scroll in a band of a few lines: the chart keeps most of the height.
+        self.header_area = QScrollArea()
+        self.header_area.setObjectName("session_header_area")
+        self.header_area.setWidget(self.header)
+        self.header_area.setWidgetResizable(True)
+        self.header_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.header_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.header_area.viewport().setAutoFillBackground(False)
+        self.header.setAutoFillBackground(False)  # on the window's background, as before
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("session_details_toggle")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setToolTip(
+            "Show or hide the session's plan, conditions, environment and findings; "
+            "LinkLab remembers the choice."
+        )
+        self.details_button.setChecked(_remembered(settings))
+        self.details_button.toggled.connect(self._details_toggled)
         self.throughput_chart = SweepChart("Throughput (mean ± 1 SD)", "throughput", is_rate=True)
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU utilisation (mean ± 1 SD)", "CPU (%)", is_rate=False)
@@ -75,13 +99,14 @@ class SessionView(QWidget):
         )
         self.tabs = QTabWidget()
         self.tabs.setObjectName("session_tabs")
-        for chart, title in (
-            (self.throughput_chart, "Throughput"),
-            (self.rtt_chart, "RTT"),
-            (self.cpu_chart, "CPU"),
-            (self.latency_chart, "Latency"),
+        for chart, title, name in (
+            (self.throughput_chart, "Throughput", "Session throughput chart"),
+            (self.rtt_chart, "RTT", "Session RTT chart"),
+            (self.cpu_chart, "CPU", "Session CPU chart"),
+            (self.latency_chart, "Latency", "Session latency chart"),
         ):
             chart.setMinimumHeight(180)
+            chart.setAccessibleName(name)
             self.tabs.addTab(chart, title)
         self.share_chart = ShareChart()
         self.share_chart.setMinimumHeight(180)
@@ -100,20 +125,65 @@ class SessionView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tabs)
         splitter.addWidget(self.table)
-        splitter.setSizes([320, 240])
+        # The chart first: room the window or the folded details give goes to it.
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
+        splitter.setSizes([460, 110])
         splitter.setChildrenCollapsible(False)
+        self.table.setMinimumHeight(90)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.header_area, 1)
+        top.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(content)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.warnings)
-        layout.addWidget(self.header)
+        layout.addWidget(self.warnings)  # outside the fold: read before any number
+        layout.addLayout(top)
         layout.addWidget(splitter, 1)
         self._stack.addWidget(content)
+        self.setAccessibleName("Session view")
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self._stack)
         self.session_id: str | None = None
         self.points: list[PointSummary] = []
+        self._details_toggled(self.details_button.isChecked())
+
+    # -- the session's text: its first line always, the rest when the details are open ------
+    @property
+    def details_shown(self) -> bool:
+        return self.details_button.isChecked()
+
+    def _details_toggled(self, shown: bool) -> None:
+        self.details_button.setText("Hide details" if shown else "Show details")
+        self.details_button.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+        if self._settings is not None:
+            self._settings.setValue(DETAILS_KEY, shown)
+        self._show_header()
+
+    def _show_header(self) -> None:
+        first, _, _rest = self._header_html.partition("<br>")
+        self.warnings.set_folded(not self.details_shown)
+        if self.details_shown:
+            self.header.setText(self._header_html)
+        else:  # folded: the first line, and how many warnings wait behind Show details
+            note = self.warnings.summary()
+            self.header.setText(f"{first} — <b>{html.escape(note)}</b>" if note else first)
+        self._fit_header()
+
+    def _fit_header(self) -> None:
+        """The band is as tall as the text, up to HEADER_LINES lines (then it scrolls)."""
+        width = max(self.header_area.width(), 200)
+        lines = HEADER_LINES if self.details_shown else 1
+        cap = self.header.fontMetrics().lineSpacing() * lines + 6
+        self.header_area.setFixedHeight(min(self.header.heightForWidth(width) + 2, cap))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_header()
 
     @property
     def _charts(self) -> tuple[SweepChart, ...]:
@@ -133,9 +203,9 @@ class SessionView(QWidget):
             chart.redraw()
         self.table.clear_rows()
         self.frame_page.clear()
+        self._header_html = ""
         self.header.clear()
         self.warnings.clear()
-        self.warnings.setVisible(False)
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
 
@@ -144,12 +214,10 @@ class SessionView(QWidget):
         self.session_id = session.id
         plan = session.plan
         self.points = point_summaries(plan, runs)
-        self.header.setText(
-            _header_text(session, session_findings(plan, self.points), describe_latency(runs))
+        self._header_html = _header_text(
+            session, session_findings(plan, self.points), describe_latency(runs)
         )
-        said = [w.sentence for w in context_checks(session, runs)]
-        self.warnings.setText("\n".join(f"⚠ {sentence}" for sentence in said))
-        self.warnings.setVisible(bool(said))
+        self.warnings.show_warnings([w.sentence for w in context_checks(session, runs)])
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
@@ -159,12 +227,13 @@ class SessionView(QWidget):
                 continue  # not measured yet (a stopped or interrupted session)
             label = point.series.label
             self.table.update_point(label, point.value, point.metrics, point.expected_bps)
+            # The series' own colour; the peer's CPU and idle latency dashed.
             _plot(self.throughput_chart, label, point, "throughput_bps")
             _plot(self.rtt_chart, label, point, "rtt_ms")
             _plot(self.cpu_chart, label, point, "cpu_local_pct")
-            _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct")
+            _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct", line=1)
             _plot(self.latency_chart, f"{label} · loaded", point, "latency_ms")
-            _plot(self.latency_chart, f"{label} · idle", point, "latency_idle_ms")
+            _plot(self.latency_chart, f"{label} · idle", point, "latency_idle_ms", line=1)
         shown = sorted({p.value for p in self.points if p.n or p.failed})
         for series in plan.series:
             self.throughput_chart.set_expected(series.label, expected_curve(plan, series, shown))
@@ -188,13 +257,22 @@ class SessionView(QWidget):
         if not visible[self.tabs.currentIndex()]:
             self.tabs.setCurrentIndex(visible.index(True))
         self._stack.setCurrentIndex(1)
+        self._show_header()
 
 
-def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str) -> None:
+def _remembered(settings: QSettings | None) -> bool:
+    """Whether the details were open when the user last chose (open the first time)."""
+    if settings is None:
+        return True
+    return str(settings.value(DETAILS_KEY, "true")).lower() in ("true", "1")
+
+
+def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str, line: int = 0) -> None:
     summary = point.metrics[metric]
     if summary.n == 0 or summary.mean is None:
         return
-    chart.set_point(series, SweepPoint(point.value, summary.mean, summary.std or 0.0))
+    shown = SweepPoint(point.value, summary.mean, summary.std or 0.0)
+    chart.set_point(series, shown, series_style(point.series, line))
 
 
 def _header_text(session: SessionRecord, findings: list[str], latency: str = "") -> str:
