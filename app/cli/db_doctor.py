@@ -31,10 +31,15 @@ def cmd_db_doctor(args: argparse.Namespace) -> int:
     result = check(path)
     print(result.words(path))
     if args.recover_to is None:
-        if not result.ok:
+        if result.problems:
             print(
                 f"LinkLab only reads this file. To copy the sessions that can still be read to "
                 f"a new file: linklab doctor --db {path} --recover-to NEW.sqlite3"
+            )
+        elif not result.ok:
+            print(
+                f"To copy every row to a new file, the columns that cannot be read left empty: "
+                f"linklab doctor --db {path} --recover-to NEW.sqlite3"
             )
         return EXIT_OK if result.ok else EXIT_FAILED
     target = Path(args.recover_to)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 import time
 from dataclasses import asdict
@@ -24,6 +26,22 @@ from app.study.events import (
     StudyEvent,
     StudyPrepared,
 )
+
+
+def json_text(data: Any) -> str:
+    """Strict JSON for --json: a figure that is not finite (never stored by LinkLab, but a
+    database edited by hand may hold one) is null, never the NaN or Infinity of Python's json."""
+    return json.dumps(_finite(data), indent=2, allow_nan=False)
+
+
+def _finite(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(value) for value in data]
+    return data
 
 
 def format_duration(seconds: float | None) -> str:

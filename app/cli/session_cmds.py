@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
-from app.cli.output import print_points, session_json, session_summary
+from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.records import SessionRecord
@@ -109,7 +109,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if action == "show":
         runs = door.runs(session.id)
         if args.json:
-            print(json.dumps(session_json(session, runs), indent=2))
+            print(json_text(session_json(session, runs)))
         else:
             _show(session)
             if latency := describe_latency(runs):
@@ -130,7 +130,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         print(f"Deleted session {session.short_id}.", file=sys.stderr)
         return EXIT_OK
     if args.json:
-        print(json.dumps(session_summary(updated), indent=2))
+        print(json_text(session_summary(updated)))
     else:
         print(
             f"Session {updated.short_id}: name {updated.name!r}, "
@@ -147,7 +147,7 @@ def _confirm(question: str) -> bool:
 
 def _list(found: list[SessionRecord], as_json: bool) -> int:
     if as_json:
-        print(json.dumps([session_summary(s) for s in found], indent=2))
+        print(json_text([session_summary(s) for s in found]))
         return EXIT_OK
     if not found:
         print("No sessions yet: `linklab run --peer HOST` makes one.")
@@ -213,12 +213,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "samples":
         return _export_samples(door, args.sessions[0], args.out)
     if args.format == "json":
+        notes: list[str] = []
         if args.out != "-":
-            door.export(args.sessions, Path(args.out))
+            door.export(args.sessions, Path(args.out), notes)
+            for note in notes:
+                print(note, file=sys.stderr)
             print(f"Wrote {args.out}.", file=sys.stderr)
             return EXIT_OK
         with Database(door.db_path, readonly=True) as db:
-            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions)))
+            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions), notes))
+        for note in notes:
+            print(note, file=sys.stderr)
     else:
         session = door.session(args.sessions[0])
         runs = door.runs(session.id)

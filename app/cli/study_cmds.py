@@ -27,7 +27,7 @@ from app.cli.args import (
     value_list,
     within,
 )
-from app.cli.output import ProgressPrinter, print_points, session_json
+from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
 from app.domain.plan import Medium, Peer, Plan, Security, Variable
@@ -294,7 +294,7 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
     session = door.session(outcome.session_id)
     runs = door.runs(outcome.session_id)
     if args.json:
-        print(json.dumps(session_json(session, runs), indent=2))
+        print(json_text(session_json(session, runs)))
     else:
         print_points(session, runs)
     if outcome.status is SessionStatus.COMPLETED and outcome.runs_failed:

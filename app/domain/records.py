@@ -157,6 +157,9 @@ class RunRecord:
     #: Never finished (LinkLab died, or the user stopped it): its samples are kept, but it is
     #: neither ok nor failed and never counts as a done repetition.
     partial: bool = False
+    #: Columns read from a damaged database whose bytes were not text: each bad byte was
+    #: read as U+FFFD (the raw output of a run whose pages were damaged).
+    damaged: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:

@@ -1,24 +1,27 @@
-"""A damaged database: what SQLite's integrity check says, in words, and a copy of whatever
-can still be read into a new file through the store (in the spirit of SQLite's .recover:
-row by row, every table read forwards and backwards so rows past a damaged page are reached
-too, a row that cannot be read is skipped and counted)."""
+"""A damaged database: what SQLite's integrity check and a full read of every row say, in
+words, and a copy of whatever can still be read into a new file through the store (in the
+spirit of SQLite's .recover: row by row, every table read forwards and backwards so rows past
+a damaged page are reached too; a column that cannot be read, or holds bytes that are not
+text, is left empty and counted, and only a row that cannot be placed at all is lost)."""
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from app.domain.errors import BadOption, LinkLabError
-from app.domain.records import SessionStatus
+from app.domain.records import METRIC_FIELDS, SessionStatus
 from app.domain.results import Sample
 from app.store.db import Database
 from app.store.rows import (
     StoredRun,
     StoredSession,
-    readable_run_columns,
-    readable_sample_columns,
+    run_columns_for,
     run_from_row,
+    sample_columns_for,
     sample_from_row,
     session_from_row,
 )
@@ -29,10 +32,23 @@ from app.store.sessions import SessionStore
 class Check:
     ok: bool
     problems: tuple[str, ...]  # SQLite's own words, at most a few
+    read_problems: tuple[str, ...] = ()  # what a full read met, with SQLite's check passed
 
     def words(self, path: Path) -> str:
         if self.ok:
-            return f"The database {path} passed SQLite's integrity check: nothing is damaged."
+            return (
+                f"The database {path} passed SQLite's integrity check and a full read of "
+                f"every row: nothing is damaged."
+            )
+        if not self.problems:
+            found = "; ".join(self.read_problems[:5])
+            extra = len(self.read_problems) - 5
+            return (
+                f"The database {path} passed SQLite's integrity check, but a full read of "
+                f"every row found damage inside it: {found}"
+                + (f" (and {extra} more)" if extra > 0 else "")
+                + "."
+            )
         shown = "; ".join(self.problems[:5])
         more = f" (and {len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
         index_only = all("index" in p.lower() for p in self.problems)
@@ -52,32 +68,68 @@ def _connect(path: Path) -> sqlite3.Connection:
         raise BadOption(f"There is no database at {path}: give the file with --db PATH.")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
+    # Text comes as bytes and is decoded here, column by column: damaged bytes in one column
+    # (SQLite checks the pages' structure, never their content) must not lose the row.
+    conn.text_factory = bytes
     return conn
 
 
+def _text(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    try:
+        return {_text(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
+    except sqlite3.DatabaseError:
+        return set()
+
+
 def check(path: Path) -> Check:
-    """PRAGMA integrity_check over the whole file (read-only)."""
+    """PRAGMA integrity_check over the whole file (read-only), then, when it passes, a full
+    read of every session, run and sample as recovery would copy them: damage inside the
+    content of a page (bytes that are not text) passes SQLite's check but not a read."""
     conn = _connect(path)
     try:
-        lines = [str(r[0]) for r in conn.execute("PRAGMA integrity_check(100)")]
+        lines = [_text(r[0]) for r in conn.execute("PRAGMA integrity_check(100)")]
     except sqlite3.DatabaseError as err:
         return Check(False, (str(err),))
     finally:
         conn.close()
-    return Check(lines == ["ok"], tuple(line for line in lines if line != "ok"))
+    if lines != ["ok"]:
+        return Check(False, tuple(line for line in lines if line != "ok"))
+    found = read_all(path)
+    return Check(found.complete, (), found.problems())
 
 
-@dataclass(frozen=True)
+@dataclass
 class Recovered:
-    sessions_saved: int
-    sessions_lost: int
-    runs_saved: int
-    runs_lost: int
-    samples_saved: int
+    sessions_saved: int = 0
+    sessions_lost: int = 0
+    runs_saved: int = 0
+    runs_lost: int = 0
+    samples_saved: int = 0
+    samples_lost: int = 0
+    #: Columns of saved rows that could not be read and were left empty, each in words
+    #: ("the raw output of run 12 (session 3f581627)").
+    emptied: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
-        return not (self.sessions_lost or self.runs_lost)
+        return not (self.sessions_lost or self.runs_lost or self.samples_lost or self.emptied)
+
+    def problems(self) -> tuple[str, ...]:
+        """What could not be read, one phrase each."""
+        lost = [
+            f"{count} {what} that cannot be read"
+            for count, what in (
+                (self.sessions_lost, "sessions"),
+                (self.runs_lost, "runs"),
+                (self.samples_lost, "samples"),
+            )
+            if count
+        ]
+        return (*lost, *(f"{column} cannot be read" for column in self.emptied))
 
     def words(self, target: Path) -> str:
         saved = (
@@ -86,10 +138,23 @@ class Recovered:
         )
         if self.complete:
             return f"{saved}: everything that was there could be read."
-        return (
-            f"{saved}; lost: {self.sessions_lost} sessions and {self.runs_lost} runs that "
-            f"could not be read."
-        )
+        emptied = ""
+        if self.emptied:
+            shown = "; ".join(self.emptied[:5])
+            more = f" and {len(self.emptied) - 5} more" if len(self.emptied) > 5 else ""
+            one = len(self.emptied) == 1
+            emptied = (
+                f"; {len(self.emptied)} column{'' if one else 's'} that could not be read "
+                f"{'was' if one else 'were'} left empty ({shown}{more})"
+            )
+        if self.samples_lost:
+            lost = (
+                f"{self.sessions_lost} sessions, {self.runs_lost} runs and "
+                f"{self.samples_lost} samples"
+            )
+        else:
+            lost = f"{self.sessions_lost} sessions and {self.runs_lost} runs"
+        return f"{saved}{emptied}; lost: {lost} that could not be read."
 
 
 def _scan(conn: sqlite3.Connection, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
@@ -113,41 +178,145 @@ def _count(conn: sqlite3.Connection, sql: str, params: tuple[object, ...] = ()) 
     return int(row[0]) if row else None
 
 
-def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[Sample, ...]:
+#: What an emptied NOT NULL text column holds in the copy.
+_EMPTY = {"argv_json": "[]", "flows_json": "[]", "environment_json": "{}"}
+_NAMES = {"raw_output": "the raw output", "flows_json": "the flow totals", "argv_json": "the argv"}
+
+
+def _decoded(values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Text columns (bytes here) decoded; those that are not UTF-8 become None and are named."""
+    bad = []
+    for name, value in values.items():
+        if isinstance(value, bytes):
+            try:
+                values[name] = value.decode("utf-8")
+            except UnicodeDecodeError:
+                values[name] = None
+                bad.append(name)
+    return values, bad
+
+
+def _read_row(
+    conn: sqlite3.Connection, table: str, columns: list[str], key_column: str, key: object
+) -> tuple[dict[str, Any], list[str]]:
+    """One row by its key: whole, or where damage stops that, column by column (a column that
+    cannot be read is None). Returns the values and the names of the columns left None."""
+    names = [c.split(" AS ")[-1].strip() for c in columns]
+    try:
+        row = conn.execute(
+            f"SELECT {', '.join(columns)} FROM {table} WHERE {key_column} = ?", (key,)
+        ).fetchone()
+        values: dict[str, Any] = dict(zip(names, row, strict=True)) if row else {}
+        unreadable: list[str] = []
+    except sqlite3.DatabaseError:
+        values, unreadable = {}, []
+        for column, name in zip(columns, names, strict=True):
+            try:
+                (values[name],) = conn.execute(
+                    f"SELECT {column} FROM {table} WHERE {key_column} = ?", (key,)
+                ).fetchone()
+            except (sqlite3.DatabaseError, TypeError):
+                values[name] = None
+                unreadable.append(name)
+    values, undecodable = _decoded(values)
+    return values, unreadable + undecodable
+
+
+def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[tuple[Sample, ...], int]:
+    """The run's samples that can be read, and how many cannot."""
     rows = _scan(
         conn,
-        f"SELECT seq, {readable_sample_columns(conn)} FROM samples WHERE run_id = ? "
+        f"SELECT seq, {sample_columns_for(_columns(conn, 'samples'))} FROM samples "
+        f"WHERE run_id = ? "
         f"ORDER BY seq {{order}}",
         (run_id,),
     )
     samples = []
     for r in sorted(rows, key=lambda row: int(row["seq"])):
+        values, bad = _decoded(dict(zip(r.keys(), r, strict=True)))
         try:
-            samples.append(sample_from_row(r))
+            if not bad:
+                samples.append(sample_from_row(values))  # type: ignore[arg-type]
         except (ValueError, TypeError):
             continue
-    return tuple(samples)
+    expected = _count(conn, "SELECT count(*) FROM samples WHERE run_id = ?", (run_id,))
+    return tuple(samples), max(0, (expected or 0) - len(samples))
 
 
-def _runs(conn: sqlite3.Connection, session_id: str) -> tuple[list[StoredRun], int]:
-    rows = _scan(
-        conn,
-        f"SELECT id, {readable_run_columns(conn)} FROM runs WHERE session_id = ? "
-        f"ORDER BY id {{order}}",
-        (session_id,),
-    )
+def _runs(
+    conn: sqlite3.Connection, session_id: str, found: Recovered
+) -> tuple[list[StoredRun], int]:
+    present = _columns(conn, "runs")
+    columns = ["id", *(c.strip() for c in run_columns_for(present).split(","))]
+    ids = _scan(conn, "SELECT id FROM runs WHERE session_id = ? ORDER BY id {order}", (session_id,))
     runs: list[StoredRun] = []
     unreadable = 0
-    for row in sorted(rows, key=lambda r: int(r["id"])):
+    for (run_id,) in ids:
+        values, empty = _read_row(conn, "runs", columns, "id", run_id)
+        for name in empty:
+            values[name] = _EMPTY.get(name, None if name in _METRICS else "")
         try:
-            record = run_from_row(row)
+            record = run_from_row(values)  # type: ignore[arg-type]
         except (ValueError, TypeError, KeyError, LinkLabError):
             unreadable += 1
             continue
-        runs.append(StoredRun(record, _samples(conn, record.id), row["flows_json"] or "[]"))
+        samples, samples_lost = _samples(conn, record.id)
+        found.samples_lost += samples_lost
+        found.emptied += [
+            f"{_NAMES.get(name, name)} of run {record.id} (session {session_id[:8]})"
+            for name in empty
+        ]
+        runs.append(StoredRun(record, samples, values["flows_json"] or "[]"))
     expected = _count(conn, "SELECT count(*) FROM runs WHERE session_id = ?", (session_id,))
     lost = max(unreadable, (expected or 0) - len(runs))
     return runs, lost
+
+
+_METRICS = frozenset(METRIC_FIELDS) | {"elapsed_s"}
+
+
+def _sessions(conn: sqlite3.Connection, found: Recovered) -> Iterator[StoredSession]:
+    """Every session that can be read, with its runs and samples; found counts the rest."""
+    columns = sorted(_columns(conn, "sessions"))
+    rowids = _scan(conn, "SELECT rowid FROM sessions ORDER BY rowid {order}")
+    expected = _count(conn, "SELECT count(*) FROM sessions")
+    found.sessions_lost = max(0, (expected or 0) - len(rowids))
+    for (rowid,) in rowids:
+        values, empty = _read_row(conn, "sessions", columns or ["*"], "rowid", rowid)
+        values |= {"peer_host": None, "runs_done": 0, "runs_failed": 0, "runs_partial": 0}
+        for name in empty:
+            values[name] = _EMPTY.get(name, "")
+        try:
+            record = session_from_row(values)  # type: ignore[arg-type]
+        except (ValueError, TypeError, KeyError, LinkLabError):
+            found.sessions_lost += 1
+            continue
+        found.emptied += [f"the {name} of session {record.short_id}" for name in empty]
+        if record.status is SessionStatus.RUNNING:
+            record = replace(
+                record,
+                status=SessionStatus.INTERRUPTED,
+                status_reason="It was running when its database was damaged.",
+            )
+        runs, lost = _runs(conn, record.id, found)
+        found.sessions_saved += 1
+        found.runs_saved += len(runs)
+        found.runs_lost += lost
+        found.samples_saved += sum(len(r.samples) for r in runs)
+        yield StoredSession(record, tuple(runs))
+
+
+def read_all(source: Path) -> Recovered:
+    """Read every session, run and sample as a recovery would copy them, writing nothing:
+    what a full read finds."""
+    conn = _connect(source)
+    found = Recovered()
+    try:
+        for _ in _sessions(conn, found):
+            pass
+    finally:
+        conn.close()
+    return found
 
 
 def recover(source: Path, target: Path) -> Recovered:
@@ -158,35 +327,12 @@ def recover(source: Path, target: Path) -> Recovered:
     if target.resolve() == source.resolve():
         raise BadOption("Copy to a new file, not onto the damaged one.")
     conn = _connect(source)
-    sessions_saved = sessions_lost = runs_saved = runs_lost = samples_saved = 0
+    found = Recovered()
     try:
-        rows = _scan(
-            conn,
-            "SELECT s.rowid AS row_id, s.*, NULL AS peer_host, 0 AS runs_done, "
-            "0 AS runs_failed, 0 AS runs_partial FROM sessions s ORDER BY s.rowid {order}",
-        )
-        expected = _count(conn, "SELECT count(*) FROM sessions")
-        sessions_lost = max(0, (expected or 0) - len(rows))
         with Database(target) as out:
             store = SessionStore(out)
-            for row in rows:
-                try:
-                    record = session_from_row(row)
-                except (ValueError, TypeError, KeyError, LinkLabError):
-                    sessions_lost += 1
-                    continue
-                if record.status is SessionStatus.RUNNING:
-                    record = replace(
-                        record,
-                        status=SessionStatus.INTERRUPTED,
-                        status_reason="It was running when its database was damaged.",
-                    )
-                runs, lost = _runs(conn, record.id)
-                store.import_sessions([StoredSession(record, tuple(runs))])
-                sessions_saved += 1
-                runs_saved += len(runs)
-                runs_lost += lost
-                samples_saved += sum(len(r.samples) for r in runs)
+            for session in _sessions(conn, found):
+                store.import_sessions([session])
     finally:
         conn.close()
-    return Recovered(sessions_saved, sessions_lost, runs_saved, runs_lost, samples_saved)
+    return found

@@ -4,11 +4,13 @@ SessionStore runs in its transactions, written once for new runs and imported on
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import psutil
 
@@ -16,8 +18,16 @@ from app.domain.errors import BadOption
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, RunKey, RunKind
 from app.domain.plan_codec import conditions_from_dict, plan_from_json
-from app.domain.records import METRIC_FIELDS, RunMetrics, RunRecord, SessionRecord, SessionStatus
+from app.domain.records import (
+    METRIC_FIELDS,
+    TEXT_METRIC_FIELDS,
+    RunMetrics,
+    RunRecord,
+    SessionRecord,
+    SessionStatus,
+)
 from app.domain.results import Sample
+from app.engine.bounds import beyond
 from app.store.db import StoreError
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
@@ -101,6 +111,13 @@ def session_from_row(row: sqlite3.Row) -> SessionRecord:
 
 
 def run_from_row(row: sqlite3.Row) -> RunRecord:
+    raw = row["raw_output"]
+    damaged: tuple[str, ...] = ()
+    if isinstance(raw, bytes):  # read as bytes: a damaged page may hold bytes that are not text
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raw, damaged = raw.decode("utf-8", "replace"), ("raw_output",)
     key = RunKey(
         Protocol(row["protocol"]),
         IpVersion(row["ip_version"]),
@@ -119,32 +136,56 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         attempts=row["attempts"],
         started_at=row["started_at"],
         ended_at=row["ended_at"],
-        elapsed_s=row["elapsed_s"],
+        elapsed_s=trusted("elapsed_s", row["elapsed_s"]),
         engine=row["engine"],
         engine_version=row["engine_version"],
         argv=tuple(json.loads(row["argv_json"])),
-        metrics=RunMetrics(**{name: row[name] for name in METRIC_FIELDS}),
-        raw_output=row["raw_output"],
+        metrics=RunMetrics(**{name: trusted(name, row[name]) for name in METRIC_FIELDS}),
+        raw_output=raw,
         partial=row["status"] == "partial",
+        damaged=damaged,
     )
+
+
+def trusted(name: str, value: object) -> Any:
+    """A stored figure as the engine's bounds allow it (app.engine.bounds): one that is not a
+    number within them (written by an older LinkLab or by hand: inf, NaN, 1e308, 500 %) is
+    read as unknown, so every view and export shows "—" for it instead of failing."""
+    if name in TEXT_METRIC_FIELDS:
+        return value if isinstance(value, str) else None
+    return None if beyond(name, value) is not None else value
+
+
+_SAMPLE_FIGURES = (
+    "sent_bps", "received_bps", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
+    "lost_packets", "packets",
+)  # fmt: skip
 
 
 def sample_from_row(row: sqlite3.Row) -> Sample:
-    """One stored interval sample (raises ValueError or TypeError for a damaged row)."""
+    """One stored interval sample, its figures read as the bounds allow (raises ValueError or
+    TypeError for a damaged row, or one whose times cannot be placed on a time axis)."""
+    start_s, end_s = row["start_s"], row["end_s"]
+    if beyond("start_s", start_s) or beyond("end_s", end_s):
+        raise ValueError(f"interval {start_s!r}..{end_s!r}")
     return Sample(
-        start_s=row["start_s"],
-        end_s=row["end_s"],
+        start_s=start_s,
+        end_s=end_s,
         flow=Flow(row["flow"]),
-        sent_bps=row["sent_bps"],
-        received_bps=row["received_bps"],
-        bytes=row["bytes"],
-        retransmits=row["retransmits"],
-        rtt_ms=row["rtt_ms"],
-        cwnd_bytes=row["cwnd_bytes"],
-        jitter_ms=row["jitter_ms"],
-        lost_packets=row["lost_packets"],
-        packets=row["packets"],
+        **{name: trusted(name, row[name]) for name in _SAMPLE_FIGURES},
     )
+
+
+def placeable_samples(rows: list[sqlite3.Row]) -> list[Sample]:
+    """The stored samples of these rows, less those whose times no chart can place (written
+    by hand, or damaged)."""
+    samples = []
+    for row in rows:
+        try:
+            samples.append(sample_from_row(row))
+        except (ValueError, TypeError):
+            continue
+    return samples
 
 
 def plain(value: object) -> object:
@@ -295,3 +336,18 @@ def insert_samples(
             for seq, s in enumerate(samples, start=first_seq)
         ],
     )
+
+
+def _finite_or_none(text: str) -> float | None:
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def flows_from_json(text: str | None) -> list[Any]:
+    """Stored per-flow totals; NaN or infinite figures (never written by LinkLab, but by hand
+    or an older version) read as null, so every export stays strict JSON."""
+    try:
+        flows = json.loads(text or "[]", parse_float=_finite_or_none, parse_constant=lambda _: None)
+    except ValueError:
+        return []
+    return flows if isinstance(flows, list) else []

@@ -31,14 +31,15 @@ from app.store.rows import (
     SESSION_SELECT_BARE,
     StoredRun,
     StoredSession,
+    flows_from_json,
     insert_run,
     insert_samples,
     owner_alive,
+    placeable_samples,
     plain,
     run_columns_for,
     run_from_row,
     sample_columns_for,
-    sample_from_row,
     session_from_row,
     this_owner,
     upsert_peer,
@@ -450,14 +451,15 @@ class SessionStore:
     def flows(self, session_id: str) -> dict[int, list[Any]]:
         """Each run's per-flow totals as stored (run id -> list of dicts)."""
         rows = self.db.query("SELECT id, flows_json FROM runs WHERE session_id = ?", (session_id,))
-        return {r["id"]: json.loads(r["flows_json"] or "[]") for r in rows}
+        return {r["id"]: flows_from_json(r["flows_json"]) for r in rows}
 
     def runs(
         self, session_id: str, *, with_raw: bool = False, partial: bool = False
     ) -> list[RunRecord]:
         """The session's finished runs (ok and failed); with partial=True also the runs that
         never finished, each marked partial."""
-        raw = "raw_output" if with_raw else "'' AS raw_output"
+        # As bytes, so that damaged bytes in it cannot stop a read (see run_from_row).
+        raw = "CAST(raw_output AS BLOB) AS raw_output" if with_raw else "'' AS raw_output"
         finished = "" if partial else " AND status != 'partial'"
         rows = self.db.query(
             f"SELECT id, {self.run_columns.replace('raw_output', raw)} FROM runs "
@@ -493,8 +495,5 @@ class SessionStore:
         }
 
     def samples(self, run_id: int) -> list[Sample]:
-        rows = self.db.query(
-            f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq",
-            (run_id,),
-        )
-        return [sample_from_row(r) for r in rows]
+        sql = f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq"
+        return placeable_samples(self.db.query(sql, (run_id,)))

@@ -28,7 +28,9 @@ from app.domain.records import (
     utc_now,
 )
 from app.domain.results import Sample
+from app.engine.bounds import beyond, limit
 from app.store.sessions import SessionStore, StoredRun, StoredSession
+from app.study.json_files import Unreadable, load_json
 from app.study.plan_checks import plan_problems
 
 EXCHANGE_FORMAT = "linklab-sessions"
@@ -89,8 +91,11 @@ class ImportResult:
 
 
 # -- export ------------------------------------------------------------------------------------
-def export_sessions(store: SessionStore, session_ids: Sequence[str]) -> dict[str, Any]:
-    """The exchange document for these sessions (ids or unique prefixes), in the given order."""
+def export_sessions(
+    store: SessionStore, session_ids: Sequence[str], notes: list[str] | None = None
+) -> dict[str, Any]:
+    """The exchange document for these sessions (ids or unique prefixes), in the given order;
+    notes gets a sentence for each run whose raw output was damaged in the database."""
     records = {r.id: r for r in (store.get(ref) for ref in session_ids)}
     sessions = []
     for record in records.values():
@@ -110,6 +115,12 @@ def export_sessions(store: SessionStore, session_ids: Sequence[str]) -> dict[str
             ]
             run["flows"] = flows.get(r.id, [])
             runs.append(run)
+            if r.damaged and notes is not None:
+                notes.append(
+                    f"The raw output of run {r.id} of session {record.short_id} holds bytes "
+                    f"that are not text (the database is damaged there): they are written as "
+                    f"\ufffd; `linklab doctor --db` checks the whole file."
+                )
         session = {k: getattr(record, k) for k in _SESSION_FIELDS}
         session["status"] = record.status.value
         session["plan"] = record.plan.to_dict()
@@ -186,29 +197,22 @@ def exchange_from_data(data: object, name: str) -> ExchangeFile:
 
 
 def load_json_file(path: Path) -> object:
+    """The JSON document of an exchange file (or hand-in), read within the memory bound of
+    app.study.json_files; BadOption with one sentence when it cannot be."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise BadOption(
+                f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB, more than a LinkLab "
+                f"export holds: choose the .linklab file that LinkLab exported."
+            )
+        return load_json(path, size)
     except OSError as err:
         raise BadOption(
             f"Cannot read {path} ({err.strerror or err}): check the name and that it is a file."
         ) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise BadOption(
-            f"{path.name} is larger than {MAX_FILE_BYTES // 2**20} MB, more than a LinkLab "
-            f"export holds: choose the .linklab file that LinkLab exported."
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-        return json.loads(text, parse_float=_finite_float, parse_constant=_finite_float)
-    except UnicodeDecodeError:
-        why = "it is not UTF-8 text"
-    except RecursionError:
-        why = "it nests deeper than any LinkLab file"
-    except json.JSONDecodeError as err:
-        why = f"it is not valid JSON: {err.msg}, line {err.lineno} column {err.colno}"
-    except ValueError:  # NaN, Infinity, 1e999, or an integer of more than 4300 digits
-        why = "it holds NaN, Infinity or a number too long to read"
+    except Unreadable as err:
+        why = str(err)
     raise BadOption(
         f"{path.name} cannot be read as a LinkLab session file ({why}): the file is damaged or "
         f"cut short; ask for a new export."
@@ -219,13 +223,6 @@ def _damaged(subject: str, problem: str) -> BadOption:
     return BadOption(
         f"The file holds {subject} {problem}: the file is damaged; ask for a new export."
     )
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
 
 
 class _Obj:
@@ -294,6 +291,9 @@ class _Obj:
             raise self.wrong(key, "which is too large to store or not finite")
         if value < 0 and not negative:
             raise self.bad(f"has a negative {key}")
+        if (problem := beyond(key, value)) is not None:  # the engine's own bounds
+            what, shown = problem
+            raise self.bad(f"has {key} {shown}, which is not a possible {what} ({limit(key)})")
         return value if whole else float(value)
 
     def array(self, key: str, cap: int) -> list[Any]:

@@ -461,12 +461,12 @@ class FrontDoor:
                 store.delete(session.id)
             return chosen
 
-    def export(self, refs: Sequence[str], path: Path) -> list[str]:
-        """Sessions to a .linklab exchange file; returns their ids."""
+    def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
+        """Sessions to a .linklab exchange file; returns their ids (notes: as export_sessions)."""
         with self._open(write=False) as db:
             store = SessionStore(db)
             ids = [store.get(ref).id for ref in refs]
-            write_exchange(path, export_sessions(store, ids))
+            write_exchange(path, export_sessions(store, ids, notes))
         return ids
 
     def import_file(self, path: Path) -> ImportedFile:
