@@ -64,6 +64,11 @@ class PeerCheck:
         return ""
 
 
+#: What a server re-opening its listening socket answers for a moment.
+RESET = "connection reset by the peer"
+FORGIVEN = frozenset({"refused", RESET})
+
+
 def handshake(address: tuple[object, ...], family: int, timeout: float) -> tuple[bool, float, str]:
     """One TCP handshake, closed at once with a FIN: (answered, milliseconds, why not)."""
     started = time.perf_counter()
@@ -74,6 +79,8 @@ def handshake(address: tuple[object, ...], family: int, timeout: float) -> tuple
             return True, (time.perf_counter() - started) * 1000, ""
     except ConnectionRefusedError:
         return False, (time.perf_counter() - started) * 1000, "refused"
+    except ConnectionResetError:
+        return False, 0.0, RESET
     except TimeoutError:
         return False, 0.0, "no answer"
     except OSError as err:
@@ -83,13 +90,14 @@ def handshake(address: tuple[object, ...], family: int, timeout: float) -> tuple
 def patient_handshake(
     address: tuple[object, ...], family: int, timeout: float, patience_s: float = 1.0
 ) -> tuple[bool, float, str]:
-    """A handshake that forgives refusals for patience_s: an iperf3 server re-opens its
-    listening socket after each client (a check's connect-and-close is one), so a port can
-    refuse for a moment while its server is there, longer on a busy computer."""
+    """A handshake that forgives refusals and resets for patience_s: an iperf3 server
+    re-opens its listening socket after each client (a check's connect-and-close is one), so
+    a port can refuse for a moment while its server is there, or reset a connection queued on
+    the socket it closed, longer on a busy computer."""
     give_up = time.monotonic() + patience_s
     while True:
         answered, ms, problem = handshake(address, family, timeout)
-        if answered or problem != "refused" or time.monotonic() >= give_up:
+        if answered or problem not in FORGIVEN or time.monotonic() >= give_up:
             return answered, ms, problem
         time.sleep(0.25)
 
