@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup engines desktop test-tools dist-tools dist bench screenshots lint typecheck clean
+.PHONY: run test setup engines desktop test-tools dist-tools dist dist-windows bench screenshots lint typecheck clean
 
 run: setup engines desktop
 	$(BIN)/linklab
@@ -40,6 +40,14 @@ dist-tools: setup
 # The Linux installers: a PyInstaller bundle with the engines, as dist/*.tar.gz and dist/*.deb.
 dist: setup engines dist-tools
 	$(BIN)/python installers/build.py
+
+# The Windows bundle and installer, built on this machine with Windows CPython under Wine (the
+# harness in WINE_HARNESS; its folder is LINKLAB_WINE_DIR, by default ~/.cache/linklab-wine-dist),
+# then installed and smoke-tested there. Engine-less (no Windows iperf3 here): the output, in
+# dist/windows-engineless-smoke/, is never a release. About 5 minutes; not part of `make test`.
+WINE_HARNESS ?= ../shared/wine
+dist-windows: setup dist-tools
+	$(BIN)/python installers/windows/wine_dist.py --harness "$(WINE_HARNESS)"
 
 screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
