@@ -159,8 +159,8 @@ def clean_bundle(bundle: Path, members: dict[str, tuple[Path, str]]) -> tuple[li
     checked = 0
     for path in sorted(p for p in internal.rglob("*") if p.is_file()):
         rel = path.relative_to(internal).as_posix()
-        if rel not in members:
-            continue
+        if rel not in members or rel.endswith(".dist-info/RECORD"):
+            continue  # (pip writes RECORD anew when it installs a wheel)
         wheel, member = members[rel]
         with zipfile.ZipFile(wheel) as archive:
             original = archive.read(member)
@@ -186,6 +186,10 @@ def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def installer_path(out: Path) -> Path:
+    return out / f"LinkLab-{__version__}-windows-x86_64-ENGINELESS-SMOKE-NOT-FOR-RELEASE.exe"
+
+
 def make_installer(bundle: Path, out: Path) -> Path:
     makensis = shutil.which("makensis")
     if makensis is None:
@@ -195,15 +199,14 @@ def make_installer(bundle: Path, out: Path) -> Path:
         f"-DBUNDLE={bundle}", f"-DOUTDIR={out}", str(NSI),
     ]  # fmt: skip
     subprocess.run(argv, check=True)
-    name = f"LinkLab-{__version__}-windows-x86_64-ENGINELESS-SMOKE-NOT-FOR-RELEASE.exe"
-    setup = out / name
+    setup = installer_path(out)
     if not setup.is_file():
         raise SystemExit(f"dist-windows: makensis wrote no {setup}.")
     return setup
 
 
 def mb(size: int) -> str:
-    return f"{size / 1e6:.0f} MB"
+    return f"{size / 2**20:.0f} MiB"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,8 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--harness", type=Path, default=ROOT.parent / "shared" / "wine", help="setup.sh's folder"
     )
-    parser.add_argument("--skip-build", action="store_true", help="reuse the last clean bundle")
+    parser.add_argument(
+        "--skip-build", action="store_true", help="reuse the last bundle (cleaned again)"
+    )
     parser.add_argument("--no-smoke", action="store_true", help="build only")
+    parser.add_argument(
+        "--smoke-only", action="store_true", help="smoke-test the installer built last time"
+    )
     args = parser.parse_args(argv)
     home = Path(os.environ.get(WINE_DIR_ENV) or DEFAULT_WINE_DIR).expanduser().absolute()
     harness = Harness(args.harness.resolve(), home)
@@ -224,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
     harness.setup()
     ensure_pyinstaller(harness)
     times["Wine set-up"] = time.monotonic() - started
+    if args.smoke_only:
+        from installers.windows.wine_smoke import smoke
+
+        smoke(harness.scripts, harness.home, installer_path(out))
+        return 0
     if not args.skip_build:
         started = time.monotonic()
         work = ROOT / "build" / "windows"
@@ -239,12 +252,12 @@ def main(argv: list[str] | None = None) -> int:
             BUILD_TIMEOUT_S,
         )
         times["bundle (PyInstaller under Wine)"] = time.monotonic() - started
-        started = time.monotonic()
-        changed, checked = clean_bundle(bundle, pristine_members(harness))
-        for line in changed:
-            say(line)
-        say(f"clean bundle: {checked} files equal to the pinned wheels' ({len(changed)} fixed)")
-        times["cleaning"] = time.monotonic() - started
+    started = time.monotonic()
+    changed, checked = clean_bundle(bundle, pristine_members(harness))
+    for line in changed:
+        say(line)
+    say(f"clean bundle: {checked} files equal to the pinned wheels' ({len(changed)} fixed)")
+    times["cleaning"] = time.monotonic() - started
     if not (bundle / "_internal" / ENGINELESS_MARK).is_file():
         raise SystemExit(f"dist-windows: no engine-less bundle in {bundle}.")
     started = time.monotonic()

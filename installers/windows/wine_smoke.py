@@ -10,10 +10,11 @@ harness's own runs (its run.lock):
    dist/ stay clean);
 4. `linklab.exe --version`, `linklab.exe doctor` (and `doctor --json`: no engine, since this
    bundle has none, and the data folder under the user's AppData);
-5. the window (linklabw.exe, Qt offscreen) starts and keeps running; a second `linklab.exe`
-   says it is already open; `linklab.exe FILE.linklab` hands the file over, and opening another
-   .linklab file through its association (`start`, as a double-click does) does too: both
-   sessions land in the window's database;
+5. the window (linklabw.exe, Qt offscreen) starts and keeps running; once it answers on its
+   hand-over channel (asked by the harness's Windows Python), a second `linklab.exe` says it is
+   already open; `linklab.exe FILE.linklab` hands the file over, and so does the .linklab
+   type's registered open command (what a double-click runs) with another file: both sessions
+   land in the window's database;
 6. the uninstaller (/S) removes the files, the shortcut and the registry keys, and leaves the
    user's database alone.
 Every Windows process started here is ended by `wineserver -k` at the end, as the harness does.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -40,7 +42,16 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 
+ROOT = Path(__file__).resolve().parents[2]
 WINE_DLLS = ("wscmath.dll", "icuuc.dll")
+PROBE = """
+import sys
+from PySide6.QtCore import QCoreApplication
+from app.store.db import default_path
+from app.ui.single_instance import send_files, server_name
+app = QCoreApplication(sys.argv)
+sys.exit(0 if send_files(server_name(default_path()), [], timeout_ms=5000) else 3)
+"""
 APPID = "{854B3B89-AB87-4975-A0ED-96644E74E42E}"
 CLASSES = r"HKCU\Software\Classes"
 UNINSTALL_KEY = rf"HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\{APPID}"
@@ -79,7 +90,7 @@ class Prefix:
             self.env.pop(name, None)
 
     def run(self, argv: list[str], timeout_s: int = RUN_TIMEOUT_S) -> tuple[int, str]:
-        """Exit status and output (stdout then stderr, Wine's noise left out)."""
+        """Exit status and stdout; stderr (Wine's noise left out) is shown when not empty."""
         # Wine's console handles need real pipes: stdin from /dev/null, outputs captured.
         done = subprocess.run(
             ["wine", *argv],
@@ -91,8 +102,10 @@ class Prefix:
             timeout=timeout_s,
             check=False,
         )
-        err = "\n".join(line for line in done.stderr.splitlines() if NOISE not in line)
-        return done.returncode, (done.stdout + err).strip()
+        err = "\n".join(line for line in done.stderr.splitlines() if NOISE not in line).strip()
+        if err:
+            say(f"stderr of {Path(argv[0]).name}: " + err.replace("\n", "\n    "))
+        return done.returncode, done.stdout.strip()
 
     def start(self, argv: list[str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -115,6 +128,15 @@ class Prefix:
                 return parts[2]
         return ""
 
+    def probe_window(self, home: Path) -> bool:
+        """Whether a LinkLab window of this Wine user answers on its hand-over channel (asked
+        by the harness's Windows Python with LinkLab's own client, handing over no file)."""
+        env = {**self.env, "LINKLAB_WINE_PATH": windows_path(ROOT)}
+        argv = ["wine", str(home / "py" / "python.exe"), "-c", PROBE]
+        done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=RUN_TIMEOUT_S, check=False)  # fmt: skip
+        return done.returncode == 0
+
     def key_exists(self, key: str) -> bool:
         return self.run(["reg", "query", key], timeout_s=60)[0] == 0
 
@@ -123,6 +145,15 @@ class Prefix:
         if len(users) != 1:
             raise SmokeFailure(f"expected one Wine user folder, found {users}")
         return users[0]
+
+    def boot(self) -> None:
+        """Start the prefix's wineserver (kept running) and Wine's background services with no
+        pipe of ours: started by a captured run, they would hold its output open for good."""
+        null = subprocess.DEVNULL
+        subprocess.run(["wineserver", "-p"], env=self.env, stdin=null, stdout=null, stderr=null,
+                       check=True)  # fmt: skip
+        subprocess.run(["wine", "cmd", "/c", "exit"], env=self.env, stdin=null, stdout=null,
+                       stderr=null, timeout=RUN_TIMEOUT_S, check=False)  # fmt: skip
 
     def stop_all(self) -> None:
         subprocess.run(["wineserver", "-k"], env=self.env, check=False)
@@ -169,10 +200,23 @@ def stored_ids(db_path: Path) -> set[str]:
         return set()  # not written yet, or busy: asked again
 
 
+#: The checks that failed; the smoke test goes on past them (to show everything in one run)
+#: and fails at the end. A check that later ones depend on stops it at once (require).
+FAILED: list[str] = []
+
+
 def check(condition: bool, sentence: str) -> None:
+    if condition:
+        say(f"ok: {sentence}")
+    else:
+        FAILED.append(sentence)
+        say(f"FAILED: {sentence}")
+
+
+def require(condition: bool, sentence: str) -> None:
+    check(condition, sentence)
     if not condition:
         raise SmokeFailure(sentence)
-    say(f"ok: {sentence}")
 
 
 def apply_wine_workarounds(harness: Path, home: Path, install: Path) -> None:
@@ -220,12 +264,16 @@ def check_removed(prefix: Prefix, install: Path, shortcut: Path) -> None:
 
 def smoke(harness: Path, home: Path, setup: Path) -> None:
     prefix = Prefix(home)
+    FAILED.clear()
     with (home / "run.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
+            prefix.boot()
             _smoke(prefix, harness, home, setup)
         finally:
             prefix.stop_all()
+    if FAILED:
+        raise SmokeFailure(f"{len(FAILED)} checks: " + "; ".join(FAILED))
     say("PASSED")
 
 
@@ -242,9 +290,9 @@ def _smoke(prefix: Prefix, harness: Path, home: Path, setup: Path) -> None:
 
     started = time.monotonic()
     status, out = prefix.run([str(setup), "/S"], timeout_s=600)
-    check(status == 0, f"silent install exited {status} after {time.monotonic() - started:.0f} s")
+    require(status == 0, f"silent install exited {status} after {time.monotonic() - started:.0f} s")
     for name in ("linklab.exe", "linklabw.exe", "uninstall.exe", "linklab.ico", "_internal"):
-        check((install / name).exists(), f"installed {name}")
+        require((install / name).exists(), f"installed {name}")
     check(shortcut.is_file(), "Start-menu entry LinkLab.lnk")
     check_registry(prefix, install)
     apply_wine_workarounds(harness, home, install)
@@ -262,35 +310,42 @@ def _smoke(prefix: Prefix, harness: Path, home: Path, setup: Path) -> None:
 
     window = prefix.start([str(install / "linklabw.exe")])
     db_path = data / "linklab.sqlite3"
-    waited = wait_for("the window's database", db_path.is_file)
-    say(f"the window made its database in the user's AppData after {waited:.0f} s")
 
-    def answers() -> bool:
+    def listens() -> bool:
         if window.poll() is not None:
             raise SmokeFailure(f"the window ended with status {window.returncode}")
-        status, out = prefix.run([exe], timeout_s=120)
-        return status == 0 and "already open" in out
+        return prefix.probe_window(home)
 
-    # A second launch started before the window listens would open a window of its own; it
-    # then runs until the time limit and the check fails (never passes) on it.
-    wait_for("a second linklab.exe saying the window is already open", answers)
-    say("ok: a second linklab.exe: LinkLab is already open")
+    # A second launch before the window listens would open a window of its own: first the
+    # harness's Python asks, over the window's own hand-over channel, whether it listens.
+    waited = wait_for("the window listening for a second launch", listens)
+    say(f"the window listens for a second launch after {waited:.0f} s")
+    status, out = prefix.run([exe], timeout_s=120)
+    check(status == 0 and "already open" in out, f"a second linklab.exe: {out!r}")
     with tempfile.TemporaryDirectory() as scratch:
         first, first_id = make_exchange_file(Path(scratch), "Handed over")
         status, out = prefix.run([exe, windows_path(first)], timeout_s=120)
-        check(status == 0, f"linklab.exe {first.name} handed it over (exit status {status})")
+        require(status == 0, f"linklab.exe {first.name} handed it over (exit status {status})")
         wait_for("the handed-over session in the database", lambda: first_id in stored_ids(db_path))
         say("ok: the handed-over session is in the window's database")
         second, second_id = make_exchange_file(Path(scratch), "Double-clicked")
-        status, out = prefix.run(["start", "/unix", str(second)], timeout_s=120)
-        check(status == 0, f"start {second.name} (through the association): status {status}")
+        # What Explorer runs on a double-click: the registered open command, %1 the file. (Wine
+        # 8.0's HKEY_CLASSES_ROOT leaves out the per-user HKCU\Software\Classes, so its own
+        # ShellExecute, `start FILE`, finds no program for the type: the command is run here.)
+        command = prefix.reg_default(rf"{CLASSES}\LinkLab.Sessions\shell\open\command") or ""
+        found = re.fullmatch(r'"([^"]+)" "%1"', command)
+        require(found is not None, f"the .linklab open command is a program and %1: {command}")
+        assert found is not None
+        status, out = prefix.run([found.group(1), windows_path(second)], timeout_s=120)
+        check(status == 0, f"the .linklab open command on {second.name}: exit status {status}")
         wait_for("the double-clicked session", lambda: second_id in stored_ids(db_path))
-        say("ok: the session opened through the .linklab association is in the database")
+        say("ok: the session opened by the .linklab open command is in the database")
     check(window.poll() is None, "the window is still running")
     prefix.stop_all()
     window.wait(60)
+    prefix.boot()
 
     status, out = prefix.run([str(install / "uninstall.exe"), "/S"])
-    check(status == 0, f"silent uninstall started (exit status {status})")
+    require(status == 0, f"silent uninstall started (exit status {status})")
     check_removed(prefix, install, shortcut)
     check(db_path.is_file(), "the user's database is kept")

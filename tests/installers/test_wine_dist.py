@@ -36,7 +36,11 @@ def _bundle(tmp_path: Path, files: dict[str, bytes]) -> Path:
 
 
 def test_the_workarounds_are_taken_out_and_the_rest_checked(tmp_path: Path) -> None:
-    members = _wheel(tmp_path, {PYD: ORIGINAL, "numpy/__init__.py": b"", "numpy/x.pyd": b"MZ x"})
+    record = "numpy-2.4.6.dist-info/RECORD"
+    members = _wheel(
+        tmp_path,
+        {PYD: ORIGINAL, "numpy/__init__.py": b"", "numpy/x.pyd": b"MZ x", record: b"wheel's"},
+    )
     bundle = _bundle(
         tmp_path,
         {
@@ -46,13 +50,14 @@ def test_the_workarounds_are_taken_out_and_the_rest_checked(tmp_path: Path) -> N
             "_internal/wscmath.dll": b"MZ shim",
             "_internal/icuuc.dll": b"MZ stub",
             "_internal/base_library.zip": b"PK",
+            f"_internal/{record}": b"as pip rewrote it on installing",
         },
     )
     changed, checked = clean_bundle(bundle, members)
     assert (bundle / "_internal" / PYD).read_bytes() == ORIGINAL
     for name in WINE_DLLS:
         assert not (bundle / "_internal" / name).exists()
-    assert checked == 2  # the two files that come from the wheel
+    assert checked == 2  # the two files that come from the wheel; pip rewrites RECORD
     assert sorted(changed) == [
         f"removed {Path('_internal/icuuc.dll')}",
         f"removed {Path('_internal/wscmath.dll')}",
