@@ -269,8 +269,13 @@ def main(argv: list[str] | None = None) -> int:
         from installers.windows.wine_smoke import smoke
 
         started = time.monotonic()
-        smoke(harness.scripts, harness.home, setup)
-        times["smoke test"] = time.monotonic() - started
+        try:
+            smoke(harness.scripts, harness.home, setup)
+        finally:
+            times["smoke test"] = time.monotonic() - started
+            for step, seconds in times.items():
+                say(f"{step}: {seconds:.0f} s")
+        return 0
     for step, seconds in times.items():
         say(f"{step}: {seconds:.0f} s")
     return 0

@@ -286,7 +286,9 @@ def _smoke(prefix: Prefix, harness: Path, home: Path, setup: Path) -> None:
         say(f"removing an earlier smoke install in {install}")
         prefix.run([str(install / "uninstall.exe"), "/S"])
         wait_for("the earlier install's removal", lambda: not install.exists(), 120)
-    shutil.rmtree(data, ignore_errors=True)  # a fresh user: no database, no settings yet
+    # A first start: no database, no settings from an earlier smoke test.
+    shutil.rmtree(data, ignore_errors=True)
+    prefix.run(["reg", "delete", r"HKCU\Software\LinkLab", "/f"], timeout_s=60)
 
     started = time.monotonic()
     status, out = prefix.run([str(setup), "/S"], timeout_s=600)
@@ -305,7 +307,9 @@ def _smoke(prefix: Prefix, harness: Path, home: Path, setup: Path) -> None:
     say(f"linklab.exe doctor (exit status {status}):\n    {shown}")
     check("iperf3" in out and "apt-get" not in out, "doctor names iperf3 without Debian's apt-get")
     status, out = prefix.run([exe, "doctor", "--json"])
-    report = json.loads(out[out.index("{") :])
+    is_json = out.startswith("{")
+    require(is_json, "doctor --json printed JSON" + ("" if is_json else f": {out[:200]!r}"))
+    report = json.loads(out)
     check(not report["engines"]["iperf3"]["found"], "doctor --json: no iperf3 in this bundle")
 
     window = prefix.start([str(install / "linklabw.exe")])
