@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup engines desktop test-tools dist-tools dist dist-windows bench screenshots lint typecheck clean
+.PHONY: run test setup engines desktop test-tools dist-tools dist bench screenshots lint typecheck clean
 
 run: setup engines desktop
 	$(BIN)/linklab
@@ -44,8 +44,9 @@ dist: setup engines dist-tools
 # The Windows bundle and installer, built on this machine with Windows CPython under Wine (the
 # harness in WINE_HARNESS; its folder is LINKLAB_WINE_DIR, by default ~/.cache/linklab-wine-dist),
 # then installed and smoke-tested there. Engine-less (no Windows iperf3 here): the output, in
-# dist/windows-engineless-smoke/, is never a release. About 5 minutes; not part of `make test`.
+# dist/windows-engineless-smoke/, is never a release. About 10 minutes; not part of `make test`.
 WINE_HARNESS ?= ../shared/wine
+.PHONY: dist-windows
 dist-windows: setup dist-tools
 	$(BIN)/python installers/windows/wine_dist.py --harness "$(WINE_HARNESS)"
 
