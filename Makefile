@@ -41,6 +41,15 @@ dist-tools: setup
 dist: setup engines dist-tools
 	$(BIN)/python installers/build.py
 
+# The Windows bundle and installer, built on this machine with Windows CPython under Wine (the
+# harness in WINE_HARNESS; its folder is LINKLAB_WINE_DIR, by default ~/.cache/linklab-wine-dist),
+# then installed and smoke-tested there. Engine-less (no Windows iperf3 here): the output, in
+# dist/windows-engineless-smoke/, is never a release. About 10 minutes; not part of `make test`.
+WINE_HARNESS ?= ../shared/wine
+.PHONY: dist-windows
+dist-windows: setup dist-tools
+	$(BIN)/python installers/windows/wine_dist.py --harness "$(WINE_HARNESS)"
+
 screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
 

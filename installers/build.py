@@ -4,9 +4,16 @@
    machine's Debian packages, on Windows from a pinned, checksummed iperf3 release.
 2. Freeze the app with PyInstaller (installers/linklab.spec) into <out>/linklab/.
 3. On Linux, wrap that folder as linklab-<version>-linux-<arch>.tar.gz and a .deb. (On
-   Windows, Inno Setup then makes the installer from installers/windows/linklab.iss.)
+   Windows, makensis then makes the installer from installers/windows/linklab.nsi.)
 
     python installers/build.py [--out dist] [--work build] [--formats tar,deb]
+        [--engines-url URL --engines-sha256 HEX]     (Windows: an engines zip other than the pin)
+        [--engineless-smoke]                         (Windows: no engines; never a release)
+
+--engineless-smoke exists for building on a machine where no Windows iperf3 can be had (the
+smoke test under Wine): the bundle goes to <out>/windows-engineless-smoke/linklab/ with
+ENGINELESS-SMOKE-NOT-FOR-RELEASE.txt inside, which linklab.nsi refuses to package unless told
+it is such a build, and then names the setup program so.
 """
 
 from __future__ import annotations
@@ -28,16 +35,22 @@ from app.engine.tools import platform_tag  # noqa: E402
 
 SPEC = ROOT / "installers" / "linklab.spec"
 LINUX_FORMATS = ("tar", "deb")
+#: The folder (under --out) and the mark file of a bundle built with --engineless-smoke.
+ENGINELESS_DIR = "windows-engineless-smoke"
+ENGINELESS_MARK = "ENGINELESS-SMOKE-NOT-FOR-RELEASE.txt"
 
 
 def say(text: str) -> None:
     print(f"build: {text}", flush=True)
 
 
-def stage_engines(dest: Path) -> None:
+def stage_engines(dest: Path, url: str | None = None, sha256: str | None = None) -> None:
     if sys.platform == "win32":
         fetch = ROOT / "installers" / "windows" / "fetch_engines.py"
-        done = subprocess.run([sys.executable, str(fetch), "--dest", str(dest)], check=False)
+        argv = [sys.executable, str(fetch), "--dest", str(dest)]
+        if url is not None and sha256 is not None:
+            argv += ["--url", url, "--sha256", sha256]
+        done = subprocess.run(argv, check=False)
         if done.returncode != 0:
             raise SystemExit("build: the Windows engines could not be fetched (see above).")
         return
@@ -52,7 +65,7 @@ def stage_engines(dest: Path) -> None:
     say("engines: " + ", ".join(f"{n} {e['version']}" for n, e in engines.items()))
 
 
-def freeze(out: Path, work: Path, engines: Path) -> Path:
+def freeze(out: Path, work: Path, engines: Path, *, engineless: bool = False) -> Path:
     env = {**os.environ, "LINKLAB_STAGED_ENGINES": str(engines)}
     argv = [
         sys.executable,
@@ -72,6 +85,15 @@ def freeze(out: Path, work: Path, engines: Path) -> Path:
         raise SystemExit("build: PyInstaller failed (see above).")
     bundle = out / "linklab"
     staged = bundle / "_internal" / "resources" / "engines" / platform_tag()
+    if engineless:
+        if staged.exists():
+            raise SystemExit(f"build: an engine-less bundle must have no {staged}.")
+        (bundle / "_internal" / ENGINELESS_MARK).write_text(
+            "This LinkLab bundle was built with --engineless-smoke: it has no measurement "
+            "engines and exists only for a smoke test. It is never released.\n",
+            encoding="utf-8",
+        )
+        return bundle
     if not (staged / ("iperf3.exe" if sys.platform == "win32" else "iperf3")).is_file():
         raise SystemExit(f"build: the bundle lacks iperf3 in {staged}.")
     return bundle
@@ -86,17 +108,37 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(LINUX_FORMATS),
         help="Linux packages to make from the bundle: tar, deb, both (default) or none",
     )
+    parser.add_argument("--engines-url", help="Windows: an engines zip (https: or file:)")
+    parser.add_argument("--engines-sha256", help="Windows: the SHA-256 of --engines-url")
+    parser.add_argument(
+        "--engineless-smoke",
+        action="store_true",
+        help="Windows: no engines, for a smoke test only; the output is marked and never released",
+    )
     args = parser.parse_args(argv)
     formats = {f for f in args.formats.split(",") if f and f != "none"}
     if not formats <= set(LINUX_FORMATS):
         parser.error(f"--formats takes {', '.join(LINUX_FORMATS)} or none")
+    if (args.engines_url is None) != (args.engines_sha256 is None):
+        parser.error("--engines-url and --engines-sha256 go together")
+    if (args.engineless_smoke or args.engines_url) and sys.platform != "win32":
+        parser.error("--engineless-smoke and --engines-url are for the Windows build")
+    if args.engineless_smoke and args.engines_url:
+        parser.error("--engineless-smoke takes no engines")
     out, work = args.out.resolve(), args.work.resolve()
-    out.mkdir(parents=True, exist_ok=True)
     tag = platform_tag()
     engines = work / "engines" / tag
     started = time.monotonic()
-    stage_engines(engines)
-    bundle = freeze(out, work, engines)
+    if args.engineless_smoke:
+        out = out / ENGINELESS_DIR
+        engines = work / "no-engines"  # never created: the spec then bundles none
+        if engines.exists():
+            raise SystemExit(f"build: {engines} must not exist for an engine-less build.")
+        say("ENGINE-LESS SMOKE BUILD: no engines, not for release")
+    else:
+        stage_engines(engines, args.engines_url, args.engines_sha256)
+    out.mkdir(parents=True, exist_ok=True)
+    bundle = freeze(out, work, engines, engineless=args.engineless_smoke)
     say(f"bundle: {bundle} ({time.monotonic() - started:.0f} s)")
     if sys.platform.startswith("linux"):
         from installers.linux.package import make_deb, make_tarball

@@ -5,6 +5,8 @@ iperf3 3.21 for 64-bit Windows, a Cygwin build (iperf3.exe and cygwin1.dll) publ
 ar51an/iperf3-win-builds project. The URL and SHA-256 are those of the public winget manifest
 microsoft/winget-pkgs, manifests/a/ar51an/iPerf3/3.21/ar51an.iPerf3.installer.yaml
 (InstallerUrl, InstallerSha256). To move to another build, take both values from its manifest.
+A zip supplied by hand is taken with `--url file:///path/to/engines.zip --sha256 HEX` (both
+given, or neither): the same checks apply, against the checksum given.
 
 The checksum is verified before anything is read from the archive. The archive is refused,
 with one sentence on stderr and exit status 1, when it cannot be downloaded, does not match,
@@ -222,13 +224,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--dest", type=Path, required=True, help="the engines folder, replaced as a whole"
     )
+    parser.add_argument(
+        "--url",
+        help="another archive instead of the pinned one (https: or file:), with --sha256",
+    )
+    parser.add_argument("--sha256", help="the SHA-256 that the archive given by --url must have")
     args = parser.parse_args(argv)
+    if (args.url is None) != (args.sha256 is None):
+        parser.error("--url and --sha256 go together")
     try:
-        files = fetch_engines(args.dest)
+        if args.url is None:
+            files = fetch_engines(args.dest)
+        else:
+            files = fetch_engines(args.dest, args.url, args.sha256)
     except FetchError as err:
         print(f"fetch_engines: {err.sentence}", file=sys.stderr)
         return 1
-    print(f"iperf3 {PINNED_VERSION} for Windows staged in {args.dest}: {len(files)} files.")
+    what = f"iperf3 {PINNED_VERSION}" if args.url is None else f"iperf3 from {args.url}"
+    print(f"{what} for Windows staged in {args.dest}: {len(files)} files.")
     return 0
 
 

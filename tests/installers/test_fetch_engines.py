@@ -240,3 +240,31 @@ def test_the_pin_is_an_https_url_and_a_sha256() -> None:
     assert fetch.PINNED_URL.startswith("https://")
     assert f"/{fetch.PINNED_VERSION}/" in fetch.PINNED_URL
     assert re.fullmatch(r"[0-9a-f]{64}", fetch.PINNED_SHA256)
+
+
+def test_the_command_line_takes_a_zip_supplied_by_hand_as_a_file_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, sha256 = _archive(
+        tmp_path, {"iperf-3.21-win64/iperf3.exe": EXE, "iperf-3.21-win64/cygwin1.dll": DLL}
+    )
+    assert url.startswith("file:")
+    dest = tmp_path / "engines"
+    assert fetch.main(["--dest", str(dest), "--url", url, "--sha256", sha256]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"iperf3 from {url} for Windows staged in {dest}: 6 files.\n"
+    assert err == ""
+    assert (dest / "iperf3.exe").read_bytes() == EXE
+    assert (dest / "cygwin1.dll").read_bytes() == DLL
+    # The checksum given is checked like the pinned one.
+    assert fetch.main(["--dest", str(tmp_path / "other"), "--url", url, "--sha256", "0" * 64]) == 1
+    assert "not the pinned 0000" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()
+
+
+def test_a_url_without_its_checksum_is_a_usage_error(tmp_path: Path) -> None:
+    url, _ = _archive(tmp_path, {"iperf3.exe": EXE})
+    with pytest.raises(SystemExit) as usage:
+        fetch.main(["--dest", str(tmp_path / "engines"), "--url", url])
+    assert usage.value.code == 2
+    assert not (tmp_path / "engines").exists()
