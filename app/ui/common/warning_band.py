@@ -71,8 +71,18 @@ class WarningBand(QScrollArea):
 
     def _fit(self) -> None:
         width = max(self.viewport().width(), 200)
-        cap = self.label.fontMetrics().lineSpacing() * BAND_LINES + 18  # padding and border
+        # Whole lines only: a line cut in half reads as damage, not as "scroll for more".
+        one_line = self._one_line_height()
+        cap = one_line + self.label.fontMetrics().lineSpacing() * (BAND_LINES - 1) + 2
         self.setFixedHeight(min(self.label.heightForWidth(width) + 2, cap))
+
+    def _one_line_height(self) -> int:
+        """The label's height holding one line: its padding and border around a line."""
+        text = self.label.text()
+        self.label.setText("⚠")
+        height = self.label.heightForWidth(400)
+        self.label.setText(text)
+        return height
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
