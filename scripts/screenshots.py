@@ -181,6 +181,8 @@ def shoot() -> int:
         user.tab("Sweep")
         save(f"measure-live-{width}x{height}.png")
         user.tab("Current run")
+        # Runs last 2 s: the one charted above may have ended while the Sweep tab was saved.
+        wait_for(lambda c=chart: c.point_count >= 1, 60, "the current run's first interval")  # type: ignore[attr-defined,misc]
         save(f"measure-current-run-{width}x{height}.png")
         wait_for(lambda: not window.measure.running, 600, "the sweep to finish")
         user.tab("Sweep")
