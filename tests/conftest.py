@@ -38,14 +38,21 @@ def free_port() -> int:
     raise RuntimeError("no free port")
 
 
+def engine_name(process_name: str) -> str:
+    """'iperf3' for iperf3 and for Windows' iperf3.exe (any case): the engine a process is."""
+    name = process_name.lower()
+    return name[: -len(".exe")] if name.endswith(".exe") else name
+
+
 def engine_children(clients_only: bool = False) -> list[psutil.Process]:
     """Live engine processes descended from this test process (optionally clients only)."""
     found = []
     for proc in psutil.Process(os.getpid()).children(recursive=True):
         try:
-            if proc.name() not in ENGINE_NAMES or proc.status() == psutil.STATUS_ZOMBIE:
+            name = engine_name(proc.name())
+            if name not in ENGINE_NAMES or proc.status() == psutil.STATUS_ZOMBIE:
                 continue
-            is_server = proc.name() == "netserver" or "-s" in proc.cmdline()
+            is_server = name == "netserver" or "-s" in proc.cmdline()
             if clients_only and is_server:
                 continue
             found.append(proc)

@@ -21,7 +21,7 @@ from app.engine.servers import (
     port_holder,
 )
 from app.engine.tools import Capability, Tool, iperf3_capabilities
-from tests.conftest import ROOT_DIR, engine_children, free_port
+from tests.conftest import ROOT_DIR, engine_children, engine_name, free_port
 
 
 def test_the_probe_finds_server_max_duration() -> None:
@@ -90,7 +90,7 @@ def test_serve_says_its_limits_and_binds_where_asked() -> None:
         text = "".join(lines)
         assert "Limits: listening on 127.0.0.1 only;" in text
         assert "an iperf3 server idle for 60 s restarts" in text
-        (server,) = [p for p in engine_children() if p.name() == "iperf3"]
+        (server,) = [p for p in engine_children() if engine_name(p.name()) == "iperf3"]
         argv = server.cmdline()
         assert argv[argv.index("-B") + 1] == "127.0.0.1"
         assert argv[argv.index("--idle-timeout") + 1] == "60"

@@ -9,6 +9,7 @@ import pytest
 
 from app.engine import tools
 from app.engine.errors import EngineMissing
+from app.engine.install_hint import install_hint
 from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
 
 HELP_312 = """  --forceflush              force flushing output at every interval
@@ -87,4 +88,20 @@ def test_missing_engine_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     monkeypatch.setattr(tools, "resource_dir", lambda: tmp_path)
     with pytest.raises(EngineMissing) as info:
         find_tool("netserver")
-    assert "apt-get install netperf" in str(info.value)
+    assert install_hint("netserver") in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("platform", "said", "never"),
+    [
+        ("linux", "sudo apt-get install netperf", "brew"),
+        ("darwin", "brew install netperf", "apt-get"),
+        ("win32", "Settings › Engines", "apt-get"),
+    ],
+)
+def test_install_sentences_fit_the_system(platform: str, said: str, never: str) -> None:
+    hint = install_hint("netserver", platform)
+    assert said in hint and never not in hint
+    # iperf3 comes with LinkLab's Windows installer: the sentence says so instead of a command.
+    windows = install_hint("iperf3", "win32")
+    assert "installer brings iperf3" in windows and "sudo" not in windows

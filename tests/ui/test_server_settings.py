@@ -30,7 +30,7 @@ from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab
 from app.ui.settings.tab import SettingsTab
-from tests.conftest import free_port
+from tests.conftest import engine_name, free_port
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")
 W = TypeVar("W", bound=QWidget)
@@ -48,7 +48,7 @@ def ours(name: str) -> list[psutil.Process]:
     found = []
     for proc in psutil.Process(os.getpid()).children(recursive=True):
         try:
-            if proc.name() == name and proc.status() != psutil.STATUS_ZOMBIE:
+            if engine_name(proc.name()) == name and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
         except psutil.NoSuchProcess:
             continue

@@ -3,6 +3,7 @@ socket, from a real second process, and its Sessions tab imports them."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -243,8 +244,11 @@ def test_garbage_is_dropped_and_the_window_keeps_listening(
     ):
         assert raw_exchange(qtbot, name, data) == b""
     assert received == []
-    assert raw_exchange(qtbot, name, b'{"open": ["/x.linklab"]}\n') == b"ok\n"
-    assert received == [Handover((Path("/x.linklab"),))]
+    # An absolute path on this system ("/x.linklab" is not one on Windows, "C:\\x.linklab" is).
+    absolute = Path(os.path.abspath(os.sep + "x.linklab"))
+    line = json.dumps({"open": [str(absolute)]}).encode() + b"\n"
+    assert raw_exchange(qtbot, name, line) == b"ok\n"
+    assert received == [Handover((absolute,))]
 
 
 @pytest.mark.usefixtures("context")  # for its guard of the LINKLAB_<ENGINE> variables
