@@ -118,6 +118,7 @@ def test_port_in_use_is_a_sentence_in_the_status_line(
     assert child(server_tab, QPushButton, "iperf3_start").isEnabled()
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_tab_follows_servers_started_elsewhere(
     qtbot: QtBot, server_tab: ServerTab, servers: LocalServers
 ) -> None:
@@ -145,6 +146,7 @@ def test_netserver_starts_and_stops(
     assert not ours("netserver")
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_missing_netserver_disables_its_group(
     server_tab: ServerTab, context: AppContext, tmp_path: Path
 ) -> None:
