@@ -14,11 +14,7 @@ class EngineError(LinkLabError):
 
 class EngineMissing(EngineError):
     def __init__(self, name: str, hint: str | None = None) -> None:
-        super().__init__(
-            hint
-            or f"{name} was not found: {install_hint(name)}, or set its path in LinkLab's "
-            f"Settings › Engines."
-        )
+        super().__init__(hint or f"{name} was not found: {install_hint(name)}.")
         self.name = name
 
 
@@ -221,9 +217,8 @@ class NotIperf3(ParseError):
         EngineError.__init__(
             self,
             f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
-            f"different program with other options and output: iperf3 3.1 or newer is needed "
-            f"({install_hint('iperf3')}), and, if needed, set its path in LinkLab's "
-            f"Settings › Engines.",
+            f"different program with other options and output: iperf3 3.1 or newer is needed; "
+            f"{install_hint('iperf3')}.",
             detail=seen,
         )
 

@@ -14,20 +14,23 @@ FORMULAE = {"netserver": "netperf", "iperf2": "iperf"}
 BUNDLED_ON_WINDOWS = frozenset({"iperf3"})
 
 
+SETTINGS = "LinkLab's Settings › Engines"
+
+
 def install_hint(program: str, platform: str | None = None) -> str:
-    """'install it (Debian/Ubuntu: sudo apt-get install iperf3)', or what fits the platform;
-    the caller goes on with its own 'or set its path …'."""
+    """What to do about a missing program, as the end of a sentence: 'install it (Debian/Ubuntu:
+    sudo apt-get install iperf3), or set its path in LinkLab's Settings › Engines', or what
+    fits the platform."""
     platform = platform or sys.platform
     if platform == "win32":
         if program in BUNDLED_ON_WINDOWS:
             return (
                 f"LinkLab's Windows installer brings {program} with it: install LinkLab again to "
-                f"restore it"
+                f"restore it, or choose another {program}.exe in {SETTINGS}"
             )
-        return (
-            f"download a Windows build of {program} and choose its .exe in LinkLab's "
-            f"Settings › Engines"
-        )
+        return f"download a Windows build of {program} and choose its .exe in {SETTINGS}"
     if platform == "darwin":
-        return f"install it (Homebrew: brew install {FORMULAE.get(program, program)})"
-    return f"install it (Debian/Ubuntu: sudo apt-get install {PACKAGES.get(program, program)})"
+        how = f"Homebrew: brew install {FORMULAE.get(program, program)}"
+    else:
+        how = f"Debian/Ubuntu: sudo apt-get install {PACKAGES.get(program, program)}"
+    return f"install it ({how}), or set its path in {SETTINGS}"
