@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import grimp
+import pytest
 
 from tests.conftest import ROOT_DIR
 
@@ -71,10 +71,17 @@ def test_modules_stay_small() -> None:
     assert not big
 
 
+#: The layer checks read the source, which is the same on every system; their tools are
+#: development dependencies that the Windows test environment (make test-windows) leaves out.
+CHECKED_ELSEWHERE = "reads the source, the same on every system: make test checks it on Linux"
+
+
 def test_layers_contract() -> None:
     """cli > ui > report > study > analysis > store > engine > domain (pyproject.toml): no
     module imports from a layer above its own."""
     lint = Path(sys.executable).with_name("lint-imports")
+    if sys.platform == "win32" and not lint.with_suffix(".exe").exists():
+        pytest.skip(f"import-linter is not installed: the contract {CHECKED_ELSEWHERE}")
     done = subprocess.run([str(lint)], cwd=ROOT_DIR, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "1 kept, 0 broken" in done.stdout
@@ -117,6 +124,7 @@ def _cycles(graph: dict[str, list[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     """Not even through imports inside functions or for type checking."""
+    grimp = pytest.importorskip("grimp", reason=f"grimp is not installed: this {CHECKED_ELSEWHERE}")
     built = grimp.build_graph("app")
     graph = {m: sorted(built.find_modules_directly_imported_by(m)) for m in built.modules}
     assert _cycles(graph) == []
