@@ -69,6 +69,15 @@ NO_WINDOWS_ENGINE = (
 )
 
 
+def under_wine() -> bool:
+    """Windows Python running under Wine (make test-windows): Wine's ntdll names its version."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
 def require_engine(name: str) -> Tool:
     """The engine, or the test fails (Linux and macOS: `make test` installs it) or, on a
     Windows machine without it, is skipped with the reason."""

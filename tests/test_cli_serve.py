@@ -15,6 +15,9 @@ import pytest
 from app.engine.probe import UdpProber
 from tests.conftest import ROOT_DIR, free_port
 
+#: Every test here runs `linklab serve`, which starts a real iperf3 server.
+pytestmark = pytest.mark.usefixtures("iperf3_tool")
+
 
 @contextmanager
 def serving(
@@ -28,6 +31,7 @@ def serving(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     assert proc.stdout is not None
     lines: list[str] = []

@@ -17,7 +17,7 @@ QT = {"PySide6", "pyqtgraph", "shiboken6"}
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -39,7 +39,7 @@ def test_qt_only_under_app_ui() -> None:
 def test_no_shell_in_app() -> None:
     offenders = []
     for path in APP.rglob("*.py"):
-        tree = ast.parse(path.read_text())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg == "shell":
                 if not (isinstance(node.value, ast.Constant) and node.value.value is False):
@@ -57,7 +57,7 @@ def test_only_the_process_module_starts_processes() -> None:
     spawners = {"system", "popen", "spawnv", "spawnl", "execv", "execvp", "startfile"}
     users = set()
     for path in APP.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 if (node.value.id, node.attr in starters) == ("subprocess", True) or (
                     node.value.id == "os" and node.attr in spawners
@@ -67,7 +67,11 @@ def test_only_the_process_module_starts_processes() -> None:
 
 
 def test_modules_stay_small() -> None:
-    big = {p.name: n for p in APP.rglob("*.py") if (n := len(p.read_text().splitlines())) > 500}
+    big = {
+        p.name: n
+        for p in APP.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+    }
     assert not big
 
 

@@ -68,6 +68,7 @@ def test_a_port_in_use_names_the_program_holding_it(iperf3_tool: Tool) -> None:
     assert not engine_children()
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_serve_says_its_limits_and_binds_where_asked() -> None:
     port = free_port()
     app = subprocess.Popen(
@@ -79,6 +80,7 @@ def test_serve_says_its_limits_and_binds_where_asked() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     try:
         assert app.stdout is not None

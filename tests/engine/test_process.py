@@ -216,6 +216,7 @@ def test_no_engine_outlives_linklab(iperf3_server_port: tuple[int, LocalServer],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     assert app.stdout is not None
     client_pids = []

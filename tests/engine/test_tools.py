@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from app.engine import tools
 from app.engine.errors import EngineMissing
 from app.engine.install_hint import install_hint
 from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
+from tests.conftest import require_engine
 
 HELP_312 = """  --forceflush              force flushing output at every interval
   --rcv-timeout #           idle timeout for receiving data (default 120000 ms)
@@ -43,7 +45,7 @@ def test_capabilities_from_help() -> None:
 
 
 def test_installed_iperf3_is_probed() -> None:
-    tool = find_tool("iperf3")
+    tool = require_engine("iperf3")
     assert tool.version >= (3, 1)
     assert tool.source in (Source.PATH, Source.BUNDLED)
     assert Capability.FORCEFLUSH in tool.capabilities
@@ -58,6 +60,7 @@ def _fake_engine(folder: Path, name: str, version: str) -> Path:
     return path
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")
 def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bundle_root = tmp_path / "resources"
     bundled = _fake_engine(bundle_root / "engines" / tools.platform_tag(), "iperf3", "3.19.1")

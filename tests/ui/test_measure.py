@@ -313,6 +313,7 @@ def test_no_display_is_one_sentence() -> None:
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=60,
     )
     assert done.returncode == 1

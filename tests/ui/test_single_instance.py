@@ -91,6 +91,7 @@ def start_sender(name: str, *paths: Path) -> subprocess.Popen[str]:
         cwd=ROOT_DIR,
         stdout=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
 
 
@@ -374,6 +375,7 @@ def test_a_second_launch_brings_the_window_forward_instead_of_opening_another(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     qtbot.waitUntil(lambda: second.poll() is not None, timeout=WAIT_MS)
     out, err = second.communicate()

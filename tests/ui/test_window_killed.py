@@ -40,6 +40,7 @@ def test_kill_9_of_the_window_mid_run_leaves_no_engine(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     try:
         assert app.stdout is not None
