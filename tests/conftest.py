@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,14 +39,21 @@ def free_port() -> int:
     raise RuntimeError("no free port")
 
 
+def engine_name(process_name: str) -> str:
+    """'iperf3' for iperf3 and for Windows' iperf3.exe (any case): the engine a process is."""
+    name = process_name.lower()
+    return name[: -len(".exe")] if name.endswith(".exe") else name
+
+
 def engine_children(clients_only: bool = False) -> list[psutil.Process]:
     """Live engine processes descended from this test process (optionally clients only)."""
     found = []
     for proc in psutil.Process(os.getpid()).children(recursive=True):
         try:
-            if proc.name() not in ENGINE_NAMES or proc.status() == psutil.STATUS_ZOMBIE:
+            name = engine_name(proc.name())
+            if name not in ENGINE_NAMES or proc.status() == psutil.STATUS_ZOMBIE:
                 continue
-            is_server = proc.name() == "netserver" or "-s" in proc.cmdline()
+            is_server = name == "netserver" or "-s" in proc.cmdline()
             if clients_only and is_server:
                 continue
             found.append(proc)
@@ -54,12 +62,36 @@ def engine_children(clients_only: bool = False) -> list[psutil.Process]:
     return found
 
 
+#: Why an engine may be missing on Windows: the Windows tests run where none can be had.
+NO_WINDOWS_ENGINE = (
+    "no Windows build of {name} is installed here (the Windows tests run under Wine, where "
+    "none can be had; the release workflow runs them with the bundled engines)"
+)
+
+
+def under_wine() -> bool:
+    """Windows Python running under Wine (make test-windows): Wine's ntdll names its version."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
+def require_engine(name: str) -> Tool:
+    """The engine, or the test fails (Linux and macOS: `make test` installs it) or, on a
+    Windows machine without it, is skipped with the reason."""
+    try:
+        return find_tool(name)
+    except EngineMissing as err:
+        if sys.platform == "win32":
+            pytest.skip(NO_WINDOWS_ENGINE.format(name=name))
+        pytest.fail(f"{name} is required for the tests: {err}")
+
+
 @pytest.fixture(scope="session")
 def iperf3_tool() -> Tool:
-    try:
-        return find_tool("iperf3")
-    except EngineMissing as err:
-        pytest.fail(f"iperf3 is required for the tests: {err}")
+    return require_engine("iperf3")
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import time
 
 import psutil
 
-from tests.conftest import ENGINE_NAMES
+from tests.conftest import ENGINE_NAMES, engine_name
 
 
 def engines_of(pid: int) -> list[psutil.Process]:
@@ -20,7 +20,7 @@ def engines_of(pid: int) -> list[psutil.Process]:
         return []
     for proc in children:
         try:
-            if proc.name() in ENGINE_NAMES and proc.status() != psutil.STATUS_ZOMBIE:
+            if engine_name(proc.name()) in ENGINE_NAMES and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
         except psutil.NoSuchProcess:
             continue

@@ -18,6 +18,7 @@ def linklab(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]
         cwd=ROOT_DIR,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=timeout,
     )
 
@@ -27,6 +28,7 @@ def test_version() -> None:
     assert done.returncode == 0 and done.stdout.startswith("LinkLab ")
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_doctor_json() -> None:
     done = linklab("doctor", "--json")
     assert done.returncode == 0, done.stderr
@@ -45,6 +47,7 @@ def test_doctor_json() -> None:
     assert "iperf3" in text.stdout and "Addresses a peer can use" in text.stdout
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_demo_is_a_real_loopback_measurement() -> None:
     done = linklab("demo")
     assert done.returncode == 0, done.stderr

@@ -22,6 +22,7 @@ from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.net import Protocol
 from app.domain.plan import Variable
 from app.study.exercises import find_ready, write_exercise
+from tests.conftest import require_engine
 from tests.test_cli_study import linklab
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
@@ -93,6 +94,7 @@ def write(path: Path, data: dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
     """Measured once for every test here: six real runs for Ada, four for Björn."""
+    require_engine("iperf3")
     root = tmp_path_factory.mktemp("class")
     exercise = short_exercise()
     exercise_file = write_exercise(root / "loopback.linklab-exercise", exercise)

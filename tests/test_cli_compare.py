@@ -33,7 +33,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def compare(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     argv = [sys.executable, "-m", "app", "compare", *args, "--db", str(db)]
-    return subprocess.run(argv, cwd=ROOT_DIR, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        argv, cwd=ROOT_DIR, capture_output=True, text=True, encoding="utf-8", timeout=120
+    )
 
 
 def test_sessions_pair_series_by_series(db: Path) -> None:

@@ -33,6 +33,7 @@ def linklab(*args: str) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=180,
     )
 
@@ -118,6 +119,7 @@ def short_lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_exercise(folder / "lab.linklab-exercise", with_id(replace(lab, steps=steps)))
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None:
     db = str(tmp_path / "ann.sqlite3")
     base = ["run", "--exercise", str(short_lab), "--peer", "this-computer", "--db", db]
@@ -139,7 +141,7 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
         linklab("sessions", "show", session["session_id"], "--db", db, "--json").stdout
     )
     assert shown["assignment"] == {
-        "exercise_id": json.loads(short_lab.read_text())["id"],
+        "exercise_id": json.loads(short_lab.read_text(encoding="utf-8"))["id"],
         "exercise_title": "Transport protocols on a LAN (student lab)",
         "step": 1,
         "student": "Ann Lee",
@@ -172,6 +174,7 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
     assert other.returncode == 2 and ".html, .pdf, .docx" in other.stderr
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_the_bufferbloat_exercise_measures_working_latency(tmp_path: Path) -> None:
     """The ready bufferbloat exercise: both load directions on an open network and with WPA2,
     working latency in every step; a step cut to seconds runs on the loopback and its points

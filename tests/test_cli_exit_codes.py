@@ -31,6 +31,7 @@ def linklab(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "LINKLAB_DB": str(db)},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=180,
     )
 
@@ -44,11 +45,16 @@ def _statuses(db: Path) -> list[str]:
 
 def test_help_documents_the_exit_codes() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "app", "run", "--help"], cwd=ROOT_DIR, capture_output=True, text=True
+        [sys.executable, "-m", "app", "run", "--help"],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
     )
     assert "3 the study completed but some runs failed" in " ".join(done.stdout.split())
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_closed_port_is_refused_before_the_first_run(tmp_path: Path) -> None:
     db = tmp_path / "lab.sqlite3"
     done = linklab(db, "run", "--peer", "127.0.0.1", "--port", str(free_port()), "--runs", "2")
@@ -109,6 +115,7 @@ def test_a_server_that_serves_some_runs_gives_completed_with_failures(
     assert session.status_reason.startswith("2 of 3 runs failed.")
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_clean_study_exits_0(tmp_path: Path) -> None:
     db = tmp_path / "lab.sqlite3"
     done = linklab(

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
+from tests.conftest import ROOT_DIR
 from tests.test_cli import linklab
 
 
@@ -39,6 +43,23 @@ def test_json_breakdown_of_the_worked_value() -> None:
         "TCP timestamps option": 12,
     }
     assert any("1448 bytes of data per segment" in s for s in result["explanation"])
+
+
+def test_output_is_utf8_whatever_the_code_page() -> None:
+    """Windows writes a pipe in its ANSI code page (cp1252, set here by PYTHONIOENCODING),
+    which has no minus sign: the breakdown still comes out whole, in UTF-8."""
+    argv = [sys.executable, "-m", "app", "expected", "--link-rate", "100M", "--protocol", "tcp"]
+    argv += ["--ip", "4", "--length", "1408", "--medium", "Ethernet", "--json"]
+    done = subprocess.run(
+        argv,
+        cwd=ROOT_DIR,
+        env={**os.environ, "PYTHONIOENCODING": "cp1252"},
+        capture_output=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\u2212" in done.stdout and json.loads(done.stdout)["expected_bps"] > 0
 
 
 def test_table_for_wifi_with_security() -> None:

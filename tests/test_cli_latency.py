@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import free_port
 from tests.test_cli_serve import serving
 from tests.test_cli_study import linklab
@@ -18,6 +20,7 @@ def _points(done_stdout: str) -> dict[str, object]:
     return data
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_peer_with_iperf3_only_gives_latency_by_connection_time(tmp_path: Path) -> None:
     db = str(tmp_path / "lab.sqlite3")
     port = free_port()
@@ -56,6 +59,7 @@ def test_a_peer_with_iperf3_only_gives_latency_by_connection_time(tmp_path: Path
     assert "idle ms" in shown.stdout and "loaded ms" in shown.stdout
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_this_computer_uses_the_echo_and_compare_compares_latency(tmp_path: Path) -> None:
     db = str(tmp_path / "lab.sqlite3")
     ids = []

@@ -13,6 +13,7 @@ import pytest
 from tests.test_cli_study import linklab
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_run_with_a_link_rate_has_expected_points(tmp_path: Path) -> None:
     db = tmp_path / "lab.sqlite3"
     done = linklab(

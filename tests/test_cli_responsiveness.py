@@ -21,10 +21,12 @@ def linklab(*args: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT_DIR,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
     )
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_closed_port_is_one_sentence_and_exit_1() -> None:
     done = linklab("--peer", "127.0.0.1", "--port", str(free_port()))
     assert done.returncode == 1
@@ -40,6 +42,7 @@ def test_a_host_like_an_option_is_a_wrong_value_exit_2() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool")
 def test_this_computer_gives_the_json_keys() -> None:
     done = linklab("--peer", "this-computer", "--json", *SHORT)
     assert done.returncode == 0, done.stderr
@@ -56,6 +59,7 @@ def test_this_computer_gives_the_json_keys() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_peer_without_the_responder_falls_back_and_says_so() -> None:
     port = free_port()
     nobody = str(free_port())  # no responder there, whatever else runs on this machine
@@ -70,6 +74,7 @@ def test_a_peer_without_the_responder_falls_back_and_says_so() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool")
 def test_a_peer_running_linklab_serve_is_probed_by_its_echo() -> None:
     port, echo = free_port(), free_port()
     with serving("--echo-port", str(echo), port=port):

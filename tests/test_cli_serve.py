@@ -18,6 +18,9 @@ import pytest
 from app.engine.probe import UdpProber
 from tests.conftest import ROOT_DIR, free_port
 
+#: Every test here runs `linklab serve`, which starts a real iperf3 server.
+pytestmark = pytest.mark.usefixtures("iperf3_tool")
+
 
 @contextmanager
 def serving(
@@ -31,6 +34,7 @@ def serving(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     assert proc.stdout is not None
     lines: list[str] = []

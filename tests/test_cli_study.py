@@ -27,6 +27,7 @@ def linklab(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
         cwd=ROOT_DIR,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=timeout,
     )
 
@@ -38,6 +39,7 @@ def start_linklab(*args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
 
 
@@ -115,7 +117,7 @@ def test_run_json_agrees_with_database_and_csv(
         "export", result["session_id"][:8], "--format", "csv", "--out", str(out), "--db", str(db)
     )
     assert exported.returncode == 0, exported.stderr
-    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
     assert len(rows) == 16
     assert rows[0]["session_name"].startswith("'=HYPERLINK")
     assert rows[0]["started_at_utc"].endswith("Z") and "T" in rows[0]["started_at_utc"]
@@ -143,7 +145,7 @@ def test_run_json_agrees_with_database_and_csv(
         str(db),
     )
     assert done_points.returncode == 0, done_points.stderr
-    point_rows = list(csv.DictReader(io.StringIO(points_file.read_text())))
+    point_rows = list(csv.DictReader(io.StringIO(points_file.read_text(encoding="utf-8"))))
     assert len(point_rows) == 8
     for row in point_rows:
         match = next(
@@ -160,7 +162,7 @@ def test_run_json_agrees_with_database_and_csv(
         "export", result["session_id"], "--format", "html", "--out", str(report), "--db", str(db)
     )
     assert done_report.returncode == 0, done_report.stderr
-    page = report.read_text()
+    page = report.read_text(encoding="utf-8")
     assert "TCP · IPv4" in page and "UDP · IPv6" in page
     assert "=HYPERLINK(&quot;x&quot;)" in page  # the session name, as escaped text
     as_json = linklab(
@@ -395,6 +397,7 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
     assert db.read_bytes() == before
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
 

@@ -25,7 +25,7 @@ from app.engine.server_records import (
     stop_left_behind,
 )
 from app.engine.tools import Tool
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import ROOT_DIR, engine_name, free_port
 from tests.orphans import (
     engines_of,
     listening_ports,
@@ -44,6 +44,7 @@ def _linklab(db: Path, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
 
 
@@ -63,6 +64,7 @@ def _reaped(app: subprocess.Popen[str]) -> Iterator[None]:
         app.communicate(timeout=10)
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_kill_9_of_a_run_leaves_no_engine_and_frees_the_ports(tmp_path: Path) -> None:
     """A 60 s run against this computer: its iperf3 client and LinkLab's loopback server."""
     app = _linklab(
@@ -72,11 +74,12 @@ def test_kill_9_of_a_run_leaves_no_engine_and_frees_the_ports(tmp_path: Path) ->
     )
     with _reaped(app):
         procs, ports = wait_for_client_and_server(app.pid)
-        os.kill(app.pid, signal.SIGKILL)
+        app.kill()  # SIGKILL; on Windows TerminateProcess
         took = seconds_until_gone(procs, ports, CLEANUP_LIMIT_S)
     print(f"run: engines gone and ports free {took:.2f} s after kill -9")
 
 
+@pytest.mark.usefixtures("iperf3_tool", "netperf_tool")
 def test_kill_9_of_serve_leaves_no_server_and_frees_the_ports(tmp_path: Path) -> None:
     port, netserver_port = free_port(), free_port()
     app = _linklab(
@@ -89,14 +92,18 @@ def test_kill_9_of_serve_leaves_no_server_and_frees_the_ports(tmp_path: Path) ->
             if "Press Ctrl+C" in line:
                 break
         procs = engines_of(app.pid)
-        assert {p.name() for p in procs} == {"iperf3", "netserver"}
+        assert {engine_name(p.name()) for p in procs} == {"iperf3", "netserver"}
         assert {port, netserver_port} <= listening_ports(procs)
-        os.kill(app.pid, signal.SIGKILL)
+        app.kill()  # SIGKILL; on Windows TerminateProcess
         took = seconds_until_gone(procs, {port, netserver_port}, CLEANUP_LIMIT_S)
     print(f"serve: servers gone and ports free {took:.2f} s after kill -9")
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32", reason="a background job with SIGINT ignored is a POSIX shell's"
+)
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.usefixtures("iperf3_tool")
 def test_serve_as_a_background_job_stops_on_sigint_and_sigterm(tmp_path: Path, signum: int) -> None:
     """A shell starts `linklab serve &` with SIGINT ignored; serve stops on it all the same."""
     port = free_port()
@@ -113,6 +120,7 @@ def test_serve_as_a_background_job_stops_on_sigint_and_sigterm(tmp_path: Path, s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     with _reaped(app):
         assert app.stdout is not None
@@ -128,6 +136,12 @@ def test_serve_as_a_background_job_stops_on_sigint_and_sigterm(tmp_path: Path, s
     assert not list((tmp_path / "servers").glob("*.json"))  # its records went with them
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="Windows has no watchdog process to kill: a job object ends the engines "
+    "(tests/engine/test_winjob.py)",
+)
+@pytest.mark.usefixtures("iperf3_tool")
 def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_start(
     tmp_path: Path,
 ) -> None:
@@ -146,7 +160,7 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
         (record,) = list((tmp_path / "servers").glob("*.json"))
         watchdog.kill()
         seconds_until_gone([watchdog], set(), 5.0)
-        os.kill(app.pid, signal.SIGKILL)
+        app.kill()  # SIGKILL; on Windows TerminateProcess
     time.sleep(0.5)
     assert all(p.is_running() for p in procs)  # left behind: nothing ended them yet
     later = subprocess.run(
@@ -155,6 +169,7 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
         env={**os.environ, "LINKLAB_DB": str(db)},
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=60,
     )
     assert "Stopped the iperf3 server" in later.stderr, later.stderr

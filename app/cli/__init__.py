@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import signal
 import sys
 from collections.abc import Sequence
@@ -66,7 +67,19 @@ def files_to_open(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
     return [path.absolute() for path in paths]
 
 
+def speak_utf8() -> None:
+    """Write stdout and stderr in UTF-8 whatever the system's code page: LinkLab's sentences
+    and figures use characters (−, α, ›) that Windows' ANSI code page (cp1252) cannot encode
+    when the output goes to a pipe or a file, which would end the command mid-sentence.
+    A Windows console already takes UTF-8, and so do Linux and macOS; nothing changes there."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").replace("-", "").lower()
+        if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    speak_utf8()
     install_exit_handlers()
     parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.domain.errors import BadOption, LinkLabError
+from app.engine.install_hint import install_hint
 
 __all__ = ["BadOption", "EngineError", "LinkLabError"]  # and the subclasses below
 
@@ -13,12 +14,7 @@ class EngineError(LinkLabError):
 
 class EngineMissing(EngineError):
     def __init__(self, name: str, hint: str | None = None) -> None:
-        package = {"netserver": "netperf"}.get(name, name)
-        super().__init__(
-            hint
-            or f"{name} was not found: install it (Debian/Ubuntu: sudo apt-get install {package}) "
-            f"or set its path in LinkLab's settings."
-        )
+        super().__init__(hint or f"{name} was not found: {install_hint(name)}.")
         self.name = name
 
 
@@ -252,9 +248,8 @@ class NotIperf3(ParseError):
         EngineError.__init__(
             self,
             f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
-            f"different program with other options and output: install iperf3 3.1 or newer "
-            f"(Debian/Ubuntu: sudo apt-get install iperf3) and, if needed, set its path in "
-            f"LinkLab's settings.",
+            f"different program with other options and output: iperf3 3.1 or newer is needed; "
+            f"{install_hint('iperf3')}.",
             detail=seen,
         )
 

@@ -220,7 +220,9 @@ def route_to(peer_host: str) -> tuple[str | None, str | None]:
     host = peer_host.strip()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not host:
+    if not host or not host.isprintable():
+        # Windows' resolver ends a name at a NUL and answers "" with this computer's own
+        # addresses: a name with a control character in it is no peer's.
         return None, None
     try:
         candidates = socket.getaddrinfo(host, 9, type=socket.SOCK_DGRAM)

@@ -40,8 +40,10 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
     from PySide6.QtWidgets import QApplication
 
     from app.ui.context import AppContext
+    from app.ui.qt_fonts import point_offscreen_at_fonts
     from app.ui.single_instance import HandoverServer, send_files, serve_window, server_name
 
+    point_offscreen_at_fonts()
     app = QApplication.instance() or QApplication(argv or sys.argv)
     app.setApplicationName("LinkLab")
     app.setOrganizationName("LinkLab")

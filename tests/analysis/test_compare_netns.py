@@ -56,7 +56,9 @@ def measure_session(bed: TestBed, db: Path, name: str, rate_mbit: float) -> None
         str(db),
         "--json",
     )
-    done = subprocess.run(argv, cwd=ROOT_DIR, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        argv, cwd=ROOT_DIR, capture_output=True, text=True, encoding="utf-8", timeout=300
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -69,6 +71,7 @@ def test_open_and_wpa2_compare_series_by_series(bed: TestBed, tmp_path: Path) ->
         cwd=ROOT_DIR,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=120,
     )
     assert done.returncode == 0, done.stderr

@@ -21,7 +21,7 @@ from app.engine.servers import (
     port_holder,
 )
 from app.engine.tools import Capability, Tool, iperf3_capabilities
-from tests.conftest import ROOT_DIR, engine_children, free_port
+from tests.conftest import ROOT_DIR, engine_children, engine_name, free_port
 
 
 def test_the_probe_finds_server_max_duration() -> None:
@@ -68,6 +68,7 @@ def test_a_port_in_use_names_the_program_holding_it(iperf3_tool: Tool) -> None:
     assert not engine_children()
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_serve_says_its_limits_and_binds_where_asked() -> None:
     port = free_port()
     app = subprocess.Popen(
@@ -79,6 +80,7 @@ def test_serve_says_its_limits_and_binds_where_asked() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     try:
         assert app.stdout is not None
@@ -90,7 +92,7 @@ def test_serve_says_its_limits_and_binds_where_asked() -> None:
         text = "".join(lines)
         assert "Limits: listening on 127.0.0.1 only;" in text
         assert "an iperf3 server idle for 60 s restarts" in text
-        (server,) = [p for p in engine_children() if p.name() == "iperf3"]
+        (server,) = [p for p in engine_children() if engine_name(p.name()) == "iperf3"]
         argv = server.cmdline()
         assert argv[argv.index("-B") + 1] == "127.0.0.1"
         assert argv[argv.index("--idle-timeout") + 1] == "60"

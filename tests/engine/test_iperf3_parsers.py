@@ -20,7 +20,7 @@ IPERF = DATA / "iperf3"
 
 
 def events(name: str) -> list[object]:
-    lines = (IPERF / name).read_text().splitlines()
+    lines = (IPERF / name).read_text(encoding="utf-8").splitlines()
     if name.endswith(".jsonl"):
         return list(parse_stream(lines))
     if name.endswith(".json"):
@@ -244,9 +244,9 @@ def _check_values(evs: list[object]) -> None:
 
 _TEXTISH = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
 _TEMPLATE_LINES = st.sampled_from(
-    (IPERF / "text_udp_v4.txt").read_text().splitlines()
-    + (IPERF / "text_tcp_bidir.txt").read_text().splitlines()
-    + (IPERF / "text_udp_bidir_get_server_output.txt").read_text().splitlines()
+    (IPERF / "text_udp_v4.txt").read_text(encoding="utf-8").splitlines()
+    + (IPERF / "text_tcp_bidir.txt").read_text(encoding="utf-8").splitlines()
+    + (IPERF / "text_udp_bidir_get_server_output.txt").read_text(encoding="utf-8").splitlines()
 )
 
 

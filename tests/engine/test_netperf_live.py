@@ -17,7 +17,7 @@ from app.engine.netperf import start_netperf
 from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.servers import ServerOptions, netserver
 from app.engine.tools import Tool, find_tool
-from tests.conftest import engine_children, free_port
+from tests.conftest import engine_children, engine_name, free_port
 
 pytestmark = pytest.mark.netperf
 
@@ -49,7 +49,7 @@ def netserver_port() -> Iterator[int]:
 @pytest.fixture(autouse=True)
 def no_netperf_left() -> Iterator[None]:
     yield
-    left = [p for p in engine_children(clients_only=True) if p.name() == "netperf"]
+    left = [p for p in engine_children(clients_only=True) if engine_name(p.name()) == "netperf"]
     assert not left, f"netperf left running: {[p.pid for p in left]}"
 
 

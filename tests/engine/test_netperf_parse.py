@@ -59,7 +59,7 @@ KEYVAL_FIXTURES = sorted(p.name for p in NETPERF.glob("keyval_*.txt"))
 
 
 def events(name: str) -> list[ParseEvent]:
-    return list(parse_keyval((NETPERF / name).read_text().splitlines()))
+    return list(parse_keyval((NETPERF / name).read_text(encoding="utf-8").splitlines()))
 
 
 def samples(evs: list[ParseEvent]) -> list[Sample]:
@@ -195,7 +195,7 @@ def test_udp_rr_v6_values() -> None:
 
 
 def test_cpu_minus_one_is_unknown_not_zero() -> None:
-    text = (NETPERF / "keyval_tcp_rr_v4_nocpu.txt").read_text()
+    text = (NETPERF / "keyval_tcp_rr_v4_nocpu.txt").read_text(encoding="utf-8")
     assert "LOCAL_CPU_UTIL=-1.00" in text
     total = summary(events("keyval_tcp_rr_v4_nocpu.txt"))
     assert total.cpu_local_pct is None and total.cpu_remote_pct is None
@@ -260,7 +260,7 @@ def stdout_failure(name: str) -> str:
 
 
 def stderr_text(name: str) -> str:
-    return (NETPERF / name).read_text().strip()
+    return (NETPERF / name).read_text(encoding="utf-8").strip()
 
 
 @pytest.mark.parametrize(
@@ -533,7 +533,7 @@ def test_well_formed_interims_never_yield_bad_numbers(blocks: list[tuple[str, st
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(KEYVAL_FIXTURES), st.data())
 def test_truncated_or_mangled_captures(name: str, data: st.DataObject) -> None:
-    lines = (NETPERF / name).read_text().splitlines()
+    lines = (NETPERF / name).read_text(encoding="utf-8").splitlines()
     cut = data.draw(st.integers(min_value=0, max_value=len(lines)))
     mangled = lines[:cut]
     if mangled:
@@ -566,7 +566,7 @@ def test_malformed_structure_raises_parse_error() -> None:
 
 
 def test_readme_names_every_fixture() -> None:
-    readme = (NETPERF / "README.md").read_text()
+    readme = (NETPERF / "README.md").read_text(encoding="utf-8")
     for path in NETPERF.iterdir():
         if path.name != "README.md":
             assert path.name in readme, path.name

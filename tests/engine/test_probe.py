@@ -15,7 +15,7 @@ from app.engine.errors import HostUnresolved
 from app.engine.netinfo import ipv6_available
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod, ProbeMatcher, ProbeRecord
-from tests.conftest import free_port
+from tests.conftest import free_port, under_wine
 
 MS = 1_000_000
 
@@ -151,6 +151,11 @@ def test_loss_when_the_responder_stops_midway() -> None:
     assert all(not r.lost for r in records if r.seq < first_lost)
 
 
+@pytest.mark.skipif(
+    under_wine(),
+    reason="Wine gap: Wine does not pass on the loopback's ICMP port unreachable, which Windows "
+    "reports to the next receive (WSAECONNRESET)",
+)
 def test_no_responder_everything_lost() -> None:
     prober = UdpProber("127.0.0.1", free_port(), duration_s=0.1, timeout_s=0.1)
     summary = prober.run()

@@ -26,7 +26,7 @@ from app.engine.process import (
 )
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
-from tests.conftest import ROOT_DIR, engine_children
+from tests.conftest import ROOT_DIR, engine_children, engine_name
 
 PY = sys.executable
 
@@ -216,6 +216,7 @@ def test_no_engine_outlives_linklab(iperf3_server_port: tuple[int, LocalServer],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        encoding="utf-8",
     )
     assert app.stdout is not None
     client_pids = []
@@ -225,7 +226,7 @@ def test_no_engine_outlives_linklab(iperf3_server_port: tuple[int, LocalServer],
             client_pids = [
                 p.pid
                 for p in psutil.Process(app.pid).children(recursive=True)
-                if p.name() == "iperf3"
+                if engine_name(p.name()) == "iperf3"
             ]
         if " s " in line and "bit/s" in line:  # first interval printed
             break

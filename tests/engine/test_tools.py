@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 
 from app.engine import tools
 from app.engine.errors import EngineMissing
+from app.engine.install_hint import install_hint
 from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
+from tests.conftest import require_engine
 
 HELP_312 = """  --forceflush              force flushing output at every interval
   --rcv-timeout #           idle timeout for receiving data (default 120000 ms)
@@ -42,7 +45,7 @@ def test_capabilities_from_help() -> None:
 
 
 def test_installed_iperf3_is_probed() -> None:
-    tool = find_tool("iperf3")
+    tool = require_engine("iperf3")
     assert tool.version >= (3, 1)
     assert tool.source in (Source.PATH, Source.BUNDLED)
     assert Capability.FORCEFLUSH in tool.capabilities
@@ -57,6 +60,7 @@ def _fake_engine(folder: Path, name: str, version: str) -> Path:
     return path
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")
 def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bundle_root = tmp_path / "resources"
     bundled = _fake_engine(bundle_root / "engines" / tools.platform_tag(), "iperf3", "3.19.1")
@@ -87,4 +91,20 @@ def test_missing_engine_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     monkeypatch.setattr(tools, "resource_dir", lambda: tmp_path)
     with pytest.raises(EngineMissing) as info:
         find_tool("netserver")
-    assert "apt-get install netperf" in str(info.value)
+    assert install_hint("netserver") in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("platform", "said", "never"),
+    [
+        ("linux", "sudo apt-get install netperf", "brew"),
+        ("darwin", "brew install netperf", "apt-get"),
+        ("win32", "Settings › Engines", "apt-get"),
+    ],
+)
+def test_install_sentences_fit_the_system(platform: str, said: str, never: str) -> None:
+    hint = install_hint("netserver", platform)
+    assert said in hint and never not in hint
+    # iperf3 comes with LinkLab's Windows installer: the sentence says so instead of a command.
+    windows = install_hint("iperf3", "win32")
+    assert "installer brings iperf3" in windows and "sudo" not in windows

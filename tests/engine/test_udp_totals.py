@@ -44,7 +44,9 @@ def test_nothing_is_made_up(flow: FlowSummary) -> None:
 def test_a_receiving_end_adds_up_its_own_intervals() -> None:
     """A UDP -R run as iperf3 before 3.11 ends it (end.sum only): this end received, and its
     interval reports say how much. The run is iperf3 3.17's, with the later totals taken out."""
-    lines = (ENGINE_OUTPUTS / "local-iperf3-3.17-linux-udp-reverse.jsonl").read_text()
+    lines = (ENGINE_OUTPUTS / "local-iperf3-3.17-linux-udp-reverse.jsonl").read_text(
+        encoding="utf-8"
+    )
     events = [json.loads(line) for line in lines.splitlines()]
     for event in events:
         if event["event"] == "end":

@@ -58,7 +58,7 @@ def test_frozen_program_finds_its_bundled_engines(built: Path, tmp_path: Path) -
     env = smoke.bare_env(tmp_path)
     assert shutil.which("iperf3", path=env["PATH"]) is None
     assert smoke.run(bundle, ["--version"], env).strip() == f"LinkLab {__version__}"
-    manifest = json.loads((_engines_dir(bundle) / ENGINE_MANIFEST).read_text())
+    manifest = json.loads((_engines_dir(bundle) / ENGINE_MANIFEST).read_text(encoding="utf-8"))
     assert "iperf3" in manifest["engines"]
     doctor = json.loads(smoke.run(bundle, ["doctor", "--json"], env))
     for name in manifest["engines"]:
@@ -70,9 +70,9 @@ def test_frozen_program_finds_its_bundled_engines(built: Path, tmp_path: Path) -
         assert (_engines_dir(bundle) / licence).stat().st_size > 100
     # LinkLab's own licence, Qt's (LGPL-3.0) and the Python packages' metadata travel along.
     assert (bundle / "_internal" / "LICENSE").is_file()
-    assert (
-        "LESSER GENERAL PUBLIC LICENSE" in (bundle / "_internal/licenses/LGPL-3.0.txt").read_text()
-    )
+    assert "LESSER GENERAL PUBLIC LICENSE" in (
+        bundle / "_internal/licenses/LGPL-3.0.txt"
+    ).read_text(encoding="utf-8")
     assert list((bundle / "_internal").glob("pyside6_essentials-*.dist-info"))
     # The presets ship in the bundle and are found as from source.
     assert list((bundle / "_internal" / "resources" / "presets").glob("*.json"))
@@ -211,7 +211,11 @@ def test_deb_installs_launcher_menu_entry_and_file_type(built: Path, tmp_path: P
     assert smoke.run(program.parent, ["--version"], env).strip() == f"LinkLab {__version__}"
     assert (root / "opt/linklab/_internal/resources/engines" / platform_tag() / "iperf3").is_file()
     desktop = root / "usr/share/applications/linklab.desktop"
-    entry = dict(line.split("=", 1) for line in desktop.read_text().splitlines() if "=" in line)
+    entry = dict(
+        line.split("=", 1)
+        for line in desktop.read_text(encoding="utf-8").splitlines()
+        if "=" in line
+    )
     assert entry["Exec"] == "linklab %F" and entry["Icon"] == "linklab"
     assert "Network" in entry["Categories"].split(";")
     assert entry["MimeType"].rstrip(";").split(";") == [
@@ -220,13 +224,13 @@ def test_deb_installs_launcher_menu_entry_and_file_type(built: Path, tmp_path: P
     ]
     if shutil.which("desktop-file-validate"):
         subprocess.run(["desktop-file-validate", str(desktop)], check=True)
-    mime = (root / "usr/share/mime/packages/linklab.xml").read_text()
+    mime = (root / "usr/share/mime/packages/linklab.xml").read_text(encoding="utf-8")
     assert f'<glob pattern="*{EXCHANGE_SUFFIX}"/>' in mime
     assert f'<glob pattern="*{EXERCISE_SUFFIX}"/>' in mime
     for size in (16, 48, 256):
         assert (root / f"usr/share/icons/hicolor/{size}x{size}/apps/linklab.png").is_file()
     assert (root / "usr/share/icons/hicolor/scalable/apps/linklab.svg").is_file()
-    assert "MIT" in (root / "usr/share/doc/linklab/copyright").read_text()
+    assert "MIT" in (root / "usr/share/doc/linklab/copyright").read_text(encoding="utf-8")
 
 
 def test_tarball_holds_the_bundle(built: Path) -> None:

@@ -7,6 +7,7 @@ import hashlib
 import os
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,6 +157,8 @@ def test_interrupted_sessions_are_marked_at_next_open(tmp_path: Path) -> None:
 
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    if sys.platform != "linux":
+        pytest.skip("a small disk to fill is a tmpfs mount, which only Linux has")
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs to fill needs root (CI runs as root)")
     mount = tmp_path / "tiny"

@@ -102,6 +102,7 @@ def test_doctor_db_says_what_is_wrong_and_recovers(damaged: Path, tmp_path: Path
             cwd=ROOT_DIR,
             capture_output=True,
             text=True,
+            encoding="utf-8",
             timeout=60,
         )
 

@@ -434,7 +434,9 @@ def test_file_over_the_size_cap_is_refused(
 
 def _linklab(*args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "app", *args]
-    return subprocess.run(command, cwd=ROOT_DIR, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        command, cwd=ROOT_DIR, capture_output=True, text=True, encoding="utf-8", timeout=60
+    )
 
 
 def test_cli_export_then_import(source: tuple[Path, list[str]], target: Path) -> None:

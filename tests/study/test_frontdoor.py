@@ -58,7 +58,9 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
     env = {**os.environ, "LINKLAB_DB": str(db)}
     argv = [sys.executable, "-m", "app", "run", "--peer", "this-computer", "--sizes", "1408"]
     argv += ["--runs", "1", "--duration", "1", "--name", "b"]
-    done = subprocess.run(argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, encoding="utf-8", timeout=60
+    )
     assert done.returncode == 0, done.stderr
     window, cli = stored_row(db, "a"), stored_row(db, "b")
     for row in (window, cli):
@@ -74,6 +76,7 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
         env=env,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         timeout=60,
     )
     assert json.loads(shown.stdout)["environment"]["interface"] == environment["interface"]
@@ -114,6 +117,7 @@ def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_t
     assert note in session.status_reason
 
 
+@pytest.mark.usefixtures("iperf3_tool")
 def test_nothing_answers_nothing_starts(tmp_path: Path) -> None:
     door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
     plan = Plan(peer=Peer("127.0.0.1", iperf3_port=free_port()), values=(1408,))

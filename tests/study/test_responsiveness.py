@@ -29,7 +29,7 @@ from app.study.responsiveness_results import (
     StepMeasured,
     TestStarted,
 )
-from tests.conftest import engine_children
+from tests.conftest import engine_children, require_engine
 
 
 def _run(rtts: list[float | None], bps: float, both: bool = False) -> _StepRun:
@@ -78,6 +78,7 @@ def test_settings_refuse_what_cannot_run() -> None:
 
 @pytest.fixture
 def loopback() -> Iterator[LoopbackServers]:
+    require_engine("iperf3")  # the test measures with real iperf3 on the loopback
     servers = LoopbackServers()
     yield servers
     servers.stop()

@@ -18,8 +18,11 @@ from app.store.sessions import SessionStore
 from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow
+from app.ui.qt_fonts import point_offscreen_at_fonts
 from tests.conftest import engine_children, free_port
 from tests.ui.user import User
+
+point_offscreen_at_fonts()  # before any QApplication: offscreen Qt on Windows has no fonts
 
 
 @pytest.fixture

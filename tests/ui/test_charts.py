@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import sys
 
+import pytest
+
 from app.analysis.stats import summarize
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import RunKey
@@ -79,6 +81,11 @@ def test_sweep_chart_series_and_points(qtbot) -> None:  # type: ignore[no-untype
     assert summarize([1.0]).n == 1
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 12),
+    reason="True is immortal from Python 3.12 on: its reference count no longer moves, so the "
+    "PySide6 6.12.0 leak this guards against (a crash on 3.11) cannot be seen there",
+)
 def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[no-untyped-def]
     """PySide6 6.12.0 loses a reference to True on every pyqtgraph repaint, which crashes
     Python 3.11 within minutes of live charting; the pinned Qt binding must not."""

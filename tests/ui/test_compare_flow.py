@@ -8,6 +8,7 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.ui.main_window import MainWindow
@@ -36,6 +37,7 @@ def save_as(path: Path) -> Callable[[User], None]:
     return answer
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_compare_two_sessions_and_export(window: MainWindow, user: User, tmp_path: Path) -> None:
     measure(user, window, "open lab", "open (no security)")
     measure(user, window, "wpa2 lab", "WPA2")

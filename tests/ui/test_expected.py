@@ -5,6 +5,8 @@ model cannot use, and the detected rate that fills the field until the user type
 
 from __future__ import annotations
 
+import pytest
+
 from app.domain.plan import Conditions, Medium
 from app.study.environment import DetectedLink
 from app.ui.main_window import MainWindow
@@ -17,6 +19,7 @@ ARITHMETIC_1G = (
 )
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     window: MainWindow, user: User
 ) -> None:

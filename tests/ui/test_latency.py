@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.domain.net import IpVersion, Protocol
@@ -19,6 +20,7 @@ from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_study_with_working_latency_against_this_computer(window: MainWindow, user: User) -> None:
     user.check("Working latency")
     plan_sweep(user, "1408", runs=2, seconds=2)

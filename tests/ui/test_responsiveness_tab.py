@@ -19,6 +19,7 @@ def short_test(user: User) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user: User) -> None:
     short_test(user)
     assert user.text("Peer") == "This computer"
@@ -43,6 +44,7 @@ def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_stop_ends_the_test_without_a_card(window: MainWindow, user: User) -> None:
     short_test(user)
     user.click("Start responsiveness test")

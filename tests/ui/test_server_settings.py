@@ -30,7 +30,7 @@ from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab
 from app.ui.settings.tab import SettingsTab
-from tests.conftest import free_port
+from tests.conftest import engine_name, free_port
 
 pytestmark = pytest.mark.qt_log_level_fail("WARNING")
 W = TypeVar("W", bound=QWidget)
@@ -48,7 +48,7 @@ def ours(name: str) -> list[psutil.Process]:
     found = []
     for proc in psutil.Process(os.getpid()).children(recursive=True):
         try:
-            if proc.name() == name and proc.status() != psutil.STATUS_ZOMBIE:
+            if engine_name(proc.name()) == name and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
         except psutil.NoSuchProcess:
             continue
@@ -118,6 +118,7 @@ def test_port_in_use_is_a_sentence_in_the_status_line(
     assert child(server_tab, QPushButton, "iperf3_start").isEnabled()
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_tab_follows_servers_started_elsewhere(
     qtbot: QtBot, server_tab: ServerTab, servers: LocalServers
 ) -> None:
@@ -145,6 +146,7 @@ def test_netserver_starts_and_stops(
     assert not ours("netserver")
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_missing_netserver_disables_its_group(
     server_tab: ServerTab, context: AppContext, tmp_path: Path
 ) -> None:

@@ -73,6 +73,7 @@ def test_every_control_is_visible_at_1280x800_without_scrolling(
             assert User.on_screen(widget) == widget.rect(), f"{name!r} is clipped"
 
 
+@pytest.mark.usefixtures("iperf3_tool", "netperf_tool")  # both engines are chosen
 def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     user.type("Peer", "lab-peer.example")
     user.type("iperf3 port", "5301")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6 as Shiboken
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from app.domain.errors import LinkLabError
@@ -28,9 +29,18 @@ class _Job(QRunnable):
         try:
             result = self._work()
         except LinkLabError as err:
-            self._relay.failed.emit(self._number, err.sentence)
+            self._deliver(self._relay.failed, err.sentence)
             return
-        self._relay.done.emit(self._number, result)
+        self._deliver(self._relay.done, result)
+
+    def _deliver(self, signal: Any, payload: object) -> None:
+        try:
+            signal.emit(self._number, payload)
+        except RuntimeError:
+            # The view that asked was closed while this read ran (its relay went with it):
+            # nobody is left to show the result to.
+            if Shiboken.isValid(self._relay):
+                raise
 
 
 class Background(QObject):

@@ -38,6 +38,7 @@ from app.ui.common.chart_style import (
     style_plot,
 )
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
+from app.ui.qt_fonts import point_offscreen_at_fonts
 
 Spread = Literal["sd", "ci"]
 
@@ -66,6 +67,7 @@ def ensure_application() -> QApplication:
     no_display = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if sys.platform.startswith("linux") and no_display and not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    point_offscreen_at_fonts()
     _app = QApplication(sys.argv[:1])
     return _app
 
