@@ -43,6 +43,7 @@ def _loopback_session(db: Path, name: str, security: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_loopback_sessions_labelled_wpa2_and_open_are_compared_with_a_warning(
     tmp_path: Path,
 ) -> None:

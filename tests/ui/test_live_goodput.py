@@ -4,6 +4,8 @@ server received takes its place as "upload", the same figures the database keeps
 
 from __future__ import annotations
 
+import pytest
+
 from app.domain.net import Protocol
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -11,6 +13,7 @@ from app.ui.main_window import MainWindow
 from tests.ui.user import User, wait_for
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_udp_upload_shows_sent_live_then_what_was_received(window: MainWindow, user: User) -> None:
     user.choose("Engine", "iperf3")
     user.choose("Protocol", "UDP")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.domain.net import IpVersion, Protocol
@@ -144,6 +145,7 @@ def colours(chart: SweepChart) -> dict[str, str]:
     return {name: chart.curve_colour(name) or "" for name in chart.series_names}
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_series_keeps_its_colour_across_measure_sessions_and_compare(
     window: MainWindow, user: User
 ) -> None:
@@ -202,6 +204,7 @@ def test_a_series_keeps_its_colour_across_measure_sessions_and_compare(
     wait_for(lambda: compared.height() >= page.height() / 2, 10, "the chart's half of the tab")
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_the_command_shows_the_plan_on_screen(window: MainWindow, user: User) -> None:
     first = user.text("Command")
     assert "iperf3" in first
