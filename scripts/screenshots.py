@@ -181,9 +181,13 @@ def shoot() -> int:
         user.tab("Sweep")
         save(f"measure-live-{width}x{height}.png")
         user.tab("Current run")
-        # Runs last 2 s: the one charted above may have ended while the Sweep tab was saved.
-        wait_for(lambda c=chart: c.point_count >= 1, 60, "the current run's first interval")  # type: ignore[attr-defined,misc]
-        save(f"measure-current-run-{width}x{height}.png")
+        # Runs last 2 s: the run charted may end (and the next start empty) while the view is
+        # saved; save again until the picture was taken with an interval on the chart.
+        for _ in range(10):
+            wait_for(lambda c=chart: c.point_count >= 1, 60, "an interval of the current run")  # type: ignore[attr-defined,misc]
+            save(f"measure-current-run-{width}x{height}.png")
+            if chart.point_count >= 1:  # type: ignore[attr-defined]
+                break
         wait_for(lambda: not window.measure.running, 600, "the sweep to finish")
         user.tab("Sweep")
         save(f"measure-done-{width}x{height}.png")
