@@ -26,6 +26,11 @@ from app.study.exchange import MAX_FILE_BYTES, export_sessions, read_exchange, w
 from tests.conftest import ROOT_DIR
 from tests.study.test_exchange import BAD_TEXTS
 
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="a child's peak memory is read with POSIX getrusage (RUSAGE_CHILDREN)",
+)
+
 BOUND_MB = 500
 MB = 1024 * 1024
 HEAD = (
