@@ -31,6 +31,7 @@ def store_session(
     when: str,
     security: Security = Security.OPEN,
     mbit: float = 47.0,
+    repetitions: int = 3,
 ) -> str:
     """A finished session of a 50 Mbit/s link: every series 45–50 Mbit/s, the curves near the
     top of the plot where a legend used to sit."""
@@ -39,7 +40,7 @@ def store_session(
         protocols=protocols,
         ip_versions=(IpVersion.V4, IpVersion.V6),
         values=VALUES,
-        repetitions=3,
+        repetitions=repetitions,
         duration_s=1,
         name=name,
         conditions=Conditions(security=security),
@@ -81,11 +82,13 @@ def open_session(user: User, row: int, name: str) -> SweepChart:
 
 
 def laid_out(user: User, chart: SweepChart) -> bool:
-    """The window has placed the session's text: all of it above the chart, none under it."""
+    """The window has placed the session's text above the chart, none of what shows under it
+    (with warnings above it, the details' band may be shorter than its text and scroll)."""
     details = user.find("Session details")
-    bottom = details.mapTo(details.window(), details.rect().bottomLeft()).y()
+    shown = User.on_screen(details)
+    bottom = details.mapTo(details.window(), shown.bottomLeft()).y()
     top = chart.mapTo(chart.window(), chart.rect().topLeft()).y()
-    return bottom < top and User.on_screen(details).height() == details.height()
+    return shown.height() > 0 and bottom < top
 
 
 def legend_off_the_data(chart: SweepChart) -> None:
@@ -143,6 +146,26 @@ def test_the_session_view_gives_its_chart_half_the_height_at_1280x800(
 def colours(chart: SweepChart) -> dict[str, str]:
     chart.redraw()
     return {name: chart.curve_colour(name) or "" for name in chart.series_names}
+
+
+def test_warnings_leave_the_chart_its_half_with_the_details_open(
+    window: MainWindow, user: User
+) -> None:
+    """Two runs a point: a warning stands above the details, which give it their room."""
+    store_session(
+        window.context.db_path,
+        "two runs",
+        (Protocol.TCP, Protocol.UDP),
+        when="2025-03-01T10:00:00+00:00",
+        repetitions=2,
+    )
+    chart = open_session(user, 0, "two runs")
+    view = user.find("Session view")
+    wait_for(lambda: user.can_see("Session warnings"), 10, "the session's warnings")
+    assert "fewer than 3" in user.text("Session warnings")
+    wait_for(lambda: laid_out(user, chart), 5, "the warnings and details above the chart")
+    assert chart.height() >= view.height() / 2
+    legend_off_the_data(chart)
 
 
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3

@@ -39,7 +39,7 @@ from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
-from app.ui.common.warning_band import WarningBand
+from app.ui.common.warning_band import BAND_LINES, WarningBand
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
@@ -178,6 +178,10 @@ class SessionView(QWidget):
         """The band is as tall as the text, up to HEADER_LINES lines (then it scrolls)."""
         width = max(self.header_area.width(), 200)
         lines = HEADER_LINES if self.details_shown else 1
+        if self.details_shown and self.warnings.sentences:
+            # The warnings' band takes its lines from the details': together they stay within
+            # what the details alone may take, so the chart keeps its share.
+            lines = max(2, HEADER_LINES - BAND_LINES)
         cap = self.header.fontMetrics().lineSpacing() * lines + 6
         self.header_area.setFixedHeight(min(self.header.heightForWidth(width) + 2, cap))
 
