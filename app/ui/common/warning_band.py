@@ -34,6 +34,7 @@ class WarningBand(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._sentences: list[str] = []
         self._folded = False
+        self._line_height: int | None = None
         self.setVisible(False)
 
     @property
@@ -77,12 +78,14 @@ class WarningBand(QScrollArea):
         self.setFixedHeight(min(self.label.heightForWidth(width) + 2, cap))
 
     def _one_line_height(self) -> int:
-        """The label's height holding one line: its padding and border around a line."""
-        text = self.label.text()
-        self.label.setText("⚠")
-        height = self.label.heightForWidth(400)
-        self.label.setText(text)
-        return height
+        """The label's height holding one line: its padding and border around a line. Measured
+        once (by setting one line), not at every resize."""
+        if self._line_height is None:
+            text = self.label.text()
+            self.label.setText("⚠")
+            self._line_height = self.label.heightForWidth(400)
+            self.label.setText(text)
+        return self._line_height
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
