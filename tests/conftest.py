@@ -11,9 +11,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from app.engine.drivers import find_tool
 from app.engine.errors import EngineMissing
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"

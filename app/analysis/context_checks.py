@@ -18,6 +18,7 @@ from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.units import plain_rate
+from app.engine.drivers import DRIVERS
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0
@@ -236,7 +237,8 @@ def run_cpu_cores(
     local_cpus = count if isinstance(count, int) and not isinstance(count, bool) else 1
     local_cpus = max(local_cpus, 1)
     remote_cpus = local_cpus if peer_is_local else 1
-    all_cpus = run.engine == "netperf"
+    driver = next((d for d in DRIVERS.values() if d.name == run.engine), None)
+    all_cpus = driver is not None and driver.cpu_of_all_cores
     local: float | None
     if metrics.cpu_local_pct is not None:
         local = metrics.cpu_local_pct / 100 * (local_cpus if all_cpus else 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -22,8 +23,10 @@ from app.cli import (
 )
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.domain.errors import BadOption, LinkLabError
+from app.engine.drivers import PROGRAM_NAMES
 from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
+from app.engine.tools import EngineSettings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Ctrl+C stops every command, also one started as a background job (`linklab measure &`),
     # which the shell starts with SIGINT ignored and Python then leaves ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Where the engines are: LINKLAB_<NAME> variables, read here once and handed on.
+    args.engine_settings = EngineSettings.from_environment(os.environ, PROGRAM_NAMES)
     try:
         return int(args.handler(args))
     except BadOption as err:

@@ -33,18 +33,26 @@ def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
     return convert
 
 
-def add_port_arguments(
-    parser: argparse.ArgumentParser, iperf3_help: str = "iperf3 port (default 5201)"
-) -> None:
-    """--port and --netserver-port, named the same by every command that reaches a peer."""
-    parser.add_argument("--port", type=number(int, 1, 65535), help=iperf3_help)
-    parser.add_argument(
-        "--netserver-port",
-        "--netperf-port",  # the name of earlier versions
-        dest="netserver_port",
-        type=number(int, 1, 65535),
-        help="netserver port (default 12865)",
-    )
+def add_port_arguments(parser: argparse.ArgumentParser, first_help: str | None = None) -> None:
+    """The port of each engine's server (--port for iperf3, --netserver-port, …), named the
+    same by every command that reaches a peer; first_help replaces the first one's help."""
+    for index, driver in enumerate(drivers.DRIVERS.values()):
+        text = f"{driver.port_label} port (default {driver.default_port})"
+        parser.add_argument(
+            *driver.port_options,
+            dest=driver.port_dest,
+            type=number(int, 1, 65535),
+            help=first_help if index == 0 and first_help else text,
+        )
+
+
+def peer_ports(args: argparse.Namespace) -> dict[str, int]:
+    """The ports given on the command line, by the engines' port keys."""
+    return {
+        d.port_key: port
+        for d in drivers.DRIVERS.values()
+        if (port := getattr(args, d.port_dest, None))
+    }
 
 
 def add_echo_port_argument(parser: argparse.ArgumentParser, text: str) -> None:

@@ -6,6 +6,7 @@ import argparse
 import json
 import signal
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
@@ -22,6 +23,7 @@ from app.cli.args import (
     choices_list,
     key_value,
     number,
+    peer_ports,
     rate,
     size,
     value_list,
@@ -30,10 +32,12 @@ from app.cli.args import (
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
-from app.domain.plan import Medium, Peer, Plan, Security, Variable
+from app.domain.plan import OLD_PORT_FIELDS, Engine, Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
+from app.engine.driver import EngineDriver
+from app.engine.drivers import DRIVERS, registry
 from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
@@ -80,7 +84,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the UDP port of LinkLab's latency responder on the peer, for --metric latency "
         "(default 5200; a peer without it is measured by TCP connection time)",
     )
-    run.add_argument("--engine", choices=("iperf3", "netperf"))
+    run.add_argument("--engine", choices=[engine.value for engine in DRIVERS])
     run.add_argument("--protocol", type=choices_list(("tcp", "udp")), metavar="tcp|udp|tcp,udp")
     run.add_argument("--ip", type=choices_list(("4", "6")), metavar="4|6|4,6")
     run.add_argument("--direction", choices=("up", "down", "bidir"))
@@ -243,10 +247,9 @@ def plan_from_args(
         peer["host"] = args.peer
     if args.peer6:
         peer["host6"] = args.peer6
-    if args.port:
-        peer["iperf3_port"] = args.port
-    if args.netserver_port:
-        peer["netperf_port"] = args.netserver_port
+    if ports := peer_ports(args):
+        old = {new: peer.pop(name) for name, new in OLD_PORT_FIELDS.items() if name in peer}
+        peer["ports"] = {**old, **(peer.get("ports") or {}), **ports}
     if args.echo_port:
         peer["echo_port"] = args.echo_port
     if not peer.get("host"):
@@ -302,9 +305,14 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
     return EXIT_FOR[outcome.status]
 
 
+def cli_drivers(args: argparse.Namespace) -> Mapping[Engine, EngineDriver]:
+    """The engines' drivers with the settings the command line was given (LINKLAB_<NAME>)."""
+    return registry(getattr(args, "engine_settings", None))
+
+
 def open_door(args: argparse.Namespace) -> FrontDoor:
     """The front door of --db (or the default database), after its start-up work."""
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(Path(args.db) if args.db else None, drivers=cli_drivers(args))
     door.startup()
     for sentence in door.left_behind:
         print(f"linklab: {sentence}", file=sys.stderr)
@@ -333,8 +341,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     study = door.resume(
         args.session,
         ProgressPrinter(sys.stderr),
-        iperf3_port=args.port,
-        netserver_port=args.netserver_port,
+        ports=peer_ports(args),
         echo_port=args.echo_port,
     )
     return _execute(args, door, study)

@@ -14,7 +14,11 @@ from typing import Any
 
 from app.domain.net import Direction, IpVersion, Protocol
 
-PLAN_FORMAT = 1
+#: 2: a peer's ports are a mapping by engine ("ports"); format 1's iperf3_port and
+#: netperf_port are read into it.
+PLAN_FORMAT = 2
+#: Format 1's port fields of a peer, and the engine port keys they became.
+OLD_PORT_FIELDS = {"iperf3_port": "iperf3", "netperf_port": "netperf"}
 
 
 class Engine(StrEnum):
@@ -96,26 +100,51 @@ DEFAULT_ECHO_PORT = 5200
 LATENCY_IDLE_S = 2.0
 
 
+class Ports(dict[str, int]):
+    """A peer's server ports by engine ({"iperf3": 5201, "netperf": 12865}): read-only and
+    hashable, as a frozen Peer needs. An engine without an entry uses its default port."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def __reduce__(self) -> tuple[type[Ports], tuple[dict[str, int]]]:
+        return Ports, (dict(self),)
+
+    def _read_only(self, *_args: object, **_kwargs: object) -> None:
+        raise TypeError("a peer's ports are read-only: use Peer.with_port")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Peer:
     host: str
-    iperf3_port: int = 5201
-    netperf_port: int = 12865
+    #: The port of each engine's server on the peer, by the engine's port key.
+    ports: Mapping[str, int] = field(default_factory=Ports)
     name: str = ""
     host6: str = ""  # the IPv6 address, when host is an IPv4 address and IPv6 is measured too
     echo_port: int = DEFAULT_ECHO_PORT  # LinkLab's latency responder (UDP) on the peer
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.ports, Ports):
+            object.__setattr__(self, "ports", Ports(self.ports))
+
     @classmethod
     def this_computer(
-        cls, iperf3_port: int = 5201, netperf_port: int = 12865, echo_port: int = DEFAULT_ECHO_PORT
+        cls, ports: Mapping[str, int] | None = None, echo_port: int = DEFAULT_ECHO_PORT
     ) -> Peer:
-        return cls(
-            "127.0.0.1", iperf3_port, netperf_port, THIS_COMPUTER, host6="::1", echo_port=echo_port
-        )
+        return cls("127.0.0.1", ports or {}, THIS_COMPUTER, host6="::1", echo_port=echo_port)
 
     @property
     def is_this_computer(self) -> bool:
         return self.name == THIS_COMPUTER
+
+    def port(self, key: str, default: int) -> int:
+        """The port of one engine's server (its driver gives the key and the default)."""
+        return self.ports.get(key, default)
+
+    def with_port(self, key: str, port: int) -> Peer:
+        return replace(self, ports={**self.ports, key: port})
 
     def host_for(self, ip_version: IpVersion) -> str:
         if ip_version is IpVersion.V6 and self.host6:
@@ -302,12 +331,6 @@ class Plan:
         if Metric.LATENCY in self.metrics:  # the idle probes before each stream run
             total += LATENCY_IDLE_S * len(self.series) * len(self.values) * self.repetitions
         return total
-
-    def iperf3_port(self, key: RunKey) -> int:
-        """Concurrent series each talk to their own server: port, port + 1, ..."""
-        if not self.concurrent:
-            return self.peer.iperf3_port
-        return self.peer.iperf3_port + self.series.index(key.series)
 
     def concurrent_groups(self) -> list[list[RunKey]]:
         """The runs that go together: every series of one point and repetition at once

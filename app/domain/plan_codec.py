@@ -10,6 +10,7 @@ from typing import Any
 from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import (
+    OLD_PORT_FIELDS,
     PLAN_FORMAT,
     Conditions,
     EarlyStop,
@@ -45,7 +46,7 @@ def _number(value: object, name: str, whole: bool = True) -> Any:
 def decode_field(key: str, value: Any) -> Any:
     """One plan field from its JSON value; ValueError/TypeError say what is wrong."""
     decoders: dict[str, Any] = {
-        "peer": lambda v: Peer(**_fields(Peer, v)),
+        "peer": peer_from_dict,
         "engine": Engine,
         "protocols": lambda v: _enum_tuple(Protocol, v, key),
         "ip_versions": lambda v: _enum_tuple(IpVersion, v, key),
@@ -81,6 +82,23 @@ def _fields(kind: type[Any], value: object) -> dict[str, Any]:
     if extra:
         raise ValueError(f"unknown {kind.__name__.lower()} fields {sorted(extra)}")
     return dict(value)
+
+
+def peer_from_dict(value: object) -> Peer:
+    """A peer, its ports by engine (format 1's iperf3_port and netperf_port read into them)."""
+    if isinstance(value, dict) and set(OLD_PORT_FIELDS) & set(value):
+        value = dict(value)
+        ports = dict(value.get("ports") or {})
+        for old, key in OLD_PORT_FIELDS.items():
+            if old in value:
+                ports.setdefault(key, value.pop(old))
+        value["ports"] = ports
+    fields = _fields(Peer, value)
+    ports = fields.get("ports", {})
+    if not isinstance(ports, dict):
+        raise ValueError("a peer's ports must be an object of engine: port")
+    fields["ports"] = {str(k): int(_number(v, f"{k} port")) for k, v in ports.items()}
+    return Peer(**fields)
 
 
 def conditions_from_dict(value: object) -> Conditions:

@@ -1,11 +1,12 @@
-"""Check a peer before measuring: does the name resolve, do iperf3 and netserver answer,
-and how long does a TCP handshake take there and back."""
+"""Check a peer before measuring: does the name resolve, do the engines' servers answer (the
+ones asked about: iperf3, netserver, …), and how long does a TCP handshake take there and back."""
 
 from __future__ import annotations
 
 import socket
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.domain.errors import BadOption
@@ -21,12 +22,30 @@ class PortAnswer:
 
 
 @dataclass(frozen=True)
+class Server:
+    """A server to look for on the peer: its name in sentences, how a person starts it there,
+    its port, and how many handshakes (one for a server that treats each as a test)."""
+
+    name: str  # "iperf3", "netserver"
+    what: str  # "iperf3 server", "netserver"
+    command: str  # "iperf3 -s", "netserver"
+    port: int
+    tries: int = 3
+    #: How often latency probes may knock (a server that takes each for a test: rarely).
+    probe_interval_s: float = 0.2
+
+    @property
+    def possessive(self) -> str:
+        """ "netserver's", "the iperf3 server's"."""
+        return f"{self.what}'s" if self.what == self.name else f"the {self.what}'s"
+
+
+@dataclass(frozen=True)
 class PeerCheck:
     host: str
     addresses: tuple[str, ...]
     problem: str  # set when the name does not resolve or is invalid
-    iperf3: PortAnswer | None
-    netserver: PortAnswer | None
+    answers: tuple[tuple[Server, PortAnswer], ...] = ()
 
     @property
     def summary(self) -> str:
@@ -34,14 +53,12 @@ class PeerCheck:
         if self.problem:
             return self.problem
         parts = [f"{self.host} is {', '.join(self.addresses[:2])}"]
-        for name, answer in (("iperf3", self.iperf3), ("netserver", self.netserver)):
-            if answer is None:
-                continue
+        for server, answer in self.answers:
             if answer.open:
-                parts.append(f"{name} answers on port {answer.port}")
+                parts.append(f"{server.name} answers on port {answer.port}")
             else:
-                parts.append(f"no {name} on port {answer.port} ({answer.problem})")
-        rtts = [a.rtt_ms for a in (self.iperf3, self.netserver) if a and a.rtt_ms is not None]
+                parts.append(f"no {server.name} on port {answer.port} ({answer.problem})")
+        rtts = [a.rtt_ms for _, a in self.answers if a.rtt_ms is not None]
         if rtts:
             parts.append(f"round trip {min(rtts):.2f} ms")
         return "; ".join(parts) + "."
@@ -51,15 +68,12 @@ class PeerCheck:
         Only the servers that were checked count (the ones the chosen engine needs)."""
         if self.problem:
             return self.problem
-        for answer, what, how in (
-            (self.iperf3, "iperf3 server", "iperf3 -s"),
-            (self.netserver, "netserver", "netserver"),
-        ):
-            if answer is not None and not answer.open:
+        for server, answer in self.answers:
+            if not answer.open:
                 return (
-                    f"No {what} answers at {self.host} port {answer.port} ({answer.problem}): "
-                    f"start one there ({how}, or LinkLab's Server tab), or check the port and "
-                    f"any firewall between."
+                    f"No {server.what} answers at {self.host} port {answer.port} "
+                    f"({answer.problem}): start one there ({server.command}, or LinkLab's "
+                    f"Server tab), or check the port and any firewall between."
                 )
         return ""
 
@@ -119,16 +133,11 @@ def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> Po
     return PortAnswer(port, True, statistics.median(times), "")
 
 
-def check_peer(
-    host: str,
-    iperf3_port: int | None = 5201,
-    netperf_port: int | None = 12865,
-    timeout: float = 2.0,
-) -> PeerCheck:
+def check_peer(host: str, servers: Sequence[Server] = (), timeout: float = 2.0) -> PeerCheck:
     try:
         validate_host(host, "peer")
     except BadOption as err:
-        return PeerCheck(host, (), err.sentence, None, None)
+        return PeerCheck(host, (), err.sentence)
     try:
         infos = socket.getaddrinfo(
             host.partition("%")[0] if "%" not in host else host, None, type=socket.SOCK_STREAM
@@ -139,15 +148,12 @@ def check_peer(
             (),
             f"The name {host!r} could not be resolved: check the "
             f"spelling, or use the peer's IP address.",
-            None,
-            None,
         )
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
-    # One handshake only for iperf3: its server treats every connection as a test and
-    # reopens its listener afterwards, so quick repeats would be refused in between.
-    iperf3 = check_port(host, iperf3_port, timeout, tries=1) if iperf3_port else None
-    netserver = check_port(host, netperf_port, timeout) if netperf_port else None
-    return PeerCheck(host, addresses, "", iperf3, netserver)
+    answers = tuple(
+        (server, check_port(host, server.port, timeout, tries=server.tries)) for server in servers
+    )
+    return PeerCheck(host, addresses, "", answers)
 
 
 def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:

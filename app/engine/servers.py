@@ -1,4 +1,5 @@
-"""Local iperf3 server and netserver as managed children: start, wait until ready, log, stop."""
+"""Local engine servers (iperf3 -s, netserver, …) as managed children: start, wait until ready,
+log, stop."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from app.domain.errors import BadOption
 from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.server_records import forget_server, record_server
-from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
+from app.engine.tools import Capability, Tool
 from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
 
 LogCallback = Callable[[str], None]
@@ -24,6 +25,8 @@ READY_TIMEOUT_S = 5.0
 #: a test of at most an hour, and a server stuck idle restarted after five minutes.
 EXPOSED_MAX_DURATION_S = 3600
 EXPOSED_IDLE_TIMEOUT_S = 300
+#: iperf3 servers older than this have known remotely triggerable flaws.
+SAFE_IPERF3_SERVER = (3, 19, 1)
 
 
 class ServerStartFailed(EngineError):
@@ -68,8 +71,10 @@ class LocalServer:
         port: int,
         on_log: LogCallback | None,
         notes: tuple[str, ...] = (),
+        label: str = "",
     ):
         self.tool = tool
+        self.label = label or tool.name
         self.notes = notes  # what the user should know: limits this engine cannot apply
         self.argv = argv
         self.port = port
@@ -81,7 +86,8 @@ class LocalServer:
 
     @property
     def name(self) -> str:
-        return "iperf3 server" if self.tool.name == "iperf3" else "netserver"
+        """The server as a sentence names it: "iperf3 server", "netserver"."""
+        return self.label
 
     @property
     def pid(self) -> int | None:
@@ -235,7 +241,7 @@ def iperf3_server(
             )
     if tool.has(Capability.FORCEFLUSH):
         argv.append("--forceflush")  # the log of tests served arrives as they happen
-    return LocalServer(tool, argv, options.port, on_log, tuple(notes))
+    return LocalServer(tool, argv, options.port, on_log, tuple(notes), "iperf3 server")
 
 
 def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
@@ -247,4 +253,4 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
         validate_host(options.bind_address, "bind address")
         family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
         argv += ["-L", f"{options.bind_address},{family}"]
-    return LocalServer(tool, argv, options.port, on_log)
+    return LocalServer(tool, argv, options.port, on_log, label="netserver")

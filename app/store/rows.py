@@ -225,14 +225,19 @@ class StoredSession:
 
 
 def upsert_peer(conn: sqlite3.Connection, peer: Peer, now: str) -> int:
+    """The peer's row (its ports by engine as last used), its id."""
     conn.execute(
-        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
-        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
-        "last_used = excluded.last_used",
-        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
+        "INSERT INTO peers (host, name, last_used) VALUES (?, ?, ?) "
+        "ON CONFLICT(host) DO UPDATE SET last_used = excluded.last_used",
+        (peer.host, peer.name, now),
     )
-    return int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+    peer_id = int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+    conn.executemany(
+        "INSERT INTO peer_ports (peer_id, engine, port) VALUES (?, ?, ?) "
+        "ON CONFLICT(peer_id, engine) DO UPDATE SET port = excluded.port",
+        [(peer_id, engine, port) for engine, port in sorted(peer.ports.items())],
+    )
+    return peer_id
 
 
 def insert_run(

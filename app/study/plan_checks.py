@@ -48,6 +48,11 @@ def validate_plan(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) 
         raise BadOption(problems[0][1], detail="; ".join(s for _, s in problems))
 
 
+def port_field_key(port_key: str) -> str:
+    """The field of a peer's port for an engine's server, as problems name it."""
+    return f"{port_key}_port"
+
+
 def _peer_problems(plan: Plan) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     peer = plan.peer
@@ -82,8 +87,7 @@ def _peer_problems(plan: Plan) -> list[tuple[str, str]]:
             )
         )
     for port_field, port in (
-        ("port", peer.iperf3_port),
-        ("netperf_port", peer.netperf_port),
+        *((port_field_key(key), port) for key, port in sorted(peer.ports.items())),
         ("echo_port", peer.echo_port),
     ):
         try:
@@ -225,9 +229,10 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
             "Running series at the same time needs at least two series, for example TCP and UDP.",
         )
         check(
-            plan.peer.iperf3_port + len(plan.series) - 1 <= 65535,
-            "port",
-            "Concurrent series use consecutive ports after the iperf3 port: choose a lower port.",
+            driver.peer_port(plan.peer) + len(plan.series) - 1 <= 65535,
+            port_field_key(driver.port_key),
+            f"Concurrent series use consecutive ports after the {driver.port_label} port: "
+            f"choose a lower port.",
         )
     if plan.variable is Variable.LOSS:
         from app.study.shaping import unavailable_reason  # nftables and root: Linux only

@@ -246,9 +246,7 @@ class StudyRunner:
         return Outcome(session_id, status, reason, finished_runs, failed)
 
     def _port(self, key: RunKey) -> int:
-        if self.plan.engine is Engine.NETPERF:
-            return self.plan.peer.netperf_port
-        return self.plan.iperf3_port(key)
+        return self._driver.port(self.plan, key)
 
     def _loss_emulator(self) -> LossEmulator | None:
         if self.plan.variable is not Variable.LOSS:

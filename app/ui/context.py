@@ -3,7 +3,6 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,14 +11,14 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine
-from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
 from app.engine.loopback import LoopbackServers
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import EngineSettings, Tool
 from app.store.db import default_path
 from app.study.frontdoor import FrontDoor
 
 SETTINGS_VERSION = 1
-ENGINE_NAMES = ("iperf3", "netperf", "netserver")
+ENGINE_NAMES = PROGRAM_NAMES
 
 
 @dataclass(frozen=True)
@@ -36,10 +35,6 @@ class AppContext(QObject):
 
     def __init__(self, settings: QSettings | None = None, db_path: Path | None = None) -> None:
         super().__init__()
-        # This computer's own servers, kept between studies and stopped with the window.
-        self.loopback = LoopbackServers()
-        # The engines' drivers (a fake one stands in for tests that need no real engine).
-        self.drivers: Mapping[Engine, EngineDriver] = DRIVERS
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -48,7 +43,11 @@ class AppContext(QObject):
         self._db_override = db_path
         #: The start-up check's sentence when the database is damaged (then only read).
         self.damaged: str | None = None
-        self.apply_engine_paths()
+        # The engines' drivers, finding the programs where Settings say (a fake one stands
+        # in for tests that need no real engine).
+        self.drivers: Mapping[Engine, EngineDriver] = registry(self.engine_settings())
+        # This computer's own servers, kept between studies and stopped with the window.
+        self.loopback = LoopbackServers(drivers=self.drivers)
 
     # -- database --------------------------------------------------------------------------
     @property
@@ -78,25 +77,34 @@ class AppContext(QObject):
         self.apply_engine_paths()
         self.settings_changed.emit()
 
+    def engine_settings(self) -> EngineSettings:
+        """The engine paths set here, as the engine layer takes them: a path wins over the
+        bundled and PATH copies."""
+        return EngineSettings.of({name: self.engine_path(name) for name in ENGINE_NAMES})
+
     def apply_engine_paths(self) -> None:
-        """A path set here wins over bundled and PATH copies (tools.locate reads these)."""
-        for name in ENGINE_NAMES:
-            path = self.engine_path(name)
-            variable = f"LINKLAB_{name.upper()}"
-            if path:
-                os.environ[variable] = path
-            else:
-                os.environ.pop(variable, None)
+        """The drivers in use find the programs where the settings now say."""
+        settings = self.engine_settings()
+        if not any(d.engine_settings != settings for d in self.drivers.values()):
+            return
+        real = registry(settings)
+        # A fake driver a test put in stays; the real ones are replaced.
+        self.drivers = {
+            engine: real[engine] if type(d) is type(real[engine]) else d
+            for engine, d in self.drivers.items()
+        }
+        self.loopback.drivers = self.drivers
 
     def engine(self, name: str) -> EngineStatus:
         try:
-            return EngineStatus(name, find_tool(name), "")
+            return EngineStatus(name, find_tool(name, settings=self.engine_settings()), "")
         except LinkLabError as err:
             return EngineStatus(name, None, err.sentence)
 
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
-        fallback = 5201 if name == "iperf3" else 12865
+        """The port a server listens on unless told otherwise, by the engine's port key."""
+        fallback = by_port_key(self.drivers)[name].default_port
         return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
 
     def set_default_port(self, name: str, port: int) -> None:

@@ -60,7 +60,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"LinkLab {__version__}")
         self.context = context or AppContext()
         self.preset_dir = preset_dir or user_preset_dir()
-        self.servers = LocalServers(self.context.loopback)
+        self.servers = LocalServers(self.context.loopback, lambda: self.context.drivers)
         self.measure = MeasureTab(self.context, self.servers)
         self.responsiveness = ResponsivenessTab(self.context)
         self.responsiveness.study_running = lambda: self.measure.running

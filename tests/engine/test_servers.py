@@ -10,6 +10,7 @@ import pytest
 
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion
+from app.engine.drivers import find_tool
 from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
 from app.engine.options import Iperf3Options
@@ -20,7 +21,7 @@ from app.engine.servers import (
     netserver,
     security_warning,
 )
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 from tests.conftest import engine_children, free_port
 
 

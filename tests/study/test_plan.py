@@ -62,7 +62,7 @@ def test_valid_plan_has_no_problems() -> None:
         ({"protocols": ()}, "protocols", "at least one protocol"),
         ({"peer": Peer("-R")}, "peer", "starts with '-'"),
         ({"peer": Peer("a b")}, "peer", "spaces"),
-        ({"peer": Peer("127.0.0.1", iperf3_port=0)}, "port", "between 1 and 65535"),
+        ({"peer": Peer("127.0.0.1", {"iperf3": 0})}, "iperf3_port", "between 1 and 65535"),
         ({"peer": Peer("127.0.0.1")}, "peer", "give the peer's IPv6 address as well"),
         ({"peer": Peer("::1")}, "peer", "IPv4 is measured too"),
         ({"peer": Peer("127.0.0.1", host6="10.0.0.1")}, "peer", "is not an IPv6 address"),

@@ -113,7 +113,7 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     plan = window.measure.setup.plan()
     assert plan is not None, window.measure.setup.problems_label.text()
     assert plan.peer.host == "lab-peer.example" and plan.peer.host6 == "fd00::20"
-    assert (plan.peer.iperf3_port, plan.peer.netperf_port) == (5301, 12866)
+    assert (plan.peer.ports["iperf3"], plan.peer.ports["netperf"]) == (5301, 12866)
     assert plan.engine is Engine.IPERF3
     assert plan.protocols == (Protocol.TCP, Protocol.UDP)
     assert plan.ip_versions == (IpVersion.V4, IpVersion.V6)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import THIS_COMPUTER, Peer
+from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 
@@ -60,16 +62,21 @@ class PeerRow(QWidget):
         assert edit is not None  # the combo is editable
         self.host_edit: QLineEdit = edit
         accessible(self.host_edit, "Peer")
-        self.port = SpinBox()
-        self.port.setRange(1, 65535)
-        self.port.setValue(5201)
-        accessible(self.port, "iperf3 port")
-        self._port_tip = "The iperf3 server's port on the peer (iperf3 -p)."
-        self.netperf_port = SpinBox()
-        self.netperf_port.setRange(1, 65535)
-        self.netperf_port.setValue(12865)
-        accessible(self.netperf_port, "netserver port")
-        self._netperf_tip = "The netserver's port on the peer (netperf -p)."
+        # One port per engine's server, by the engine's port key.
+        self.ports: dict[str, SpinBox] = {}
+        self._port_tips: dict[str, str] = {}
+        self._port_labels: dict[str, str] = {}
+        for driver in DRIVERS.values():
+            spin = SpinBox()
+            spin.setRange(1, 65535)
+            spin.setValue(driver.default_port)
+            spin.setMinimumWidth(80)
+            accessible(spin, f"{driver.port_label} port")
+            self.ports[driver.port_key] = spin
+            self._port_labels[driver.port_key] = driver.port_label
+            self._port_tips[driver.port_key] = (
+                f"The {driver.server_label}'s port on the peer ({driver.port_flags_text})."
+            )
         self.host6 = QLineEdit()
         self.host6.setPlaceholderText(HOST6_HINT)
         accessible(self.host6, "Peer IPv6 address")
@@ -80,15 +87,14 @@ class PeerRow(QWidget):
         self.check_button = QPushButton("Check peer")
         self.check_button.setObjectName("check_peer")
         self.check_button.setToolTip(
-            "Resolve the name, see whether an iperf3 server and a "
-            "netserver answer, and measure a round trip."
+            "Resolve the name, see whether the engines' servers ("
+            + ", ".join(d.server_label for d in DRIVERS.values())
+            + ") answer, and measure a round trip."
         )
         self.check_result = QLabel()
         self.check_result.setObjectName("check_result")
         self.check_result.setAccessibleName("Peer check")
         self.check_result.setWordWrap(True)
-        for spin in (self.port, self.netperf_port):
-            spin.setMinimumWidth(80)
         host_label = QLabel("&Peer")
         host_label.setBuddy(self.host_combo)
         grid.addWidget(host_label, 0, 0)
@@ -96,8 +102,8 @@ class PeerRow(QWidget):
         grid.addWidget(self.check_button, 0, 2)
         ports = QHBoxLayout()
         ports.setContentsMargins(0, 0, 0, 0)
-        for text, spin in (("iperf3", self.port), ("netserver", self.netperf_port)):
-            label = QLabel(text)
+        for key, spin in self.ports.items():
+            label = QLabel(self._port_labels[key])
             label.setBuddy(spin)
             ports.addWidget(label)
             ports.addWidget(spin)
@@ -111,8 +117,8 @@ class PeerRow(QWidget):
         grid.addWidget(self.check_result, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
         self.host_combo.editTextChanged.connect(self._host_changed)
-        self.port.valueChanged.connect(self.changed)
-        self.netperf_port.valueChanged.connect(self.changed)
+        for spin in self.ports.values():
+            spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
         self.check_button.clicked.connect(self.check)
         self._check_signals = _CheckSignals()
@@ -129,10 +135,9 @@ class PeerRow(QWidget):
         # A disabled field's hint would read like a value.
         self.host6.setPlaceholderText("" if local else HOST6_HINT)
         # For this computer LinkLab picks free ports itself, shown once its servers run.
-        self.port.setEnabled(not local)
-        self.netperf_port.setEnabled(not local)
-        self.port.setToolTip(PORTS_TIP_LOCAL if local else self._port_tip)
-        self.netperf_port.setToolTip(PORTS_TIP_LOCAL if local else self._netperf_tip)
+        for key, spin in self.ports.items():
+            spin.setEnabled(not local)
+            spin.setToolTip(PORTS_TIP_LOCAL if local else self._port_tips[key])
         self.show_note(LOCAL_NOTE if local else "")
         self.changed.emit()
 
@@ -145,32 +150,29 @@ class PeerRow(QWidget):
         self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.check_result.setText(sentence)
 
-    def show_ports(self, iperf3_port: int, netserver_port: int) -> None:
+    def show_ports(self, ports: Mapping[str, int]) -> None:
         """The ports this computer's own servers listen on (for "This computer")."""
-        self.port.setValue(iperf3_port)
-        self.netperf_port.setValue(netserver_port)
+        for key, port in ports.items():
+            if key in self.ports:
+                self.ports[key].setValue(port)
+
+    def port_values(self) -> dict[str, int]:
+        return {key: spin.value() for key, spin in self.ports.items()}
 
     def peer(self) -> Peer:
         if self.is_this_computer:
-            return Peer(
-                LOOPBACK4,
-                self.port.value(),
-                self.netperf_port.value(),
-                THIS_COMPUTER,
-                host6=LOOPBACK6,
-            )
+            return Peer(LOOPBACK4, self.port_values(), THIS_COMPUTER, host6=LOOPBACK6)
         return Peer(
             self.host_combo.currentText().strip(),
-            self.port.value(),
-            self.netperf_port.value(),
+            self.port_values(),
             host6=self.host6.text().strip(),
         )
 
     def set_peer(self, peer: Peer) -> None:
         text = THIS_COMPUTER if peer.name == THIS_COMPUTER else peer.host
         self.host_combo.setEditText(text)
-        self.port.setValue(peer.iperf3_port)
-        self.netperf_port.setValue(peer.netperf_port)
+        for driver in DRIVERS.values():
+            self.ports[driver.port_key].setValue(driver.peer_port(peer))
         self.host6.setText("" if peer.name == THIS_COMPUTER else peer.host6)
 
     def remember(self, host: str) -> None:
@@ -195,9 +197,7 @@ class PeerRow(QWidget):
         self.show_note(f"Checking {peer.host}…")
         signals = self._check_signals
         threading.Thread(
-            target=lambda: signals.done.emit(
-                check_peer(peer.host, peer.iperf3_port, peer.netperf_port)
-            ),
+            target=lambda: signals.done.emit(check_peer(peer.host, peer_servers(peer))),
             name="check-peer",
             daemon=True,
         ).start()

@@ -26,7 +26,7 @@ from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Var
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
-from app.study.plan_checks import plan_problems
+from app.study.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
@@ -127,12 +127,10 @@ class SetupPanel(QWidget):
         peer_layout = QVBoxLayout(peer_box)
         peer_layout.addWidget(self.peer_row)
         peer_error = _PeerError(self.peer_row)
-        for key, label, control in (
-            ("peer", "Peer", self.peer_row.host_combo),
-            ("port", "iperf3 port", self.peer_row.port),
-            ("netperf_port", "netserver port", self.peer_row.netperf_port),
-        ):
-            self._fields[key] = Field(label, control, peer_error, STUDY)
+        self._fields["peer"] = Field("Peer", self.peer_row.host_combo, peer_error, STUDY)
+        for port_key, spin in self.peer_row.ports.items():
+            label = spin.accessibleName()
+            self._fields[port_field_key(port_key)] = Field(label, spin, peer_error, STUDY)
         outer.addWidget(peer_box)
         outer.addWidget(self._measure_group())
         outer.addWidget(self._session_group())

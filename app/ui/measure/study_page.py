@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Variable
+from app.domain.plan import VARIABLE_LABELS, Metric, Variable
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible
@@ -27,9 +27,10 @@ class StudyControls:
 
     def __init__(self) -> None:
         self.engine = _combo(
-            [("iperf3", Engine.IPERF3), ("netperf", Engine.NETPERF)],
-            "Which engine runs the tests. iperf3 measures throughput (and jitter and loss for "
-            "UDP) in both directions; netperf also measures round-trip time.",
+            [(d.label, d.engine) for d in drivers.DRIVERS.values()],
+            "Which engine runs the tests. "
+            + "; ".join(d.about for d in drivers.DRIVERS.values())
+            + ".",
         )
         self.direction = _combo(
             [

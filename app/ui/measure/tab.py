@@ -137,8 +137,8 @@ class MeasureTab(QWidget):
         self.detection.security_detected.connect(self.setup.set_detected_security)
         self.detection.link_detected.connect(self._link_detected)
         self.setup.peer_row.answered.connect(self.detection.detect)
-        self.setup.peer_row.port.setValue(context.default_port("iperf3"))
-        self.setup.peer_row.netperf_port.setValue(context.default_port("netperf"))
+        row = self.setup.peer_row
+        row.show_ports({key: context.default_port(key) for key in row.ports})
         self.engines_changed()
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
@@ -326,7 +326,7 @@ class MeasureTab(QWidget):
         plan = event.plan
         self._running_plan = plan
         if plan.peer.is_this_computer:
-            self.setup.peer_row.show_ports(plan.peer.iperf3_port, plan.peer.netperf_port)
+            self.setup.peer_row.show_ports(plan.peer.ports)
         else:
             self.context.remember_peer(plan.peer.host)
             self.setup.peer_row.remember(plan.peer.host)
