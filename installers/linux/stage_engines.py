@@ -1,4 +1,4 @@
-"""Copy this machine's packaged iperf3, netperf, netserver and iperf (2) into a folder for the bundle.
+"""Copy this machine's packaged iperf3, netperf, netserver and iperf (2) for the bundle.
 
 The folder becomes resources/engines/linux-<arch>/ inside the bundle: the engines, the shared
 libraries they need beyond the C library (in lib/), the packages' copyright files (in
