@@ -12,7 +12,8 @@ from functools import lru_cache
 from app.analysis.overhead import WIFI, Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import CIPHER_PARTS
 from app.domain.net import Direction, Protocol
-from app.domain.plan import VARIABLE_LABELS, Medium, Plan, Security, Series, Variable
+from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.units import format_rate, plain_rate
 
 #: The largest link rate a plan may state: 10 Tbit/s.

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from app.analysis.expected_findings import efficiency_findings
 from app.analysis.pair_findings import LOAD_WORDS
 from app.analysis.points import PointSummary
-from app.domain.plan import VARIABLE_LABELS, Plan
+from app.domain.plan import Plan
+from app.domain.plan_fields import VARIABLE_LABELS
 
 
 def _ms(value: float) -> str:

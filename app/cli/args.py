@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from app.domain.plan_fields import PLAN_FIELDS, Kind
 from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
@@ -65,6 +66,40 @@ def within(span: str, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
     limit is checked with the plan): the limits come from the engines' drivers."""
     widest = drivers.widest(span)
     return number(kind, widest.low, widest.high)
+
+
+def add_field_options(parser: argparse.ArgumentParser) -> None:
+    """The plan settings the command line sets one by one (--runs, --duration, --window, …),
+    from the plan's field table: a number within what some engine accepts (the chosen
+    engine's own limit is checked with the plan), a size, a rate or a name."""
+    for field in PLAN_FIELDS:
+        cli = field.cli
+        if cli is None:
+            continue
+        kind: Callable[[str], Any]
+        if field.kind is Kind.SIZE:
+            kind = size
+        elif field.kind is Kind.RATE:
+            kind = rate
+        elif field.kind is Kind.NAME:
+            kind = str
+        elif field.limit is not None:
+            kind = within(field.limit, float if field.kind is Kind.DECIMAL else int)
+        else:
+            assert cli.low is not None and cli.high is not None
+            kind = number(float if field.kind is Kind.DECIMAL else int, cli.low, cli.high)
+        parser.add_argument(
+            cli.flag,
+            dest=field.name,
+            type=kind,
+            metavar=cli.metavar or None,
+            help=cli.help or None,
+        )
+
+
+def field_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The plan settings given as options, by the plan's attribute (None: not given)."""
+    return {f.name: getattr(args, f.name, None) for f in PLAN_FIELDS if f.cli is not None}
 
 
 def size(text: str) -> int:

@@ -19,15 +19,15 @@ from app.cli.args import (
     EXIT_SOME_FAILED,
     EXIT_STOPPED,
     add_echo_port_argument,
+    add_field_options,
     add_port_arguments,
     choices_list,
+    field_overrides,
     key_value,
     number,
     peer_ports,
     rate,
-    size,
     value_list,
-    within,
 )
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
@@ -100,14 +100,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="LIST",
         help="128:1408:256 (from:to:step) or 128,384,1408",
     )
-    run.add_argument("--runs", type=number(int, 1, 1000), metavar="N", help="runs per point")
-    run.add_argument("--duration", type=within("duration_s"), metavar="S", help="seconds per run")
-    run.add_argument("--omit", type=within("omit_s"), metavar="S", help="warm-up seconds")
-    run.add_argument("--parallel", type=within("parallel"), metavar="N")
-    run.add_argument("--window", type=size, metavar="BYTES")
-    run.add_argument("--length", type=size, metavar="BYTES", help="fixed size when not swept")
-    run.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target (0 = unlimited)")
-    run.add_argument("--pause", type=number(float, 0, 3600), metavar="S")
+    add_field_options(run)
     run.add_argument("--order", choices=("sequential", "shuffled", "interleaved"))
     run.add_argument(
         "--metric",
@@ -201,14 +194,7 @@ def plan_from_args(
         "protocols": args.protocol,
         "direction": args.direction,
         "variable": args.vary,
-        "repetitions": args.runs,
-        "duration_s": args.duration,
-        "omit_s": args.omit,
-        "parallel": args.parallel,
-        "window": args.window,
-        "length": args.length,
-        "bitrate_bps": args.bitrate,
-        "pause_s": args.pause,
+        **field_overrides(args),
         "concurrent": args.concurrent,
         "order": args.order,
         "metrics": args.metric,

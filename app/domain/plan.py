@@ -37,16 +37,6 @@ class Variable(StrEnum):
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
 
 
-VARIABLE_LABELS = {
-    Variable.LENGTH: ("Packet size", "B"),
-    Variable.DURATION: ("Run duration", "s"),
-    Variable.WINDOW: ("TCP window", "B"),
-    Variable.PARALLEL: ("Parallel streams", ""),
-    Variable.BITRATE: ("Target bitrate", "bit/s"),
-    Variable.LOSS: ("Emulated loss", "%"),
-}
-
-
 class Order(StrEnum):
     SEQUENTIAL = "sequential"  # series by series, point by point, all repetitions together
     SHUFFLED = "shuffled"  # every run in a random (seeded, recorded) order

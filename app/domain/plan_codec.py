@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from app.domain.errors import BadOption
@@ -24,6 +25,7 @@ from app.domain.plan import (
     Variable,
     assignment_from_dict,
 )
+from app.domain.plan_fields import BY_NAME, Kind
 
 
 def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
@@ -61,16 +63,22 @@ def decode_field(key: str, value: Any) -> Any:
         "metrics": lambda v: _enum_tuple(Metric, v, key),
         "early_stop": lambda v: None if v is None else EarlyStop(**_fields(EarlyStop, v)),
         "conditions": conditions_from_dict,
-        "name": lambda v: str(v)[:200],
-        "pause_s": lambda v: _number(v, key, whole=False),
-        "interval_s": lambda v: _number(v, key, whole=False),
-        "length": lambda v: None if v is None else _number(v, key),
-        "window": lambda v: None if v is None else _number(v, key),
-        "concurrent": _flag,
         "assignment": assignment_from_dict,
     }
     if key in decoders:
         return decoders[key](value)
+    field = BY_NAME.get(key)
+    kind = field.kind if field is not None else Kind.COUNT
+    if kind is Kind.DECIMAL:
+        return _number(value, key, whole=False)
+    if kind is Kind.SIZE:
+        return None if value is None else _number(value, key)
+    if kind is Kind.FLAG:
+        return _flag(value, key)
+    if kind is Kind.TEXT:
+        return str(value)[:200]
+    if kind is Kind.NAME:
+        return None if value is None else _name(value, key)
     return _number(value, key)
 
 
@@ -125,9 +133,19 @@ def _optional_whole(value: object, name: str) -> int | None:
     return None if value is None else int(_number(value, name))
 
 
-def _flag(value: object) -> bool:
+def _flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
-        raise ValueError("concurrent must be true or false")
+        raise ValueError(f"{name} must be true or false")
+    return value
+
+
+#: A name the system knows a setting by (a congestion control: "cubic", "bbr"): a word.
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+
+
+def _name(value: object, name: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise ValueError(f"{name} must be a name such as cubic (letters, digits, _ . -)")
     return value
 
 

@@ -11,7 +11,8 @@ from html import escape
 from typing import Any
 
 from app.analysis.compare import METRIC_INFO
-from app.domain.plan import VARIABLE_LABELS, Security
+from app.domain.plan import Security
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord
 from app.domain.units import DASH, MINUS, format_p, rate_unit
 

@@ -9,7 +9,6 @@ from typing import Any
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import (
-    VARIABLE_LABELS,
     Conditions,
     EarlyStop,
     Medium,
@@ -18,35 +17,13 @@ from app.domain.plan import (
     Security,
     Variable,
 )
+from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
-FIELD_LABELS = {
-    "engine": "engine",
-    "protocols": "protocol",
-    "ip_versions": "IP version",
-    "direction": "direction",
-    "variable": "what is swept",
-    "values": "values",
-    "repetitions": "runs per point",
-    "duration_s": "seconds per run",
-    "omit_s": "warm-up",
-    "pause_s": "pause between runs",
-    "order": "order",
-    "metrics": "metrics",
-    "length": "packet size",
-    "window": "TCP window",
-    "parallel": "parallel streams",
-    "bitrate_bps": "UDP bitrate",
-    "interval_s": "report interval",
-    "early_stop": "early stop",
-    "max_consecutive_failures": "consecutive failures allowed",
-    "concurrent": "series at the same time",
-    "seed": "shuffle seed",
-    "name": "name",
-}
+FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
 
 DIRECTION_WORDS = {
     Direction.UP: "upload",

@@ -10,10 +10,11 @@ from app.analysis.expectation import MAX_LINK_RATE_BPS, NoExpectation, link_inpu
 from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan, Variable
+from app.domain.plan import Engine, Metric, Plan, Variable
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, VARIABLE_LABELS
 from app.engine.drivers import DRIVERS, EngineDriver
-from app.engine.limits import Span
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
+from app.study.applicability import engines_that, engines_with, upload_only
 
 Check = Callable[[bool, str, str], None]
 
@@ -31,8 +32,8 @@ def plan_problems(
     driver = drivers[plan.engine]
     found += _peer_problems(plan)
     _structure(plan, check)
-    _settings(plan, driver, check)
-    _capabilities(plan, driver, check)
+    _settings(plan, driver, drivers, check)
+    _capabilities(plan, driver, drivers, check)
     _link(plan, check)
     if all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
@@ -151,7 +152,9 @@ def _structure(plan: Plan, check: Check) -> None:
         )
 
 
-def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
+def _settings(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
     """The fixed settings against the engine's limits; a value the engine would ignore is
     refused where it was set, so nothing is silently dropped."""
     limits, name = driver.limits, driver.name
@@ -166,20 +169,19 @@ def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
         f"The report interval must be {limits.interval_s.text()}.",
     )
     honoured = driver.settings()
-    for field, value, neutral, span, words, example in (
-        ("window", plan.window, None, limits.window, "TCP window", "clear the window"),
-        ("parallel", plan.parallel, 1, limits.parallel, "parallel streams", "set them to 1"),
-        ("bitrate", plan.bitrate_bps, 0, limits.bitrate_bps, "UDP bitrate", "set it to 0"),
-        ("omit", plan.omit_s, 0, limits.omit_s, "warm-up (omit)", "set it to 0"),
-    ):
-        if field not in honoured:
+    for field in ENGINE_SETTINGS:
+        value = getattr(plan, field.name)
+        span = getattr(limits, field.limit or "", None)
+        words = field.form_label[:1].lower() + field.form_label[1:] or field.words
+        if field.key not in honoured:
             check(
-                value == neutral,
-                field,
-                f"{name} has no {words}: {example}, or use the iperf3 engine.",
+                value == field.neutral,
+                field.key,
+                f"{name} has no {words}: {field.clear_hint}, or use "
+                f"{engines_with(field.key, drivers)}.",
             )
         elif value is not None and span is not None:
-            check(span.holds(value), field, f"The {words} must be {span.text()}.")
+            check(span.holds(value), field.key, f"The {words} must be {span.text()}.")
     check(
         plan.omit_s < max(plan.duration_s, 1),
         "omit",
@@ -187,24 +189,23 @@ def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
     )
 
 
-def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
-    name = driver.name
+def _capabilities(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
+    rtt = engines_that(lambda d: Metric.RTT in d.metrics, drivers)
     check(
         not (set(plan.metrics) - driver.metrics),
         "metrics",
-        "Round-trip time is measured with netperf's request/response test: choose the "
-        "netperf engine, or leave RTT out.",
+        f"Round-trip time is measured with a request/response test: choose {rtt}, or leave "
+        f"RTT out.",
     )
-    check(
-        plan.direction in driver.directions,
-        "direction",
-        f"{name} measures upload only here: choose iperf3 for download or both at once.",
-    )
+    check(plan.direction in driver.directions, "direction", upload_only(driver, drivers))
     label = VARIABLE_LABELS[plan.variable][0].lower()
+    sweeps = engines_that(lambda d: plan.variable in d.sweeps, drivers)
     check(
         plan.variable in driver.sweeps,
         "variable",
-        f"Sweeping the {label} needs the iperf3 engine.",
+        f"Sweeping the {label} needs {sweeps}.",
     )
     check(
         plan.variable is not Variable.BITRATE or Protocol.UDP in plan.protocols,
@@ -221,7 +222,8 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
         check(
             driver.concurrent,
             "concurrent",
-            "Running series at the same time needs the iperf3 engine.",
+            f"Running series at the same time needs "
+            f"{engines_that(lambda d: d.concurrent, drivers)}.",
         )
         check(
             len(plan.series) >= 2,
@@ -257,16 +259,15 @@ def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
                 length_field,
                 f"A {word} must be {length.text()}.",
             )
-    spans: dict[Variable, tuple[Span | None, str]] = {
-        Variable.DURATION: (limits.duration_s, "Run durations"),
-        Variable.WINDOW: (limits.window, "A TCP window"),
-        Variable.PARALLEL: (limits.parallel, "Parallel streams"),
-        Variable.BITRATE: (limits.bitrate_bps, "Bitrates"),
-    }
-    if swept in spans:
-        span, words = spans[swept]
+    field = SWEPT[swept]
+    if field.swept_words and field.limit:
+        span = getattr(limits, field.limit)
         if span is not None:
-            check(all(span.holds(v) for v in values), where, f"{words} must be {span.text()}.")
+            check(
+                all(span.holds(v) for v in values),
+                where,
+                f"{field.swept_words} must be {span.text()}.",
+            )
     if swept is Variable.LOSS:
         check(
             all(0 <= v <= 100 for v in values), where, "Emulated loss must be between 0 and 100 %."

@@ -10,7 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from app.domain.plan import VARIABLE_LABELS, Variable
+from app.domain.plan import Variable
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.units import format_rate, rate_unit
 from app.study.classroom import ClassView
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours

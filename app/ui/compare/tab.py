@@ -42,7 +42,7 @@ from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import VARIABLE_LABELS
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.plan_fields import BY_KEY
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -39,6 +40,14 @@ from app.ui.measure.conditions_box import ConditionsBox
 from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
 from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
 from app.ui.measure.study_page import StudyControls
+
+#: The form's labels of what is no plan setting (the peer's, the conditions', the notes).
+OTHER_LABELS = {
+    "echo_port": "Latency responder port",
+    "frame_overhead": "Frame overhead (bytes)",
+    "tags": "Tags",
+    "notes": "Notes",
+}
 
 
 class _PeerError:
@@ -214,22 +223,23 @@ class SetupPanel(QWidget):
     def _advanced_page(self) -> QWidget:
         adv = self.adv
         rows: list[tuple[QLabel | None, QWidget]] = []
-        for key, label, control in (
-            ("length", "Packet size (when not swept)", adv.length),
-            ("window", "TCP window", adv.window),
-            ("parallel", "Parallel streams", adv.parallel),
-            ("bitrate", "UDP bitrate", adv.bitrate),
-            ("omit", "Warm-up (omit)", adv.omit),
-            ("interval", "Report interval", adv.interval),
-            ("pause", "Pause between runs", adv.pause),
-            ("order", "Order", adv.order),
-            ("seed", "Shuffle seed", adv.seed),
-            ("echo_port", "Latency responder port", adv.echo_port),
-            ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
-            ("frame_overhead", "Frame overhead (bytes)", self.conditions_box.frame_overhead),
-            ("tags", "Tags", self.tags),
-            ("notes", "Notes", self.conditions_box.notes),
+        for key, control in (
+            ("length", adv.length),
+            ("window", adv.window),
+            ("parallel", adv.parallel),
+            ("bitrate", adv.bitrate),
+            ("omit", adv.omit),
+            ("interval", adv.interval),
+            ("pause", adv.pause),
+            ("order", adv.order),
+            ("seed", adv.seed),
+            ("echo_port", adv.echo_port),
+            ("max_consecutive_failures", adv.max_failures),
+            ("frame_overhead", self.conditions_box.frame_overhead),
+            ("tags", self.tags),
+            ("notes", self.conditions_box.notes),
         ):
+            label = BY_KEY[key].label if key in BY_KEY else OTHER_LABELS[key]
             rows.append(
                 (self._label(label, control), self._register(key, label, control, ADVANCED))
             )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import VARIABLE_LABELS, Metric, Variable
+from app.domain.plan import Metric, Variable
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan
+from app.domain.plan import Engine, Metric, Plan
 from app.domain.plan_codec import plan_from_json
+from app.domain.plan_fields import VARIABLE_LABELS, point_text
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
 from app.study.events import (
@@ -407,9 +408,8 @@ class MeasureTab(QWidget):
         assert plan is not None
         self.command.setText(" ".join(event.argv))
         self.command.setCursorPosition(0)
-        unit = VARIABLE_LABELS[plan.variable][1]
         title = (
-            f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
+            f"{series_name(plan, event.key.series)} · {point_text(plan.variable, event.value)}"
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
         self.live_chart.reset(title, event.key)
