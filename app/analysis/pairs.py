@@ -15,6 +15,7 @@ import numpy as np
 
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
+from app.domain.metrics import COMPARABLE, POINT_METRICS, Better
 from app.domain.net import Direction
 from app.domain.plan import RunKind, Series
 from app.domain.records import RunRecord, SessionRecord
@@ -22,33 +23,16 @@ from app.domain.records import RunRecord, SessionRecord
 ALPHA = 0.05
 METRIC_INFO = {
     # name: (label, unit, higher is better)
-    "throughput_bps": ("throughput", "bit/s", True),
-    "rtt_ms": ("round-trip time", "ms", False),
-    "cpu_local_pct": ("CPU on this computer", "%", False),
-    "cpu_remote_pct": ("CPU on the peer", "%", False),
-    "jitter_ms": ("jitter", "ms", False),
-    "loss_pct": ("loss", "%", False),
-    "latency_ms": ("working latency", "ms", False),
-    "latency_idle_ms": ("idle latency", "ms", False),
-    "latency_p90_ms": ("working latency (p90)", "ms", False),
+    m.name: (m.label, m.unit, m.better is Better.HIGHER)
+    for m in COMPARABLE
 }
 #: Percentages whose differences are said in percentage points, not in per cent of a per cent.
-PERCENT_METRICS = frozenset({"loss_pct", "cpu_local_pct", "cpu_remote_pct"})
+PERCENT_METRICS = frozenset(m.name for m in POINT_METRICS if m.percent_points)
 #: Latencies measured under the run's load: findings say which load ("under upload load").
-LOADED_METRICS = frozenset({"latency_ms", "latency_p90_ms"})
+LOADED_METRICS = frozenset(m.name for m in POINT_METRICS if m.loaded)
 #: The names a user types (as in `linklab run --metric`) for the comparable metrics; the
 #: stored names (throughput_bps, rtt_ms, ...) are accepted too.
-METRIC_NAMES = {
-    "throughput": "throughput_bps",
-    "rtt": "rtt_ms",
-    "cpu": "cpu_local_pct",
-    "cpu-peer": "cpu_remote_pct",
-    "jitter": "jitter_ms",
-    "loss": "loss_pct",
-    "latency": "latency_ms",
-    "latency-idle": "latency_idle_ms",
-    "latency-p90": "latency_p90_ms",
-}
+METRIC_NAMES = {m.user_name: m.name for m in COMPARABLE if m.user_name}
 
 
 def metric_key(name: str) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from app.domain.metrics import COLUMNS
 from app.domain.plan import Plan, RunKey
 from app.domain.results import RunResult
 
@@ -33,33 +34,9 @@ def iso_from_epoch(seconds: float) -> str:
 
 
 #: Metric columns of the runs table, in order (also the CSV and --json vocabulary).
-METRIC_FIELDS = (
-    "throughput_bps",
-    "sender_bps",
-    "receiver_bps",
-    "bytes_sent",
-    "bytes_received",
-    "retransmits",
-    "rtt_mean_ms",
-    "rtt_min_ms",
-    "rtt_max_ms",
-    "jitter_ms",
-    "lost_packets",
-    "packets",
-    "loss_pct",
-    "cpu_local_pct",
-    "cpu_remote_pct",
-    "cpu_host_mean_pct",
-    "cpu_host_peak_pct",
-    "transactions_per_s",
-    "latency_idle_ms",
-    "latency_ms",
-    "latency_p90_ms",
-    "latency_loss_pct",
-    "latency_method",
-)
+METRIC_FIELDS = tuple(column.name for column in COLUMNS)
 #: Metric fields that hold words, not numbers (how the latency was measured).
-TEXT_METRIC_FIELDS = frozenset({"latency_method"})
+TEXT_METRIC_FIELDS = frozenset(column.name for column in COLUMNS if column.kind is str)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,16 @@ def upload_only(driver: EngineDriver, drivers: Mapping[Engine, EngineDriver]) ->
     )
 
 
+def sweep_needs(variable: Variable, drivers: Mapping[Engine, EngineDriver]) -> str:
+    """Why the chosen engine cannot sweep the variable, and which can."""
+
+    def can(driver: EngineDriver) -> bool:
+        return variable in driver.sweeps
+
+    label = VARIABLE_LABELS[variable][0].lower()
+    return f"Sweeping the {label} needs {engines_that(can, drivers)}."
+
+
 def _swept(variable: Variable) -> str:
     return f"The {VARIABLE_LABELS[variable][0].lower()} is what is swept: set its values above."
 
@@ -88,11 +98,7 @@ def unavailable_choices(
         for direction in set(type(plan.direction)) - driver.directions
     }
     variables: dict[object, str] = {
-        variable: (
-            f"Sweeping the {VARIABLE_LABELS[variable][0].lower()} needs "
-            f"{engines_that(lambda d, x=variable: x in d.sweeps, drivers)}."
-        )
-        for variable in set(Variable) - driver.sweeps
+        variable: sweep_needs(variable, drivers) for variable in set(Variable) - driver.sweeps
     }
     if Protocol.UDP not in plan.protocols:
         variables.setdefault(

@@ -11,10 +11,10 @@ from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, Variable
-from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, VARIABLE_LABELS
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
-from app.study.applicability import engines_that, engines_with, upload_only
+from app.study.applicability import engines_that, engines_with, sweep_needs, upload_only
 
 Check = Callable[[bool, str, str], None]
 
@@ -200,13 +200,7 @@ def _capabilities(
         f"RTT out.",
     )
     check(plan.direction in driver.directions, "direction", upload_only(driver, drivers))
-    label = VARIABLE_LABELS[plan.variable][0].lower()
-    sweeps = engines_that(lambda d: plan.variable in d.sweeps, drivers)
-    check(
-        plan.variable in driver.sweeps,
-        "variable",
-        f"Sweeping the {label} needs {sweeps}.",
-    )
+    check(plan.variable in driver.sweeps, "variable", sweep_needs(plan.variable, drivers))
     check(
         plan.variable is not Variable.BITRATE or Protocol.UDP in plan.protocols,
         "variable",
