@@ -150,6 +150,16 @@ class EngineDriver(ABC):
         base = self.peer_port(plan.peer)
         return base + plan.series.index(key.series) if plan.concurrent else base
 
+    def server_count(self, plan: Plan) -> int:
+        """How many servers the plan needs on the peer: one per series run at the same time
+        (an engine whose server serves one test at a time), else one."""
+        return len(plan.series) if plan.concurrent else 1
+
+    def problems(self, plan: Plan) -> list[tuple[str, str]]:
+        """(field, sentence) for what this engine cannot do with the plan beyond its
+        capabilities and limits (which the plan checks read themselves)."""
+        return []
+
     # -- runs ------------------------------------------------------------------------------------
     @abstractmethod
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

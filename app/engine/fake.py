@@ -87,6 +87,15 @@ class FakeDriver(EngineDriver):
     def version(self) -> str:
         return "fake"
 
+    def port(self, plan: Plan, key: RunKey) -> int:
+        return self.real.port(plan, key)
+
+    def server_count(self, plan: Plan) -> int:
+        return self.real.server_count(plan)
+
+    def problems(self, plan: Plan) -> list[tuple[str, str]]:
+        return self.real.problems(plan)
+
     def exposed(self, port: int, bind: str | None = None) -> ServerOptions:
         return self.real.exposed(port, bind)
 

@@ -274,7 +274,7 @@ class FrontDoor:
             plan.engine,
             driver.peer_port(plan.peer),
             ip_versions=plan.ip_versions,
-            count=len(plan.series) if plan.concurrent else 1,
+            count=driver.server_count(plan),
             echo_port=plan.peer.echo_port if Metric.LATENCY in plan.metrics else None,
         )
         peer = plan.peer.with_port(driver.port_key, port)

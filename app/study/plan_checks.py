@@ -34,6 +34,7 @@ def plan_problems(
     _structure(plan, check)
     _settings(plan, driver, drivers, check)
     _capabilities(plan, driver, drivers, check)
+    found += driver.problems(plan)
     _link(plan, check)
     if all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
