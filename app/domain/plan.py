@@ -24,6 +24,7 @@ OLD_PORT_FIELDS = {"iperf3_port": "iperf3", "netperf_port": "netperf"}
 class Engine(StrEnum):
     IPERF3 = "iperf3"
     NETPERF = "netperf"
+    IPERF2 = "iperf2"
 
 
 class Variable(StrEnum):

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from app.domain.plan import Engine, Peer
 from app.engine import limits
 from app.engine.driver import EngineDriver, RunHandle
+from app.engine.iperf2 import Iperf2Driver
 from app.engine.iperf3 import Iperf3Driver
 from app.engine.netperf import NetperfDriver
 from app.engine.peercheck import Server
@@ -16,7 +17,7 @@ from app.engine.tools import EngineSettings, Program, Tool, program_tool
 
 __all__ = ["DRIVERS", "EngineDriver", "RunHandle", "driver", "find_tool", "registry"]
 
-DRIVER_CLASSES: tuple[type[EngineDriver], ...] = (Iperf3Driver, NetperfDriver)
+DRIVER_CLASSES: tuple[type[EngineDriver], ...] = (Iperf3Driver, NetperfDriver, Iperf2Driver)
 
 
 def registry(settings: EngineSettings | None = None) -> Mapping[Engine, EngineDriver]:
