@@ -19,6 +19,7 @@ from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
+    EngineError,
     EngineFailed,
     EngineMissing,
     EngineTooOld,
@@ -154,6 +155,21 @@ def _check_family(host: str, ip_version: IpVersion) -> None:
         raise BadOption(f"{host} is an IPv4 address but IPv6 was chosen: give its IPv6 address.")
 
 
+class Iperf2ClosedBeforeStart(ClosedBeforeStart):
+    """The peer accepted the connection, then closed it before any data went through."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        EngineError.__init__(
+            self,
+            f"The peer {host} accepted the connection on port {port}, then closed it before "
+            f"the test started: the program listening there may not be an iperf 2 server "
+            f"(an iperf3 server closes iperf 2's connections this way), or a firewall may cut "
+            f"the test connections. Start iperf -s on the peer (iperf -s -u for UDP) on that "
+            f"port, then run again.",
+            detail=detail,
+        )
+
+
 def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) -> Classifier:
     """iperf 2's failure words as typed errors with a sentence for this peer."""
     wants_v6 = ip_version is IpVersion.V6 or is_ipv6_literal(host)
@@ -180,7 +196,7 @@ def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) ->
             w in text for w in ("broken pipe", "connection reset", "write failed", "read failed")
         ):
             if not started:
-                return ClosedBeforeStart(host, port, detail=message)
+                return Iperf2ClosedBeforeStart(host, port, detail=message)
             return PeerVanished(host, detail=message)
         if any(w in text for w in ("invalid option", "unrecognized option", "ignoring extra")):
             return OptionRefused(f"iperf 2 refused an option: {message}.", detail=message)
@@ -195,12 +211,16 @@ _STDERR_FAILED = re.compile(r"\[stderr\] .*(write failed|read failed|connect fai
 
 class Iperf2Run(EngineRun):
     """An iperf 2 run: one whose stderr says the connection failed, ends failed even when
-    iperf 2 exits with status 0 and printed a total (a peer that closes at once)."""
+    iperf 2 exits with status 0 and printed a total (a peer that closes at once). A run
+    counts as started once an interval of at least half the report interval arrived."""
+
+    interval_s = 1.0
 
     def events(self) -> Iterator[Sample | EngineMessage]:
         started = False
         for event in super().events():
-            started = started or isinstance(event, Sample)
+            if isinstance(event, Sample):
+                started = started or event.end_s - event.start_s >= self.interval_s / 2
             yield event
         failed = next((x for x in self._raw if _STDERR_FAILED.search(x)), None)
         if failed is not None:
@@ -219,7 +239,7 @@ def start_iperf2(
     bitrate = setting["bitrate"]
     if udp and bitrate:
         quiet = max(quiet, 3 * 8 * (setting["length"] or 1470) / bitrate)
-    return Iperf2Run(
+    run = Iperf2Run(
         tool,
         argv,
         parse_iperf2,
@@ -230,6 +250,8 @@ def start_iperf2(
         idle_timeout_s=3 * plan.interval_s + 10.0 + (duration if key.kind is RunKind.RR else 0),
         silence_s=None if key.kind is RunKind.RR else quiet,
     )
+    run.interval_s = plan.interval_s
+    return run
 
 
 # -- servers -------------------------------------------------------------------------------------
