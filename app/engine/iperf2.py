@@ -46,6 +46,8 @@ from app.engine.validate import (
 
 #: Older iperf 2 releases print other reports (no -e columns) and lack what LinkLab uses.
 MIN_IPERF2 = (2, 0, 10)
+#: The smallest --bounceback message iperf 2 answers (its header); smaller ones hang.
+MIN_BOUNCEBACK = 64
 #: What UDP "as fast as it can" asks of iperf 2, which refuses -b 0: far above any link.
 UNLIMITED_UDP = "100000M"
 
@@ -310,15 +312,29 @@ class Iperf2Driver(EngineDriver):
         return 1
 
     def problems(self, plan: Plan) -> list[tuple[str, str]]:
-        if Metric.RTT in plan.metrics and Protocol.UDP in plan.protocols:
-            return [
+        found: list[tuple[str, str]] = []
+        if Metric.RTT not in plan.metrics:
+            return found
+        if Protocol.UDP in plan.protocols:
+            found.append(
                 (
                     "metrics",
                     "iperf 2 measures round trips over TCP only (--bounceback): choose TCP, or "
                     "leave RTT out.",
                 )
-            ]
-        return []
+            )
+        swept = plan.variable is Variable.LENGTH
+        lengths = plan.values if swept else (plan.length,)
+        if any(isinstance(v, int) and v < MIN_BOUNCEBACK for v in lengths):
+            found.append(
+                (
+                    "values" if swept else "length",
+                    f"iperf 2's round trips (--bounceback) carry at least {MIN_BOUNCEBACK} "
+                    f"bytes: measure RTT with sizes of {MIN_BOUNCEBACK} bytes or more, or "
+                    f"choose netperf.",
+                )
+            )
+        return found
 
     def _run(self, plan: Plan, key: RunKey) -> tuple[Tool, list[str], str, int]:
         tool = self.tool()
