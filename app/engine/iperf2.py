@@ -283,7 +283,8 @@ def iperf2_servers(
 class Iperf2Driver(EngineDriver):
     engine = Engine.IPERF2
     limits = LIMITS
-    metrics = frozenset({Metric.THROUGHPUT, Metric.RTT, Metric.LATENCY})
+    # CPU: this computer's, as LinkLab samples it (iperf 2 reports none of its own).
+    metrics = frozenset(Metric)
     directions = frozenset(Direction)
     sweeps = frozenset(Variable)
     concurrent = True  # one server serves every series at once

@@ -15,6 +15,7 @@ from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
 from app.study.applicability import engines_that, engines_with, sweep_needs, upload_only
+from app.study.describe import METRIC_WORDS
 
 Check = Callable[[bool, str, str], None]
 
@@ -193,13 +194,17 @@ def _settings(
 def _capabilities(
     plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
 ) -> None:
-    rtt = engines_that(lambda d: Metric.RTT in d.metrics, drivers)
-    check(
-        not (set(plan.metrics) - driver.metrics),
-        "metrics",
-        f"Round-trip time is measured with a request/response test: choose {rtt}, or leave "
-        f"RTT out.",
-    )
+    for metric in [m for m in plan.metrics if m not in driver.metrics]:
+        able = engines_that(lambda d, m=metric: m in d.metrics, drivers)  # type: ignore[misc]
+        check(
+            False,
+            "metrics",
+            f"Round-trip time is measured with a request/response test: choose {able}, or "
+            f"leave RTT out."
+            if metric is Metric.RTT
+            else f"{driver.name} does not measure {METRIC_WORDS[metric]}: choose {able}, or "
+            f"leave it out.",
+        )
     check(plan.direction in driver.directions, "direction", upload_only(driver, drivers))
     check(plan.variable in driver.sweeps, "variable", sweep_needs(plan.variable, drivers))
     check(

@@ -70,7 +70,7 @@ class PeerRow(QWidget):
             spin = SpinBox()
             spin.setRange(1, 65535)
             spin.setValue(driver.default_port)
-            spin.setMinimumWidth(80)
+            spin.setMinimumWidth(72)  # five digits; three ports fit beside the peer
             accessible(spin, f"{driver.port_label} port")
             self.ports[driver.port_key] = spin
             self._port_labels[driver.port_key] = driver.port_label

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import Engine, Metric, Plan
+from app.domain.plan import Metric, Plan
 from app.domain.plan_codec import plan_from_json
 from app.domain.plan_fields import VARIABLE_LABELS, point_text
 from app.domain.records import SessionStatus
@@ -205,8 +205,8 @@ class MeasureTab(QWidget):
         self.setup.set_engine_unavailable(
             {
                 engine: status.problem
-                for engine in Engine
-                if (status := self.context.engine(engine.value)).tool is None
+                for engine, driver in self.context.drivers.items()
+                if (status := self.context.engine(driver.programs[0].name)).tool is None
             }
         )
         self._show_command()  # another engine binary: another command line
