@@ -163,7 +163,7 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
 # -- what limited the runs ----------------------------------------------------------------------
 
 
-def _values(plan: Plan, values: Sequence[float]) -> str:
+def _values(plan: Plan, values: Sequence[float | str]) -> str:
     """ "128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
     words = [value_text(plan, v) for v in values]
     if len(words) <= 1:
@@ -193,7 +193,8 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
     def excess(point: PointSummary) -> float:
         # Judged on the figure shown, so that "more than 5 %" never sits beside "5.0 %".
         loss = shown_loss(point)
-        return -1.0 if loss is None else loss - (point.value if emulated else 0.0)
+        given = point.value if emulated and not isinstance(point.value, str) else 0.0
+        return -1.0 if loss is None else loss - given
 
     lossy = [p for p in points if excess(p) > UDP_LOSS_PCT]
     if not lossy:
@@ -305,7 +306,7 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
     )
 
 
-def _few(points: Sequence[PointSummary]) -> list[tuple[float, int]]:
+def _few(points: Sequence[PointSummary]) -> list[tuple[float | str, int]]:
     """(value, successful runs) of the points measured by fewer than MIN_RUNS (unmeasured
     ones aside)."""
     return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]

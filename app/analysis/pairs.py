@@ -17,7 +17,7 @@ from app.analysis.points import METRICS
 from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
 from app.domain.metrics import COMPARABLE, POINT_METRICS, Better
 from app.domain.net import Direction
-from app.domain.plan import RunKind, Series
+from app.domain.plan import PointValue, RunKind, Series, as_point
 from app.domain.records import RunRecord, SessionRecord
 
 ALPHA = 0.05
@@ -55,7 +55,7 @@ class SeriesData:
 
     session: SessionRecord
     series: Series
-    values: dict[float, list[float]]  # swept value -> the runs' measurements
+    values: dict[PointValue, list[float]]  # swept value -> the runs' measurements
     label: str = ""
 
     @property
@@ -80,7 +80,7 @@ class SeriesData:
 
 @dataclass(frozen=True)
 class ComparedPoint:
-    value: float
+    value: PointValue
     baseline: Summary
     other: Summary
     difference: float | None  # other − baseline
@@ -158,7 +158,7 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
     found = []
     rr_metric = metric == "rtt_ms" and any(r.key.kind is RunKind.RR for r in runs)
     for series in session.plan.series:
-        per_value: dict[float, list[float]] = {}
+        per_value: dict[PointValue, list[float]] = {}
         for index, value in enumerate(session.plan.values):
             here = [
                 r
@@ -168,7 +168,7 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
                 and r.key.value_index == index
                 and (r.key.kind is RunKind.RR) == rr_metric
             ]
-            per_value[float(value)] = metric_values(here, metric)
+            per_value[as_point(value)] = metric_values(here, metric)
         found.append(SeriesData(session, series, per_value))
     return found
 

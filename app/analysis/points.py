@@ -9,7 +9,7 @@ from app.analysis.expectation import expected_at
 from app.analysis.stats import Summary, summarize
 from app.domain.metrics import POINT_METRICS
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Plan, RunKind, Series, Variable
+from app.domain.plan import Plan, PointValue, RunKind, Series, Variable, as_point
 from app.domain.records import RunRecord
 
 
@@ -33,7 +33,7 @@ class PointSummary:
     ip_version: IpVersion
     direction: Direction
     variable: Variable
-    value: float
+    value: PointValue  # a number, or a name (a congestion control)
     n: int  # successful runs at this point
     failed: int
     metrics: dict[str, Summary]
@@ -78,8 +78,10 @@ class PointSummary:
         return data
 
 
-def plain_number(value: float) -> int | float:
-    """1408.0 -> 1408: whole values as integers (JSON, CSV), others as they are."""
+def plain_number(value: float | str) -> int | float | str:
+    """1408.0 -> 1408: whole values as integers (JSON, CSV), others (and names) as they are."""
+    if isinstance(value, str):
+        return value
     return int(value) if float(value).is_integer() else value
 
 
@@ -99,7 +101,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                     ip_version=series.ip_version,
                     direction=plan.direction,
                     variable=plan.variable,
-                    value=float(value),
+                    value=as_point(value),
                     n=n,
                     failed=sum(1 for r in here if not r.ok),
                     metrics=metrics,

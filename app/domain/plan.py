@@ -38,6 +38,16 @@ class Variable(StrEnum):
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
 
 
+#: One swept value: a number, or a name for a variable whose values are names (a congestion
+#: control). Plans hold whole numbers or names; points and runs hold them as floats or names.
+PointValue = float | str
+
+
+def as_point(value: float | str) -> PointValue:
+    """A plan's value as a point holds it: a float, or the name as it is."""
+    return value if isinstance(value, str) else float(value)
+
+
 class Order(StrEnum):
     SEQUENTIAL = "sequential"  # series by series, point by point, all repetitions together
     SHUFFLED = "shuffled"  # every run in a random (seeded, recorded) order
@@ -245,7 +255,7 @@ class Plan:
     ip_versions: tuple[IpVersion, ...] = (IpVersion.V4,)
     direction: Direction = Direction.UP
     variable: Variable = Variable.LENGTH
-    values: tuple[int, ...] = (128, 384, 640, 896, 1152, 1408)
+    values: tuple[int | str, ...] = (128, 384, 640, 896, 1152, 1408)
     repetitions: int = 3
     duration_s: int = 10
     omit_s: int = 0
@@ -316,7 +326,11 @@ class Plan:
         """Wall time the plan should take: run time plus warm-up, pause and per-run overhead."""
         per_point = []
         for value in self.values:
-            duration = value if self.variable is Variable.DURATION else self.duration_s
+            duration = (
+                float(value)
+                if self.variable is Variable.DURATION and not isinstance(value, str)
+                else self.duration_s
+            )
             per_point.append(duration + self.omit_s + self.pause_s + overhead_s)
         total = sum(per_point) * len(self.series) * self.repetitions * len(self.kinds)
         if Metric.LATENCY in self.metrics:  # the idle probes before each stream run
@@ -334,10 +348,10 @@ class Plan:
             groups.setdefault((key.value_index, key.repetition, key.kind), []).append(key)
         return list(groups.values())
 
-    def setting(self, key: RunKey) -> dict[str, int | None]:
+    def setting(self, key: RunKey) -> dict[str, Any]:
         """The engine settings of one run: the fixed ones with the swept variable applied."""
         value = self.values[key.value_index]
-        settings: dict[str, int | None] = {
+        settings: dict[str, Any] = {
             "length": self.length,
             "window": self.window,
             "parallel": self.parallel,

@@ -54,10 +54,9 @@ def decode_field(key: str, value: Any) -> Any:
         "ip_versions": lambda v: _enum_tuple(IpVersion, v, key),
         "direction": Direction,
         "variable": Variable,
-        "values": lambda v: (
-            tuple(_number(x, "value") for x in v)
-            if isinstance(v, list | tuple)
-            else (_number(v, "value"),)
+        "values": lambda v: tuple(
+            _name(x, "a value") if isinstance(x, str) else _number(x, "value")
+            for x in (v if isinstance(v, list | tuple) else [v])
         ),
         "order": Order,
         "metrics": lambda v: _enum_tuple(Metric, v, key),

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.domain.plan import Variable
+from app.domain.plan import Plan, Variable
 
 
 class Kind(StrEnum):
@@ -304,6 +304,28 @@ ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.limit
 VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
     variable: (SWEPT[variable].sweep_label, SWEPT[variable].unit) for variable in Variable
 }
+
+
+def categorical(variable: Variable) -> bool:
+    """Whether the variable's values are names (charted as categories), not numbers."""
+    return SWEPT[variable].kind is Kind.NAME
+
+
+def x_of(plan: Plan, value: float | str) -> float:
+    """Where a value sits on a chart's x axis: the number, or a name's place in the sweep."""
+    if isinstance(value, str):
+        return float(plan.values.index(value)) if value in plan.values else 0.0
+    return float(value)
+
+
+def categories(plan: Plan) -> list[str] | None:
+    """The names along the x axis of a sweep over names, in the plan's order; else None."""
+    return [str(v) for v in plan.values] if categorical(plan.variable) else None
+
+
+def value_word(value: float | str) -> str:
+    """A swept value as it is written: "1408", "2.5", "bbr"."""
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 def point_text(variable: Variable, value: float | str) -> str:

@@ -118,7 +118,7 @@ class RunRecord:
     id: int
     session_id: str
     key: RunKey
-    value: float
+    value: float | str  # a name for a variable whose values are names
     ok: bool
     error_kind: str
     error: str

@@ -95,7 +95,7 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
     return table(header, (_difference_row(p, factor) for p in points), wide=True)
 
 
-def _summaries(data: ReportData, curve: SeriesData) -> dict[float, PointSummary]:
+def _summaries(data: ReportData, curve: SeriesData) -> dict[float | str, PointSummary]:
     return {p.value: p for p in data.points.get(curve.session.id, []) if p.series == curve.series}
 
 

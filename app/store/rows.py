@@ -244,7 +244,7 @@ def insert_run(
     conn: sqlite3.Connection,
     session_id: str,
     key: RunKey,
-    value: float,
+    value: float | str,
     *,
     ok: bool,
     partial: bool = False,

@@ -17,7 +17,7 @@ from app.domain.plan import (
     Security,
     Variable,
 )
-from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS
+from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, categorical
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import format_rate, plain_rate
@@ -51,9 +51,12 @@ def ip_versions_text(versions: tuple[IpVersion, ...]) -> str:
 
 
 def values_text(plan: Plan, limit: int = 6) -> str:
+    if categorical(plan.variable):
+        more = " …" if len(plan.values) > limit else ""
+        return ", ".join(str(v) for v in plan.values[:limit]) + more
     unit = VARIABLE_LABELS[plan.variable][1]
     shown = [
-        format_rate(v) if plan.variable is Variable.BITRATE else f"{v:g}"
+        format_rate(v) if plan.variable is Variable.BITRATE and not isinstance(v, str) else str(v)
         for v in plan.values[:limit]
     ]
     more = " …" if len(plan.values) > limit else ""
@@ -126,8 +129,11 @@ def extent_text(plan: Plan) -> str:
 def default_name(plan: Plan) -> str:
     """A name that tells sessions apart in a list: 'TCP and UDP · IPv4 · 128–1408 B · WPA2'."""
     label, unit = VARIABLE_LABELS[plan.variable]
-    if plan.values:
-        low, high = min(plan.values), max(plan.values)
+    numbers = [v for v in plan.values if not isinstance(v, str)]
+    if categorical(plan.variable):
+        sweep = f"{label.lower()} {' vs '.join(str(v) for v in plan.values)}"
+    elif numbers:
+        low, high = min(numbers), max(numbers)
         span = f"{low:g}" if low == high else f"{low:g}–{high:g}"
         if plan.variable is Variable.BITRATE:
             span = format_rate(low) if low == high else f"{format_rate(low)}–{format_rate(high)}"

@@ -11,7 +11,7 @@ from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, Variable
-from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, categorical
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
 from app.study.applicability import engines_that, engines_with, sweep_needs, upload_only
@@ -37,7 +37,10 @@ def plan_problems(
     _capabilities(plan, driver, drivers, check)
     found += driver.problems(plan)
     _link(plan, check)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
+    if categorical(plan.variable):
+        if not all(isinstance(v, str) for v in plan.values):
+            found.append(("values", "Every value must be a name, such as cubic, bbr or reno."))
+    elif all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
     else:
         found.append(("values", "Every value must be a whole number."))
@@ -246,7 +249,7 @@ def _capabilities(
 def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
     """The swept values (and the packet size held fixed) against the engine's limits."""
     limits = driver.limits
-    values = list(plan.values)
+    values = [v for v in plan.values if not isinstance(v, str)]
     swept = plan.variable
     where = "values"
     lengths = values if swept is Variable.LENGTH else [v for v in [plan.length] if v is not None]
@@ -293,7 +296,8 @@ def _link(plan: Plan, check: Check) -> None:
     if missing is not None:
         check(False, *missing)
         return
-    ends = {v for v in (min(plan.values, default=0), max(plan.values, default=0)) if v >= 1}
+    numbers = [v for v in plan.values if not isinstance(v, str)] or [0]
+    ends = {v for v in (min(numbers), max(numbers)) if v >= 1}
     for series in plan.series:  # the model answers for every point, or says why not
         for value in ends:
             try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
@@ -294,7 +294,7 @@ class StudyRunner:
         once a second, so a crash loses at most the last second; the result (or the error)
         completes it. Stopped, it stays partial when it measured anything: those samples are
         real measurements, but the run is no repetition (None is returned)."""
-        value = float(self.plan.values[key.value_index])
+        value = as_point(self.plan.values[key.value_index])
         attempt = 0
         while True:
             attempt += 1
@@ -445,7 +445,7 @@ class StudyRunner:
         self._emit(
             PointUpdated(
                 key.series,
-                float(self.plan.values[key.value_index]),
+                as_point(self.plan.values[key.value_index]),
                 metrics,
                 runs,
                 self._point_settled(records, key),

@@ -101,6 +101,14 @@ class AppContext(QObject):
         except LinkLabError as err:
             return EngineStatus(name, None, err.sentence)
 
+    def missing_engines(self) -> dict[object, str]:
+        """The engines whose program is not there, each with the sentence why."""
+        return {
+            engine: status.problem
+            for engine, driver in self.drivers.items()
+            if (status := self.engine(driver.programs[0].name)).tool is None
+        }
+
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
         """The port a server listens on unless told otherwise, by the engine's port key."""

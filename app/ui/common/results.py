@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.stats import Summary
 from app.domain.metrics import ranked
+from app.domain.plan_fields import value_word
 from app.domain.units import format_rate
 
 
@@ -68,7 +69,7 @@ class ResultsTable(QTableWidget):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self._rows: dict[tuple[str, float], int] = {}
+        self._rows: dict[tuple[str, float | str], int] = {}
         self._has: set[str] = set()
         copy = QAction("Copy table", self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
@@ -105,7 +106,7 @@ class ResultsTable(QTableWidget):
     def update_point(
         self,
         series: str,
-        value: float,
+        value: float | str,
         metrics: Mapping[str, Summary],
         expected_bps: float | None = None,
     ) -> None:
@@ -120,7 +121,7 @@ class ResultsTable(QTableWidget):
         throughput = metrics["throughput_bps"]
         cells = [
             series,
-            f"{value:g}",
+            value_word(value),
             str(throughput.n),
             format_rate(throughput.mean),
             format_rate(throughput.std),
