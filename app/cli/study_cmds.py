@@ -34,6 +34,7 @@ from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
 from app.domain.plan import OLD_PORT_FIELDS, Engine, Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
+from app.domain.plan_fields import categorical, parse_names
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
@@ -174,8 +175,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     resume.set_defaults(handler=cmd_resume)
 
 
-def _values(text: str, variable: str) -> list[int]:
-    """Sizes take K/M suffixes in 1024s, bitrates in 1000s (as iperf3 reads them)."""
+def _values(text: str, variable: str) -> list[int] | list[str]:
+    """Sizes take K/M suffixes in 1024s, bitrates in 1000s (as iperf3 reads them); a variable
+    of names takes names (cubic,bbr,reno)."""
+    if categorical(Variable(variable)):
+        try:
+            return parse_names(text)
+        except ValueError as err:
+            raise BadOption(f"argument --sizes/--values: {err}.") from None
     parse = parse_rate if variable == Variable.BITRATE.value else parse_size
     try:
         return value_list(parse)(text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from app.domain.errors import BadOption
@@ -25,7 +24,7 @@ from app.domain.plan import (
     Variable,
     assignment_from_dict,
 )
-from app.domain.plan_fields import BY_NAME, Kind
+from app.domain.plan_fields import BY_NAME, NAME, Kind
 
 
 def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
@@ -138,12 +137,8 @@ def _flag(value: object, name: str) -> bool:
     return value
 
 
-#: A name the system knows a setting by (a congestion control: "cubic", "bbr"): a word.
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
-
-
 def _name(value: object, name: str) -> str:
-    if not isinstance(value, str) or not _NAME.match(value):
+    if not isinstance(value, str) or not NAME.match(value):
         raise ValueError(f"{name} must be a name such as cubic (letters, digits, _ . -)")
     return value
 

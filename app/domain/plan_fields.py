@@ -5,6 +5,7 @@ the descriptions, the applicability rules, the exercise locks and the confounds 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -58,6 +59,7 @@ class PlanField:
     confound: str = ""  # why sessions differing in it may not compare
     confound_words: str = ""  # what the confound calls it, where not the words
     udp_only: bool = False  # only UDP runs have it
+    examples: tuple[str, ...] = ()  # for a field of names: the values a new sweep starts with
 
     @property
     def label(self) -> str:
@@ -321,6 +323,19 @@ def x_of(plan: Plan, value: float | str) -> float:
 def categories(plan: Plan) -> list[str] | None:
     """The names along the x axis of a sweep over names, in the plan's order; else None."""
     return [str(v) for v in plan.values] if categorical(plan.variable) else None
+
+
+#: A name the system knows a setting by ("cubic", "bbr"): as the plan codec accepts one.
+NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+
+
+def parse_names(text: str) -> list[str]:
+    """'cubic, bbr,reno' -> ['cubic', 'bbr', 'reno']; ValueError naming one that is no name."""
+    names = [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+    for name in names:
+        if not NAME.match(name):
+            raise ValueError(f"{name!r} is not a name such as cubic (letters, digits, _ . -)")
+    return list(dict.fromkeys(names))
 
 
 def value_word(value: float | str) -> str:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY
+from app.domain.plan_fields import BY_KEY, value_word
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -333,7 +333,7 @@ class SetupPanel(QWidget):
         values, _ = self.study.values()
         self.study.values_count.setText(
             f"{len(values)} value{'s' if len(values) != 1 else ''}: "
-            + ", ".join(f"{v:g}" for v in values[:8])
+            + ", ".join(value_word(v) for v in values[:8])
             + (" …" if len(values) > 8 else "")
         )
         self.study.estimate.setText(
