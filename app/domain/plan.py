@@ -36,6 +36,7 @@ class Variable(StrEnum):
     PARALLEL = "parallel"  # parallel streams
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
+    CONGESTION = "congestion"  # TCP congestion control, by name (cubic, bbr, reno)
 
 
 #: One swept value: a number, or a name for a variable whose values are names (a congestion
@@ -267,6 +268,7 @@ class Plan:
     window: int | None = None
     parallel: int = 1
     bitrate_bps: int = 0  # UDP target; 0 = unlimited, as throughput studies want
+    congestion: str | None = None  # TCP congestion control by name; None: the system's
     interval_s: float = 1.0
     early_stop: EarlyStop | None = None
     max_consecutive_failures: int = 5
@@ -357,9 +359,12 @@ class Plan:
             "parallel": self.parallel,
             "bitrate": self.bitrate_bps if key.protocol is Protocol.UDP else None,
             "duration": self.duration_s,
+            "congestion": self.congestion if key.protocol is Protocol.TCP else None,
         }
         if self.variable is not Variable.LOSS:  # loss is set on this computer, not the engine
             settings[self.variable.value] = value
+        if key.protocol is not Protocol.TCP:
+            settings["congestion"] = None  # a TCP setting
         return settings
 
     # -- JSON ----------------------------------------------------------------------------------

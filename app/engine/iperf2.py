@@ -29,7 +29,7 @@ from app.engine.errors import (
     PeerVanished,
 )
 from app.engine.iperf2_parse import parse_iperf2
-from app.engine.limits import DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netinfo import ipv6_available
 from app.engine.options import SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
@@ -59,6 +59,7 @@ LIMITS = Limits(
     window=Span(1024, 1024**3, "bytes"),
     parallel=Span(1, 128),
     bitrate_bps=Span(0, 10**14, "bit/s"),
+    congestion=CONGESTION,  # -Z
 )
 
 

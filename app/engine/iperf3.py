@@ -163,6 +163,8 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         argv += ["-b", str(opts.bitrate_bps)]
     if opts.omit_s:
         argv += ["-O", str(opts.omit_s)]
+    if opts.congestion is not None and opts.protocol is Protocol.TCP:
+        argv += ["-C", opts.congestion]
     if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
         # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
@@ -393,6 +395,7 @@ class Iperf3Driver(EngineDriver):
             parallel=int(setting["parallel"] or 1),
             direction=plan.direction,
             bitrate_bps=setting["bitrate"],
+            congestion=setting["congestion"],
             connect_timeout_ms=CONNECT_TIMEOUT_MS_DEFAULT,
         )
 

@@ -130,6 +130,8 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
             raise BadOption("The message size must be a whole number of bytes.")
         _check_message_size(size, test)
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
+    if opts.congestion is not None and test.protocol is Protocol.TCP:
+        argv += ["-K", f"{opts.congestion},{opts.congestion}"]
     argv += ["-k", selectors(test)]
     return argv
 
@@ -271,7 +273,7 @@ class NetperfDriver(EngineDriver):
     limits = engine_limits.NETPERF
     metrics = frozenset(Metric)
     directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
-    sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS})
+    sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION})
     about = "netperf also measures round-trip time"
     programs = (
         Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
@@ -303,6 +305,7 @@ class NetperfDriver(EngineDriver):
             duration_s=int(setting["duration"] or plan.duration_s),
             message_size=setting["length"],
             interval_s=plan.interval_s,
+            congestion=setting["congestion"],
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

@@ -40,6 +40,7 @@ class Iperf3Options:
     parallel: int = 1  # -P
     direction: Direction = Direction.UP
     bitrate_bps: int | None = None  # -b; 0 = unlimited; None = iperf3's default
+    congestion: str | None = None  # -C: TCP congestion control
     connect_timeout_ms: int | None = 8000
     bind_address: str | None = None
     username: str | None = None
@@ -60,6 +61,7 @@ class NetperfOptions:
     message_size: int | None = None  # -m for *_STREAM, -r N,N for *_RR
     cpu: bool = True  # -c -C
     interval_s: float = 1.0  # -D interim results, for the live view
+    congestion: str | None = None  # -K: TCP congestion control, here and at the netserver
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,8 @@ def _settings(
                 f"{engines_with(field.key, drivers)}.",
             )
         elif value is not None and span is not None:
-            check(span.holds(value), field.key, f"The {words} must be {span.text()}.")
+            size = len(value) if isinstance(value, str) else value  # a name: its length
+            check(span.holds(size), field.key, f"The {words} must be {span.text()}.")
     check(
         plan.omit_s < max(plan.duration_s, 1),
         "omit",
