@@ -7,7 +7,7 @@ so that a difference is significant exactly where its interval excludes zero
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -147,6 +147,14 @@ class Comparison:
         return list(found.values())
 
 
+def in_order(values: Iterable[PointValue]) -> list[PointValue]:
+    """The values once each: numbers ascending, names in the order the sweep has them."""
+    unique = list(dict.fromkeys(values))
+    if any(isinstance(v, str) for v in unique):
+        return unique
+    return sorted(unique)
+
+
 def metric_values(runs: Sequence[RunRecord], metric: str) -> list[float]:
     read = dict(METRICS)[metric]
     values = [read(r) for r in runs]
@@ -274,7 +282,7 @@ def holm_intervals(
 
 
 def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
-    values = sorted(set(baseline.values) | set(other.values))
+    values = in_order([*baseline.values, *other.values])
     sides = [(baseline.values.get(v, []), other.values.get(v, [])) for v in values]
     tests = [welch_test(a, b) for a, b in sides]
     adjusted = holm([t.p_value if t.se is not None else None for t in tests])
