@@ -8,7 +8,7 @@ from __future__ import annotations
 import getpass
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,15 @@ from app.study.exchange import (
     write_exchange,
 )
 
-__all__ = ["HIDDEN", "Handin", "handin_document", "read_handin", "scrub", "write_handin"]
+__all__ = [
+    "HIDDEN",
+    "Handin",
+    "RunFacts",
+    "handin_document",
+    "read_handin",
+    "scrub",
+    "write_handin",
+]
 
 HIDDEN = "(hidden)"
 _MAC = re.compile(r"\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b")
@@ -47,6 +55,15 @@ def _hide_user_folders(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class RunFacts:
+    """What the class view needs of a run's raw output, worked out once: whether its stored
+    throughput disagrees with it, and the marks that tell the same measurement anywhere."""
+
+    altered: bool
+    marks: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Handin:
     student: str
     group: str
@@ -55,6 +72,9 @@ class Handin:
     handed_in_at: str
     sessions: ExchangeFile
     file: Path | None = None
+    #: Facts of runs whose raw output is not held here (a class collected live keeps them
+    #: from when each run arrived), by the run record's id.
+    facts: dict[int, RunFacts] = field(default_factory=dict)
 
 
 def _private_words(environment: dict[str, Any], reveal: Sequence[str]) -> list[str]:
