@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from app.domain.errors import BadOption
 
-__all__ = ["MAX_TOKEN", "Collector", "collector_from_dict", "collector_url", "check_token"]
+__all__ = ["MAX_TOKEN", "Collector", "check_token", "collector_from_dict", "collector_url"]
 
 MAX_URL = 300
 MAX_TOKEN = 200

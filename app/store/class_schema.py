@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CLASS_MIGRATIONS", "CLASS_SCHEMA_VERSION", "Dialect", "POSTGRESQL", "SQLITE"]
+__all__ = ["CLASS_MIGRATIONS", "CLASS_SCHEMA_VERSION", "POSTGRESQL", "SQLITE", "Dialect"]
 
 
 @dataclass(frozen=True)
@@ -111,4 +111,6 @@ def meta_statement(dialect: Dialect) -> str:
 
 def migration(version: int, dialect: Dialect) -> list[str]:
     """The statements that take the class schema from version to version + 1."""
-    return [s.format(serial=dialect.serial, bigint=dialect.bigint) for s in CLASS_MIGRATIONS[version]]
+    return [
+        s.format(serial=dialect.serial, bigint=dialect.bigint) for s in CLASS_MIGRATIONS[version]
+    ]

@@ -292,8 +292,14 @@ class ClassStore:
                 "received_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
                 "seq = excluded.seq, header_json = excluded.header_json, received_at = "
                 "excluded.received_at WHERE class_sessions.seq < excluded.seq",
-                (session.id, push.exercise_id, push.student, session.seq, session.header_json,
-                 now),  # fmt: skip
+                (
+                    session.id,
+                    push.exercise_id,
+                    push.student,
+                    session.seq,
+                    session.header_json,
+                    now,
+                ),
             )
             if push.run is not None and outcome is PutOutcome.STORED:
                 run = push.run
@@ -302,9 +308,20 @@ class ClassStore:
                     "INSERT INTO class_runs (run_id, session_id, exercise_id, digest, "
                     "raw_digest, light_json, altered, marks_json, raw_output, samples_json, "
                     "flows_json, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (run.run_id, session.id, push.exercise_id, run.digest, run.raw_digest,
-                     run.light_json, int(run.altered), run.marks_json, run.raw_output,
-                     run.samples_json, run.flows_json, now),  # fmt: skip
+                    (
+                        run.run_id,
+                        session.id,
+                        push.exercise_id,
+                        run.digest,
+                        run.raw_digest,
+                        run.light_json,
+                        int(run.altered),
+                        run.marks_json,
+                        run.raw_output,
+                        run.samples_json,
+                        run.flows_json,
+                        now,
+                    ),
                 )
             return outcome, ""
 
@@ -427,9 +444,7 @@ class _SqliteClassStore(ClassStore):
         super().__init__(SQLITE, str(path))
 
     def _connect(self) -> _Connection:
-        conn = sqlite3.connect(
-            self.path, timeout=30, isolation_level=None, check_same_thread=False
-        )
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -454,7 +469,7 @@ class _PostgresClassStore(ClassStore):
 
     def _connect(self) -> _Connection:
         conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=5)
-        return conn  # type: ignore[no-any-return]
+        return conn
 
     def _begin(self, conn: _Connection) -> None:
         conn.execute("BEGIN")

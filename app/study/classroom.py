@@ -13,10 +13,9 @@ from pathlib import Path
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
-from app.domain.records import SessionStatus
+from app.domain.records import RunRecord, SessionStatus
 from app.engine.reparse import reparsed_throughput
 from app.store.rows import StoredSession
-from app.domain.records import RunRecord
 from app.study.handin import Handin, RunFacts, read_handin
 
 __all__ = [

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import getpass
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -152,10 +152,14 @@ def _argv(argv: list[str], reveal: Sequence[str]) -> list[str]:
 
 
 def handin_document(
-    db: Database, exercise_id: str, student: str, session_ids: Sequence[str] | None = None
+    db: Database,
+    exercise_id: str,
+    student: str,
+    session_ids: Sequence[str] | None = None,
+    only_runs: Collection[int] | None = None,
 ) -> dict[str, Any]:
     """The hand-in of a student's work on an exercise, from the database: the sessions given,
-    or all the student measured for it."""
+    or all the student measured for it (with only_runs, only those of their runs)."""
     work = ExerciseStore(db).work(exercise_id, student)
     exercise = work.exercise
     ids = list(session_ids or ExerciseStore(db).session_ids(exercise_id, student))
@@ -164,7 +168,7 @@ def handin_document(
             f"{student} has measured nothing for “{exercise.title}” yet: run its first step, "
             f"then hand in."
         )
-    document = export_sessions(SessionStore(db), ids)
+    document = export_sessions(SessionStore(db), ids, only_runs=only_runs)
     reveal = work.exercise.reveal
     words: list[str] = []
     for session in document["sessions"]:
@@ -180,7 +184,8 @@ def handin_document(
     document["handin"] = {
         "student": work.student,
         "group": work.group,
-        "exercise": exercise_to_dict(work.exercise),
+        # The class's collector and its token are the instructor's: not part of a hand-in.
+        "exercise": exercise_to_dict(replace(work.exercise, collector=None)),
         "answers": dict(work.answers),
         "handed_in_at": utc_now(),
     }
