@@ -17,6 +17,8 @@ from typing import Any
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
+from app.cli.class_live_cmds import announce_pool, class_token
+from app.domain.collector import collector_url
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
@@ -39,6 +41,7 @@ from app.engine.servers import (
 )
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
+from app.study.server_pool import MAX_POOL, pool_for, pool_ports
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,11 +63,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
     serve.add_argument(
         "--count",
-        type=number(int, 1, 16),
+        type=number(int, 1, MAX_POOL),
         default=1,
         metavar="N",
-        help="N iperf3 servers on consecutive ports (for concurrent series)",
+        help="N iperf3 servers on consecutive ports (for concurrent series, or one per station "
+        "of a class: see --collector)",
     )
+    serve.add_argument(
+        "--collector",
+        metavar="URL",
+        help="tell the class's collector at URL about these servers: it gives each station "
+        "its own port",
+    )
+    serve.add_argument("--token", metavar="TOKEN", help="the class token, with --collector")
+    serve.add_argument("--token-file", metavar="FILE", help="the class token's file")
     serve.add_argument(
         "--idle-timeout",
         type=number(int, 0, 86400),
@@ -215,8 +227,8 @@ def start_servers(
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
     options = [
-        ServerOptions(port + i, bind, idle_timeout_s or None, one_off, max_duration_s or None)
-        for i in range(count)
+        ServerOptions(p, bind, idle_timeout_s or None, one_off, max_duration_s or None)
+        for p in pool_ports("iperf3", port, count)
     ]
     servers = [iperf3_server(tool, option, on_log) for option in options]
     if netserver_port is not None:
@@ -317,6 +329,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print(f"linklab: {why_off}", file=sys.stderr, flush=True)
         for line in _peer_addresses(args.bind):
             print(line)
+        if args.collector:
+            print(tell_collector(args, servers), flush=True)
         print("Press Ctrl+C to stop.", flush=True)
         while all(server.running for server in servers):
             time.sleep(0.2)
@@ -331,6 +345,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
             echo.stop()
         for server in servers:
             server.stop()
+
+
+def tell_collector(args: argparse.Namespace, servers: list[LocalServer]) -> str:
+    """Announce the pool to the class's collector: each station is told its own port. An
+    engine that serves many clients at once (iperf 2's `iperf -s`) would be one server for
+    every station: pool_for() says which, and the collector hands that one port to all."""
+    token = class_token(args)
+    if not token:
+        raise BadOption("Give the class token (--token or --token-file) with --collector.")
+    pool = pool_for("iperf3", [s.port for s in servers if s.tool.name == "iperf3"])
+    try:
+        return announce_pool(
+            collector_url(args.collector), token, pool.ports, pool.engine, args.bind, pool.shared
+        )
+    except BadOption as err:
+        return f"linklab: {err.sentence} The servers serve on; start again to tell it."
 
 
 def _peer_addresses(bind: str | None) -> list[str]:

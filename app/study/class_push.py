@@ -82,12 +82,14 @@ class PushItem:
 
     @property
     def digest(self) -> str:
-        return _digest(self.document, ignore=("seq",))
+        """What the item says: the same for a header sent again unchanged."""
+        document = {k: v for k, v in self.document.items() if k != "seq"}
+        if isinstance(document.get("sessions"), dict):
+            document["sessions"] = document["sessions"].get("sessions")
+        return _digest(document)
 
 
-def _digest(document: object, ignore: tuple[str, ...] = ()) -> str:
-    if isinstance(document, dict):
-        document = {k: v for k, v in document.items() if k not in ignore}
+def _digest(document: object) -> str:
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, allow_nan=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
