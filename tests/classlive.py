@@ -103,3 +103,24 @@ def as_station(items: list[PushItem], number: int) -> list[PushItem]:
             item_id = item.item_id.replace(ADA, student)
         found.append(PushItem(item_id, document, item.once))
     return found
+
+
+def write_station(folder: Path, items: list[PushItem]) -> Path:
+    """A station's folder for tests/stations.py: its pushes, one JSON object a line."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [
+        json.dumps(
+            {"item_id": i.item_id, "document": i.document, "digest": i.digest, "once": i.once}
+        )
+        for i in items
+    ]
+    (folder / "pushes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def store_url(kind: str, tmp_path: Path, pg_server: Any) -> str:
+    """A fresh class store of this kind: an SQLite file, or a database of the test's own in
+    the real PostgreSQL."""
+    if kind == "sqlite":
+        return f"sqlite:{tmp_path / 'class.sqlite3'}"
+    return str(pg_server.new_database())

@@ -25,7 +25,7 @@ class Answer:
     status: int  # 0: the collector could not be reached
     data: Any = None  # the JSON answered, when there is one
     sentence: str = ""  # the collector's words, or why it could not be reached
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)  # names in lower case
 
     @property
     def reached(self) -> bool:
@@ -62,7 +62,8 @@ def call(
         return Answer(0, None, f"the collector at {url} cannot be reached ({reason})")
 
 
-def _answer(status: int, raw: bytes, headers: dict[str, str]) -> Answer:
+def _answer(status: int, raw: bytes, given: dict[str, str]) -> Answer:
+    headers = {k.lower(): v for k, v in given.items()}
     data: Any = None
     if raw:
         try:

@@ -205,7 +205,16 @@ def _answers(value: object, exercise: Exercise) -> dict[str, str]:
 def _session(
     document: object, exercise: Exercise, student: str, seq: int
 ) -> tuple[SessionRow, RunRow | None, str]:
-    checked = exchange_from_data(document, "The push")  # every figure within its bounds
+    try:
+        checked = exchange_from_data(document, "The push")  # every figure within its bounds
+    except BadOption as err:  # said of a file: said here of the push
+        sentence = err.sentence.replace("The file holds", "The push holds", 1)
+        raise BadOption(
+            sentence.replace(
+                ": the file is damaged; ask for a new export.",
+                ": LinkLab refused it and stored nothing.",
+            )
+        ) from None
     if len(checked.sessions) != 1 or len(checked.sessions[0].runs) > 1:
         raise _refuse("must hold one session and at most one run")
     session = checked.sessions[0]

@@ -149,7 +149,9 @@ class Collector:
                 port=self.port,
                 threads=THREADS,
                 connection_limit=CONNECTIONS,
-                max_request_body_size=limits.max_body + 1,  # the app says why, with a sentence
+                # Up to here the app reads the length and answers 413 with a sentence; beyond
+                # it waitress cuts the connection. Bodies are buffered on disk past 512 KB.
+                max_request_body_size=limits.max_body * 4 + 2**20,
                 channel_timeout=30,
                 ident="LinkLab",
                 expose_tracebacks=False,

@@ -49,10 +49,10 @@ def outbox_path(db_path: Path) -> Path:
     return db_path.with_name(f"{db_path.stem}-outbox.sqlite3")
 
 
-def backoff(failures: int, rng: random.Random | None = None) -> float:
+def backoff(failures: int, rng: random.Random | None = None, cap_s: float = CAP_S) -> float:
     """Seconds to wait after this many failures in a row: exponential, capped, with jitter
     (half fixed, half random) so that a class's stations do not all come back at once."""
-    ceiling = min(CAP_S, BASE_S * FACTOR ** max(0, failures - 1))
+    ceiling = min(cap_s, BASE_S * FACTOR ** max(0, min(failures, 64) - 1))
     return ceiling / 2 + (rng or random).uniform(0, ceiling / 2)
 
 
@@ -187,8 +187,10 @@ class Sender:
         *,
         on_change: Callable[[OutboxStatus], None] | None = None,
         rng: random.Random | None = None,
+        cap_s: float = CAP_S,
     ) -> None:
         self.outbox = outbox
+        self.cap_s = cap_s
         self.url = url
         self.token = token
         self._on_change = on_change or (lambda _status: None)
@@ -271,8 +273,8 @@ class Sender:
         self._failures += 1
         self._problem = _why(answer)
         self.outbox.failed(seq, self._problem)
-        delay = backoff(self._failures, self._rng)
-        retry_after = answer.headers.get("Retry-After", "")
+        delay = backoff(self._failures, self._rng, self.cap_s)
+        retry_after = answer.headers.get("retry-after", "")
         if retry_after.isdigit():
             delay = max(delay, float(retry_after))
         return delay
