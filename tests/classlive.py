@@ -6,6 +6,7 @@ that each station's measurement is its own)."""
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
 import re
 import uuid
@@ -15,6 +16,7 @@ from typing import Any
 
 from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.plan import Variable
+from app.domain.records import iso
 from app.store.db import Database
 from app.study.class_push import PushItem, station_pushes
 from app.study.exercises import find_ready, write_exercise
@@ -79,6 +81,11 @@ def body(item: PushItem) -> bytes:
 _PORTS = re.compile(r"(local \S+ port |\"local_port\":\s*)(\d+)")
 
 
+def _later(moment: str, minutes: int) -> str:
+    shifted = dt.datetime.fromisoformat(moment) + dt.timedelta(minutes=minutes)
+    return iso(shifted)
+
+
 def as_station(items: list[PushItem], number: int) -> list[PushItem]:
     """Ada's pushes as another station's: its own student, session and measurement (the raw
     output's client port changed, which no figure depends on)."""
@@ -98,6 +105,8 @@ def as_station(items: list[PushItem], number: int) -> list[PushItem]:
                 run["raw_output"] = _PORTS.sub(
                     lambda m: f"{m.group(1)}{20000 + number}", run["raw_output"]
                 )
+                for moment in ("started_at", "ended_at"):  # measured a little later
+                    run[moment] = _later(run[moment], number)
             item_id = item.item_id.replace(old, session_id)
         else:
             item_id = item.item_id.replace(ADA, student)

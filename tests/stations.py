@@ -30,8 +30,14 @@ def station(url: str, token: str, folder: Path) -> int:
     status = sender.flush(GIVE_UP_S)
     sender.stop()
     (folder / "status.json").write_text(
-        json.dumps({"sent": status.sent, "waiting": status.waiting, "refused": status.refused,
-                    "problem": status.problem}),  # fmt: skip
+        json.dumps(
+            {
+                "sent": status.sent,
+                "waiting": status.waiting,
+                "refused": status.refused,
+                "problem": status.problem,
+            }
+        ),
         encoding="utf-8",
     )
     outbox.close()
