@@ -5,6 +5,7 @@ the collector killed with SIGKILL mid-push and started again, and PostgreSQL sto
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -142,7 +143,7 @@ def test_a_student_runs_are_collected_as_they_end(
         assert log.count(f"stored {STUDENT}'s run TCP·IPv4") == 2
         assert f"stored {STUDENT}'s session {session['session_id'][:8]} (completed)" in log
         # The station measured against its own server of the pool.
-        with sqlite3.connect(tmp_path / "ann.sqlite3") as conn:
+        with contextlib.closing(sqlite3.connect(tmp_path / "ann.sqlite3")) as conn:
             (plan,) = conn.execute("SELECT plan_json FROM sessions").fetchone()
         assert json.loads(plan)["peer"]["iperf3_port"] in (first, first + 1)
 
