@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from app.store.class_store import ClassStore, open_class_store
+from app.store.class_backends import open_class_store
+from app.store.class_store import ClassStore
 from app.study.class_http import call
 from app.study.class_live import view_from_wire
 from app.study.exercises import read_exercise

@@ -18,7 +18,8 @@ from app.cli.args import EXIT_OK, number
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
-from app.store.class_store import open_class_store, shown_url
+from app.engine.servers import LocalServer
+from app.store.class_backends import open_class_store, shown_url
 from app.store.db import default_path
 from app.study.class_http import call
 from app.study.class_live import choose_exercise, live_class, view_from_wire
@@ -32,8 +33,10 @@ from app.study.collector import (
     write_into_exercise,
 )
 from app.study.collector_app import Limits
+from app.study.server_pool import MAX_POOL, pool_for
 
 __all__ = [
+    "add_pool_arguments",
     "add_submit_arguments",
     "announce_pool",
     "cmd_class_server",
@@ -271,3 +274,38 @@ def announce_pool(
         f"The class's collector at {url} was not told about the servers: "
         f"{(answer.sentence or str(answer.status)).rstrip('.')}."
     )
+
+
+def add_pool_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--count",
+        type=number(int, 1, MAX_POOL),
+        default=1,
+        metavar="N",
+        help="N iperf3 servers on consecutive ports (for concurrent series, or one per station "
+        "of a class: see --collector)",
+    )
+    serve.add_argument(
+        "--collector",
+        metavar="URL",
+        help="tell the class's collector at URL about these servers: it gives each station "
+        "its own port",
+    )
+    serve.add_argument("--token", metavar="TOKEN", help="the class token, with --collector")
+    serve.add_argument("--token-file", metavar="FILE", help="the class token's file")
+
+
+def tell_collector(args: argparse.Namespace, servers: list[LocalServer]) -> str:
+    """Announce the pool to the class's collector: each station is told its own port. An
+    engine that serves many clients at once (iperf 2's `iperf -s`) would be one server for
+    every station: pool_for() says which, and the collector hands that one port to all."""
+    token = class_token(args)
+    if not token:
+        raise BadOption("Give the class token (--token or --token-file) with --collector.")
+    pool = pool_for("iperf3", [s.port for s in servers if s.tool.name == "iperf3"])
+    try:
+        return announce_pool(
+            collector_url(args.collector), token, pool.ports, pool.engine, args.bind, pool.shared
+        )
+    except BadOption as err:
+        return f"linklab: {err.sentence} The servers serve on; start again to tell it."

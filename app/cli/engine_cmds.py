@@ -17,8 +17,7 @@ from typing import Any
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
-from app.cli.class_live_cmds import announce_pool, class_token
-from app.domain.collector import collector_url
+from app.cli.class_live_cmds import add_pool_arguments, tell_collector
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
@@ -41,7 +40,7 @@ from app.engine.servers import (
 )
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
-from app.study.server_pool import MAX_POOL, pool_for, pool_ports
+from app.study.server_pool import pool_ports
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,22 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.set_defaults(port=5201, netserver_port=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
-    serve.add_argument(
-        "--count",
-        type=number(int, 1, MAX_POOL),
-        default=1,
-        metavar="N",
-        help="N iperf3 servers on consecutive ports (for concurrent series, or one per station "
-        "of a class: see --collector)",
-    )
-    serve.add_argument(
-        "--collector",
-        metavar="URL",
-        help="tell the class's collector at URL about these servers: it gives each station "
-        "its own port",
-    )
-    serve.add_argument("--token", metavar="TOKEN", help="the class token, with --collector")
-    serve.add_argument("--token-file", metavar="FILE", help="the class token's file")
+    add_pool_arguments(serve)  # --count, and the class's --collector
     serve.add_argument(
         "--idle-timeout",
         type=number(int, 0, 86400),
@@ -345,22 +329,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             echo.stop()
         for server in servers:
             server.stop()
-
-
-def tell_collector(args: argparse.Namespace, servers: list[LocalServer]) -> str:
-    """Announce the pool to the class's collector: each station is told its own port. An
-    engine that serves many clients at once (iperf 2's `iperf -s`) would be one server for
-    every station: pool_for() says which, and the collector hands that one port to all."""
-    token = class_token(args)
-    if not token:
-        raise BadOption("Give the class token (--token or --token-file) with --collector.")
-    pool = pool_for("iperf3", [s.port for s in servers if s.tool.name == "iperf3"])
-    try:
-        return announce_pool(
-            collector_url(args.collector), token, pool.ports, pool.engine, args.bind, pool.shared
-        )
-    except BadOption as err:
-        return f"linklab: {err.sentence} The servers serve on; start again to tell it."
 
 
 def _peer_addresses(bind: str | None) -> list[str]:

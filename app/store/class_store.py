@@ -6,26 +6,21 @@ schema is created or migrated on first use (app.store.class_schema)."""
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
-import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Protocol
 
 from app.domain.errors import LinkLabError
 from app.domain.records import utc_now
 from app.store.class_schema import (
     CLASS_SCHEMA_VERSION,
-    POSTGRESQL,
-    SQLITE,
     Dialect,
     meta_statement,
     migration,
 )
-from app.store.db import Database, StoreError, default_path, translate
+from app.store.db import StoreError
 
 __all__ = [
     "ClassRows",
@@ -35,12 +30,10 @@ __all__ = [
     "PutOutcome",
     "RunRow",
     "SessionRow",
-    "open_class_store",
-    "shown_url",
 ]
 
 #: A PostgreSQL lock number of LinkLab's own: one migration at a time.
-_MIGRATION_LOCK = 0x4C696E6B
+MIGRATION_LOCK = 0x4C696E6B
 
 
 class _Refused(Exception):
@@ -109,21 +102,9 @@ class ClassRows:
     runs: list[dict[str, Any]]  # id, session_id, light_json, altered, marks_json
 
 
-class _Connection(Protocol):
+class Connection(Protocol):
     def execute(self, sql: str, params: Any = ...) -> Any: ...
     def close(self) -> None: ...
-
-
-def shown_url(url: str) -> str:
-    """A store's address as it may be shown: a password in it replaced by ***."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        if parts.password:
-            netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-            return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-    except ValueError:
-        pass
-    return url
 
 
 class ClassStore:
@@ -134,22 +115,22 @@ class ClassStore:
         self.dialect = dialect
         self.where = where  # for sentences: a path, or the URL without its password
         self._local = threading.local()
-        self._all: list[_Connection] = []
+        self._all: list[Connection] = []
         self._all_lock = threading.Lock()
         with self._transaction(migrating=True) as conn:
             self._migrate(conn)
 
     # -- connections (each backend) ------------------------------------------------------------
-    def _connect(self) -> _Connection:
+    def _connect(self) -> Connection:
         raise NotImplementedError
 
-    def _begin(self, conn: _Connection) -> None:
+    def _begin(self, conn: Connection) -> None:
         raise NotImplementedError
 
     def _translate(self, err: Exception) -> LinkLabError | None:
         raise NotImplementedError
 
-    def _conn(self) -> _Connection:
+    def _conn(self) -> Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
@@ -170,7 +151,7 @@ class ClassStore:
                 conn.close()
 
     @contextlib.contextmanager
-    def _transaction(self, migrating: bool = False) -> Iterator[_Connection]:
+    def _transaction(self, migrating: bool = False) -> Iterator[Connection]:
         try:
             conn = self._conn()
             self._begin(conn)
@@ -199,7 +180,7 @@ class ClassStore:
             raise err
         return said
 
-    def _run(self, conn: _Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    def _run(self, conn: Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
         return conn.execute(self.dialect.sql(sql), params)
 
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
@@ -217,7 +198,7 @@ class ClassStore:
         self._local = threading.local()
 
     # -- schema ------------------------------------------------------------------------------
-    def _migrate(self, conn: _Connection) -> None:
+    def _migrate(self, conn: Connection) -> None:
         self._run(conn, meta_statement(self.dialect))
         row = self._run(conn, "SELECT value FROM class_meta WHERE name = 'schema'").fetchone()
         version = int(row[0]) if row else 0
@@ -325,7 +306,7 @@ class ClassStore:
                 )
             return outcome, ""
 
-    def _check_run(self, conn: _Connection, run: RunRow) -> tuple[PutOutcome, str]:
+    def _check_run(self, conn: Connection, run: RunRow) -> tuple[PutOutcome, str]:
         same = self._run(
             conn, "SELECT digest FROM class_runs WHERE run_id = ?", (run.run_id,)
         ).fetchone()
@@ -432,84 +413,3 @@ class ClassStore:
                     )
                     return str(host), int(port), str(engine)
             return None
-
-
-class _SqliteClassStore(ClassStore):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        # The file's own checks first (damaged, another program's, written by a newer
-        # LinkLab): the class tables are added only to a LinkLab database this one can write.
-        with Database(path) as db:
-            db.require_writable()
-        super().__init__(SQLITE, str(path))
-
-    def _connect(self) -> _Connection:
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
-
-    def _begin(self, conn: _Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-
-    def _translate(self, err: Exception) -> LinkLabError | None:
-        if isinstance(err, sqlite3.Error):
-            return translate(err, self.path)
-        return None
-
-
-class _PostgresClassStore(ClassStore):
-    def __init__(self, url: str) -> None:
-        import psycopg  # only a PostgreSQL store needs it
-
-        self._psycopg = psycopg
-        self.url = url
-        super().__init__(POSTGRESQL, shown_url(url))
-
-    def _connect(self) -> _Connection:
-        conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=5)
-        return conn
-
-    def _begin(self, conn: _Connection) -> None:
-        conn.execute("BEGIN")
-
-    def _migrate(self, conn: _Connection) -> None:
-        conn.execute(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
-        super()._migrate(conn)
-
-    def _translate(self, err: Exception) -> LinkLabError | None:
-        psycopg = self._psycopg
-        if isinstance(err, psycopg.OperationalError | psycopg.InterfaceError):
-            words = str(err).strip().splitlines()[0][:300] if str(err).strip() else type(err)
-            return ClassStoreDown(
-                f"The class database {self.where} does not answer ({words}): start it (or "
-                f"check the address and credentials in --store); the stations keep their runs "
-                f"until it is back.",
-                detail=str(err),
-            )
-        if isinstance(err, psycopg.Error):
-            return StoreError(
-                f"The class database {self.where} refused the request ({str(err).strip()[:300]})"
-                f": check that the user in --store may create and write tables there.",
-                detail=str(err),
-            )
-        return None
-
-
-def open_class_store(url: str | None = None) -> ClassStore:
-    """The store of --store: sqlite:PATH, postgresql://… (postgres://…), or None for this
-    computer's own LinkLab database."""
-    if url is None or url == "":
-        return _SqliteClassStore(default_path())
-    if url.startswith(("postgresql://", "postgres://")):
-        return _PostgresClassStore(url)
-    if url.startswith("sqlite:"):
-        path = url.removeprefix("sqlite:").removeprefix("//")
-        if not path:
-            raise StoreError("Give the SQLite file after sqlite:, as in sqlite:class.sqlite3.")
-        return _SqliteClassStore(Path(path).expanduser())
-    raise StoreError(
-        f"{shown_url(url)[:80]!r} is not a store LinkLab knows: give sqlite:PATH or "
-        f"postgresql://USER:PASSWORD@HOST:PORT/DATABASE."
-    )

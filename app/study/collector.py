@@ -130,6 +130,7 @@ class Collector:
     ) -> None:
         self.store = store
         self.app = CollectorApp(store, token, limits, on_log)
+        self.token = token
         self.host = host
         self.port = port
         self._server: object | None = None
