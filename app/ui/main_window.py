@@ -334,5 +334,6 @@ class MainWindow(QMainWindow):
         self.responsiveness.stop_and_wait()
         if self.class_tab.live is not None:
             self.class_tab.live.shutdown()  # this computer's collector, when collecting
+        self.exercises.shutdown()  # the pushes still waiting stay queued on disk
         self.servers.stop_all()
         self.sessions.exchange.wait()

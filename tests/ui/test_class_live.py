@@ -6,16 +6,24 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from app.domain.collector import Collector as CollectorAddress
 from app.domain.exercise import Exercise
+from app.store.class_backends import open_class_store
 from app.store.db import Database
 from app.study.class_http import call
 from app.study.class_push import station_pushes
-from app.study.exercises import find_ready
+from app.study.collector import Collector
+from app.study.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
+from tests.classlive import TOKEN, short_exercise
 from tests.conftest import free_port
 from tests.ui.class_handins import Student, _measure
+from tests.ui.test_exercise_flow import open_file
 from tests.ui.user import User, wait_for
 
 ANA, BEN = "Ana Souza", "Ben Okafor"
@@ -67,3 +75,34 @@ def test_collect_live_shows_a_students_run_as_it_arrives(
     assert user.text("Collector address") == ""
     assert call(url, token, "/v1/health").status == 0  # nothing listens any more
     assert len(user.table_rows("Students")) == 2  # what arrived stays on screen
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # the student measures this computer for real
+def test_a_students_window_sends_each_run_to_the_class(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    """The student's side: an exercise that names the collector, a step measured with Start,
+    each run sent as it ends; the Exercise tab says what was sent."""
+    exercise = short_exercise()
+    store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
+    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector.start()
+    try:
+        named = replace(exercise, collector=CollectorAddress(collector.url, TOKEN))
+        source = write_exercise(tmp_path / "live.linklab-exercise", named)
+        with user.answering(open_file(source)):
+            user.menu("File", "Open exercise…")
+        assert f"go to the class at {collector.url}" in user.text("Sent to the class")
+        user.type("Your name", "Ann Lee", enter=True)
+        user.click_row("Steps", 0)
+        user.click("Set up this step")
+        user.click("Start")
+        wait_for(lambda: not window.measure.running, 120, "the step")
+        wait_for(lambda: store.counts()["runs"] == 2, 20, "both runs at the collector")
+        user.tab("Exercise")
+        sent = re.compile(r"Class at \S+: \d+ sent to the class\.$")
+        wait_for(lambda: sent.match(user.text("Sent to the class")), 20, "all sent")
+        assert store.counts() == {"work": 1, "sessions": 1, "runs": 2}
+    finally:
+        collector.stop()
+        store.close()
