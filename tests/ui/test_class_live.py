@@ -46,7 +46,7 @@ def test_collect_live_shows_a_students_run_as_it_arrives(
     user.type("Collector port", str(free_port()))
     user.check("Collect live")
     wait_for(lambda: "Students send to" in user.text("Collector address"), 10, "the address")
-    shown = re.search(r"Students send to (\S+) · class token (\S+)", user.text("Collector address"))
+    shown = re.search(r"Students send to (\S+) · token (\S+)", user.text("Collector address"))
     assert shown is not None
     url, token = shown.groups()
     url = url.replace(url.split("//")[1].split(":")[0], "127.0.0.1")  # the test's own loopback

@@ -87,6 +87,7 @@ class LiveBar(QWidget):
     view_read = Signal(object)  # ClassView, read again because something arrived
     waiting = Signal(str)  # a sentence while no class can be shown (nothing arrived yet)
     status_message = Signal(str)
+    started = Signal()  # a live class is about to be shown: the tab clears what it showed
 
     def __init__(
         self, context: AppContext, exercise_file: Callable[[], Path | None], parent: QWidget | None
@@ -115,6 +116,7 @@ class LiveBar(QWidget):
         self.store = QLineEdit()
         accessible(self.store, "Class store")
         self.store.setPlaceholderText("this computer's database, or postgresql://…")
+        self.store.setMinimumWidth(200)
         self.store.setToolTip(
             "Where the class is kept: empty for this computer's LinkLab database, or a "
             "department's PostgreSQL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE."
@@ -182,8 +184,9 @@ class LiveBar(QWidget):
             raise
         self.collector = collector
         where = shown_url(given) if given else "this computer's database"
-        self.address.setText(f"Students send to {collector.url} · class token {token}")
+        self.address.setText(f"Students send to {collector.url} · token {token}")
         self.reading = Reading(f"{collector.url} ({where})", store=store)
+        self.started.emit()
         self._set_editable(False)
         self.write_button.setEnabled(True)
         self.status_message.emit(
@@ -268,6 +271,7 @@ class LiveBar(QWidget):
             self.waiting.emit(err.sentence)
             return
         self.reading = reading
+        self.started.emit()
         self.waiting.emit(f"Reading the class at {reading.where}…")
         self._timer.start()
         self.poll()

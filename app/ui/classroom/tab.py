@@ -180,6 +180,7 @@ class ClassTab(QWidget):
             self.live.view_read.connect(self._loaded)
             self.live.waiting.connect(self._live_waiting)
             self.live.status_message.connect(self.status_message)
+            self.live.started.connect(self._clear)  # a live class replaces what was shown
             layout.addWidget(self.live)
         layout.addWidget(self.message)
         layout.addWidget(splitter, 1)
@@ -238,6 +239,12 @@ class ClassTab(QWidget):
 
     def _failed(self, sentence: str) -> None:
         """Nothing of an earlier class stays on screen under a sentence about this one."""
+        self._clear()
+        self.message.setText(sentence)
+        self.message.show()
+        self.status_message.emit(sentence)
+
+    def _clear(self) -> None:
         self.open_button.setEnabled(True)
         self.view = None
         self.table.clear()
@@ -249,9 +256,7 @@ class ClassTab(QWidget):
         self.export_button.setEnabled(False)
         self.chart.show_step(None, 0)
         self.summary.setText(HINT)
-        self.message.setText(sentence)
-        self.message.show()
-        self.status_message.emit(sentence)
+        self.message.hide()
 
     def _loaded(self, view: ClassView) -> None:
         self.open_button.setEnabled(True)
@@ -290,6 +295,9 @@ class ClassTab(QWidget):
         self.step_box.setEnabled(True)
         self.export_button.setEnabled(bool(view.rows))
         self._draw()
+        if reading is not None:
+            self.status_message.emit(f"The class, live: {_count(len(view.rows), 'student')}.")
+            return
         self.status_message.emit(
             f"Read {_count(len(view.rows), 'hand-in')}"
             + (f"; {_count(len(view.unreadable), 'file')} not read." if view.unreadable else ".")
