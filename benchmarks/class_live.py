@@ -121,8 +121,11 @@ def stations_benchmark(pg: Postgres, items: list, root: Path) -> None:
         try:
             start_rss = memory.memory_info().rss / 2**20
             url = f"http://127.0.0.1:{port}"
-            for number in (1, 2, 3):
-                got = round_of_stations(url, store, items, folder, number * 100, memory)
+            # New stations, then the same stations sending everything again (their outboxes
+            # lost: every push a resend) three times, then 60 more: memory under the same load
+            # with the class the same size, and as the class grows.
+            for number, first in enumerate((100, 100, 100, 100, 200), 1):
+                got = round_of_stations(url, store, items, folder / str(number), first, memory)
                 print(
                     f"  {kind} round {number}: {got['runs']:.0f} runs stored "
                     f"({got['failed stations']:.0f} stations failed) in "
