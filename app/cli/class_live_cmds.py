@@ -23,7 +23,7 @@ from app.store.class_backends import open_class_store, shown_url
 from app.store.db import default_path
 from app.study.class_http import call
 from app.study.class_live import choose_exercise, live_class, view_from_wire
-from app.study.class_station import ClassPusher, my_server
+from app.study.class_station import ClassPusher, announce_pool, my_server
 from app.study.classroom import ClassView
 from app.study.collector import (
     DEFAULT_PORT,
@@ -38,7 +38,6 @@ from app.study.server_pool import MAX_POOL, pool_for
 __all__ = [
     "add_pool_arguments",
     "add_submit_arguments",
-    "announce_pool",
     "cmd_class_server",
     "live_view",
     "pusher_for",
@@ -254,28 +253,6 @@ def cmd_push(args: argparse.Namespace, db_path: Path, exercise: Exercise) -> int
 
 
 # -- a pool of engine servers ------------------------------------------------------------------
-def announce_pool(
-    url: str, token: str, ports: list[int], engine: str, host: str | None, shared: bool = False
-) -> str:
-    """Tell the collector which servers serve the class; the sentence to print (or the
-    problem, when it could not be told)."""
-    body: dict[str, object] = {"ports": ports, "engine": engine, "shared": shared}
-    if host:
-        body["host"] = host
-    answer = call(url, token, "/v1/pool", json.dumps(body).encode())
-    if answer.status == 200:
-        return (
-            f"Told the class's collector at {url}: {len(ports)} {engine} server"
-            f"{'s' if len(ports) != 1 else ''}; each station is given its own port."
-            if not shared
-            else f"Told the class's collector at {url}: one {engine} server for every station."
-        )
-    raise BadOption(
-        f"The class's collector at {url} was not told about the servers: "
-        f"{(answer.sentence or str(answer.status)).rstrip('.')}."
-    )
-
-
 def add_pool_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--count",

@@ -20,7 +20,7 @@ from app.study.class_push import station_pushes
 from app.study.events import RunFailed, RunFinished, SessionFinished, SessionStarted, StudyEvent
 from app.study.outbox import Outbox, OutboxStatus, Sender, outbox_path
 
-__all__ = ["ClassPusher", "my_server"]
+__all__ = ["ClassPusher", "announce_pool", "my_server"]
 
 
 class ClassPusher:
@@ -108,3 +108,25 @@ def my_server(url: str, token: str, student: str) -> tuple[str, int, str]:
             return host, port, str(data.get("engine", "iperf3"))
     words = answer.sentence or "it gave no server"
     raise BadOption(f"The collector could not tell which server is yours: {words.rstrip('.')}.")
+
+
+def announce_pool(
+    url: str, token: str, ports: list[int], engine: str, host: str | None, shared: bool = False
+) -> str:
+    """Tell the collector which servers serve the class; the sentence to print (or the
+    problem, when it could not be told)."""
+    body: dict[str, object] = {"ports": ports, "engine": engine, "shared": shared}
+    if host:
+        body["host"] = host
+    answer = call(url, token, "/v1/pool", json.dumps(body).encode())
+    if answer.status == 200:
+        return (
+            f"Told the class's collector at {url}: {len(ports)} {engine} server"
+            f"{'s' if len(ports) != 1 else ''}; each station is given its own port."
+            if not shared
+            else f"Told the class's collector at {url}: one {engine} server for every station."
+        )
+    raise BadOption(
+        f"The class's collector at {url} was not told about the servers: "
+        f"{(answer.sentence or str(answer.status)).rstrip('.')}."
+    )

@@ -106,3 +106,32 @@ def test_a_students_window_sends_each_run_to_the_class(
     finally:
         collector.stop()
         store.close()
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # starts this computer's iperf3 servers
+def test_the_server_tab_runs_a_server_for_each_station(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    """The Server tab's pool: two iperf3 servers for two stations, announced to the collector,
+    which gives each student their own port."""
+    store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
+    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector.start()
+    first = free_port()
+    try:
+        user.tab("Server")
+        user.type("Stations", "2")
+        user.type("First port", str(first))
+        user.type("Collector", collector.url)
+        user.type("Class token", TOKEN)
+        user.click("Start the pool")
+        wait_for(lambda: "Told the class's collector" in user.text("Pool status"), 20, "the pool")
+        assert f"2 iperf3 servers on ports {first}–{first + 1}." in user.text("Pool status")
+        given = [call(collector.url, TOKEN, f"/v1/station?student=S{n}") for n in range(3)]
+        assert [a.status for a in given] == [200, 200, 404]
+        assert {a.data["port"] for a in given[:2]} == {first, first + 1}
+        user.click("Stop the pool")
+        assert window.servers.pool == []
+    finally:
+        collector.stop()
+        store.close()
