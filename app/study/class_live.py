@@ -64,8 +64,7 @@ def choose_exercise(store: ClassStore, wanted: str | None) -> Exercise:
     raise BadOption(f"No work for an exercise {wanted!r} has arrived: the class has {titles}.")
 
 
-def _session(row: dict[str, Any], runs: list[StoredRun]) -> StoredSession:
-    header = json.loads(row["header_json"])
+def _session(header: dict[str, Any], runs: list[StoredRun]) -> StoredSession:
     plan = plan_from_dict(header["plan"])
     record = SessionRecord(
         id=header["id"],
@@ -127,17 +126,23 @@ def handins_from_rows(rows: ClassRows) -> list[Handin]:
         student = owner.get(row["session_id"], "")
         facts.setdefault(student, {})[record.id] = RunFacts(bool(row["altered"]), marks)
     sessions: dict[str, list[StoredSession]] = {}
-    for row in sorted(rows.sessions, key=lambda r: json.loads(r["header_json"])["created_at"]):
-        sessions.setdefault(row["student"], []).append(_session(row, runs.get(row["id"], [])))
+    headers = [(json.loads(row["header_json"]), row) for row in rows.sessions]
+    for header, row in sorted(headers, key=lambda pair: str(pair[0]["created_at"])):
+        stored = _session(header, runs.get(row["id"], []))
+        sessions.setdefault(row["student"], []).append(stored)
+    exercises: dict[str, Exercise] = {}  # most students pushed the very same exercise text
     found = []
     for work in rows.work:
         student = work["student"]
         answers = json.loads(work["answers_json"] or "{}")
+        text = work["exercise_json"]
+        if text not in exercises:
+            exercises[text] = exercise_from_text(text, "A stored exercise")
         found.append(
             Handin(
                 student,
                 work["group_name"],
-                exercise_from_text(work["exercise_json"], "A stored exercise"),
+                exercises[text],
                 {str(k): str(v) for k, v in answers.items()},
                 work["updated_at"],
                 ExchangeFile(2, "", "", tuple(sessions.get(student, []))),

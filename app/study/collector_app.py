@@ -34,6 +34,11 @@ __all__ = ["CollectorApp", "Limits"]
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
+#: While pushes pour in, the class view is built at most this often (a view this young is
+#: served as it is): a run still shows within a second or two, and a burst of 60 stations
+#: does not rebuild the view for every push.
+VIEW_REUSE_S = 0.5
+
 _REASONS = {
     200: "OK",
     304: "Not Modified",
@@ -107,7 +112,7 @@ class CollectorApp:
         self.limits = limits or Limits()
         self._buckets = _Buckets(self.limits)
         self._log = on_log or (lambda _line: None)
-        self._views: dict[str, tuple[int, bytes]] = {}
+        self._views: dict[str, tuple[int, bytes, float]] = {}
         self._view_lock = threading.Lock()
         self.refused = 0  # requests refused since the start
         self.stored = 0  # runs stored since the start
@@ -234,11 +239,13 @@ class CollectorApp:
             return 304, b"", [("ETag", tag)]
         with self._view_lock:
             cached = self._views.get(exercise.id)
-            if cached is None or cached[0] != changes:
+            fresh = cached is not None and time.monotonic() - cached[2] < VIEW_REUSE_S
+            if cached is None or (cached[0] != changes and not fresh):
                 view = live_class(self.store, exercise)
                 body = json.dumps(view_to_wire(view, changes), ensure_ascii=False).encode()
-                self._views = {exercise.id: (changes, body)}  # one class at a time is kept
-                cached = (changes, body)
+                cached = (changes, body, time.monotonic())
+                self._views = {exercise.id: cached}  # one class at a time is kept
+        tag = f'"{cached[0]}-{exercise.id}"'
         return 200, cached[1], [("ETag", tag)]
 
     def _exercises(self) -> tuple[int, bytes, list[tuple[str, str]]]:
