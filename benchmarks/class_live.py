@@ -1,6 +1,6 @@
 """A class collected live, measured: (1) 60 station processes pushing real run records at once
 to `linklab class-server` (SQLite, then a real PostgreSQL): how long a run takes to show in
-the class view after it is stored, and the collector's memory over two rounds of 60 stations;
+the class view after it is stored, and the collector's memory over five rounds of 60 stations;
 (2) 10 classes x 30 students x 100 runs in PostgreSQL (and SQLite beside it): the class view's
 query, and the whole view built from it. Figures go to docs/PERFORMANCE.md."""
 
@@ -125,8 +125,7 @@ def round_of_stations(
 
 
 def stations_benchmark(pg: Postgres, items: list, root: Path) -> None:
-    print(f"{STATIONS} stations pushing at once, three rounds (runs stored; view lag after storing;"
-          " collector RSS)")  # fmt: skip
+    print(f"{STATIONS} stations pushing at once: new, the same again three times, 60 more")
     for kind, store_url in (("SQLite", f"sqlite:{root / 'class.sqlite3'}"),
                             ("PostgreSQL", pg.new_database())):  # fmt: skip
         folder = root / kind
