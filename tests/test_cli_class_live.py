@@ -25,6 +25,7 @@ from app.study.class_http import call
 from app.study.class_live import view_from_wire
 from app.study.exercises import read_exercise
 from tests.classlive import (
+    ADA,
     TOKEN,
     Measured,
     as_station,
@@ -283,4 +284,33 @@ def test_a_stopped_postgresql_is_said_and_the_stations_keep_queuing(
         stored_once(reopened, folders)
     finally:
         reopened.close()
+        collector.stop()
+
+
+def test_exercise_push_sends_what_waited(tmp_path: Path, ada: Measured) -> None:
+    """A station whose collector was away: `linklab exercise push` says what waits and keeps
+    it; once the collector is there, it sends it all, each run once."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    push = (
+        "exercise", "push", str(ada.exercise_file), "--student", ADA, "--submit", url,
+        "--token", TOKEN, "--db", str(ada.db), "--json",
+    )  # fmt: skip
+    away = linklab(*push, "--wait", "2")
+    assert away.returncode == 1, away.stderr
+    assert json.loads(away.stdout) == {"sent": 0, "waiting": 4, "refused": 0}
+    store = f"sqlite:{tmp_path / 'class.sqlite3'}"
+    collector = start_collector(tmp_path, store, port)
+    try:
+        back = linklab(*push, "--wait", "60")
+        assert back.returncode == 0, back.stderr
+        assert json.loads(back.stdout) == {"sent": 4, "waiting": 0, "refused": 0}
+        again = linklab(*push, "--wait", "10")  # nothing new: nothing sent twice
+        assert json.loads(again.stdout) == {"sent": 4, "waiting": 0, "refused": 0}
+        opened = open_class_store(store)
+        try:
+            assert opened.counts() == {"work": 1, "sessions": 1, "runs": 2}
+        finally:
+            opened.close()
+    finally:
         collector.stop()
