@@ -140,6 +140,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Any]:
     """A real PostgreSQL for this test session (tests/pg.py); skipped where it cannot run."""
+    if sys.platform == "win32":
+        pytest.skip(
+            "the tests' PostgreSQL is Debian's server programs run as an unprivileged POSIX user "
+            "(initdb, pg_ctl); SQLite, the other store, runs the same tests here"
+        )
     from tests.pg import Postgres
 
     server = Postgres()
