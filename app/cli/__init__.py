@@ -13,6 +13,7 @@ from pathlib import Path
 from app import __version__
 from app.cli import (
     class_cmds,
+    class_live_cmds,
     compare_cmds,
     engine_cmds,
     exercise_cmds,
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     expected_cmds.register(sub)
     exercise_cmds.register(sub)
     class_cmds.register(sub)
+    class_live_cmds.register(sub)
     responsiveness_cmd.register(sub)
     engine_cmds.register(sub)
     return parser

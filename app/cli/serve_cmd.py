@@ -12,6 +12,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
+from app.cli.class_live_cmds import add_pool_arguments, tell_collector
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
@@ -25,6 +26,7 @@ from app.engine.servers import (
     LocalServer,
     ServerOptions,
 )
+from app.study.server_pool import pool_ports
 
 
 def _main_driver() -> EngineDriver:
@@ -60,13 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                 help=f"start the {driver.server_label} too ({driver.server_command}; also "
                 f"when {driver.port_options[0]} is given)",
             )
-    serve.add_argument(
-        "--count",
-        type=number(int, 1, 16),
-        default=1,
-        metavar="N",
-        help=f"N {main.server_label}s on consecutive ports (for concurrent series)",
-    )
+    add_pool_arguments(serve)  # --count, and the class's --collector
     serve.add_argument(
         "--idle-timeout",
         type=number(int, 0, 86400),
@@ -130,9 +126,9 @@ def start_servers(
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
     servers = [
         server
-        for i in range(count)
+        for pool_port in pool_ports(main.name, port, count)
         for server in main.servers(
-            ServerOptions(port + i, bind, idle_timeout_s or None, one_off, max_duration_s or None),
+            ServerOptions(pool_port, bind, idle_timeout_s or None, one_off, max_duration_s or None),
             on_log,
         )
     ]
@@ -237,6 +233,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print(f"linklab: {why_off}", file=sys.stderr, flush=True)
         for line in _peer_addresses(args.bind):
             print(line)
+        if args.collector:
+            print(tell_collector(args, servers), flush=True)
         print("Press Ctrl+C to stop.", flush=True)
         while all(server.running for server in servers):
             time.sleep(0.2)

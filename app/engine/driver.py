@@ -40,6 +40,9 @@ class EngineDriver(ABC):
     directions: frozenset[Direction]
     sweeps: frozenset[Variable]
     concurrent: bool = False  # several series at once, each against its own server
+    #: One server serves many clients at once (iperf 2): concurrent series, two studies and
+    #: a class's stations share it.
+    serves_many: ClassVar[bool] = False
     #: What the engine measures, for the engine choice's tooltip (no full stop).
     about: ClassVar[str] = ""
     #: The engine's programs, the client first (netperf: netperf, then netserver).
@@ -148,12 +151,14 @@ class EngineDriver(ABC):
         """The port one run talks to: concurrent series each their own server, on
         consecutive ports."""
         base = self.peer_port(plan.peer)
-        return base + plan.series.index(key.series) if plan.concurrent else base
+        if self.serves_many or not plan.concurrent:
+            return base
+        return base + plan.series.index(key.series)
 
     def server_count(self, plan: Plan) -> int:
         """How many servers the plan needs on the peer: one per series run at the same time
         (an engine whose server serves one test at a time), else one."""
-        return len(plan.series) if plan.concurrent else 1
+        return 1 if self.serves_many or not plan.concurrent else len(plan.series)
 
     def problems(self, plan: Plan) -> list[tuple[str, str]]:
         """(field, sentence) for what this engine cannot do with the plan beyond its

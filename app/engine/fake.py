@@ -73,6 +73,7 @@ class FakeDriver(EngineDriver):
             "check_tries",
             "probe_interval_s",
             "cpu_of_all_cores",
+            "serves_many",
             "missing",
         ):
             setattr(self, name, getattr(real, name))

@@ -288,7 +288,8 @@ class Iperf2Driver(EngineDriver):
     metrics = frozenset(Metric)
     directions = frozenset(Direction)
     sweeps = frozenset(Variable)
-    concurrent = True  # one server serves every series at once
+    concurrent = True
+    serves_many = True  # one server serves every series, study and station at once
     about = "iperf2 serves many clients at once and measures round trips with --bounceback"
     programs = (Program("iperf", probe_iperf2, "iperf 2 measurements and its server"),)
     server_program = "iperf"
@@ -306,12 +307,6 @@ class Iperf2Driver(EngineDriver):
     @property
     def label(self) -> str:
         return "iperf2"
-
-    def port(self, plan: Plan, key: RunKey) -> int:
-        return self.peer_port(plan.peer)  # every series to the one server
-
-    def server_count(self, plan: Plan) -> int:
-        return 1
 
     def problems(self, plan: Plan) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []

@@ -30,6 +30,7 @@ class LocalServers(QObject):
         super().__init__()
         self._drivers: Drivers = drivers or (lambda: DRIVERS)
         self._running: dict[Engine, list[LocalServer]] = {}
+        self.pool: list[LocalServer] = []  # a class's stations: an iperf3 server each
         # "This computer": servers of its own, on the loopback only (the front door starts
         # them for a study; they stop with the window).
         self.loopback = loopback or LoopbackServers()
@@ -71,7 +72,31 @@ class LocalServers(QObject):
         if servers:
             self.state_changed.emit()
 
+    def start_pool(self, ports: list[int]) -> list[LocalServer]:
+        """An iperf3 server on each port, with the limits of a server others reach."""
+        self.stop_pool()
+        driver = self._drivers()[Engine.IPERF3]
+        try:
+            for port in ports:
+                log = self._log(f"{driver.serve_name}:{port}")
+                for server in driver.servers(driver.exposed(port, None), log):
+                    server.start()
+                    self.pool.append(server)
+        except BaseException:
+            self.stop_pool()
+            raise
+        self.state_changed.emit()
+        return self.pool
+
+    def stop_pool(self) -> None:
+        pool, self.pool = self.pool, []
+        for server in pool:
+            server.stop()
+        if pool:
+            self.state_changed.emit()
+
     def stop_all(self) -> None:
+        self.stop_pool()
         self.loopback.stop()
         for engine in list(self._running):
             self.stop(engine)
