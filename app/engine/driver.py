@@ -73,6 +73,10 @@ class EngineDriver(ABC):
     #: TCP handshakes of the peer check: one for a server that takes every connection for a
     #: test and reopens its listener afterwards (quick repeats would be refused in between).
     check_tries: ClassVar[int] = 1
+    #: Whether the server bears a bare TCP connection opened and closed at once (the peer
+    #: check's, the latency fallback's). iperf 2.1.8's server can crash on one that arrives
+    #: while it serves a test: it is then left to the engine's own first run to say.
+    takes_bare_connections: ClassVar[bool] = True
     #: Seconds between latency probes that knock on this server (app.engine.latency): an
     #: iperf3 server takes every connection for the start of a test and reopens its listener
     #: after each one, so they are spaced out for a real test to get in.
@@ -138,7 +142,7 @@ class EngineDriver(ABC):
             self.server_label,
             self.server_command,
             port,
-            self.check_tries,
+            self.check_tries if self.takes_bare_connections else 0,
             self.probe_interval_s,
         )
 

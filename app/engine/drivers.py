@@ -62,7 +62,9 @@ def by_port_key(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, E
 def peer_servers(peer: Peer, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> list[Server]:
     """Every engine's server on the peer, those that bear connection probes best first (what
     latency falls back to when the peer has no LinkLab responder)."""
-    servers = {d.port_key: d.peer_server(peer) for d in drivers.values()}
+    servers = {
+        d.port_key: d.peer_server(peer) for d in drivers.values() if d.takes_bare_connections
+    }
     return sorted(servers.values(), key=lambda server: server.probe_interval_s)
 
 

@@ -74,6 +74,7 @@ class FakeDriver(EngineDriver):
             "probe_interval_s",
             "cpu_of_all_cores",
             "serves_many",
+            "takes_bare_connections",
             "missing",
         ):
             setattr(self, name, getattr(real, name))

@@ -290,6 +290,7 @@ class Iperf2Driver(EngineDriver):
     sweeps = frozenset(Variable)
     concurrent = True
     serves_many = True  # one server serves every series, study and station at once
+    takes_bare_connections = False  # 2.1.8's server crashes on one during a test
     about = "iperf2 serves many clients at once and measures round trips with --bounceback"
     programs = (Program("iperf", probe_iperf2, "iperf 2 measurements and its server"),)
     server_program = "iperf"

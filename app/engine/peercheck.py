@@ -150,8 +150,11 @@ def check_peer(host: str, servers: Sequence[Server] = (), timeout: float = 2.0) 
             f"spelling, or use the peer's IP address.",
         )
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+    # A server that must not be knocked on (tries 0) is not checked: its engine's run says.
     answers = tuple(
-        (server, check_port(host, server.port, timeout, tries=server.tries)) for server in servers
+        (server, check_port(host, server.port, timeout, tries=server.tries))
+        for server in servers
+        if server.tries > 0
     )
     return PeerCheck(host, addresses, "", answers)
 

@@ -292,7 +292,7 @@ class FrontDoor:
         if problem:
             raise PeerUnreachable(problem)
         notes: list[str] = []
-        if IpVersion.V6 in plan.ip_versions:
+        if IpVersion.V6 in plan.ip_versions and driver.takes_bare_connections:
             why = ipv6_reachable(plan.peer.host_for(IpVersion.V6), driver.peer_port(plan.peer))
             if why:
                 if plan.ip_versions == (IpVersion.V6,):
