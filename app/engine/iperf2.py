@@ -27,6 +27,7 @@ from app.engine.errors import (
     Ipv6Unavailable,
     OptionRefused,
     PeerVanished,
+    ServerBusy,
 )
 from app.engine.iperf2_parse import parse_iperf2
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
@@ -173,12 +174,27 @@ class Iperf2ClosedBeforeStart(ClosedBeforeStart):
         )
 
 
+class Iperf2NoData(ServerBusy):
+    """The test connected but no data went through (the server still ending another test)."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        EngineError.__init__(
+            self,
+            f"The iperf 2 server at {host} port {port} connected but no data went through: "
+            f"it may still have been ending another test (LinkLab tries again by itself); if "
+            f"it keeps happening, restart iperf -s on the peer.",
+            detail=detail,
+        )
+
+
 def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) -> Classifier:
     """iperf 2's failure words as typed errors with a sentence for this peer."""
     wants_v6 = ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
     def classify(message: str, *, started: bool = True) -> LinkLabError:
         text = message.lower()
+        if text.startswith("no data"):
+            return Iperf2NoData(host, port, detail=message)
         if "connection refused" in text and not udp:
             return ConnectionRefused(host, port, "iperf 2 server", "iperf -s", detail=message)
         if "did not receive ack" in text or ("connection refused" in text and udp):

@@ -129,6 +129,13 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
             # One report and no total: a run no longer than one interval (or without -i).
             state.totals[key] = reports[0]
     summary = _summary(state)
+    if (
+        summary is not None
+        and summary.flows
+        and not any(f.sender_bytes or f.receiver_bytes for f in summary.flows)
+    ):
+        # A total of nothing: the connection was made, yet no data went through.
+        yield EngineFailure("no data: iperf 2's totals carry 0 bytes")
     if summary is not None:
         yield summary
 

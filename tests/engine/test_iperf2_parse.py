@@ -22,6 +22,7 @@ from app.engine.errors import (
     EngineError,
     HostUnresolved,
     ImpossibleValue,
+    ServerBusy,
 )
 from app.engine.iperf2 import classifier, start_iperf2
 from app.engine.iperf2_parse import parse_iperf2
@@ -233,3 +234,16 @@ def test_random_lines_never_break_the_parser(lines: list[str]) -> None:
         return
     for event in found:
         assert isinstance(event, Sample | RunSummary | EngineFailure) or hasattr(event, "text")
+
+
+def test_a_total_of_nothing_fails_the_run_and_is_tried_again() -> None:
+    """Connected, yet 0 bytes went through: no measurement of 0 bit/s, but a failure the
+    runner retries (the server may still be ending another test)."""
+    lines = [
+        "[  1] local 198.18.0.1 port 40000 connected with 198.18.0.2 port 5001 (reverse)",
+        "[ *1] 0.0000-1.0000 sec  0.00 KBytes  0.00 Kbits/sec  0=0:0:0:0:0:0:0:0",
+        "[ *1] 0.0000-3.0010 sec  0.00 KBytes  0.00 Kbits/sec  0=0:0:0:0:0:0:0:0",
+    ]
+    (failure,) = [e for e in parse_iperf2(lines) if isinstance(e, EngineFailure)]
+    typed = classifier("198.18.0.2", 5001, IpVersion.V4, False)(failure.message)
+    assert isinstance(typed, ServerBusy) and "no data went through" in typed.sentence
