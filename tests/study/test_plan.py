@@ -164,9 +164,13 @@ def test_settings_apply_the_swept_variable() -> None:
         "parallel": 1,
         "bitrate": 30_000_000,
         "duration": 20,
+        "congestion": None,  # a TCP setting
     }
     tcp = next(k for k in plan.run_keys() if k.protocol is Protocol.TCP)
     assert plan.setting(tcp)["bitrate"] is None
+    named = replace(plan, variable=Variable.CONGESTION, values=("reno", "bbr"))
+    assert named.setting(replace(tcp, value_index=1))["congestion"] == "bbr"
+    assert named.setting(udp)["congestion"] is None
     assert plan.estimated_seconds(overhead_s=0) == (10 + 20) * 4 * 2
 
 
