@@ -24,7 +24,7 @@ from app.domain.plan import (
     Variable,
     assignment_from_dict,
 )
-from app.domain.plan_fields import BY_NAME, NAME, Kind
+from app.domain.plan_fields import BY_NAME, NAME, Kind, categorical
 
 
 def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
@@ -166,7 +166,11 @@ def plan_from_dict(data: object) -> Plan:
         kwargs = {k: decode_field(k, v) for k, v in data.items() if k != "format"}
         if "peer" not in kwargs:
             raise BadOption('The plan names no peer: add "peer": {"host": ...}.')
-        return Plan(**kwargs)
+        plan = Plan(**kwargs)
+        names = [v for v in plan.values if isinstance(v, str)]
+        if names and not categorical(plan.variable):
+            raise ValueError(f"{names[0]!r} where {plan.variable.value} takes numbers")
+        return plan
     except BadOption:
         raise
     except (TypeError, ValueError, KeyError) as err:

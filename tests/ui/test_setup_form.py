@@ -15,7 +15,10 @@ from tests.ui.user import Unreachable, User
 
 #: Plan field -> (page, the controls' visible labels or accessible names).
 CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "peer": ("Study", ("Peer", "iperf3 port", "netserver port", "Peer IPv6 address")),
+    "peer": (
+        "Study",
+        ("Peer", "iperf3 port", "netserver port", "iperf 2 port", "Peer IPv6 address"),
+    ),
     "engine": ("Study", ("Engine",)),
     "protocols": ("Study", ("Protocol",)),
     "ip_versions": ("Study", ("IP version",)),
@@ -31,6 +34,7 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "window": ("Advanced", ("TCP window",)),
     "parallel": ("Advanced", ("Parallel streams",)),
     "bitrate_bps": ("Advanced", ("UDP bitrate",)),
+    "congestion": ("Advanced", ("TCP congestion control",)),
     "omit_s": ("Advanced", ("Warm-up (omit)",)),
     "interval_s": ("Advanced", ("Report interval",)),
     "pause_s": ("Advanced", ("Pause between runs",)),

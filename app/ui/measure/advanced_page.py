@@ -39,6 +39,12 @@ class AdvancedControls:
         self.window = QLineEdit()
         self.window.setPlaceholderText("system default")
         self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
+        self.congestion = QLineEdit()
+        self.congestion.setPlaceholderText("system default")
+        self.congestion.setToolTip(
+            "TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
+            "cubic or reno: one the systems at both ends have."
+        )
         streams = drivers.widest("parallel")
         self.parallel: SpinBox = _spin(
             int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."

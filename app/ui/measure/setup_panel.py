@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY, value_word
+from app.domain.plan_fields import BY_KEY, parse_names, value_word
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -37,17 +37,9 @@ from app.ui.common.widgets import (
 )
 from app.ui.measure.advanced_page import AdvancedControls
 from app.ui.measure.conditions_box import ConditionsBox
-from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
+from app.ui.measure.form_fields import ADVANCED, OTHER_LABELS, PAGE_NAMES, STUDY, Field, FormFields
 from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
 from app.ui.measure.study_page import StudyControls
-
-#: The form's labels of what is no plan setting (the peer's, the conditions', the notes).
-OTHER_LABELS = {
-    "echo_port": "Latency responder port",
-    "frame_overhead": "Frame overhead (bytes)",
-    "tags": "Tags",
-    "notes": "Notes",
-}
 
 
 class _PeerError:
@@ -228,6 +220,7 @@ class SetupPanel(QWidget):
             ("window", adv.window),
             ("parallel", adv.parallel),
             ("bitrate", adv.bitrate),
+            ("congestion", adv.congestion),
             ("omit", adv.omit),
             ("interval", adv.interval),
             ("pause", adv.pause),
@@ -253,7 +246,7 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        return adv.layout_page(rows[:10] + checks + rows[10:])
+        return adv.layout_page(rows[:11] + checks + rows[11:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
@@ -290,6 +283,7 @@ class SetupPanel(QWidget):
             adv.length,
             adv.window,
             adv.bitrate,
+            adv.congestion,
         ):
             edit.textChanged.connect(self._changed)
         for check in (*self.study.metric_boxes.values(), adv.early_stop, adv.concurrent):
@@ -384,6 +378,11 @@ class SetupPanel(QWidget):
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
+        try:
+            congestion = parse_names(adv.congestion.text())[:1]
+        except ValueError:
+            problems.append(("congestion", "Write one name such as bbr or cubic, or clear it."))
+            congestion = []
         problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
@@ -406,6 +405,7 @@ class SetupPanel(QWidget):
             window=sizes["window"],
             parallel=adv.parallel.value(),
             bitrate_bps=bitrate,
+            congestion=congestion[0] if congestion else None,
             interval_s=round(adv.interval.value(), 3),
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
@@ -477,6 +477,7 @@ class SetupPanel(QWidget):
             adv.parallel.setValue(plan.parallel)
             adv.length.setText(str(plan.length) if plan.length is not None else "")
             adv.window.setText(str(plan.window) if plan.window is not None else "")
+            adv.congestion.setText(plan.congestion or "")
             adv.bitrate.setText(str(plan.bitrate_bps))
             adv.seed.setValue(plan.seed)
             adv.echo_port.setValue(plan.peer.echo_port)
