@@ -34,7 +34,6 @@ from app.domain.plan import Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
-from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
@@ -343,6 +342,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def _run_exercise(args: argparse.Namespace) -> int:
     """A step of a lab exercise: the step's plan, the student's own peer and the fields the
     exercise leaves open; the session records the student, the group and the step."""
+    from app.study.exercises import read_exercise  # exercises load only for an exercise
+
     exercise = read_exercise(args.exercise)
     if not args.student:
         raise BadOption("Give your name with --student NAME: the exercise records who measured.")

@@ -12,11 +12,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
@@ -26,7 +27,6 @@ from app.engine.errors import (
     ServerBusy,
     StoppedByUser,
 )
-from app.engine.latency import MethodChoice
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
 from app.study.cpu_sampler import CpuSampler
@@ -52,11 +52,14 @@ from app.study.shaping import (
     peer_addresses,
     route_interfaces,
 )
-from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
+
+if TYPE_CHECKING:
+    from app.engine.latency import MethodChoice
+    from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
 Observer = Callable[[StudyEvent], None]
 #: Makes the working-latency part of a plan that measures it (tests give their own probes).
-LatencyFactory = Callable[[Plan, ChoiceCallback], WorkingLatency]
+LatencyFactory = Callable[[Plan, "ChoiceCallback"], "WorkingLatency"]
 STOPPED = "Stopped by the user."
 
 
@@ -116,7 +119,7 @@ class StudyRunner:
         retry: RetryPolicy = RetryPolicy(),
         drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
-        latency: LatencyFactory = WorkingLatency,
+        latency: LatencyFactory | None = None,
     ) -> None:
         self.store = store
         self.plan = plan
@@ -133,8 +136,11 @@ class StudyRunner:
         self._latency_notes: list[str] = []  # how working latency was measured, said at the end
         self._probes: set[RunProbes] = set()
         self._latency: WorkingLatency | None = None
-        if WorkingLatency.wanted(plan):
-            self._latency = latency(plan, self._latency_chosen)
+        if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
+            # The probes' modules load only for a plan that measures latency.
+            from app.study.working_latency import WorkingLatency
+
+            self._latency = (latency or WorkingLatency)(plan, self._latency_chosen)
 
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:
