@@ -11,6 +11,7 @@ SCRIPTS = [
     "engine_overhead.py",
     "sweep_overhead.py",
     "study_overhead.py",
+    "time_to_answer.py",
     "store_scale.py",
     "long_study.py",
     "ui_responsiveness.py",
