@@ -134,11 +134,12 @@ def linklab(bed: TestBed, db: Path, *args: str) -> None:
 
 
 def throughputs(db: Path, duration_s: int) -> list[float]:
-    """Mbit/s of every successful run of that duration."""
+    """Mbit/s of every successful run of that duration (the early-stop study's left out:
+    those of phase 1 were measured interleaved)."""
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
             "SELECT r.throughput_bps, s.plan_json FROM runs r JOIN sessions s "
-            "ON s.id = r.session_id WHERE r.status = 'ok'"
+            "ON s.id = r.session_id WHERE r.status = 'ok' AND s.name != 'early'"
         ).fetchall()
     return [bps / 1e6 for bps, plan in rows if json.loads(plan)["duration_s"] == duration_s]
 
@@ -214,7 +215,9 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait()
-    short, long_ = throughputs(db, 5), throughputs(db, 60)
+        short, long_ = throughputs(db, 5), throughputs(db, 60)
+    print(f"5-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in short)}")
+    print(f"60-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in long_)}")
     s5, s60 = summarize(short), summarize(long_)
     assert s5.cv is not None and s60.cv is not None and s5.mean and s60.mean
     difference, low, high, p = welch(long_, short)

@@ -141,9 +141,13 @@ def duration_text(seconds: float) -> str:
 
 
 def extent_text(plan: Plan) -> str:
-    """'1,920 runs, about 16 h 00 min'."""
+    """'1,920 runs, about 16 h 00 min'; with early stop, the most it can take ('at most 5,760
+    runs, about 16 h 00 min, less as points become precise enough')."""
     runs = plan.total_runs
-    return f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+    text = f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+    if plan.early_stop is None:
+        return text
+    return f"at most {text}, less as points become precise enough"
 
 
 def default_name(plan: Plan) -> str:
