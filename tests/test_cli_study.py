@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -447,3 +448,39 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=10)
+
+
+def test_early_stop_ends_each_point_once_its_interval_is_narrow_enough(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    """`--early-stop F --min-runs N`: a point gets its N runs, then no more once its 95 % CI
+    is within F of the mean. Loopback runs of 1 s vary by a few per cent, so with F = 0.9 and
+    three runs (t = 4.30: a CI of 2.5 standard deviations) every point stops at three of its
+    eight runs; F = 0.001 is never reached, so each point gets all its runs."""
+    port, _server = iperf3_server_port
+    db = str(tmp_path / "lab.sqlite3")
+
+    def study(fraction: str, runs: str) -> list[dict[str, Any]]:
+        done = linklab(
+            "run",
+            "--peer", "127.0.0.1",
+            "--port", str(port),
+            "--sizes", "128,1408",
+            "--runs", runs,
+            "--duration", "1",
+            "--early-stop", fraction,
+            "--min-runs", "3",
+            "--db", db,
+            "--json",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        points: list[dict[str, Any]] = json.loads(done.stdout)["points"]
+        return points
+
+    stopped = study("0.9", "8")
+    assert [p["n"] for p in stopped] == [3, 3]
+    for point in stopped:
+        throughput = point["throughput_bps"]
+        assert throughput["ci95"] <= 0.9 * throughput["mean"]
+    full = study("0.001", "4")
+    assert [p["n"] for p in full] == [4, 4]
