@@ -119,11 +119,11 @@ def summarize(values: Iterable[float | None]) -> Summary:
     if n == 0:
         return EMPTY
     mean = statistics.fmean(data)
+    std: float | None = None
+    ci95: float | None = None
     if n > 1:
-        std: float | None = math.sqrt(math.fsum((x - mean) ** 2 for x in data) / (n - 1))
-        ci95: float | None = t_interval_factor(n - 1) * std / math.sqrt(n)
-    else:
-        std, ci95 = None, None
+        spread = math.sqrt(math.fsum((x - mean) ** 2 for x in data) / (n - 1))
+        std, ci95 = spread, t_interval_factor(n - 1) * spread / math.sqrt(n)
     cv = std / mean if std is not None and mean != 0 else None
     return Summary(
         n=n,
