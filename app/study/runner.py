@@ -418,7 +418,9 @@ class StudyRunner:
         self._emit(LatencyNote(choice.method.value if choice is not None else "", sentence))
 
     def _stored(self, session_id: str, run_id: int) -> RunRecord:
-        return self.store.run(session_id, run_id)
+        # Without its raw output: the runner keeps every finished run for the points' figures,
+        # and a long study's raw outputs would otherwise stay in memory to its end.
+        return self.store.run(session_id, run_id, with_raw=False)
 
     # -- statistics and progress ---------------------------------------------------------------
     def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:
