@@ -1,6 +1,7 @@
 """The frozen build that tests/installers/test_dist.py needs, started as soon as the tests are
 collected, at the lowest CPU priority, so that it runs while other tests wait on engines and
-links; the dist tests wait for it when they come. One build per test session."""
+links; the dist tests wait for it when they come. One build per test session (with tests in
+parallel, the first worker's; a dist test that another worker runs starts its own)."""
 
 from __future__ import annotations
 
@@ -33,11 +34,14 @@ def can_build() -> bool:
     return sys.platform.startswith("linux") and shutil.which("dpkg-deb") is not None
 
 
-def start_if_needed(nodeids: Iterable[str]) -> None:
-    """Start the build when a dist test is among the tests to run."""
+def start_if_needed(nodeids: Iterable[str], *, now: bool = False) -> None:
+    """Start the build when a dist test is among the tests to run (with now, whatever the
+    worker: a dist test is waiting for it)."""
     global _build
     if _build is not None or not can_build():
         return
+    if not now and os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return  # tests in parallel: one worker builds in the background, not every one
     if not any(nodeid.startswith(DIST_TESTS) for nodeid in nodeids):
         return
     folder = Path(tempfile.mkdtemp(prefix="linklab-dist-test-"))
@@ -57,7 +61,7 @@ def start_if_needed(nodeids: Iterable[str]) -> None:
 def wait(timeout_s: float) -> Path:
     """The build's output folder once it has finished (started now if it was not)."""
     if _build is None:
-        start_if_needed([DIST_TESTS])
+        start_if_needed([DIST_TESTS], now=True)
     assert _build is not None, "the Linux packages cannot be built here"
     deadline = time.monotonic() + timeout_s
     while _build.popen.poll() is None:
