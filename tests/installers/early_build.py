@@ -1,7 +1,7 @@
 """The frozen build that tests/installers/test_dist.py needs, started as soon as the tests are
 collected, at the lowest CPU priority, so that it runs while other tests wait on engines and
 links; the dist tests wait for it when they come. One build per test session (with tests in
-parallel, the first worker's; a dist test that another worker runs starts its own)."""
+parallel, built by the worker that takes the dist tests, when it comes to them)."""
 
 from __future__ import annotations
 
@@ -40,8 +40,10 @@ def start_if_needed(nodeids: Iterable[str], *, now: bool = False) -> None:
     global _build
     if _build is not None or not can_build():
         return
-    if not now and os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
-        return  # tests in parallel: one worker builds in the background, not every one
+    if not now and os.environ.get("PYTEST_XDIST_WORKER"):
+        # Tests in parallel: whichever worker takes the dist tests builds when they come (the
+        # other goes on with the rest), rather than every worker building in the background.
+        return
     if not any(nodeid.startswith(DIST_TESTS) for nodeid in nodeids):
         return
     folder = Path(tempfile.mkdtemp(prefix="linklab-dist-test-"))
