@@ -17,6 +17,7 @@ SCRIPTS = [
     "ui_responsiveness.py",
     "latency_probe.py",
     "frozen_bundle.py",
+    "class_live.py",
 ]
 
 

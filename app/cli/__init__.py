@@ -29,6 +29,7 @@ COMMANDS = {
     "expected": "expected_cmds",
     "exercise": "exercise_cmds",
     "class": "class_cmds",
+    "class-server": "class_live_cmds",
     "responsiveness": "responsiveness_cmd",
     "doctor": "engine_cmds",
     "serve": "engine_cmds",
