@@ -12,10 +12,8 @@ STAMP := $(VENV)/.installed
 run: setup engines desktop
 	$(BIN)/linklab
 
-# Two processes, each taking whole test files (their module fixtures, such as a namespace test
-# bed, are built once): the tests mostly wait on engines and links, so two share two cores.
 test: setup engines test-tools
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q
 
 # The suite under Windows Python: the official embeddable CPython and the pinned win_amd64 wheels
 # under Wine (../shared/wine). No engine runs there: tests that need one skip and say why.

@@ -1,7 +1,6 @@
 """The frozen build that tests/installers/test_dist.py needs, started as soon as the tests are
 collected, at the lowest CPU priority, so that it runs while other tests wait on engines and
-links; the dist tests wait for it when they come. One build per test session (with tests in
-parallel, built by the worker that takes the dist tests, when it comes to them)."""
+links; the dist tests wait for it when they come. One build per test session."""
 
 from __future__ import annotations
 
@@ -34,15 +33,10 @@ def can_build() -> bool:
     return sys.platform.startswith("linux") and shutil.which("dpkg-deb") is not None
 
 
-def start_if_needed(nodeids: Iterable[str], *, now: bool = False) -> None:
-    """Start the build when a dist test is among the tests to run (with now, whatever the
-    worker: a dist test is waiting for it)."""
+def start_if_needed(nodeids: Iterable[str]) -> None:
+    """Start the build when a dist test is among the tests to run."""
     global _build
     if _build is not None or not can_build():
-        return
-    if not now and os.environ.get("PYTEST_XDIST_WORKER"):
-        # Tests in parallel: whichever worker takes the dist tests builds when they come (the
-        # other goes on with the rest), rather than every worker building in the background.
         return
     if not any(nodeid.startswith(DIST_TESTS) for nodeid in nodeids):
         return
@@ -63,7 +57,7 @@ def start_if_needed(nodeids: Iterable[str], *, now: bool = False) -> None:
 def wait(timeout_s: float) -> Path:
     """The build's output folder once it has finished (started now if it was not)."""
     if _build is None:
-        start_if_needed([DIST_TESTS], now=True)
+        start_if_needed([DIST_TESTS])
     assert _build is not None, "the Linux packages cannot be built here"
     deadline = time.monotonic() + timeout_s
     while _build.popen.poll() is None:
