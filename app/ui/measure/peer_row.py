@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
@@ -17,6 +18,9 @@ from PySide6.QtWidgets import (
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+
+if TYPE_CHECKING:
+    from app.ui.context import AppContext
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"
 HOST6_HINT = "only when the peer above is an IPv4 address"
@@ -117,7 +121,58 @@ class PeerRow(QWidget):
         self.check_button.clicked.connect(self.check)
         self._check_signals = _CheckSignals()
         self._check_signals.done.connect(self._checked)
+        self._context: AppContext | None = None
+        # Ports of a typed peer: its own from the history, else the defaults, unless the
+        # user typed one for the host being entered.
+        self._defaults = (self.port.value(), self.netperf_port.value())
+        self._setting_ports = False
+        self._ports_typed = False
+        for spin in (self.port, self.netperf_port):
+            spin.valueChanged.connect(self._port_edited)
         self._host_changed()
+
+    def attach(self, context: AppContext) -> None:
+        """Read the default ports and each peer's own from the settings, and keep them so."""
+        self._context = context
+        context.settings_changed.connect(self._defaults_changed)
+        self._defaults_changed()
+
+    def _defaults_changed(self) -> None:
+        if self._context is None:
+            return
+        old = self._defaults
+        self._defaults = (
+            self._context.default_port("iperf3"),
+            self._context.default_port("netperf"),
+        )
+        shown = (self.port.value(), self.netperf_port.value())
+        if self.is_this_computer or (shown == old and not self._ports_typed):
+            self._set_ports(*self._defaults)
+        if not self.is_this_computer:
+            self._apply_known_ports()
+
+    def _set_ports(self, iperf3: int, netserver: int) -> None:
+        self._setting_ports = True
+        try:
+            self.port.setValue(iperf3)
+            self.netperf_port.setValue(netserver)
+        finally:
+            self._setting_ports = False
+
+    def _port_edited(self) -> None:
+        if not self._setting_ports and not self.is_this_computer:
+            self._ports_typed = True
+
+    def _apply_known_ports(self) -> None:
+        """A host of the history gets its own ports; another starts from the defaults unless
+        the user typed a port while entering it."""
+        known = self._context.peer_ports() if self._context is not None else {}
+        ports = known.get(self.host_combo.currentText().strip())
+        if ports is not None:
+            self._set_ports(*ports)
+            self._ports_typed = False
+        elif not self._ports_typed:
+            self._set_ports(*self._defaults)
 
     @property
     def is_this_computer(self) -> bool:
@@ -125,6 +180,10 @@ class PeerRow(QWidget):
 
     def _host_changed(self) -> None:
         local = self.is_this_computer
+        if local:
+            self._ports_typed = False
+        else:
+            self._apply_known_ports()
         self.host6.setEnabled(not local)
         # A disabled field's hint would read like a value.
         self.host6.setPlaceholderText("" if local else HOST6_HINT)
@@ -147,8 +206,7 @@ class PeerRow(QWidget):
 
     def show_ports(self, iperf3_port: int, netserver_port: int) -> None:
         """The ports this computer's own servers listen on (for "This computer")."""
-        self.port.setValue(iperf3_port)
-        self.netperf_port.setValue(netserver_port)
+        self._set_ports(iperf3_port, netserver_port)
 
     def peer(self) -> Peer:
         if self.is_this_computer:
@@ -169,12 +227,17 @@ class PeerRow(QWidget):
     def set_peer(self, peer: Peer) -> None:
         text = THIS_COMPUTER if peer.name == THIS_COMPUTER else peer.host
         self.host_combo.setEditText(text)
-        self.port.setValue(peer.iperf3_port)
-        self.netperf_port.setValue(peer.netperf_port)
+        self._set_ports(peer.iperf3_port, peer.netperf_port)
         self.host6.setText("" if peer.name == THIS_COMPUTER else peer.host6)
 
     def remember(self, host: str) -> None:
-        """Put a host that answered first in the list (typos never get there)."""
+        """Put a host that answered first in the list (typos never get there), with the ports
+        it answered on."""
+        if self._context is not None and host == self.host_combo.currentText().strip():
+            self._context.remember_peer(host, (self.port.value(), self.netperf_port.value()))
+            self._ports_typed = False
+        elif self._context is not None:
+            self._context.remember_peer(host)
         index = self.host_combo.findText(host)
         if index == 0:
             return  # "This computer"
