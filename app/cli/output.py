@@ -72,9 +72,10 @@ class ProgressPrinter:
             self._print(f"Session {event.session_id[:8]}: {event.total_runs} runs{resumed}.")
         elif isinstance(event, LatencyNote):
             self._print(event.sentence)  # how working latency is measured, or why it is not
+        elif isinstance(event, RunFailed) and event.will_retry:
+            self._print(f"Note: {event.retry_note}")
         elif isinstance(event, RunFailed):
-            retry = " Trying again." if event.will_retry else ""
-            self._print(f"Run failed: {event.sentence}{retry}")
+            self._print(f"Run failed: {event.sentence}")
         elif isinstance(event, Progress):
             self._progress(event)
         elif isinstance(event, RunStarted) and event.attempt == 1 and not self._tty:

@@ -7,7 +7,13 @@ from __future__ import annotations
 import socket
 
 import pytest
+from PySide6.QtWidgets import QApplication, QComboBox
 
+from app.domain.errors import LinkLabError
+from app.domain.plan import Engine, RunKey
+from app.engine.drivers import DRIVERS
+from app.engine.errors import ConnectionRefused
+from app.engine.fake import FakeDriver
 from app.ui.main_window import MainWindow
 from tests.ui.user import User, wait_for
 
@@ -58,3 +64,82 @@ def test_a_typed_peer_starts_from_the_default_ports_and_keeps_its_own(
     window.context.set_default_port("iperf3", 5301)
     user.type("Peer", "localhost")
     assert user.text("iperf3 port") == "5301"
+
+
+def peer_has_focus(user: User) -> bool:
+    combo = user.find("Peer", QComboBox)
+    return QApplication.focusWidget() in (combo, combo.lineEdit())
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_an_address_where_nothing_answers_is_said_first_and_the_cursor_goes_back_to_it(
+    window: MainWindow, user: User
+) -> None:
+    # Two ports whose listeners never accept (their queues full): a handshake there gets no
+    # reply at all, as at an address where no computer is.
+    held = []
+    for name in ("iperf3", "netperf"):
+        server = socket.socket()
+        server.bind(("127.0.0.1", window.context.default_port(name)))
+        server.listen(0)
+        held.append(server)
+        for _ in range(2):
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(server.getsockname())
+            held.append(filler)
+    try:
+        user.type("Peer", "127.0.0.1")
+        user.type("Values list", "1408")
+        user.click("Start")
+        wait_for(lambda: "Nothing answered" in user.text("Peer check"), 20, "the check")
+    finally:
+        for sock in held:
+            sock.close()
+    said = user.text("Peer check")
+    assert said.index("Nothing answered at 127.0.0.1") < said.index("start an iperf3 server")
+    assert "no computer there replied at all" in said
+    wait_for(lambda: not window.measure.running, 10)
+    wait_for(lambda: peer_has_focus(user), 5, "the cursor in the peer field")
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_an_unknown_name_puts_the_cursor_in_the_peer_field(window: MainWindow, user: User) -> None:
+    user.type("Peer", "no-such-host.invalid")
+    user.type("Values list", "1408")
+    user.click("Start")
+    wait_for(lambda: "could not be resolved" in user.text("Peer check"), 20, "the check")
+    wait_for(lambda: peer_has_focus(user), 5, "the cursor in the peer field")
+    # Check peer says the same, and puts the cursor there too.
+    user.type("iperf3 port", "5999")
+    user.click("Check peer")
+    wait_for(lambda: "could not be resolved" in user.text("Peer check"), 20, "the check")
+    wait_for(lambda: peer_has_focus(user), 5, "the cursor in the peer field")
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_a_retry_that_works_is_a_quiet_note_and_one_that_fails_an_error(
+    window: MainWindow, user: User
+) -> None:
+    # LinkLab's own decision about a refusal: the engine's part is a stand-in that is refused
+    # once (as a server still ending the test before refuses), at the second run.
+    def refuse(key: RunKey, attempt: int) -> LinkLabError | None:
+        if key.repetition == 2 and (attempt == 1 or key.value_index == 1):
+            return ConnectionRefused("::1", 51531)
+        return None
+
+    window.context.drivers = {**DRIVERS, Engine.IPERF3: FakeDriver(fail=refuse)}
+    user.type("Values list", "128, 1408")
+    user.type("Runs per point", "2")
+    user.click("Start")
+    wait_for(lambda: window.measure.running, 10, "the study to start")
+    wait_for(lambda: not window.measure.running, 60, "the study to end")
+    log = user.text("Log").splitlines()
+    notes = [line for line in log if "did not start at once" in line]
+    assert len(notes) == 2  # each point's first try (a refusal is retried once)
+    assert all("Error" not in line and "trying again" in line for line in notes)
+    errors = [line for line in log if "Error:" in line]
+    # The retry at 128 B worked: no error. At 1408 B the last try failed too: that one is.
+    assert len(errors) == 2, log
+    assert "refused the connection on port 51531" in errors[0]
+    assert "completed with failures" in errors[1]

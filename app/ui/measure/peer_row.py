@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -127,6 +127,7 @@ class PeerRow(QWidget):
         self._defaults = (self.port.value(), self.netperf_port.value())
         self._setting_ports = False
         self._ports_typed = False
+        self._focus_wanted = False  # a refused peer: the cursor goes back to it
         for spin in (self.port, self.netperf_port):
             spin.valueChanged.connect(self._port_edited)
         self._host_changed()
@@ -199,10 +200,25 @@ class PeerRow(QWidget):
         self.check_result.setStyleSheet("")
         self.check_result.setText(text)
 
-    def show_problem(self, sentence: str) -> None:
-        """A reason the peer cannot be used, in red, right under the peer field."""
+    def show_problem(self, sentence: str, focus: bool = False) -> None:
+        """A reason the peer cannot be used, in red, right under the peer field; with focus,
+        the cursor goes to the peer's name (once the form is usable again), its text
+        selected for typing another."""
         self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.check_result.setText(sentence)
+        self._focus_wanted = focus
+        self._take_focus()
+
+    def _take_focus(self) -> None:
+        if self._focus_wanted and self.host_edit.isEnabled() and self.isVisible():
+            self._focus_wanted = False
+            self.host_edit.setFocus()
+            self.host_edit.selectAll()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self._take_focus()
 
     def show_ports(self, iperf3_port: int, netserver_port: int) -> None:
         """The ports this computer's own servers listen on (for "This computer")."""
@@ -267,8 +283,8 @@ class PeerRow(QWidget):
 
     def _checked(self, result: PeerCheck) -> None:
         self.check_button.setEnabled(True)
-        if result.problem:
-            self.show_problem(result.summary)
+        if result.problem or result.silent is not None:
+            self.show_problem(result.summary, focus=True)
         else:
             self.show_note(result.summary)
             self.answered.emit(result.host)

@@ -352,7 +352,7 @@ class MeasureTab(QWidget):
         self._eta = "time"
 
     def _refused(self, sentence: str) -> None:
-        self.setup.peer_row.show_problem(sentence)
+        self.setup.peer_row.show_problem(sentence, focus=True)
         self._say(sentence, error=True)
 
     def stop(self) -> None:
@@ -429,8 +429,10 @@ class MeasureTab(QWidget):
         self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
 
     def _run_failed(self, event: RunFailed) -> None:
-        again = " Trying again." if event.will_retry else " The sweep goes on."
-        self._say(event.sentence + again, error=True)
+        if event.will_retry:  # a note: the retry usually works, and a failure is said then
+            self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {event.retry_note}")
+        else:
+            self._say(event.sentence + " The sweep goes on.", error=True)
 
     def _point(self, event: PointUpdated) -> None:
         plan = self._running_plan
