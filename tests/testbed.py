@@ -76,7 +76,8 @@ class TestBed:
             (self.b, self.dev_b, self.B4, self.B6),
         ):
             _run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            _run(["ip", "-n", ns, "addr", "add", f"{v4}/24", "dev", dev])
+            # A broadcast address, as DHCP gives a real network (discovery asks there).
+            _run(["ip", "-n", ns, "addr", "add", f"{v4}/24", "brd", "+", "dev", dev])
             _run(["ip", "-n", ns, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
             _run(["ip", "-n", ns, "link", "set", dev, "up"])
         return self

@@ -13,6 +13,7 @@ from app import __version__
 from app.cli import (
     class_cmds,
     compare_cmds,
+    discover_cmd,
     engine_cmds,
     exercise_cmds,
     expected_cmds,
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     class_cmds.register(sub)
     responsiveness_cmd.register(sub)
     engine_cmds.register(sub)
+    discover_cmd.register(sub)
     return parser
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
+from app.cli.discover_cmd import announcing_echo
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
@@ -262,7 +263,7 @@ def start_echo(
             f"UDP port {port} belongs to an iperf3 server here (its UDP tests use it), so "
             f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
         )
-    responder = EchoResponder(port, [bind] if bind else None)
+    responder = announcing_echo(port, bind, [(s.tool.name, s.port) for s in servers])
     try:
         responder.start()
     except EchoStartFailed as err:
