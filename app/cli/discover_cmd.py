@@ -38,12 +38,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help=f"how long to wait for answers (default {SEARCH_S:g} s)",
     )
+    cmd.add_argument(
+        "--interface",
+        action="append",
+        metavar="NAME",
+        help="ask on this network interface only (repeat for more; default: every one)",
+    )
     cmd.add_argument("--json", action="store_true", help='print {"computers": [...]}')
     cmd.set_defaults(handler=cmd_discover)
 
 
 def cmd_discover(args: argparse.Namespace) -> int:
-    found = discover(args.port, args.wait)
+    found = discover(args.port, args.wait, args.interface)
     if args.json:
         print(json.dumps({"computers": [peer.to_dict() for peer in found]}, indent=2))
         return EXIT_OK

@@ -10,7 +10,7 @@ import json
 import selectors
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 import psutil
@@ -174,14 +174,19 @@ def _interface_addresses() -> list[tuple[str, str]]:
     return found
 
 
-def search_targets(port: int) -> list[tuple[int, tuple[object, ...]]]:
+def search_targets(
+    port: int, interfaces: Collection[str] | None = None
+) -> list[tuple[int, tuple[object, ...]]]:
     """(family, address) to send a request to: each IPv4 network's broadcast address, and
-    the IPv6 all-nodes group ff02::1 on each interface with IPv6. Both stay on the link."""
+    the IPv6 all-nodes group ff02::1 on each interface with IPv6 (of interfaces only, when
+    given). Both stay on the link."""
     targets: list[tuple[int, tuple[object, ...]]] = []
     stats = psutil.net_if_stats()
     seen: set[object] = set()
     for name, addrs in psutil.net_if_addrs().items():
         if name in stats and not stats[name].isup:
+            continue
+        if interfaces is not None and name not in interfaces:
             continue
         for addr in addrs:
             if addr.family == socket.AF_INET and addr.netmask:
@@ -223,10 +228,13 @@ def _open(family: int) -> socket.socket | None:
     return sock
 
 
-def discover(port: int, timeout_s: float = SEARCH_S) -> list[FoundPeer]:
-    """The computers on this computer's links whose LinkLab servers answer a search on port,
-    within timeout_s; each once (by name and addresses), this computer's own left out."""
-    targets = search_targets(port)
+def discover(
+    port: int, timeout_s: float = SEARCH_S, interfaces: Collection[str] | None = None
+) -> list[FoundPeer]:
+    """The computers on this computer's links (on interfaces only, when given) whose
+    LinkLab servers answer a search on port, within timeout_s; each once (by name and
+    addresses), this computer's own left out."""
+    targets = search_targets(port, interfaces)
     sockets = {f: s for f in {f for f, _ in targets} if (s := _open(f)) is not None}
     own = {a.split("%", 1)[0] for a, _ in _interface_addresses()}
     found: dict[tuple[str, tuple[str, ...]], FoundPeer] = {}

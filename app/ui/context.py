@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine
+from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool, find_tool
@@ -41,6 +42,8 @@ class AppContext(QObject):
         self.loopback = LoopbackServers()
         # The engines' drivers (a fake one stands in for tests that need no real engine).
         self.drivers: Mapping[Engine, EngineDriver] = DRIVERS
+        #: How the window finds LinkLab's servers on the network (echo port -> computers).
+        self.find_peers: Callable[[int], list[FoundPeer]] = discover
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.

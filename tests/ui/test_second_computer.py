@@ -5,16 +5,19 @@ worked told quietly. Every control is found by its label and driven by clicks an
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 
 import pytest
 from PySide6.QtWidgets import QApplication, QComboBox
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, RunKey
+from app.engine.discovery import discover
 from app.engine.drivers import DRIVERS
 from app.engine.errors import ConnectionRefused
 from app.engine.fake import FakeDriver
 from app.ui.main_window import MainWindow
+from tests.testbed import NeighbourBed, unavailable_reason
 from tests.ui.user import User, wait_for
 
 
@@ -143,3 +146,50 @@ def test_a_retry_that_works_is_a_quiet_note_and_one_that_fails_an_error(
     assert len(errors) == 2, log
     assert "refused the connection on port 51531" in errors[0]
     assert "completed with failures" in errors[1]
+
+
+@pytest.fixture
+def neighbour() -> Iterator[NeighbourBed]:
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with NeighbourBed() as bed:
+        yield bed
+
+
+@pytest.mark.netns
+@pytest.mark.usefixtures("iperf3_tool")
+def test_find_computers_offers_a_second_computer_with_its_engines(
+    window: MainWindow, user: User, neighbour: NeighbourBed
+) -> None:
+    neighbour.serve("--no-netserver", "--port", "5301")
+    # The search goes out on the link to the second computer only (not this machine's LAN).
+    window.context.find_peers = lambda port: discover(port, interfaces=[neighbour.here])
+    user.click("Find computers")
+    wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 10, "the search")
+    name = socket.gethostname()  # the namespace shares this computer's host name
+    offered = f"{name} ({neighbour.THERE4}) · iperf3"
+    assert offered in user.options("Peer")
+    user.choose("Peer", offered)
+    note = user.text("Peer check")
+    assert note.startswith(f"{name} at {neighbour.THERE4}; also ")
+    assert neighbour.THERE6 in note and "iperf3 port 5301, latency responder port 5200" in note
+    assert user.text("iperf3 port") == "5301"  # the port it announced
+    # Start measures it there, and its address (not the label) is what was measured.
+    user.type("Values list", "1408")
+    user.type("Runs per point", "1")
+    user.type("Seconds per run", "1")
+    user.click("Start")
+    wait_for(lambda: window.measure.running, 10, "the study to start")
+    wait_for(lambda: not window.measure.running, 60, "the study to end")
+    assert "completed" in user.text("Status"), user.text("Log")
+    assert window.context.peer_history()[0] == neighbour.THERE4
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_a_search_that_finds_nothing_says_what_to_do(window: MainWindow, user: User) -> None:
+    window.context.find_peers = lambda port: discover(port, 0.3, interfaces=["lo"])
+    user.click("Find computers")
+    wait_for(lambda: "No computer" in user.text("Peer check"), 10, "the search")
+    assert "start LinkLab's servers there (linklab serve)" in user.text("Peer check")
+    assert user.options("Peer")[0] == "This computer"

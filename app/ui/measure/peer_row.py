@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.measure.peer_finder import PeerFinder, details
 
 if TYPE_CHECKING:
     from app.ui.context import AppContext
@@ -95,9 +96,15 @@ class PeerRow(QWidget):
             spin.setMinimumWidth(80)
         host_label = QLabel("&Peer")
         host_label.setBuddy(self.host_combo)
+        self.finder = PeerFinder(self.host_combo, self)
+        self.finder.searched.connect(self.show_note)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.finder.button)
+        buttons.addWidget(self.check_button)
         grid.addWidget(host_label, 0, 0)
         grid.addWidget(self.host_combo, 0, 1)
-        grid.addWidget(self.check_button, 0, 2)
+        grid.addLayout(buttons, 0, 2)
         ports = QHBoxLayout()
         ports.setContentsMargins(0, 0, 0, 0)
         for text, spin in (("iperf3", self.port), ("netserver", self.netperf_port)):
@@ -135,6 +142,7 @@ class PeerRow(QWidget):
     def attach(self, context: AppContext) -> None:
         """Read the default ports and each peer's own from the settings, and keep them so."""
         self._context = context
+        self.finder.search = lambda port: context.find_peers(port)
         context.settings_changed.connect(self._defaults_changed)
         self._defaults_changed()
 
@@ -168,7 +176,13 @@ class PeerRow(QWidget):
         """A host of the history gets its own ports; another starts from the defaults unless
         the user typed a port while entering it."""
         known = self._context.peer_ports() if self._context is not None else {}
-        ports = known.get(self.host_combo.currentText().strip())
+        found = self.finder.found_peer(self.host_combo.currentText())
+        if found is not None:  # the ports it announced, the defaults for a server it lacks
+            known[found.address] = (
+                found.engines.get("iperf3", self._defaults[0]),
+                found.engines.get("netserver", self._defaults[1]),
+            )
+        ports = known.get(self.host_text())
         if ports is not None:
             self._set_ports(*ports)
             self._ports_typed = False
@@ -178,6 +192,12 @@ class PeerRow(QWidget):
     @property
     def is_this_computer(self) -> bool:
         return self.host_combo.currentText().strip() in ("", THIS_COMPUTER)
+
+    def host_text(self) -> str:
+        """The host typed, or the address of the found computer chosen."""
+        text = self.host_combo.currentText().strip()
+        found = self.finder.found_peer(text)
+        return found.address if found is not None else text
 
     def _host_changed(self) -> None:
         local = self.is_this_computer
@@ -193,7 +213,8 @@ class PeerRow(QWidget):
         self.netperf_port.setEnabled(not local)
         self.port.setToolTip(PORTS_TIP_LOCAL if local else self._port_tip)
         self.netperf_port.setToolTip(PORTS_TIP_LOCAL if local else self._netperf_tip)
-        self.show_note(LOCAL_NOTE if local else "")
+        found = self.finder.found_peer(self.host_combo.currentText())
+        self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
 
     def show_note(self, text: str) -> None:
@@ -234,7 +255,7 @@ class PeerRow(QWidget):
                 host6=LOOPBACK6,
             )
         return Peer(
-            self.host_combo.currentText().strip(),
+            self.host_text(),
             self.port.value(),
             self.netperf_port.value(),
             host6=self.host6.text().strip(),
@@ -249,7 +270,7 @@ class PeerRow(QWidget):
     def remember(self, host: str) -> None:
         """Put a host that answered first in the list (typos never get there), with the ports
         it answered on."""
-        if self._context is not None and host == self.host_combo.currentText().strip():
+        if self._context is not None and host == self.host_text():
             self._context.remember_peer(host, (self.port.value(), self.netperf_port.value()))
             self._ports_typed = False
         elif self._context is not None:
