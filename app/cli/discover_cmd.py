@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 from collections.abc import Sequence
 
-from app import __version__
 from app.cli.args import EXIT_OK, number
-from app.engine.discovery import SEARCH_S, Announcer, discover, serve_facts
+from app.engine.discovery import SEARCH_S, announcing_responder, discover
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 
 
@@ -76,11 +74,9 @@ def cmd_discover(args: argparse.Namespace) -> int:
 def announcing_echo(
     port: int, bind: str | None, engines: Sequence[tuple[str, int]]
 ) -> EchoResponder:
-    """The latency responder of `linklab serve`, answering searches too: this computer's
-    name and addresses and the engines' servers (name, port; the first port of each)."""
+    """The latency responder of `linklab serve`, answering searches too with the engines'
+    servers (name, port; the first port of each)."""
     ports: dict[str, int] = {}
     for name, number_ in engines:
         ports.setdefault(name, number_)
-    host = socket.gethostname()
-    announcer = Announcer(lambda: serve_facts(host, ports, port, __version__))
-    return EchoResponder(port, [bind] if bind else None, announce=announcer)
+    return announcing_responder(port, bind, lambda: ports)

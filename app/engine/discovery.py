@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from app.engine.echo import HEADER, HEADER_SIZE, MAGIC, MAX_READ_BYTES, VERSION, RateLimiter
+from app import __version__
+from app.engine.echo import (
+    HEADER,
+    HEADER_SIZE,
+    MAGIC,
+    MAX_READ_BYTES,
+    VERSION,
+    EchoResponder,
+    RateLimiter,
+)
 
 KIND_DISCOVER = 3
 KIND_ANNOUNCE = 4
@@ -73,6 +82,16 @@ class Announcer:
         if self._limiter.allow(source, now_ns):
             return None
         return announcement(self._facts(), len(data))
+
+
+def announcing_responder(
+    port: int, bind: str | None, engines: Callable[[], Mapping[str, int]]
+) -> EchoResponder:
+    """A latency responder that answers searches too: this computer's name and addresses,
+    and the engines' servers running at the time of asking (engine -> its port)."""
+    host = socket.gethostname()
+    announcer = Announcer(lambda: serve_facts(host, engines(), port, __version__))
+    return EchoResponder(port, [bind] if bind else None, announce=announcer)
 
 
 def serve_facts(

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine
+from app.domain.plan import DEFAULT_ECHO_PORT, Engine
 from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.loopback import LoopbackServers
@@ -100,7 +100,7 @@ class AppContext(QObject):
 
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
-        fallback = 5201 if name == "iperf3" else 12865
+        fallback = {"iperf3": 5201, "echo": DEFAULT_ECHO_PORT}.get(name, 12865)
         return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
 
     def set_default_port(self, name: str, port: int) -> None:

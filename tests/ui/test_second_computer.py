@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QApplication, QComboBox
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, RunKey
-from app.engine.discovery import discover
+from app.engine.discovery import discover, discover_request, parse_announcement
 from app.engine.drivers import DRIVERS
 from app.engine.errors import ConnectionRefused
 from app.engine.fake import FakeDriver
 from app.ui.main_window import MainWindow
+from tests.conftest import free_port
 from tests.testbed import NeighbourBed, unavailable_reason
 from tests.ui.user import User, wait_for
 
@@ -193,3 +194,26 @@ def test_a_search_that_finds_nothing_says_what_to_do(window: MainWindow, user: U
     wait_for(lambda: "No computer" in user.text("Peer check"), 10, "the search")
     assert "start LinkLab's servers there (linklab serve)" in user.text("Peer check")
     assert user.options("Peer")[0] == "This computer"
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_the_server_tab_answers_another_computers_search(window: MainWindow, user: User) -> None:
+    user.tab("Server")
+    port = free_port()
+    user.type("iperf3 server port", str(port))
+    user.click("Start the iperf3 server")
+    wait_for(lambda: "Listening on port" in user.text("iperf3 server status"), 10, "the server")
+    echo_port = window.context.default_port("echo")
+    assert f"Latency responder listening on UDP port {echo_port}" in user.text("Server log")
+    # What another computer's search gets (asked here over the loopback, which a search on
+    # the network never uses).
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(5)
+        sock.sendto(discover_request(), ("127.0.0.1", echo_port))
+        found = parse_announcement(sock.recv(4096), "127.0.0.1")
+    assert found is not None and found.engines == {"iperf3": port}
+    assert found.name == socket.gethostname()
+    user.click("Stop the iperf3 server")
+    wait_for(lambda: "Stopped" in user.text("iperf3 server status"), 10, "the server to stop")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", echo_port))  # the responder stopped with the last server
