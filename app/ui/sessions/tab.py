@@ -225,7 +225,7 @@ class SessionsTab(QWidget):
         self.exchange = SessionExchange(self, self)
         self.buttons: dict[str, QPushButton] = {}
         actions: list[tuple[str, str, str, Callable[[], object]]] = [
-            ("open_button", "Open", "Show the selected session below.", self.open_selected),
+            ("open_button", "Open", "Show the selected session below.", self.open_shown),
             ("rename_button", "Rename…", "Give the session another name.", self.ask_rename),
             ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
@@ -400,6 +400,23 @@ class SessionsTab(QWidget):
             lambda runs: self.view.show_session(session, runs),
             self.show_error,
         )
+
+    def open_shown(self) -> None:
+        """Open pressed: the session shown below, given most of the tab and said by name
+        (selecting a row shows it already; Open makes room for it and says so)."""
+        session = self._single()
+        if session is None:
+            return
+        self.open_selected()
+        total = sum(self.splitter.sizes())
+        list_height = min(self.splitter.sizes()[0], self.table.rowHeight(0) * 4 + 40)
+        self.splitter.setSizes([list_height, max(total - list_height, 1)])
+        self.status.setStyleSheet("")
+        when = local_time(session.started_at or session.created_at)
+        self.status.setText(
+            f"Showing “{session.name}” ({when}): its charts, table and details below."
+        )
+        self.view.setFocus()
 
     # -- writing: through the front door, which decides what may be done -----------------
     def _change(self, action: Callable[[FrontDoor], object]) -> bool:
