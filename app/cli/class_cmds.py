@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.cli.args import EXIT_OK
 from app.domain.errors import BadOption
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
 from app.study.classroom import read_class
 from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
@@ -42,7 +42,7 @@ def export_handin(args: argparse.Namespace) -> int:
     about = document["handin"]
     print(
         f"Wrote {args.out}: {about['student']}'s hand-in of “{about['exercise']['title']}” "
-        f"({len(document['sessions'])} sessions).",
+        f"({counted(len(document['sessions']), 'session')}).",
         file=sys.stderr,
     )
     return EXIT_OK
@@ -61,7 +61,7 @@ def cmd_class(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"{view.exercise.title}: {len(view.rows)} hand-ins")
+    print(f"{view.exercise.title}: {counted(len(view.rows), 'hand-in')}")
     for row in view.rows:
         flags = f"  [{', '.join(row.flags)}]" if row.flags else ""
         results = "  ".join(
