@@ -176,6 +176,10 @@ def test_find_computers_offers_a_second_computer_with_its_engines(
     assert note.startswith(f"{name} at {neighbour.THERE4}; also ")
     assert neighbour.THERE6 in note and "iperf3 port 5301, latency responder port 5200" in note
     assert user.text("iperf3 port") == "5301"  # the port it announced
+    assert user.text("Peer IPv6 address") == neighbour.THERE6  # for the IPv6 series
+    user.type("Peer", "localhost")  # another computer: not that one's IPv6 address
+    assert user.text("Peer IPv6 address") == ""
+    user.choose("Peer", offered)
     # Start measures it there, and its address (not the label) is what was measured.
     user.type("Values list", "1408")
     user.type("Runs per point", "1")

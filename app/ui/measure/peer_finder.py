@@ -86,6 +86,10 @@ class PeerFinder(QObject):
             combo.setEditText(text)
         finally:
             combo.blockSignals(False)
+        # The drop-down as wide as its longest line: a name, address and engines read whole.
+        metrics = combo.fontMetrics()
+        widest = max(metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count()))
+        combo.view().setMinimumWidth(widest + 40)
         if not peers:
             self.searched.emit(
                 f"No computer on this network answered on UDP port {self.echo_port}: start "

@@ -135,6 +135,7 @@ class PeerRow(QWidget):
         self._setting_ports = False
         self._ports_typed = False
         self._focus_wanted = False  # a refused peer: the cursor goes back to it
+        self._host6_found = ""  # the IPv6 address a found computer's choice filled in
         for spin in (self.port, self.netperf_port):
             spin.valueChanged.connect(self._port_edited)
         self._host_changed()
@@ -214,6 +215,14 @@ class PeerRow(QWidget):
         self.port.setToolTip(PORTS_TIP_LOCAL if local else self._port_tip)
         self.netperf_port.setToolTip(PORTS_TIP_LOCAL if local else self._netperf_tip)
         found = self.finder.found_peer(self.host_combo.currentText())
+        if self._host6_found and self.host6.text() == self._host6_found:
+            self.host6.clear()  # the IPv6 address of the computer chosen before
+        self._host6_found = ""
+        if found is not None:  # chosen from the list: its name first, its IPv6 address too
+            self.host_edit.setCursorPosition(0)
+            if not self.host6.text().strip() and ":" not in found.address:
+                self._host6_found = next((a for a in found.addresses if _routable6(a)), "")
+                self.host6.setText(self._host6_found)
         self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
 
@@ -309,3 +318,8 @@ class PeerRow(QWidget):
         else:
             self.show_note(result.summary)
             self.answered.emit(result.host)
+
+
+def _routable6(address: str) -> bool:
+    """An IPv6 address another computer on the link reaches without a zone."""
+    return ":" in address and "%" not in address and not address.lower().startswith("fe80:")
