@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import psutil
 
 from app import __version__
+from app.engine import netinfo
 from app.engine.echo import (
     HEADER,
     HEADER_SIZE,
@@ -102,7 +103,9 @@ def serve_facts(
     return {
         "format": ANNOUNCE_FORMAT,
         "name": name,
-        "addresses": [a for a, _ in _interface_addresses()],
+        # Link-local addresses are left out: their zone is the asking computer's to name
+        # (the answer's own source address carries it there).
+        "addresses": [a.address for a in netinfo.local_addresses() if a.scope != "link-local"],
         "engines": dict(engines),
         "echo_port": echo_port,
         "linklab": version,
@@ -169,28 +172,9 @@ def parse_announcement(data: bytes, source: str) -> FoundPeer | None:
     )
 
 
-def _interface_addresses() -> list[tuple[str, str]]:
-    """(address, interface) of every interface that is up, loopback left out; link-local
-    IPv6 with its %zone."""
-    stats = psutil.net_if_stats()
-    found = []
-    for name, addrs in psutil.net_if_addrs().items():
-        if name in stats and not stats[name].isup:
-            continue
-        for addr in addrs:
-            if addr.family not in (socket.AF_INET, socket.AF_INET6):
-                continue
-            text = addr.address.split("%", 1)[0]
-            try:
-                ip = ipaddress.ip_address(text)
-            except ValueError:
-                continue
-            if ip.is_loopback:
-                continue
-            if ip.version == 6 and ip.is_link_local:
-                text = f"{text}%{name}"
-            found.append((text, name))
-    return found
+def _own_addresses() -> list[str]:
+    """This computer's addresses (loopback left out), without zones."""
+    return [a.address.split("%", 1)[0] for a in netinfo.local_addresses()]
 
 
 def search_targets(
@@ -255,7 +239,7 @@ def discover(
     addresses), this computer's own left out."""
     targets = search_targets(port, interfaces)
     sockets = {f: s for f in {f for f, _ in targets} if (s := _open(f)) is not None}
-    own = {a.split("%", 1)[0] for a, _ in _interface_addresses()}
+    own = set(_own_addresses())
     found: dict[tuple[str, tuple[str, ...]], FoundPeer] = {}
     selector = selectors.DefaultSelector()
     try:
