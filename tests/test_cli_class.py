@@ -79,7 +79,8 @@ def measure(exercise_file: Path, student: str, group: str, db: Path) -> str:
 def hand_in(db: Path, sessions: list[str], out: Path) -> None:
     done = linklab("export", *sessions, "--format", "handin", "--out", str(out), "--db", str(db))
     assert done.returncode == 0, done.stderr
-    assert f"hand-in of “Loopback lab” ({len(sessions)} sessions)" in done.stderr
+    count = f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}"  # "1 session"
+    assert f"hand-in of “Loopback lab” ({count})" in done.stderr
 
 
 def read(path: Path) -> dict[str, Any]:
