@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from app.cli.args import EXIT_OK, number
 from app.engine.discovery import SEARCH_S, announcing_responder, discover
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.errors import EchoStartFailed
+from app.engine.servers import LocalServer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,3 +82,24 @@ def announcing_echo(
     for name, number_ in engines:
         ports.setdefault(name, number_)
     return announcing_responder(port, bind, lambda: ports)
+
+
+def start_echo(
+    port: int, bind: str | None, servers: list[LocalServer]
+) -> tuple[EchoResponder | None, str]:
+    """LinkLab's latency responder beside the servers, or None and the sentence why it is off
+    (the servers serve on either way)."""
+    still = " and ".join(dict.fromkeys(server.name for server in servers))
+    serving = f" The {still} {'still serve' if ' and ' in still else 'still serves'}."
+    iperf3_ports = [server.port for server in servers if server.tool.name == "iperf3"]
+    if port in iperf3_ports:
+        return None, (
+            f"UDP port {port} belongs to an iperf3 server here (its UDP tests use it), so "
+            f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
+        )
+    responder = announcing_echo(port, bind, [(s.tool.name, s.port) for s in servers])
+    try:
+        responder.start()
+    except EchoStartFailed as err:
+        return None, err.sentence + serving
+    return responder, ""

@@ -402,21 +402,19 @@ class SessionsTab(QWidget):
         )
 
     def open_shown(self) -> None:
-        """Open pressed: the session shown below, given most of the tab and said by name
-        (selecting a row shows it already; Open makes room for it and says so)."""
-        session = self._single()
-        if session is None:
-            return
-        self.open_selected()
-        total = sum(self.splitter.sizes())
-        list_height = min(self.splitter.sizes()[0], self.table.rowHeight(0) * 4 + 40)
-        self.splitter.setSizes([list_height, max(total - list_height, 1)])
-        self.status.setStyleSheet("")
-        when = local_time(session.started_at or session.created_at)
-        self.status.setText(
-            f"Showing “{session.name}” ({when}): its charts, table and details below."
-        )
-        self.view.setFocus()
+        """Open pressed (a selected row is shown already): the session gets most of the tab,
+        and is named."""
+        if (session := self._single()) is not None:
+            self.open_selected()
+            listed, shown = self.splitter.sizes()
+            rows = min(listed, self.table.rowHeight(0) * 4 + 40)
+            self.splitter.setSizes([rows, listed + shown - rows])
+            self.status.setStyleSheet("")
+            when = local_time(session.started_at or session.created_at)
+            self.status.setText(
+                f"Showing “{session.name}” ({when}): its charts, table and details below."
+            )
+            self.view.setFocus()
 
     # -- writing: through the front door, which decides what may be done -----------------
     def _change(self, action: Callable[[FrontDoor], object]) -> bool:
