@@ -15,6 +15,7 @@ SCRIPTS = [
     "ui_responsiveness.py",
     "latency_probe.py",
     "frozen_bundle.py",
+    "class_live.py",
 ]
 
 

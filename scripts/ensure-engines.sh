@@ -7,7 +7,8 @@
 #
 # Usage: ensure-engines.sh [--with-test-tools]
 #   --with-test-tools   also install what the test suite and benchmarks use (nftables for the
-#                       loss test bed, ping for the latency prober's benchmark).
+#                       loss test bed, ping for the latency prober's benchmark, PostgreSQL's
+#                       server programs for the class-store tests).
 set -u
 
 with_test_tools=0
@@ -139,5 +140,14 @@ if [ "$with_test_tools" = 1 ]; then
     command -v nft >/dev/null 2>&1 || install_pkg nftables || say "nftables missing: the packet-loss test bed will be skipped"
     command -v tc >/dev/null 2>&1 || install_pkg iproute2 || say "iproute2 missing: the namespace test bed will be skipped"
     command -v ping >/dev/null 2>&1 || install_pkg iputils-ping || say "ping (iputils-ping) missing: the latency benchmark will not compare against it"
+    # PostgreSQL's server programs for the class-store tests, which start their own cluster in
+    # a temporary folder: no cluster of the package's own is created, and no service started.
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+        if install_pkg postgresql-common; then
+            as_root mkdir -p /etc/postgresql-common/createcluster.d
+            echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.d/linklab-tests.conf >/dev/null
+        fi
+        install_pkg postgresql || say "postgresql missing: the tests of a class kept in PostgreSQL will be skipped"
+    fi
 fi
 exit $status

@@ -134,6 +134,13 @@ def shoot(only_discovery: bool = False) -> int:
     window = MainWindow(context, preset_dir=folder / "presets")
     window.show()
     user = User(window)
+    if "--only-class" in sys.argv:  # the Class tab's two pictures, in seconds
+        window.resize(*SIZES[0])
+        open_class(user, folder)
+        _save(app, window, "class-1280x800.png")
+        shoot_live_class(user, folder, lambda name: _save(app, window, name))
+        window.shutdown()
+        return 0
 
     def save(name: str) -> None:
         for _ in range(10):
@@ -268,11 +275,67 @@ def shoot(only_discovery: bool = False) -> int:
     shoot_discovery(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
+    shoot_live_class(user, folder, save)
     window.shutdown()
     window.deleteLater()
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+def _save(app: Any, window: Any, name: str) -> None:
+    for _ in range(10):
+        app.processEvents()
+        time.sleep(0.03)
+    path = OUT / name
+    window.grab().save(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+def shoot_live_class(user: Any, folder: Path, save: Any) -> None:
+    """The Class tab collecting live: Collect live on, four students' stations sending their
+    runs of "What does WPA2 cost?" over HTTP as they end, the table following by itself."""
+    import json
+
+    from app.store.db import Database
+    from app.study.class_http import call
+    from app.study.class_push import station_pushes
+    from app.study.exercises import find_ready
+    from tests.conftest import free_port
+    from tests.ui.class_handins import Student, _measure
+    from tests.ui.user import wait_for
+
+    exercise = find_ready("open-vs-wpa2")
+    students = [
+        Student("Ana Souza", "G1", 2, 1.0),
+        Student("Ben Okafor", "G1", 2, 0.86),
+        Student("Chen Wei", "G2", 1, 1.1),
+        Student("Dana Kowalski", "G2", 2, 0.93),
+    ]
+    user.tab("Class")
+    user.type("Collector port", str(free_port()))
+    user.check("Collect live")
+    wait_for(lambda: "Students send to" in user.text("Collector address"), 10, "the collector")
+    window = user.window
+    collector = window.class_tab.live.collector
+    url = f"http://127.0.0.1:{collector.port}"
+    for student in students:
+        db = folder / "stations" / f"{student.name}.sqlite3"
+        db.parent.mkdir(parents=True, exist_ok=True)
+        _measure(db, exercise, student)
+        with Database(db, readonly=True) as database:
+            for item in station_pushes(database, exercise, student.name, set()):
+                call(url, collector.token, "/v1/push", json.dumps(item.document).encode())
+    wait_for(
+        lambda: (
+            "live from" in user.text("Class") and len(user.table_rows("Students")) == len(students)
+        ),
+        10,
+        "the live class",
+    )
+    user.choose("Step", exercise.steps[1].title)
+    save("class-live-1280x800.png")
+    user.check("Collect live", False)
 
 
 def shoot_working_latency(user: Any, window: Any, save: Any) -> None:

@@ -7,6 +7,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -134,3 +135,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from tests.installers import early_build
 
     early_build.finish()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL for this test session (tests/pg.py); skipped where it cannot run."""
+    if sys.platform == "win32":
+        pytest.skip(
+            "the tests' PostgreSQL is Debian's server programs run as an unprivileged POSIX user "
+            "(initdb, pg_ctl); SQLite, the other store, runs the same tests here"
+        )
+    from tests.pg import Postgres
+
+    server = Postgres()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 from app import __version__
 from app.cli import (
     class_cmds,
+    class_live_cmds,
     compare_cmds,
     discover_cmd,
     engine_cmds,
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     expected_cmds.register(sub)
     exercise_cmds.register(sub)
     class_cmds.register(sub)
+    class_live_cmds.register(sub)
     responsiveness_cmd.register(sub)
     engine_cmds.register(sub)
     discover_cmd.register(sub)

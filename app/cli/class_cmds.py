@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from app.cli.args import EXIT_OK
+from app.cli.class_live_cmds import class_token, is_live_source, live_view
 from app.domain.errors import BadOption
 from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
@@ -22,10 +23,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cls = sub.add_parser(
         "class", help="a class's hand-ins side by side: progress, results, flags to look at"
     )
-    cls.add_argument("folder", metavar="DIR", help="the folder of .linklab hand-ins")
     cls.add_argument(
-        "--exercise", metavar="FILE", help="the exercise (default: the one most hand-ins are for)"
+        "folder",
+        metavar="SOURCE",
+        help="the folder of .linklab hand-ins, a collector (http://HOST:PORT, with --token) or "
+        "a class database (postgresql://…, sqlite:PATH)",
     )
+    cls.add_argument(
+        "--exercise",
+        metavar="FILE",
+        help="the exercise (default: the one most hand-ins are for); for a collector or a "
+        "database also its title",
+    )
+    cls.add_argument("--token", metavar="TOKEN", help="the class token, to read a collector")
+    cls.add_argument("--token-file", metavar="FILE", help="the class token's file")
     cls.add_argument("--json", action="store_true", help="print the class as one JSON object")
     cls.add_argument("--csv", metavar="FILE", help="write the grades table for a spreadsheet")
     cls.set_defaults(handler=cmd_class)
@@ -49,8 +60,11 @@ def export_handin(args: argparse.Namespace) -> int:
 
 
 def cmd_class(args: argparse.Namespace) -> int:
-    exercise = read_exercise(args.exercise) if args.exercise else None
-    view = read_class(Path(args.folder), exercise)
+    if is_live_source(args.folder):
+        view = live_view(args.folder, class_token(args), args.exercise)
+    else:
+        exercise = read_exercise(args.exercise) if args.exercise else None
+        view = read_class(Path(args.folder), exercise)
     if args.csv:
         try:
             Path(args.csv).write_text(grades_csv(view), encoding="utf-8", newline="")
@@ -61,7 +75,8 @@ def cmd_class(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"{view.exercise.title}: {counted(len(view.rows), 'hand-in')}")
+    what = "student" if is_live_source(args.folder) else "hand-in"
+    print(f"{view.exercise.title}: {counted(len(view.rows), what)}")
     for row in view.rows:
         flags = f"  [{', '.join(row.flags)}]" if row.flags else ""
         results = "  ".join(

@@ -17,6 +17,7 @@ from typing import Any
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
+from app.cli.class_live_cmds import add_pool_arguments, tell_collector
 from app.cli.discover_cmd import start_echo
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
@@ -40,6 +41,7 @@ from app.engine.servers import (
 )
 from app.engine.servers import security_warning as server_warning
 from app.engine.tools import ENGINES, Capability, Tool, find_tool
+from app.study.server_pool import pool_ports
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,13 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.set_defaults(port=5201, netserver_port=12865)
     serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
     serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
-    serve.add_argument(
-        "--count",
-        type=number(int, 1, 16),
-        default=1,
-        metavar="N",
-        help="N iperf3 servers on consecutive ports (for concurrent series)",
-    )
+    add_pool_arguments(serve)  # --count, and the class's --collector
     serve.add_argument(
         "--idle-timeout",
         type=number(int, 0, 86400),
@@ -216,8 +212,8 @@ def start_servers(
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
     options = [
-        ServerOptions(port + i, bind, idle_timeout_s or None, one_off, max_duration_s or None)
-        for i in range(count)
+        ServerOptions(p, bind, idle_timeout_s or None, one_off, max_duration_s or None)
+        for p in pool_ports("iperf3", port, count)
     ]
     servers = [iperf3_server(tool, option, on_log) for option in options]
     if netserver_port is not None:
@@ -297,6 +293,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 print(f"linklab: {why_off}", file=sys.stderr, flush=True)
         for line in _peer_addresses(args.bind):
             print(line)
+        if args.collector:
+            print(tell_collector(args, servers), flush=True)
         print("Press Ctrl+C to stop.", flush=True)
         while all(server.running for server in servers):
             time.sleep(0.2)

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.args import EXIT_OK
+from app.cli.args import EXIT_OK, number
+from app.cli.class_live_cmds import add_submit_arguments, cmd_push
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
@@ -87,6 +88,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     answer.add_argument("--text", required=True, help="the answer (empty removes it)")
     add_db_argument(answer)
     answer.set_defaults(handler=cmd_answer)
+
+    push = actions.add_parser(
+        "push",
+        help="send the class's collector what of a student's work it has not acknowledged yet",
+    )
+    push.add_argument("file", metavar="FILE")
+    push.add_argument("--student", required=True)
+    add_submit_arguments(push)
+    push.add_argument(
+        "--wait",
+        type=number(float, 0, 3600),
+        default=60.0,
+        metavar="S",
+        help="keep sending for up to S seconds (default 60); what is left stays queued",
+    )
+    push.add_argument("--json", action="store_true", help="print the counts as one JSON object")
+    add_db_argument(push)
+    push.set_defaults(handler=cmd_exercise_push)
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -183,6 +202,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     for q, text in enumerate(exercise.questions, 1):
         print(f"\nQE.{q} {text}")
     return EXIT_OK
+
+
+def cmd_exercise_push(args: argparse.Namespace) -> int:
+    exercise = read_exercise(args.file)
+    door = FrontDoor(Path(args.db) if args.db else None)
+    return cmd_push(args, door.db_path, exercise)
 
 
 def cmd_answer(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import json
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
@@ -27,6 +28,12 @@ from app.cli.args import (
     value_list,
     within,
 )
+from app.cli.class_live_cmds import (
+    add_submit_arguments,
+    finish_pushing,
+    pusher_for,
+    station_peer,
+)
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
@@ -34,6 +41,7 @@ from app.domain.plan import Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
+from app.study.events import StudyEvent
 from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
@@ -162,6 +170,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="the exercise's step (default: the first one not done yet)",
     )
+    add_submit_arguments(run)
     add_db_argument(run)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.set_defaults(handler=cmd_run)
@@ -314,8 +323,10 @@ def open_door(args: argparse.Namespace) -> FrontDoor:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.exercise:
         return _run_exercise(args)
-    if args.student or args.step:
-        raise BadOption("--student and --step go with --exercise FILE: name the exercise.")
+    if args.student or args.step or args.submit:
+        raise BadOption(
+            "--student, --step and --submit go with --exercise FILE: name the exercise."
+        )
     plan = plan_from_args(args)
     door = open_door(args)
     printer = ProgressPrinter(sys.stderr)
@@ -347,6 +358,11 @@ def _run_exercise(args: argparse.Namespace) -> int:
     if not args.student:
         raise BadOption("Give your name with --student NAME: the exercise records who measured.")
     door = open_door(args)
+    pusher = pusher_for(args, door.db_path, exercise, args.student)
+    if pusher is not None and args.peer is None:
+        # The collector tells each station which of the class's engine servers is its own.
+        args.peer, port = station_peer(pusher, args.student)
+        args.port = args.port or port
     desk = door.exercises()
     number = args.step or desk.next_step(exercise, args.student)
     if not 1 <= number <= len(exercise.steps):
@@ -361,10 +377,18 @@ def _run_exercise(args: argparse.Namespace) -> int:
         f"{exercise.steps[number - 1].heading(number, len(exercise.steps)).lower()}",
         file=sys.stderr,
     )
+    observer: Callable[[StudyEvent], None] = ProgressPrinter(sys.stderr)
+    if pusher is not None:
+        pusher.start()
+        observer = pusher.observe(observer)
     try:
-        prepared = door.prepare(plan)
-    except BaseException:
-        if door.loopback is not None:
-            door.loopback.stop()
-        raise
-    return _execute(args, door, door.start(prepared, ProgressPrinter(sys.stderr)))
+        try:
+            prepared = door.prepare(plan)
+        except BaseException:
+            if door.loopback is not None:
+                door.loopback.stop()
+            raise
+        return _execute(args, door, door.start(prepared, observer))
+    finally:
+        if pusher is not None:
+            finish_pushing(pusher)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.domain.collector import Collector, collector_from_dict
 from app.domain.errors import BadOption
 from app.domain.plan import Assignment, Peer, Plan, clean_text
 
@@ -88,6 +89,8 @@ class Exercise:
     steps: tuple[Step, ...]
     questions: tuple[str, ...] = ()  # about the exercise as a whole, answered at the end
     reveal: tuple[str, ...] = ()  # of PRIVATE_FACTS: what the hand-in may carry
+    #: The class's collector, when the instructor collects runs live (else hand-ins only).
+    collector: Collector | None = None
 
     def question_ids(self) -> list[tuple[str, str]]:
         """(id, text) of every question: "2.1" is step 2's first, "E.1" the exercise's."""
@@ -165,7 +168,11 @@ def exercise_to_dict(exercise: Exercise) -> dict[str, Any]:
             for s in exercise.steps
         ],
         "questions": list(exercise.questions),
-    }
+    } | (
+        {"collector": {"url": exercise.collector.url, "token": exercise.collector.token}}
+        if exercise.collector is not None
+        else {}
+    )
 
 
 def _plan_without_peer(plan: Plan) -> dict[str, Any]:
@@ -246,6 +253,10 @@ def exercise_from_dict(data: object, name: str = "the exercise") -> Exercise:
     ident = clean_text(data.get("id"), 64)
     if not ident.isalnum():
         raise bad("has no valid id")
+    try:
+        collector = collector_from_dict(data.get("collector"))
+    except BadOption:
+        raise bad("names a collector whose address or class token is malformed") from None
     return Exercise(
         ident,
         title,
@@ -253,6 +264,7 @@ def exercise_from_dict(data: object, name: str = "the exercise") -> Exercise:
         tuple(steps),
         tuple(_texts(data.get("questions", []), MAX_TEXT, MAX_QUESTIONS, bad, "questions")),
         tuple(reveal),
+        collector,
     )
 
 

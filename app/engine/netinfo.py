@@ -6,6 +6,7 @@ import ipaddress
 import itertools
 import socket
 from dataclasses import dataclass
+from typing import Any
 
 import psutil
 
@@ -18,11 +19,33 @@ class LocalAddress:
     scope: str  # "global", "private", "link-local" or "loopback"
 
 
+#: What psutil raises when the system cannot list its interfaces: Windows' GetAdaptersAddresses
+#: fails now and then while adapters change, and psutil raises RuntimeError for it.
+_LISTING_FAILED = (OSError, RuntimeError, psutil.Error)
+
+
+def interface_addresses() -> dict[str, list[Any]]:
+    """psutil's addresses per interface, or none when the system cannot list them right now:
+    the addresses are advice shown to the user, never worth a failure."""
+    try:
+        return psutil.net_if_addrs()
+    except _LISTING_FAILED:
+        return {}
+
+
+def interface_stats() -> dict[str, Any]:
+    """psutil's state per interface (up, speed, MTU), or none when it cannot be read now."""
+    try:
+        return psutil.net_if_stats()
+    except _LISTING_FAILED:
+        return {}
+
+
 def local_addresses(include_loopback: bool = False) -> list[LocalAddress]:
     """Addresses of interfaces that are up, the ones a peer can reach first."""
-    stats = psutil.net_if_stats()
+    stats = interface_stats()
     found: list[LocalAddress] = []
-    for name, addrs in psutil.net_if_addrs().items():
+    for name, addrs in interface_addresses().items():
         if name in stats and not stats[name].isup:
             continue
         for addr in addrs:

@@ -15,13 +15,21 @@ from app.analysis.context_checks import measured_on_loopback, wifi_over_wire
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
-from app.domain.records import SessionStatus
+from app.domain.records import RunRecord, SessionStatus
 from app.domain.units import plain_rate
 from app.engine.reparse import reparsed_throughput
 from app.store.rows import StoredSession
-from app.study.handin import Handin, read_handin
+from app.study.handin import Handin, RunFacts, read_handin
 
-__all__ = ["ALTERED_SHARE", "ClassView", "StepResult", "StudentRow", "read_class"]
+__all__ = [
+    "ALTERED_SHARE",
+    "ClassView",
+    "StepResult",
+    "StudentRow",
+    "class_from_handins",
+    "read_class",
+    "run_facts",
+]
 
 #: A stored throughput further than this from what its raw output states was changed.
 ALTERED_SHARE = 0.01
@@ -93,31 +101,38 @@ class ClassView:
         return found
 
 
-def _fingerprint(session: StoredSession) -> set[str]:
-    """Runs by what was measured: the same raw output or the same figure at the same moment
-    is the same measurement, whoever's name is on it."""
+def run_facts(record: RunRecord) -> RunFacts:
+    """A run's marks (the same raw output or the same figure at the same moment is the same
+    measurement, whoever's name is on it) and whether its stored throughput disagrees with
+    its own raw output."""
     marks = set()
+    if record.raw_output:
+        marks.add(hashlib.sha256(record.raw_output.encode("utf-8", "replace")).hexdigest())
+    if record.ok and record.metrics.throughput_bps is not None:
+        marks.add(f"{record.started_at}|{record.metrics.throughput_bps!r}")
+    altered = False
+    stored = record.metrics.throughput_bps
+    if record.ok and stored is not None and record.raw_output:
+        stated = reparsed_throughput(record.engine, record.argv, record.raw_output)
+        altered = stated is None or stated <= 0 or abs(stored - stated) > ALTERED_SHARE * stated
+    return RunFacts(altered, frozenset(marks))
+
+
+def _facts(handin: Handin, record: RunRecord) -> RunFacts:
+    known = handin.facts.get(record.id)
+    return known if known is not None else run_facts(record)
+
+
+def _fingerprint(handin: Handin, session: StoredSession) -> set[str]:
+    marks: set[str] = set()
     for run in session.runs:
-        record = run.record
-        if record.raw_output:
-            marks.add(hashlib.sha256(record.raw_output.encode("utf-8", "replace")).hexdigest())
-        if record.ok and record.metrics.throughput_bps is not None:
-            marks.add(f"{record.started_at}|{record.metrics.throughput_bps!r}")
+        marks |= _facts(handin, run.record).marks
     return marks
 
 
-def _altered(session: StoredSession) -> int:
+def _altered(handin: Handin, session: StoredSession) -> int:
     """How many runs' stored throughput disagrees with their own raw output."""
-    count = 0
-    for run in session.runs:
-        record = run.record
-        stored = record.metrics.throughput_bps
-        if not record.ok or stored is None or not record.raw_output:
-            continue
-        stated = reparsed_throughput(record.engine, record.argv, record.raw_output)
-        if stated is None or stated <= 0 or abs(stored - stated) > ALTERED_SHARE * stated:
-            count += 1
-    return count
+    return sum(_facts(handin, run.record).altered for run in session.runs)
 
 
 def _unlocked_changes(step: Step, session: StoredSession) -> list[str]:
@@ -184,7 +199,7 @@ def _row(handin: Handin, exercise: Exercise) -> tuple[StudentRow, set[str]]:
     if missing:
         flags.append("incomplete")
         notes.append(f"Steps not finished: {', '.join(str(n) for n in missing)}.")
-    altered = sum(_altered(s) for sessions in by_step.values() for s in sessions)
+    altered = sum(_altered(handin, s) for sessions in by_step.values() for s in sessions)
     if altered:
         flags.append("altered")
         notes.append(
@@ -205,7 +220,7 @@ def _row(handin: Handin, exercise: Exercise) -> tuple[StudentRow, set[str]]:
     marks: set[str] = set()
     for sessions in by_step.values():
         for session in sessions:
-            marks |= _fingerprint(session)
+            marks |= _fingerprint(handin, session)
     row = StudentRow(
         handin.student,
         handin.group,
@@ -274,12 +289,22 @@ def read_class(sources: Path | Iterable[Path], exercise: Exercise | None = None)
             handins.append(read_handin(path))
         except BadOption as err:
             unreadable.append(f"{path.name}: {err.sentence}")
+    if exercise is None and not handins:
+        raise BadOption(
+            "No hand-in could be read there: choose the folder of .linklab files the "
+            "students handed in."
+        )
+    return class_from_handins(handins, exercise, unreadable)
+
+
+def class_from_handins(
+    handins: Sequence[Handin], exercise: Exercise | None = None, unreadable: Sequence[str] = ()
+) -> ClassView:
+    """The class of these hand-ins (from files, or collected live), against exercise (default:
+    the one the most hand-ins were made for)."""
     if exercise is None:
         if not handins:
-            raise BadOption(
-                "No hand-in could be read there: choose the folder of .linklab files the "
-                "students handed in."
-            )
+            raise BadOption("No student's work has arrived yet: nothing to show.")
         counts = statistics.multimode(h.exercise.id for h in handins)
         exercise = next(h.exercise for h in handins if h.exercise.id == counts[0])
     built = [_row(h, exercise) for h in handins]

@@ -17,6 +17,7 @@ from typing import Any
 import psutil
 
 from app.domain.plan import Medium
+from app.engine.netinfo import interface_addresses, interface_stats
 from app.engine.process import child_environment, run_short
 from app.study.wifi import (
     SECURITY_VALUES,
@@ -194,9 +195,9 @@ def interface_for_address(address: str) -> str | None:
     text, _, zone = address.partition("%")
     try:
         wanted = ipaddress.ip_address(text)
-        table = psutil.net_if_addrs()
-    except (ValueError, OSError, psutil.Error):
+    except ValueError:
         return None
+    table = interface_addresses()
     matches = []
     for name, addrs in table.items():
         for addr in addrs:
@@ -241,10 +242,7 @@ def route_to(peer_host: str) -> tuple[str | None, str | None]:
 
 def _link_stats(interface: str) -> tuple[int | None, int | None]:
     """(speed in Mbit/s, MTU); psutil reports 0 for a speed it does not know."""
-    try:
-        stats = psutil.net_if_stats().get(interface)
-    except (OSError, psutil.Error):
-        return None, None
+    stats = interface_stats().get(interface)
     if stats is None:
         return None, None
     return (stats.speed or None), (stats.mtu or None)

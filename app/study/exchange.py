@@ -8,7 +8,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -92,16 +92,22 @@ class ImportResult:
 
 # -- export ------------------------------------------------------------------------------------
 def export_sessions(
-    store: SessionStore, session_ids: Sequence[str], notes: list[str] | None = None
+    store: SessionStore,
+    session_ids: Sequence[str],
+    notes: list[str] | None = None,
+    only_runs: Collection[int] | None = None,
 ) -> dict[str, Any]:
     """The exchange document for these sessions (ids or unique prefixes), in the given order;
-    notes gets a sentence for each run whose raw output was damaged in the database."""
+    notes gets a sentence for each run whose raw output was damaged in the database. With
+    only_runs, the sessions hold only those of their runs (by run id)."""
     records = {r.id: r for r in (store.get(ref) for ref in session_ids)}
     sessions = []
     for record in records.values():
         flows = store.flows(record.id)
         runs = []
         for r in store.runs(record.id, with_raw=True):
+            if only_runs is not None and r.id not in only_runs:
+                continue
             run: dict[str, Any] = {"protocol": r.key.protocol.value, "kind": r.key.kind.value}
             run |= {"ip_version": int(r.key.ip_version), "repetition": r.key.repetition}
             run |= {"value_index": r.key.value_index, "status": "ok" if r.ok else "failed"}

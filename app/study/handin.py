@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import getpass
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,15 @@ from app.study.exchange import (
     write_exchange,
 )
 
-__all__ = ["HIDDEN", "Handin", "handin_document", "read_handin", "scrub", "write_handin"]
+__all__ = [
+    "HIDDEN",
+    "Handin",
+    "RunFacts",
+    "handin_document",
+    "read_handin",
+    "scrub",
+    "write_handin",
+]
 
 HIDDEN = "(hidden)"
 _MAC = re.compile(r"\b[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){5}\b")
@@ -47,6 +55,15 @@ def _hide_user_folders(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class RunFacts:
+    """What the class view needs of a run's raw output, worked out once: whether its stored
+    throughput disagrees with it, and the marks that tell the same measurement anywhere."""
+
+    altered: bool
+    marks: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Handin:
     student: str
     group: str
@@ -55,6 +72,9 @@ class Handin:
     handed_in_at: str
     sessions: ExchangeFile
     file: Path | None = None
+    #: Facts of runs whose raw output is not held here (a class collected live keeps them
+    #: from when each run arrived), by the run record's id.
+    facts: dict[int, RunFacts] = field(default_factory=dict)
 
 
 def _private_words(environment: dict[str, Any], reveal: Sequence[str]) -> list[str]:
@@ -132,10 +152,14 @@ def _argv(argv: list[str], reveal: Sequence[str]) -> list[str]:
 
 
 def handin_document(
-    db: Database, exercise_id: str, student: str, session_ids: Sequence[str] | None = None
+    db: Database,
+    exercise_id: str,
+    student: str,
+    session_ids: Sequence[str] | None = None,
+    only_runs: Collection[int] | None = None,
 ) -> dict[str, Any]:
     """The hand-in of a student's work on an exercise, from the database: the sessions given,
-    or all the student measured for it."""
+    or all the student measured for it (with only_runs, only those of their runs)."""
     work = ExerciseStore(db).work(exercise_id, student)
     exercise = work.exercise
     ids = list(session_ids or ExerciseStore(db).session_ids(exercise_id, student))
@@ -144,7 +168,7 @@ def handin_document(
             f"{student} has measured nothing for “{exercise.title}” yet: run its first step, "
             f"then hand in."
         )
-    document = export_sessions(SessionStore(db), ids)
+    document = export_sessions(SessionStore(db), ids, only_runs=only_runs)
     reveal = work.exercise.reveal
     words: list[str] = []
     for session in document["sessions"]:
@@ -160,7 +184,8 @@ def handin_document(
     document["handin"] = {
         "student": work.student,
         "group": work.group,
-        "exercise": exercise_to_dict(work.exercise),
+        # The class's collector and its token are the instructor's: not part of a hand-in.
+        "exercise": exercise_to_dict(replace(work.exercise, collector=None)),
         "answers": dict(work.answers),
         "handed_in_at": utc_now(),
     }

@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         self.server_tab = ServerTab(self.context, self.servers)
         self.settings_tab = SettingsTab(self.context)
         self.compare_tab = CompareTab(self.context)
-        self.class_tab = ClassTab()
+        self.class_tab = ClassTab(self.context)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.measure, "Measure")
         self.tabs.addTab(self.responsiveness, "Responsiveness")
@@ -332,5 +332,8 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         self.measure.stop_and_wait()
         self.responsiveness.stop_and_wait()
+        if self.class_tab.live is not None:
+            self.class_tab.live.shutdown()  # this computer's collector, when collecting
+        self.exercises.shutdown()  # the pushes still waiting stay queued on disk
         self.servers.stop_all()
         self.sessions.exchange.wait()

@@ -4,6 +4,7 @@ median, and flags to look at; the class chart of a step; the grades table for a 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -31,8 +32,10 @@ from app.study.classroom import ClassView, StudentRow, read_class
 from app.study.exchange import EXCHANGE_SUFFIX
 from app.study.exercises import read_exercise
 from app.ui.classroom.chart import ClassChart
+from app.ui.classroom.live import LiveBar
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox, accessible
+from app.ui.context import AppContext
 
 #: A flagged row: a light amber background with black text, readable in light and dark themes
 #: (the Flags column says the words; the colour only draws the eye).
@@ -92,7 +95,7 @@ def _item(text: str, *, right: bool = False, tip: str = "") -> QTableWidgetItem:
 class ClassTab(QWidget):
     status_message = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAcceptDrops(True)
         self.view: ClassView | None = None
@@ -171,6 +174,14 @@ class ClassTab(QWidget):
         bottom.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        self.live: LiveBar | None = None
+        if context is not None:  # a class collected live: its collector, or another's
+            self.live = LiveBar(context, lambda: self.exercise_file, self)
+            self.live.view_read.connect(self._loaded)
+            self.live.waiting.connect(self._live_waiting)
+            self.live.status_message.connect(self.status_message)
+            self.live.started.connect(self._clear)  # a live class replaces what was shown
+            layout.addWidget(self.live)
         layout.addWidget(self.message)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
@@ -200,7 +211,10 @@ class ClassTab(QWidget):
         )
         if path:
             self.exercise_file = Path(path)
-            if self.source is not None:
+            if self.live is not None and self.live.reading is not None:
+                self.live.reading.last = ""  # read again against this exercise
+                self.live.poll()
+            elif self.source is not None:
                 self._read()
             else:
                 self.summary.setText(
@@ -209,6 +223,8 @@ class ClassTab(QWidget):
 
     def open(self, source: ClassSource) -> None:
         """Read a folder (or hand-in files) in the background; shown when read."""
+        if self.live is not None:
+            self.live.stop()
         self.source = source
         self._read()
 
@@ -223,6 +239,12 @@ class ClassTab(QWidget):
 
     def _failed(self, sentence: str) -> None:
         """Nothing of an earlier class stays on screen under a sentence about this one."""
+        self._clear()
+        self.message.setText(sentence)
+        self.message.show()
+        self.status_message.emit(sentence)
+
+    def _clear(self) -> None:
         self.open_button.setEnabled(True)
         self.view = None
         self.table.clear()
@@ -234,20 +256,26 @@ class ClassTab(QWidget):
         self.export_button.setEnabled(False)
         self.chart.show_step(None, 0)
         self.summary.setText(HINT)
-        self.message.setText(sentence)
-        self.message.show()
-        self.status_message.emit(sentence)
+        self.message.hide()
 
     def _loaded(self, view: ClassView) -> None:
         self.open_button.setEnabled(True)
         self.view = view
         chosen = "" if self.exercise_file is None else f" (from {self.exercise_file.name})"
         flagged = sum(1 for row in view.rows if row.flags)
-        where = self.source.name if isinstance(self.source, Path) else "the files dropped"
-        self.summary.setText(
-            f"“{view.exercise.title}”{chosen}: {_count(len(view.rows), 'hand-in')} from {where}, "
-            f"{flagged} flagged to look at."
-        )
+        reading = self.live.reading if self.live is not None else None
+        if reading is not None:
+            self.summary.setText(
+                f"“{view.exercise.title}”{chosen}, live from {reading.where}: "
+                f"{_count(len(view.rows), 'student')}, {flagged} flagged to look at; updated "
+                f"{time.strftime('%H:%M:%S')}."
+            )
+        else:
+            where = self.source.name if isinstance(self.source, Path) else "the files dropped"
+            self.summary.setText(
+                f"“{view.exercise.title}”{chosen}: {_count(len(view.rows), 'hand-in')} from "
+                f"{where}, {flagged} flagged to look at."
+            )
         if view.unreadable:
             self.message.setText(
                 "Not read (ask these students for their hand-in again):\n"
@@ -267,10 +295,20 @@ class ClassTab(QWidget):
         self.step_box.setEnabled(True)
         self.export_button.setEnabled(bool(view.rows))
         self._draw()
+        if reading is not None:
+            self.status_message.emit(f"The class, live: {_count(len(view.rows), 'student')}.")
+            return
         self.status_message.emit(
             f"Read {_count(len(view.rows), 'hand-in')}"
             + (f"; {_count(len(view.unreadable), 'file')} not read." if view.unreadable else ".")
         )
+
+    def _live_waiting(self, sentence: str) -> None:
+        """Live, with no class to show yet (nothing arrived), or a read that failed."""
+        if self.view is None:
+            self.summary.setText(sentence)
+        else:
+            self.status_message.emit(sentence)
 
     # -- showing ---------------------------------------------------------------------------
     def _fill_table(self, view: ClassView) -> None:

@@ -19,7 +19,10 @@ from app.study.exercises import (
     safe_file_name,
     write_exercise,
 )
+from app.study.outbox import OutboxStatus
 from app.ui.common.file_dialogs import open_file, save_file
+from app.ui.context import AppContext
+from app.ui.exercise.class_push import ClassPush
 from app.ui.exercise.new_dialog import NewExerciseDialog
 from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
@@ -31,6 +34,7 @@ READY_FOLDER = "Ready exercises"  # beside the database, in the user's data fold
 class Window(Protocol):
     tabs: QTabWidget
     measure: MeasureTab
+    context: AppContext
 
     def say(self, text: str) -> None: ...
 
@@ -48,6 +52,10 @@ class ExerciseController(QObject):
         view.status_message.connect(window.say)
         window.measure.session_saved.connect(lambda _sid: self._session_saved())
         window.measure.running_changed.connect(self._running)
+        self.push: ClassPush | None = None  # when the exercise names the class's collector
+        window.measure.running_changed.connect(self._study_running)
+        view.answer_saved.connect(self._push)
+        view.student.editingFinished.connect(self._push)
 
     def add_actions(self, menu: QMenu, parent: QWidget) -> None:
         open_action = QAction("Open &exercise…", parent)
@@ -87,15 +95,63 @@ class ExerciseController(QObject):
         tabs.setTabVisible(tabs.indexOf(self.view), True)
         tabs.setCurrentWidget(self.view)
         self.view.open_exercise(exercise)
+        self._collect(exercise)
         self.window.say(f"Opened the exercise “{exercise.title}”: type your name to begin.")
 
     def close(self) -> None:
         self.view.answers.flush()
+        self._collect(None)
         self.view.exercise = None
         self.window.measure.leave_exercise()
         tabs = self.window.tabs
         tabs.setTabVisible(tabs.indexOf(self.view), False)
         tabs.setCurrentWidget(self.window.measure)
+
+    # -- the class's collector ---------------------------------------------------------------
+    def _collect(self, exercise: Exercise | None) -> None:
+        """Push to the collector the exercise names (none: the hand-in file only)."""
+        if self.push is not None:
+            self.push.close()
+            self.push = None
+        label = self.view.class_status
+        if exercise is None or exercise.collector is None:
+            label.hide()
+            return
+        self.push = ClassPush(exercise, self.window.context.db_path, self)
+        self.push.status_changed.connect(self._pushed)
+        label.setText(
+            f"Your runs and answers go to the class at {exercise.collector.url} as you measure."
+            + (
+                ""
+                if exercise.collector.token
+                else " The exercise has no class token: ask your instructor for the file again."
+            )
+        )
+        label.show()
+        self._push()
+
+    def _study_running(self, running: bool) -> None:
+        """Push after each run the study stores (and as its session starts and ends)."""
+        worker = self.window.measure.worker
+        if running and worker is not None:
+            for stored in (worker.session_started, worker.run_finished, worker.session_finished):
+                stored.connect(lambda _event: self._push())
+            worker.run_failed.connect(lambda event: None if event.will_retry else self._push())
+        else:
+            self._push()
+
+    def _push(self) -> None:
+        if self.push is not None and self.view.exercise is not None:
+            self.push.sync(self.view.student.text())
+
+    def _pushed(self, status: OutboxStatus) -> None:
+        if self.push is not None:
+            self.view.class_status.setText(f"Class at {self.push.url}: {status.words}")
+
+    def shutdown(self) -> None:
+        if self.push is not None:
+            self.push.close()
+            self.push = None
 
     # -- a step -------------------------------------------------------------------------------
     def _setup(self, number: int) -> None:

@@ -58,6 +58,7 @@ class ExerciseView(QWidget):
     setup_requested = Signal(int)  # step number: set it up on the Measure tab
     closed = Signal()
     status_message = Signal(str)
+    answer_saved = Signal()  # an answer was kept: pushed to the class when it collects live
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -163,6 +164,11 @@ class ExerciseView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.aims)
         layout.addLayout(who)
+        self.class_status = QLabel()
+        self.class_status.setWordWrap(True)
+        accessible(self.class_status, "Sent to the class")
+        self.class_status.hide()
+        layout.addWidget(self.class_status)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
         self.steps.currentRowChanged.connect(lambda _row: self._show_step())
@@ -308,6 +314,7 @@ class ExerciseView(QWidget):
             self.status_message.emit(err.sentence)
             return
         self.status_message.emit(f"Answer {qid} kept.")
+        self.answer_saved.emit()
 
     def _need_name(self) -> bool:
         if self.student.text().strip():

@@ -30,6 +30,7 @@ class LocalServers(QObject):
         # Beside them, LinkLab's latency responder, which also answers Find computers.
         self.responder: EchoResponder | None = None
         self.echo_port = DEFAULT_ECHO_PORT
+        self.pool: list[LocalServer] = []  # a class's stations: an iperf3 server each
         # "This computer": servers of its own, on the loopback only (the front door starts
         # them for a study; they stop with the window).
         self.loopback = loopback or LoopbackServers()
@@ -100,7 +101,32 @@ class LocalServers(QObject):
             self._responder(None)
             self.state_changed.emit()
 
+    def start_pool(self, ports: list[int]) -> list[LocalServer]:
+        """An iperf3 server on each port, with the limits of a server others reach."""
+        self.stop_pool()
+        tool = find_tool("iperf3")
+        try:
+            for port in ports:
+                server = iperf3_server(
+                    tool, exposed(port, None), on_log=self._log(f"iperf3:{port}")
+                )
+                server.start()
+                self.pool.append(server)
+        except BaseException:
+            self.stop_pool()
+            raise
+        self.state_changed.emit()
+        return self.pool
+
+    def stop_pool(self) -> None:
+        pool, self.pool = self.pool, []
+        for server in pool:
+            server.stop()
+        if pool:
+            self.state_changed.emit()
+
     def stop_all(self) -> None:
+        self.stop_pool()
         self.loopback.stop()
         self.stop_iperf3()
         self.stop_netserver()

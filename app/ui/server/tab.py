@@ -32,6 +32,7 @@ from app.engine.servers import LocalServer, security_warning
 from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
+from app.ui.server.pool import PoolControls
 
 ALL_ADDRESSES = "All addresses"
 LOG_BLOCKS = 2000
@@ -312,6 +313,8 @@ class ServerTab(QWidget):
         top = QHBoxLayout()
         for box in self.boxes:
             top.addWidget(box, 1)
+        self.pool = PoolControls(servers)  # a server for each station of a class
+        top.addWidget(self.pool, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(address_box, 2)
         bottom.addWidget(log_box, 3)

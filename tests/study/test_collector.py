@@ -1,0 +1,187 @@
+"""The class collector over real HTTP on the loopback, on both stores (an SQLite file and a
+real PostgreSQL): a student's real runs stored once, the class view the same as the hand-in
+folder's, and every bad request refused with a status and a sentence, nothing stored."""
+
+from __future__ import annotations
+
+import copy
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.report.class_export import class_json
+from app.store.class_backends import open_class_store
+from app.store.class_store import ClassStore
+from app.store.db import Database
+from app.study.class_http import call
+from app.study.class_live import view_from_wire
+from app.study.class_push import PushItem
+from app.study.classroom import read_class
+from app.study.collector import Collector
+from app.study.collector_app import Limits
+from app.study.exchange import write_exchange
+from app.study.handin import handin_document
+from tests.classlive import ADA, TOKEN, Measured, as_station, body, measure_ada, store_url
+
+STORES = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="module")
+def ada(tmp_path_factory: pytest.TempPathFactory) -> Measured:
+    from tests.conftest import require_engine
+
+    require_engine("iperf3")
+    return measure_ada(tmp_path_factory.mktemp("ada"))
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ClassStore]:
+    pg = request.getfixturevalue("pg_server") if request.param == "postgresql" else None
+    opened = open_class_store(store_url(request.param, tmp_path, pg))
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def collector(store: ClassStore) -> Iterator[Collector]:
+    server = Collector(store, TOKEN, "127.0.0.1", 0, limits=Limits(rate=1000, burst=1000))
+    server.start()
+    yield server
+    server.stop()
+
+
+def push(collector: Collector, item: PushItem | bytes, token: str = TOKEN) -> tuple[int, str]:
+    data = item if isinstance(item, bytes) else body(item)
+    answer = call(collector.url, token, "/v1/push", data)
+    return answer.status, answer.sentence
+
+
+def runs(item: PushItem) -> list[dict[str, Any]]:
+    return list(item.document["sessions"]["sessions"][0]["runs"])
+
+
+def test_runs_are_stored_once_and_the_view_matches_the_handin(
+    ada: Measured, collector: Collector, store: ClassStore, tmp_path: Path
+) -> None:
+    for item in ada.items:
+        assert push(collector, item) == (200, "Stored.")
+    assert store.counts() == {"work": 1, "sessions": 1, "runs": 2}
+    # A resend (the station never heard the answer) is acknowledged and stores nothing.
+    run_item = ada.items[2]
+    assert push(collector, run_item) == (200, "Already stored: nothing new.")
+    assert store.counts()["runs"] == 2
+    # The class view served equals the view of Ada's hand-in read from a folder.
+    answer = call(collector.url, TOKEN, "/v1/class")
+    assert answer.status == 200
+    live, changes = view_from_wire(answer.data)
+    assert changes == store.changes()
+    folder = tmp_path / "handins"
+    folder.mkdir()
+    with Database(ada.db, readonly=True) as db:
+        write_exchange(folder / "ada.linklab", handin_document(db, ada.exercise.id, ADA))
+    from_folder = class_json(read_class(folder, ada.exercise))
+    served = class_json(live)
+    for row in from_folder["students"]:
+        row["file"] = ""
+    assert served == from_folder
+    (row,) = served["students"]
+    assert (row["student"], row["flags"], row["steps_done"], row["runs_done"]) == (
+        ADA, ["incomplete"], 1, 2,
+    )  # fmt: skip
+    assert row["answers"] == 1
+    # Unchanged since: the collector says so without sending the class again.
+    again = call(collector.url, TOKEN, "/v1/class", etag=answer.headers["etag"])
+    assert again.status == 304
+
+
+def _counts(store: ClassStore) -> tuple[dict[str, int], list[str]]:
+    return store.counts(), store.run_ids()
+
+
+def test_bad_requests_are_refused_and_store_nothing(
+    ada: Measured, collector: Collector, store: ClassStore
+) -> None:
+    answers, header, first, second = ada.items
+    for item in (answers, header, first):
+        assert push(collector, item)[0] == 200
+    before = _counts(store)
+
+    # A wrong token, and none at all.
+    status, sentence = push(collector, second, token="not-the-class-token")
+    assert status == 401 and "class token is missing or wrong" in sentence
+    request = urllib.request.Request(f"{collector.url}/v1/push", data=body(second))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+
+    # A forged run: impossible figures are refused as an import refuses them.
+    forged = copy.deepcopy(second.document)
+    runs_of = forged["sessions"]["sessions"][0]["runs"]
+    runs_of[0]["metrics"]["throughput_bps"] = 5e13  # 50 Tbit/s
+    status, sentence = push(collector, json.dumps(forged).encode())
+    assert status == 422 and "throughput_bps" in sentence and "stored nothing" in sentence
+    forged["sessions"]["sessions"][0]["runs"][0]["metrics"]["throughput_bps"] = -1.0
+    assert push(collector, json.dumps(forged).encode())[0] == 422
+
+    # Too large, and not JSON at all.
+    huge = b"{" + b" " * (collector.app.limits.max_body + 10) + b"}"
+    status, sentence = push(collector, huge)
+    assert status == 413
+    assert push(collector, b'{"format": "linklab-push", ')[0] == 400
+    assert push(collector, b"\xff\xfe not text")[0] == 400
+    assert push(collector, b'{"format": "linklab-push", "seq": NaN}')[0] == 400
+    assert push(collector, json.dumps({"format": "something else"}).encode())[0] == 422
+
+    # A replay: Ada's measurement under another student's name and session.
+    (replayed,) = [i for i in as_station(ada.items, 7) if i.item_id.startswith("run:")][:1]
+    copied = copy.deepcopy(replayed.document)
+    copied["sessions"]["sessions"][0]["runs"][0]["raw_output"] = runs(first)[0]["raw_output"]
+    status, sentence = push(collector, json.dumps(copied).encode())
+    assert status == 409 and f"already handed in ({ADA}'s run)" in sentence
+
+    # The same run id with other figures: a run is stored once, never replaced.
+    changed = copy.deepcopy(first.document)
+    changed["sessions"]["sessions"][0]["runs"][0]["metrics"]["throughput_bps"] *= 0.5
+    status, sentence = push(collector, json.dumps(changed).encode())
+    assert status == 409 and "stored once and never replaced" in sentence
+
+    # Another student pushing into Ada's session.
+    foreign = copy.deepcopy(second.document)
+    foreign["student"] = "Mallory"
+    foreign["sessions"]["sessions"][0]["plan"]["assignment"]["student"] = "Mallory"
+    status, sentence = push(collector, json.dumps(foreign).encode())
+    assert status == 409 and f"handed in by {ADA}" in sentence
+
+    assert _counts(store) == before
+    assert push(collector, second)[0] == 200  # the real one still goes in
+    assert store.counts()["runs"] == 2
+
+
+def test_a_station_over_its_rate_is_told_to_wait(ada: Measured, store: ClassStore) -> None:
+    server = Collector(store, TOKEN, "127.0.0.1", 0, limits=Limits(rate=0.5, burst=3))
+    server.start()
+    try:
+        statuses = [call(server.url, TOKEN, "/v1/health") for _ in range(5)]
+    finally:
+        server.stop()
+    assert [a.status for a in statuses[:3]] == [200, 200, 200]
+    assert statuses[3].status == 429
+    assert int(statuses[3].headers["retry-after"]) >= 1
+    assert "Too many requests" in statuses[3].sentence
+    assert store.counts()["runs"] == 0
+
+
+def test_the_pool_gives_each_station_its_own_port(collector: Collector) -> None:
+    pool = json.dumps({"ports": [5301, 5302], "engine": "iperf3", "host": "192.0.2.5"})
+    assert call(collector.url, TOKEN, "/v1/pool", pool.encode()).status == 200
+    given = [call(collector.url, TOKEN, f"/v1/station?student=S{n}") for n in range(3)]
+    assert [a.status for a in given] == [200, 200, 404]
+    assert {a.data["port"] for a in given[:2]} == {5301, 5302}
+    assert "No server is free for you" in given[2].sentence
+    # Asked again, a station keeps its port.
+    again = call(collector.url, TOKEN, "/v1/station?student=S0")
+    assert again.data == given[0].data
