@@ -35,6 +35,7 @@ COMMANDS = {
     "serve": "engine_cmds",
     "measure": "engine_cmds",
     "demo": "engine_cmds",
+    "discover": "discover_cmd",
 }
 
 

@@ -18,13 +18,14 @@ from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
 from app.cli.class_live_cmds import add_pool_arguments, tell_collector
+from app.cli.discover_cmd import start_echo
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine import netinfo
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
-from app.engine.errors import EchoStartFailed, EngineMissing
+from app.engine.errors import EngineMissing
 from app.engine.iperf3 import start_iperf3
 from app.engine.netperf import start_netperf
 from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
@@ -243,27 +244,6 @@ def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
         else ""
     )
     return f"Limits: listening {where}; {longest}{idle}."
-
-
-def start_echo(
-    port: int, bind: str | None, servers: list[LocalServer]
-) -> tuple[EchoResponder | None, str]:
-    """LinkLab's latency responder beside the servers, or None and the sentence why it is off
-    (the servers serve on either way)."""
-    still = " and ".join(dict.fromkeys(server.name for server in servers))
-    serving = f" The {still} {'still serve' if ' and ' in still else 'still serves'}."
-    iperf3_ports = [server.port for server in servers if server.tool.name == "iperf3"]
-    if port in iperf3_ports:
-        return None, (
-            f"UDP port {port} belongs to an iperf3 server here (its UDP tests use it), so "
-            f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
-        )
-    responder = EchoResponder(port, [bind] if bind else None)
-    try:
-        responder.start()
-    except EchoStartFailed as err:
-        return None, err.sentence + serving
-    return responder, ""
 
 
 def _stop_on_signals() -> None:

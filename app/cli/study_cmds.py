@@ -371,8 +371,8 @@ def _run_exercise(args: argparse.Namespace) -> int:
     )
     desk.begin(exercise, args.student, args.group)
     print(
-        f"linklab: {exercise.title}, step {number} of {len(exercise.steps)}: "
-        f"{exercise.steps[number - 1].title}",
+        f"linklab: {exercise.title}, "
+        f"{exercise.steps[number - 1].heading(number, len(exercise.steps)).lower()}",
         file=sys.stderr,
     )
     observer: Callable[[StudyEvent], None] = ProgressPrinter(sys.stderr)

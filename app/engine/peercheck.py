@@ -27,12 +27,17 @@ class PeerCheck:
     problem: str  # set when the name does not resolve or is invalid
     iperf3: PortAnswer | None
     netserver: PortAnswer | None
+    #: Set when nothing at the address answered on any engine port: the ports tried, and
+    #: why none answered ("no answer", "No route to host").
+    silent: tuple[tuple[int, ...], str] | None = None
 
     @property
     def summary(self) -> str:
         """One line for the user."""
         if self.problem:
             return self.problem
+        if self.silent is not None:
+            return self.silent_sentence()
         parts = [f"{self.host} is {', '.join(self.addresses[:2])}"]
         for name, answer in (("iperf3", self.iperf3), ("netserver", self.netserver)):
             if answer is None:
@@ -51,6 +56,8 @@ class PeerCheck:
         Only the servers that were checked count (the ones the chosen engine needs)."""
         if self.problem:
             return self.problem
+        if self.silent is not None:
+            return self.silent_sentence()
         for answer, what, how in (
             (self.iperf3, "iperf3 server", "iperf3 -s"),
             (self.netserver, "netserver", "netserver"),
@@ -62,6 +69,29 @@ class PeerCheck:
                     f"any firewall between."
                 )
         return ""
+
+    def silent_sentence(self) -> str:
+        """Nothing answered at the address at all: said before any hint about a server."""
+        assert self.silent is not None
+        tried, why = self.silent
+        ports = " or ".join(str(port) for port in tried)
+        plural = "s" if len(tried) > 1 else ""
+        why = why[:1].lower() + why[1:]
+        server = (
+            "an iperf3 server (iperf3 -s, or LinkLab's Server tab)"
+            if self.iperf3 is not None
+            else "netserver (or LinkLab's Server tab)"
+        )
+        return (
+            f"Nothing answered at {self.host} ({why} on TCP port{plural} {ports}): no "
+            f"computer there replied at all. Check the address, that the computer is on and on "
+            f"this network, and any firewall between; then start {server} there."
+        )
+
+
+def silent(answer: PortAnswer | None) -> bool:
+    """No reply at all: neither a connection nor a refusal (a refusal comes from a host)."""
+    return answer is not None and not answer.open and answer.problem not in FORGIVEN
 
 
 #: What a server re-opening its listening socket answers for a moment.
@@ -124,7 +154,11 @@ def check_peer(
     iperf3_port: int | None = 5201,
     netperf_port: int | None = 12865,
     timeout: float = 2.0,
+    spare_ports: tuple[int, ...] = (5201, 12865),
 ) -> PeerCheck:
+    """The name, then the servers' ports given; when none of them gets any reply, the first
+    of spare_ports not asked yet too, to tell an address where nothing answers from a
+    computer without the server."""
     try:
         validate_host(host, "peer")
     except BadOption as err:
@@ -147,7 +181,17 @@ def check_peer(
     # reopens its listener afterwards, so quick repeats would be refused in between.
     iperf3 = check_port(host, iperf3_port, timeout, tries=1) if iperf3_port else None
     netserver = check_port(host, netperf_port, timeout) if netperf_port else None
-    return PeerCheck(host, addresses, "", iperf3, netserver)
+    checked = [a for a in (iperf3, netserver) if a is not None]
+    quiet = None
+    if checked and all(silent(a) for a in checked):
+        # Before telling the user to start a server: does anything at that address answer?
+        asked = {a.port for a in checked}
+        spare = [p for p in spare_ports if p not in asked][:1]
+        extra = [check_port(host, port, timeout, tries=1) for port in spare]
+        if all(silent(a) for a in extra):
+            tried = tuple(a.port for a in (*checked, *extra))
+            quiet = (tried, checked[0].problem)
+    return PeerCheck(host, addresses, "", iperf3, netserver, quiet)
 
 
 def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:

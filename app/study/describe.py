@@ -20,7 +20,7 @@ from app.domain.plan import (
 )
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
-from app.domain.units import format_rate, plain_rate
+from app.domain.units import counted, format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {
@@ -214,7 +214,7 @@ def describe_plan(plan: Plan) -> str:
     each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
     return (
         f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
-        f"{len(plan.values)} points × {plan.repetitions} runs{each}"
+        f"{counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
     )
 
 

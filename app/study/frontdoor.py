@@ -118,6 +118,7 @@ def default_peer_check(plan: Plan) -> PeerCheck:
         None if netperf else plan.peer.iperf3_port,
         plan.peer.netperf_port if netperf else None,
         timeout=3.0,
+        spare_ports=(plan.peer.iperf3_port, plan.peer.netperf_port),
     )
 
 

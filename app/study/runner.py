@@ -101,7 +101,11 @@ def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, s
         return SessionStatus.COMPLETED, notes
     first = min(failed, key=lambda r: r.id).error
     if len(failed) == len(records):
-        words = f"All {len(records)} runs failed. The first failure: {first}"
+        words = (
+            f"The run failed: {first}"
+            if len(records) == 1
+            else f"All {len(records)} runs failed. The first failure: {first}"
+        )
         return SessionStatus.FAILED, f"{words} {notes}".strip()
     words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
     return SessionStatus.COMPLETED, f"{words} {notes}".strip()

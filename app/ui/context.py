@@ -3,15 +3,17 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine
+from app.domain.plan import DEFAULT_ECHO_PORT, Engine
+from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool, find_tool
@@ -40,6 +42,8 @@ class AppContext(QObject):
         self.loopback = LoopbackServers()
         # The engines' drivers (a fake one stands in for tests that need no real engine).
         self.drivers: Mapping[Engine, EngineDriver] = DRIVERS
+        #: How the window finds LinkLab's servers on the network (echo port -> computers).
+        self.find_peers: Callable[[int], list[FoundPeer]] = discover
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -96,7 +100,7 @@ class AppContext(QObject):
 
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
-        fallback = 5201 if name == "iperf3" else 12865
+        fallback = {"iperf3": 5201, "echo": DEFAULT_ECHO_PORT}.get(name, 12865)
         return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
 
     def set_default_port(self, name: str, port: int) -> None:
@@ -111,9 +115,36 @@ class AppContext(QObject):
             return [str(v) for v in value][:20]
         return []
 
-    def remember_peer(self, host: str) -> None:
+    def remember_peer(self, host: str, ports: tuple[int, int] | None = None) -> None:
+        """Put host first in the history; ports (iperf3, netserver) other than the defaults
+        are kept with it, the defaults' forgotten (a later change in Settings then applies)."""
         history = [host] + [h for h in self.peer_history() if h != host]
         self.settings.setValue("peers/history", history[:20])
+        if ports is None:
+            return
+        known = {h: p for h, p in self.peer_ports().items() if h in history[:20]}
+        if ports == (self.default_port("iperf3"), self.default_port("netperf")):
+            known.pop(host, None)
+        else:
+            known[host] = ports
+        self.settings.setValue("peers/ports", json.dumps({h: list(p) for h, p in known.items()}))
+
+    def peer_ports(self) -> dict[str, tuple[int, int]]:
+        """The ports typed for a peer of the history (iperf3, netserver), where not the
+        defaults."""
+        try:
+            stored = json.loads(str(self.settings.value("peers/ports", "") or "{}"))
+        except ValueError:
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        known = {}
+        for host, ports in stored.items():
+            if isinstance(ports, list) and len(ports) == 2:
+                iperf3, netserver = (_as_int(p, 0) for p in ports)
+                if 0 < iperf3 < 65536 and 0 < netserver < 65536:
+                    known[str(host)] = (iperf3, netserver)
+        return known
 
     # -- last plan and layout --------------------------------------------------------------
     def last_plan_json(self) -> str:
