@@ -1,7 +1,9 @@
-"""Memory over a long study: a 2-hour plan (120 runs of 60 s at 0.1 s intervals, 72,000
+"""Memory over a long study: a 10-hour plan (600 runs of 60 s at 0.1 s intervals, 360,000
 samples) through the real StudyRunner and store, with the fake driver standing in for the
 engine (as fast as it can go), and the window's Measure tab receiving every event offscreen.
-Prints the resident memory (RSS) at the start, in the middle and at the end of each."""
+Prints the resident memory (RSS) at the start, after each simulated hour and at the end of
+each. Targets: the window at most 150 MB during the study, and flat: within 20 MB from the
+first simulated hour to the tenth."""
 
 from __future__ import annotations
 
@@ -24,7 +26,10 @@ from app.store.sessions import SessionStore
 from app.study.events import StudyEvent
 from app.study.runner import StudyRunner
 
-PLAN = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=120, duration_s=60, interval_s=0.1)
+HOURS = 10
+PLAN = Plan(
+    peer=Peer("lab-peer"), values=(1408,), repetitions=60 * HOURS, duration_s=60, interval_s=0.1
+)
 MB = 1024 * 1024
 
 
@@ -71,10 +76,11 @@ def window(folder: Path) -> None:
     app.processEvents()
     start = rss()
     t0 = time.monotonic()
-    count = 0
+    count = runs = 0
+    hourly: list[float] = []
 
     def observe(event: StudyEvent) -> None:
-        nonlocal count
+        nonlocal count, runs
         # As the worker's queued signals deliver them: every event, on the GUI thread.
         handler = {
             "StudyPrepared": tab._prepared,
@@ -88,6 +94,11 @@ def window(folder: Path) -> None:
         if handler is not None:
             handler(event)
         count += 1
+        if type(event).__name__ == "RunFinished":
+            runs += 1
+            if runs % 60 == 0:  # a simulated hour of 60-s runs
+                app.processEvents()
+                hourly.append(rss())
         if count % 2000 == 0:
             app.processEvents()
 
@@ -99,10 +110,18 @@ def window(folder: Path) -> None:
         StudyRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver}).run()
     app.processEvents()
     end = rss()
+    peak = max([start, *hourly, end])
+    growth = hourly[-1] - hourly[0]
     print(
         f"window's Measure tab: {count} events in {time.monotonic() - t0:.1f} s; RSS "
         f"{start:.1f} MB at start, {end:.1f} MB at the end ({end - start:+.1f} MB); live chart "
         f"holds {tab.live_chart.point_count} points"
+    )
+    print(f"  after each simulated hour: {', '.join(f'{v:.0f}' for v in hourly)} MB")
+    print(
+        f"  highest {peak:.0f} MB (target <= 150 MB: {'met' if peak <= 150 else 'NOT met'}); "
+        f"hour 1 to hour {HOURS}: {growth:+.1f} MB (target within 20 MB: "
+        f"{'met' if abs(growth) <= 20 else 'NOT met'})"
     )
     main.shutdown()
 

@@ -10,6 +10,8 @@ HERE = Path(__file__).resolve().parent
 SCRIPTS = [
     "engine_overhead.py",
     "sweep_overhead.py",
+    "study_overhead.py",
+    "time_to_answer.py",
     "store_scale.py",
     "long_study.py",
     "ui_responsiveness.py",

@@ -53,6 +53,8 @@ def virtual_display() -> subprocess.Popen[bytes] | None:
 def main() -> int:
     xvfb = virtual_display()
     try:
+        if sys.argv[1:] == ["discovery"]:  # that picture alone, while working on it
+            return shoot(only_discovery=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -114,7 +116,7 @@ def open_class(user: User, folder: Path) -> None:
     user.choose("Step", lab.steps[2].title)
 
 
-def shoot() -> int:
+def shoot(only_discovery: bool = False) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
 
@@ -151,6 +153,12 @@ def shoot() -> int:
     def resize(width: int, height: int) -> None:
         window.resize(width, height)
         wait_for(lambda: window.width() == width, 5, "the window size")
+
+    if only_discovery:
+        resize(*SIZES[0])
+        shoot_discovery(user, window, save)
+        window.shutdown()
+        return 0
 
     security = {0: ("open (no security)", "Open, TCP+UDP"), 1: ("WPA2", "WPA2, TCP+UDP")}
     for number, (width, height) in enumerate(SIZES):
@@ -264,6 +272,7 @@ def shoot() -> int:
     expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
     shoot_responsiveness(user, window, save)
+    shoot_discovery(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
@@ -370,6 +379,53 @@ def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:
     user.click("Start responsiveness test")
     wait_for(lambda: user.can_see("Responsiveness result"), 120, "the responsiveness card")
     save("responsiveness-1280x800.png")
+
+
+def shoot_discovery(user: Any, window: Any, save: Any) -> None:
+    """Find computers on the Measure tab: a second computer (a network namespace on a link of
+    its own, running `linklab serve`) found and offered under Peer, then chosen. The search
+    asks on that link only. Needs root for the namespace; skipped, saying why, without it."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.engine.discovery import discover
+    from tests.testbed import NeighbourBed, unavailable_reason
+    from tests.ui.user import wait_for
+
+    reason = unavailable_reason()
+    if reason:
+        print(f"skipped the discovery pictures: {reason}")
+        return
+    window.resize(*SIZES[0])
+    with NeighbourBed() as bed:
+        bed.serve("--port", "5201")
+        window.context.find_peers = lambda port: discover(port, interfaces=[bed.here])
+        user.tab("Measure")
+        user.tab("Study")
+        user.type("Peer", "This computer")
+        user.click("Find computers")
+        wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 10, "the search")
+        combo = user.find("Peer")
+        # The list as it drops down: the screen holds the pop-up beside the window (a
+        # virtual X server; Qt's offscreen platform draws no pop-up, so the window alone).
+        combo.showPopup()
+        wait_for(lambda: combo.view().isVisible(), 5, "the list of computers")
+        for _ in range(10):
+            QGuiApplication.processEvents()
+            time.sleep(0.03)
+        screen = QGuiApplication.primaryScreen()
+        frame = window.frameGeometry()
+        picture = screen.grabWindow(0, frame.x(), frame.y(), window.width(), window.height())
+        if os.environ.get("QT_QPA_PLATFORM") == "offscreen" or picture.isNull():
+            picture = window.grab()
+        path = OUT / "measure-find-computers-1280x800.png"
+        picture.save(str(path))
+        print(f"wrote {path.relative_to(ROOT)}")
+        combo.hidePopup()
+        found = next(o for o in user.options("Peer") if f"({bed.THERE4})" in o)
+        user.choose("Peer", found)
+        save("measure-discovered-1280x800.png")
+        user.type("Peer", "This computer")
+        window.context.find_peers = discover
 
 
 def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:

@@ -124,6 +124,15 @@ def no_engine_left(request: pytest.FixtureRequest) -> Iterator[None]:
     assert not left, f"engine processes left behind: {[(p.pid, p.name()) for p in left]}"
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile LinkLab's modules once, as installing it does (pip, the bundle): the tests
+    start `linklab` commands by the hundred, and where Python is told not to write compiled
+    files (PYTHONDONTWRITEBYTECODE) each would otherwise compile every module it imports."""
+    import compileall
+
+    compileall.compile_dir(ROOT_DIR / "app", quiet=1)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The frozen build for the installer tests starts now, in the background (see
     tests/installers/early_build.py)."""

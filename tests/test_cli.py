@@ -111,3 +111,27 @@ def test_engine_errors_are_one_sentence(iperf3_server_port: tuple[int, LocalServ
     assert "Traceback" not in done.stderr
     done = linklab("measure", "--peer", "a b")
     assert done.returncode == 2 and "spaces or control characters" in done.stderr
+
+
+def test_each_command_is_registered_by_the_module_the_table_names() -> None:
+    # main() imports only the module of the command given (see COMMANDS): the table must say
+    # where every command lives, and a parser built for one command must read it alike.
+    import argparse
+    import importlib
+
+    from app.cli import COMMANDS, build_parser
+
+    def commands(parser: argparse.ArgumentParser) -> list[str]:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return list(sub.choices)
+
+    assert commands(build_parser()) == list(COMMANDS)
+    for module in set(COMMANDS.values()):
+        parser = argparse.ArgumentParser()
+        importlib.import_module(f"app.cli.{module}").register(parser.add_subparsers())
+        assert set(commands(parser)) == {c for c, m in COMMANDS.items() if m == module}
+    for command in COMMANDS:
+        assert commands(build_parser([command, "--help"])) == [
+            c for c, m in COMMANDS.items() if m == COMMANDS[command]
+        ]
+    assert commands(build_parser([])) == []

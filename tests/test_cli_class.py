@@ -79,7 +79,8 @@ def measure(exercise_file: Path, student: str, group: str, db: Path) -> str:
 def hand_in(db: Path, sessions: list[str], out: Path) -> None:
     done = linklab("export", *sessions, "--format", "handin", "--out", str(out), "--db", str(db))
     assert done.returncode == 0, done.stderr
-    assert f"hand-in of “Loopback lab” ({len(sessions)} sessions)" in done.stderr
+    count = f"{len(sessions)} session{'s' if len(sessions) != 1 else ''}"  # "1 session"
+    assert f"hand-in of “Loopback lab” ({count})" in done.stderr
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -120,6 +121,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Lab:
     return Lab(folder, honest, altered, exercise_file, exercise)
 
 
+HERE = "this computer"  # the flag of a step measured on the loopback
+
+
 def class_json(folder: Path, *options: str) -> dict[str, Any]:
     done = linklab("class", str(folder), "--json", *options)
     assert done.returncode == 0, done.stderr
@@ -138,9 +142,10 @@ def test_complete_incomplete_and_duplicate(lab: Lab) -> None:
     rows = by_student(data)
     assert set(rows) == {ADA, BJORN, CLEO}
     ada, bjorn, cleo = rows[ADA], rows[BJORN], rows[CLEO]
-    assert (ada["status"], ada["flags"]) == ("complete", ["duplicate"])
-    assert (cleo["status"], cleo["flags"]) == ("complete", ["duplicate"])
-    assert (bjorn["status"], bjorn["flags"]) == ("incomplete", ["incomplete"])
+    # Measured on the loopback (this test has no second computer): flagged so, as it must be.
+    assert (ada["status"], ada["flags"]) == ("complete", [HERE, "duplicate"])
+    assert (cleo["status"], cleo["flags"]) == ("complete", [HERE, "duplicate"])
+    assert (bjorn["status"], bjorn["flags"]) == ("incomplete", ["incomplete", HERE])
     assert "The same measurements as Cleo." in ada["notes"]
     assert f"The same measurements as {ADA}." in cleo["notes"]
     assert "Steps not finished: 2." in bjorn["notes"]
@@ -160,14 +165,16 @@ def test_complete_incomplete_and_duplicate(lab: Lab) -> None:
 
 def test_honest_handins_carry_no_flag_but_incomplete(lab: Lab) -> None:
     rows = by_student(class_json(lab.honest, "--exercise", str(lab.exercise_file)))
-    assert (rows[ADA]["status"], rows[ADA]["flags"], rows[ADA]["notes"]) == ("complete", [], [])
-    assert rows[BJORN]["flags"] == ["incomplete"]
+    ada = rows[ADA]
+    assert (ada["status"], ada["flags"]) == ("complete", [HERE])  # the loopback, said so
+    assert all("was measured against this computer (the loopback)" in n for n in ada["notes"])
+    assert rows[BJORN]["flags"] == ["incomplete", HERE]
 
 
 def test_an_edited_figure_is_flagged_altered(lab: Lab) -> None:
     (edited,) = class_json(lab.altered)["students"]
     assert edited["student"] == ADA
-    assert edited["flags"] == ["altered"]
+    assert edited["flags"] == ["altered", HERE]
     assert edited["status"] == "complete"
     assert any("disagrees with the engine's own output" in n for n in edited["notes"])
 
@@ -192,7 +199,7 @@ def test_grades_csv(lab: Lab, tmp_path: Path) -> None:
     assert [r["student"] for r in table] == [ADA, CLEO, BJORN]  # by group, then name
     ada = table[0]
     assert (ada["status"], ada["flags"], ada["steps_done"], ada["runs_done"]) == (
-        "complete", "duplicate", "2", "6",
+        "complete", f"{HERE}; duplicate", "2", "6",
     )  # fmt: skip
     assert float(ada["step1_mbit_s"]) > 0 and float(ada["step1_class_median_mbit_s"]) > 0
     assert table[2]["step2_mbit_s"] == ""
@@ -215,5 +222,5 @@ def test_libreoffice_opens_the_grades(lab: Lab, tmp_path: Path) -> None:
     cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", page)]
     assert cells[0] == "student"  # the byte-order mark is not part of the first header
     assert BJORN in cells and ADA in cells
-    assert "incomplete" in cells and "duplicate" in cells
+    assert "incomplete; this computer" in cells and f"{HERE}; duplicate" in cells
     assert 'sdval="6"' in page  # Ada's runs done, read as a number

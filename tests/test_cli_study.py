@@ -12,9 +12,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from app.analysis.stats import summarize
 from app.engine.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -447,3 +449,47 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=10)
+
+
+def test_early_stop_ends_each_point_once_its_interval_is_narrow_enough(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    """`--early-stop F --min-runs N`: a point gets its N runs, then stops at the first run
+    after which its 95 % CI is within F of the mean. With F = 0.9 (a spread of up to about
+    a third of the mean at three runs) every loopback point stops well before its eight runs;
+    F = 0.001 is never reached, so each point gets all its runs."""
+    port, _server = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+
+    def study(fraction: str, runs: str) -> tuple[str, list[dict[str, Any]]]:
+        done = linklab(
+            "run",
+            "--peer", "127.0.0.1",
+            "--port", str(port),
+            "--sizes", "128,1408",
+            "--runs", runs,
+            "--duration", "1",
+            "--early-stop", fraction,
+            "--min-runs", "3",
+            "--db", str(db),
+            "--json",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        return str(result["session_id"]), result["points"]
+
+    session, stopped = study("0.9", "8")
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT value_index, throughput_bps FROM runs WHERE session_id = ? ORDER BY id",
+            (session,),
+        ).fetchall()
+    for index, point in enumerate(stopped):
+        runs = [bps for i, bps in rows if i == index]
+        assert 3 <= point["n"] == len(runs) < 8
+        # It stopped at the first run that made the interval narrow enough, not later.
+        for n in range(3, len(runs) + 1):
+            s = summarize(runs[:n])
+            assert (s.ci95 <= 0.9 * s.mean) is (n == len(runs)), (n, runs)
+    _, full = study("0.001", "4")
+    assert [p["n"] for p in full] == [4, 4]

@@ -76,7 +76,8 @@ class TestBed:
             (self.b, self.dev_b, self.B4, self.B6),
         ):
             _run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            _run(["ip", "-n", ns, "addr", "add", f"{v4}/24", "dev", dev])
+            # A broadcast address, as DHCP gives a real network (discovery asks there).
+            _run(["ip", "-n", ns, "addr", "add", f"{v4}/24", "brd", "+", "dev", dev])
             _run(["ip", "-n", ns, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
             _run(["ip", "-n", ns, "link", "set", dev, "up"])
         return self
@@ -311,3 +312,66 @@ def shape_both_ways(bed: RoutedTestBed, mbit: float, limit_bytes: int) -> None:
     subprocess.run(["tc", "-n", bed.r, "qdisc", "del", *dev, "root"], capture_output=True)
     tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "limit", str(limit_bytes)]
     _run(["tc", "-n", bed.r, "qdisc", "add", *dev, "root", *tbf])
+
+
+class NeighbourBed:
+    """A second computer beside this one: namespace N on a veth link to the test's own network
+    namespace (IPv4 with a broadcast address, IPv6), so that a window in this process reaches
+    it. Only the link's own interface is ever asked anything."""
+
+    __test__ = False  # not a pytest test class
+
+    HERE4, THERE4 = "198.18.7.1", "198.18.7.2"  # RFC 2544 benchmarking range, on this link only
+    HERE6, THERE6 = "fd00:4c4c:7::1", "fd00:4c4c:7::2"
+
+    def __init__(self) -> None:
+        tag = f"{os.getpid() % 100000}"
+        self.ns = f"llab-n-{tag}"
+        self.here, self.there = f"lln{tag}", f"llm{tag}"
+        self._procs: list[subprocess.Popen[str]] = []
+
+    def __enter__(self) -> NeighbourBed:
+        self.close()
+        _run(["ip", "netns", "add", self.ns])
+        _run(["ip", "link", "add", self.here, "type", "veth", "peer", "name", self.there])
+        _run(["ip", "link", "set", self.there, "netns", self.ns])
+        _run(["ip", "-n", self.ns, "link", "set", "lo", "up"])
+        for prefix, dev, v4, v6 in (
+            ([], self.here, self.HERE4, self.HERE6),
+            (["-n", self.ns], self.there, self.THERE4, self.THERE6),
+        ):
+            _run(["ip", *prefix, "addr", "add", f"{v4}/24", "brd", "+", "dev", dev])
+            _run(["ip", *prefix, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
+            _run(["ip", *prefix, "link", "set", dev, "up"])
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        _end(self._procs)
+        # Deleting the namespace deletes its end of the veth pair, and with it this end.
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True, timeout=20)
+        subprocess.run(["ip", "link", "del", self.here], capture_output=True, timeout=20)
+
+    def serve(self, *args: str) -> subprocess.Popen[str]:
+        """`linklab serve` in N, once its latency responder (and so discovery) listens."""
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns, sys.executable, "-m", "app", "serve", *args],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._procs.append(proc)
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if "responder listening" in line:
+                return proc
+        raise RuntimeError(
+            f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
+        )

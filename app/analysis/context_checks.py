@@ -136,6 +136,23 @@ def _wired(environment: Mapping[str, Any]) -> tuple[str, int] | None:
     return interface, speed
 
 
+def measured_on_loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
+    """The traffic never left this computer ("This computer", a loopback address)."""
+    return _loopback(plan, environment)
+
+
+def wifi_over_wire(plan: Plan, environment: Mapping[str, Any]) -> str | None:
+    """Where a session labelled with Wi-Fi security went by wire, in words ("over Ethernet",
+    "over eth0, a wired interface"), or None."""
+    security = plan.conditions.security
+    if security in (Security.OPEN, Security.UNKNOWN):
+        return None
+    if plan.conditions.medium is Medium.ETHERNET:
+        return "over Ethernet (its medium says so)"
+    wired = _wired(environment)
+    return f"over {wired[0]}, a wired interface" if wired is not None else None
+
+
 def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
     """Wi-Fi stated for traffic that never left this computer, or that left it by wire."""
     stated = wifi_stated(plan)

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-import numpy as np
-
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
 from app.domain.metrics import COMPARABLE, POINT_METRICS, Better
@@ -203,6 +201,8 @@ class WelchTest:
 
 def welch_test(baseline: Sequence[float], other: Sequence[float]) -> WelchTest:
     """Welch's t-test (unequal variances) of other − baseline."""
+    import numpy as np  # on first use, with SciPy: only what compares needs them
+
     a = np.asarray(baseline, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.size == 0 or b.size == 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import os
 import signal
@@ -11,17 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
-from app.cli import (
-    class_cmds,
-    class_live_cmds,
-    compare_cmds,
-    engine_cmds,
-    exercise_cmds,
-    expected_cmds,
-    responsiveness_cmd,
-    session_cmds,
-    study_cmds,
-)
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.domain.errors import BadOption, LinkLabError
 from app.engine.drivers import PROGRAM_NAMES
@@ -29,8 +19,32 @@ from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
 from app.engine.tools import EngineSettings
 
+#: The module (under app.cli) that registers each command, in the order `linklab --help`
+#: lists them. A command line naming one of them imports that module only: a study does not
+#: wait for the modules of comparing, classes or the responsiveness test to load.
+COMMANDS = {
+    "run": "study_cmds",
+    "resume": "study_cmds",
+    "sessions": "session_cmds",
+    "export": "session_cmds",
+    "import": "session_cmds",
+    "compare": "compare_cmds",
+    "expected": "expected_cmds",
+    "exercise": "exercise_cmds",
+    "class": "class_cmds",
+    "class-server": "class_live_cmds",
+    "responsiveness": "responsiveness_cmd",
+    "doctor": "engine_cmds",
+    "measure": "engine_cmds",
+    "demo": "engine_cmds",
+    "serve": "serve_cmd",
+    "discover": "discover_cmd",
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser; given the arguments, only the command they name (when the
+    first of them is one) is registered, else every command."""
     parser = argparse.ArgumentParser(
         prog="linklab",
         description="Measure what a network link really delivers, and what a setting costs.",
@@ -38,15 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"LinkLab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    study_cmds.register(sub)
-    session_cmds.register(sub)
-    compare_cmds.register(sub)
-    expected_cmds.register(sub)
-    exercise_cmds.register(sub)
-    class_cmds.register(sub)
-    class_live_cmds.register(sub)
-    responsiveness_cmd.register(sub)
-    engine_cmds.register(sub)
+    named = COMMANDS.get(argv[0]) if argv else None
+    modules = [named] if named else [] if argv is not None and not argv else COMMANDS.values()
+    for module in dict.fromkeys(modules):  # no arguments: the window, no command to read
+        importlib.import_module(f"app.cli.{module}").register(sub)
     return parser
 
 
@@ -86,8 +95,8 @@ def speak_utf8() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     speak_utf8()
     install_exit_handlers()
-    parser = build_parser()
     arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
     open_files = files_to_open(parser, arguments)
     args = None if open_files else parser.parse_args(arguments)
     if args is None or args.command is None:

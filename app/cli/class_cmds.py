@@ -11,7 +11,7 @@ from pathlib import Path
 from app.cli.args import EXIT_OK
 from app.cli.class_live_cmds import class_token, is_live_source, live_view
 from app.domain.errors import BadOption
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
 from app.study.classroom import read_class
 from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
@@ -53,7 +53,7 @@ def export_handin(args: argparse.Namespace) -> int:
     about = document["handin"]
     print(
         f"Wrote {args.out}: {about['student']}'s hand-in of “{about['exercise']['title']}” "
-        f"({len(document['sessions'])} sessions).",
+        f"({counted(len(document['sessions']), 'session')}).",
         file=sys.stderr,
     )
     return EXIT_OK
@@ -75,8 +75,8 @@ def cmd_class(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
         return EXIT_OK
-    what = "students" if is_live_source(args.folder) else "hand-ins"
-    print(f"{view.exercise.title}: {len(view.rows)} {what}")
+    what = "student" if is_live_source(args.folder) else "hand-in"
+    print(f"{view.exercise.title}: {counted(len(view.rows), what)}")
     for row in view.rows:
         flags = f"  [{', '.join(row.flags)}]" if row.flags else ""
         results = "  ".join(

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from app.cli.args import EXIT_OK, number
+from app.cli.args import EXIT_OK, add_submit_arguments, number
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
@@ -93,19 +93,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="requests a second one station may send (default 50)",
     )
     server.set_defaults(handler=cmd_class_server)
-
-
-def add_submit_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--submit",
-        metavar="URL",
-        help="push each finished run and the answers to the class's collector at URL (default: "
-        "the collector the exercise names)",
-    )
-    parser.add_argument("--token", metavar="TOKEN", help="the class token, with --submit")
-    parser.add_argument(
-        "--no-submit", action="store_true", help="do not push, even where the exercise says"
-    )
 
 
 # -- the collector --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from app import __version__
-from app.cli import db_doctor, serve_cmd
+from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
@@ -62,8 +62,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")
     measure.add_argument("--json", action="store_true", help="print the result as JSON")
     measure.set_defaults(handler=cmd_measure)
-
-    serve_cmd.register(sub)
 
     demo = sub.add_parser("demo", help="a short loopback measurement against a local server")
     demo.add_argument("--duration", type=number(int, 1, 60), default=3, metavar="S")
@@ -252,7 +250,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     port = netinfo.free_port(0)
     print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")
-    servers = serve_cmd.start_servers(port)
+    from app.cli.serve_cmd import start_servers  # a command of its own
+
+    servers = start_servers(port)
     tool: Tool = servers[0].tool
     try:
         print(f"Local iperf3 {tool.version_string} server on port {port}.")

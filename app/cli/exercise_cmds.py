@@ -14,6 +14,7 @@ from app.cli.class_live_cmds import add_submit_arguments, cmd_push
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
+from app.domain.units import counted
 from app.study.exercises import (
     EXERCISE_SUFFIX,
     build_exercise,
@@ -110,7 +111,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_new(args: argparse.Namespace) -> int:
     if args.list:
         for name, exercise in ready_names().items():
-            print(f"{name}: {exercise.title} ({len(exercise.steps)} steps)")
+            print(f"{name}: {exercise.title} ({counted(len(exercise.steps), 'step')})")
         return EXIT_OK
     if not args.out:
         raise BadOption(f"Say where to write the exercise: --out FILE{EXERCISE_SUFFIX}.")
@@ -127,7 +128,8 @@ def cmd_new(args: argparse.Namespace) -> int:
             reveal=args.reveal,
         )
     path = write_exercise(args.out, exercise)
-    print(f"Wrote {path}: “{exercise.title}”, {len(exercise.steps)} steps.", file=sys.stderr)
+    steps = counted(len(exercise.steps), "step")
+    print(f"Wrote {path}: “{exercise.title}”, {steps}.", file=sys.stderr)
     return EXIT_OK
 
 
@@ -191,7 +193,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"Aims: {exercise.aims}")
     for entry in data["steps"]:
         state = f" [{entry['state']}]" if "state" in entry else ""
-        print(f"\n{entry['number']}. {entry['title']}{state} ({entry['runs_planned']} runs)")
+        runs = counted(entry["runs_planned"], "run")
+        print(f"\n{entry['number']}. {entry['title']}{state} ({runs})")
         if entry["locked"]:
             print(f"   locked: {', '.join(entry['locked'])}")
         for q, text in enumerate(entry["questions"], 1):

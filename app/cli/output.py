@@ -15,7 +15,7 @@ from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.plan_fields import value_word
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.study.describe import latency_methods
 from app.study.events import (
     LatencyNote,
@@ -70,12 +70,14 @@ class ProgressPrinter:
                 self._print(note)
         elif isinstance(event, SessionStarted):
             resumed = f", resuming after {event.already_done}" if event.already_done else ""
-            self._print(f"Session {event.session_id[:8]}: {event.total_runs} runs{resumed}.")
+            runs = counted(event.total_runs, "run")
+            self._print(f"Session {event.session_id[:8]}: {runs}{resumed}.")
         elif isinstance(event, LatencyNote):
             self._print(event.sentence)  # how working latency is measured, or why it is not
+        elif isinstance(event, RunFailed) and event.will_retry:
+            self._print(f"Note: {event.retry_note}")
         elif isinstance(event, RunFailed):
-            retry = " Trying again." if event.will_retry else ""
-            self._print(f"Run failed: {event.sentence}{retry}")
+            self._print(f"Run failed: {event.sentence}")
         elif isinstance(event, Progress):
             self._progress(event)
         elif isinstance(event, RunStarted) and event.attempt == 1 and not self._tty:
@@ -186,6 +188,15 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
     return data
 
 
+#: Columns of the points table beyond throughput: (metric, header), shown when measured.
+EXTRA_COLUMNS = (
+    ("loss_pct", "UDP loss %"),
+    ("jitter_ms", "jitter ms"),
+    ("retransmits", "retransmits"),
+)
+EXTRA_FORMATS = {"loss_pct": "{:.2f}", "jitter_ms": "{:.3f}", "retransmits": "{:.1f}"}
+
+
 def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
     """A readable table of the point summaries (throughput, and RTT and working latency when
     measured), after the warnings of the session's context checks."""
@@ -196,8 +207,13 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     has_rtt = any(p.metrics["rtt_ms"].n for p in points)
     has_latency = any(p.metrics["latency_ms"].n or p.metrics["latency_idle_ms"].n for p in points)
     has_expected = any(p.expected_bps for p in points)
+    # What the engine measured besides throughput, a column each only when some run has it.
+    extra = [
+        (name, label) for name, label in EXTRA_COLUMNS if any(p.metrics[name].n for p in points)
+    ]
     header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
-    header += f" {'95 % CI ±':>12}" + (f" {'RTT ms':>9}" if has_rtt else "")
+    header += f" {'95 % CI ±':>12}" + "".join(f" {label:>11}" for _, label in extra)
+    header += f" {'RTT ms':>9}" if has_rtt else ""
     header += f" {'idle ms':>9} {'loaded ms':>9}" if has_latency else ""
     header += f" {'expected':>12} {'of exp.':>8}" if has_expected else ""
     out.write(header + "\n")
@@ -207,6 +223,10 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
             f"{point.series.label:<14} {value_word(point.value):>10} {point.n:>4} "
             f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
         )
+        for name, _label in extra:
+            mean = point.metrics[name].mean
+            shown = EXTRA_FORMATS[name].format(mean) if mean is not None else "—"
+            line += f" {shown:>11}"
         if has_rtt:
             rtt = point.metrics["rtt_ms"].mean
             line += f" {rtt:>9.3f}" if rtt is not None else f" {'—':>9}"

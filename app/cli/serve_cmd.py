@@ -13,12 +13,13 @@ from types import FrameType
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
 from app.cli.class_live_cmds import add_pool_arguments, tell_collector
+from app.cli.discover_cmd import start_echo
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
-from app.engine.errors import EchoStartFailed, EngineMissing
+from app.engine.errors import EngineMissing
 from app.engine.server_records import stop_left_behind
 from app.engine.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
@@ -160,27 +161,6 @@ def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
         else ""
     )
     return f"Limits: listening {where}; {longest}{idle}."
-
-
-def start_echo(
-    port: int, bind: str | None, servers: list[LocalServer]
-) -> tuple[EchoResponder | None, str]:
-    """LinkLab's latency responder beside the servers, or None and the sentence why it is off
-    (the servers serve on either way)."""
-    still = " and ".join(dict.fromkeys(server.name for server in servers))
-    serving = f" The {still} {'still serve' if ' and ' in still else 'still serves'}."
-    taken = next((server for server in servers if server.port == port), None)
-    if taken is not None:
-        return None, (
-            f"UDP port {port} belongs to an {taken.name} here (its UDP tests use it), so "
-            f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
-        )
-    responder = EchoResponder(port, [bind] if bind else None)
-    try:
-        responder.start()
-    except EchoStartFailed as err:
-        return None, err.sentence + serving
-    return responder, ""
 
 
 def _stop_on_signals() -> None:

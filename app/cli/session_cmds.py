@@ -12,6 +12,7 @@ from app.cli.output import json_text, print_points, session_json, session_summar
 from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.records import SessionRecord
+from app.domain.units import counted
 from app.report.csv_export import points_csv, runs_csv, write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -122,7 +123,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         updated = door.tag(session.id, dict(args.tags), remove=args.remove)
     else:  # delete
         if not args.yes and not _confirm(
-            f"Delete session {session.short_id} ({session.runs_done} runs)? [y/N] "
+            f"Delete session {session.short_id} ({counted(session.runs_done, 'run')})? [y/N] "
         ):
             print("Nothing deleted.", file=sys.stderr)
             return EXIT_FAILED
@@ -166,17 +167,23 @@ def _list(found: list[SessionRecord], as_json: bool) -> int:
         conditions = describe_conditions(s.conditions) or "—"
         print(
             f"{s.short_id:<8}  {local_time(s.created_at):<16}  {s.name[:20]:<20}  "
-            f"{s.peer_host[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
+            f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
             f"{s.status.value:<11}  {s.runs_done}/{s.total_runs}"
         )
+    print(f"{counted(len(found), 'session')}.")
     return EXIT_OK
+
+
+def peer_name(session: SessionRecord) -> str:
+    """The peer as the window names it: "this computer", or its host."""
+    return "this computer" if session.plan.peer.is_this_computer else session.peer_host
 
 
 def _show(session: SessionRecord) -> None:
     plan = session.plan
     print(f"Session {session.id}")
     print(f"  name        {session.name or '—'}")
-    print(f"  peer        {session.peer_host} ({plan.engine.value})")
+    print(f"  peer        {peer_name(session)} ({plan.engine.value})")
     reason = f". {session.status_reason}" if session.status_reason else ""
     print(f"  status      {session.status.value}{reason}")
     print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
@@ -251,7 +258,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(json.dumps({"imported": imported, "skipped": skipped}, indent=2))
         return EXIT_OK
     count = len(imported)
-    line = f"Imported {count} session{'' if count == 1 else 's'}"
+    line = f"Imported {counted(count, 'session')}"
     if skipped:
         shown = ", ".join(sid[:8] for sid in skipped)
         line += f", skipped {len(skipped)} already present ({shown})"

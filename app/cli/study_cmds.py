@@ -21,6 +21,7 @@ from app.cli.args import (
     add_echo_port_argument,
     add_field_options,
     add_port_arguments,
+    add_submit_arguments,
     choices_list,
     field_overrides,
     key_value,
@@ -28,12 +29,6 @@ from app.cli.args import (
     peer_ports,
     rate,
     value_list,
-)
-from app.cli.class_live_cmds import (
-    add_submit_arguments,
-    finish_pushing,
-    pusher_for,
-    station_peer,
 )
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
@@ -46,7 +41,6 @@ from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS, registry
 from app.study.events import StudyEvent
-from app.study.exercises import read_exercise
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
@@ -353,6 +347,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def _run_exercise(args: argparse.Namespace) -> int:
     """A step of a lab exercise: the step's plan, the student's own peer and the fields the
     exercise leaves open; the session records the student, the group and the step."""
+    # Exercises and the class's collector load only for an exercise.
+    from app.cli.class_live_cmds import finish_pushing, pusher_for, station_peer
+    from app.study.exercises import read_exercise
+
     exercise = read_exercise(args.exercise)
     if not args.student:
         raise BadOption("Give your name with --student NAME: the exercise records who measured.")
@@ -372,8 +370,8 @@ def _run_exercise(args: argparse.Namespace) -> int:
     )
     desk.begin(exercise, args.student, args.group)
     print(
-        f"linklab: {exercise.title}, step {number} of {len(exercise.steps)}: "
-        f"{exercise.steps[number - 1].title}",
+        f"linklab: {exercise.title}, "
+        f"{exercise.steps[number - 1].heading(number, len(exercise.steps)).lower()}",
         file=sys.stderr,
     )
     observer: Callable[[StudyEvent], None] = ProgressPrinter(sys.stderr)

@@ -8,6 +8,7 @@ their dashes, so that an instructor, a student and the command line use the same
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -47,6 +48,18 @@ class Step:
 
     def locked_text(self) -> str:
         return ", ".join(LOCKABLE[name][0] for name in self.locked)
+
+    def heading(self, number: int, total: int) -> str:
+        """ "Step 1 of 2: the open network", whether or not the title says "Step 1:" itself."""
+        title = _STEP_PREFIX.sub("", self.title, count=1) or self.title
+        return f"Step {number} of {total}: {title}"
+
+    def short_title(self) -> str:
+        """The title without a "Step N:" of its own (a list numbers the steps already)."""
+        return _STEP_PREFIX.sub("", self.title, count=1) or self.title
+
+
+_STEP_PREFIX = re.compile(r"^\s*step\s+\d+\s*[:.\-–—]\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -99,3 +99,8 @@ def format_p(p: float | None) -> str:
 def signed(text: str, negative: bool, *, plus: bool = False) -> str:
     """A shown magnitude with its sign: the minus sign, or '+' when asked for."""
     return f"{MINUS}{text}" if negative else (f"+{text}" if plus else text)
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """ "1 session", "2 sessions", "0 runs": the noun agreeing with its number."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"

@@ -59,6 +59,15 @@ def by_port_key(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, E
     return {d.port_key: d for d in drivers.values()}
 
 
+def port_key_of(name: str, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> str | None:
+    """The key in a peer's ports of the engine named by that key, by its own name, or by one
+    of its programs ("netserver": "netperf"); None for no engine here."""
+    for d in drivers.values():
+        if name in (d.port_key, d.name) or any(p.name == name for p in d.programs):
+            return d.port_key
+    return None
+
+
 def peer_servers(peer: Peer, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> list[Server]:
     """Every engine's server on the peer, those that bear connection probes best first (what
     latency falls back to when the peer has no LinkLab responder)."""

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.domain.plan import DEFAULT_ECHO_PORT as DEFAULT_ECHO_PORT  # defined with the peer
 from app.engine.errors import EchoPortBusy, EchoStartFailed
@@ -26,6 +27,23 @@ KIND_REPLY = 2
 HEADER = struct.Struct("!4sBBHIQQ")
 HEADER_SIZE = HEADER.size
 MAX_PROBE_BYTES = 256  # larger datagrams are dropped unread
+#: The largest datagram read at all: a discovery request (app/engine/discovery.py) is padded
+#: to this size so that its answer is never larger.
+MAX_READ_BYTES = 512
+
+
+class Announce(Protocol):
+    """What answers discovery requests beside the echo (app/engine/discovery.py)."""
+
+    def wants(self, data: bytes) -> bool:
+        """True when data is a discovery request."""
+        ...
+
+    def reply(self, data: bytes, source: str, now_ns: int) -> bytes | None:
+        """The answer to source, or None when it asks too often."""
+        ...
+
+
 SEQ_MODULO = 1 << 32
 
 PER_SOURCE_RATE = 200.0  # probes per second from one address...
@@ -137,6 +155,7 @@ class EchoStats:
 
     received: int = 0
     answered: int = 0
+    announced: int = 0  # discovery requests answered
     oversized: int = 0  # larger than MAX_PROBE_BYTES: dropped
     malformed: int = 0  # not a LinkLab probe: dropped
     over_rate: int = 0  # one address sent faster than its bucket allows: dropped
@@ -159,19 +178,32 @@ class EchoResponder:
         port: int = DEFAULT_ECHO_PORT,
         addresses: Sequence[str] | None = None,
         limiter: RateLimiter | None = None,
+        announce: Announce | None = None,
     ) -> None:
+        """announce answers discovery requests (app/engine/discovery.py); without it they
+        are dropped as malformed."""
         if port != 0:
             check_port(port, "echo port")
         self._requested_port = port
         self._addresses = tuple(addresses) if addresses else _ALL
         self._explicit = addresses is not None
         self._limiter = limiter or RateLimiter()
+        self._announce = announce
         self._sockets: list[socket.socket] = []
         self._thread: threading.Thread | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(
-            ("received", "answered", "oversized", "malformed", "over_rate", "over_global"), 0
+            (
+                "received",
+                "answered",
+                "announced",
+                "oversized",
+                "malformed",
+                "over_rate",
+                "over_global",
+            ),
+            0,
         )
         self.port = port
 
@@ -321,7 +353,7 @@ class EchoResponder:
         for _ in range(_DRAIN_PER_WAKE):
             try:
                 # One byte more than allowed tells an oversized datagram from a full one.
-                data, source = sock.recvfrom(MAX_PROBE_BYTES + 1)
+                data, source = sock.recvfrom(MAX_READ_BYTES + 1)
             except BlockingIOError:
                 return
             except ConnectionResetError:
@@ -335,6 +367,15 @@ class EchoResponder:
 
     def _handle(self, sock: socket.socket, data: bytes, source: tuple[object, ...]) -> None:
         now_ns = time.time_ns()
+        if self._announce is not None and self._announce.wants(data):
+            with self._lock:
+                found = self._announce.reply(data, str(source[0]), time.monotonic_ns())
+            if found is None:
+                self._count("received", "over_rate")
+            else:
+                self._count("received", "announced")
+                self._send(sock, found, source, "announced")
+            return
         if len(data) > MAX_PROBE_BYTES:
             self._count("received", "oversized")
             return
@@ -349,12 +390,17 @@ class EchoResponder:
             return
         # Counted before sending, so that whoever holds the reply finds it counted.
         self._count("received", "answered")
+        self._send(sock, reply, source, "answered")
+
+    def _send(
+        self, sock: socket.socket, reply: bytes, source: tuple[object, ...], count: str
+    ) -> None:
         try:
             sock.sendto(reply, source)
         except OSError:
             # A full send buffer or an unreachable source: the probe is lost there.
             with self._lock:
-                self._counts["answered"] -= 1
+                self._counts[count] -= 1
 
     def _count(self, *names: str) -> None:
         with self._lock:

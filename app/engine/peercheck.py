@@ -1,5 +1,6 @@
 """Check a peer before measuring: does the name resolve, do the engines' servers answer (the
-ones asked about: iperf3, netserver, …), and how long does a TCP handshake take there and back."""
+ones asked about: iperf3, netserver, …), and how long does a TCP handshake take there and back;
+when none of them answers at all, whether anything at that address answers."""
 
 from __future__ import annotations
 
@@ -35,6 +36,14 @@ class Server:
     probe_interval_s: float = 0.2
 
     @property
+    def how_to_start(self) -> str:
+        """ "an iperf3 server (iperf3 -s, or LinkLab's Server tab)", "netserver (or …)"."""
+        if self.command == self.what:
+            return f"{self.what} (or LinkLab's Server tab)"
+        article = "an" if self.what[:1] in "aeiou" else "a"
+        return f"{article} {self.what} ({self.command}, or LinkLab's Server tab)"
+
+    @property
     def possessive(self) -> str:
         """ "netserver's", "the iperf3 server's"."""
         return f"{self.what}'s" if self.what == self.name else f"the {self.what}'s"
@@ -46,12 +55,17 @@ class PeerCheck:
     addresses: tuple[str, ...]
     problem: str  # set when the name does not resolve or is invalid
     answers: tuple[tuple[Server, PortAnswer], ...] = ()
+    #: Set when nothing at the address answered on any engine port: the ports tried, and
+    #: why none answered ("no answer", "No route to host").
+    silent: tuple[tuple[int, ...], str] | None = None
 
     @property
     def summary(self) -> str:
         """One line for the user."""
         if self.problem:
             return self.problem
+        if self.silent is not None:
+            return self.silent_sentence()
         parts = [f"{self.host} is {', '.join(self.addresses[:2])}"]
         for server, answer in self.answers:
             if answer.open:
@@ -68,6 +82,8 @@ class PeerCheck:
         Only the servers that were checked count (the ones the chosen engine needs)."""
         if self.problem:
             return self.problem
+        if self.silent is not None:
+            return self.silent_sentence()
         for server, answer in self.answers:
             if not answer.open:
                 return (
@@ -76,6 +92,25 @@ class PeerCheck:
                     f"Server tab), or check the port and any firewall between."
                 )
         return ""
+
+    def silent_sentence(self) -> str:
+        """Nothing answered at the address at all: said before any hint about a server."""
+        assert self.silent is not None
+        tried, why = self.silent
+        ports = " or ".join(str(port) for port in tried)
+        plural = "s" if len(tried) > 1 else ""
+        why = why[:1].lower() + why[1:]
+        server = self.answers[0][0].how_to_start if self.answers else "its server"
+        return (
+            f"Nothing answered at {self.host} ({why} on TCP port{plural} {ports}): no "
+            f"computer there replied at all. Check the address, that the computer is on and on "
+            f"this network, and any firewall between; then start {server} there."
+        )
+
+
+def silent(answer: PortAnswer | None) -> bool:
+    """No reply at all: neither a connection nor a refusal (a refusal comes from a host)."""
+    return answer is not None and not answer.open and answer.problem not in FORGIVEN
 
 
 #: What a server re-opening its listening socket answers for a moment.
@@ -133,7 +168,15 @@ def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> Po
     return PortAnswer(port, True, statistics.median(times), "")
 
 
-def check_peer(host: str, servers: Sequence[Server] = (), timeout: float = 2.0) -> PeerCheck:
+def check_peer(
+    host: str,
+    servers: Sequence[Server] = (),
+    timeout: float = 2.0,
+    spare_ports: Sequence[int] = (),
+) -> PeerCheck:
+    """The name, then the servers given; when none of them gets any reply, the first of
+    spare_ports not asked yet too, to tell an address where nothing answers from a computer
+    without the server."""
     try:
         validate_host(host, "peer")
     except BadOption as err:
@@ -156,7 +199,17 @@ def check_peer(host: str, servers: Sequence[Server] = (), timeout: float = 2.0) 
         for server in servers
         if server.tries > 0
     )
-    return PeerCheck(host, addresses, "", answers)
+    quiet = None
+    checked = [answer for _, answer in answers]
+    if checked and all(silent(a) for a in checked):
+        # Before telling the user to start a server: does anything at that address answer?
+        asked = {a.port for a in checked}
+        spare = [p for p in dict.fromkeys(spare_ports) if p not in asked][:1]
+        extra = [check_port(host, port, timeout, tries=1) for port in spare]
+        if all(silent(a) for a in extra):
+            tried = tuple(a.port for a in (*checked, *extra))
+            quiet = (tried, checked[0].problem)
+    return PeerCheck(host, addresses, "", answers, quiet)
 
 
 def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:

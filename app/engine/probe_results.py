@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
-
 from app.engine.echo import SEQ_MODULO
 
 DEFAULT_TIMEOUT_S = 1.0
@@ -187,6 +185,8 @@ class ProbeMatcher:
         interval_s: float,
         kernel_timestamps: bool = False,
     ) -> ProbeSummary:
+        import numpy as np  # on first use: a study without latency probes never needs it
+
         rtts = np.array([r.rtt_ms for r in self._records if r.rtt_ms is not None], dtype=float)
         median: float | None = None
         p90: float | None = None
@@ -227,6 +227,8 @@ def trimmed_mean(values: Iterable[float], slowest: float = TRIM_SLOWEST) -> floa
     """Mean after dropping the largest `slowest` share of the values (None when empty): the
     cut of scipy.stats.trim1(tail="right"), int(share x n) values, which trim_mean would make
     on both tails."""
+    import numpy as np
+
     data = np.sort(np.array([v for v in values if math.isfinite(v)], dtype=float))
     if data.size == 0:
         return None

@@ -468,10 +468,11 @@ class SessionStore:
         )
         return [run_from_row(r) for r in rows]
 
-    def run(self, session_id: str, run_id: int) -> RunRecord:
+    def run(self, session_id: str, run_id: int, *, with_raw: bool = True) -> RunRecord:
+        no_raw = self.run_columns.replace("raw_output", "'' AS raw_output")  # read as empty
+        columns = self.run_columns if with_raw else no_raw
         rows = self.db.query(
-            f"SELECT id, {self.run_columns} FROM runs WHERE session_id = ? AND id = ?",
-            (session_id, run_id),
+            f"SELECT id, {columns} FROM runs WHERE session_id = ? AND id = ?", (session_id, run_id)
         )
         if not rows:
             raise StoreError(f"Run {run_id} of session {session_id[:8]} is not in the database.")

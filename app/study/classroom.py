@@ -1,6 +1,7 @@
 """The class view: a folder of hand-ins read into one row per student (steps and runs done, the
 main result of each step beside the class median, deviations from the exercise's locked plan)
-with flags for what an instructor must look at: incomplete, duplicate, altered."""
+with flags for what an instructor must look at: incomplete, duplicate, altered, measured on
+this computer, Wi-Fi security measured by wire."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.analysis.context_checks import measured_on_loopback, wifi_over_wire
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
 from app.domain.records import RunRecord, SessionStatus
+from app.domain.units import plain_rate
 from app.engine.reparse import reparsed_throughput
 from app.store.rows import StoredSession
 from app.study.handin import Handin, RunFacts, read_handin
@@ -51,7 +54,9 @@ class StudentRow:
     group: str
     file: str
     steps: tuple[StepResult, ...]
-    flags: tuple[str, ...]  # incomplete, duplicate, altered, other exercise
+    flags: tuple[
+        str, ...
+    ]  # incomplete, duplicate, altered, other exercise, this computer, not Wi-Fi
     notes: tuple[str, ...]  # a sentence per flag and per locked field changed
     answers: int  # questions answered
     handin: Handin | None = None
@@ -211,6 +216,7 @@ def _row(handin: Handin, exercise: Exercise) -> tuple[StudentRow, set[str]]:
                     flags.append("altered")
                 words = ", ".join(LOCKABLE[n][0] for n in changed)
                 notes.append(f"Step {number} changed what the exercise locks: {words}.")
+    _where_measured(steps, by_step, flags, notes)
     marks: set[str] = set()
     for sessions in by_step.values():
         for session in sessions:
@@ -226,6 +232,41 @@ def _row(handin: Handin, exercise: Exercise) -> tuple[StudentRow, set[str]]:
         handin,
     )
     return row, marks
+
+
+def _where_measured(
+    steps: Sequence[StepResult],
+    by_step: dict[int, list[StoredSession]],
+    flags: list[str],
+    notes: list[str],
+) -> None:
+    """Steps whose numbers are not the link's: measured on this computer's loopback, or
+    labelled with Wi-Fi security but measured by wire."""
+    for number, sessions in sorted(by_step.items()):
+        if not 1 <= number <= len(steps):
+            continue
+        main = steps[number - 1].main_bps
+        figure = f"its {plain_rate(main)}" if main is not None else "its throughput"
+        records = [s.record for s in sessions]
+        if any(measured_on_loopback(r.plan, r.environment) for r in records):
+            if "this computer" not in flags:
+                flags.append("this computer")
+            notes.append(
+                f"Step {number} was measured against this computer (the loopback), not across "
+                f"the link: {figure} says nothing about the network."
+            )
+            continue
+        for record in records:
+            wire = wifi_over_wire(record.plan, record.environment)
+            if wire is not None:
+                if "not Wi-Fi" not in flags:
+                    flags.append("not Wi-Fi")
+                security = record.plan.conditions.security.value
+                notes.append(
+                    f"Step {number} is labelled {security} but was measured {wire}: {figure} "
+                    f"says nothing about {security} on Wi-Fi."
+                )
+                break
 
 
 def _handin_files(folder: Path) -> list[Path]:

@@ -20,7 +20,7 @@ from app.domain.plan import (
 from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, categorical
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
-from app.domain.units import format_rate, plain_rate
+from app.domain.units import counted, format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
@@ -121,9 +121,13 @@ def duration_text(seconds: float) -> str:
 
 
 def extent_text(plan: Plan) -> str:
-    """'1,920 runs, about 16 h 00 min'."""
+    """'1,920 runs, about 16 h 00 min'; with early stop, the most it can take ('at most 5,760
+    runs, about 16 h 00 min, less as points become precise enough')."""
     runs = plan.total_runs
-    return f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+    text = f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+    if plan.early_stop is None:
+        return text
+    return f"at most {text}, less as points become precise enough"
 
 
 def default_name(plan: Plan) -> str:
@@ -193,7 +197,7 @@ def describe_plan(plan: Plan) -> str:
     each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
     return (
         f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
-        f"{len(plan.values)} points × {plan.repetitions} runs{each}"
+        f"{counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
     )
 
 

@@ -90,6 +90,48 @@ def write_exercise(path: Path | str, exercise: Exercise) -> Path:
     return path
 
 
+#: What Windows refuses in a file name (Linux only "/"), and the names it reserves.
+_NOT_IN_NAMES = {
+    ":": " -",
+    "/": "-",
+    "\\": "-",
+    "?": "",
+    "*": "",
+    '"': "'",
+    "<": "",
+    ">": "",
+    "|": "-",
+}
+_RESERVED = {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
+
+
+def safe_file_name(title: str, fallback: str = "exercise") -> str:
+    """A file name from a title that every system accepts (Windows is the strictest): no
+    ? : * " < > | / \\ or control characters, no trailing dot or space, not a reserved name,
+    at most 100 characters."""
+    name = "".join(_NOT_IN_NAMES.get(c, c) for c in title if c >= " ")
+    name = " ".join(name.split())[:100].rstrip(". ")
+    if not name or name.partition(".")[0].upper() in _RESERVED:
+        name = f"{name}_" if name else fallback
+    return name
+
+
+def ready_exercise_files(folder: Path) -> Path:
+    """LinkLab's ready exercises as files a student can open (File › Open exercise…), in
+    folder; each keeps its own id, so every copy is the same exercise to the Class tab."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for exercise in ready_exercises():
+        path = folder / f"{safe_file_name(exercise.title)}{EXERCISE_SUFFIX}"
+        text = exercise_json(exercise)
+        try:
+            if path.read_text("utf-8") == text:
+                continue
+        except OSError:
+            pass  # not written yet
+        write_exercise(path, exercise)
+    return folder
+
+
 # -- ready exercises and new ones ------------------------------------------------------------
 def _from_template(data: Mapping[str, Any], name: str) -> Exercise:
     """A shipped exercise: like a file, but each step may name a preset for its plan."""

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
@@ -23,7 +23,7 @@ from app.domain.plan import Engine, Metric, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
-from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
@@ -33,18 +33,16 @@ from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.study.describe import default_name
 from app.study.events import StudyEvent, StudyPrepared
-from app.study.exchange import (
-    export_sessions,
-    import_sessions,
-    read_exchange,
-    write_exchange,
-)
-from app.study.exercises import ExerciseDesk
 from app.study.plan_checks import validate_plan
-from app.study.responsiveness import Observer as ResponsivenessObserver
-from app.study.responsiveness import ResponsivenessTest
-from app.study.responsiveness_results import ResponsivenessSettings
 from app.study.runner import Outcome, StudyRunner
+
+if TYPE_CHECKING:
+    # Exchange files, exercises and the responsiveness test load when first used: a study
+    # started from the command line does not wait for them.
+    from app.study.exercises import ExerciseDesk
+    from app.study.responsiveness import Observer as ResponsivenessObserver
+    from app.study.responsiveness import ResponsivenessTest
+    from app.study.responsiveness_results import ResponsivenessSettings
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
 RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
@@ -113,8 +111,14 @@ def engine_versions(drivers: Mapping[Engine, EngineDriver]) -> dict[str, str]:
 
 
 def default_peer_check(plan: Plan, driver: EngineDriver) -> PeerCheck:
-    """Name resolution and the port of the chosen engine's server."""
-    return check_peer(plan.peer.host, [driver.peer_server(plan.peer)], timeout=3.0)
+    """Name resolution and the port of the chosen engine's server; when nothing answers
+    there, another engine's port too, to tell a silent address from a missing server."""
+    return check_peer(
+        plan.peer.host,
+        [driver.peer_server(plan.peer)],
+        timeout=3.0,
+        spare_ports=[server.port for server in peer_servers(plan.peer)],
+    )
 
 
 class StudyRun:
@@ -212,6 +216,8 @@ class FrontDoor:
 
     def exercises(self) -> ExerciseDesk:
         """Students' work on lab exercises in this database."""
+        from app.study.exercises import ExerciseDesk
+
         return ExerciseDesk(self.db_path, self._open)
 
     def _open(self, *, write: bool) -> Database:
@@ -326,6 +332,8 @@ class FrontDoor:
         the loopback, as a study's); run() it off any GUI thread. Nothing is stored."""
         if peer.is_this_computer and self.loopback is None:
             self.loopback = LoopbackServers(drivers=self.drivers)
+        from app.study.responsiveness import ResponsivenessTest
+
         return ResponsivenessTest(
             peer,
             observer,
@@ -460,12 +468,16 @@ class FrontDoor:
         with self._open(write=False) as db:
             store = SessionStore(db)
             ids = [store.get(ref).id for ref in refs]
+            from app.study.exchange import export_sessions, write_exchange
+
             write_exchange(path, export_sessions(store, ids, notes))
         return ids
 
     def import_file(self, path: Path) -> ImportedFile:
         """The sessions of an exchange file, checked whole before the database opens, added in
         one transaction (all or nothing); those already here are skipped."""
+        from app.study.exchange import import_sessions, read_exchange
+
         exchange = read_exchange(path)
         with self._open(write=True) as db:
             result = import_sessions(SessionStore(db), exchange)

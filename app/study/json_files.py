@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import ijson
-import numpy as np
 
 #: Python objects cost far more than their JSON text: "[]," is 3 bytes of text and 64 bytes
 #: of list (about 21 times), "1.5," 4 bytes and 32 of float. Up to this size even that worst
@@ -160,6 +159,8 @@ class _Counter:
     def _structure(self, part: bytes) -> None:
         if not part:
             return
+        import numpy as np  # on first use: `linklab run` never reads an exchange file
+
         codes = np.frombuffer(part, dtype=np.uint8)
         opens = (codes == 0x5B) | (codes == 0x7B)
         closes = (codes == 0x5D) | (codes == 0x7D)

@@ -10,7 +10,7 @@ from app.analysis.expectation import MAX_LINK_RATE_BPS, NoExpectation, link_inpu
 from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Engine, Metric, Plan, Variable
+from app.domain.plan import Engine, Medium, Metric, Plan, Security, Variable
 from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, categorical
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
@@ -279,8 +279,18 @@ def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
 
 
 def _link(plan: Plan, check: Check) -> None:
-    """The stated link rate and frame overhead, and what the overhead model needs with them."""
+    """The stated link rate and frame overhead, and what the overhead model needs with them;
+    and conditions that contradict each other."""
     conditions = plan.conditions
+    wifi_security = conditions.security not in (Security.OPEN, Security.UNKNOWN)
+    if wifi_security and conditions.medium is Medium.ETHERNET:
+        check(
+            False,
+            "security",
+            f"{conditions.security.value} protects Wi-Fi frames, not Ethernet ones: choose the "
+            f"Wi-Fi medium the link uses (802.11n, ac or ax), or set the security to open or "
+            f"unknown for an Ethernet link.",
+        )
     rate, overhead = conditions.link_rate_bps, conditions.frame_overhead
     check(
         overhead is None or 0 <= overhead <= 10_000,

@@ -216,11 +216,17 @@ class ResponsivenessTest:
                 echo.stop()
                 raise
             return peer.host, port, echo, choice
-        check = check_peer(peer.host, [self._driver.peer_server(peer)], timeout=3.0)
+        servers = peer_servers(peer)
+        check = check_peer(
+            peer.host,
+            [self._driver.peer_server(peer)],
+            timeout=3.0,
+            spare_ports=[server.port for server in servers],
+        )
         if problem := check.blocking_problem():
             raise EngineError(problem)
         self._check_stop()
-        choice = detect_method(peer.host, self._echo_port, peer_servers(peer))
+        choice = detect_method(peer.host, self._echo_port, servers)
         return peer.host, self._driver.peer_port(peer), None, choice
 
     def _fraction(self, index: int, phase_elapsed: float, phase_length: float) -> float:

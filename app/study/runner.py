@@ -12,11 +12,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable, as_point
+from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
@@ -26,7 +27,6 @@ from app.engine.errors import (
     ServerBusy,
     StoppedByUser,
 )
-from app.engine.latency import MethodChoice
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
 from app.study.cpu_sampler import CpuSampler
@@ -52,11 +52,14 @@ from app.study.shaping import (
     peer_addresses,
     route_interfaces,
 )
-from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
+
+if TYPE_CHECKING:
+    from app.engine.latency import MethodChoice
+    from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
 Observer = Callable[[StudyEvent], None]
 #: Makes the working-latency part of a plan that measures it (tests give their own probes).
-LatencyFactory = Callable[[Plan, ChoiceCallback], WorkingLatency]
+LatencyFactory = Callable[[Plan, "ChoiceCallback"], "WorkingLatency"]
 STOPPED = "Stopped by the user."
 
 
@@ -98,7 +101,11 @@ def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, s
         return SessionStatus.COMPLETED, notes
     first = min(failed, key=lambda r: r.id).error
     if len(failed) == len(records):
-        words = f"All {len(records)} runs failed. The first failure: {first}"
+        words = (
+            f"The run failed: {first}"
+            if len(records) == 1
+            else f"All {len(records)} runs failed. The first failure: {first}"
+        )
         return SessionStatus.FAILED, f"{words} {notes}".strip()
     words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
     return SessionStatus.COMPLETED, f"{words} {notes}".strip()
@@ -116,7 +123,7 @@ class StudyRunner:
         retry: RetryPolicy = RetryPolicy(),
         drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
-        latency: LatencyFactory = WorkingLatency,
+        latency: LatencyFactory | None = None,
     ) -> None:
         self.store = store
         self.plan = plan
@@ -133,8 +140,11 @@ class StudyRunner:
         self._latency_notes: list[str] = []  # how working latency was measured, said at the end
         self._probes: set[RunProbes] = set()
         self._latency: WorkingLatency | None = None
-        if WorkingLatency.wanted(plan):
-            self._latency = latency(plan, self._latency_chosen)
+        if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
+            # The probes' modules load only for a plan that measures latency.
+            from app.study.working_latency import WorkingLatency
+
+            self._latency = (latency or WorkingLatency)(plan, self._latency_chosen)
 
     # -- control -------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -410,7 +420,9 @@ class StudyRunner:
         self._emit(LatencyNote(choice.method.value if choice is not None else "", sentence))
 
     def _stored(self, session_id: str, run_id: int) -> RunRecord:
-        return self.store.run(session_id, run_id)
+        # Without its raw output: the runner keeps every finished run for the points' figures,
+        # and a long study's raw outputs would otherwise stay in memory to its end.
+        return self.store.run(session_id, run_id, with_raw=False)
 
     # -- statistics and progress ---------------------------------------------------------------
     def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:

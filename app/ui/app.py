@@ -67,8 +67,18 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
     window = MainWindow(context, open_files=open_files)
     serve_window(server, window)
     window.show()
-    # The statistics library loads while the window is already up, not on the first point.
-    threading.Thread(target=preload, name="preload-stats", daemon=True).start()
+    # What comparing needs (SciPy's special functions, about 26 MB) loads in the background
+    # once the window shows another tab than Measure: not during a study, which needs no
+    # SciPy, and not on the GUI thread at the first comparison.
+    tabs = window.tabs
+
+    def preload_once(_index: int = 0) -> None:
+        tabs.currentChanged.disconnect(preload_once)
+        threading.Thread(target=preload, name="preload-stats", daemon=True).start()
+
+    tabs.currentChanged.connect(preload_once)
+    if tabs.currentWidget() is not window.measure:  # opened on a file: Sessions already
+        preload_once()
     try:
         return int(app.exec())
     finally:

@@ -3,14 +3,16 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine
+from app.domain.plan import DEFAULT_ECHO_PORT, Engine
+from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import EngineSettings, Tool
@@ -35,6 +37,8 @@ class AppContext(QObject):
 
     def __init__(self, settings: QSettings | None = None, db_path: Path | None = None) -> None:
         super().__init__()
+        #: How the window finds LinkLab's servers on the network (echo port -> computers).
+        self.find_peers: Callable[[int], list[FoundPeer]] = discover
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -111,8 +115,12 @@ class AppContext(QObject):
 
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
-        """The port a server listens on unless told otherwise, by the engine's port key."""
-        fallback = by_port_key(self.drivers)[name].default_port
+        """The port a server listens on unless told otherwise, by the engine's port key (or
+        "echo": LinkLab's latency responder)."""
+        if name == "echo":
+            fallback = DEFAULT_ECHO_PORT
+        else:
+            fallback = by_port_key(self.drivers)[name].default_port
         return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
 
     def set_default_port(self, name: str, port: int) -> None:
@@ -127,9 +135,49 @@ class AppContext(QObject):
             return [str(v) for v in value][:20]
         return []
 
-    def remember_peer(self, host: str) -> None:
+    def default_ports(self) -> dict[str, int]:
+        """Every engine's default port, by its port key (Settings, else the engine's)."""
+        return {d.port_key: self.default_port(d.port_key) for d in self.drivers.values()}
+
+    def remember_peer(self, host: str, ports: Mapping[str, int] | None = None) -> None:
+        """Put host first in the history; its ports (by engine) other than the defaults are
+        kept with it, the defaults' forgotten (a later change in Settings then applies)."""
         history = [host] + [h for h in self.peer_history() if h != host]
         self.settings.setValue("peers/history", history[:20])
+        if ports is None:
+            return
+        known = {h: p for h, p in self.peer_ports().items() if h in history[:20]}
+        defaults = self.default_ports()
+        typed = {key: port for key, port in ports.items() if defaults.get(key) != port}
+        if typed:
+            known[host] = typed
+        else:
+            known.pop(host, None)
+        self.settings.setValue("peers/ports", json.dumps(known))
+
+    def peer_ports(self) -> dict[str, dict[str, int]]:
+        """The ports typed for a peer of the history, by engine, where not the defaults."""
+        try:
+            stored = json.loads(str(self.settings.value("peers/ports", "") or "{}"))
+        except ValueError:
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        keys = {d.port_key for d in self.drivers.values()}
+        known = {}
+        for host, ports in stored.items():
+            if isinstance(ports, list) and len(ports) == 2:  # (iperf3, netserver), as once kept
+                ports = dict(zip(("iperf3", "netperf"), ports, strict=True))
+            if not isinstance(ports, dict):
+                continue
+            valid = {
+                str(key): number
+                for key, port in ports.items()
+                if key in keys and 0 < (number := _as_int(port, 0)) < 65536
+            }
+            if valid:
+                known[str(host)] = valid
+        return known
 
     # -- last plan and layout --------------------------------------------------------------
     def last_plan_json(self) -> str:

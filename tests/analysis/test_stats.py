@@ -47,3 +47,41 @@ def test_early_stop_rule() -> None:
     assert not precise_enough(tight, 0.05, 6)  # not enough runs yet
     loose = summarize([50.0, 150.0, 100.0, 60.0, 140.0])
     assert not precise_enough(loose, 0.05, 5)
+
+
+def test_t_interval_factor_matches_scipy() -> None:
+    # The CI of a point is computed without SciPy (see t_interval_factor); SciPy is the judge.
+    from scipy import special
+
+    from app.analysis.stats import t_interval_factor
+
+    for df in [*range(1, 121), 199, 200, 201, 500, 999, 1000, 2000]:
+        expected = float(special.stdtrit(df, 0.975))
+        assert t_interval_factor(df) == pytest.approx(expected, rel=1e-12), df
+    with pytest.raises(ValueError):
+        t_interval_factor(0)
+
+
+def test_summary_matches_numpy_and_scipy_over_random_data() -> None:
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from scipy import stats
+
+    finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(finite, min_size=2, max_size=60))
+    def check(values: list[float]) -> None:
+        s = summarize(values)
+        data = np.array(values)
+        scale = max(1.0, float(np.max(np.abs(data))))
+        assert s.mean == pytest.approx(float(np.mean(data)), abs=1e-12 * scale)
+        assert s.median == pytest.approx(float(np.median(data)), abs=1e-12 * scale)
+        std = float(np.std(data, ddof=1))
+        assert s.std == pytest.approx(std, rel=1e-9, abs=1e-9 * scale)
+        t = float(stats.t.ppf(0.975, len(values) - 1))
+        assert s.ci95 == pytest.approx(t * std / math.sqrt(len(values)), rel=1e-9, abs=1e-9 * scale)
+        assert (s.min, s.max) == (min(values), max(values))
+
+    check()

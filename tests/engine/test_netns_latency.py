@@ -56,6 +56,9 @@ def _linklab_run(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
     return data
 
 
+# Slow (30-45 s): two real studies of three runs, each run 2 s of idle probes then 3 s of
+# upload, the fewest that let compare's Welch test call the difference significant, and the
+# seconds a 500 ms queue needs to fill and stay full.
 def test_linklab_run_and_compare_tell_a_deep_queue_from_a_shallow_one(
     bed: RoutedTestBed, tmp_path: Path
 ) -> None:

@@ -365,7 +365,7 @@ def test_argv_shape_stream() -> None:
     argv = build_argv(TOOL, opts)
     assert argv[-1] == ",".join(STREAM_SELECTORS)
     assert " ".join(argv[:-1]) == (
-        "/opt/netperf -H ::1 -p 12870 -l 3 -t UDP_STREAM -6 -c -C -D 1,65536 -- -m 1408 -k"
+        "/opt/netperf -H ::1 -p 12870 -l 3 -t UDP_STREAM -6 -c -C -D -1 -- -m 1408 -k"
     )
 
 
@@ -382,7 +382,7 @@ def test_argv_shape_rr() -> None:
     argv = build_argv(TOOL, opts)
     assert argv[-1] == ",".join(RR_SELECTORS)
     assert " ".join(argv[:-1]) == (
-        "/opt/netperf -H 127.0.0.1 -p 12865 -l 2 -t TCP_RR -4 -D 0.5,1 -- -r 64,64 -k"
+        "/opt/netperf -H 127.0.0.1 -p 12865 -l 2 -t TCP_RR -4 -D -0.5 -- -r 64,64 -k"
     )
 
 

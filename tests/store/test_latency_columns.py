@@ -106,3 +106,19 @@ def test_exchange_files_carry_latency_and_older_ones_import(tmp_path: Path) -> N
         import_sessions(store, read_exchange(path))
         (run,) = store.runs(sid)
         assert run.metrics.throughput_bps == 9e6 and run.metrics.latency_method is None
+
+
+def test_a_run_is_read_with_or_without_its_raw_output(tmp_path: Path) -> None:
+    # The runner keeps every finished run of a study in memory: it reads them without the
+    # raw output, which the database keeps for audit.
+    with Database(tmp_path / "lab.sqlite3") as db:
+        store = SessionStore(db)
+        sid = store.create_session(_plan())
+        key = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
+        run_id = store.add_run(
+            sid, key, 1408.0, metrics=LATENCY, started_at=utc_now(), elapsed_s=1.0,
+            engine="iperf3", raw_output="[  5] 0.00-1.00 sec",
+        )  # fmt: skip
+        assert store.run(sid, run_id).raw_output == "[  5] 0.00-1.00 sec"
+        light = store.run(sid, run_id, with_raw=False)
+        assert light.raw_output == "" and light.metrics == LATENCY

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Conditions, Engine, Peer, Plan, Security, Variable
+from app.domain.plan import Conditions, EarlyStop, Engine, Peer, Plan, Security, Variable
 from app.study.describe import FIELD_LABELS, changes, default_name, extent_text
 
 
@@ -44,6 +44,10 @@ def test_extent_and_default_name() -> None:
         conditions=Conditions(security=Security.WPA2),
     )
     assert extent_text(plan) == "960 runs, about 16 h 16 min"  # 1 s per run to start it
+    early = replace(plan, early_stop=EarlyStop(0.01, 5))
+    assert extent_text(early) == (
+        "at most 960 runs, about 16 h 16 min, less as points become precise enough"
+    )
     assert default_name(plan) == "TCP and UDP · IPv4 and IPv6 · 128–1408 B · WPA2"
     duration = replace(plan, variable=Variable.DURATION, values=(10, 60), direction=Direction.DOWN)
     assert default_name(duration) == (

@@ -75,6 +75,9 @@ def _line(name: str, data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# Slow (30-40 s): two whole responsiveness tests, each a 1-s idle phase and up to 6 s of load
+# per direction in 2-s steps (TEST: already shorter than a user's 2 s and 8 s), the least in
+# which a 500 ms queue fills and the ratings settle.
 def test_a_deep_queue_rates_poor_and_a_shallow_one_clearly_better(bed: RoutedTestBed) -> None:
     deep = _responsiveness(bed, DEEP_BYTES)
     shallow = _responsiveness(bed, SHALLOW_BYTES)

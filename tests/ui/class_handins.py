@@ -21,6 +21,8 @@ from app.store.sessions import SessionStore
 from app.study.exchange import write_exchange
 from app.study.handin import handin_document
 
+LAB_PEER = Peer("192.168.1.20")
+
 
 @dataclass(frozen=True)
 class Student:
@@ -29,6 +31,8 @@ class Student:
     steps: int  # how many steps, from the first, the student measured
     level: float = 1.0  # their link against the class's typical one
     copy_of: str = ""  # hands in this student's file under their own name
+    peer: Peer = LAB_PEER  # the lab's second computer, across the link
+    wired: bool = False  # their computer reached the peer by cable, whatever they stated
 
 
 def throughput(plan: Plan, key: RunKey, level: float) -> float:
@@ -54,10 +58,11 @@ def _measure(path: Path, exercise: Exercise, student: Student) -> None:
         for number, step in enumerate(exercise.steps[: student.steps], 1):
             assignment = Assignment(exercise.id, exercise.title, number, student.name,
                                     student.group)  # fmt: skip
-            plan = replace(
-                step.plan, peer=Peer.this_computer(), assignment=assignment, name=step.title
-            )
-            sid = store.create_session(plan, {"os_name": "Debian GNU/Linux 12 (bookworm)"})
+            plan = replace(step.plan, peer=student.peer, assignment=assignment, name=step.title)
+            environment: dict[str, object] = {"os_name": "Debian GNU/Linux 12 (bookworm)"}
+            if student.wired:
+                environment |= {"interface": "eth0", "interface_speed_mbps": 1000}
+            sid = store.create_session(plan, environment)
             for key in plan.run_keys():
                 store.add_run(
                     sid,

@@ -62,6 +62,7 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
     context.set_default_port("iperf3", free_port())
     context.set_default_port("netperf", free_port())
     context.set_default_port("iperf2", free_port())
+    context.set_default_port("echo", free_port())
     win = MainWindow(context, preset_dir=tmp_path / "presets")
     # Shut down before pytest-qt closes the window: a test that failed mid-study must not
     # leave the close to ask "Stop the study?" in a modal box nobody answers.

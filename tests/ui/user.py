@@ -207,7 +207,11 @@ class User:
         combo = self._usable(self.find(name, QComboBox), name)
         if combo.currentText() == option:
             return
-        QTest.mouseClick(combo, Qt.MouseButton.LeftButton, pos=combo.rect().center())
+        # An editable combo opens its list from the arrow at its right end (a click on its
+        # text only puts the cursor there).
+        arrow = QPoint(combo.width() - 8, combo.height() // 2)
+        pos = arrow if combo.isEditable() else combo.rect().center()
+        QTest.mouseClick(combo, Qt.MouseButton.LeftButton, pos=pos)
         view = combo.view()
         wait_for(view.isVisible, 5, f"the list of {name!r} to open")
         row = next((i for i in range(combo.count()) if combo.itemText(i) == option), None)

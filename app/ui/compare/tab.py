@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -49,6 +48,7 @@ from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
+from app.ui.common.file_dialogs import save_file
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
@@ -456,9 +456,10 @@ class CompareTab(QWidget):
                 return
             width, _, height = text.partition("x")
             size = (int(width), int(height))
-        path, _ = QFileDialog.getSaveFileName(self, "Export", f"comparison.{kind}", filters[kind])
+        settings = self.context.settings
+        path = save_file(self, settings, "export", "Export", f"comparison.{kind}", filters[kind])
         if path:
-            self.export_to(kind, Path(path), png_size=size)
+            self.export_to(kind, path, png_size=size)
 
     def export_to(self, kind: str, path: Path, png_size: tuple[int, int] = (1200, 700)) -> None:
         comparison = self.comparison

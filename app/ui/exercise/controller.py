@@ -9,12 +9,18 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QTabWidget, QWidget
+from PySide6.QtWidgets import QMenu, QTabWidget, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX, Exercise
-from app.study.exercises import read_exercise, write_exercise
+from app.study.exercises import (
+    read_exercise,
+    ready_exercise_files,
+    safe_file_name,
+    write_exercise,
+)
 from app.study.outbox import OutboxStatus
+from app.ui.common.file_dialogs import open_file, save_file
 from app.ui.context import AppContext
 from app.ui.exercise.class_push import ClassPush
 from app.ui.exercise.new_dialog import NewExerciseDialog
@@ -22,6 +28,7 @@ from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
 
 TAB_TITLE = "Exercise"
+READY_FOLDER = "Ready exercises"  # beside the database, in the user's data folder
 
 
 class Window(Protocol):
@@ -44,6 +51,7 @@ class ExerciseController(QObject):
         view.closed.connect(self.close)
         view.status_message.connect(window.say)
         window.measure.session_saved.connect(lambda _sid: self._session_saved())
+        window.measure.running_changed.connect(self._running)
         self.push: ClassPush | None = None  # when the exercise names the class's collector
         window.measure.running_changed.connect(self._study_running)
         view.answer_saved.connect(self._push)
@@ -59,11 +67,19 @@ class ExerciseController(QObject):
 
     # -- opening --------------------------------------------------------------------------------
     def ask_open(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self.view, "Open exercise", "", f"LinkLab exercise (*{EXERCISE_SUFFIX})"
+        # LinkLab's ready exercises are there as files, the first time the dialog opens.
+        context = self.view.context
+        ready = ready_exercise_files(context.db_path.parent / READY_FOLDER)
+        path = open_file(
+            self.view,
+            context.settings,
+            "exercise",
+            "Open exercise",
+            f"LinkLab exercise (*{EXERCISE_SUFFIX})",
+            first=ready,
         )
         if path:
-            self.open_file(Path(path))
+            self.open_file(path)
 
     def open_file(self, path: Path) -> bool:
         try:
@@ -154,6 +170,16 @@ class ExerciseController(QObject):
             f"exercise sets are greyed out."
         )
 
+    def _running(self, running: bool) -> None:
+        """The step whose study runs reads "running…" in the Exercise tab."""
+        assignment = self.window.measure.setup.assignment
+        exercise = self.view.exercise
+        step = None
+        if running and exercise is not None and assignment is not None:
+            if assignment.exercise_id == exercise.id:
+                step = assignment.step
+        self.view.set_running(step)
+
     def _session_saved(self) -> None:
         if self.view.exercise is not None:
             self.view.refresh()
@@ -166,13 +192,15 @@ class ExerciseController(QObject):
         exercise = dialog.exercise
         if exercise is None:
             return
-        path, _ = QFileDialog.getSaveFileName(
+        path = save_file(
             self.view,
+            self.view.context.settings,
+            "exercise",
             "Save exercise",
-            f"{exercise.title}{EXERCISE_SUFFIX}",
+            f"{safe_file_name(exercise.title)}{EXERCISE_SUFFIX}",
             f"LinkLab exercise (*{EXERCISE_SUFFIX})",
         )
-        if not path:
+        if path is None:
             return
         try:
             write_exercise(path, exercise)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QRadioButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -57,6 +58,17 @@ def _checked(widget: QListWidget) -> list[str]:
     ]
 
 
+def preview_text(exercise: Exercise) -> str:
+    """The steps (with what each locks) and the questions of an exercise, a line each."""
+    lines = []
+    for number, step in enumerate(exercise.steps, 1):
+        locked = f" (locks {step.locked_text()})" if step.locked else ""
+        lines.append(f"{number}. {step.short_title()}{locked}")
+        lines += [f"     Q: {question}" for question in step.questions]
+    lines += [f"At the end, Q: {question}" for question in exercise.questions]
+    return "\n".join(lines)
+
+
 class NewExerciseDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,6 +86,11 @@ class NewExerciseDialog(QDialog):
         accessible(self.ready, "Ready exercise")
         for name, exercise in ready_names().items():
             self.ready.addItem(f"{exercise.title} ({len(exercise.steps)} steps)", name)
+        self.preview = QLabel()
+        self.preview.setWordWrap(True)
+        self.preview.setTextFormat(Qt.TextFormat.PlainText)
+        accessible(self.preview, "Exercise preview")
+        self._filled = ("", "")  # the title and aims the last ready exercise put there
         self.presets = _checkable([(p.title, p.name) for p in list_presets()], "Presets")
         self.locks = _checkable(
             [(words, name) for name, (words, _) in LOCKABLE.items()], "Locked fields"
@@ -93,8 +110,13 @@ class NewExerciseDialog(QDialog):
         grid = QGridLayout(source)
         grid.addWidget(self.from_ready, 0, 0)
         grid.addWidget(self.ready, 0, 1)
-        grid.addWidget(self.from_presets, 1, 0, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(self.presets, 1, 1)
+        self.preview_area = QScrollArea()
+        self.preview_area.setWidgetResizable(True)
+        self.preview_area.setWidget(self.preview)
+        self.preview_area.setMaximumHeight(150)
+        grid.addWidget(self.preview_area, 1, 1)
+        grid.addWidget(self.from_presets, 2, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.presets, 2, 1)
         locks_box = QGroupBox("Fields students cannot change (presets)")
         QVBoxLayout(locks_box).addWidget(self.locks)
         reveal_box = QGroupBox("Hand-ins may also carry")
@@ -117,14 +139,32 @@ class NewExerciseDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.from_ready.toggled.connect(self._source_changed)
+        self.ready.currentIndexChanged.connect(self._ready_changed)
         self._source_changed()
-        self.resize(640, 720)
+        self.resize(640, 760)
 
     def _source_changed(self) -> None:
         ready = self.from_ready.isChecked()
         self.ready.setEnabled(ready)
+        self.preview_area.setVisible(ready)
         self.presets.setEnabled(not ready)
         self.locks.setEnabled(not ready)
+        if ready:
+            self._ready_changed()
+
+    def _ready_changed(self) -> None:
+        """The ready exercise's steps and questions shown, its title and aims filled in
+        (unless the instructor has typed their own)."""
+        exercise = ready_names().get(str(self.ready.currentData()))
+        if exercise is None:
+            return
+        self.preview.setText(preview_text(exercise))
+        title, aims = self._filled
+        if self.title_edit.text().strip() in ("", title):
+            self.title_edit.setText(exercise.title)
+        if self.aims.toPlainText().strip() in ("", aims):
+            self.aims.setPlainText(exercise.aims)
+        self._filled = (exercise.title, exercise.aims)
 
     def _accept(self) -> None:
         questions = [q.strip() for q in self.questions.toPlainText().splitlines() if q.strip()]

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -29,15 +29,22 @@ from app.domain.exercise import Exercise
 from app.report.lab_report import LabReport, collect_lab_report, step_findings
 from app.study.describe import describe_plan
 from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
-from app.study.exercises import StepProgress
+from app.study.exercises import StepProgress, safe_file_name
 from app.ui.common.background import Background
 from app.ui.common.charts import SweepChart
+from app.ui.common.file_dialogs import save_file
 from app.ui.common.render_charts import fill_chart
 from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.context import AppContext
 from app.ui.exercise.answers import AnswersPanel
 
-STATE_WORDS = {"done": "done ✓", "started": "started", "to do": "to do", "locked": "locked"}
+STATE_WORDS = {
+    "done": "done ✓",
+    "started": "started",
+    "to do": "to do",
+    "locked": "locked",
+    "running…": "running…",
+}
 CONCLUSION = 0  # the list entry after the steps, for the exercise's own questions
 
 
@@ -58,6 +65,7 @@ class ExerciseView(QWidget):
         self.context = context
         self.exercise: Exercise | None = None
         self.read: _Read | None = None
+        self.running_step: int | None = None  # the step whose study runs now
         self._reader = Background(self)
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 15pt; font-weight: bold;")
@@ -224,7 +232,8 @@ class ExerciseView(QWidget):
         self.steps.blockSignals(True)
         self.steps.clear()
         for progress in read.progress:
-            text = f"{progress.number}. {progress.step.title} — {STATE_WORDS[progress.state]}"
+            state = "running…" if progress.number == self.running_step else progress.state
+            text = f"{progress.number}. {progress.step.short_title()} — {STATE_WORDS[state]}"
             self.steps.addItem(QListWidgetItem(text))
         assert self.exercise is not None
         if self.exercise.questions:
@@ -233,6 +242,12 @@ class ExerciseView(QWidget):
         self.steps.setCurrentRow(current if current >= 0 else next_step - 1)
         self.steps.blockSignals(False)
         self._show_step()
+
+    def set_running(self, step: int | None) -> None:
+        """The step whose study runs on the Measure tab (None: none): it reads "running…"."""
+        self.running_step = step
+        if self.read is not None:
+            self._loaded(self.read)
 
     # -- one step ---------------------------------------------------------------------------
     def _show_step(self) -> None:
@@ -260,9 +275,12 @@ class ExerciseView(QWidget):
         step, report = progress.step, read.report.steps[max(row, 0)]
         for widget in (self.locked, self.plan_text, self.setup_button):
             widget.setVisible(True)
-        self.step_title.setText(f"Step {progress.number} of {len(read.progress)}: {step.title}")
-        state = STATE_WORDS[progress.state]
-        if progress.state == "locked":
+        self.step_title.setText(step.heading(progress.number, len(read.progress)))
+        running = progress.number == self.running_step
+        state = STATE_WORDS["running…" if running else progress.state]
+        if running:
+            state += ": its study is measuring on the Measure tab."
+        elif progress.state == "locked":
             state += f": it opens when step {progress.number - 1} is done."
         self.step_state.setText(f"State: {state}")
         self.instructions.setText(step.instructions)
@@ -318,14 +336,16 @@ class ExerciseView(QWidget):
     def _ask_report(self) -> None:
         if self._need_name() or self.exercise is None:
             return
-        path, _ = QFileDialog.getSaveFileName(
+        path = save_file(
             self,
+            self.context.settings,
+            "report",
             "Write lab report",
-            f"{self.student.text().strip()} - lab report.docx",
+            f"{safe_file_name(self.student.text().strip())} - lab report.docx",
             "Word document (*.docx);;PDF (*.pdf);;HTML (*.html)",
         )
         if path:
-            self.write_report(Path(path))
+            self.write_report(path)
 
     def write_report(self, path: Path) -> None:
         from app.ui.common.report_files import write_lab_report
@@ -343,14 +363,41 @@ class ExerciseView(QWidget):
     def _ask_handin(self) -> None:
         if self._need_name() or self.exercise is None:
             return
-        path, _ = QFileDialog.getSaveFileName(
+        if not self._unfinished_confirmed():
+            return
+        path = save_file(
             self,
+            self.context.settings,
+            "handin",
             "Hand in",
-            f"{self.student.text().strip()}{EXCHANGE_SUFFIX}",
+            f"{safe_file_name(self.student.text().strip())}{EXCHANGE_SUFFIX}",
             f"LinkLab hand-in (*{EXCHANGE_SUFFIX})",
         )
         if path:
-            self.write_handin(Path(path))
+            self.write_handin(path)
+
+    def _unfinished_confirmed(self) -> bool:
+        """A hand-in with steps not done is said before the file is written: which ones."""
+        read = self.read
+        if read is None:
+            return True
+        left = [p for p in read.progress if not p.done]
+        if not left:
+            return True
+        names = "; ".join(f"step {p.number}, {p.step.short_title()}" for p in left)
+        plural = len(left) != 1
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Hand in",
+            f"{len(left)} of {len(read.progress)} steps {'are' if plural else 'is'} not done: "
+            f"{names}. Your instructor will see {'them' if plural else 'it'} as unfinished. "
+            f"Hand in anyway, or go back and finish {'them' if plural else 'it'}?",
+            parent=self,
+        )
+        hand_in = box.addButton("Hand in anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Go back", QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        return box.clickedButton() is hand_in
 
     def write_handin(self, path: Path) -> None:
         assert self.exercise is not None

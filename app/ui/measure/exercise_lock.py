@@ -4,6 +4,7 @@ marked with who measures it."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 from PySide6.QtWidgets import QWidget
@@ -19,6 +20,9 @@ FORM_KEYS: dict[str, tuple[str, ...]] = {
 }
 assert set(FORM_KEYS) == set(LOCKABLE)
 
+#: The form as the user had it before the first step was set up, given back at the end.
+_BEFORE: weakref.WeakKeyDictionary[SetupPanel, Plan] = weakref.WeakKeyDictionary()
+
 
 def _extra_controls(panel: SetupPanel, name: str) -> list[QWidget]:
     """Controls of a locked field that are not form fields of their own."""
@@ -32,9 +36,11 @@ def _extra_controls(panel: SetupPanel, name: str) -> list[QWidget]:
 
 def lock_step(panel: SetupPanel, exercise: Exercise, number: int, student: str, group: str) -> Plan:
     """Fill the form with step number's plan (keeping the peer chosen) and lock its fields."""
-    unlock(panel)
-    step = exercise.steps[number - 1]
     current = panel.build_candidate()[0]
+    if panel.assignment is None:  # the user's own form: kept for when the exercise closes
+        _BEFORE[panel] = current
+    _release(panel)
+    step = exercise.steps[number - 1]
     assignment = Assignment(exercise.id, exercise.title, number, student, group)
     plan = replace(step.plan, peer=current.peer, name=step.plan.name or step.title)
     reason = f"Locked by the exercise “{exercise.title}”: it sets this for step {number}."
@@ -47,15 +53,28 @@ def lock_step(panel: SetupPanel, exercise: Exercise, number: int, student: str, 
             control.setEnabled(False)
             control.setToolTip(reason)
     locked = step.locked_text()
+    heading = step.heading(number, len(exercise.steps))
     panel.show_notice(
-        f"Exercise “{exercise.title}”, step {number} of {len(exercise.steps)}: {step.title}. "
+        f"Exercise “{exercise.title}”, {heading[:1].lower()}{heading[1:]}. "
         + (f"Locked by the exercise: {locked}." if locked else "Nothing is locked.")
     )
     return plan
 
 
 def unlock(panel: SetupPanel) -> None:
-    """The form as it was before the exercise: every field free, no one's name on it."""
+    """The form as it was before the exercise (the peer chosen since kept): every field
+    free, no one's name on it."""
+    if panel.assignment is None and not panel.locks:
+        return
+    peer = panel.build_candidate()[0].peer
+    _release(panel)
+    before = _BEFORE.pop(panel, None)
+    if before is not None:
+        panel.set_plan(replace(before, peer=peer))
+
+
+def _release(panel: SetupPanel) -> None:
+    """Every field free again, the step's plan still in it."""
     if panel.assignment is None and not panel.locks:
         return
     for name in LOCKABLE:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -19,6 +20,10 @@ from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.measure.peer_finder import PeerFinder, details
+
+if TYPE_CHECKING:
+    from app.ui.context import AppContext
 
 LOOPBACK4, LOOPBACK6 = "127.0.0.1", "::1"
 HOST6_HINT = "only when the peer above is an IPv4 address"
@@ -97,9 +102,15 @@ class PeerRow(QWidget):
         self.check_result.setWordWrap(True)
         host_label = QLabel("&Peer")
         host_label.setBuddy(self.host_combo)
+        self.finder = PeerFinder(self.host_combo, self)
+        self.finder.searched.connect(self.show_note)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.finder.button)
+        buttons.addWidget(self.check_button)
         grid.addWidget(host_label, 0, 0)
         grid.addWidget(self.host_combo, 0, 1)
-        grid.addWidget(self.check_button, 0, 2)
+        grid.addLayout(buttons, 0, 2)
         ports = QHBoxLayout()
         ports.setContentsMargins(0, 0, 0, 0)
         for key, spin in self.ports.items():
@@ -123,14 +134,78 @@ class PeerRow(QWidget):
         self.check_button.clicked.connect(self.check)
         self._check_signals = _CheckSignals()
         self._check_signals.done.connect(self._checked)
+        self._context: AppContext | None = None
+        # Ports of a typed peer: its own from the history, else the defaults, unless the
+        # user typed one for the host being entered.
+        self._defaults = self.port_values()
+        self._setting_ports = False
+        self._ports_typed = False
+        self._focus_wanted = False  # a refused peer: the cursor goes back to it
+        self._host6_found = ""  # the IPv6 address a found computer's choice filled in
+        for spin in self.ports.values():
+            spin.valueChanged.connect(self._port_edited)
         self._host_changed()
+
+    def attach(self, context: AppContext) -> None:
+        """Read the default ports and each peer's own from the settings, and keep them so."""
+        self._context = context
+        self.finder.search = lambda port: context.find_peers(port)
+        context.settings_changed.connect(self._defaults_changed)
+        self._defaults_changed()
+
+    def _defaults_changed(self) -> None:
+        if self._context is None:
+            return
+        old = self._defaults
+        self._defaults = {key: self._context.default_port(key) for key in self.ports}
+        if self.is_this_computer or (self.port_values() == old and not self._ports_typed):
+            self._set_ports(self._defaults)
+        if not self.is_this_computer:
+            self._apply_known_ports()
+
+    def _set_ports(self, ports: Mapping[str, int]) -> None:
+        self._setting_ports = True
+        try:
+            for key, port in ports.items():
+                if key in self.ports:
+                    self.ports[key].setValue(port)
+        finally:
+            self._setting_ports = False
+
+    def _port_edited(self) -> None:
+        if not self._setting_ports and not self.is_this_computer:
+            self._ports_typed = True
+
+    def _apply_known_ports(self) -> None:
+        """A host of the history gets its own ports; another starts from the defaults unless
+        the user typed a port while entering it."""
+        known = self._context.peer_ports() if self._context is not None else {}
+        found = self.finder.found_peer(self.host_combo.currentText())
+        if found is not None:  # the ports it announced, the defaults for a server it lacks
+            known[found.address] = found.engines
+        ports = known.get(self.host_text())
+        if ports is not None:
+            self._set_ports({**self._defaults, **ports})
+            self._ports_typed = False
+        elif not self._ports_typed:
+            self._set_ports(self._defaults)
 
     @property
     def is_this_computer(self) -> bool:
         return self.host_combo.currentText().strip() in ("", THIS_COMPUTER)
 
+    def host_text(self) -> str:
+        """The host typed, or the address of the found computer chosen."""
+        text = self.host_combo.currentText().strip()
+        found = self.finder.found_peer(text)
+        return found.address if found is not None else text
+
     def _host_changed(self) -> None:
         local = self.is_this_computer
+        if local:
+            self._ports_typed = False
+        else:
+            self._apply_known_ports()
         self.host6.setEnabled(not local)
         # A disabled field's hint would read like a value.
         self.host6.setPlaceholderText("" if local else HOST6_HINT)
@@ -138,23 +213,45 @@ class PeerRow(QWidget):
         for key, spin in self.ports.items():
             spin.setEnabled(not local)
             spin.setToolTip(PORTS_TIP_LOCAL if local else self._port_tips[key])
-        self.show_note(LOCAL_NOTE if local else "")
+        found = self.finder.found_peer(self.host_combo.currentText())
+        if self._host6_found and self.host6.text() == self._host6_found:
+            self.host6.clear()  # the IPv6 address of the computer chosen before
+        self._host6_found = ""
+        if found is not None:  # chosen from the list: its name first, its IPv6 address too
+            self.host_edit.setCursorPosition(0)
+            if not self.host6.text().strip() and ":" not in found.address:
+                self._host6_found = next((a for a in found.addresses if _routable6(a)), "")
+                self.host6.setText(self._host6_found)
+        self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
 
     def show_note(self, text: str) -> None:
         self.check_result.setStyleSheet("")
         self.check_result.setText(text)
 
-    def show_problem(self, sentence: str) -> None:
-        """A reason the peer cannot be used, in red, right under the peer field."""
+    def show_problem(self, sentence: str, focus: bool = False) -> None:
+        """A reason the peer cannot be used, in red, right under the peer field; with focus,
+        the cursor goes to the peer's name (once the form is usable again), its text
+        selected for typing another."""
         self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.check_result.setText(sentence)
+        self._focus_wanted = focus
+        self._take_focus()
+
+    def _take_focus(self) -> None:
+        if self._focus_wanted and self.host_edit.isEnabled() and self.isVisible():
+            self._focus_wanted = False
+            self.host_edit.setFocus()
+            self.host_edit.selectAll()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self._take_focus()
 
     def show_ports(self, ports: Mapping[str, int]) -> None:
         """The ports this computer's own servers listen on (for "This computer")."""
-        for key, port in ports.items():
-            if key in self.ports:
-                self.ports[key].setValue(port)
+        self._set_ports(ports)
 
     def port_values(self) -> dict[str, int]:
         return {key: spin.value() for key, spin in self.ports.items()}
@@ -162,21 +259,22 @@ class PeerRow(QWidget):
     def peer(self) -> Peer:
         if self.is_this_computer:
             return Peer(LOOPBACK4, self.port_values(), THIS_COMPUTER, host6=LOOPBACK6)
-        return Peer(
-            self.host_combo.currentText().strip(),
-            self.port_values(),
-            host6=self.host6.text().strip(),
-        )
+        return Peer(self.host_text(), self.port_values(), host6=self.host6.text().strip())
 
     def set_peer(self, peer: Peer) -> None:
         text = THIS_COMPUTER if peer.name == THIS_COMPUTER else peer.host
         self.host_combo.setEditText(text)
-        for driver in DRIVERS.values():
-            self.ports[driver.port_key].setValue(driver.peer_port(peer))
+        self._set_ports({d.port_key: d.peer_port(peer) for d in DRIVERS.values()})
         self.host6.setText("" if peer.name == THIS_COMPUTER else peer.host6)
 
     def remember(self, host: str) -> None:
-        """Put a host that answered first in the list (typos never get there)."""
+        """Put a host that answered first in the list (typos never get there), with the ports
+        it answered on."""
+        if self._context is not None and host == self.host_text():
+            self._context.remember_peer(host, self.port_values())
+            self._ports_typed = False
+        elif self._context is not None:
+            self._context.remember_peer(host)
         index = self.host_combo.findText(host)
         if index == 0:
             return  # "This computer"
@@ -204,8 +302,13 @@ class PeerRow(QWidget):
 
     def _checked(self, result: PeerCheck) -> None:
         self.check_button.setEnabled(True)
-        if result.problem:
-            self.show_problem(result.summary)
+        if result.problem or result.silent is not None:
+            self.show_problem(result.summary, focus=True)
         else:
             self.show_note(result.summary)
             self.answered.emit(result.host)
+
+
+def _routable6(address: str) -> bool:
+    """An IPv6 address another computer on the link reaches without a zone."""
+    return ":" in address and "%" not in address and not address.lower().startswith("fe80:")

@@ -138,8 +138,7 @@ class MeasureTab(QWidget):
         self.detection.security_detected.connect(self.setup.set_detected_security)
         self.detection.link_detected.connect(self._link_detected)
         self.setup.peer_row.answered.connect(self.detection.detect)
-        row = self.setup.peer_row
-        row.show_ports({key: context.default_port(key) for key in row.ports})
+        self.setup.peer_row.attach(context)
         self.engines_changed()
         self._restore_last_plan()
         self._plan_changed(self.setup.plan())
@@ -323,7 +322,6 @@ class MeasureTab(QWidget):
         if plan.peer.is_this_computer:
             self.setup.peer_row.show_ports(plan.peer.ports)
         else:
-            self.context.remember_peer(plan.peer.host)
             self.setup.peer_row.remember(plan.peer.host)
             self.setup.peer_row.show_note(f"{plan.peer.host} answers.")
         for note in event.notes:
@@ -350,7 +348,7 @@ class MeasureTab(QWidget):
         self._eta = "time"
 
     def _refused(self, sentence: str) -> None:
-        self.setup.peer_row.show_problem(sentence)
+        self.setup.peer_row.show_problem(sentence, focus=True)
         self._say(sentence, error=True)
 
     def stop(self) -> None:
@@ -426,8 +424,10 @@ class MeasureTab(QWidget):
         self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
 
     def _run_failed(self, event: RunFailed) -> None:
-        again = " Trying again." if event.will_retry else " The sweep goes on."
-        self._say(event.sentence + again, error=True)
+        if event.will_retry:  # a note: the retry usually works, and a failure is said then
+            self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {event.retry_note}")
+        else:
+            self._say(event.sentence + " The sweep goes on.", error=True)
 
     def _point(self, event: PointUpdated) -> None:
         plan = self._running_plan

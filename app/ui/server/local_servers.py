@@ -8,9 +8,12 @@ from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
-from app.domain.plan import Engine
+from app.domain.errors import LinkLabError
+from app.domain.plan import DEFAULT_ECHO_PORT, Engine
+from app.engine.discovery import announcing_responder
 from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS
+from app.engine.echo import EchoResponder
 from app.engine.loopback import LoopbackServers
 from app.engine.servers import LocalServer
 
@@ -30,6 +33,9 @@ class LocalServers(QObject):
         super().__init__()
         self._drivers: Drivers = drivers or (lambda: DRIVERS)
         self._running: dict[Engine, list[LocalServer]] = {}
+        # Beside them, LinkLab's latency responder, which also answers Find computers.
+        self.responder: EchoResponder | None = None
+        self.echo_port = DEFAULT_ECHO_PORT
         self.pool: list[LocalServer] = []  # a class's stations: an iperf3 server each
         # "This computer": servers of its own, on the loopback only (the front door starts
         # them for a study; they stop with the window).
@@ -62,6 +68,7 @@ class LocalServers(QObject):
                 server.stop()
             raise
         self._running[engine] = started
+        self._responder(bind)
         self.state_changed.emit()
         return started[0]
 
@@ -70,7 +77,40 @@ class LocalServers(QObject):
         for server in servers:
             server.stop()
         if servers:
+            self._responder(None)
             self.state_changed.emit()
+
+    def _responder(self, bind: str | None) -> None:
+        """The responder runs while a server does (on the servers' address), so that another
+        computer's Find computers lists this one and its latency probes are answered."""
+        if not self._running:
+            if self.responder is not None:
+                self.responder.stop()
+                self.responder = None
+            return
+        if self.responder is not None:
+            return
+        responder = announcing_responder(self.echo_port, bind or None, self._engines)
+        try:
+            responder.start()
+        except LinkLabError as err:
+            self.log_line.emit("LinkLab", f"{err.sentence} Find computers will not list it.")
+            return
+        self.responder = responder
+        self.log_line.emit(
+            "LinkLab",
+            f"Latency responder listening on UDP port {responder.port}: other computers' "
+            f"Find computers lists this one.",
+        )
+
+    def _engines(self) -> dict[str, int]:
+        """The running servers' ports by engine, as a peer's ports are kept (Peer.ports)."""
+        drivers = self._drivers()
+        return {
+            drivers[engine].port_key: servers[0].port
+            for engine, servers in list(self._running.items())
+            if servers
+        }
 
     def start_pool(self, ports: list[int]) -> list[LocalServer]:
         """An iperf3 server on each port, with the limits of a server others reach."""

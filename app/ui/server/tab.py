@@ -111,6 +111,7 @@ class ServerControls(QGroupBox):
         self.start_button.setAccessibleName(f"Start the {self.title_text}")
         self.stop_button.setAccessibleName(f"Stop the {self.title_text}")
         self.status = named(QLabel(), f"{name}_status")
+        self.status.setAccessibleName(f"{self.title_text} status")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.warning = named(QLabel(), f"{name}_warning")
@@ -263,6 +264,7 @@ class ServerTab(QWidget):
         super().__init__(parent)
         self._context = context
         self._servers = servers
+        servers.echo_port = context.default_port("echo")
         self.boxes = tuple(
             ServerControls(driver, context, servers, self) for driver in context.drivers.values()
         )
@@ -302,6 +304,7 @@ class ServerTab(QWidget):
         address_layout.addWidget(refresh, 0, Qt.AlignmentFlag.AlignRight)
 
         self.log = named(QPlainTextEdit(), "server_log")
+        self.log.setAccessibleName("Server log")
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_BLOCKS)
         self.log.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -368,6 +371,7 @@ class ServerTab(QWidget):
         QGuiApplication.clipboard().setText(text)
 
     def _settings_changed(self) -> None:
+        self._servers.echo_port = self._context.default_port("echo")
         for box in self.boxes:
             box.defaults_changed()
             box.probe_engine()

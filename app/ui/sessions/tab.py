@@ -225,7 +225,7 @@ class SessionsTab(QWidget):
         self.exchange = SessionExchange(self, self)
         self.buttons: dict[str, QPushButton] = {}
         actions: list[tuple[str, str, str, Callable[[], object]]] = [
-            ("open_button", "Open", "Show the selected session below.", self.open_selected),
+            ("open_button", "Open", "Show the selected session below.", self.open_shown),
             ("rename_button", "Rename…", "Give the session another name.", self.ask_rename),
             ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
@@ -400,6 +400,21 @@ class SessionsTab(QWidget):
             lambda runs: self.view.show_session(session, runs),
             self.show_error,
         )
+
+    def open_shown(self) -> None:
+        """Open pressed (a selected row is shown already): the session gets most of the tab,
+        and is named."""
+        if (session := self._single()) is not None:
+            self.open_selected()
+            listed, shown = self.splitter.sizes()
+            rows = min(listed, self.table.rowHeight(0) * 4 + 40)
+            self.splitter.setSizes([rows, listed + shown - rows])
+            self.status.setStyleSheet("")
+            when = local_time(session.started_at or session.created_at)
+            self.status.setText(
+                f"Showing “{session.name}” ({when}): its charts, table and details below."
+            )
+            self.view.setFocus()
 
     # -- writing: through the front door, which decides what may be done -----------------
     def _change(self, action: Callable[[FrontDoor], object]) -> bool:
