@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -75,7 +76,10 @@ class PeerRow(QWidget):
             spin = SpinBox()
             spin.setRange(1, 65535)
             spin.setValue(driver.default_port)
-            spin.setMinimumWidth(72)  # five digits; three ports fit beside the peer
+            # A port is typed, not stepped: without arrows, five digits take little room, so
+            # three ports fit beside the peer in any system font at 1280x800.
+            spin.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
+            spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance("65535") + 14)
             accessible(spin, f"{driver.port_label} port")
             self.ports[driver.port_key] = spin
             self._port_labels[driver.port_key] = driver.port_label
