@@ -77,6 +77,12 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
         if cli is None:
             continue
         kind: Callable[[str], Any]
+        if field.kind is Kind.FLAG:
+            # None when not given, so a plan file's or preset's value stands.
+            parser.add_argument(
+                cli.flag, dest=field.name, action="store_true", default=None, help=cli.help
+            )
+            continue
         if field.kind is Kind.SIZE:
             kind = size
         elif field.kind is Kind.RATE:

@@ -193,8 +193,14 @@ EXTRA_COLUMNS = (
     ("loss_pct", "UDP loss %"),
     ("jitter_ms", "jitter ms"),
     ("retransmits", "retransmits"),
+    ("owd_ms", "one-way ms"),
 )
-EXTRA_FORMATS = {"loss_pct": "{:.2f}", "jitter_ms": "{:.3f}", "retransmits": "{:.1f}"}
+EXTRA_FORMATS = {
+    "loss_pct": "{:.2f}",
+    "jitter_ms": "{:.3f}",
+    "retransmits": "{:.1f}",
+    "owd_ms": "{:.3f}",
+}
 
 
 def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:

@@ -54,6 +54,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("latency_p90_ms", since_schema=4),
     Column("latency_loss_pct", since_schema=4),
     Column("latency_method", str, since_schema=4),
+    # One-way delay (schema 7): iperf 2's --trip-times, with the clocks stated synchronised.
+    Column("owd_ms", since_schema=7),
 )
 
 
@@ -208,6 +210,25 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         ),
     ),
     PointMetric(
+        "owd_ms",
+        "one-way delay",
+        "ms",
+        "owd_ms",
+        largest=600_000.0,
+        user_name="owd",
+        since_schema=7,
+        shown=Shown(
+            (
+                7,
+                "One-way delay ms",
+                3,
+                "iperf 2's one-way delay (--trip-times) between clocks stated synchronised: "
+                "the receiver's mean per run, mean over the runs.",
+            ),
+            (7, "One-way delay"),
+        ),
+    ),
+    PointMetric(
         "latency_loss_pct",
         "latency probes lost",
         "%",
@@ -233,6 +254,7 @@ COMPARABLE: tuple[PointMetric, ...] = tuple(
         "latency_ms",
         "latency_idle_ms",
         "latency_p90_ms",
+        "owd_ms",
     )
 )
 assert {m.name for m in COMPARABLE} == {m.name for m in POINT_METRICS if m.user_name}

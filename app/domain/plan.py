@@ -275,6 +275,9 @@ class Plan:
     # Run the series at the same time (one iperf3 server per series on the peer, on
     # consecutive ports): how the link is shared between, say, TCP and UDP.
     concurrent: bool = False
+    # The user states the two computers' clocks are synchronised (PTP, NTP): one-way delay
+    # (iperf 2 --trip-times) is measured only then, as it reads one clock against the other.
+    clocks_synchronised: bool = False
     seed: int = 0  # for the shuffled order; recorded so the order can be reproduced
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)

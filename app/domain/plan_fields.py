@@ -60,6 +60,7 @@ class PlanField:
     confound_words: str = ""  # what the confound calls it, where not the words
     udp_only: bool = False  # only UDP runs have it
     examples: tuple[str, ...] = ()  # for a field of names: the values a new sweep starts with
+    tip: str = ""  # the form's tooltip, where the command line's help is not enough
 
     @property
     def label(self) -> str:
@@ -278,6 +279,24 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         Kind.FLAG,
         lock="concurrent",
         lock_words="running the series at the same time",
+    ),
+    PlanField(
+        "clocks_synchronised",
+        "clocks synchronised",
+        "clocks_synchronised",
+        Kind.FLAG,
+        cli=Cli(
+            "--clocks-synchronised",
+            help="state that both computers' clocks are synchronised (PTP, NTP): iperf 2 then "
+            "measures the one-way delay (--trip-times)",
+        ),
+        lock="clocks-synchronised",
+        lock_words="the stated clock synchronisation",
+        tip="State that the clocks of this computer and the peer are synchronised (PTP, or "
+        "NTP to a common server): iperf 2 then measures the one-way delay, each packet's "
+        "arrival time less its send time (--trip-times). That difference reads one clock "
+        "against the other, so unsynchronised clocks give a figure off by their offset; "
+        "left off, no one-way delay is measured.",
     ),
     PlanField("seed", "shuffle seed", "seed", Kind.COUNT),
     PlanField("name", "name", "name", Kind.TEXT),

@@ -67,6 +67,9 @@ class RunMetrics:
     latency_p90_ms: float | None = None
     latency_loss_pct: float | None = None
     latency_method: str | None = None
+    # One-way delay (iperf 2 --trip-times, clocks stated synchronised): the receiver's mean;
+    # with both directions at once, the larger.
+    owd_ms: float | None = None
 
     @classmethod
     def from_result(
@@ -85,6 +88,7 @@ class RunMetrics:
         else:
             loss_pct = next((f.loss_pct for f in flows if f.loss_pct is not None), None)
         jitters = [f.jitter_ms for f in flows if f.jitter_ms is not None]
+        delays = [f.owd_ms for f in flows if f.owd_ms is not None]
         summary = result.summary
         return cls(
             throughput_bps=result.throughput_bps,
@@ -105,6 +109,7 @@ class RunMetrics:
             cpu_host_mean_pct=cpu_mean,
             cpu_host_peak_pct=cpu_peak,
             transactions_per_s=summary.transactions_per_s,
+            owd_ms=max(delays) if delays else None,
         )
 
     @property

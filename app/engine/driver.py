@@ -40,6 +40,9 @@ class EngineDriver(ABC):
     directions: frozenset[Direction]
     sweeps: frozenset[Variable]
     concurrent: bool = False  # several series at once, each against its own server
+    #: Measures one-way delay when the plan states the clocks synchronised (iperf 2's
+    #: --trip-times); problems() says which of its runs cannot see it.
+    one_way_delay: ClassVar[bool] = False
     #: One server serves many clients at once (iperf 2): concurrent series, two studies and
     #: a class's stations share it.
     serves_many: ClassVar[bool] = False

@@ -73,6 +73,7 @@ class FakeDriver(EngineDriver):
             "check_tries",
             "probe_interval_s",
             "cpu_of_all_cores",
+            "one_way_delay",
             "serves_many",
             "takes_bare_connections",
             "missing",

@@ -1,6 +1,7 @@
 """The iperf 2 engine (`iperf`, 2.0.10 and newer; Debian's 2.1.x): its version probe, the argv
 of a run (-e enhanced reports, -R, --full-duplex, --bounceback for round trips, -Z for the
-congestion control), its failures as sentences, its TCP and UDP servers, and its driver.
+congestion control, --trip-times for one-way delay between synchronised clocks), its failures
+as sentences, its TCP and UDP servers, and its driver.
 
 An iperf 2 server serves many clients at once: concurrent series and two studies share it."""
 
@@ -141,6 +142,9 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
     elif plan.direction is Direction.BIDIR:
         tool.require(Iperf2Capability.FULL_DUPLEX, "measure both ways at once (--full-duplex)")
         argv.append("--full-duplex")
+    if plan.clocks_synchronised:
+        tool.require(Iperf2Capability.TRIP_TIMES, "measure one-way delay (--trip-times)")
+        argv.append("--trip-times")
     return argv + _congestion(tool, plan, key)
 
 
@@ -306,6 +310,7 @@ class Iperf2Driver(EngineDriver):
     sweeps = frozenset(Variable)
     concurrent = True
     serves_many = True  # one server serves every series, study and station at once
+    one_way_delay = True  # --trip-times, read from the receiver's Latency columns
     takes_bare_connections = False  # 2.1.8's server crashes on one during a test
     about = "iperf2 serves many clients at once and measures round trips with --bounceback"
     programs = (Program("iperf", probe_iperf2, "iperf 2 measurements and its server"),)
@@ -327,6 +332,21 @@ class Iperf2Driver(EngineDriver):
 
     def problems(self, plan: Plan) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
+        if (
+            plan.clocks_synchronised
+            and plan.direction is Direction.UP
+            and Protocol.TCP in plan.protocols
+        ):
+            # The receiver reports one-way delay: over TCP that is the peer's server, whose
+            # report never reaches the client (UDP's server report does, and carries it).
+            found.append(
+                (
+                    "clocks_synchronised",
+                    "iperf 2 reports one-way delay where the data arrives, and a TCP upload "
+                    "arrives at the peer, whose report LinkLab does not see: choose Download "
+                    "or Both at once, or UDP only, or turn off clocks synchronised.",
+                )
+            )
         if Metric.RTT not in plan.metrics:
             return found
         if Protocol.UDP in plan.protocols:

@@ -1,7 +1,8 @@
 """iperf 2's client output (-e enhanced reports, -f k) read line by line into samples and a
 summary: TCP and UDP, upload (the client sends), -R download and --full-duplex (the client
-receives, its lines marked "*"), -P streams added up, the UDP server's report at the end, and
---bounceback round trips. Older 2.0 output without -e reads too (its fewer columns)."""
+receives, its lines marked "*"), -P streams added up, the UDP server's report at the end,
+--bounceback round trips, and with --trip-times the receiver's one-way delay (the avg of its
+Latency columns). Older 2.0 output without -e reads too (its fewer columns)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ _UDP_RECEIVED = re.compile(r"^(\S+)\s+ms\s+(\d+)/\s*(\d+)\s+\((\S+?)%\)")
 _TCP_SENT = re.compile(r"^\d+/\d+\s+(\d+)\s+(\S+?)([KMG]?)/(\d+)(?:\(\d+\))?\s+us")
 #: Bounceback: "10=0.078/0.039/0.343/0.094 ms": count=avg/min/max/stdev.
 _BOUNCEBACK = re.compile(r"^(\d+)=(\S+)/(\S+)/(\S+)/(\S+)\s+ms")
+#: A receiver's Latency avg/min/max/stdev: first in TCP's tail ("3.510/0.043/13.109/1.981 ms
+#: (13431/131072)"), after the loss in UDP's ("0.001 ms 1/893 (0.11%) 0.006/0.002/0.179/0.006
+#: ms"). iperf 2 prints it without --trip-times too, then between unsynchronised ends.
+_LATENCY = re.compile(r"(?:^|\)\s+)(\d+(?:\.\d+)?)/\d+(?:\.\d+)?/\d+(?:\.\d+)?/\S+\s+ms")
 _BYTES = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _BITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 #: Words iperf 2 prints when a test fails, sometimes with a zero exit status.
@@ -63,6 +68,7 @@ class _Report:
     lost: int | None = None
     packets: int | None = None
     bounceback: tuple[int, float, float, float] | None = None  # count, avg, min, max (ms)
+    owd_ms: float | None = None  # the receiver's one-way delay, mean (--trip-times)
 
 
 @dataclass
@@ -75,6 +81,7 @@ class _State:
     server_next: set[str] = field(default_factory=set)  # streams whose next line is the server's
     udp: bool = False
     connected: set[str] = field(default_factory=set)
+    trip_times: bool = False  # the test runs with --trip-times: its Latency is one-way delay
 
 
 def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
@@ -102,11 +109,12 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if rest.startswith("local ") and " connected with " in rest:
             state.connected.add(stream)
+            state.trip_times = state.trip_times or "(trip-times)" in rest
             continue
         if rest.strip() == "Server Report:":
             state.server_next.add(stream)
             continue
-        report = _report(stream, Flow.DOWN if star else Flow.UP, rest)
+        report = _report(stream, Flow.DOWN if star else Flow.UP, rest, state.trip_times)
         if report is None or stream == "CT" or stream.startswith("FD"):
             continue
         if stream in state.server_next:
@@ -173,6 +181,7 @@ def _sample(reports: list[_Report]) -> Sample:
     rtts = [r.rtt_ms for r in reports if r.rtt_ms is not None]
     jitters = [r.jitter_ms for r in reports if r.jitter_ms is not None]
     bounce = [r.bounceback for r in reports if r.bounceback is not None]
+    delays = [r.owd_ms for r in reports if r.owd_ms is not None]
     return Sample(
         first.start_s,
         max(r.end_s for r in reports),
@@ -186,6 +195,7 @@ def _sample(reports: list[_Report]) -> Sample:
         jitter_ms=max(jitters) if jitters else None,
         lost_packets=_sum([r.lost for r in reports]),
         packets=_sum([r.packets for r in reports]),
+        owd_ms=max(delays) if delays else None,
     )
 
 
@@ -205,6 +215,7 @@ def _summary(state: _State) -> RunSummary | None:
             lost = _sum([r.lost for r in received]) if received else None
             packets = _sum([r.packets for r in received]) if received else None
             jitters = [r.jitter_ms for r in received or [] if r.jitter_ms is not None]
+            delays = [r.owd_ms for r in received or [] if r.owd_ms is not None]
             flows.append(
                 FlowSummary(
                     flow,
@@ -217,12 +228,14 @@ def _summary(state: _State) -> RunSummary | None:
                     lost_packets=lost,
                     packets=packets,
                     loss_pct=100.0 * lost / packets if lost is not None and packets else None,
+                    owd_ms=max(delays) if delays else None,
                 )
             )
         else:
             lost = _sum([r.lost for r in totals])
             packets = _sum([r.packets for r in totals])
             jitters = [r.jitter_ms for r in totals if r.jitter_ms is not None]
+            delays = [r.owd_ms for r in totals if r.owd_ms is not None]
             flows.append(
                 FlowSummary(
                     flow,
@@ -232,6 +245,7 @@ def _summary(state: _State) -> RunSummary | None:
                     lost_packets=lost,
                     packets=packets,
                     loss_pct=100.0 * lost / packets if lost is not None and packets else None,
+                    owd_ms=max(delays) if delays else None,
                 )
             )
     bounce = [r.bounceback for r in state.totals.values() if r.bounceback is not None]
@@ -247,7 +261,7 @@ def _summary(state: _State) -> RunSummary | None:
     return RunSummary(flows=tuple(flows))
 
 
-def _report(stream: str, flow: Flow, rest: str) -> _Report | None:
+def _report(stream: str, flow: Flow, rest: str, trip_times: bool = False) -> _Report | None:
     """One report line, or None for a line that is no report (a header, a note)."""
     match = _REPORT.match(rest.strip())
     if match is None:
@@ -281,6 +295,8 @@ def _report(stream: str, flow: Flow, rest: str) -> _Report | None:
             _number(low, "round-trip time"),
             _number(high, "round-trip time"),
         )
+    if trip_times and (found := _LATENCY.search(tail)):
+        report.owd_ms = _number(found.group(1), "one-way delay")
     return report
 
 

@@ -264,4 +264,8 @@ _V6 = [
     "ALTER TABLE peers DROP COLUMN netperf_port",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
+# Version 7: one-way delay per run (iperf 2's --trip-times, the clocks stated synchronised),
+# the receiver's mean. Older runs have none (NULL).
+_V7 = ["ALTER TABLE runs ADD COLUMN owd_ms REAL"]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]

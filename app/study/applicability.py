@@ -64,6 +64,12 @@ def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -
     if not driver.concurrent:
         together = engines_that(lambda d: d.concurrent, drivers)
         reasons["concurrent"] = f"Running series at the same time needs {together}."
+    if not driver.one_way_delay:
+        owd = engines_that(lambda d: d.one_way_delay, drivers)
+        reasons["clocks_synchronised"] = (
+            f"{driver.name} does not measure one-way delay: choose {owd} to measure it "
+            f"between synchronised clocks."
+        )
     if Metric.RTT not in driver.metrics:
         rtt = engines_that(lambda d: Metric.RTT in d.metrics, drivers)
         reasons["rtt"] = (

@@ -17,7 +17,7 @@ from app.domain.plan import (
     Security,
     Variable,
 )
-from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, categorical
+from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, Kind, categorical
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
@@ -90,7 +90,7 @@ def setting_text(plan: Plan, name: str) -> str:
         return "engine default" if value is None else f"{value} B"
     if name in ("duration_s", "omit_s", "pause_s", "interval_s"):
         return f"{value:g} s"
-    if name == "concurrent":
+    if name in BY_NAME and BY_NAME[name].kind is Kind.FLAG:
         return "yes" if value else "no"
     if name == "name":
         return repr(value) if value else "none"

@@ -240,6 +240,12 @@ def _capabilities(
             f"Concurrent series use consecutive ports after the {driver.port_label} port: "
             f"choose a lower port.",
         )
+    check(
+        not plan.clocks_synchronised or driver.one_way_delay,
+        "clocks_synchronised",
+        f"{driver.name} does not measure one-way delay: turn off clocks synchronised, or "
+        f"choose {engines_that(lambda d: d.one_way_delay, drivers)}.",
+    )
     if plan.variable is Variable.LOSS:
         from app.study.shaping import unavailable_reason  # nftables and root: Linux only
 

@@ -33,3 +33,8 @@ def peers_before_schema_6(conn: sqlite3.Connection) -> None:
         "WHERE peer_id = peers.id AND engine = 'iperf3'), 5201)"
     )
     conn.execute("DROP TABLE peer_ports")
+
+
+def runs_before_schema_7(conn: sqlite3.Connection) -> None:
+    """The runs table as schemas 1 to 6 made it: no one-way delay column."""
+    conn.execute("ALTER TABLE runs DROP COLUMN owd_ms")
