@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.domain.net import Protocol
+from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric
 from app.engine.drivers import find_tool
 from app.engine.errors import EngineMissing
@@ -46,6 +46,38 @@ def test_iperf2_is_chosen_and_what_it_lacks_is_greyed_out_saying_why(
     assert plan is not None and plan.engine is Engine.IPERF2
     assert Metric.RTT in plan.metrics and plan.protocols == (Protocol.TCP,)
     assert user.find("iperf 2 port").isVisibleTo(window)
+
+
+@pytest.mark.usefixtures("iperf2")
+def test_clocks_synchronised_is_iperf2s_and_a_tcp_upload_is_refused(
+    window: MainWindow, user: User
+) -> None:
+    user.tab("Measure")
+    user.choose("Engine", "iperf3")
+    user.tab("Advanced")
+    clocks = user.find("Clocks synchronised")
+    assert not clocks.isEnabled()  # greyed for iperf3, saying why and what measures it
+    assert "iperf3 does not measure one-way delay" in clocks.toolTip()
+    assert "iperf2" in clocks.toolTip()
+    user.tab("Study")
+    user.choose("Engine", "iperf2")
+    user.tab("Advanced")
+    assert clocks.isEnabled()
+    assert "synchronised" in clocks.toolTip() and "offset" in clocks.toolTip()
+    user.check("Clocks synchronised")
+    # An upload over TCP: only the peer sees the delay, so the form says what to choose.
+    assert "iperf 2 reports one-way delay where the data arrives" in user.visible_text()
+    assert window.measure.setup.plan() is None
+    user.tab("Study")
+    user.choose("Direction", "Download")
+    user.type("Values list", "1408")
+    plan = window.measure.setup.plan()
+    assert plan is not None and plan.clocks_synchronised and plan.direction is Direction.DOWN
+    assert "where the data arrives" not in user.visible_text()
+    user.tab("Advanced")
+    user.check("Clocks synchronised", on=False)
+    plan = window.measure.setup.plan()
+    assert plan is not None and not plan.clocks_synchronised
 
 
 @pytest.mark.usefixtures("iperf2")

@@ -41,6 +41,7 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "order": ("Advanced", ("Order",)),
     "seed": ("Advanced", ("Shuffle seed",)),
     "concurrent": ("Advanced", ("Run the series at the same time",)),
+    "clocks_synchronised": ("Advanced", ("Clocks synchronised",)),
     "early_stop": (
         "Advanced",
         (

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import DEFAULT_ECHO_PORT, Order
+from app.domain.plan_fields import BY_KEY
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -84,6 +85,10 @@ class AdvancedControls:
             "iperf3 server on consecutive ports (linklab serve --count 2 on the peer): shows "
             "how the link is divided."
         )
+        clocks = BY_KEY["clocks_synchronised"]
+        self.clocks_synchronised = QCheckBox(clocks.label)
+        self.clocks_synchronised.setObjectName("clocks_synchronised")
+        self.clocks_synchronised.setToolTip(clocks.tip)
         self.early_stop = QCheckBox("Stop a point early when precise enough")
         self.early_stop.setToolTip(
             "Stop repeating a point once its 95 % confidence interval "
@@ -112,6 +117,7 @@ class AdvancedControls:
         self.conditions = conditions
         for widget, name in (
             (self.concurrent, "Run the series at the same time"),
+            (self.clocks_synchronised, clocks.label),
             (self.early_stop, "Stop a point early when precise enough"),
             (self.early_fraction, "Early-stop precision"),
             (self.early_min, "Early-stop minimum runs"),

@@ -238,6 +238,15 @@ class SetupPanel(QWidget):
             )
         checks: list[tuple[QLabel | None, QWidget]] = [
             (None, self._register("concurrent", adv.concurrent.text(), adv.concurrent, ADVANCED)),
+            (
+                None,
+                self._register(
+                    "clocks_synchronised",
+                    adv.clocks_synchronised.text(),
+                    adv.clocks_synchronised,
+                    ADVANCED,
+                ),
+            ),
             (None, self._register("early", adv.early_stop.text(), adv.early_stop, ADVANCED)),
         ]
         early_error = FieldError("early_stop")
@@ -286,7 +295,12 @@ class SetupPanel(QWidget):
             adv.congestion,
         ):
             edit.textChanged.connect(self._changed)
-        for check in (*self.study.metric_boxes.values(), adv.early_stop, adv.concurrent):
+        for check in (
+            *self.study.metric_boxes.values(),
+            adv.early_stop,
+            adv.concurrent,
+            adv.clocks_synchronised,
+        ):
             check.toggled.connect(self._changed)
 
     # -- reacting --------------------------------------------------------------------------
@@ -410,6 +424,7 @@ class SetupPanel(QWidget):
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
             concurrent=adv.concurrent.isChecked(),
+            clocks_synchronised=adv.clocks_synchronised.isChecked(),
             seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
@@ -486,6 +501,7 @@ class SetupPanel(QWidget):
                 box.setChecked(metric in plan.metrics)
             adv.early_stop.setChecked(plan.early_stop is not None)
             adv.concurrent.setChecked(plan.concurrent)
+            adv.clocks_synchronised.setChecked(plan.clocks_synchronised)
             if plan.early_stop is not None:
                 adv.early_fraction.setValue(plan.early_stop.relative_ci * 100)
                 adv.early_min.setValue(plan.early_stop.min_runs)
