@@ -54,6 +54,8 @@ def test_a_download_between_synchronised_clocks_stores_its_one_way_delay(tmp_pat
         (run,) = store.runs(session.id)
         assert "--trip-times" in run.argv and "-R" in run.argv
         assert run.metrics.owd_ms is not None and 0 < run.metrics.owd_ms < 100
+        intervals = [s.owd_ms for s in store.samples(run.id)]
+        assert intervals and all(d is not None and 0 < d < 100 for d in intervals)
     shown = linklab("sessions", "show", str(data["session_id"]), "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "one-way ms" in shown.stdout

@@ -175,6 +175,7 @@ SAMPLE_COLUMNS = (
     "jitter_ms",
     "lost_packets",
     "packets",
+    "owd_ms",  # one-way delay (iperf 2 --trip-times, clocks stated synchronised)
 )
 
 
@@ -219,6 +220,7 @@ def write_samples_csv(
                 sample.jitter_ms,
                 sample.lost_packets,
                 sample.packets,
+                sample.owd_ms,
             ]
             writer.writerow([safe_cell(v) for v in row])
             count += 1

@@ -158,7 +158,7 @@ def trusted(name: str, value: object) -> Any:
 
 _SAMPLE_FIGURES = (
     "sent_bps", "received_bps", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
-    "lost_packets", "packets",
+    "lost_packets", "packets", "owd_ms",
 )  # fmt: skip
 
 
@@ -290,7 +290,7 @@ def insert_run(
 
 SAMPLE_COLUMNS = (
     "flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms, cwnd_bytes, "
-    "jitter_ms, lost_packets, packets"
+    "jitter_ms, lost_packets, packets, owd_ms"
 )
 
 
@@ -306,10 +306,13 @@ def readable_sample_columns(conn: sqlite3.Connection) -> str:
 def sample_columns_for(present: set[str]) -> str:
     """SAMPLE_COLUMNS for a samples table with these columns: a file from before schema 5
     that is only read (never migrated) has one bits_per_second column, sorted into sent
-    and received as the migration does."""
+    and received as the migration does; one from before schema 7 has no one-way delay."""
+    columns = SAMPLE_COLUMNS
+    if present and "owd_ms" not in present:
+        columns = columns.replace(", owd_ms", ", NULL AS owd_ms")
     if "sent_bps" in present or "bits_per_second" not in present:
-        return SAMPLE_COLUMNS
-    return SAMPLE_COLUMNS.replace(
+        return columns
+    return columns.replace(
         "sent_bps, received_bps",
         f"{LEGACY_SENT_BPS} AS sent_bps, {LEGACY_RECEIVED_BPS} AS received_bps",
     )
@@ -320,7 +323,7 @@ def insert_samples(
 ) -> None:
     conn.executemany(
         f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run_id,
@@ -337,6 +340,7 @@ def insert_samples(
                 s.jitter_ms,
                 s.lost_packets,
                 s.packets,
+                s.owd_ms,
             )
             for seq, s in enumerate(samples, start=first_seq)
         ],

@@ -264,8 +264,11 @@ _V6 = [
     "ALTER TABLE peers DROP COLUMN netperf_port",
 ]
 
-# Version 7: one-way delay per run (iperf 2's --trip-times, the clocks stated synchronised),
-# the receiver's mean. Older runs have none (NULL).
-_V7 = ["ALTER TABLE runs ADD COLUMN owd_ms REAL"]
+# Version 7: one-way delay (iperf 2's --trip-times, the clocks stated synchronised), the
+# receiver's mean, per run and per interval sample. Older runs and samples have none (NULL).
+_V7 = [
+    "ALTER TABLE runs ADD COLUMN owd_ms REAL",
+    "ALTER TABLE samples ADD COLUMN owd_ms REAL",
+]
 
 MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]

@@ -57,8 +57,10 @@ _ID = re.compile(r"[0-9a-f]{32}")
 _INT_METRICS = frozenset(column.name for column in COLUMNS if column.kind is int)
 #: Metrics LinkLab added after the first exchange files: a file without them still imports.
 _LATER_METRICS = frozenset(column.name for column in COLUMNS if column.since_schema > 1)
-_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms")
+_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms", "owd_ms")
 _SAMPLE_INTS = ("bytes", "retransmits", "cwnd_bytes", "lost_packets", "packets")
+#: Sample figures LinkLab added after the first exchange files: a file without them imports.
+_LATER_SAMPLE_VALUES = frozenset({"owd_ms"})
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
 _RUN_FIELDS = (
     "value", "error_kind", "error", "attempts", "started_at", "ended_at", "elapsed_s", "engine",
@@ -446,7 +448,7 @@ def _sample(item: object, number: int, run_label: str) -> Sample:
         **{
             k: obj.number(k, whole=False, optional=True)
             for k in _SAMPLE_FLOATS
-            if not (legacy and k in rates)
+            if not (legacy and k in rates) and not (k in _LATER_SAMPLE_VALUES and k not in obj.data)
         },
         **{k: obj.number(k, whole=True, optional=True) for k in _SAMPLE_INTS},
     )

@@ -36,5 +36,8 @@ def peers_before_schema_6(conn: sqlite3.Connection) -> None:
 
 
 def runs_before_schema_7(conn: sqlite3.Connection) -> None:
-    """The runs table as schemas 1 to 6 made it: no one-way delay column."""
+    """The runs and samples tables as schemas 1 to 6 made them: no one-way delay column."""
     conn.execute("ALTER TABLE runs DROP COLUMN owd_ms")
+    samples = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
+    if "owd_ms" in samples:  # not after samples_before_schema_5, which rebuilt the table
+        conn.execute("ALTER TABLE samples DROP COLUMN owd_ms")
