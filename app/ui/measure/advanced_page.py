@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import DEFAULT_ECHO_PORT, Order
-from app.domain.plan_fields import BY_KEY
+from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
+from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -25,6 +25,9 @@ from app.ui.common.widgets import (
     accessible,
 )
 from app.ui.measure.conditions_box import ConditionsBox
+
+#: The plan's yes-or-no settings on this page, each a check box under the form's key.
+PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
 
 
 class AdvancedControls:
@@ -123,6 +126,23 @@ class AdvancedControls:
             (self.early_min, "Early-stop minimum runs"),
         ):
             accessible(widget, name)
+
+    @property
+    def checks(self) -> dict[str, QCheckBox]:
+        """The check boxes, by the form's key, in the page's order."""
+        return {
+            "concurrent": self.concurrent,
+            "clocks_synchronised": self.clocks_synchronised,
+            "early": self.early_stop,
+        }
+
+    def flags(self) -> dict[str, bool]:
+        """The plan's yes-or-no settings as ticked."""
+        return {name: self.checks[name].isChecked() for name in PLAN_FLAGS}
+
+    def set_flags(self, plan: Plan) -> None:
+        for name in PLAN_FLAGS:
+            self.checks[name].setChecked(bool(getattr(plan, name)))
 
     def layout_page(self, rows: list[tuple[QLabel | None, QWidget]]) -> QWidget:
         """The page from (label, cell) rows; no label: the cell spans the row."""

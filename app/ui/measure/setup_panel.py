@@ -237,17 +237,8 @@ class SetupPanel(QWidget):
                 (self._label(label, control), self._register(key, label, control, ADVANCED))
             )
         checks: list[tuple[QLabel | None, QWidget]] = [
-            (None, self._register("concurrent", adv.concurrent.text(), adv.concurrent, ADVANCED)),
-            (
-                None,
-                self._register(
-                    "clocks_synchronised",
-                    adv.clocks_synchronised.text(),
-                    adv.clocks_synchronised,
-                    ADVANCED,
-                ),
-            ),
-            (None, self._register("early", adv.early_stop.text(), adv.early_stop, ADVANCED)),
+            (None, self._register(key, box.text(), box, ADVANCED))
+            for key, box in adv.checks.items()
         ]
         early_error = FieldError("early_stop")
         self._fields["early_stop"] = Field(
@@ -295,12 +286,7 @@ class SetupPanel(QWidget):
             adv.congestion,
         ):
             edit.textChanged.connect(self._changed)
-        for check in (
-            *self.study.metric_boxes.values(),
-            adv.early_stop,
-            adv.concurrent,
-            adv.clocks_synchronised,
-        ):
+        for check in (*self.study.metric_boxes.values(), *adv.checks.values()):
             check.toggled.connect(self._changed)
 
     # -- reacting --------------------------------------------------------------------------
@@ -423,8 +409,7 @@ class SetupPanel(QWidget):
             interval_s=round(adv.interval.value(), 3),
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
-            concurrent=adv.concurrent.isChecked(),
-            clocks_synchronised=adv.clocks_synchronised.isChecked(),
+            **adv.flags(),
             seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
@@ -500,8 +485,7 @@ class SetupPanel(QWidget):
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
             adv.early_stop.setChecked(plan.early_stop is not None)
-            adv.concurrent.setChecked(plan.concurrent)
-            adv.clocks_synchronised.setChecked(plan.clocks_synchronised)
+            adv.set_flags(plan)
             if plan.early_stop is not None:
                 adv.early_fraction.setValue(plan.early_stop.relative_ci * 100)
                 adv.early_min.setValue(plan.early_stop.min_runs)
