@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import sys
@@ -162,3 +163,14 @@ def pg_server() -> Iterator[Any]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(autouse=True)
+def _cycles_collected_between_tests() -> Iterator[None]:
+    """Once a window has moved the cycle collector onto the GUI thread's timer (app.ui.common.
+    main_thread_gc), tests that never run the event loop still get their cycles collected."""
+    yield
+    if not gc.isenabled():
+        from app.ui.common.main_thread_gc import collect_due
+
+        collect_due(gc.get_threshold())
