@@ -23,7 +23,7 @@ WINDOWS_TIME_LIMIT ?= 2400
 test-windows:
 	bash $(WINE_HARNESS)/setup.sh
 	LINKLAB_TEST_MIN_WAIT_S=30 WINE_TIMEOUT=$(WINDOWS_TIME_LIMIT) WINE_TEST_TIMEOUT=300 \
-		bash $(WINE_HARNESS)/run.sh -q -p no:cacheprovider -rs -o faulthandler_timeout=240 tests
+		bash $(WINE_HARNESS)/run.sh -q -p no:cacheprovider -rs tests
 
 setup: $(STAMP)
 
