@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +65,7 @@ class TestBed:
         self.dev_a, self.dev_b = f"lla{tag}", f"llb{tag}"
         self._procs: list[subprocess.Popen[str]] = []
 
-    def __enter__(self) -> TestBed:
+    def __enter__(self) -> Self:
         self.close()
         _run(["ip", "netns", "add", self.a])
         _run(["ip", "netns", "add", self.b])
