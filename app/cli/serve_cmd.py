@@ -26,6 +26,7 @@ from app.engine.servers import (
     EXPOSED_MAX_DURATION_S,
     LocalServer,
     ServerOptions,
+    start_all,
 )
 from app.study.server_pool import pool_ports
 
@@ -138,16 +139,7 @@ def start_servers(
             servers += driver.servers(ServerOptions(other_port, bind))
         except EngineMissing as err:
             print(f"linklab: {err.sentence} Serving without it.", file=sys.stderr)
-    started: list[LocalServer] = []
-    try:
-        for server in servers:
-            server.start()
-            started.append(server)
-    except BaseException:
-        for server in started:
-            server.stop()
-        raise
-    return started
+    return start_all(servers)
 
 
 def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:

@@ -229,6 +229,21 @@ class LocalServer:
             self._reader.join(timeout=1)
 
 
+def start_all(servers: list[LocalServer]) -> list[LocalServer]:
+    """Start every server in turn, or none: when one fails, those already started are stopped
+    before its error goes on."""
+    started: list[LocalServer] = []
+    try:
+        for server in servers:
+            server.start()
+            started.append(server)
+    except BaseException:
+        for server in started:
+            server.stop()
+        raise
+    return started
+
+
 def port_holder(port: int, kind: str = "tcp") -> str | None:
     """The program holding a port, as "iperf3 (pid 1234)": a TCP listener (kind "tcp") or a
     bound UDP socket (kind "udp"); None when unknown (none, or one the system will not name to

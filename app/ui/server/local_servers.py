@@ -15,7 +15,7 @@ from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS
 from app.engine.echo import EchoResponder
 from app.engine.loopback import LoopbackServers
-from app.engine.servers import LocalServer
+from app.engine.servers import LocalServer, start_all
 
 Drivers = Callable[[], Mapping[Engine, EngineDriver]]
 
@@ -58,15 +58,7 @@ class LocalServers(QObject):
         self.stop(engine)
         driver = self._drivers()[engine]
         servers = driver.servers(driver.exposed(port, bind or None), self._log(driver.serve_name))
-        started: list[LocalServer] = []
-        try:
-            for server in servers:
-                server.start()
-                started.append(server)
-        except BaseException:
-            for server in started:
-                server.stop()
-            raise
+        started = start_all(servers)
         self._running[engine] = started
         self._responder(bind)
         self.state_changed.emit()
