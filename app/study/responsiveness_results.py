@@ -80,6 +80,11 @@ class Step:
     latency_ms: float | None  # trimmed mean of the step's probes
     answered: int
     lost: int
+    #: Seconds after the test began when the step started and ended (for the chart over time).
+    start_s: float = 0.0
+    end_s: float = 0.0
+    #: The round trips of the step's answered probes, as measured (kept for comparisons).
+    rtts_ms: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,3 +22,9 @@ def samples_before_schema_5(conn: sqlite3.Connection) -> None:
         f"SELECT {_KEPT}, coalesce(received_bps, sent_bps) FROM samples_now"
     )
     conn.execute("DROP TABLE samples_now")
+
+
+def responsiveness_before_schema_6(conn: sqlite3.Connection) -> None:
+    """No responsiveness tables, as schemas 1 to 5 had."""
+    for table in ("responsiveness_steps", "responsiveness_loads", "responsiveness"):
+        conn.execute(f"DROP TABLE {table}")
