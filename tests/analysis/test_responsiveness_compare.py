@@ -81,7 +81,7 @@ def test_each_sentence_agrees_with_its_row(inputs: list[DirectionInput]) -> None
             assert _number(shown.group(1)) == round(row.baseline_rpm or 0)
             assert _number(shown.group(2)) == round(row.other_rpm or 0)
         # Each side's mean is the trimmed mean its loaded latency is.
-        base = [r for r in inputs if r.label == row.label][0]
+        base = next(r for r in inputs if r.label == row.label)
         assert row.baseline_latency_ms == pytest.approx(trimmed_mean(base.baseline_rtts))
 
 
