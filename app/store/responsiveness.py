@@ -1,5 +1,5 @@
 """Kept responsiveness results: one row per test, one per load direction, one per step of the
-ramp with its probes' round trips (schema 6). Rows go in and out as plain values; the study
+ramp with its probes' round trips (schema 8). Rows go in and out as plain values; the study
 layer turns them into its typed result."""
 
 from __future__ import annotations

@@ -247,11 +247,35 @@ _V5 = [
     "ALTER TABLE samples_v5 RENAME TO samples",
 ]
 
-# Version 6: responsiveness results kept like sessions: the test's header (peer, how latency
+# Version 6: a peer's ports are a mapping by engine ("iperf3": 5201, "netperf": 12865), one
+# row per engine whose server it runs, instead of a column per engine.
+_V6 = [
+    """
+    CREATE TABLE peer_ports (
+        peer_id INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+        engine TEXT NOT NULL,
+        port INTEGER NOT NULL,
+        PRIMARY KEY (peer_id, engine)
+    ) WITHOUT ROWID
+    """,
+    "INSERT INTO peer_ports SELECT id, 'iperf3', iperf3_port FROM peers",
+    "INSERT INTO peer_ports SELECT id, 'netperf', netperf_port FROM peers",
+    "ALTER TABLE peers DROP COLUMN iperf3_port",
+    "ALTER TABLE peers DROP COLUMN netperf_port",
+]
+
+# Version 7: one-way delay (iperf 2's --trip-times, the clocks stated synchronised), the
+# receiver's mean, per run and per interval sample. Older runs and samples have none (NULL).
+_V7 = [
+    "ALTER TABLE runs ADD COLUMN owd_ms REAL",
+    "ALTER TABLE samples ADD COLUMN owd_ms REAL",
+]
+
+# Version 8: responsiveness results kept like sessions: the test's header (peer, how latency
 # was measured, idle latency, settings), each load direction's result, and each step of its
 # ramp with the round trips of its probes (what a comparison tests the difference with).
 # RPM and rating are not stored: they follow from the loaded latency.
-_V6 = [
+_V8 = [
     """
     CREATE TABLE responsiveness (
         id TEXT PRIMARY KEY,
@@ -302,4 +326,4 @@ _V6 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]

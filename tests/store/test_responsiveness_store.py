@@ -1,5 +1,5 @@
-"""Responsiveness results in the database (schema 6): kept with every step of the ramp and the
-probes' round trips, read back equal, renamed and deleted; a schema 5 file migrates with its
+"""Responsiveness results in the database (schema 8): kept with every step of the ramp and the
+probes' round trips, read back equal, renamed and deleted; a schema 7 file migrates with its
 sessions untouched, and one that is only read lists no results instead of failing."""
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_results import Phase
 from tests.responsiveness_made import SETTINGS, three_ways
-from tests.store.old_files import responsiveness_before_schema_6
+from tests.store.old_files import responsiveness_before_schema_8
 
 TABLES = ("responsiveness_steps", "responsiveness_loads", "responsiveness")
 
 
-def _schema_5_file(path: Path) -> str:
-    """A file as LinkLab wrote it before schema 6: a session, no responsiveness tables."""
+def _schema_7_file(path: Path) -> str:
+    """A file as LinkLab wrote it before schema 8: a session, no responsiveness tables."""
     with Database(path) as db:
         sid = SessionStore(db).create_session(Plan(peer=Peer("10.0.0.5"), values=(1408,)))
     conn = sqlite3.connect(path)
-    responsiveness_before_schema_6(conn)
-    conn.execute("PRAGMA user_version = 5")
+    responsiveness_before_schema_8(conn)
+    conn.execute("PRAGMA user_version = 7")
     conn.commit()
     conn.close()
     return sid
@@ -64,16 +64,16 @@ def test_rename_delete_and_a_reference_that_names_nothing(tmp_path: Path) -> Non
         assert db.query("SELECT count(*) FROM responsiveness_steps")[0][0] == 0
 
 
-def test_a_schema_5_file_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
+def test_a_schema_7_file_migrates_and_keeps_its_sessions(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    sid = _schema_5_file(path)
+    sid = _schema_7_file(path)
     door = FrontDoor(path)
     with Database(path, readonly=True) as db:
-        assert db.version == 5
+        assert db.version == 7
     assert door.results().kept() == []  # read without migrating: no tables, no results
     kept = door.results().keep(three_ways(8.0, 12.0, 20.0), SETTINGS)  # opened to write
     with Database(path) as db:
-        assert db.version == SCHEMA_VERSION == 6
+        assert db.version == SCHEMA_VERSION == 8
         tables = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='table'")}
     assert set(TABLES) <= tables
     assert door.session(sid).plan.peer.host == "10.0.0.5"

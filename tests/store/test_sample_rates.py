@@ -15,7 +15,12 @@ from app.store.db import SCHEMA_VERSION, Database
 from app.store.recover import recover
 from app.store.sessions import SessionStore
 from app.study.sample_writer import SampleWriter
-from tests.store.old_files import responsiveness_before_schema_6, samples_before_schema_5
+from tests.store.old_files import (
+    peers_before_schema_6,
+    responsiveness_before_schema_8,
+    runs_before_schema_7,
+    samples_before_schema_5,
+)
 
 KEY = RunKey(Protocol.UDP, IpVersion.V4, 0, 1)
 #: As LinkLab 4 stored them: an upload's interval as its sender reported it; a download's as
@@ -46,7 +51,9 @@ def _version_4_file(path: Path) -> str:
         )
     conn = sqlite3.connect(path)
     samples_before_schema_5(conn)
-    responsiveness_before_schema_6(conn)
+    peers_before_schema_6(conn)
+    runs_before_schema_7(conn)
+    responsiveness_before_schema_8(conn)
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     columns = {r[1] for r in conn.execute("PRAGMA table_info(samples)")}
