@@ -155,6 +155,24 @@ class ResponsivenessResult:
         }
 
 
+def latency_number(ms: float | None) -> str:
+    """A latency in ms as the card, the tables and the exports show it: 8.25, 12; "—"."""
+    if ms is None:
+        return "—"
+    return f"{ms:.2f}" if ms < 10 else f"{ms:.0f}"
+
+
+def latency_text(ms: float | None) -> str:
+    if ms is None:
+        return "no probe came back"
+    return f"{latency_number(ms)} ms"
+
+
+def rpm_number(rpm: float | None) -> str:
+    """Round trips per minute as shown everywhere: 7,500; "—"."""
+    return "—" if rpm is None else f"{rpm:,.0f}"
+
+
 def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 

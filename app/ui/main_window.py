@@ -107,6 +107,7 @@ class MainWindow(QMainWindow):
         self.responsiveness.status_message.connect(self.status_label.setText)
         self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
+        self.responsiveness.result_kept.connect(lambda _id: self.sessions.refresh())
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)

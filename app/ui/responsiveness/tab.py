@@ -23,6 +23,7 @@ from app.domain.units import format_rate
 from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
+from app.study.responsiveness_kept import KeptResult
 from app.study.responsiveness_results import (
     MAX_FLOWS,
     IdleMeasured,
@@ -33,10 +34,11 @@ from app.study.responsiveness_results import (
     ResponsivenessSettings,
     StepMeasured,
     TestStarted,
+    latency_text,
 )
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 from app.ui.context import AppContext
-from app.ui.responsiveness.card import ResultCard, latency_text
+from app.ui.responsiveness.card import ResultCard
 from app.ui.responsiveness.worker import ResponsivenessWorker
 
 INTRO = (
@@ -50,6 +52,7 @@ INTRO = (
 class ResponsivenessTab(QWidget):
     status_message = Signal(str)
     running_changed = Signal(bool)
+    result_kept = Signal(str)  # the id of the result just stored
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -166,6 +169,8 @@ class ResponsivenessTab(QWidget):
         worker = ResponsivenessWorker(door, peer, settings)
         worker.progressed.connect(self._progressed)
         worker.measured.connect(self._measured)
+        worker.kept.connect(self._kept)
+        worker.not_kept.connect(self._not_kept)
         worker.stopped.connect(self._stopped)
         worker.failed.connect(self._failed)
         worker.finished.connect(self._worker_done)
@@ -222,6 +227,16 @@ class ResponsivenessTab(QWidget):
         host = self.peer.currentText().strip()
         if host and host != THIS_COMPUTER:
             self.context.remember_peer(host)
+
+    def _kept(self, kept: KeptResult) -> None:
+        self.state.setText(
+            f"{self.state.text()} Kept in Sessions as “{kept.name}”: list, export and "
+            f"compare it there."
+        )
+        self.result_kept.emit(kept.id)
+
+    def _not_kept(self, sentence: str) -> None:
+        self._problem(f"{self.state.text()} Not kept: {sentence}")
 
     def _stopped(self) -> None:
         self.state.setText("Stopped: no result.")
