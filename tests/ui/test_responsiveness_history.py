@@ -16,6 +16,7 @@ from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import compare_results
 from app.study.responsiveness_kept import KeptResult
 from app.ui.main_window import MainWindow
+from app.ui.responsiveness.result_files import CARD_WIDTH
 from tests.responsiveness_made import SETTINGS, three_ways
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_sessions_tab import make_session
@@ -146,8 +147,8 @@ def test_exports_carry_the_figures_the_window_shows(
         user.click("Save card as PNG…")
     wait_for(png_path.exists, 5, "the PNG")
     image = QImage(str(png_path))
-    card = user.find("Responsiveness result")
-    assert image.width() >= card.width() and image.height() >= card.height() > 100
+    assert image.width() == CARD_WIDTH and image.height() > 200
+    assert user.can_see("Responsiveness result")
 
     with user.answering(save_as(html_path)):
         user.click("Export HTML report…")

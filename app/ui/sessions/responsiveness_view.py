@@ -27,22 +27,16 @@ from app.report.responsiveness_export import (
     SUMMARY_HEADERS,
     comparison_csv,
     comparison_json,
-    result_csv,
-    result_html,
-    result_json,
     step_rows,
     summary_rows,
 )
-from app.study.describe import local_time
 from app.study.responsiveness_comparison import TABLE_HEADERS, ResponsivenessComparison
 from app.study.responsiveness_kept import KeptResult
 from app.ui.common.file_dialogs import save_file
-from app.ui.common.render_charts import painted_png
 from app.ui.responsiveness.card import ResultCard
+from app.ui.responsiveness.result_files import card_title, write_result
 from app.ui.responsiveness.time_chart import ResponsivenessTimeChart
 
-#: The chart as the HTML report embeds it (the card is painted at its size on screen).
-REPORT_CHART_SIZE = (1200, 640)
 FILTERS = {
     "csv": "CSV (*.csv)",
     "json": "JSON (*.json)",
@@ -136,7 +130,7 @@ class ResultView(QWidget):
 
     def show_result(self, kept: KeptResult) -> None:
         self.kept = kept
-        self.card.show_result(kept.result, f"{kept.name} — {local_time(kept.created_at)}")
+        self.card.show_result(kept.result, card_title(kept))
         self.chart.show_result(kept.result)
         _fill(self.summary, summary_rows(kept))
         _fill(self.steps, step_rows(kept))
@@ -144,29 +138,8 @@ class ResultView(QWidget):
     # -- exports -------------------------------------------------------------------------------
     def export_to(self, kind: str, path: Path) -> None:
         """Write the result shown as kind (csv, json, png, html) to path."""
-        kept = self.kept
-        if kept is None:
-            return
-        if kind == "csv":
-            _write(path, result_csv(kept))
-        elif kind == "json":
-            _write(path, result_json(kept))
-        elif kind == "png":
-            _write(path, self.card_png())
-        else:
-            chart = ResponsivenessTimeChart(print_friendly=True)
-            chart.show_result(kept.result)
-            try:
-                chart_png = painted_png(chart, *REPORT_CHART_SIZE)
-            finally:
-                chart.close()
-                chart.deleteLater()
-            _write(path, result_html(kept, self.card_png(), chart_png))
-
-    def card_png(self) -> bytes:
-        size = self.card.sizeHint().expandedTo(self.card.size())
-        self.card.resize(size)
-        return painted_png(self.card, size.width(), size.height())
+        if self.kept is not None:
+            write_result(self.kept, kind, path)
 
     def _ask(self, kind: str) -> None:
         if self.kept is None or self._settings is None:
