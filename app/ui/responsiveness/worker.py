@@ -56,12 +56,14 @@ class ResponsivenessWorker(QThread):
         except LinkLabError as err:
             self.failed.emit(err.sentence)
         else:
-            self.measured.emit(result)
+            # Stored before it is shown: the card and the Sessions list appear together.
             try:
                 kept = self.door.results().keep(result, self.settings)
             except LinkLabError as err:
+                self.measured.emit(result)
                 self.not_kept.emit(err.sentence)
             else:
+                self.measured.emit(result)
                 self.kept.emit(kept)
 
     def _emit(self, event: ResponsivenessEvent) -> None:
