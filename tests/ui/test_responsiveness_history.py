@@ -177,7 +177,7 @@ def test_two_results_compared_per_direction(window: MainWindow, user: User) -> N
     )
     assert table == expected.table()
     assert [row[0] for row in table] == ["Download", "Upload", "Both at once"]
-    findings = user.text("Comparison findings").split("\n")
+    findings = user.text("Comparison findings").split("\n\n")
     assert findings == expected.findings
     # Download: 8 ms to 30 ms is far beyond the noise; upload 12 to 12.2 ms is not.
     assert table[0][-1] == "yes" and "beyond the probes' noise" in findings[0]

@@ -32,17 +32,16 @@ class ResponsivenessTimeChart(QWidget):
             style_plot(plot, title, print_friendly)
             plot.setMouseEnabled(x=False, y=False)
             plot.setMinimumHeight(150)
-        add_legend(self.goodput, print_friendly)
+        # One legend, under both plots: a direction has the same colour in each.
         add_legend(self.latency, print_friendly)
         self.latency.setXLink(self.goodput)
-        self.goodput.setLabel("bottom", "time (s)")
         self.latency.setLabel("bottom", "time (s)")
         self.latency.setLabel("left", "latency (ms)")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.goodput, 1)
-        layout.addWidget(self.latency, 1)
+        layout.addWidget(self.goodput, 4)
+        layout.addWidget(self.latency, 5)  # with the legend under it
         #: What is drawn, per curve name: (times, values) — what a test reads back.
         self.drawn: dict[str, tuple[list[float], list[float]]] = {}
 
@@ -69,7 +68,7 @@ class ResponsivenessTimeChart(QWidget):
             end = max([end, *(s.end_s for s in load.steps)])
             rates = [(s.start_s + s.end_s) / 2 for s in load.steps if s.goodput_bps is not None]
             values = [s.goodput_bps / factor for s in load.steps if s.goodput_bps is not None]
-            self.goodput.plot(
+            self.goodput.plot(  # named for the latency plot's legend, which it has none of
                 rates, values, pen=pen, symbol="o", symbolSize=7, symbolBrush=brush, name=name
             )
             self.drawn[f"goodput {name}"] = (rates, values)

@@ -45,10 +45,20 @@ FILTERS = {
 }
 
 
-def _table(name: str, headers: Sequence[str]) -> QTableWidget:
+def _two_lines(header: str) -> str:
+    """A long header on two lines, broken at the space nearest its middle (the window only:
+    the files keep it on one)."""
+    if len(header) <= 14 or " " not in header:
+        return header
+    middle = len(header) // 2
+    cut = min((i for i, c in enumerate(header) if c == " "), key=lambda i: abs(i - middle))
+    return f"{header[:cut]}\n{header[cut + 1 :]}"
+
+
+def _table(name: str, headers: Sequence[str], *, wrap: bool = False) -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setAccessibleName(name)
-    table.setHorizontalHeaderLabels(list(headers))
+    table.setHorizontalHeaderLabels([_two_lines(h) if wrap else h for h in headers])
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().setVisible(False)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -66,8 +76,18 @@ def _fill(table: QTableWidget, rows: Sequence[Sequence[str]]) -> None:
             table.setItem(r, c, item)
 
 
+def _fit_rows(table: QTableWidget) -> None:
+    """As tall as its rows (and a scroll bar's room): the findings follow right under it."""
+    table.resizeRowsToContents()
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    header = table.horizontalHeader().sizeHint().height()
+    bar = table.horizontalScrollBar().sizeHint().height()
+    table.setFixedHeight(rows + header + bar + 2 * table.frameWidth() + 4)
+
+
 def _buttons(specs: Sequence[tuple[str, str, Callable[[], None]]]) -> QHBoxLayout:
     row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 2)
     row.addStretch(1)
     for text, tip, slot in specs:
         button = QPushButton(text)
@@ -122,11 +142,14 @@ class ResultView(QWidget):
                 ),
             ]
         )
+        # Beside the tabs' names: the chart keeps the height a row of buttons would take.
+        corner = QWidget()
+        corner.setLayout(exports)
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.card)
         layout.addWidget(self.tabs, 1)
-        layout.addLayout(exports)
 
     def show_result(self, kept: KeptResult) -> None:
         self.kept = kept
@@ -182,7 +205,7 @@ class ComparisonView(QWidget):
         self.title.setAccessibleName("Comparison title")
         self.title.setWordWrap(True)
         self.title.setStyleSheet("font-weight: bold;")
-        self.table = _table("Responsiveness differences", TABLE_HEADERS)
+        self.table = _table("Responsiveness differences", TABLE_HEADERS, wrap=True)
         self.findings = QLabel()
         self.findings.setAccessibleName("Comparison findings")
         self.findings.setWordWrap(True)
@@ -202,8 +225,9 @@ class ComparisonView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.table)
         layout.addWidget(self.findings)
+        layout.addStretch(1)
         layout.addLayout(exports)
 
     def show_comparison(self, comparison: ResponsivenessComparison) -> None:
@@ -215,7 +239,8 @@ class ComparisonView(QWidget):
             f"test over the probes, Holm's correction)."
         )
         _fill(self.table, comparison.table())
-        self.findings.setText("\n".join(comparison.findings))
+        _fit_rows(self.table)
+        self.findings.setText("\n\n".join(comparison.findings))
 
     def export_to(self, kind: str, path: Path) -> None:
         if self.comparison is not None:

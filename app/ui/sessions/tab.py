@@ -533,7 +533,9 @@ def _runs_text(count: int) -> str:
 
 def _count_text(count: int, results: int, search: str) -> str:
     found = "1 session" if count == 1 else f"{count} sessions"
-    if results:
+    if results and not count:
+        found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
+    elif results:
         found += (
             ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
         )
