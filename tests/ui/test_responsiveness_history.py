@@ -98,6 +98,11 @@ def test_results_are_listed_with_sessions_and_open_to_card_and_chart(
     user.click_row("Sessions", row_of(rows, "A sweep"))
     wait_for(lambda: user.can_see("Session throughput chart"), 10, "the session's view")
     assert not user.can_see("Responsiveness result")
+    # Open, as for a session: the result below the list again.
+    user.click_row("Sessions", row_of(rows, "Lab B, evening"))
+    user.click("Open")
+    wait_for(lambda: user.can_see("Responsiveness result"), 10, "the card again")
+    assert "Showing “Lab B, evening”" in user.text("Sessions message")
 
 
 def _as_cell(value: float, column: int) -> str:

@@ -361,7 +361,11 @@ class SessionsTab(QWidget):
         return self.exchange.export_to(session_ids, path)
 
     def open_selected(self) -> None:
-        """Show the selected session below the list (its runs read in the background)."""
+        """Show the selected session (or result) below the list, read in the background."""
+        chosen = self.selected_rows()
+        if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
+            self._open_result(chosen[0])
+            return
         session = self._single()
         if session is None:
             return
