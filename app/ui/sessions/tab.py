@@ -16,15 +16,12 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -35,7 +32,6 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.tags import TagError, parse_tags, tags_text
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
@@ -46,6 +42,7 @@ from app.ui.context import AppContext
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.table_model import COLUMNS, SORT_ROLE, STRETCHED, Row, SessionTableModel
+from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
@@ -53,44 +50,6 @@ SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
 COMPARE_TIP = "Put two or more sessions side by side, or two responsiveness results."
-
-
-class TagsDialog(QDialog):
-    """Free tags (KEY=VALUE per line) and notes of one session."""
-
-    def __init__(self, session: SessionRecord, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Tags and notes — {session.name or session.short_id}")
-        conditions = session.conditions
-        self.tags_edit = QPlainTextEdit(tags_text(conditions.tags, "\n"))
-        self.tags_edit.setPlaceholderText("open\nroom=B12\nap=lab-ap-2")
-        self.notes_edit = QPlainTextEdit(conditions.notes)
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #D55E00")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form = QFormLayout(self)
-        form.addRow("Tags (a label or KEY=VALUE, one per line)", self.tags_edit)
-        form.addRow("Notes", self.notes_edit)
-        form.addRow(self.error)
-        form.addRow(buttons)
-        self.tags: dict[str, str] = conditions.tag_dict
-
-    def accept(self) -> None:
-        try:
-            self.tags = parse_tags(self.tags_edit.toPlainText())
-        except TagError as err:
-            self.error.setText(str(err))
-            return
-        super().accept()
-
-    @property
-    def notes(self) -> str:
-        return self.notes_edit.toPlainText().strip()
 
 
 class SessionsTab(QWidget):
