@@ -41,7 +41,16 @@ from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.responsiveness_view import ResponsivenessView
-from app.ui.sessions.table_model import COLUMNS, SORT_ROLE, STRETCHED, Row, SessionTableModel
+from app.ui.sessions.table_model import (
+    COLUMNS,
+    SORT_ROLE,
+    STRETCHED,
+    Row,
+    SessionTableModel,
+    count_text,
+    row_time,
+    runs_text,
+)
 from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
 
@@ -194,7 +203,7 @@ class SessionsTab(QWidget):
             # A result is a finished test: listed unless another status is asked for.
             results = door.results().kept(search) if status in (None, "completed") else []
             rows: list[Row] = [*sessions, *results]
-            rows.sort(key=_when, reverse=True)
+            rows.sort(key=row_time, reverse=True)
             return rows, door.runs(on_view) if shown and on_view else None
 
         # Kept until a list arrives, even when a newer read replaces this one.
@@ -220,7 +229,7 @@ class SessionsTab(QWidget):
         result_on_view = self.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
-        self.status.setText(_count_text(len(sessions), len(results), self.search.text().strip()))
+        self.status.setText(count_text(len(sessions), len(results), self.search.text().strip()))
         self.model.set_rows(rows)
         for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)
@@ -449,7 +458,7 @@ class SessionsTab(QWidget):
         if not chosen:
             return
         names = "\n".join(
-            f"• {s.name or 'Untitled session'} ({s.short_id}), {_runs_text(s.runs_done)}"
+            f"• {s.name or 'Untitled session'} ({s.short_id}), {runs_text(s.runs_done)}"
             if isinstance(s, SessionRecord)
             else f"• {s.name} ({s.short_id}), a responsiveness result"
             for s in chosen[:10]
@@ -488,24 +497,3 @@ class SessionsTab(QWidget):
         ids = self.selected_ids()
         if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
-
-
-def _runs_text(count: int) -> str:
-    return "1 run" if count == 1 else f"{count} runs"
-
-
-def _count_text(count: int, results: int, search: str) -> str:
-    found = "1 session" if count == 1 else f"{count} sessions"
-    if results and not count:
-        found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
-    elif results:
-        found += (
-            ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
-        )
-    return f"{found} matching {search!r}." if search else f"{found}."
-
-
-def _when(row: Row) -> str:
-    if isinstance(row, KeptResult):
-        return row.created_at
-    return row.started_at or row.created_at

@@ -80,9 +80,7 @@ class SessionTableModel(QAbstractTableModel):
             return self.cells(row)[column]
         if role == SORT_ROLE:
             if column == 0:
-                if isinstance(row, KeptResult):
-                    return row.created_at
-                return row.started_at or row.created_at
+                return row_time(row)
             if column == RUNS_COLUMN:
                 if isinstance(row, KeptResult):
                     return -1.0
@@ -145,3 +143,24 @@ def status_words(session: SessionRecord) -> str:
     if session.status is SessionStatus.COMPLETED and session.runs_failed:
         return "completed with failures"
     return session.status.value
+
+
+def runs_text(count: int) -> str:
+    return "1 run" if count == 1 else f"{count} runs"
+
+
+def count_text(count: int, results: int, search: str) -> str:
+    found = "1 session" if count == 1 else f"{count} sessions"
+    if results and not count:
+        found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
+    elif results:
+        found += (
+            ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
+        )
+    return f"{found} matching {search!r}." if search else f"{found}."
+
+
+def row_time(row: Row) -> str:
+    if isinstance(row, KeptResult):
+        return row.created_at
+    return row.started_at or row.created_at
