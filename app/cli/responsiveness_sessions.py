@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from app.cli.args import EXIT_FAILED, EXIT_OK
@@ -19,9 +20,37 @@ from app.report.responsiveness_export import (
 )
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_comparison import TABLE_HEADERS, compare_results
+from app.study.responsiveness_comparison import compare_results
 from app.study.responsiveness_kept import KeptResult, lookup
 from app.study.responsiveness_results import Phase, latency_number, rpm_number
+
+#: The comparison's columns a terminal has room for, with short headers (--csv has them all).
+TERMINAL_COLUMNS = (
+    ("Direction", 0),
+    ("Baseline RPM", 1),
+    ("RPM", 2),
+    ("RPM diff.", 3),
+    ("Baseline ms", 5),
+    ("Loaded ms", 6),
+    ("Diff. ms", 7),
+    ("p (Holm)", 10),
+    ("Beyond noise", 11),
+)
+
+
+def _print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: int) -> None:
+    """Columns as wide as their widest cell; the first `left` of them left-aligned."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    print(line(headers))
+    for row in rows:
+        print(line(row))
 
 
 def find(door: FrontDoor, ref: str) -> KeptResult | None:
@@ -62,10 +91,8 @@ def show(kept: KeptResult, as_json: bool) -> None:
     print()
     print_result(kept.result)
     print()
-    widths = [max(len(h), 6) for h in STEP_HEADERS]
-    print("  ".join(h.rjust(w) for h, w in zip(STEP_HEADERS, widths, strict=True)))
-    for row in step_rows(kept):
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+    rows = step_rows(kept)
+    _print_table(STEP_HEADERS, rows, left=1)
 
 
 def rename(door: FrontDoor, kept: KeptResult, name: str, as_json: bool) -> int:
@@ -130,13 +157,12 @@ def compare(door: FrontDoor, refs: list[str], args: argparse.Namespace) -> int:
     print(f"Baseline: {baseline.name} ({headline(baseline)})")
     print(f"Other:    {other.name} ({headline(other)})")
     table = comparison.table()
-    shown = (0, 1, 2, 3, 5, 6, 7, 10, 11)  # the columns a terminal has room for
-    widths = [max(len(TABLE_HEADERS[i]), *(len(row[i]) for row in table)) for i in shown]
-    widths = [min(w, 16) for w in widths]
     print()
-    print("  ".join(TABLE_HEADERS[i][:w].ljust(w) for i, w in zip(shown, widths, strict=True)))
-    for row in table:
-        print("  ".join(row[i].ljust(w) for i, w in zip(shown, widths, strict=True)))
+    _print_table(
+        [header for header, _ in TERMINAL_COLUMNS],
+        [[row[i] for _, i in TERMINAL_COLUMNS] for row in table],
+        left=1,
+    )
     print()
     for sentence in comparison.findings:
         print(sentence)

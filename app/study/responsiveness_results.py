@@ -156,10 +156,11 @@ class ResponsivenessResult:
 
 
 def latency_number(ms: float | None) -> str:
-    """A latency in ms as the card, the tables and the exports show it: 8.25, 12; "—"."""
+    """A latency in ms as the card, the tables and the exports show it, three figures:
+    8.25, 12.1, 475; "—"."""
     if ms is None:
         return "—"
-    return f"{ms:.2f}" if ms < 10 else f"{ms:.0f}"
+    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
 
 
 def latency_text(ms: float | None) -> str:

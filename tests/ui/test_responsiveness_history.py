@@ -109,7 +109,7 @@ def _as_cell(value: float, column: int) -> str:
     """A plotted value as its cell shows it (goodput in Mbit/s, latency in ms)."""
     if column == 5:
         return f"{value:.1f}"
-    return f"{value:.2f}" if value < 10 else f"{value:.0f}"
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
 def test_exports_carry_the_figures_the_window_shows(
