@@ -165,7 +165,7 @@ def test_exports_carry_the_figures_the_window_shows(
     assert "Saved evening.html" in user.text("Sessions message")
 
 
-def test_two_results_compared_per_direction(window: MainWindow, user: User) -> None:
+def test_two_results_compared_per_direction(window: MainWindow, user: User, tmp_path: Path) -> None:
     evening, morning = keep_two(window.context.db_path)
     rows = sessions_tab(user, 2)
     user.click_row("Sessions", row_of(rows, "Lab B, evening"))
@@ -187,6 +187,19 @@ def test_two_results_compared_per_direction(window: MainWindow, user: User) -> N
     # Download: 8 ms to 30 ms is far beyond the noise; upload 12 to 12.2 ms is not.
     assert table[0][-1] == "yes" and "beyond the probes' noise" in findings[0]
     assert table[1][-1] == "no" and "within the probes' noise" in findings[1]
+    # The files hold the table as shown (a spreadsheet shows a cell typed '+1.2 as +1.2).
+    csv_path, json_path = tmp_path / "cmp.csv", tmp_path / "cmp.json"
+    with user.answering(save_as(csv_path)):
+        user.click("Export comparison CSV…")
+    wait_for(csv_path.exists, 5, "the CSV")
+    written = list(csv.reader(io.StringIO(csv_path.read_text(encoding="utf-8-sig"))))
+    assert [[cell.removeprefix("'") for cell in row] for row in written[1:]] == table
+    with user.answering(save_as(json_path)):
+        user.click("Export comparison JSON…")
+    wait_for(json_path.exists, 5, "the JSON")
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    assert data["findings"] == findings
+    assert [d["significant"] for d in data["directions"]] == [True, False, True]
     download = evening.result.loads[0]
     assert table[0][1] == f"{download.rpm:,.0f}"
     assert table[0][5] == f"{download.loaded_latency_ms:.3f}"
