@@ -43,12 +43,11 @@ def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user:
     # Kept without asking: listed in Sessions, where it opens to the same card.
     wait_for(lambda: "Kept in Sessions" in user.text("Responsiveness status"), 10, "the keep")
     rpm = user.text("Download RPM")
-    user.tab("Sessions")
-    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the kept result")
+    user.click("Show in Sessions")
+    assert window.tabs.currentWidget() is window.sessions
+    wait_for(lambda: user.can_see("Goodput over time"), 10, "the result's chart")
     (row,) = user.table_rows("Sessions")
     assert row[1] == "Responsiveness to This computer" and row[-1] == "Responsiveness"
-    user.click_row("Sessions", 0)
-    wait_for(lambda: user.can_see("Goodput over time"), 10, "the result's chart")
     assert user.text("Download RPM") == rpm
     wait_for(lambda: not engine_children(clients_only=True), 10, "the iperf3 clients to end")
 

@@ -53,6 +53,7 @@ class ResponsivenessTab(QWidget):
     status_message = Signal(str)
     running_changed = Signal(bool)
     result_kept = Signal(str)  # the id of the result just stored
+    show_requested = Signal(str)  # the id of a kept result to show in Sessions
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,8 +100,13 @@ class ResponsivenessTab(QWidget):
         self.stop_button = QPushButton("Stop test")
         self.stop_button.setEnabled(False)
         buttons = QHBoxLayout()
+        self.show_button = QPushButton("Show in Sessions")
+        self.show_button.setToolTip("The kept result in Sessions: export it, compare it.")
+        self.show_button.hide()
+        self.kept_id = ""
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.show_button)
         buttons.addStretch(1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
@@ -131,6 +137,7 @@ class ResponsivenessTab(QWidget):
         self.peer.editTextChanged.connect(self._peer_changed)
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
+        self.show_button.clicked.connect(lambda: self.show_requested.emit(self.kept_id))
         self._peer_changed()
         #: Set by the window: a study on the Measure tab holds this computer's servers.
         self.study_running: Callable[[], bool] = lambda: False
@@ -176,6 +183,7 @@ class ResponsivenessTab(QWidget):
         worker.finished.connect(self._worker_done)
         self.worker = worker
         self.card.hide()
+        self.show_button.hide()
         self.progress.setValue(0)
         self.state.setStyleSheet("")
         self.state.setText(f"Starting against {peer.name or peer.host}…")
@@ -233,6 +241,8 @@ class ResponsivenessTab(QWidget):
             f"{self.state.text()} Kept in Sessions as “{kept.name}”: list, export and "
             f"compare it there."
         )
+        self.kept_id = kept.id
+        self.show_button.show()
         self.result_kept.emit(kept.id)
 
     def _not_kept(self, sentence: str) -> None:
