@@ -171,7 +171,10 @@ class ResponsivenessTab(QWidget):
         )
         # Servers of its own for this computer: a study's are never restarted under it.
         door = FrontDoor(
-            self.context.db_path, loopback=self._loopback, drivers=self.context.drivers
+            self.context.db_path,
+            loopback=self._loopback,
+            drivers=self.context.drivers,
+            damaged=self.context.damaged,  # a damaged database keeps no result: said so
         )
         worker = ResponsivenessWorker(door, peer, settings)
         worker.progressed.connect(self._progressed)
