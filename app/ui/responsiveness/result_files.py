@@ -74,6 +74,12 @@ def write_result(kept: KeptResult, kind: str, path: str | Path) -> Path:
         data = card_png(kept)
     else:
         data = result_html(kept, card_png(kept), chart_png(kept))
+    write_file(path, data)
+    return path
+
+
+def write_file(path: Path, data: str | bytes) -> None:
+    """Text as UTF-8 (CSV with its byte-order mark as made), or bytes; a sentence if not."""
     try:
         if isinstance(data, bytes):
             path.write_bytes(data)
@@ -82,4 +88,3 @@ def write_result(kept: KeptResult, kind: str, path: str | Path) -> Path:
     except OSError as err:
         reason = err.strerror or type(err).__name__
         raise BadOption(f"Cannot write {path} ({reason}): choose another place.") from None
-    return path

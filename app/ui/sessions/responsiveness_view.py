@@ -34,7 +34,7 @@ from app.study.responsiveness_comparison import TABLE_HEADERS, ResponsivenessCom
 from app.study.responsiveness_kept import KeptResult
 from app.ui.common.file_dialogs import save_file
 from app.ui.responsiveness.card import ResultCard
-from app.ui.responsiveness.result_files import card_title, write_result
+from app.ui.responsiveness.result_files import card_title, write_file, write_result
 from app.ui.responsiveness.time_chart import ResponsivenessTimeChart
 
 FILTERS = {
@@ -97,17 +97,6 @@ def _buttons(specs: Sequence[tuple[str, str, Callable[[], None]]]) -> QHBoxLayou
     return row
 
 
-def _write(path: Path, data: str | bytes) -> None:
-    try:
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-        else:
-            path.write_text(data, encoding="utf-8", newline="")
-    except OSError as err:
-        reason = err.strerror or type(err).__name__
-        raise BadOption(f"Cannot write {path} ({reason}): choose another place.") from None
-
-
 def _file_name(name: str, ending: str) -> str:
     safe = "".join(c if c.isalnum() or c in " -_," else "-" for c in name).strip() or "result"
     return f"{safe}.{ending}"
@@ -132,7 +121,11 @@ class ResultView(QWidget):
         self.tabs.addTab(self.steps, "Steps")
         exports = _buttons(
             [
-                ("Export CSV…", "The tables below as CSV, for a spreadsheet.", self._csv),
+                (
+                    "Export CSV…",
+                    "The per-direction and steps tables as CSV, for a spreadsheet.",
+                    self._csv,
+                ),
                 ("Export JSON…", "The whole result with every step, as JSON.", self._json),
                 ("Save card as PNG…", "The result card as an image.", self._png),
                 (
@@ -167,8 +160,7 @@ class ResultView(QWidget):
     def _ask(self, kind: str) -> None:
         if self.kept is None or self._settings is None:
             return
-        ending = "png" if kind == "png" else kind
-        name = _file_name(self.kept.name, ending)
+        name = _file_name(self.kept.name, kind)
         path = save_file(self, self._settings, "export", "Export", name, FILTERS[kind])
         if path is None:
             return
@@ -245,7 +237,7 @@ class ComparisonView(QWidget):
     def export_to(self, kind: str, path: Path) -> None:
         if self.comparison is not None:
             text = comparison_csv if kind == "csv" else comparison_json
-            _write(path, text(self.comparison))
+            write_file(path, text(self.comparison))
 
     def _ask(self, kind: str) -> None:
         if self.comparison is None or self._settings is None:
