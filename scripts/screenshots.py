@@ -411,7 +411,7 @@ def shoot_responsiveness_history(user: Any, window: Any, save: Any) -> None:
         return [i for i, row in enumerate(rows) if row[-1] == "Responsiveness"]
 
     wait_for(lambda: len(results()) >= 2, 10, "both results in the list")
-    names = ("This computer, 8 flows", "This computer, 4 flows")  # newest first
+    names = ("Loopback, up to 8 flows", "Loopback, up to 4 flows")  # newest first
     for row, name in zip(results()[:2], names, strict=True):
 
         def rename(dialog: Any, name: str = name) -> None:
@@ -424,7 +424,7 @@ def shoot_responsiveness_history(user: Any, window: Any, save: Any) -> None:
         wait_for(lambda name=name: user.text("Result title").startswith(name), 10, "the name")
     older, newer = results()[1], results()[0]  # newest first
     user.click_row("Sessions", older)
-    wait_for(lambda: user.text("Result title").startswith("This computer, 4 flows"), 10, "card")
+    wait_for(lambda: user.text("Result title").startswith("Loopback, up to 4 flows"), 10, "card")
     user.tab("Over time")
     save("sessions-responsiveness-1280x800.png")
     user.click_row("Sessions", newer, Qt.KeyboardModifier.ControlModifier)

@@ -30,13 +30,18 @@ class ResponsivenessTimeChart(QWidget):
         self.latency.setAccessibleName("Latency over time")
         for plot, title in ((self.goodput, "Goodput per step"), (self.latency, "Latency per step")):
             style_plot(plot, title, print_friendly)
+            if not print_friendly:  # the axes name them: the height goes to the curves
+                plot.getPlotItem().setTitle(None)
             plot.setMouseEnabled(x=False, y=False)
-            plot.setMinimumHeight(150)
+            plot.setMinimumHeight(100)
+            for side in ("left", "bottom"):
+                # Milliseconds stay milliseconds: no "(x0.001)" beside a sub-ms latency.
+                plot.getPlotItem().getAxis(side).enableAutoSIPrefix(False)
         # One legend, under both plots: a direction has the same colour in each.
         add_legend(self.latency, print_friendly)
         self.latency.setXLink(self.goodput)
         self.latency.setLabel("bottom", "time (s)")
-        self.latency.setLabel("left", "latency (ms)")
+        self.latency.setLabel("left", self._axis("latency", "ms"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -44,6 +49,11 @@ class ResponsivenessTimeChart(QWidget):
         layout.addWidget(self.latency, 5)  # with the legend under it
         #: What is drawn, per curve name: (times, values) — what a test reads back.
         self.drawn: dict[str, tuple[list[float], list[float]]] = {}
+
+    def _axis(self, what: str, unit: str) -> str:
+        """On paper "goodput (Mbit/s)"; in the window, where a plot is a few lines tall, the
+        unit alone (Mbit/s is goodput, ms latency) so that the label is never cut."""
+        return f"{what} ({unit})" if self.print_friendly else unit
 
     def clear(self) -> None:
         for plot in (self.goodput, self.latency):
@@ -57,7 +67,7 @@ class ResponsivenessTimeChart(QWidget):
         self.clear()
         peak = max((s.goodput_bps or 0.0 for load in result.loads for s in load.steps), default=0.0)
         unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
-        self.goodput.setLabel("left", f"goodput ({unit})")
+        self.goodput.setLabel("left", self._axis("goodput", unit))
         highest = result.idle_latency_ms
         end = 0.0
         for load in result.loads:
