@@ -159,6 +159,12 @@ def shoot(only_discovery: bool = False) -> int:
         shoot_discovery(user, window, save)
         window.shutdown()
         return 0
+    if "--only-responsiveness" in sys.argv:  # the Responsiveness pictures alone
+        resize(*SIZES[0])
+        shoot_responsiveness(user, window, save)
+        shoot_responsiveness_history(user, window, save)
+        window.shutdown()
+        return 0
 
     security = {0: ("open (no security)", "Open, TCP+UDP"), 1: ("WPA2", "WPA2, TCP+UDP")}
     for number, (width, height) in enumerate(SIZES):
@@ -274,6 +280,7 @@ def shoot(only_discovery: bool = False) -> int:
     expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
     shoot_responsiveness(user, window, save)
+    shoot_responsiveness_history(user, window, save)
     shoot_discovery(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
@@ -381,6 +388,49 @@ def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:
     user.click("Start responsiveness test")
     wait_for(lambda: user.can_see("Responsiveness result"), 120, "the responsiveness card")
     save("responsiveness-1280x800.png")
+
+
+def shoot_responsiveness_history(user: Any, window: Any, save: Any) -> None:
+    """Responsiveness results kept in Sessions: a second test (more flows) run in the window,
+    both named through Rename…, the first opened to its card and chart over time, then the
+    two compared per direction."""
+    from PySide6.QtCore import Qt
+
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Responsiveness")
+    user.type("Most parallel flows", "8")
+    user.type("Seconds per direction", "6")
+    user.click("Start responsiveness test")
+    wait_for(lambda: "Kept in Sessions" in user.text("Responsiveness status"), 120, "the test")
+    user.tab("Sessions")
+
+    def results() -> list[int]:
+        rows = user.table_rows("Sessions")
+        return [i for i, row in enumerate(rows) if row[-1] == "Responsiveness"]
+
+    wait_for(lambda: len(results()) >= 2, 10, "both results in the list")
+    names = ("Loopback, up to 8 flows", "Loopback, up to 4 flows")  # newest first
+    for row, name in zip(results()[:2], names, strict=True):
+
+        def rename(dialog: Any, name: str = name) -> None:
+            dialog.type("New name", name)
+            dialog.click("OK")
+
+        user.click_row("Sessions", row)
+        with user.answering(rename):
+            user.click("Rename…")
+        wait_for(lambda name=name: user.text("Result title").startswith(name), 10, "the name")
+    older, newer = results()[1], results()[0]  # newest first
+    user.click_row("Sessions", older)
+    wait_for(lambda: user.text("Result title").startswith("Loopback, up to 4 flows"), 10, "card")
+    user.tab("Over time")
+    save("sessions-responsiveness-1280x800.png")
+    user.click_row("Sessions", newer, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: user.can_see("Responsiveness differences"), 10, "the comparison")
+    save("sessions-responsiveness-compare-1280x800.png")
 
 
 def shoot_discovery(user: Any, window: Any, save: Any) -> None:

@@ -6,11 +6,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT_DIR, free_port
 from tests.test_cli_serve import serving
+
+
+@pytest.fixture(autouse=True)
+def _own_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each result is kept: in the test's own database, never the user's."""
+    monkeypatch.setenv("LINKLAB_DB", str(tmp_path / "linklab.sqlite3"))
+
 
 SHORT = ["--idle-seconds", "1", "--step-seconds", "1", "--phase-seconds", "2", "--max-flows", "4"]
 
@@ -56,6 +64,19 @@ def test_this_computer_gives_the_json_keys() -> None:
     assert data["method"] == "udp-echo"
     assert data["both"]["flows"] == 2
     assert "Download…" in done.stderr and "idle latency" in done.stderr
+    # Kept like a session: listed with its kind, the same figures as printed.
+    assert "Kept as " in done.stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "app", "sessions", "--json"],
+        cwd=ROOT_DIR,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    (kept,) = json.loads(listed.stdout)
+    assert kept["kind"] == "responsiveness" and kept["session_id"] == data["session_id"]
+    assert kept["rpm"] == data["rpm"] and kept["loaded_latency_ms"] == data["loaded_latency_ms"]
 
 
 @pytest.mark.slow

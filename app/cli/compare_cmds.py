@@ -24,6 +24,7 @@ from app.analysis.compare import (
 )
 from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.points import plain_number
+from app.cli import responsiveness_sessions
 from app.cli.args import EXIT_OK
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
@@ -43,7 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "like: each series against the baseline session's series of the same protocol, IP "
         "version and direction (the baseline is the first session, or --baseline). --within "
         "compares the series of one session with each other (TCP vs UDP, IPv4 vs IPv6); "
-        "SESSION@tcp4, @udp6 ... picks series by name, each compared with the first picked.",
+        "SESSION@tcp4, @udp6 ... picks series by name, each compared with the first picked. "
+        "Two responsiveness results are compared per direction: RPM and loaded latency, the "
+        "difference and whether it is beyond the probes' noise (--csv, --json).",
     )
     cmp.add_argument("sessions", nargs="+", metavar="SESSION")
     cmp.add_argument(
@@ -229,6 +232,9 @@ def build_comparison(
 
 def cmd_compare(args: argparse.Namespace) -> int:
     refs = list(args.sessions)
+    door = FrontDoor(Path(args.db) if args.db else None)
+    if responsiveness_sessions.all_results_named(door, refs):
+        return responsiveness_sessions.compare(door, refs, args)
     with Database(args.db, readonly=True) as db:
         store = SessionStore(db)
         items = load_series(store, refs, args.metric)

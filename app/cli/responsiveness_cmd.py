@@ -1,5 +1,5 @@
 """`linklab responsiveness`: how responsive a link stays under load, printed the way Apple's
-networkQuality prints it (or as JSON)."""
+networkQuality prints it (or as JSON), and kept in the database like a session."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import argparse
 import json
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
 from app.cli.args import EXIT_CODES_HELP, EXIT_OK, add_port_arguments, number, peer_ports
+from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
 from app.domain.units import format_rate
 from app.engine.drivers import registry
@@ -91,6 +93,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cmd.add_argument("--no-both", action="store_true", help="leave out download and upload at once")
     cmd.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_db_argument(cmd)
     cmd.set_defaults(handler=cmd_responsiveness)
 
 
@@ -174,7 +177,10 @@ def cmd_responsiveness(args: argparse.Namespace) -> int:
         idle_s=args.idle_seconds,
         both=not args.no_both,
     )
-    door = FrontDoor(drivers=registry(getattr(args, "engine_settings", None)))
+    db = getattr(args, "db", None)
+    door = FrontDoor(
+        Path(db) if db else None, drivers=registry(getattr(args, "engine_settings", None))
+    )
     test = door.responsiveness(peer, ProgressLines(), settings, echo_port=args.echo_port)
     _stop_on_signals(test)
     try:
@@ -182,8 +188,14 @@ def cmd_responsiveness(args: argparse.Namespace) -> int:
     finally:
         if door.loopback is not None:
             door.loopback.stop()
+    kept = door.results().keep(result, settings)
+    print(
+        f"Kept as {kept.short_id} (“{kept.name}”): `linklab sessions show {kept.short_id}` "
+        f"shows it, `linklab export {kept.short_id} --format csv|json|png|html` exports it.",
+        file=sys.stderr,
+    )
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json.dumps({**result.to_dict(), "session_id": kept.id}, indent=2))
     else:
         print_result(result)
     return EXIT_OK

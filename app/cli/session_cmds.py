@@ -1,4 +1,5 @@
-"""`linklab sessions` (list, show, rename, tag, delete), `linklab export` and `import`."""
+"""`linklab sessions` (list, show, rename, tag, delete), `linklab export` and `import`; kept
+responsiveness results are listed, shown, renamed, deleted and exported beside the sessions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from app.cli import responsiveness_sessions as kept_results
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
@@ -28,15 +30,21 @@ from app.study.exchange import (
     export_sessions,
 )
 from app.study.frontdoor import FrontDoor
+from app.study.responsiveness_kept import KeptResult
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = sub.add_parser("sessions", help="list, show, rename, tag or delete sessions")
+    sessions = sub.add_parser(
+        "sessions",
+        help="list, show, rename, tag or delete sessions (and responsiveness results)",
+    )
     sessions.set_defaults(handler=cmd_sessions, action="list")
     add_db_argument(sessions)
     sessions.add_argument("--json", action="store_true")
     actions = sessions.add_subparsers(dest="action", metavar="ACTION")
-    listing = actions.add_parser("list", help="all sessions, newest first")
+    listing = actions.add_parser(
+        "list", help="all sessions, then the responsiveness results, newest first"
+    )
     listing.add_argument("--search", default="", help="text in the name, peer, conditions")
     listing.add_argument(
         "--status", choices=("running", "completed", "stopped", "interrupted", "failed")
@@ -66,7 +74,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     export.add_argument(
         "--format",
-        choices=("csv", "points", "samples", "json", "html", "pdf", "handin", "report"),
+        choices=("csv", "points", "samples", "json", "html", "pdf", "png", "handin", "report"),
         required=True,
         help="csv: one row per finished run; points: one row per series and value "
         "(n, mean, std, min, max, 95 %% CI); samples: one row per interval sample, with "
@@ -74,7 +82,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "receiver got) and sent_bps (the sender's rate); json: sessions to "
         "import elsewhere; html, pdf: a report comparing the sessions' series; handin: a "
         "student's sessions of a lab exercise with name, group and answers (.linklab); "
-        "report: the student's lab report drafted (.html, .pdf, .docx or .odt by --out)",
+        "report: the student's lab report drafted (.html, .pdf, .docx or .odt by --out). "
+        "A responsiveness result exports as csv (its tables), json (every step), png (its "
+        "card) or html (card, chart over time and tables)",
     )
     export.add_argument(
         "--out",
@@ -104,8 +114,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     action = args.action or "list"
     door = open_door(args)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
-        found = door.sessions(getattr(args, "search", ""), getattr(args, "status", None))
-        return _list(found, args.json)
+        search, status = getattr(args, "search", ""), getattr(args, "status", None)
+        found = door.sessions(search, status)
+        # A kept result is a finished test: listed unless another status is asked for.
+        results = door.results().kept(search) if status in (None, "completed") else []
+        return _list(found, results, args.json)
+    kept = kept_results.find(door, args.session)
+    if kept is not None:
+        return _result_action(door, kept, action, args)
     session = door.session(args.session)
     if action == "show":
         runs = door.runs(session.id)
@@ -146,13 +162,45 @@ def _confirm(question: str) -> bool:
     return input(question).strip().lower() in ("y", "yes")
 
 
-def _list(found: list[SessionRecord], as_json: bool) -> int:
-    if as_json:
-        print(json_text([session_summary(s) for s in found]))
+def _result_action(door: FrontDoor, kept: KeptResult, action: str, args: argparse.Namespace) -> int:
+    if action == "show":
+        kept_results.show(door.results().get(kept.id), args.json)
         return EXIT_OK
-    if not found:
+    if action == "rename":
+        return kept_results.rename(door, kept, args.new_name, args.json)
+    if action == "delete":
+        return kept_results.delete(door, kept, args.yes)
+    raise BadOption(
+        f"{kept.name!r} is a responsiveness result: it has no tags (rename it to tell it apart)."
+    )
+
+
+def _list(found: list[SessionRecord], results: list[KeptResult], as_json: bool) -> int:
+    if as_json:
+        listed = [
+            (s.started_at or s.created_at, {"kind": "session", **session_summary(s)}) for s in found
+        ] + [(k.created_at, k.summary()) for k in results]
+        listed.sort(key=lambda pair: pair[0], reverse=True)
+        print(json_text([summary for _, summary in listed]))
+        return EXIT_OK
+    if not found and not results:
         print("No sessions yet: `linklab run --peer HOST` makes one.")
         return EXIT_OK
+    if found:
+        _print_sessions(found)
+    if results:
+        if found:
+            print()
+        print("Responsiveness results")
+        kept_results.print_listing(results)
+    count = counted(len(found), "session")
+    if results:
+        count += f", {counted(len(results), 'responsiveness result')}"
+    print(f"{count}.")
+    return EXIT_OK
+
+
+def _print_sessions(found: list[SessionRecord]) -> None:
     print(
         f"{'id':<8}  {'started':<16}  {'name':<20}  {'peer':<16}  {'series':<14}  "
         f"{'conditions':<16}  {'status':<11}  runs"
@@ -170,8 +218,6 @@ def _list(found: list[SessionRecord], as_json: bool) -> int:
             f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
             f"{s.status.value:<11}  {s.runs_done}/{s.total_runs}"
         )
-    print(f"{counted(len(found), 'session')}.")
-    return EXIT_OK
 
 
 def peer_name(session: SessionRecord) -> str:
@@ -201,6 +247,10 @@ def _show(session: SessionRecord) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format in ("csv", "json", "png", "html") and len(args.sessions) == 1:
+        door = FrontDoor(Path(args.db) if args.db else None)
+        if (kept := kept_results.find(door, args.sessions[0])) is not None:
+            return kept_results.export(door.results().get(kept.id), args.format, args.out)
     if args.format in ("html", "pdf"):
         return _export_report(args)
     if args.format == "handin":
@@ -217,6 +267,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             "for several in one file."
         )
     door = FrontDoor(Path(args.db) if args.db else None)
+    if args.format == "png":
+        raise BadOption("png is a responsiveness result's card: a session's chart is in html.")
     if args.format == "samples":
         return _export_samples(door, args.sessions[0], args.out)
     if args.format == "json":

@@ -271,4 +271,59 @@ _V7 = [
     "ALTER TABLE samples ADD COLUMN owd_ms REAL",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+# Version 8: responsiveness results kept like sessions: the test's header (peer, how latency
+# was measured, idle latency, settings), each load direction's result, and each step of its
+# ramp with the round trips of its probes (what a comparison tests the difference with).
+# RPM and rating are not stored: they follow from the loaded latency.
+_V8 = [
+    """
+    CREATE TABLE responsiveness (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL DEFAULT '',
+        host TEXT NOT NULL,
+        this_computer INTEGER NOT NULL DEFAULT 0,
+        method TEXT NOT NULL,
+        method_sentence TEXT NOT NULL DEFAULT '',
+        idle_latency_ms REAL NOT NULL,
+        idle_answered INTEGER NOT NULL,
+        elapsed_s REAL NOT NULL,
+        settings_json TEXT NOT NULL DEFAULT '{}',
+        notes_json TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        app_version TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX responsiveness_created ON responsiveness (created_at)",
+    """
+    CREATE TABLE responsiveness_loads (
+        result_id TEXT NOT NULL REFERENCES responsiveness(id) ON DELETE CASCADE,
+        phase TEXT NOT NULL CHECK (phase IN ('download', 'upload', 'both')),
+        loaded_latency_ms REAL,
+        confidence TEXT NOT NULL,
+        goodput_bps REAL,
+        flows INTEGER NOT NULL,
+        answered INTEGER NOT NULL,
+        lost INTEGER NOT NULL,
+        stable INTEGER NOT NULL,
+        PRIMARY KEY (result_id, phase)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE responsiveness_steps (
+        result_id TEXT NOT NULL REFERENCES responsiveness(id) ON DELETE CASCADE,
+        phase TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        flows INTEGER NOT NULL,
+        goodput_bps REAL,
+        latency_ms REAL,
+        answered INTEGER NOT NULL,
+        lost INTEGER NOT NULL,
+        start_s REAL NOT NULL,
+        end_s REAL NOT NULL,
+        rtts_json TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (result_id, phase, step)
+    ) WITHOUT ROWID
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from app.study.exercises import ExerciseDesk
     from app.study.responsiveness import Observer as ResponsivenessObserver
     from app.study.responsiveness import ResponsivenessTest
+    from app.study.responsiveness_kept import KeptResults
     from app.study.responsiveness_results import ResponsivenessSettings
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
@@ -220,6 +221,12 @@ class FrontDoor:
 
         return ExerciseDesk(self.db_path, self._open)
 
+    def results(self) -> KeptResults:
+        """The responsiveness results kept in this database."""
+        from app.study.responsiveness_kept import KeptResults
+
+        return KeptResults(self.db_path, self._open)
+
     def _open(self, *, write: bool) -> Database:
         if write:
             self.require_writable()
@@ -329,7 +336,8 @@ class FrontDoor:
         echo_port: int = DEFAULT_ECHO_PORT,
     ) -> ResponsivenessTest:
         """A responsiveness test against the peer (this computer: against its own servers on
-        the loopback, as a study's); run() it off any GUI thread. Nothing is stored."""
+        the loopback, as a study's); run() it off any GUI thread, then keep its result with
+        results().keep()."""
         if peer.is_this_computer and self.loopback is None:
             self.loopback = LoopbackServers(drivers=self.drivers)
         from app.study.responsiveness import ResponsivenessTest

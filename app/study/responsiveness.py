@@ -83,10 +83,12 @@ class _StepRun:
         return bits / seconds if seconds > 0 else None
 
 
-def step_figures(flows: int, run: _StepRun) -> Step:
+def step_figures(flows: int, run: _StepRun, start_s: float = 0.0, end_s: float = 0.0) -> Step:
     rtts = [r.rtt_ms for r in run.records if r.rtt_ms is not None]
     lost = sum(1 for r in run.records if r.rtt_ms is None)
-    return Step(flows, run.goodput_bps(), trimmed_mean(rtts), len(rtts), lost)
+    return Step(
+        flows, run.goodput_bps(), trimmed_mean(rtts), len(rtts), lost, start_s, end_s, tuple(rtts)
+    )
 
 
 def load_result(phase: Phase, steps: Sequence[Step], runs: Sequence[_StepRun]) -> LoadResult:
@@ -279,9 +281,10 @@ class ResponsivenessTest:
         runs: list[_StepRun] = []
         flows = 1
         while True:
+            start_s = time.monotonic() - self._started
             run = self._step(tool, host, port, choice, phase, flows)
             runs.append(run)
-            steps.append(step_figures(flows, run))
+            steps.append(step_figures(flows, run, start_s, time.monotonic() - self._started))
             verdict = stability([s.goodput_bps for s in steps], [s.latency_ms for s in steps])
             elapsed = time.monotonic() - began
             self._emit(

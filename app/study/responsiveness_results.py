@@ -80,6 +80,11 @@ class Step:
     latency_ms: float | None  # trimmed mean of the step's probes
     answered: int
     lost: int
+    #: Seconds after the test began when the step started and ended (for the chart over time).
+    start_s: float = 0.0
+    end_s: float = 0.0
+    #: The round trips of the step's answered probes, as measured (kept for comparisons).
+    rtts_ms: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,25 @@ class ResponsivenessResult:
             "elapsed_s": round(self.elapsed_s, 1),
             "notes": list(self.notes),
         }
+
+
+def latency_number(ms: float | None) -> str:
+    """A latency in ms as the card, the tables and the exports show it, three figures:
+    8.25, 12.1, 475; "—"."""
+    if ms is None:
+        return "—"
+    return f"{ms:.2f}" if ms < 10 else f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
+
+
+def latency_text(ms: float | None) -> str:
+    if ms is None:
+        return "no probe came back"
+    return f"{latency_number(ms)} ms"
+
+
+def rpm_number(rpm: float | None) -> str:
+    """Round trips per minute as shown everywhere: 7,500; "—"."""
+    return "—" if rpm is None else f"{rpm:,.0f}"
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:

@@ -107,6 +107,8 @@ class MainWindow(QMainWindow):
         self.responsiveness.status_message.connect(self.status_label.setText)
         self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
+        self.responsiveness.result_kept.connect(lambda _id: self.sessions.refresh())
+        self.responsiveness.show_requested.connect(self._show_result)
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
@@ -261,6 +263,13 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.sessions:
             self.sessions.refresh()
+
+    def _show_result(self, result_id: str) -> None:
+        """A kept responsiveness result, selected and shown in Sessions."""
+        self.sessions.search.clear()  # a search or status chosen before must not hide it
+        self.sessions.status_filter.setCurrentIndex(0)
+        self.tabs.setCurrentWidget(self.sessions)
+        self.sessions.refresh(select=[result_id])
 
     def _resume(self, session_id: str) -> None:
         if self.measure.running:

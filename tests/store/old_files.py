@@ -41,3 +41,9 @@ def runs_before_schema_7(conn: sqlite3.Connection) -> None:
     samples = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
     if "owd_ms" in samples:  # not after samples_before_schema_5, which rebuilt the table
         conn.execute("ALTER TABLE samples DROP COLUMN owd_ms")
+
+
+def responsiveness_before_schema_8(conn: sqlite3.Connection) -> None:
+    """No responsiveness tables, as schemas 1 to 7 had."""
+    for table in ("responsiveness_steps", "responsiveness_loads", "responsiveness"):
+        conn.execute(f"DROP TABLE {table}")

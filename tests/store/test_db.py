@@ -212,7 +212,11 @@ def test_a_peers_ports_move_into_their_own_table(tmp_path: Path) -> None:
     """Schema 6: the port columns of a peer become rows of peer_ports, by engine."""
     from app.domain.plan import Peer, Plan
     from app.store.sessions import SessionStore
-    from tests.store.old_files import peers_before_schema_6, runs_before_schema_7
+    from tests.store.old_files import (
+        peers_before_schema_6,
+        responsiveness_before_schema_8,
+        runs_before_schema_7,
+    )
 
     path = tmp_path / "lab.sqlite3"
     with Database(path) as db:
@@ -220,6 +224,7 @@ def test_a_peers_ports_move_into_their_own_table(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     peers_before_schema_6(conn)
     runs_before_schema_7(conn)
+    responsiveness_before_schema_8(conn)
     conn.execute("PRAGMA user_version = 5")
     conn.commit()
     conn.close()

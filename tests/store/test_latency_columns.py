@@ -15,6 +15,7 @@ from app.store.sessions import SessionStore
 from app.study.exchange import export_sessions, import_sessions, read_exchange, write_exchange
 from tests.store.old_files import (
     peers_before_schema_6,
+    responsiveness_before_schema_8,
     runs_before_schema_7,
     samples_before_schema_5,
 )
@@ -59,6 +60,7 @@ def _version_3_file(path: Path) -> str:
     samples_before_schema_5(conn)
     peers_before_schema_6(conn)
     runs_before_schema_7(conn)
+    responsiveness_before_schema_8(conn)
     conn.execute("PRAGMA user_version = 3")
     conn.commit()
     conn.close()

@@ -14,7 +14,7 @@ from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.study.exchange import export_sessions, import_sessions, read_exchange, write_exchange
-from tests.store.old_files import runs_before_schema_7
+from tests.store.old_files import responsiveness_before_schema_8, runs_before_schema_7
 
 KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
 DELAYED = RunMetrics(throughput_bps=9e6, owd_ms=2.883)
@@ -60,6 +60,7 @@ def _version_6_file(path: Path) -> str:
         _add(store, sid, KEY, RunMetrics(throughput_bps=5e6), (Sample(0.0, 1.0, Flow.DOWN, 5e6),))
     conn = sqlite3.connect(path)
     runs_before_schema_7(conn)
+    responsiveness_before_schema_8(conn)
     conn.execute("PRAGMA user_version = 6")
     conn.commit()
     conn.close()

@@ -17,6 +17,7 @@ from app.store.sessions import SessionStore
 from app.study.sample_writer import SampleWriter
 from tests.store.old_files import (
     peers_before_schema_6,
+    responsiveness_before_schema_8,
     runs_before_schema_7,
     samples_before_schema_5,
 )
@@ -52,6 +53,7 @@ def _version_4_file(path: Path) -> str:
     samples_before_schema_5(conn)
     peers_before_schema_6(conn)
     runs_before_schema_7(conn)
+    responsiveness_before_schema_8(conn)
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     columns = {r[1] for r in conn.execute("PRAGMA table_info(samples)")}

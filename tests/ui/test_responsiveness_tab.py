@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import engine_children
 from tests.ui.user import User, wait_for
@@ -40,6 +41,15 @@ def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user:
     assert "RPM" in text and "Loaded latency" in text
     assert user.find("Responsiveness progress").value() == 100  # type: ignore[attr-defined]
     assert user.find("Start responsiveness test").isEnabled()
+    # Kept without asking: listed in Sessions, where it opens to the same card.
+    wait_for(lambda: "Kept in Sessions" in user.text("Responsiveness status"), 10, "the keep")
+    rpm = user.text("Download RPM")
+    user.click("Show in Sessions")
+    assert window.tabs.currentWidget() is window.sessions
+    wait_for(lambda: user.can_see("Goodput over time"), 10, "the result's chart")
+    (row,) = user.table_rows("Sessions")
+    assert row[1] == "Responsiveness to This computer" and row[-1] == "Responsiveness"
+    assert user.text("Download RPM") == rpm
     wait_for(lambda: not engine_children(clients_only=True), 10, "the iperf3 clients to end")
 
 
@@ -84,3 +94,27 @@ def test_the_guide_explains_the_rating(window: MainWindow, user: User) -> None:
     wait_for(guide.isVisible, 5)
     text = User(guide).find("LinkLab guide").toPlainText()  # type: ignore[attr-defined]
     assert "The Responsiveness tab" in text and "Poor below 300 RPM" in text
+
+
+@pytest.fixture
+def damaged_database(context: AppContext) -> None:
+    """The database fails its start-up check before the window opens."""
+    from tests.store.test_recover import _damaged
+
+    _damaged(context.db_path)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("iperf3_tool", "damaged_database")
+def test_a_damaged_database_shows_the_result_and_says_it_is_not_kept(
+    window: MainWindow, user: User
+) -> None:
+    wait_for(lambda: user.can_see("Database problem"), 15, "the database banner")
+    short_test(user)
+    user.click("Start responsiveness test")
+    wait_for(lambda: user.can_see("Responsiveness result"), 90, "the result card")
+    wait_for(lambda: "Not kept" in user.text("Responsiveness status"), 10, "the sentence")
+    assert "--recover-to" in user.text("Responsiveness status")
+    assert not user.can_see("Show in Sessions")
+    wait_for(lambda: not window.responsiveness.running, 10, "the test to end")
+    wait_for(lambda: not engine_children(clients_only=True), 10, "the iperf3 clients to end")

@@ -149,7 +149,7 @@ def test_list_newest_first_with_the_right_columns(tab: SessionsTab, context: App
     refreshed(tab)
     table = tab.findChild(QTableView, "sessions_table")
     assert table is tab.table
-    header = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
+    header = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(9)]
     assert header == list(COLUMNS)
     assert names(tab) == ["newest", "middle", "oldest"]
     assert rows(tab)[0] == [
@@ -161,6 +161,7 @@ def test_list_newest_first_with_the_right_columns(tab: SessionsTab, context: App
         "WPA2 · 802.11n · room=B12",
         "completed",
         "24/24",
+        "Session",
     ]
     assert rows(tab)[1][6] == "stopped"
     # Sortable: by name, then back to date.

@@ -25,7 +25,7 @@ from PySide6.QtGui import (
     QTextImageFormat,
     QTextOption,
 )
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
@@ -200,26 +200,36 @@ def chart_png(
 
 def widget_png(chart: pg.PlotWidget, width: int, height: int) -> bytes:
     """A chart painted offscreen at exactly width × height pixels, then let go."""
-    app = ensure_application()
     try:
-        # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
-        chart.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        chart.resize(width, height)
-        chart.show()
-        app.processEvents()  # let the plot lay itself out at the new size
-        # Painting into an image of our own size keeps the pixel size exact on any
-        # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
-        image = QImage(width, height, QImage.Format.Format_RGB32)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            chart.render(painter)
-        finally:
-            painter.end()
+        return painted_png(chart, width, height)
     finally:
         chart.close()
         chart.deleteLater()
+
+
+def painted_png(widget: QWidget, width: int, height: int) -> bytes:
+    """A widget painted at exactly width × height pixels on white; one not on screen is laid
+    out offscreen first (the window's own widgets are painted as they are)."""
+    app = ensure_application()
+    if not widget.isVisible():
+        # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.resize(width, height)
+        widget.show()
+    app.processEvents()  # let the plot lay itself out at the new size
+    # Painting into an image of our own size keeps the pixel size exact on any
+    # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    if not isinstance(widget, pg.PlotWidget):
+        widget.render(image)  # the widget and its children, as on screen
+        return _png_bytes(image)
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        widget.render(painter)
+    finally:
+        painter.end()
     return _png_bytes(image)
 
 

@@ -9,7 +9,13 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.analysis.responsiveness import Rating
 from app.domain.units import format_rate
-from app.study.responsiveness_results import LoadResult, Phase, ResponsivenessResult
+from app.study.responsiveness_results import (
+    LoadResult,
+    Phase,
+    ResponsivenessResult,
+    latency_text,
+    rpm_number,
+)
 
 #: Okabe-Ito colours, readable by colour-blind people, from worst to best.
 RATING_COLOUR = {
@@ -19,12 +25,6 @@ RATING_COLOUR = {
     Rating.EXCELLENT: "#009E73",
 }
 HEADINGS = {Phase.DOWNLOAD: "Download", Phase.UPLOAD: "Upload", Phase.BOTH: "Both at once"}
-
-
-def latency_text(ms: float | None) -> str:
-    if ms is None:
-        return "no probe came back"
-    return f"{ms:.2f} ms" if ms < 10 else f"{ms:.0f} ms"
 
 
 def _label(text: str = "", name: str = "", *, size: float = 0, bold: bool = False) -> QLabel:
@@ -63,7 +63,7 @@ class _Column(QWidget):
     def show_result(self, load: LoadResult) -> None:
         self.rating.setText(load.rating.value)
         self.rating.setStyleSheet(f"color: {RATING_COLOUR[load.rating]};")
-        self.rpm.setText(f"{load.rpm:,.0f} RPM" if load.rpm is not None else "— RPM")
+        self.rpm.setText(f"{rpm_number(load.rpm)} RPM")
         self.latency.setText(f"Loaded latency {latency_text(load.loaded_latency_ms)}")
         flows = f"{load.flows} flow{'s' if load.flows > 1 else ''}"
         if load.phase is Phase.BOTH:
@@ -102,8 +102,8 @@ class ResultCard(QFrame):
         layout.addStretch(1)
         self.hide()
 
-    def show_result(self, result: ResponsivenessResult) -> None:
-        self.title.setText(f"Responsiveness to {result.host}")
+    def show_result(self, result: ResponsivenessResult, title: str = "") -> None:
+        self.title.setText(title or f"Responsiveness to {result.host}")
         for phase, column in self.columns.items():
             load = result.load(phase)
             column.setVisible(load is not None)

@@ -23,6 +23,7 @@ from app.domain.units import format_rate
 from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
+from app.study.responsiveness_kept import KeptResult
 from app.study.responsiveness_results import (
     MAX_FLOWS,
     IdleMeasured,
@@ -33,10 +34,11 @@ from app.study.responsiveness_results import (
     ResponsivenessSettings,
     StepMeasured,
     TestStarted,
+    latency_text,
 )
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 from app.ui.context import AppContext
-from app.ui.responsiveness.card import ResultCard, latency_text
+from app.ui.responsiveness.card import ResultCard
 from app.ui.responsiveness.worker import ResponsivenessWorker
 
 INTRO = (
@@ -50,6 +52,8 @@ INTRO = (
 class ResponsivenessTab(QWidget):
     status_message = Signal(str)
     running_changed = Signal(bool)
+    result_kept = Signal(str)  # the id of the result just stored
+    show_requested = Signal(str)  # the id of a kept result to show in Sessions
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,8 +100,13 @@ class ResponsivenessTab(QWidget):
         self.stop_button = QPushButton("Stop test")
         self.stop_button.setEnabled(False)
         buttons = QHBoxLayout()
+        self.show_button = QPushButton("Show in Sessions")
+        self.show_button.setToolTip("The kept result in Sessions: export it, compare it.")
+        self.show_button.hide()
+        self.kept_id = ""
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.show_button)
         buttons.addStretch(1)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
@@ -128,6 +137,7 @@ class ResponsivenessTab(QWidget):
         self.peer.editTextChanged.connect(self._peer_changed)
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
+        self.show_button.clicked.connect(lambda: self.show_requested.emit(self.kept_id))
         self._peer_changed()
         #: Set by the window: a study on the Measure tab holds this computer's servers.
         self.study_running: Callable[[], bool] = lambda: False
@@ -161,16 +171,22 @@ class ResponsivenessTab(QWidget):
         )
         # Servers of its own for this computer: a study's are never restarted under it.
         door = FrontDoor(
-            self.context.db_path, loopback=self._loopback, drivers=self.context.drivers
+            self.context.db_path,
+            loopback=self._loopback,
+            drivers=self.context.drivers,
+            damaged=self.context.damaged,  # a damaged database keeps no result: said so
         )
         worker = ResponsivenessWorker(door, peer, settings)
         worker.progressed.connect(self._progressed)
         worker.measured.connect(self._measured)
+        worker.kept.connect(self._kept)
+        worker.not_kept.connect(self._not_kept)
         worker.stopped.connect(self._stopped)
         worker.failed.connect(self._failed)
         worker.finished.connect(self._worker_done)
         self.worker = worker
         self.card.hide()
+        self.show_button.hide()
         self.progress.setValue(0)
         self.state.setStyleSheet("")
         self.state.setText(f"Starting against {peer.name or peer.host}…")
@@ -222,6 +238,18 @@ class ResponsivenessTab(QWidget):
         host = self.peer.currentText().strip()
         if host and host != THIS_COMPUTER:
             self.context.remember_peer(host)
+
+    def _kept(self, kept: KeptResult) -> None:
+        self.state.setText(
+            f"{self.state.text()} Kept in Sessions as “{kept.name}”: list, export and "
+            f"compare it there."
+        )
+        self.kept_id = kept.id
+        self.show_button.show()
+        self.result_kept.emit(kept.id)
+
+    def _not_kept(self, sentence: str) -> None:
+        self._problem(f"{self.state.text()} Not kept: {sentence}")
 
     def _stopped(self) -> None:
         self.state.setText("Stopped: no result.")

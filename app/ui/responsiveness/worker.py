@@ -1,5 +1,5 @@
 """A responsiveness test through the front door in a worker thread; its progress events and
-result come back to the GUI thread as queued signals."""
+result come back to the GUI thread as queued signals, the result kept in the database first."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ class ResponsivenessWorker(QThread):
 
     progressed = Signal(object)  # a ResponsivenessEvent
     measured = Signal(object)  # the ResponsivenessResult
+    kept = Signal(object)  # the KeptResult it was stored as
+    not_kept = Signal(str)  # why it could not be stored (the result is still shown)
     stopped = Signal()
     failed = Signal(str)  # the sentence that says what to do
 
@@ -54,7 +56,15 @@ class ResponsivenessWorker(QThread):
         except LinkLabError as err:
             self.failed.emit(err.sentence)
         else:
-            self.measured.emit(result)
+            # Stored before it is shown: the card and the Sessions list appear together.
+            try:
+                kept = self.door.results().keep(result, self.settings)
+            except LinkLabError as err:
+                self.measured.emit(result)
+                self.not_kept.emit(err.sentence)
+            else:
+                self.measured.emit(result)
+                self.kept.emit(kept)
 
     def _emit(self, event: ResponsivenessEvent) -> None:
         self.progressed.emit(event)

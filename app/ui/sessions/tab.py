@@ -1,16 +1,13 @@
-"""The Sessions tab: every stored session, searchable, to open, rename, tag, delete or resume."""
+"""The Sessions tab: every stored session and responsiveness result, searchable, to open,
+rename, tag, delete, resume or compare."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     QTimer,
@@ -19,17 +16,15 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -37,135 +32,33 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.tags import TagError, parse_tags, tags_text
-from app.study.describe import describe_conditions, local_time
+from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
+from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
+from app.study.responsiveness_kept import KeptResult
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
 from app.ui.sessions.exchange import SessionExchange
+from app.ui.sessions.responsiveness_view import ResponsivenessView
+from app.ui.sessions.table_model import (
+    COLUMNS,
+    SORT_ROLE,
+    STRETCHED,
+    Row,
+    SessionTableModel,
+    count_text,
+    row_time,
+    runs_text,
+)
+from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
-COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs")
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-
-Index = QModelIndex | QPersistentModelIndex
-
-
-class SessionTableModel(QAbstractTableModel):
-    """The stored sessions, one per row, newest first as the store hands them out."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.sessions: list[SessionRecord] = []
-
-    def set_sessions(self, sessions: list[SessionRecord]) -> None:
-        self.beginResetModel()
-        self.sessions = list(sessions)
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
-        return 0 if parent.isValid() else len(self.sessions)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation is not Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        if role == Qt.ItemDataRole.ToolTipRole and section == 0:
-            return "When the session started, in this computer's local time."
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        session = self.sessions[index.row()]
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cells(session)[column]
-        if role == SORT_ROLE:
-            if column == 0:
-                return session.started_at or session.created_at
-            if column == 7:
-                return session.runs_done / max(session.total_runs, 1)
-            return self.cells(session)[column].lower()
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == 6 and session.status_reason:
-                return session.status_reason
-            if column == 5 and session.conditions.notes:
-                return session.conditions.notes
-            if column == 7 and (session.runs_failed or session.runs_partial):
-                failed = f"{session.runs_failed} of the runs failed." if session.runs_failed else ""
-                partial = (
-                    f" {session.runs_partial} never finished (kept, not counted)."
-                    if session.runs_partial
-                    else ""
-                )
-                return (failed + partial).strip()
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 7:
-            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        return None
-
-    @staticmethod
-    def cells(session: SessionRecord) -> tuple[str, ...]:
-        plan = session.plan
-        return (
-            local_time(session.started_at or session.created_at),
-            session.name or "Untitled session",
-            plan.peer.name or session.peer_host,
-            "/".join(p.value.upper() for p in plan.protocols),
-            "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
-            describe_conditions(session.conditions),
-            status_words(session),
-            f"{session.runs_done}/{session.total_runs}",
-        )
-
-
-class TagsDialog(QDialog):
-    """Free tags (KEY=VALUE per line) and notes of one session."""
-
-    def __init__(self, session: SessionRecord, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Tags and notes — {session.name or session.short_id}")
-        conditions = session.conditions
-        self.tags_edit = QPlainTextEdit(tags_text(conditions.tags, "\n"))
-        self.tags_edit.setPlaceholderText("open\nroom=B12\nap=lab-ap-2")
-        self.notes_edit = QPlainTextEdit(conditions.notes)
-        self.error = QLabel()
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #D55E00")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form = QFormLayout(self)
-        form.addRow("Tags (a label or KEY=VALUE, one per line)", self.tags_edit)
-        form.addRow("Notes", self.notes_edit)
-        form.addRow(self.error)
-        form.addRow(buttons)
-        self.tags: dict[str, str] = conditions.tag_dict
-
-    def accept(self) -> None:
-        try:
-            self.tags = parse_tags(self.tags_edit.toPlainText())
-        except TagError as err:
-            self.error.setText(str(err))
-            return
-        super().accept()
-
-    @property
-    def notes(self) -> str:
-        return self.notes_edit.toPlainText().strip()
+COMPARE_TIP = "Put two or more sessions side by side, or two responsiveness results."
 
 
 class SessionsTab(QWidget):
@@ -214,7 +107,7 @@ class SessionsTab(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setMaximumSectionSize(360)  # a long name must not push the rest out of view
-        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(STRETCHED, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -230,7 +123,7 @@ class SessionsTab(QWidget):
             ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
             ("resume_button", "Resume", "Run what is missing on the Measure tab.", self.resume),
-            ("compare_button", "Compare", "Put two or more sessions side by side.", self.compare),
+            ("compare_button", "Compare", COMPARE_TIP, self.compare),
             ("export_button", "Export for another computer…", EXPORT_TIP, self.exchange.ask_export),
             ("import_button", "Import…", IMPORT_TIP, self.exchange.ask_import),
             ("refresh_button", "Refresh", "Read the database again.", self.refresh),
@@ -254,9 +147,16 @@ class SessionsTab(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = SessionView(settings=context.settings)
+        self.results_view = ResponsivenessView(context.settings)
+        self.results_view.result_view.said.connect(self._said)
+        self.results_view.comparison_view.said.connect(self._said)
+        # The session on view, or the responsiveness result (or two compared) on view.
+        self.shown = QStackedWidget()
+        self.shown.addWidget(self.view)
+        self.shown.addWidget(self.results_view)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(self.shown)
         # A few rows of the list, the rest for the session on view (its chart above all).
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 4)
@@ -274,6 +174,13 @@ class SessionsTab(QWidget):
         self.status.setText(sentence)
         self.status.setStyleSheet("color: #D55E00")
 
+    def _said(self, sentence: str, problem: bool) -> None:
+        if problem:
+            self.show_error(sentence)
+        else:
+            self.status.setStyleSheet("")
+            self.status.setText(sentence)
+
     @property
     def reading(self) -> bool:
         """Whether a read of the database (the list, or the session on view) is on its way."""
@@ -290,10 +197,14 @@ class SessionsTab(QWidget):
         status = self.status_filter.currentData() or None
         on_view = self.view.session_id
 
-        def read() -> tuple[list[SessionRecord], list[RunRecord] | None]:
+        def read() -> tuple[list[Row], list[RunRecord] | None]:
             sessions = door.sessions(search, status)
             shown = on_view is not None and any(s.id == on_view for s in sessions)
-            return sessions, door.runs(on_view) if shown and on_view else None
+            # A result is a finished test: listed unless another status is asked for.
+            results = door.results().kept(search) if status in (None, "completed") else []
+            rows: list[Row] = [*sessions, *results]
+            rows.sort(key=row_time, reverse=True)
+            return rows, door.runs(on_view) if shown and on_view else None
 
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
@@ -304,29 +215,37 @@ class SessionsTab(QWidget):
 
     def _unreadable(self, sentence: str) -> None:
         self.show_error(sentence)
-        self.model.set_sessions([])
+        self.model.set_rows([])
         self.view.clear("The sessions cannot be shown: see the message below.")
+        self.shown.setCurrentWidget(self.view)
         self.update_actions()
 
-    def _listed(self, result: tuple[list[SessionRecord], list[RunRecord] | None]) -> None:
-        sessions, runs = result
-        selected = set(self.selected_ids())
+    def _listed(self, result: tuple[list[Row], list[RunRecord] | None]) -> None:
+        rows, runs = result
+        sessions = [row for row in rows if isinstance(row, SessionRecord)]
+        results = [row for row in rows if isinstance(row, KeptResult)]
+        selected = set(self.selected_ids()) | {r.id for r in self.selected_results()}
         on_view = self.view.session_id
+        result_on_view = self.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
-        self.status.setText(_count_text(len(sessions), self.search.text().strip()))
-        self.model.set_sessions(sessions)
-        for column in (c for c in range(len(COLUMNS)) if c != 5):
+        self.status.setText(count_text(len(sessions), len(results), self.search.text().strip()))
+        self.model.set_rows(rows)
+        for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)
         self._select(selected)
-        if on_view in by_id and runs is not None:
+        kept_on_view = next((r for r in results if r.id == result_on_view), None)
+        if self.shown.currentWidget() is self.results_view and kept_on_view is not None:
+            self._open_result(kept_on_view)  # renamed, perhaps: read again
+        elif on_view in by_id and runs is not None:
             self.view.show_session(by_id[on_view], runs)
-        elif not sessions:
+        elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
             self.status.setText("" if not filtered else self.status.text())
         else:
             self.view.clear()
+            self.shown.setCurrentWidget(self.view)
         self.update_actions()
         chosen, self._to_select = self._to_select, None
         if chosen is not None:
@@ -338,16 +257,23 @@ class SessionsTab(QWidget):
     def _select(self, ids: set[str]) -> None:
         selection = self.table.selectionModel()
         selection.clearSelection()
-        for row, session in enumerate(self.model.sessions):
-            if session.id in ids:
+        for row, item in enumerate(self.model.rows):
+            if item.id in ids:
                 index = self.proxy.mapFromSource(self.model.index(row, 0))
                 flags = QItemSelectionModel.SelectionFlag
                 selection.select(index, flags.Select | flags.Rows)
 
-    def selected_sessions(self) -> list[SessionRecord]:
+    def selected_rows(self) -> list[Row]:
+        """The selected sessions and results, in the list's order."""
         rows = self.table.selectionModel().selectedRows()
         ordered = sorted(rows, key=lambda index: index.row())
-        return [self.model.sessions[self.proxy.mapToSource(i).row()] for i in ordered]
+        return [self.model.rows[self.proxy.mapToSource(i).row()] for i in ordered]
+
+    def selected_sessions(self) -> list[SessionRecord]:
+        return [row for row in self.selected_rows() if isinstance(row, SessionRecord)]
+
+    def selected_results(self) -> list[KeptResult]:
+        return [row for row in self.selected_rows() if isinstance(row, KeptResult)]
 
     def selected_ids(self) -> list[str]:
         return [s.id for s in self.selected_sessions()]
@@ -362,24 +288,37 @@ class SessionsTab(QWidget):
 
     def _selection_changed(self, *_args: object) -> None:
         self.update_actions()
-        chosen = self.selected_sessions()
-        if len(chosen) == 1 and chosen[0].id != self.view.session_id:
+        chosen = self.selected_rows()
+        if len(chosen) != 1:
+            return
+        (row,) = chosen
+        if isinstance(row, KeptResult):
+            if row.id != self.results_view.result_id:
+                self._open_result(row)
+        elif row.id != self.view.session_id or self.shown.currentWidget() is not self.view:
             self.open_selected()
 
     def _single(self) -> SessionRecord | None:
-        chosen = self.selected_sessions()
-        return chosen[0] if len(chosen) == 1 else None
+        chosen = self.selected_rows()
+        return chosen[0] if len(chosen) == 1 and isinstance(chosen[0], SessionRecord) else None
 
     def update_actions(self) -> None:
+        rows = self.selected_rows()
         count, single = len(self.selected_sessions()), self._single()
-        for name in ("open_button", "rename_button", "tags_button"):
-            self.buttons[name].setEnabled(single is not None)
-        self.buttons["delete_button"].setEnabled(count > 0)
+        results = len(rows) - count
+        self.buttons["open_button"].setEnabled(len(rows) == 1)
+        self.buttons["rename_button"].setEnabled(len(rows) == 1)
+        self.buttons["tags_button"].setEnabled(single is not None)
+        self.buttons["delete_button"].setEnabled(bool(rows))
         self.buttons["resume_button"].setEnabled(
             single is not None and not FrontDoor.resume_problem(single)
         )
-        self.buttons["compare_button"].setEnabled(count >= 2)
-        self.buttons["export_button"].setEnabled(count > 0 and not self.exchange.busy)
+        self.buttons["compare_button"].setEnabled(
+            (count >= 2 and not results) or (results == 2 and not count)
+        )
+        self.buttons["export_button"].setEnabled(
+            count > 0 and not results and not self.exchange.busy
+        )
         self.buttons["import_button"].setEnabled(not self.exchange.busy)
 
     # -- exchange files (the work runs in a worker thread) -------------------------------------
@@ -390,20 +329,61 @@ class SessionsTab(QWidget):
         return self.exchange.export_to(session_ids, path)
 
     def open_selected(self) -> None:
-        """Show the selected session below the list (its runs read in the background)."""
+        """Show the selected session (or result) below the list, read in the background."""
+        chosen = self.selected_rows()
+        if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
+            self._open_result(chosen[0])
+            return
         session = self._single()
         if session is None:
             return
         door = self.context.door()
         self._view_reader.run(
             lambda: door.runs(session.id),
-            lambda runs: self.view.show_session(session, runs),
+            lambda runs: self._show_session(session, runs),
             self.show_error,
         )
+
+    def _show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
+        self.view.show_session(session, runs)
+        self.shown.setCurrentWidget(self.view)
+
+    def _open_result(self, listed: KeptResult) -> None:
+        """Show a result below the list: read whole (the list has no steps), in the
+        background."""
+        results = self.context.door().results()
+        self._view_reader.run(lambda: results.get(listed.id), self._show_result, self.show_error)
+
+    def _show_result(self, kept: KeptResult) -> None:
+        self.results_view.show_result(kept)
+        self.shown.setCurrentWidget(self.results_view)
+
+    def compare_results(self, ids: Sequence[str]) -> None:
+        """Two results compared below the list, the older one the baseline."""
+        results = self.context.door().results()
+
+        def read() -> ResponsivenessComparison:
+            first, second = sorted((results.get(i) for i in ids), key=lambda k: k.created_at)
+            return compare_results(first, second)
+
+        self._view_reader.run(read, self._show_comparison, self.show_error)
+
+    def _show_comparison(self, comparison: ResponsivenessComparison) -> None:
+        self.results_view.show_comparison(comparison)
+        self.shown.setCurrentWidget(self.results_view)
+        self.status.setStyleSheet("")
+        baseline, other = comparison.names
+        self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
 
     def open_shown(self) -> None:
         """Open pressed (a selected row is shown already): the session gets most of the tab,
         and is named."""
+        chosen = self.selected_rows()
+        if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
+            self._open_result(chosen[0])
+            self.status.setStyleSheet("")
+            self.status.setText(f"Showing “{chosen[0].name}”: its card and chart below.")
+            return
         if (session := self._single()) is not None:
             self.open_selected()
             listed, shown = self.splitter.sizes()
@@ -436,7 +416,28 @@ class SessionsTab(QWidget):
     def delete_sessions(self, session_ids: list[str]) -> bool:
         return self._change(lambda door: door.delete(session_ids))
 
+    def rename_result(self, result_id: str, name: str) -> bool:
+        return self._change(lambda door: door.results().rename(result_id, name))
+
+    def delete_rows(self, session_ids: list[str], result_ids: list[str]) -> bool:
+        def both(door: FrontDoor) -> None:
+            if result_ids:
+                door.results().delete(result_ids)
+            if session_ids:
+                door.delete(session_ids)
+
+        return self._change(both)
+
     def ask_rename(self) -> None:
+        chosen = self.selected_rows()
+        if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
+            kept = chosen[0]
+            name, ok = QInputDialog.getText(
+                self, "Rename result", "New name:", QLineEdit.EchoMode.Normal, kept.name
+            )
+            if ok and name.strip():
+                self.rename_result(kept.id, name)
+            return
         if (session := self._single()) is None:
             return
         name, ok = QInputDialog.getText(
@@ -453,25 +454,35 @@ class SessionsTab(QWidget):
             self.set_tags(session.id, dialog.tags, dialog.notes)
 
     def ask_delete(self) -> None:
-        chosen = self.selected_sessions()
+        chosen = self.selected_rows()
         if not chosen:
             return
         names = "\n".join(
-            f"• {s.name or 'Untitled session'} ({s.short_id}), {_runs_text(s.runs_done)}"
+            f"• {s.name or 'Untitled session'} ({s.short_id}), {runs_text(s.runs_done)}"
+            if isinstance(s, SessionRecord)
+            else f"• {s.name} ({s.short_id}), a responsiveness result"
             for s in chosen[:10]
         )
         more = f"\n… and {len(chosen) - 10} more" if len(chosen) > 10 else ""
-        what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
+        sessions = [s.id for s in chosen if isinstance(s, SessionRecord)]
+        results = [r.id for r in chosen if isinstance(r, KeptResult)]
+        if not sessions:
+            what = "this result" if len(results) == 1 else f"these {len(results)} results"
+            question = f"Delete {what} with every step of its ramp?"
+        else:
+            what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
+            if results:
+                what = f"these {len(chosen)} sessions and results"
+            question = f"Delete {what} and every run measured in it?"
         answer = QMessageBox.question(
             self,
             "Delete sessions",
-            f"Delete {what} and every run measured in it?\n\n{names}{more}\n\n"
-            "This cannot be undone.",
+            f"{question}\n\n{names}{more}\n\nThis cannot be undone.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self.delete_sessions([s.id for s in chosen])
+            self.delete_rows(sessions, results)
 
     def resume(self) -> None:
         session = self._single()
@@ -479,22 +490,10 @@ class SessionsTab(QWidget):
             self.resume_requested.emit(session.id)
 
     def compare(self) -> None:
+        results = self.selected_results()
+        if len(results) == 2 and not self.selected_sessions():
+            self.compare_results([r.id for r in results])
+            return
         ids = self.selected_ids()
-        if len(ids) >= 2:
+        if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
-
-
-def _runs_text(count: int) -> str:
-    return "1 run" if count == 1 else f"{count} runs"
-
-
-def _count_text(count: int, search: str) -> str:
-    found = "1 session" if count == 1 else f"{count} sessions"
-    return f"{found} matching {search!r}." if search else f"{found}."
-
-
-def status_words(session: SessionRecord) -> str:
-    """A session's status as the list shows it: a completed one with failed runs says so."""
-    if session.status is SessionStatus.COMPLETED and session.runs_failed:
-        return "completed with failures"
-    return session.status.value

@@ -1,0 +1,166 @@
+"""The Sessions list as a table model: stored sessions and kept responsiveness results, one per
+row, newest first, each row saying which kind it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QWidget
+
+from app.domain.records import SessionRecord, SessionStatus
+from app.domain.units import DASH
+from app.study.describe import describe_conditions, local_time
+from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness_results import LOAD_PHASES, Phase, rpm_number
+
+COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs", "Kind")
+STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width
+RUNS_COLUMN = 7
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+KIND_SESSION = "Session"
+KIND_RESPONSIVENESS = "Responsiveness"
+SHORT = {Phase.DOWNLOAD: "Down", Phase.UPLOAD: "Up", Phase.BOTH: "Both"}
+
+Index = QModelIndex | QPersistentModelIndex
+Row = SessionRecord | KeptResult
+
+
+def rpm_summary(kept: KeptResult) -> str:
+    """A result's RPM per direction in a few words: “Down 7,500 · Up 6,000 · Both 3,000 RPM”."""
+    parts = [
+        f"{SHORT[phase]} {rpm_number(load.rpm)}"
+        for phase in LOAD_PHASES
+        if (load := kept.result.load(phase)) is not None
+    ]
+    return " · ".join(parts) + " RPM" if parts else DASH
+
+
+class SessionTableModel(QAbstractTableModel):
+    """The rows, newest first as handed in (sessions and results merged by time)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[Row] = []
+
+    @property
+    def sessions(self) -> list[SessionRecord]:
+        return [row for row in self.rows if isinstance(row, SessionRecord)]
+
+    def set_rows(self, rows: list[Row]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation is not Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section == 0:
+            return "When the session started, in this computer's local time."
+        if role == Qt.ItemDataRole.ToolTipRole and section == len(COLUMNS) - 1:
+            return "A session of runs, or a responsiveness test's result."
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cells(row)[column]
+        if role == SORT_ROLE:
+            if column == 0:
+                return row_time(row)
+            if column == RUNS_COLUMN:
+                if isinstance(row, KeptResult):
+                    return -1.0
+                return row.runs_done / max(row.total_runs, 1)
+            return self.cells(row)[column].lower()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if isinstance(row, KeptResult):
+                return "A responsiveness result: select it to see its card and chart."
+            return _session_tip(row, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == RUNS_COLUMN:
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        return None
+
+    @staticmethod
+    def cells(row: Row) -> tuple[str, ...]:
+        if isinstance(row, KeptResult):
+            return (
+                local_time(row.created_at),
+                row.name,
+                row.result.host,
+                "TCP",
+                DASH,
+                rpm_summary(row),
+                "completed",
+                DASH,
+                KIND_RESPONSIVENESS,
+            )
+        plan = row.plan
+        return (
+            local_time(row.started_at or row.created_at),
+            row.name or "Untitled session",
+            plan.peer.name or row.peer_host,
+            "/".join(p.value.upper() for p in plan.protocols),
+            "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
+            describe_conditions(row.conditions),
+            status_words(row),
+            f"{row.runs_done}/{row.total_runs}",
+            KIND_SESSION,
+        )
+
+
+def _session_tip(session: SessionRecord, column: int) -> str | None:
+    if column == 6 and session.status_reason:
+        return session.status_reason
+    if column == 5 and session.conditions.notes:
+        return session.conditions.notes
+    if column == RUNS_COLUMN and (session.runs_failed or session.runs_partial):
+        failed = f"{session.runs_failed} of the runs failed." if session.runs_failed else ""
+        partial = (
+            f" {session.runs_partial} never finished (kept, not counted)."
+            if session.runs_partial
+            else ""
+        )
+        return (failed + partial).strip()
+    return None
+
+
+def status_words(session: SessionRecord) -> str:
+    """A session's status as the list shows it: a completed one with failed runs says so."""
+    if session.status is SessionStatus.COMPLETED and session.runs_failed:
+        return "completed with failures"
+    return session.status.value
+
+
+def runs_text(count: int) -> str:
+    return "1 run" if count == 1 else f"{count} runs"
+
+
+def count_text(count: int, results: int, search: str) -> str:
+    found = "1 session" if count == 1 else f"{count} sessions"
+    if results and not count:
+        found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
+    elif results:
+        found += (
+            ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
+        )
+    return f"{found} matching {search!r}." if search else f"{found}."
+
+
+def row_time(row: Row) -> str:
+    if isinstance(row, KeptResult):
+        return row.created_at
+    return row.started_at or row.created_at

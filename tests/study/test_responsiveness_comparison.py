@@ -1,0 +1,70 @@
+"""Two kept results compared, over random results: the table the window and the CSV show and
+the sentences under it say the same, and each side's loaded latency and RPM are the ones its
+own card shows."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.study.responsiveness_comparison import compare_results
+from app.study.responsiveness_kept import KeptResult, from_row, to_row
+from app.study.responsiveness_results import Phase, rpm_number
+from tests.responsiveness_made import SETTINGS, made_result
+
+latency = st.floats(min_value=0.5, max_value=400.0, allow_nan=False)
+spread = st.floats(min_value=0.01, max_value=30.0, allow_nan=False)
+
+
+@st.composite
+def kept_pair(draw: st.DrawFn) -> tuple[KeptResult, KeptResult]:
+    phases = draw(st.lists(st.sampled_from(list(Phase)[1:]), min_size=1, max_size=3, unique=True))
+    sides = []
+    for side in range(2):
+        chosen = {phase: draw(latency) for phase in phases}
+        result = made_result(
+            chosen,
+            spread_ms=draw(spread),
+            probes=draw(st.integers(min_value=2, max_value=40)),
+            seed=draw(st.integers(min_value=0, max_value=10_000)),
+        )
+        sides.append(from_row(to_row(result, SETTINGS, created_at=f"2026-01-0{side + 1}")))
+    return sides[0], sides[1]
+
+
+def _figure(text: str) -> str:
+    return text.replace(",", "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(kept_pair())
+def test_table_sentences_and_cards_agree(pair: tuple[KeptResult, KeptResult]) -> None:
+    baseline, other = pair
+    comparison = compare_results(baseline, other)
+    table = comparison.table()
+    assert len(table) == len(comparison.findings) == len(comparison.rows)
+    for cells, sentence in zip(table, comparison.findings, strict=True):
+        assert sentence.startswith(cells[0])
+        verdict = cells[-1]
+        if verdict == "yes":
+            assert "beyond the probes' noise" in sentence
+        elif verdict == "no":
+            assert "within the probes' noise" in sentence
+        elif verdict == "untested":
+            assert "not tested" in sentence
+        else:
+            assert verdict.startswith("not compared") and "not compared" in sentence
+            continue
+        # Each side's figures are its card's: the loaded latency the test measured, its RPM.
+        phase = {"Download": Phase.DOWNLOAD, "Upload": Phase.UPLOAD}.get(cells[0], Phase.BOTH)
+        for kept, rpm_cell, latency_cell in ((baseline, 1, 5), (other, 2, 6)):
+            load = kept.result.load(phase)
+            assert load is not None and load.loaded_latency_ms is not None
+            assert cells[rpm_cell] == rpm_number(load.rpm)
+            assert float(cells[latency_cell]) == round(load.loaded_latency_ms, 3)
+        moved = re.search(r"RPM (?:rose|fell) from ([\d,]+) to ([\d,]+)", sentence)
+        if moved is not None:
+            assert _figure(moved.group(1)) == _figure(cells[1])
+            assert _figure(moved.group(2)) == _figure(cells[2])
