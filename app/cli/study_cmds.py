@@ -32,7 +32,7 @@ from app.cli.args import (
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
-from app.domain.plan import Medium, Peer, Plan, Security, Variable
+from app.domain.plan import SWEEPS, Medium, Peer, Plan, Security, Variable
 from app.domain.plan_codec import plan_from_dict
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
@@ -88,7 +88,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--direction", choices=("up", "down", "bidir"))
     run.add_argument(
         "--vary",
-        choices=[v.value for v in Variable],
+        choices=[v.value for v in SWEEPS],
         help="the swept variable (default: length, the packet size)",
     )
     run.add_argument(

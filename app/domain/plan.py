@@ -31,6 +31,10 @@ class Variable(StrEnum):
     PARALLEL = "parallel"  # parallel streams
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
+    # Nothing swept: one flow measured over time until the user stops it (a monitor). Its
+    # plan has the one value 0; its runs are the engine runs chained back to back, numbered
+    # as repetitions.
+    NONE = "none"
 
 
 VARIABLE_LABELS = {
@@ -40,7 +44,10 @@ VARIABLE_LABELS = {
     Variable.PARALLEL: ("Parallel streams", ""),
     Variable.BITRATE: ("Target bitrate", "bit/s"),
     Variable.LOSS: ("Emulated loss", "%"),
+    Variable.NONE: ("Monitor", ""),
 }
+#: What a sweep can vary (a monitor varies nothing).
+SWEEPS = tuple(v for v in Variable if v is not Variable.NONE)
 
 
 class Order(StrEnum):
@@ -251,6 +258,11 @@ class Plan:
 
     # -- structure -----------------------------------------------------------------------------
     @property
+    def is_monitor(self) -> bool:
+        """One flow over time until stopped, not a sweep (app.study.monitor)."""
+        return self.variable is Variable.NONE
+
+    @property
     def series(self) -> list[Series]:
         return [Series(p, ip) for p in self.protocols for ip in self.ip_versions]
 
@@ -330,7 +342,7 @@ class Plan:
             "bitrate": self.bitrate_bps if key.protocol is Protocol.UDP else None,
             "duration": self.duration_s,
         }
-        if self.variable is not Variable.LOSS:  # loss is set on this computer, not the engine
+        if self.variable not in (Variable.LOSS, Variable.NONE):  # loss: set on this computer
             settings[self.variable.value] = value
         return settings
 

@@ -196,12 +196,15 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
         "direction",
         f"{name} measures upload only here: choose iperf3 for download or both at once.",
     )
-    label = VARIABLE_LABELS[plan.variable][0].lower()
-    check(
-        plan.variable in driver.sweeps,
-        "variable",
-        f"Sweeping the {label} needs the iperf3 engine.",
-    )
+    if plan.is_monitor:
+        _monitor(plan, driver, check)
+    else:
+        label = VARIABLE_LABELS[plan.variable][0].lower()
+        check(
+            plan.variable in driver.sweeps,
+            "variable",
+            f"Sweeping the {label} needs the iperf3 engine.",
+        )
     check(
         plan.variable is not Variable.BITRATE or Protocol.UDP in plan.protocols,
         "variable",
@@ -234,6 +237,21 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
 
         reason = unavailable_reason()
         check(reason is None, "variable", reason or "")
+
+
+def _monitor(plan: Plan, driver: EngineDriver, check: Check) -> None:
+    """A monitor: one flow of an engine that can run one, over time (nothing swept)."""
+    check(
+        plan.variable in driver.sweeps,
+        "engine",
+        f"{driver.name} cannot monitor a link here: choose the iperf3 engine.",
+    )
+    check(
+        len(plan.series) == 1 and not plan.concurrent,
+        "protocols",
+        "A monitor measures one flow: choose one protocol and one IP version.",
+    )
+    check(plan.values == (0,), "values", "A monitor sweeps nothing: its one value is 0.")
 
 
 def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
