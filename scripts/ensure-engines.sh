@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Make sure the measurement engines are installed: iperf3 (required) and netperf (optional).
+# Make sure the measurement engines are installed: iperf3 (required), netperf and iperf 2
+# (optional).
 # Uses what the system has; otherwise installs through the system package manager. On Debian
 # netperf lives in the non-free component (main from Debian 13), on Ubuntu in multiverse: the
 # extra component is derived from the machine's own apt sources, never from a fixed mirror.
@@ -134,6 +135,15 @@ elif install_pkg netperf extra; then
 else
     say "netperf is not installed (optional: RTT and netperf sweeps need it)." \
         "Debian: enable the non-free component and apt-get install netperf; Ubuntu: multiverse."
+fi
+
+if command -v iperf >/dev/null 2>&1; then
+    :
+elif install_pkg iperf; then
+    say "installed iperf 2 $(iperf -v 2>&1 | head -n1 | awk '{print $3}')"
+else
+    say "iperf 2 is not installed (optional: studies with the iperf2 engine need it)." \
+        "Debian/Ubuntu: sudo apt-get install iperf"
 fi
 
 if [ "$with_test_tools" = 1 ]; then

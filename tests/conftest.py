@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import gc
 import os
 import socket
 import sys
@@ -12,9 +14,10 @@ from typing import Any
 import psutil
 import pytest
 
+from app.engine.drivers import find_tool
 from app.engine.errors import EngineMissing
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -161,3 +164,40 @@ def pg_server() -> Iterator[Any]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(autouse=True)
+def _cycles_collected_between_tests() -> Iterator[None]:
+    """Once a window has moved the cycle collector onto the GUI thread's timer (app.ui.common.
+    main_thread_gc), tests that never run the event loop still get their cycles collected."""
+    yield
+    if not gc.isenabled():
+        from app.ui.common.main_thread_gc import collect_due
+
+        collect_due(gc.get_threshold())
+
+
+@pytest.fixture(autouse=True)
+def _stuck_test_ends_the_run(request: pytest.FixtureRequest) -> Iterator[None]:
+    """pytest-timeout's thread cannot end a test whose thread waits in C holding Python's lock
+    (a deadlock, as a widget freed in a pool thread once made): two minutes past the test's
+    own limit, faulthandler's C watchdog prints every thread's stack and ends the run."""
+    marker = request.node.get_closest_marker("timeout")
+    limit = marker.args[0] if marker is not None and marker.args else None
+    if limit is None:
+        limit = request.config.getvalue("timeout") or request.config.getini("timeout") or 0
+    if float(limit) <= 0:
+        yield
+        return
+    # The terminal's stderr as pytest keeps it for faulthandler (the test's own is captured).
+    try:
+        from _pytest.faulthandler import fault_handler_stderr_fd_key
+
+        stderr = request.config.stash[fault_handler_stderr_fd_key]
+    except (ImportError, KeyError):
+        stderr = sys.__stderr__.fileno() if sys.__stderr__ is not None else 2
+    faulthandler.dump_traceback_later(float(limit) + 120, exit=True, file=stderr)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()

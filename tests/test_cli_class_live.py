@@ -147,7 +147,7 @@ def test_a_student_runs_are_collected_as_they_end(
         # The station measured against its own server of the pool.
         with contextlib.closing(sqlite3.connect(tmp_path / "ann.sqlite3")) as conn:
             (plan,) = conn.execute("SELECT plan_json FROM sessions").fetchone()
-        assert json.loads(plan)["peer"]["iperf3_port"] in (first, first + 1)
+        assert json.loads(plan)["peer"]["ports"]["iperf3"] in (first, first + 1)
 
         # The class read from the collector, and from its database, is the class of her
         # hand-in read from a folder: the same flags, results and medians.

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +65,7 @@ class TestBed:
         self.dev_a, self.dev_b = f"lla{tag}", f"llb{tag}"
         self._procs: list[subprocess.Popen[str]] = []
 
-    def __enter__(self) -> TestBed:
+    def __enter__(self) -> Self:
         self.close()
         _run(["ip", "netns", "add", self.a])
         _run(["ip", "netns", "add", self.b])
@@ -167,10 +168,12 @@ class TestBed:
         """argv that runs LinkLab's CLI inside a namespace."""
         return ["ip", "netns", "exec", ns, sys.executable, "-m", "app", *args]
 
-    def start_server(self, port: int = 5201) -> subprocess.Popen[str]:
-        """`linklab serve` in host B, returned once it says it is listening."""
+    def start_server(
+        self, port: int = 5201, *args: str, ready: str = "listening on port"
+    ) -> subprocess.Popen[str]:
+        """`linklab serve` in host B (with args), returned once a line of its says ready."""
         proc = subprocess.Popen(
-            self.linklab(self.b, "serve", "--no-netserver", "--port", str(port)),
+            self.linklab(self.b, "serve", "--no-netserver", "--port", str(port), *args),
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -178,13 +181,14 @@ class TestBed:
         )
         self._procs.append(proc)
         assert proc.stdout is not None
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             line = proc.stdout.readline()
             if not line:
                 break
-            if "listening on port" in line:
+            if ready in line:
                 return proc
+        proc.terminate()
         raise RuntimeError(
             f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
         )

@@ -33,7 +33,8 @@ from app.analysis.pairs import (
     series_data,
     welch,
 )
-from app.domain.plan import VARIABLE_LABELS, Security
+from app.domain.plan import Security
+from app.domain.plan_fields import VARIABLE_LABELS
 
 # The comparison's parts are imported from here by the window, the reports and the CLI.
 __all__ = [

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.domain.net import Protocol
-from app.domain.plan import Plan, Variable
+from app.domain.plan_fields import PLAN_FIELDS, Kind, PlanField
 from app.domain.records import SessionRecord
 from app.domain.units import format_rate
 
@@ -61,36 +61,16 @@ def _differences(a: SessionRecord, b: SessionRecord) -> list[str]:
             f"{nb} differs from {na} in {pa.engine.value} version ({versions_b} against "
             f"{versions_a}): releases differ in how they send and count."
         )
-    if Variable.DURATION not in (pa.variable, pb.variable):
+    for field in PLAN_FIELDS:
+        if not field.confound or field.variable in (pa.variable, pb.variable):
+            continue
+        if field.udp_only and not (Protocol.UDP in pa.protocols and Protocol.UDP in pb.protocols):
+            continue
         differs(
-            "run duration",
-            f"{pa.duration_s} s",
-            f"{pb.duration_s} s",
-            "short runs weigh the start of TCP's ramp-up more.",
-        )
-    if Protocol.UDP in pa.protocols and Protocol.UDP in pb.protocols:
-        if Variable.BITRATE not in (pa.variable, pb.variable):
-            differs(
-                "UDP bitrate",
-                _bitrate(pa),
-                _bitrate(pb),
-                "UDP throughput follows the rate it is sent at.",
-            )
-    if Variable.LENGTH not in (pa.variable, pb.variable):
-        differs(
-            "packet size",
-            _bytes(pa.length),
-            _bytes(pb.length),
-            "per-packet overhead weighs more on small packets.",
-        )
-    if Variable.WINDOW not in (pa.variable, pb.variable):
-        differs("TCP window", _bytes(pa.window), _bytes(pb.window), "the window caps TCP.")
-    if Variable.PARALLEL not in (pa.variable, pb.variable):
-        differs(
-            "parallel streams",
-            pa.parallel,
-            pb.parallel,
-            "several streams fill a link differently from one.",
+            field.confound_words or field.words,
+            _value(field, getattr(pa, field.name)),
+            _value(field, getattr(pb, field.name)),
+            field.confound,
         )
     differs(
         "direction",
@@ -159,9 +139,10 @@ def _os(session: SessionRecord) -> str:
     return f"{name} {version}" if version else str(name)
 
 
-def _bitrate(plan: Plan) -> str:
-    return "unlimited" if not plan.bitrate_bps else format_rate(plan.bitrate_bps)
-
-
-def _bytes(value: int | None) -> str:
-    return "the engine's default" if value is None else f"{value} B"
+def _value(field: PlanField, value: Any) -> str:
+    """A setting as a confound says it: "60 s", "unlimited", "the engine's default"."""
+    if field.kind is Kind.RATE:
+        return "unlimited" if not value else format_rate(value)
+    if value is None:
+        return "the engine's default"
+    return f"{value} {field.unit}" if field.unit else str(value)

@@ -18,6 +18,7 @@ from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.units import plain_rate
+from app.engine.drivers import DRIVERS
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0
@@ -179,7 +180,7 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
 # -- what limited the runs ----------------------------------------------------------------------
 
 
-def _values(plan: Plan, values: Sequence[float]) -> str:
+def _values(plan: Plan, values: Sequence[float | str]) -> str:
     """ "128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
     words = [value_text(plan, v) for v in values]
     if len(words) <= 1:
@@ -209,7 +210,8 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
     def excess(point: PointSummary) -> float:
         # Judged on the figure shown, so that "more than 5 %" never sits beside "5.0 %".
         loss = shown_loss(point)
-        return -1.0 if loss is None else loss - (point.value if emulated else 0.0)
+        given = point.value if emulated and not isinstance(point.value, str) else 0.0
+        return -1.0 if loss is None else loss - given
 
     lossy = [p for p in points if excess(p) > UDP_LOSS_PCT]
     if not lossy:
@@ -253,7 +255,8 @@ def run_cpu_cores(
     local_cpus = count if isinstance(count, int) and not isinstance(count, bool) else 1
     local_cpus = max(local_cpus, 1)
     remote_cpus = local_cpus if peer_is_local else 1
-    all_cpus = run.engine == "netperf"
+    driver = next((d for d in DRIVERS.values() if d.name == run.engine), None)
+    all_cpus = driver is not None and driver.cpu_of_all_cores
     local: float | None
     if metrics.cpu_local_pct is not None:
         local = metrics.cpu_local_pct / 100 * (local_cpus if all_cpus else 1)
@@ -320,7 +323,7 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
     )
 
 
-def _few(points: Sequence[PointSummary]) -> list[tuple[float, int]]:
+def _few(points: Sequence[PointSummary]) -> list[tuple[float | str, int]]:
     """(value, successful runs) of the points measured by fewer than MIN_RUNS (unmeasured
     ones aside)."""
     return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]

@@ -12,7 +12,8 @@ from functools import lru_cache
 from app.analysis.overhead import WIFI, Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import CIPHER_PARTS
 from app.domain.net import Direction, Protocol
-from app.domain.plan import VARIABLE_LABELS, Medium, Plan, Security, Series, Variable
+from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.plan_fields import point_text, x_of
 from app.domain.units import format_rate, plain_rate
 
 #: The largest link rate a plan may state: 10 Tbit/s.
@@ -70,11 +71,12 @@ def medium_problem(plan: Plan) -> tuple[str, str] | None:
     return None
 
 
-def link_inputs(plan: Plan, series: Series, value: float) -> LinkInputs:
+def link_inputs(plan: Plan, series: Series, value: float | str) -> LinkInputs:
     """The model's inputs for one point of a series; NoExpectation when the plan does not
     say the datagram length (UDP with the engine's own choice)."""
     conditions = plan.conditions
-    length = value if plan.variable is Variable.LENGTH else plan.length
+    swept = plan.variable is Variable.LENGTH and not isinstance(value, str)
+    length = value if swept else plan.length
     if length is None:
         if series.protocol is Protocol.UDP:
             raise NoExpectation(
@@ -101,10 +103,12 @@ def _expected(spec: LinkInputs) -> Expected:
     return expected(spec)
 
 
-def expected_at(plan: Plan, series: Series, value: float) -> Expected | None:
+def expected_at(plan: Plan, series: Series, value: float | str) -> Expected | None:
     """The model's answer for one point, or None when the session has none."""
     if expectation_problem(plan) is not None:
         return None
+    if isinstance(value, str):  # a named setting: the packet size held fixed decides
+        value = float(plan.length or 0)
     try:
         return _expected(link_inputs(plan, series, value))
     except (NoExpectation, OverheadError):
@@ -112,23 +116,22 @@ def expected_at(plan: Plan, series: Series, value: float) -> Expected | None:
 
 
 def expected_curve(
-    plan: Plan, series: Series, values: Iterable[float]
+    plan: Plan, series: Series, values: Iterable[float | str]
 ) -> list[tuple[float, float]]:
     """(value, expected bit/s) across the sweep, where the session has an expected goodput."""
     curve = []
     for value in values:
         found = expected_at(plan, series, value)
         if found is not None:
-            curve.append((float(value), found.expected_bps))
+            curve.append((x_of(plan, value), found.expected_bps))
     return curve
 
 
-def value_text(plan: Plan, value: float) -> str:
-    """A swept value as a sentence says it: '1408 B', '30 s', '100 Mbit/s'."""
-    if plan.variable is Variable.BITRATE:
+def value_text(plan: Plan, value: float | str) -> str:
+    """A swept value as a sentence says it: '1408 B', '30 s', '100 Mbit/s', 'bbr'."""
+    if plan.variable is Variable.BITRATE and not isinstance(value, str):
         return format_rate(value)
-    unit = VARIABLE_LABELS[plan.variable][1]
-    return f"{value:g} {unit}".strip()
+    return point_text(plan.variable, value)
 
 
 # -- one frame, layer by layer --------------------------------------------------------------
@@ -226,13 +229,14 @@ def _bytes(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
 
 
-def breakdown(plan: Plan, series: Series, value: float) -> Breakdown:
+def breakdown(plan: Plan, series: Series, value: float | str) -> Breakdown:
     """The bytes of one segment or datagram at this point, with the arithmetic in words;
     NoExpectation when the model cannot say (the medium or the datagram length unknown)."""
     conditions = plan.conditions
     rate = conditions.link_rate_bps
     bare = conditions.frame_overhead is None and conditions.medium not in (*WIFI, Medium.ETHERNET)
     spec = link_inputs(plan, series, value)
+    point = float(spec.length) if isinstance(value, str) else value  # a name: at its length
     if bare:  # no medium stated: the IP packet alone
         spec = replace(spec, frame_overhead=0)
     elif conditions.medium in WIFI and conditions.frame_overhead is None:
@@ -262,7 +266,7 @@ def breakdown(plan: Plan, series: Series, value: float) -> Breakdown:
         if problem is not None:
             notes = (*notes, problem)
         return Breakdown(
-            series, value, unit, result.frames, layers, result.payload_bytes, result,
+            series, point, unit, result.frames, layers, result.payload_bytes, result,
             arithmetic, notes,
         )  # fmt: skip
     layers = _ordered(result, _RATE_BOUND if wifi else None)
@@ -290,7 +294,7 @@ def breakdown(plan: Plan, series: Series, value: float) -> Breakdown:
             "--link-rate), this page also gives the expected goodput in Mbit/s."
         )
     return Breakdown(
-        series, value, unit, result.frames, layers, result.payload_bytes, None, arithmetic,
+        series, point, unit, result.frames, layers, result.payload_bytes, None, arithmetic,
         tuple(words),
     )  # fmt: skip
 

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from app.analysis.expected_findings import efficiency_findings
 from app.analysis.pair_findings import LOAD_WORDS
 from app.analysis.points import PointSummary
-from app.domain.plan import VARIABLE_LABELS, Plan
+from app.domain.plan import Plan
+from app.domain.plan_fields import VARIABLE_LABELS, point_text
 
 
 def _ms(value: float) -> str:
@@ -19,7 +20,7 @@ def _ms(value: float) -> str:
 def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
     """Per series, at the point with the longest loaded latency: loaded against idle, as
     milliseconds and as a multiple. Empty when the session did not measure working latency."""
-    label, unit = VARIABLE_LABELS[plan.variable]
+    label = VARIABLE_LABELS[plan.variable][0]
     sentences = []
     for series in plan.series:
         measured = [
@@ -31,7 +32,7 @@ def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
         if not pairs:
             continue
         point, loaded, idle = max(pairs, key=lambda m: m[1])
-        where = f"{label.lower()} {point.value:g} {unit}".strip()
+        where = f"{label.lower()} {point_text(plan.variable, point.value)}"
         load = LOAD_WORDS[point.direction]
         times = loaded / idle
         change = (

@@ -80,12 +80,19 @@ def groups(points: Sequence[ComparedPoint]) -> list[tuple[Verdict, list[Compared
     return found
 
 
-def where(values: Sequence[float], unit: str, variable: str = "") -> str:
+def where(values: Sequence[float | str], unit: str, variable: str = "") -> str:
     """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'; a
-    variable without a unit is named: 'parallel streams 1 and 4'."""
+    variable without a unit is named: 'parallel streams 1 and 4'; names are listed, never
+    spanned: 'congestion control cubic, bbr and reno'."""
     named = "" if unit or not variable else f"{variable.lower()} "
+    if any(isinstance(v, str) for v in values):
+        words = [str(v) for v in values]
+        listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+        return f"{named}{listed}"
 
-    def one(value: float) -> str:
+    def one(value: float | str) -> str:
+        if isinstance(value, str):
+            return value
         return format_rate(value) if unit == "bit/s" else f"{value:g}"
 
     tail = f" {unit}" if unit and unit != "bit/s" else ""

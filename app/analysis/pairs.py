@@ -7,46 +7,30 @@ so that a difference is significant exactly where its interval excludes zero
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
+from app.domain.metrics import COMPARABLE, POINT_METRICS, Better
 from app.domain.net import Direction
-from app.domain.plan import RunKind, Series
+from app.domain.plan import PointValue, RunKind, Series, as_point
 from app.domain.records import RunRecord, SessionRecord
 
 ALPHA = 0.05
 METRIC_INFO = {
     # name: (label, unit, higher is better)
-    "throughput_bps": ("throughput", "bit/s", True),
-    "rtt_ms": ("round-trip time", "ms", False),
-    "cpu_local_pct": ("CPU on this computer", "%", False),
-    "cpu_remote_pct": ("CPU on the peer", "%", False),
-    "jitter_ms": ("jitter", "ms", False),
-    "loss_pct": ("loss", "%", False),
-    "latency_ms": ("working latency", "ms", False),
-    "latency_idle_ms": ("idle latency", "ms", False),
-    "latency_p90_ms": ("working latency (p90)", "ms", False),
+    m.name: (m.label, m.unit, m.better is Better.HIGHER)
+    for m in COMPARABLE
 }
 #: Percentages whose differences are said in percentage points, not in per cent of a per cent.
-PERCENT_METRICS = frozenset({"loss_pct", "cpu_local_pct", "cpu_remote_pct"})
+PERCENT_METRICS = frozenset(m.name for m in POINT_METRICS if m.percent_points)
 #: Latencies measured under the run's load: findings say which load ("under upload load").
-LOADED_METRICS = frozenset({"latency_ms", "latency_p90_ms"})
+LOADED_METRICS = frozenset(m.name for m in POINT_METRICS if m.loaded)
 #: The names a user types (as in `linklab run --metric`) for the comparable metrics; the
 #: stored names (throughput_bps, rtt_ms, ...) are accepted too.
-METRIC_NAMES = {
-    "throughput": "throughput_bps",
-    "rtt": "rtt_ms",
-    "cpu": "cpu_local_pct",
-    "cpu-peer": "cpu_remote_pct",
-    "jitter": "jitter_ms",
-    "loss": "loss_pct",
-    "latency": "latency_ms",
-    "latency-idle": "latency_idle_ms",
-    "latency-p90": "latency_p90_ms",
-}
+METRIC_NAMES = {m.user_name: m.name for m in COMPARABLE if m.user_name}
 
 
 def metric_key(name: str) -> str:
@@ -69,7 +53,7 @@ class SeriesData:
 
     session: SessionRecord
     series: Series
-    values: dict[float, list[float]]  # swept value -> the runs' measurements
+    values: dict[PointValue, list[float]]  # swept value -> the runs' measurements
     label: str = ""
 
     @property
@@ -94,7 +78,7 @@ class SeriesData:
 
 @dataclass(frozen=True)
 class ComparedPoint:
-    value: float
+    value: PointValue
     baseline: Summary
     other: Summary
     difference: float | None  # other − baseline
@@ -161,6 +145,14 @@ class Comparison:
         return list(found.values())
 
 
+def in_order(values: Iterable[PointValue]) -> list[PointValue]:
+    """The values once each: numbers ascending, names in the order the sweep has them."""
+    unique = list(dict.fromkeys(values))
+    if any(isinstance(v, str) for v in unique):
+        return unique
+    return sorted(unique)
+
+
 def metric_values(runs: Sequence[RunRecord], metric: str) -> list[float]:
     read = dict(METRICS)[metric]
     values = [read(r) for r in runs]
@@ -172,7 +164,7 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
     found = []
     rr_metric = metric == "rtt_ms" and any(r.key.kind is RunKind.RR for r in runs)
     for series in session.plan.series:
-        per_value: dict[float, list[float]] = {}
+        per_value: dict[PointValue, list[float]] = {}
         for index, value in enumerate(session.plan.values):
             here = [
                 r
@@ -182,7 +174,7 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
                 and r.key.value_index == index
                 and (r.key.kind is RunKind.RR) == rr_metric
             ]
-            per_value[float(value)] = metric_values(here, metric)
+            per_value[as_point(value)] = metric_values(here, metric)
         found.append(SeriesData(session, series, per_value))
     return found
 
@@ -290,7 +282,7 @@ def holm_intervals(
 
 
 def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
-    values = sorted(set(baseline.values) | set(other.values))
+    values = in_order([*baseline.values, *other.values])
     sides = [(baseline.values.get(v, []), other.values.get(v, [])) for v in values]
     tests = [welch_test(a, b) for a, b in sides]
     adjusted = holm([t.p_value if t.se is not None else None for t in tests])

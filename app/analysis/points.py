@@ -7,24 +7,23 @@ from dataclasses import dataclass
 
 from app.analysis.expectation import expected_at
 from app.analysis.stats import Summary, summarize
+from app.domain.metrics import POINT_METRICS
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Plan, RunKind, Series, Variable
+from app.domain.plan import Plan, PointValue, RunKind, Series, Variable, as_point
 from app.domain.records import RunRecord
 
-#: (name in --json and CSV, how to read it from a run, which runs it comes from)
-METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = (
-    ("throughput_bps", lambda r: r.metrics.throughput_bps),
-    ("rtt_ms", lambda r: r.metrics.rtt_mean_ms),
-    ("cpu_local_pct", lambda r: r.metrics.cpu_local),
-    ("cpu_remote_pct", lambda r: r.metrics.cpu_remote_pct),
-    ("jitter_ms", lambda r: r.metrics.jitter_ms),
-    ("loss_pct", lambda r: r.metrics.loss_pct),
-    ("retransmits", lambda r: r.metrics.retransmits),
-    # Working latency: each run's median probe round trip before it (idle) and during it.
-    ("latency_idle_ms", lambda r: r.metrics.latency_idle_ms),
-    ("latency_ms", lambda r: r.metrics.latency_ms),
-    ("latency_p90_ms", lambda r: r.metrics.latency_p90_ms),
-    ("latency_loss_pct", lambda r: r.metrics.latency_loss_pct),
+
+#: (name in --json and CSV, how to read it from a run), from the metric table.
+def _reader(attribute: str) -> Callable[[RunRecord], float | None]:
+    def read(run: RunRecord) -> float | None:
+        value: float | None = getattr(run.metrics, attribute)
+        return value
+
+    return read
+
+
+METRICS: tuple[tuple[str, Callable[[RunRecord], float | None]], ...] = tuple(
+    (metric.name, _reader(metric.read)) for metric in POINT_METRICS
 )
 
 
@@ -34,7 +33,7 @@ class PointSummary:
     ip_version: IpVersion
     direction: Direction
     variable: Variable
-    value: float
+    value: PointValue  # a number, or a name (a congestion control)
     n: int  # successful runs at this point
     failed: int
     metrics: dict[str, Summary]
@@ -79,8 +78,10 @@ class PointSummary:
         return data
 
 
-def plain_number(value: float) -> int | float:
-    """1408.0 -> 1408: whole values as integers (JSON, CSV), others as they are."""
+def plain_number(value: float | str) -> int | float | str:
+    """1408.0 -> 1408: whole values as integers (JSON, CSV), others (and names) as they are."""
+    if isinstance(value, str):
+        return value
     return int(value) if float(value).is_integer() else value
 
 
@@ -100,7 +101,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                     ip_version=series.ip_version,
                     direction=plan.direction,
                     variable=plan.variable,
-                    value=float(value),
+                    value=as_point(value),
                     n=n,
                     failed=sum(1 for r in here if not r.ok),
                     metrics=metrics,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.analysis.points import point_summaries
-from app.domain.plan import Plan, Series
+from app.domain.plan import Plan, PointValue, Series, as_point
 from app.domain.records import RunRecord
 
 
@@ -19,7 +19,7 @@ class Share:
 
 @dataclass(frozen=True)
 class PointShares:
-    value: float
+    value: PointValue
     total_bps: float
     shares: list[Share]
 
@@ -40,7 +40,7 @@ def link_shares(plan: Plan, runs: Sequence[RunRecord]) -> list[PointShares]:
             continue
         found.append(
             PointShares(
-                float(value),
+                as_point(value),
                 total,
                 [Share(series, mean, 100.0 * mean / total) for series, mean in known],
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -13,8 +14,10 @@ from pathlib import Path
 from app import __version__
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
 from app.domain.errors import BadOption, LinkLabError
+from app.engine.drivers import PROGRAM_NAMES
 from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
+from app.engine.tools import EngineSettings
 
 #: The module (under app.cli) that registers each command, in the order `linklab --help`
 #: lists them. A command line naming one of them imports that module only: a study does not
@@ -32,9 +35,9 @@ COMMANDS = {
     "class-server": "class_live_cmds",
     "responsiveness": "responsiveness_cmd",
     "doctor": "engine_cmds",
-    "serve": "engine_cmds",
     "measure": "engine_cmds",
     "demo": "engine_cmds",
+    "serve": "serve_cmd",
     "discover": "discover_cmd",
 }
 
@@ -103,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Ctrl+C stops every command, also one started as a background job (`linklab measure &`),
     # which the shell starts with SIGINT ignored and Python then leaves ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Where the engines are: LINKLAB_<NAME> variables, read here once and handed on.
+    args.engine_settings = EngineSettings.from_environment(os.environ, PROGRAM_NAMES)
     try:
         return int(args.handler(args))
     except BadOption as err:

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from app.domain.plan_fields import PLAN_FIELDS, Kind
 from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
@@ -33,18 +34,26 @@ def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
     return convert
 
 
-def add_port_arguments(
-    parser: argparse.ArgumentParser, iperf3_help: str = "iperf3 port (default 5201)"
-) -> None:
-    """--port and --netserver-port, named the same by every command that reaches a peer."""
-    parser.add_argument("--port", type=number(int, 1, 65535), help=iperf3_help)
-    parser.add_argument(
-        "--netserver-port",
-        "--netperf-port",  # the name of earlier versions
-        dest="netserver_port",
-        type=number(int, 1, 65535),
-        help="netserver port (default 12865)",
-    )
+def add_port_arguments(parser: argparse.ArgumentParser, first_help: str | None = None) -> None:
+    """The port of each engine's server (--port for iperf3, --netserver-port, …), named the
+    same by every command that reaches a peer; first_help replaces the first one's help."""
+    for index, driver in enumerate(drivers.DRIVERS.values()):
+        text = f"{driver.port_label} port (default {driver.default_port})"
+        parser.add_argument(
+            *driver.port_options,
+            dest=driver.port_dest,
+            type=number(int, 1, 65535),
+            help=first_help if index == 0 and first_help else text,
+        )
+
+
+def peer_ports(args: argparse.Namespace) -> dict[str, int]:
+    """The ports given on the command line, by the engines' port keys."""
+    return {
+        d.port_key: port
+        for d in drivers.DRIVERS.values()
+        if (port := getattr(args, d.port_dest, None))
+    }
 
 
 def add_echo_port_argument(parser: argparse.ArgumentParser, text: str) -> None:
@@ -57,6 +66,46 @@ def within(span: str, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
     limit is checked with the plan): the limits come from the engines' drivers."""
     widest = drivers.widest(span)
     return number(kind, widest.low, widest.high)
+
+
+def add_field_options(parser: argparse.ArgumentParser) -> None:
+    """The plan settings the command line sets one by one (--runs, --duration, --window, …),
+    from the plan's field table: a number within what some engine accepts (the chosen
+    engine's own limit is checked with the plan), a size, a rate or a name."""
+    for field in PLAN_FIELDS:
+        cli = field.cli
+        if cli is None:
+            continue
+        kind: Callable[[str], Any]
+        if field.kind is Kind.FLAG:
+            # None when not given, so a plan file's or preset's value stands.
+            parser.add_argument(
+                cli.flag, dest=field.name, action="store_true", default=None, help=cli.help
+            )
+            continue
+        if field.kind is Kind.SIZE:
+            kind = size
+        elif field.kind is Kind.RATE:
+            kind = rate
+        elif field.kind is Kind.NAME:
+            kind = str
+        elif field.limit is not None:
+            kind = within(field.limit, float if field.kind is Kind.DECIMAL else int)
+        else:
+            assert cli.low is not None and cli.high is not None
+            kind = number(float if field.kind is Kind.DECIMAL else int, cli.low, cli.high)
+        parser.add_argument(
+            cli.flag,
+            dest=field.name,
+            type=kind,
+            metavar=cli.metavar or None,
+            help=cli.help or None,
+        )
+
+
+def field_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The plan settings given as options, by the plan's attribute (None: not given)."""
+    return {f.name: getattr(args, f.name, None) for f in PLAN_FIELDS if f.cli is not None}
 
 
 def size(text: str) -> int:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from app.cli.args import EXIT_OK, number
 from app.engine.discovery import SEARCH_S, announcing_responder, discover
+from app.engine.drivers import program_engine
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EchoStartFailed
 from app.engine.servers import LocalServer
@@ -77,10 +78,10 @@ def announcing_echo(
     port: int, bind: str | None, engines: Sequence[tuple[str, int]]
 ) -> EchoResponder:
     """The latency responder of `linklab serve`, answering searches too with the engines'
-    servers (name, port; the first port of each)."""
+    servers (the engine's key in a peer's ports, and the first port of each)."""
     ports: dict[str, int] = {}
-    for name, number_ in engines:
-        ports.setdefault(name, number_)
+    for key, number_ in engines:
+        ports.setdefault(key, number_)
     return announcing_responder(port, bind, lambda: ports)
 
 
@@ -91,13 +92,19 @@ def start_echo(
     (the servers serve on either way)."""
     still = " and ".join(dict.fromkeys(server.name for server in servers))
     serving = f" The {still} {'still serve' if ' and ' in still else 'still serves'}."
-    iperf3_ports = [server.port for server in servers if server.tool.name == "iperf3"]
-    if port in iperf3_ports:
+    taken = next((server for server in servers if server.port == port), None)
+    if taken is not None:
+        article = "an" if taken.name[:1] in "aeiou" else "a"
         return None, (
-            f"UDP port {port} belongs to an iperf3 server here (its UDP tests use it), so "
-            f"LinkLab's latency responder is off: choose another --echo-port.{serving}"
+            f"UDP port {port} belongs to {article} {taken.name} here (its UDP tests use it), "
+            f"so LinkLab's latency responder is off: choose another --echo-port.{serving}"
         )
-    responder = announcing_echo(port, bind, [(s.tool.name, s.port) for s in servers])
+    engines = [
+        (driver.port_key, server.port)
+        for server in servers
+        if (driver := program_engine(server.tool.name)) is not None
+    ]
+    responder = announcing_echo(port, bind, engines)
     try:
         responder.start()
     except EchoStartFailed as err:

@@ -1,47 +1,28 @@
-"""Engine commands: `linklab doctor`, `serve`, `measure`, and the loopback demo."""
+"""Engine commands: `linklab doctor`, `measure`, and the loopback demo (`serve` is serve_cmd)."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
-import ipaddress
 import json
 import os
-import signal
 import sys
-import time
-from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
-from app.cli.class_live_cmds import add_pool_arguments, tell_collector
-from app.cli.discover_cmd import start_echo
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Engine
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine import netinfo
-from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
-from app.engine.errors import EngineMissing
+from app.engine.drivers import DRIVERS, PROGRAMS, find_tool, program_engine
 from app.engine.iperf3 import start_iperf3
-from app.engine.netperf import start_netperf
-from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
+from app.engine.options import Iperf3Options, NetperfTest, SingleRun
 from app.engine.run import EngineRun
-from app.engine.server_records import stop_left_behind
-from app.engine.servers import (
-    EXPOSED_IDLE_TIMEOUT_S,
-    EXPOSED_MAX_DURATION_S,
-    LocalServer,
-    ServerOptions,
-    iperf3_server,
-    netserver,
-)
-from app.engine.servers import security_warning as server_warning
-from app.engine.tools import ENGINES, Capability, Tool, find_tool
-from app.study.server_pool import pool_ports
+from app.engine.tools import EngineSettings, Tool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,47 +34,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     db_doctor.add_arguments(doctor)
     doctor.set_defaults(handler=cmd_doctor)
 
-    serve = sub.add_parser(
-        "serve",
-        help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
-    )
-    add_port_arguments(serve, "iperf3 port (default 5201; with --count, the first)")
-    serve.set_defaults(port=5201, netserver_port=12865)
-    serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
-    serve.add_argument("--no-netserver", action="store_true", help="start only iperf3")
-    add_pool_arguments(serve)  # --count, and the class's --collector
-    serve.add_argument(
-        "--idle-timeout",
-        type=number(int, 0, 86400),
-        default=EXPOSED_IDLE_TIMEOUT_S,
-        metavar="S",
-        help=f"restart an iperf3 server left idle (stuck) this long (default "
-        f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
-    )
-    serve.add_argument(
-        "--max-duration",
-        type=number(int, 0, 86400),
-        default=EXPOSED_MAX_DURATION_S,
-        metavar="S",
-        help=f"the longest test the iperf3 server runs for a client (default "
-        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
-    )
-    serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
-    serve.add_argument(
-        "--echo-port",
-        type=number(int, 1, 65535),
-        default=DEFAULT_ECHO_PORT,
-        metavar="N",
-        help=f"UDP port of LinkLab's latency responder (default {DEFAULT_ECHO_PORT})",
-    )
-    serve.add_argument(
-        "--no-echo", action="store_true", help="do not start LinkLab's latency responder"
-    )
-    serve.set_defaults(handler=cmd_serve)
-
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
     measure.add_argument("--peer", required=True, metavar="HOST")
-    measure.add_argument("--engine", choices=("iperf3", "netperf"), default="iperf3")
+    measure.add_argument(
+        "--engine", choices=[engine.value for engine in DRIVERS], default=Engine.IPERF3.value
+    )
     add_port_arguments(measure)
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
     measure.add_argument("--ip", choices=("4", "6"), help="IP version (default: either)")
@@ -124,24 +69,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 # -- doctor ------------------------------------------------------------------------------------
-def doctor_report() -> dict[str, Any]:
+def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
     engines: dict[str, Any] = {}
-    for name in ENGINES:
+    for name in PROGRAMS:
         try:
-            tool = find_tool(name)
+            tool = find_tool(name, settings=settings)
         except LinkLabError as err:
             engines[name] = {"found": False, "problem": err.sentence}
             continue
+        driver = program_engine(name)
+        client = driver is not None and driver.programs[0].name == name
+        reported = driver.reported_capabilities if driver is not None and client else ()
         engines[name] = {
             "found": True,
             "path": tool.path,
             "source": tool.source.value,
             "version": tool.version_string,
             "version_text": tool.version_text,
-            "capabilities": {cap.value: tool.has(cap) for cap in _relevant_caps(name)},
+            "capabilities": {str(cap): tool.has(cap) for cap in reported},
         }
-        if name == "iperf3":
-            engines[name]["server_warning"] = server_warning(tool)
+        if driver is not None and name == driver.server_program and not driver.serve_optional:
+            engines[name]["server_warning"] = driver.server_note(tool)
     return {
         "linklab": __version__,
         "engines": engines,
@@ -153,27 +101,12 @@ def doctor_report() -> dict[str, Any]:
     }
 
 
-def _relevant_caps(name: str) -> list[Capability]:
-    if name == "iperf3":
-        return [
-            Capability.JSON_STREAM,
-            Capability.BIDIR,
-            Capability.AUTHENTICATION,
-            Capability.CONNECT_TIMEOUT,
-            Capability.RCV_TIMEOUT,
-            Capability.SND_TIMEOUT,
-            Capability.IDLE_TIMEOUT,
-            Capability.ONE_OFF,
-        ]
-    return [Capability.INTERIM] if name == "netperf" else []
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     if args.db is not None:
         return db_doctor.cmd_db_doctor(args)
     if args.recover_to is not None:
         raise BadOption("--recover-to goes with --db: linklab doctor --db PATH --recover-to NEW")
-    report = doctor_report()
+    report = doctor_report(getattr(args, "engine_settings", None))
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
@@ -195,142 +128,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
 
 
-# -- serve -------------------------------------------------------------------------------------
-def start_servers(
-    port: int,
-    netserver_port: int | None,
-    bind: str | None = None,
-    idle_timeout_s: int | None = None,
-    one_off: bool = False,
-    on_log: Callable[[str], None] | None = None,
-    count: int = 1,
-    max_duration_s: int | None = None,
-) -> list[LocalServer]:
-    """Start iperf3 (required; count servers on consecutive ports) and netserver (when
-    installed and asked for)."""
-    tool = find_tool("iperf3")
-    if port + count - 1 > 65535:
-        raise BadOption(f"{count} servers from port {port} would pass port 65535.")
-    options = [
-        ServerOptions(p, bind, idle_timeout_s or None, one_off, max_duration_s or None)
-        for p in pool_ports("iperf3", port, count)
-    ]
-    servers = [iperf3_server(tool, option, on_log) for option in options]
-    if netserver_port is not None:
-        try:
-            servers.append(netserver(find_tool("netserver"), ServerOptions(netserver_port, bind)))
-        except EngineMissing as err:
-            print(f"linklab: {err.sentence} Serving iperf3 only.", file=sys.stderr)
-    started: list[LocalServer] = []
-    try:
-        for server in servers:
-            server.start()
-            started.append(server)
-    except BaseException:
-        for server in started:
-            server.stop()
-        raise
-    return started
-
-
-def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
-    """What a stranger can do with these servers, in one line."""
-    where = f"on {args.bind} only" if args.bind else "on every address of this computer"
-    capped = any("--server-max-duration" in server.argv for server in servers)
-    longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
-    idle = (
-        f", an iperf3 server idle for {args.idle_timeout} s restarts"
-        if args.idle_timeout and not args.one_off
-        else ""
-    )
-    return f"Limits: listening {where}; {longest}{idle}."
-
-
-def _stop_on_signals() -> None:
-    """SIGINT and SIGTERM stop the servers cleanly. SIGINT's handler is set explicitly: a
-    shell starts a background job (`linklab serve &`) with SIGINT ignored, and Python then
-    leaves it ignored."""
-
-    def stop(_signum: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    def log(line: str) -> None:
-        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
-
-    _stop_on_signals()
-    for sentence in stop_left_behind():
-        print(f"linklab: {sentence}", file=sys.stderr)
-
-    servers = start_servers(
-        args.port,
-        None if args.no_netserver else args.netserver_port,
-        args.bind,
-        None if args.one_off else args.idle_timeout,  # an idle one-off server would just end
-        args.one_off,
-        on_log=log,
-        count=args.count,
-        max_duration_s=args.max_duration,
-    )
-    echo: EchoResponder | None = None
-    try:
-        for server in servers:
-            print(f"{server.name} listening on port {server.port} (pid {server.pid})")
-            if server.tool.name == "iperf3" and (warning := server_warning(server.tool)):
-                print(f"Note: {warning}")
-        print(serve_limits(args, servers))
-        for note in dict.fromkeys(n for server in servers for n in server.notes):
-            print(f"Note: {note}")
-        if not args.no_echo:
-            echo, why_off = start_echo(args.echo_port, args.bind, servers)
-            if echo is not None:
-                print(f"LinkLab latency responder listening on UDP port {echo.port}")
-            else:
-                print(f"linklab: {why_off}", file=sys.stderr, flush=True)
-        for line in _peer_addresses(args.bind):
-            print(line)
-        if args.collector:
-            print(tell_collector(args, servers), flush=True)
-        print("Press Ctrl+C to stop.", flush=True)
-        while all(server.running for server in servers):
-            time.sleep(0.2)
-        stopped = [server.name for server in servers if not server.running]
-        print(f"linklab: the {', '.join(stopped)} stopped.", file=sys.stderr)
-        return EXIT_OK if args.one_off else EXIT_FAILED
-    except KeyboardInterrupt:
-        print("Stopping the servers.", file=sys.stderr)
-        return EXIT_OK
-    finally:
-        if echo is not None:
-            echo.stop()
-        for server in servers:
-            server.stop()
-
-
-def _peer_addresses(bind: str | None) -> list[str]:
-    """What to type on the other computer: this computer's addresses, or only the one the
-    servers are bound to (none, when that is a loopback address no other computer reaches)."""
-    if bind is None:
-        lines = ["On the other computer, use one of these addresses as the peer:"]
-        for addr in netinfo.local_addresses():
-            lines.append(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
-        return lines
-    try:
-        loopback = ipaddress.ip_address(bind.partition("%")[0]).is_loopback
-    except ValueError:
-        loopback = bind.lower() == "localhost"
-    if loopback:
-        return [
-            f"The servers listen on {bind} only, which no other computer can reach: measure "
-            f"from this computer, or start them without --bind (or bound to a network address)."
-        ]
-    return [f"On the other computer, use {bind} as the peer (the servers listen there only)."]
-
-
 # -- measure -----------------------------------------------------------------------------------
 def _password(args: argparse.Namespace) -> str | None:
     if args.username is None:
@@ -343,28 +140,15 @@ def _password(args: argparse.Namespace) -> str | None:
 
 
 def prepare_run(args: argparse.Namespace) -> EngineRun:
-    ip = IpVersion(int(args.ip)) if args.ip else None
-    if args.engine == "netperf":
-        test = (
-            NetperfTest(args.test)
-            if args.test
-            else (NetperfTest.UDP_STREAM if args.protocol == "udp" else NetperfTest.TCP_STREAM)
-        )
-        nopts = NetperfOptions(
-            host=args.peer,
-            port=args.netserver_port or args.port or 12865,
-            test=test,
-            ip_version=ip,
-            duration_s=args.duration,
-            message_size=args.length,
-            interval_s=args.interval,
-        )
-        return start_netperf(find_tool("netperf"), nopts)
-    opts = Iperf3Options(
+    driver = DRIVERS[Engine(args.engine)]
+    settings = getattr(args, "engine_settings", None)
+    if settings is not None:
+        driver = type(driver)(settings)
+    run = SingleRun(
         host=args.peer,
-        port=args.port or 5201,
+        port=getattr(args, driver.port_dest) or args.port or driver.default_port,
         protocol=Protocol(args.protocol),
-        ip_version=ip,
+        ip_version=IpVersion(int(args.ip)) if args.ip else None,
         duration_s=args.duration,
         omit_s=args.omit,
         interval_s=args.interval,
@@ -378,8 +162,12 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
         username=args.username,
         password=_password(args),
         rsa_public_key_path=args.rsa_public_key,
+        test=args.test,
+        live=not args.no_live,
     )
-    return start_iperf3(find_tool("iperf3"), opts, live=not args.no_live)
+    handle = driver.single_run(run)
+    assert isinstance(handle, EngineRun)
+    return handle
 
 
 def print_event(event: Sample | EngineMessage) -> None:
@@ -462,7 +250,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     port = netinfo.free_port(0)
     print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")
-    servers = start_servers(port, None)
+    from app.cli.serve_cmd import start_servers  # a command of its own
+
+    servers = start_servers(port)
     tool: Tool = servers[0].tool
     try:
         print(f"Local iperf3 {tool.version_string} server on port {port}.")

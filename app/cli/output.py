@@ -13,6 +13,7 @@ from app.analysis.context_checks import context_checks
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
+from app.domain.plan_fields import value_word
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import counted, format_rate
 from app.study.describe import latency_methods
@@ -192,8 +193,14 @@ EXTRA_COLUMNS = (
     ("loss_pct", "UDP loss %"),
     ("jitter_ms", "jitter ms"),
     ("retransmits", "retransmits"),
+    ("owd_ms", "one-way ms"),
 )
-EXTRA_FORMATS = {"loss_pct": "{:.2f}", "jitter_ms": "{:.3f}", "retransmits": "{:.1f}"}
+EXTRA_FORMATS = {
+    "loss_pct": "{:.2f}",
+    "jitter_ms": "{:.3f}",
+    "retransmits": "{:.1f}",
+    "owd_ms": "{:.3f}",
+}
 
 
 def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
@@ -219,7 +226,7 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     for point in points:
         tp = point.metrics["throughput_bps"]
         line = (
-            f"{point.series.label:<14} {point.value:>10g} {point.n:>4} "
+            f"{point.series.label:<14} {value_word(point.value):>10} {point.n:>4} "
             f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
         )
         for name, _label in extra:
@@ -243,7 +250,7 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     for share in link_shares(plan, runs):
         parts = ", ".join(f"{s.series.label} {s.share_pct:.1f} %" for s in share.shares)
         out.write(
-            f"Share of the link at {share.value:g}: {parts} "
+            f"Share of the link at {value_word(share.value)}: {parts} "
             f"(together {format_rate(share.total_bps)})\n"
         )
     for sentence in session_findings(plan, points):

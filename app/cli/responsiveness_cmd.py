@@ -10,9 +10,10 @@ import sys
 from types import FrameType
 from typing import TextIO
 
-from app.cli.args import EXIT_CODES_HELP, EXIT_OK, add_port_arguments, number
+from app.cli.args import EXIT_CODES_HELP, EXIT_OK, add_port_arguments, number, peer_ports
 from app.domain.plan import Peer
 from app.domain.units import format_rate
+from app.engine.drivers import registry
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
@@ -97,7 +98,7 @@ def peer_from_args(args: argparse.Namespace) -> Peer:
     if args.peer.strip().lower() in THIS_COMPUTER_NAMES:
         return Peer.this_computer()
     host = validate_host(args.peer.strip(), "peer")
-    return Peer(host, args.port or 5201, args.netserver_port or 12865)
+    return Peer(host, peer_ports(args))
 
 
 class ProgressLines:
@@ -173,7 +174,7 @@ def cmd_responsiveness(args: argparse.Namespace) -> int:
         idle_s=args.idle_seconds,
         both=not args.no_both,
     )
-    door = FrontDoor()
+    door = FrontDoor(drivers=registry(getattr(args, "engine_settings", None)))
     test = door.responsiveness(peer, ProgressLines(), settings, echo_port=args.echo_port)
     _stop_on_signals(test)
     try:

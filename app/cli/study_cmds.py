@@ -6,7 +6,7 @@ import argparse
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
@@ -19,23 +19,36 @@ from app.cli.args import (
     EXIT_SOME_FAILED,
     EXIT_STOPPED,
     add_echo_port_argument,
+    add_field_options,
     add_port_arguments,
     add_submit_arguments,
     choices_list,
+    field_overrides,
     key_value,
     number,
+    peer_ports,
     rate,
-    size,
     value_list,
-    within,
 )
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
-from app.domain.plan import SWEEPS, Medium, Peer, Plan, Security, Variable
+from app.domain.plan import (
+    OLD_PORT_FIELDS,
+    SWEEPS,
+    Engine,
+    Medium,
+    Peer,
+    Plan,
+    Security,
+    Variable,
+)
 from app.domain.plan_codec import plan_from_dict
+from app.domain.plan_fields import categorical, parse_names
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
+from app.engine.driver import EngineDriver
+from app.engine.drivers import DRIVERS, registry
 from app.study.events import StudyEvent
 from app.study.frontdoor import FrontDoor, StudyRun
 from app.study.plan_checks import validate_plan
@@ -82,7 +95,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the UDP port of LinkLab's latency responder on the peer, for --metric latency "
         "(default 5200; a peer without it is measured by TCP connection time)",
     )
-    run.add_argument("--engine", choices=("iperf3", "netperf"))
+    run.add_argument("--engine", choices=[engine.value for engine in DRIVERS])
     run.add_argument("--protocol", type=choices_list(("tcp", "udp")), metavar="tcp|udp|tcp,udp")
     run.add_argument("--ip", type=choices_list(("4", "6")), metavar="4|6|4,6")
     run.add_argument("--direction", choices=("up", "down", "bidir"))
@@ -98,14 +111,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="LIST",
         help="128:1408:256 (from:to:step) or 128,384,1408",
     )
-    run.add_argument("--runs", type=number(int, 1, 1000), metavar="N", help="runs per point")
-    run.add_argument("--duration", type=within("duration_s"), metavar="S", help="seconds per run")
-    run.add_argument("--omit", type=within("omit_s"), metavar="S", help="warm-up seconds")
-    run.add_argument("--parallel", type=within("parallel"), metavar="N")
-    run.add_argument("--window", type=size, metavar="BYTES")
-    run.add_argument("--length", type=size, metavar="BYTES", help="fixed size when not swept")
-    run.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target (0 = unlimited)")
-    run.add_argument("--pause", type=number(float, 0, 3600), metavar="S")
+    add_field_options(run)
     run.add_argument("--order", choices=("sequential", "shuffled", "interleaved"))
     run.add_argument(
         "--metric",
@@ -180,8 +186,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     resume.set_defaults(handler=cmd_resume)
 
 
-def _values(text: str, variable: str) -> list[int]:
-    """Sizes take K/M suffixes in 1024s, bitrates in 1000s (as iperf3 reads them)."""
+def _values(text: str, variable: str) -> list[int] | list[str]:
+    """Sizes take K/M suffixes in 1024s, bitrates in 1000s (as iperf3 reads them); a variable
+    of names takes names (cubic,bbr,reno)."""
+    if categorical(Variable(variable)):
+        try:
+            return parse_names(text)
+        except ValueError as err:
+            raise BadOption(f"argument --sizes/--values: {err}.") from None
     parse = parse_rate if variable == Variable.BITRATE.value else parse_size
     try:
         return value_list(parse)(text)
@@ -200,14 +212,7 @@ def plan_from_args(
         "protocols": args.protocol,
         "direction": args.direction,
         "variable": args.vary,
-        "repetitions": args.runs,
-        "duration_s": args.duration,
-        "omit_s": args.omit,
-        "parallel": args.parallel,
-        "window": args.window,
-        "length": args.length,
-        "bitrate_bps": args.bitrate,
-        "pause_s": args.pause,
+        **field_overrides(args),
         "concurrent": args.concurrent,
         "order": args.order,
         "metrics": args.metric,
@@ -246,10 +251,9 @@ def plan_from_args(
         peer["host"] = args.peer
     if args.peer6:
         peer["host6"] = args.peer6
-    if args.port:
-        peer["iperf3_port"] = args.port
-    if args.netserver_port:
-        peer["netperf_port"] = args.netserver_port
+    if ports := peer_ports(args):
+        old = {new: peer.pop(name) for name, new in OLD_PORT_FIELDS.items() if name in peer}
+        peer["ports"] = {**old, **(peer.get("ports") or {}), **ports}
     if args.echo_port:
         peer["echo_port"] = args.echo_port
     if not peer.get("host"):
@@ -305,9 +309,14 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
     return EXIT_FOR[outcome.status]
 
 
+def cli_drivers(args: argparse.Namespace) -> Mapping[Engine, EngineDriver]:
+    """The engines' drivers with the settings the command line was given (LINKLAB_<NAME>)."""
+    return registry(getattr(args, "engine_settings", None))
+
+
 def open_door(args: argparse.Namespace) -> FrontDoor:
     """The front door of --db (or the default database), after its start-up work."""
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(Path(args.db) if args.db else None, drivers=cli_drivers(args))
     door.startup()
     for sentence in door.left_behind:
         print(f"linklab: {sentence}", file=sys.stderr)
@@ -338,8 +347,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     study = door.resume(
         args.session,
         ProgressPrinter(sys.stderr),
-        iperf3_port=args.port,
-        netserver_port=args.netserver_port,
+        ports=peer_ports(args),
         echo_port=args.echo_port,
     )
     return _execute(args, door, study)

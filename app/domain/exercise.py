@@ -17,6 +17,7 @@ from typing import Any
 from app.domain.collector import Collector, collector_from_dict
 from app.domain.errors import BadOption
 from app.domain.plan import Assignment, Peer, Plan, clean_text
+from app.domain.plan_fields import PLAN_FIELDS
 
 EXERCISE_FORMAT = "linklab-exercise"
 EXERCISE_VERSION = 1
@@ -29,29 +30,9 @@ MAX_TITLE = 200
 MAX_ANSWER = 50_000
 
 #: The fields an exercise can lock: name (as `linklab run --NAME`) -> (what it is called in
-#: sentences, the plan attributes it covers).
+#: sentences, the plan attributes it covers), from the plan's field table.
 LOCKABLE: dict[str, tuple[str, tuple[str, ...]]] = {
-    "engine": ("the engine", ("engine",)),
-    "protocol": ("the protocols", ("protocols",)),
-    "ip": ("the IP versions", ("ip_versions",)),
-    "direction": ("the direction", ("direction",)),
-    "vary": ("the swept variable", ("variable",)),
-    "sizes": ("the swept values", ("values",)),
-    "runs": ("the runs per point", ("repetitions",)),
-    "duration": ("the seconds per run", ("duration_s",)),
-    "omit": ("the warm-up seconds", ("omit_s",)),
-    "pause": ("the pause between runs", ("pause_s",)),
-    "order": ("the run order", ("order",)),
-    "metric": ("the metrics", ("metrics",)),
-    "parallel": ("the parallel streams", ("parallel",)),
-    "window": ("the TCP window", ("window",)),
-    "length": ("the packet size", ("length",)),
-    "bitrate": ("the UDP bitrate", ("bitrate_bps",)),
-    "concurrent": ("running the series at the same time", ("concurrent",)),
-    "security": ("the stated security", ("conditions.security",)),
-    "medium": ("the stated medium", ("conditions.medium",)),
-    "link-rate": ("the stated link rate", ("conditions.link_rate_bps",)),
-    "frame-overhead": ("the frame overhead", ("conditions.frame_overhead",)),
+    field.lock: (field.lock_words, field.attributes) for field in PLAN_FIELDS if field.lock
 }
 #: What a hand-in may carry of the environment snapshot only when the exercise asks.
 PRIVATE_FACTS = ("ssid", "mac", "user")

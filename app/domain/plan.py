@@ -14,12 +14,17 @@ from typing import Any
 
 from app.domain.net import Direction, IpVersion, Protocol
 
-PLAN_FORMAT = 1
+#: 2: a peer's ports are a mapping by engine ("ports"); format 1's iperf3_port and
+#: netperf_port are read into it.
+PLAN_FORMAT = 2
+#: Format 1's port fields of a peer, and the engine port keys they became.
+OLD_PORT_FIELDS = {"iperf3_port": "iperf3", "netperf_port": "netperf"}
 
 
 class Engine(StrEnum):
     IPERF3 = "iperf3"
     NETPERF = "netperf"
+    IPERF2 = "iperf2"
 
 
 class Variable(StrEnum):
@@ -31,23 +36,25 @@ class Variable(StrEnum):
     PARALLEL = "parallel"  # parallel streams
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
+    CONGESTION = "congestion"  # TCP congestion control, by name (cubic, bbr, reno)
     # Nothing swept: one flow measured over time until the user stops it (a monitor). Its
     # plan has the one value 0; its runs are the engine runs chained back to back, numbered
     # as repetitions.
     NONE = "none"
 
 
-VARIABLE_LABELS = {
-    Variable.LENGTH: ("Packet size", "B"),
-    Variable.DURATION: ("Run duration", "s"),
-    Variable.WINDOW: ("TCP window", "B"),
-    Variable.PARALLEL: ("Parallel streams", ""),
-    Variable.BITRATE: ("Target bitrate", "bit/s"),
-    Variable.LOSS: ("Emulated loss", "%"),
-    Variable.NONE: ("Monitor", ""),
-}
 #: What a sweep can vary (a monitor varies nothing).
 SWEEPS = tuple(v for v in Variable if v is not Variable.NONE)
+
+
+#: One swept value: a number, or a name for a variable whose values are names (a congestion
+#: control). Plans hold whole numbers or names; points and runs hold them as floats or names.
+PointValue = float | str
+
+
+def as_point(value: float | str) -> PointValue:
+    """A plan's value as a point holds it: a float, or the name as it is."""
+    return value if isinstance(value, str) else float(value)
 
 
 class Order(StrEnum):
@@ -103,26 +110,51 @@ DEFAULT_ECHO_PORT = 5200
 LATENCY_IDLE_S = 2.0
 
 
+class Ports(dict[str, int]):
+    """A peer's server ports by engine ({"iperf3": 5201, "netperf": 12865}): read-only and
+    hashable, as a frozen Peer needs. An engine without an entry uses its default port."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def __reduce__(self) -> tuple[type[Ports], tuple[dict[str, int]]]:
+        return Ports, (dict(self),)
+
+    def _read_only(self, *_args: object, **_kwargs: object) -> None:
+        raise TypeError("a peer's ports are read-only: use Peer.with_port")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Peer:
     host: str
-    iperf3_port: int = 5201
-    netperf_port: int = 12865
+    #: The port of each engine's server on the peer, by the engine's port key.
+    ports: Mapping[str, int] = field(default_factory=Ports)
     name: str = ""
     host6: str = ""  # the IPv6 address, when host is an IPv4 address and IPv6 is measured too
     echo_port: int = DEFAULT_ECHO_PORT  # LinkLab's latency responder (UDP) on the peer
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.ports, Ports):
+            object.__setattr__(self, "ports", Ports(self.ports))
+
     @classmethod
     def this_computer(
-        cls, iperf3_port: int = 5201, netperf_port: int = 12865, echo_port: int = DEFAULT_ECHO_PORT
+        cls, ports: Mapping[str, int] | None = None, echo_port: int = DEFAULT_ECHO_PORT
     ) -> Peer:
-        return cls(
-            "127.0.0.1", iperf3_port, netperf_port, THIS_COMPUTER, host6="::1", echo_port=echo_port
-        )
+        return cls("127.0.0.1", ports or {}, THIS_COMPUTER, host6="::1", echo_port=echo_port)
 
     @property
     def is_this_computer(self) -> bool:
         return self.name == THIS_COMPUTER
+
+    def port(self, key: str, default: int) -> int:
+        """The port of one engine's server (its driver gives the key and the default)."""
+        return self.ports.get(key, default)
+
+    def with_port(self, key: str, port: int) -> Peer:
+        return replace(self, ports={**self.ports, key: port})
 
     def host_for(self, ip_version: IpVersion) -> str:
         if ip_version is IpVersion.V6 and self.host6:
@@ -232,7 +264,7 @@ class Plan:
     ip_versions: tuple[IpVersion, ...] = (IpVersion.V4,)
     direction: Direction = Direction.UP
     variable: Variable = Variable.LENGTH
-    values: tuple[int, ...] = (128, 384, 640, 896, 1152, 1408)
+    values: tuple[int | str, ...] = (128, 384, 640, 896, 1152, 1408)
     repetitions: int = 3
     duration_s: int = 10
     omit_s: int = 0
@@ -244,12 +276,16 @@ class Plan:
     window: int | None = None
     parallel: int = 1
     bitrate_bps: int = 0  # UDP target; 0 = unlimited, as throughput studies want
+    congestion: str | None = None  # TCP congestion control by name; None: the system's
     interval_s: float = 1.0
     early_stop: EarlyStop | None = None
     max_consecutive_failures: int = 5
     # Run the series at the same time (one iperf3 server per series on the peer, on
     # consecutive ports): how the link is shared between, say, TCP and UDP.
     concurrent: bool = False
+    # The user states the two computers' clocks are synchronised (PTP, NTP): one-way delay
+    # (iperf 2 --trip-times) is measured only then, as it reads one clock against the other.
+    clocks_synchronised: bool = False
     seed: int = 0  # for the shuffled order; recorded so the order can be reproduced
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)
@@ -308,18 +344,16 @@ class Plan:
         """Wall time the plan should take: run time plus warm-up, pause and per-run overhead."""
         per_point = []
         for value in self.values:
-            duration = value if self.variable is Variable.DURATION else self.duration_s
+            duration = (
+                float(value)
+                if self.variable is Variable.DURATION and not isinstance(value, str)
+                else self.duration_s
+            )
             per_point.append(duration + self.omit_s + self.pause_s + overhead_s)
         total = sum(per_point) * len(self.series) * self.repetitions * len(self.kinds)
         if Metric.LATENCY in self.metrics:  # the idle probes before each stream run
             total += LATENCY_IDLE_S * len(self.series) * len(self.values) * self.repetitions
         return total
-
-    def iperf3_port(self, key: RunKey) -> int:
-        """Concurrent series each talk to their own server: port, port + 1, ..."""
-        if not self.concurrent:
-            return self.peer.iperf3_port
-        return self.peer.iperf3_port + self.series.index(key.series)
 
     def concurrent_groups(self) -> list[list[RunKey]]:
         """The runs that go together: every series of one point and repetition at once
@@ -332,18 +366,21 @@ class Plan:
             groups.setdefault((key.value_index, key.repetition, key.kind), []).append(key)
         return list(groups.values())
 
-    def setting(self, key: RunKey) -> dict[str, int | None]:
+    def setting(self, key: RunKey) -> dict[str, Any]:
         """The engine settings of one run: the fixed ones with the swept variable applied."""
         value = self.values[key.value_index]
-        settings: dict[str, int | None] = {
+        settings: dict[str, Any] = {
             "length": self.length,
             "window": self.window,
             "parallel": self.parallel,
             "bitrate": self.bitrate_bps if key.protocol is Protocol.UDP else None,
             "duration": self.duration_s,
+            "congestion": self.congestion if key.protocol is Protocol.TCP else None,
         }
         if self.variable not in (Variable.LOSS, Variable.NONE):  # loss: set on this computer
             settings[self.variable.value] = value
+        if key.protocol is not Protocol.TCP:
+            settings["congestion"] = None  # a TCP setting
         return settings
 
     # -- JSON ----------------------------------------------------------------------------------

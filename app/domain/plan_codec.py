@@ -10,6 +10,7 @@ from typing import Any
 from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import (
+    OLD_PORT_FIELDS,
     PLAN_FORMAT,
     Conditions,
     EarlyStop,
@@ -23,6 +24,7 @@ from app.domain.plan import (
     Variable,
     assignment_from_dict,
 )
+from app.domain.plan_fields import BY_NAME, NAME, Kind, categorical
 
 
 def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
@@ -45,31 +47,36 @@ def _number(value: object, name: str, whole: bool = True) -> Any:
 def decode_field(key: str, value: Any) -> Any:
     """One plan field from its JSON value; ValueError/TypeError say what is wrong."""
     decoders: dict[str, Any] = {
-        "peer": lambda v: Peer(**_fields(Peer, v)),
+        "peer": peer_from_dict,
         "engine": Engine,
         "protocols": lambda v: _enum_tuple(Protocol, v, key),
         "ip_versions": lambda v: _enum_tuple(IpVersion, v, key),
         "direction": Direction,
         "variable": Variable,
-        "values": lambda v: (
-            tuple(_number(x, "value") for x in v)
-            if isinstance(v, list | tuple)
-            else (_number(v, "value"),)
+        "values": lambda v: tuple(
+            _name(x, "a value") if isinstance(x, str) else _number(x, "value")
+            for x in (v if isinstance(v, list | tuple) else [v])
         ),
         "order": Order,
         "metrics": lambda v: _enum_tuple(Metric, v, key),
         "early_stop": lambda v: None if v is None else EarlyStop(**_fields(EarlyStop, v)),
         "conditions": conditions_from_dict,
-        "name": lambda v: str(v)[:200],
-        "pause_s": lambda v: _number(v, key, whole=False),
-        "interval_s": lambda v: _number(v, key, whole=False),
-        "length": lambda v: None if v is None else _number(v, key),
-        "window": lambda v: None if v is None else _number(v, key),
-        "concurrent": _flag,
         "assignment": assignment_from_dict,
     }
     if key in decoders:
         return decoders[key](value)
+    field = BY_NAME.get(key)
+    kind = field.kind if field is not None else Kind.COUNT
+    if kind is Kind.DECIMAL:
+        return _number(value, key, whole=False)
+    if kind is Kind.SIZE:
+        return None if value is None else _number(value, key)
+    if kind is Kind.FLAG:
+        return _flag(value, key)
+    if kind is Kind.TEXT:
+        return str(value)[:200]
+    if kind is Kind.NAME:
+        return None if value is None else _name(value, key)
     return _number(value, key)
 
 
@@ -81,6 +88,23 @@ def _fields(kind: type[Any], value: object) -> dict[str, Any]:
     if extra:
         raise ValueError(f"unknown {kind.__name__.lower()} fields {sorted(extra)}")
     return dict(value)
+
+
+def peer_from_dict(value: object) -> Peer:
+    """A peer, its ports by engine (format 1's iperf3_port and netperf_port read into them)."""
+    if isinstance(value, dict) and set(OLD_PORT_FIELDS) & set(value):
+        value = dict(value)
+        ports = dict(value.get("ports") or {})
+        for old, key in OLD_PORT_FIELDS.items():
+            if old in value:
+                ports.setdefault(key, value.pop(old))
+        value["ports"] = ports
+    fields = _fields(Peer, value)
+    ports = fields.get("ports", {})
+    if not isinstance(ports, dict):
+        raise ValueError("a peer's ports must be an object of engine: port")
+    fields["ports"] = {str(k): int(_number(v, f"{k} port")) for k, v in ports.items()}
+    return Peer(**fields)
 
 
 def conditions_from_dict(value: object) -> Conditions:
@@ -107,9 +131,15 @@ def _optional_whole(value: object, name: str) -> int | None:
     return None if value is None else int(_number(value, name))
 
 
-def _flag(value: object) -> bool:
+def _flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
-        raise ValueError("concurrent must be true or false")
+        raise ValueError(f"{name} must be true or false")
+    return value
+
+
+def _name(value: object, name: str) -> str:
+    if not isinstance(value, str) or not NAME.match(value):
+        raise ValueError(f"{name} must be a name such as cubic (letters, digits, _ . -)")
     return value
 
 
@@ -136,7 +166,11 @@ def plan_from_dict(data: object) -> Plan:
         kwargs = {k: decode_field(k, v) for k, v in data.items() if k != "format"}
         if "peer" not in kwargs:
             raise BadOption('The plan names no peer: add "peer": {"host": ...}.')
-        return Plan(**kwargs)
+        plan = Plan(**kwargs)
+        names = [v for v in plan.values if isinstance(v, str)]
+        if names and not categorical(plan.variable):
+            raise ValueError(f"{names[0]!r} where {plan.variable.value} takes numbers")
+        return plan
     except BadOption:
         raise
     except (TypeError, ValueError, KeyError) as err:

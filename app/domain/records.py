@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from app.domain.metrics import COLUMNS
 from app.domain.plan import Plan, RunKey
 from app.domain.results import RunResult
 
@@ -33,33 +34,9 @@ def iso_from_epoch(seconds: float) -> str:
 
 
 #: Metric columns of the runs table, in order (also the CSV and --json vocabulary).
-METRIC_FIELDS = (
-    "throughput_bps",
-    "sender_bps",
-    "receiver_bps",
-    "bytes_sent",
-    "bytes_received",
-    "retransmits",
-    "rtt_mean_ms",
-    "rtt_min_ms",
-    "rtt_max_ms",
-    "jitter_ms",
-    "lost_packets",
-    "packets",
-    "loss_pct",
-    "cpu_local_pct",
-    "cpu_remote_pct",
-    "cpu_host_mean_pct",
-    "cpu_host_peak_pct",
-    "transactions_per_s",
-    "latency_idle_ms",
-    "latency_ms",
-    "latency_p90_ms",
-    "latency_loss_pct",
-    "latency_method",
-)
+METRIC_FIELDS = tuple(column.name for column in COLUMNS)
 #: Metric fields that hold words, not numbers (how the latency was measured).
-TEXT_METRIC_FIELDS = frozenset({"latency_method"})
+TEXT_METRIC_FIELDS = frozenset(column.name for column in COLUMNS if column.kind is str)
 
 
 @dataclass(frozen=True)
@@ -90,6 +67,9 @@ class RunMetrics:
     latency_p90_ms: float | None = None
     latency_loss_pct: float | None = None
     latency_method: str | None = None
+    # One-way delay (iperf 2 --trip-times, clocks stated synchronised): the receiver's mean;
+    # with both directions at once, the larger.
+    owd_ms: float | None = None
 
     @classmethod
     def from_result(
@@ -108,6 +88,7 @@ class RunMetrics:
         else:
             loss_pct = next((f.loss_pct for f in flows if f.loss_pct is not None), None)
         jitters = [f.jitter_ms for f in flows if f.jitter_ms is not None]
+        delays = [f.owd_ms for f in flows if f.owd_ms is not None]
         summary = result.summary
         return cls(
             throughput_bps=result.throughput_bps,
@@ -128,6 +109,7 @@ class RunMetrics:
             cpu_host_mean_pct=cpu_mean,
             cpu_host_peak_pct=cpu_peak,
             transactions_per_s=summary.transactions_per_s,
+            owd_ms=max(delays) if delays else None,
         )
 
     @property
@@ -141,7 +123,7 @@ class RunRecord:
     id: int
     session_id: str
     key: RunKey
-    value: float
+    value: float | str  # a name for a variable whose values are names
     ok: bool
     error_kind: str
     error: str

@@ -30,6 +30,7 @@ class Sample:
     jitter_ms: float | None = None
     lost_packets: int | None = None
     packets: int | None = None
+    owd_ms: float | None = None  # one-way delay, mean over the interval (synchronised clocks)
     omitted: bool = False
 
     def goodput_bps(self, protocol: Protocol) -> float | None:
@@ -62,6 +63,7 @@ class FlowSummary:
     lost_packets: int | None = None
     packets: int | None = None
     loss_pct: float | None = None
+    owd_ms: float | None = None  # one-way delay, the receiver's mean (synchronised clocks)
     #: Set when the engine gave no receiver total and receiver_bps/receiver_bytes were worked
     #: out from what it did give (iperf3 before 3.11 in UDP); None when the engine stated them.
     receiver_derived: Derivation | None = None

@@ -40,6 +40,8 @@ LIMITS: dict[str, tuple[str, str, float]] = {
     "cpu_local_pct": ("CPU load", "%", math.inf),
     "cpu_remote_pct": ("CPU load", "%", math.inf),
     "transactions_per_s": ("transaction rate", "per second", math.inf),
+    # Ten minutes: far beyond any path, yet an offset between clocks stays within it.
+    "owd_ms": ("one-way delay", "ms", 600_000.0),
 }
 
 
@@ -68,7 +70,7 @@ def impossible(item: Sample | FlowSummary | RunSummary) -> tuple[str, str] | Non
 
 _SAME_NAMES = (
     "retransmits", "rtt_mean_ms", "rtt_min_ms", "rtt_max_ms", "jitter_ms", "lost_packets",
-    "packets", "loss_pct", "cpu_local_pct", "cpu_remote_pct", "transactions_per_s",
+    "packets", "loss_pct", "cpu_local_pct", "cpu_remote_pct", "transactions_per_s", "owd_ms",
 )  # fmt: skip
 
 #: The same bounds for the figures a stored run keeps (RunMetrics by field name, and the

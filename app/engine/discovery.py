@@ -17,6 +17,7 @@ import psutil
 
 from app import __version__
 from app.engine import netinfo
+from app.engine.drivers import by_port_key, port_key_of
 from app.engine.echo import (
     HEADER,
     HEADER_SIZE,
@@ -99,7 +100,8 @@ def serve_facts(
     name: str, engines: Mapping[str, int], echo_port: int, version: str
 ) -> dict[str, object]:
     """What `linklab serve` announces: this computer's name, the addresses another computer
-    can use (no loopback), and the ports its engines' servers listen on."""
+    can use (no loopback), and the ports its engines' servers listen on (by engine, keyed as
+    a peer's ports are)."""
     return {
         "format": ANNOUNCE_FORMAT,
         "name": name,
@@ -119,14 +121,20 @@ class FoundPeer:
     name: str
     address: str  # the address its answer came from: the one to measure against
     addresses: tuple[str, ...]  # every address it announced
-    engines: dict[str, int] = field(default_factory=dict)  # engine server -> its port
+    #: Its engines' servers: their ports by engine, keyed as a peer's ports are (Peer.ports).
+    engines: dict[str, int] = field(default_factory=dict)
     echo_port: int = 0
     version: str = ""
 
     @property
     def engine_words(self) -> str:
         """ "iperf3 port 5201, netserver port 12865"."""
-        return ", ".join(f"{name} port {port}" for name, port in self.engines.items())
+        return ", ".join(f"{engine_label(key)} port {port}" for key, port in self.engines.items())
+
+    @property
+    def engine_labels(self) -> list[str]:
+        """ "iperf3", "netserver": its servers as the window's Ports row names them."""
+        return [engine_label(key) for key in self.engines]
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -153,11 +161,13 @@ def parse_announcement(data: bytes, source: str) -> FoundPeer | None:
     if not isinstance(facts, dict):
         return None
     engines = facts.get("engines")
-    ports = {
-        str(k): int(v)
-        for k, v in (engines.items() if isinstance(engines, dict) else ())
-        if isinstance(v, int) and 0 < v < 65536
-    }
+    ports: dict[str, int] = {}
+    for name, port in engines.items() if isinstance(engines, dict) else ():
+        # An engine this LinkLab knows (by its key, its name or its server's program name,
+        # as an earlier LinkLab announced it), on a port a server can have.
+        key = port_key_of(str(name))
+        if key is not None and isinstance(port, int) and 0 < port < 65536:
+            ports.setdefault(key, port)
     addresses = facts.get("addresses")
     echo = facts.get("echo_port")
     return FoundPeer(
@@ -170,6 +180,12 @@ def parse_announcement(data: bytes, source: str) -> FoundPeer | None:
         echo_port=echo if isinstance(echo, int) and 0 < echo < 65536 else 0,
         version=str(facts.get("linklab") or "")[:32],
     )
+
+
+def engine_label(key: str) -> str:
+    """How an engine's server is named beside its port ("netserver" for netperf's)."""
+    driver = by_port_key().get(key)
+    return driver.port_label if driver is not None else key
 
 
 def _own_addresses() -> list[str]:

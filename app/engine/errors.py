@@ -38,12 +38,17 @@ class HostUnresolved(EngineError):
 class ConnectionRefused(EngineError):
     transient = True
 
-    def __init__(self, host: str, port: int, server: str = "iperf3", detail: str | None = None):
-        tab = "Server tab" if server == "iperf3" else "Server tab (netserver)"
-        command = "iperf3 -s" if server == "iperf3" else "netserver"
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        server: str = "iperf3 server",
+        command: str = "iperf3 -s",
+        detail: str | None = None,
+    ):
         super().__init__(
-            f"The peer {host} refused the connection on port {port}: start an {server} server "
-            f"there ({command}, or LinkLab's {tab}), or check the port.",
+            f"The peer {host} refused the connection on port {port}: start an {server} "
+            f"there ({command}, or LinkLab's Server tab), or check the port.",
             detail=detail,
         )
 

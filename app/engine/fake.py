@@ -15,6 +15,8 @@ from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, FlowSummary, RunResult, RunSummary, Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import StoppedByUser
+from app.engine.options import SingleRun
+from app.engine.servers import LocalServer, LogCallback, ServerOptions
 
 #: (run key, swept value) -> delivered bit/s.
 Throughput = Callable[[RunKey, float], float]
@@ -44,13 +46,39 @@ class FakeDriver(EngineDriver):
         interval_s: float = 0.0,  # real time between samples (0: as fast as possible)
         sample_every_s: float = 1.0,  # measured time each sample covers (the engine's -i)
     ) -> None:
-        real = DRIVERS[engine]
+        super().__init__()
+        self.real = real = DRIVERS[engine]
         self.engine = engine
         self.limits = real.limits
         self.metrics = real.metrics
         self.directions = real.directions
         self.sweeps = real.sweeps
         self.concurrent = real.concurrent
+        for name in (
+            "about",
+            "programs",
+            "server_program",
+            "server_label",
+            "server_command",
+            "port_key",
+            "port_label",
+            "default_port",
+            "port_options",
+            "serve_name",
+            "serve_optional",
+            "serve_by_default",
+            "reported_capabilities",
+            "server_flags",
+            "port_flags_text",
+            "check_tries",
+            "probe_interval_s",
+            "cpu_of_all_cores",
+            "one_way_delay",
+            "serves_many",
+            "takes_bare_connections",
+            "missing",
+        ):
+            setattr(self, name, getattr(real, name))
         self.throughput = throughput
         self.fail = fail
         self.interval_s = interval_s
@@ -62,6 +90,23 @@ class FakeDriver(EngineDriver):
     def version(self) -> str:
         return "fake"
 
+    def port(self, plan: Plan, key: RunKey) -> int:
+        return self.real.port(plan, key)
+
+    def server_count(self, plan: Plan) -> int:
+        return self.real.server_count(plan)
+
+    def problems(self, plan: Plan) -> list[tuple[str, str]]:
+        return self.real.problems(plan)
+
+    def exposed(self, port: int, bind: str | None = None) -> ServerOptions:
+        return self.real.exposed(port, bind)
+
+    def servers(
+        self, options: ServerOptions, on_log: LogCallback | None = None
+    ) -> list[LocalServer]:
+        return self.real.servers(options, on_log)
+
     def argv(self, plan: Plan, key: RunKey) -> list[str]:
         value = plan.values[key.value_index]
         return [f"fake-{self.name}", key.protocol.value, f"-{int(key.ip_version)}", f"{value:g}"]
@@ -72,6 +117,9 @@ class FakeDriver(EngineDriver):
             self._attempts[key] = attempt
             self.started.append(key)
         return FakeRun(self, plan, key, attempt)
+
+    def single_run(self, run: SingleRun) -> RunHandle:
+        return self.real.single_run(run)
 
 
 class FakeRun:

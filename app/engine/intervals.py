@@ -123,4 +123,5 @@ def _merged(first: Sample, second: Sample) -> Sample:
         lost_packets=add(first.lost_packets, second.lost_packets),
         packets=add(first.packets, second.packets),
         jitter_ms=second.jitter_ms if second.jitter_ms is not None else first.jitter_ms,
+        owd_ms=rate(first.owd_ms, second.owd_ms),
     )

@@ -1,11 +1,17 @@
-"""The iperf3 client driver: options to argv, the live output mode, errors to sentences."""
+"""The iperf3 engine: its version probe, options to argv, the live output mode, errors to
+sentences, its server, and its driver."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from enum import StrEnum
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
+from app.engine import limits as engine_limits
+from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     AuthenticationFailed,
     AuthenticationRequired,
@@ -17,6 +23,7 @@ from app.engine.errors import (
     HostUnresolved,
     Interrupted,
     Ipv6Unavailable,
+    NotIperf3,
     OptionRefused,
     PeerVanished,
     ServerBusy,
@@ -25,9 +32,17 @@ from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import parse_text
 from app.engine.limits import CONNECT_TIMEOUT_MS, Span
 from app.engine.limits import IPERF3 as LIMITS
-from app.engine.options import Iperf3Options
+from app.engine.options import Iperf3Options, SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
-from app.engine.tools import Capability, Tool
+from app.engine.servers import (
+    LocalServer,
+    LogCallback,
+    ServerOptions,
+    exposed,
+    iperf3_server,
+)
+from app.engine.servers import security_warning as server_security_warning
+from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
 from app.engine.validate import (
     check_port,
     check_range,
@@ -37,6 +52,12 @@ from app.engine.validate import (
     resolves_for_ipv4,
     validate_host,
 )
+
+MIN_IPERF3 = (3, 1)
+#: How long iperf3 waits for the server before giving up (ms); older iperf3 lack the option
+#: and the silence watchdog stands in.
+CONNECT_TIMEOUT_MS_DEFAULT = 8000
+_IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
 
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
 
@@ -142,6 +163,8 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         argv += ["-b", str(opts.bitrate_bps)]
     if opts.omit_s:
         argv += ["-O", str(opts.omit_s)]
+    if opts.congestion is not None and opts.protocol is Protocol.TCP:
+        argv += ["-C", opts.congestion]
     if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
         # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
@@ -287,3 +310,144 @@ def silence_s(opts: Iperf3Options) -> float:
         datagram_bits = 8 * (opts.length or LIMITS.udp_length.high)
         quiet = max(quiet, 3 * datagram_bits / opts.bitrate_bps)
     return quiet
+
+
+# -- the version probe ---------------------------------------------------------------------------
+def iperf3_capabilities(help_text: str, version_text: str) -> frozenset[str]:
+    caps: set[str] = set()
+    flags = {
+        "--json-stream": Capability.JSON_STREAM,
+        "--bidir": Capability.BIDIR,
+        "--connect-timeout": Capability.CONNECT_TIMEOUT,
+        "--rcv-timeout": Capability.RCV_TIMEOUT,
+        "--snd-timeout": Capability.SND_TIMEOUT,
+        "--idle-timeout": Capability.IDLE_TIMEOUT,
+        "--one-off": Capability.ONE_OFF,
+        "--forceflush": Capability.FORCEFLUSH,
+        "--server-max-duration": Capability.SERVER_MAX_DURATION,
+    }
+    for flag, cap in flags.items():
+        if re.search(re.escape(flag) + r"\b", help_text):
+            caps.add(cap)
+    if "--username" in help_text and "authentication" in (version_text + help_text).lower():
+        caps.add(Capability.AUTHENTICATION)
+    return frozenset(caps)
+
+
+def probe_iperf3(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
+    version_text = run_probe([path, "--version"])
+    if _IPERF2_VERSION.search(version_text):
+        raise NotIperf3(version_text.strip().splitlines()[0])
+    version = parse_version(version_text.replace("cJSON", ""))
+    caps = iperf3_capabilities(run_probe([path, "--help"]), version_text)
+    if version and version < MIN_IPERF3:
+        raise EngineTooOld(
+            f"iperf3 {'.'.join(map(str, version))} at {path} is too old (LinkLab needs "
+            f"{'.'.join(map(str, MIN_IPERF3))} or newer): install a newer iperf3."
+        )
+    return version, version_text, caps
+
+
+# -- the driver ------------------------------------------------------------------------------------
+class Iperf3Driver(EngineDriver):
+    engine = Engine.IPERF3
+    limits = engine_limits.IPERF3
+    metrics = frozenset({Metric.THROUGHPUT, Metric.CPU, Metric.LATENCY})
+    directions = frozenset(Direction)
+    sweeps = frozenset(Variable)
+    concurrent = True
+    about = "iperf3 measures throughput (and jitter and loss for UDP) in both directions"
+    programs = (Program("iperf3", probe_iperf3, "the iperf3 client and server"),)
+    server_program = "iperf3"
+    server_label = "iperf3 server"
+    server_command = "iperf3 -s"
+    port_key = "iperf3"
+    serve_name = "iperf3"
+    port_label = "iperf3"
+    default_port = 5201
+    port_options = ("--port",)
+    port_flags_text = "iperf3 -p"
+    serve_optional = False
+    reported_capabilities = (
+        Capability.JSON_STREAM,
+        Capability.BIDIR,
+        Capability.AUTHENTICATION,
+        Capability.CONNECT_TIMEOUT,
+        Capability.RCV_TIMEOUT,
+        Capability.SND_TIMEOUT,
+        Capability.IDLE_TIMEOUT,
+        Capability.ONE_OFF,
+    )
+
+    def options(self, plan: Plan, key: RunKey) -> Iperf3Options:
+        """The iperf3 client options of one run of the plan."""
+        setting = plan.setting(key)
+        return Iperf3Options(
+            host=plan.peer.host_for(key.ip_version),
+            port=self.port(plan, key),
+            protocol=key.protocol,
+            ip_version=key.ip_version,
+            duration_s=int(setting["duration"] or plan.duration_s),
+            omit_s=plan.omit_s,
+            interval_s=plan.interval_s,
+            length=setting["length"],
+            window=setting["window"],
+            parallel=int(setting["parallel"] or 1),
+            direction=plan.direction,
+            bitrate_bps=setting["bitrate"],
+            congestion=setting["congestion"],
+            connect_timeout_ms=CONNECT_TIMEOUT_MS_DEFAULT,
+        )
+
+    def argv(self, plan: Plan, key: RunKey) -> list[str]:
+        tool = self.tool()
+        return build_argv(tool, self.options(plan, key), output_mode(tool))
+
+    def start(self, plan: Plan, key: RunKey) -> RunHandle:
+        return start_iperf3(self.tool(), self.options(plan, key))
+
+    def live_note(self) -> str | None:
+        tool = self.tool()
+        return no_live_notice(tool) if output_mode(tool) is OutputMode.JSON else None
+
+    def single_run(self, run: SingleRun) -> RunHandle:
+        if run.test is not None:
+            raise BadOption("--test chooses a netperf test: leave it out for iperf3.")
+        opts = Iperf3Options(
+            host=run.host,
+            port=run.port,
+            protocol=run.protocol,
+            ip_version=run.ip_version,
+            duration_s=run.duration_s,
+            omit_s=run.omit_s,
+            interval_s=run.interval_s,
+            length=run.length,
+            window=run.window,
+            parallel=run.parallel,
+            direction=run.direction,
+            bitrate_bps=run.bitrate_bps,
+            connect_timeout_ms=run.connect_timeout_ms,
+            bind_address=run.bind_address,
+            username=run.username,
+            password=run.password,
+            rsa_public_key_path=run.rsa_public_key_path,
+        )
+        return start_iperf3(self.tool(), opts, live=run.live)
+
+    def parser_for(self, argv: Sequence[str]) -> Parser | None:
+        if "--json-stream" in argv:
+            return parser_for(OutputMode.JSON_STREAM)
+        if "-J" in argv or "--json" in argv:
+            return parser_for(OutputMode.JSON)
+        return parser_for(OutputMode.TEXT)
+
+    def servers(
+        self, options: ServerOptions, on_log: LogCallback | None = None
+    ) -> list[LocalServer]:
+        return [iperf3_server(self.server_tool(), options, on_log)]
+
+    def exposed(self, port: int, bind: str | None = None) -> ServerOptions:
+        return exposed(port, bind)
+
+    def server_note(self, tool: Tool) -> str | None:
+        return server_security_warning(tool)

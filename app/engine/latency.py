@@ -7,13 +7,14 @@ from __future__ import annotations
 import socket
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.domain.net import IpVersion
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import NoLatencyMethod
 from app.engine.options import NetperfOptions, NetperfTest
-from app.engine.peercheck import handshake
+from app.engine.peercheck import Server, handshake
 from app.engine.probe import (
     DEFAULT_INTERVAL_S,
     IDLE_SECONDS,
@@ -24,12 +25,8 @@ from app.engine.probe import (
 )
 from app.engine.probe_results import DEFAULT_KEEP, DEFAULT_TIMEOUT_S, LatencyMethod, ProbeSummary
 
-IPERF3_PORT = 5201
-NETSERVER_PORT = 12865
-# An iperf3 server takes every connection for the start of a test and, when it is idle,
-# closes and reopens its listener after each one: connection probes to it are spaced out so
-# that a real test can still get in. netserver only starts a child per connection.
-CONNECT_INTERVAL_S = {"netserver": 0.1, "iperf3": 0.2}
+#: Connection probes to a server that only starts a child per connection (netserver).
+CONNECT_INTERVAL_S = 0.1
 DETECT_PROBES = 5
 DETECT_INTERVAL_S = 0.05
 
@@ -41,9 +38,10 @@ class MethodChoice:
     method: LatencyMethod
     host: str
     port: int
-    server: str  # "echo", "netserver" or "iperf3"
+    server: str  # "echo", or the name of the engine server probed ("netserver", "iperf3")
     sentence: str
     rtt_ms: float | None = None  # what the detection itself measured
+    interval_s: float = CONNECT_INTERVAL_S  # between connection probes to that server
 
 
 class TcpConnectProber(Prober):
@@ -63,7 +61,7 @@ class TcpConnectProber(Prober):
         host: str,
         port: int,
         *,
-        interval_s: float = CONNECT_INTERVAL_S["netserver"],
+        interval_s: float = CONNECT_INTERVAL_S,
         duration_s: float | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         keep: int = DEFAULT_KEEP,
@@ -123,7 +121,7 @@ def make_prober(
             choice.host,
             choice.port,
             duration_s=duration_s,
-            interval_s=interval_s or CONNECT_INTERVAL_S.get(choice.server, 0.2),
+            interval_s=interval_s or choice.interval_s,
             on_record=on_record,
             ip_version=ip_version,
         )
@@ -140,7 +138,7 @@ def measure_idle(
 
 def netperf_rr_options(
     host: str,
-    port: int = NETSERVER_PORT,
+    port: int = 12865,
     duration_s: int = 10,
     ip_version: IpVersion | None = None,
     interval_s: float = 1.0,
@@ -195,15 +193,15 @@ def _connect_answers(
 def detect_method(
     host: str,
     echo_port: int | None = DEFAULT_ECHO_PORT,
-    netserver_port: int | None = NETSERVER_PORT,
-    iperf3_port: int | None = IPERF3_PORT,
+    servers: Sequence[Server] = (),
     *,
     timeout_s: float = 1.0,
     ip_version: IpVersion | None = None,
 ) -> MethodChoice:
-    """Try LinkLab's echo, then a handshake with netserver, then with iperf3 (a port given
-    as None is skipped); raise NoLatencyMethod when none answers."""
+    """Try LinkLab's echo (unless echo_port is None), then a handshake with each server in
+    turn; raise NoLatencyMethod when none answers."""
     tried = []
+    missing = []
     if echo_port is not None:
         rtt = _echo_answers(host, echo_port, timeout_s, ip_version)
         if rtt is not None:
@@ -216,23 +214,21 @@ def detect_method(
                 rtt,
             )
         tried.append(f"no LinkLab responder answered on UDP port {echo_port}")
-    for server, port in (("netserver", netserver_port), ("iperf3", iperf3_port)):
-        if port is None:
-            continue
+        missing.append("LinkLab responder")
+    for server in servers:
+        port = server.port
         rtt = _connect_answers(host, port, timeout_s, ip_version)
         if rtt is not None:
-            named = "netserver's" if server == "netserver" else "the iperf3 server's"
-            missing = ["LinkLab responder"] if echo_port is not None else []
-            if server == "iperf3" and netserver_port is not None:
-                missing.append("netserver")
             why = f", since the peer has no {' and no '.join(missing)}" if missing else ""
             return MethodChoice(
                 LatencyMethod.TCP_CONNECT,
                 host,
                 port,
-                server,
-                f"Latency measured by TCP connection time to {named} port {port}{why}.",
+                server.name,
+                f"Latency measured by TCP connection time to {server.possessive} port {port}{why}.",
                 rtt,
+                server.probe_interval_s,
             )
-        tried.append(f"no {server} accepted a connection on port {port}")
+        tried.append(f"no {server.name} accepted a connection on port {port}")
+        missing.append(server.name)
     raise NoLatencyMethod(host, ", ".join(tried) if tried else "no method was allowed")

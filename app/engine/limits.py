@@ -49,12 +49,15 @@ class Limits:
     parallel: Span | None = None  # streams (iperf3 -P)
     bitrate_bps: Span | None = None  # UDP target (iperf3 -b); 0 = unlimited
     omit_s: Span | None = None  # warm-up left out (iperf3 -O)
+    congestion: Span | None = None  # TCP congestion control's name length (iperf3 -C)
 
 
 #: A day per run: longer is a mistake, not a measurement.
 DURATION = Span(1, 86_400, "s")
 INTERVAL = Span(0.1, 60, "s")
 TCP_LENGTH = Span(1, 1024 * 1024, "bytes")  # 1 MiB writes: larger only wastes memory
+#: A congestion control's name, as Linux's TCP_CA_NAME_MAX allows it.
+CONGESTION = Span(1, 15, "characters")
 
 IPERF3 = Limits(
     duration_s=DURATION,
@@ -67,6 +70,7 @@ IPERF3 = Limits(
     parallel=Span(1, 128),
     bitrate_bps=Span(0, 10**14, "bit/s"),
     omit_s=Span(0, 600, "s"),
+    congestion=CONGESTION,
 )
 
 NETPERF = Limits(
@@ -74,6 +78,7 @@ NETPERF = Limits(
     interval_s=INTERVAL,
     tcp_length=TCP_LENGTH,
     udp_length=Span(1, 65_507, "bytes"),
+    congestion=CONGESTION,  # the omni tests' -K
 )
 
 #: iperf3's --connect-timeout bounds (ms).

@@ -1,4 +1,5 @@
-"""Servers for measuring against "This computer": iperf3 (and netserver) on the loopback only.
+"""Servers for measuring against "This computer": the chosen engine's (iperf3 -s, netserver, …)
+on the loopback only.
 
 They listen on 127.0.0.1 and, when IPv6 is measured, on ::1 — never on an interface another
 computer could reach — on ports free on both, started on demand and reused while they run.
@@ -6,40 +7,41 @@ computer could reach — on ports free on both, started on demand and reused whi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from app.domain.net import IpVersion
+from app.domain.plan import Engine
+from app.engine.driver import EngineDriver
+from app.engine.drivers import DRIVERS
 from app.engine.echo import EchoResponder
 from app.engine.errors import EchoStartFailed, EngineError
 from app.engine.netinfo import free_block, free_port, ipv6_available
-from app.engine.servers import LocalServer, ServerOptions, ServerStartFailed, iperf3_server
-from app.engine.servers import netserver as netserver_for
-from app.engine.tools import find_tool
+from app.engine.servers import LocalServer, ServerOptions, ServerStartFailed
 
 LOOPBACK = {IpVersion.V4: "127.0.0.1", IpVersion.V6: "::1"}
 LogCallback = Callable[[str, str], None]  # (server name, line)
 
 
 class LoopbackServers:
-    """The iperf3 servers (count of them on consecutive ports, for concurrent series), the
-    netserver and LinkLab's latency responder that a study against this computer talks to."""
+    """The servers a study against this computer talks to: per engine, count of them on
+    consecutive ports (for concurrent series) on the loopback of each IP version measured, and
+    LinkLab's latency responder."""
 
-    def __init__(self, on_log: LogCallback | None = None) -> None:
+    def __init__(
+        self,
+        on_log: LogCallback | None = None,
+        drivers: Mapping[Engine, EngineDriver] | None = None,
+    ) -> None:
+        self.drivers = DRIVERS if drivers is None else drivers
         self._on_log = on_log
-        self._iperf3: list[LocalServer] = []
-        self._netserver: list[LocalServer] = []
-        self._shape: tuple[int, frozenset[IpVersion]] = (0, frozenset())
-        self._netserver_versions: frozenset[IpVersion] = frozenset()
+        self._servers: dict[Engine, list[LocalServer]] = {}
+        self._shapes: dict[Engine, tuple[int, frozenset[IpVersion]]] = {}
         self._echo: EchoResponder | None = None
         self._echo_versions: frozenset[IpVersion] = frozenset()
 
-    @property
-    def iperf3_port(self) -> int | None:
-        return min((s.port for s in self._iperf3), default=None)
-
-    @property
-    def netserver_port(self) -> int | None:
-        return min((s.port for s in self._netserver), default=None)
+    def port(self, engine: Engine) -> int | None:
+        """The first port of an engine's servers, while they run."""
+        return min((s.port for s in self._servers.get(engine, [])), default=None)
 
     @property
     def echo_port(self) -> int | None:
@@ -48,51 +50,53 @@ class LoopbackServers:
 
     @property
     def servers(self) -> list[LocalServer]:
-        return [*self._iperf3, *self._netserver]
+        return [server for servers in self._servers.values() for server in servers]
 
-    @property
-    def running(self) -> bool:
-        return bool(self._iperf3) and all(s.running for s in self.servers)
+    def ports(self) -> dict[str, int]:
+        """The ports in use, by the engines' port keys (as a peer's ports)."""
+        found = {}
+        for engine in self._servers:
+            port = self.port(engine)
+            if port is not None:
+                found[self.drivers[engine].port_key] = port
+        return found
+
+    def _running(self, engine: Engine) -> bool:
+        servers = self._servers.get(engine, [])
+        return bool(servers) and all(s.running for s in servers)
 
     def ensure(
         self,
-        iperf3_port: int,
-        netserver_port: int,
+        engine: Engine,
+        preferred_port: int,
         *,
         ip_versions: Iterable[IpVersion] = (IpVersion.V4,),
-        need_netserver: bool = False,
         count: int = 1,
         echo_port: int | None = None,
-    ) -> tuple[int, int]:
-        """Start (or keep) the servers a study needs; returns the first iperf3 port and the
-        netserver port (the preferred one when no netserver is needed). With echo_port, the
-        latency responder runs too, on that port when it is free (see echo_port)."""
+    ) -> int:
+        """Start (or keep) the engine's servers a study needs; returns their first port (the
+        preferred one when free). With echo_port, the latency responder runs too, on that port
+        when it is free (see echo_port)."""
         versions = frozenset(ip_versions)
         if IpVersion.V6 in versions and not ipv6_available():
             raise EngineError(
                 "IPv6 does not work on this computer's loopback (::1), so it cannot be "
                 "measured against this computer: measure over IPv4, or enable IPv6."
             )
-        if not (self.running and self._shape == (count, versions)):
-            self._stop(self._iperf3)
-            self._iperf3 = self._start_iperf3(iperf3_port, count, versions)
-            self._shape = (count, versions)
-        netserver_up = bool(self._netserver) and all(s.running for s in self._netserver)
-        if need_netserver and not (netserver_up and self._netserver_versions == versions):
-            self._stop(self._netserver)
-            self._netserver = self._start_netserver(netserver_port, versions)
-            self._netserver_versions = versions
+        if not (self._running(engine) and self._shapes.get(engine) == (count, versions)):
+            self._stop(self._servers.pop(engine, []))
+            self._servers[engine] = self._start(engine, preferred_port, count, versions)
+            self._shapes[engine] = (count, versions)
         if echo_port is not None and not (self.echo_port and self._echo_versions == versions):
             self._start_echo(echo_port, versions)
-        port = self.iperf3_port
+        port = self.port(engine)
         assert port is not None
-        return port, self.netserver_port or netserver_port
+        return port
 
     def stop(self) -> None:
-        self._stop(self._iperf3)
-        self._stop(self._netserver)
-        self._iperf3, self._netserver = [], []
-        self._shape = (0, frozenset())
+        for servers in self._servers.values():
+            self._stop(servers)
+        self._servers, self._shapes = {}, {}
         self._stop_echo()
 
     def _start_echo(self, preferred: int, versions: frozenset[IpVersion]) -> None:
@@ -100,10 +104,11 @@ class LoopbackServers:
         had (latency then falls back to connection times, saying so)."""
         self._stop_echo()
         addresses = [LOOPBACK[v] for v in sorted(versions)]
-        iperf3_ports = {s.port for s in self._iperf3}
+        # An iperf3 (or iperf 2) UDP test binds its server's port for UDP too.
+        taken = {s.port for s in self.servers}
         for port in (preferred, 0):
-            if port in iperf3_ports:
-                continue  # an iperf3 UDP test binds its own port for UDP too
+            if port in taken:
+                continue
             responder = EchoResponder(port, addresses)
             try:
                 responder.start()
@@ -118,17 +123,19 @@ class LoopbackServers:
         self._echo, self._echo_versions = None, frozenset()
 
     # -- starting --------------------------------------------------------------------------
-    def _start_iperf3(
-        self, preferred: int, count: int, versions: frozenset[IpVersion]
+    def _start(
+        self, engine: Engine, preferred: int, count: int, versions: frozenset[IpVersion]
     ) -> list[LocalServer]:
-        tool = find_tool("iperf3")
+        driver = self.drivers[engine]
+        log = self._log(driver.server_program)
 
         def start(base: int) -> list[LocalServer]:
             return self._start_all(
                 [
-                    iperf3_server(tool, ServerOptions(base + i, LOOPBACK[v]), self._log("iperf3"))
+                    server
                     for i in range(count)
                     for v in sorted(versions)
+                    for server in driver.servers(ServerOptions(base + i, LOOPBACK[v]), log)
                 ]
             )
 
@@ -137,22 +144,6 @@ class LoopbackServers:
         except ServerStartFailed:
             # Taken between the check and the start (another program): any free ports.
             return start(free_block(0, count) if count > 1 else free_port(0))
-
-    def _start_netserver(self, preferred: int, versions: frozenset[IpVersion]) -> list[LocalServer]:
-        tool = find_tool("netserver")
-
-        def start(port: int) -> list[LocalServer]:
-            return self._start_all(
-                [
-                    netserver_for(tool, ServerOptions(port, LOOPBACK[v]), self._log("netserver"))
-                    for v in sorted(versions)
-                ]
-            )
-
-        try:
-            return start(free_port(preferred))
-        except ServerStartFailed:
-            return start(free_port(0))
 
     @staticmethod
     def _start_all(servers: list[LocalServer]) -> list[LocalServer]:

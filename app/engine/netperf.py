@@ -1,11 +1,16 @@
-"""netperf client runs: build the argv, classify netperf's failures, wire up an EngineRun."""
+"""The netperf engine: its version probe, the argv of a run, netperf's failures classified, an
+EngineRun wired up, netserver, and its driver."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from app.domain.errors import BadOption, LinkLabError
-from app.domain.net import IpVersion, Protocol
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
+from app.engine import limits as engine_limits
+from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectTimeout,
     DataConnectionFailed,
@@ -18,9 +23,10 @@ from app.engine.errors import (
 )
 from app.engine.limits import NETPERF as LIMITS
 from app.engine.netperf_parse import parse_keyval
-from app.engine.options import NetperfOptions, NetperfTest
-from app.engine.run import Classifier, EngineRun
-from app.engine.tools import Capability, Tool
+from app.engine.options import NetperfOptions, NetperfTest, SingleRun
+from app.engine.run import Classifier, EngineRun, Parser
+from app.engine.servers import LocalServer, LogCallback, ServerOptions, netserver
+from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
 from app.engine.validate import (
     check_port,
     check_range,
@@ -38,6 +44,9 @@ __all__ = [
     "selectors",
     "start_netperf",
 ]
+
+#: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
+NO_DEMO = "Demo Mode not configured"
 
 #: Stream tests: the sender's and the receiver's rates (they differ for UDP, where the
 #: receiver's count is what got through), and send/receive calls, which for UDP are
@@ -116,6 +125,8 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
             raise BadOption("The message size must be a whole number of bytes.")
         _check_message_size(size, test)
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
+    if opts.congestion is not None and test.protocol is Protocol.TCP:
+        argv += ["-K", f"{opts.congestion},{opts.congestion}"]
     argv += ["-k", selectors(test)]
     return argv
 
@@ -223,3 +234,106 @@ def no_demo_notice(tool: Tool) -> str:
         f"the figures arrive when each run ends (LinkLab waits for the run's own length, not "
         f"for interim results). A netperf configured with --enable-demo reports while it runs."
     )
+
+
+# -- the version probes ----------------------------------------------------------------------------
+def netperf_capabilities(probe_text: str) -> frozenset[str]:
+    """From the output of `netperf -D 1 -V`: demo mode (live interim results) unless refused."""
+    return frozenset() if NO_DEMO in probe_text else frozenset({Capability.INTERIM})
+
+
+def probe_netperf(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
+    # -V prints the version and exits; a -D before it shows whether demo mode is built in.
+    probe_text = run_probe([path, "-D", "1", "-V"])
+    lines = probe_text.strip().splitlines()
+    version_text = next((line for line in lines if "version" in line.lower()), probe_text)
+    return parse_version(version_text), version_text, netperf_capabilities(probe_text)
+
+
+def probe_netserver(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
+    version_text = run_probe([path, "-V"])
+    return parse_version(version_text), version_text, frozenset()
+
+
+# -- the driver ------------------------------------------------------------------------------------
+def netperf_test(key: RunKey) -> NetperfTest:
+    """The netperf test of one run: request/response for RTT, else the stream test."""
+    if key.kind is RunKind.RR:
+        return NetperfTest.UDP_RR if key.protocol is Protocol.UDP else NetperfTest.TCP_RR
+    return NetperfTest.UDP_STREAM if key.protocol is Protocol.UDP else NetperfTest.TCP_STREAM
+
+
+class NetperfDriver(EngineDriver):
+    engine = Engine.NETPERF
+    limits = engine_limits.NETPERF
+    metrics = frozenset(Metric)
+    directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
+    sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION})
+    about = "netperf also measures round-trip time"
+    programs = (
+        Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
+        Program("netserver", probe_netserver, "the netserver LinkLab starts on this computer"),
+    )
+    port_flags_text = "netperf -p / netserver -p"
+    server_program = "netserver"
+    server_label = "netserver"
+    server_command = "netserver"
+    port_key = "netperf"
+    serve_name = "netserver"
+    port_label = "netserver"
+    default_port = 12865
+    port_options = ("--netserver-port", "--netperf-port")  # the second: earlier versions' name
+    reported_capabilities = (Capability.INTERIM,)
+    server_flags = ("-p", "-L")
+    cpu_of_all_cores = True
+    check_tries = 3
+    probe_interval_s = 0.1  # netserver only starts a child per connection
+
+    def options(self, plan: Plan, key: RunKey) -> NetperfOptions:
+        """The netperf client options of one run of the plan."""
+        setting = plan.setting(key)
+        return NetperfOptions(
+            host=plan.peer.host_for(key.ip_version),
+            port=self.port(plan, key),
+            test=netperf_test(key),
+            ip_version=key.ip_version,
+            duration_s=int(setting["duration"] or plan.duration_s),
+            message_size=setting["length"],
+            interval_s=plan.interval_s,
+            congestion=setting["congestion"],
+        )
+
+    def argv(self, plan: Plan, key: RunKey) -> list[str]:
+        return build_argv(self.tool(), self.options(plan, key))
+
+    def start(self, plan: Plan, key: RunKey) -> RunHandle:
+        return start_netperf(self.tool(), self.options(plan, key))
+
+    def live_note(self) -> str | None:
+        tool = self.tool()
+        return None if tool.has(Capability.INTERIM) else no_demo_notice(tool)
+
+    def single_run(self, run: SingleRun) -> RunHandle:
+        if run.test is not None:
+            test = NetperfTest(run.test)
+        else:
+            udp = run.protocol is Protocol.UDP
+            test = NetperfTest.UDP_STREAM if udp else NetperfTest.TCP_STREAM
+        opts = NetperfOptions(
+            host=run.host,
+            port=run.port,
+            test=test,
+            ip_version=run.ip_version,
+            duration_s=run.duration_s,
+            message_size=run.length,
+            interval_s=run.interval_s,
+        )
+        return start_netperf(self.tool(), opts)
+
+    def parser_for(self, argv: Sequence[str]) -> Parser | None:
+        return parse_keyval
+
+    def servers(
+        self, options: ServerOptions, on_log: LogCallback | None = None
+    ) -> list[LocalServer]:
+        return [netserver(self.server_tool(), options, on_log)]

@@ -1,4 +1,5 @@
-"""Everything one engine run can be asked to do: iperf3 and netperf client options."""
+"""Everything one engine run can be asked to do: iperf3 and netperf client options, and a
+single run outside any plan as the command line's `measure` asks for it."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class Iperf3Options:
     parallel: int = 1  # -P
     direction: Direction = Direction.UP
     bitrate_bps: int | None = None  # -b; 0 = unlimited; None = iperf3's default
+    congestion: str | None = None  # -C: TCP congestion control
     connect_timeout_ms: int | None = 8000
     bind_address: str | None = None
     username: str | None = None
@@ -59,3 +61,30 @@ class NetperfOptions:
     message_size: int | None = None  # -m for *_STREAM, -r N,N for *_RR
     cpu: bool = True  # -c -C
     interval_s: float = 1.0  # -D interim results, for the live view
+    congestion: str | None = None  # -K: TCP congestion control, here and at the netserver
+
+
+@dataclass(frozen=True)
+class SingleRun:
+    """One run from the command line's `measure`: what every engine understands, and the
+    options only some have (a driver takes those it knows and refuses the others)."""
+
+    host: str
+    port: int
+    protocol: Protocol = Protocol.TCP
+    ip_version: IpVersion | None = None
+    duration_s: int = 5
+    omit_s: int = 0
+    interval_s: float = 1.0
+    length: int | None = None
+    window: int | None = None
+    parallel: int = 1
+    direction: Direction = Direction.UP
+    bitrate_bps: int | None = None
+    connect_timeout_ms: int | None = None
+    bind_address: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False, compare=False)
+    rsa_public_key_path: str | None = None
+    test: str | None = None  # netperf's test (TCP_RR, …); None: the stream test
+    live: bool = True

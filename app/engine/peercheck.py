@@ -1,11 +1,13 @@
-"""Check a peer before measuring: does the name resolve, do iperf3 and netserver answer,
-and how long does a TCP handshake take there and back."""
+"""Check a peer before measuring: does the name resolve, do the engines' servers answer (the
+ones asked about: iperf3, netserver, …), and how long does a TCP handshake take there and back;
+when none of them answers at all, whether anything at that address answers."""
 
 from __future__ import annotations
 
 import socket
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.domain.errors import BadOption
@@ -21,12 +23,38 @@ class PortAnswer:
 
 
 @dataclass(frozen=True)
+class Server:
+    """A server to look for on the peer: its name in sentences, how a person starts it there,
+    its port, and how many handshakes (one for a server that treats each as a test)."""
+
+    name: str  # "iperf3", "netserver"
+    what: str  # "iperf3 server", "netserver"
+    command: str  # "iperf3 -s", "netserver"
+    port: int
+    tries: int = 3
+    #: How often latency probes may knock (a server that takes each for a test: rarely).
+    probe_interval_s: float = 0.2
+
+    @property
+    def how_to_start(self) -> str:
+        """ "an iperf3 server (iperf3 -s, or LinkLab's Server tab)", "netserver (or …)"."""
+        if self.command == self.what:
+            return f"{self.what} (or LinkLab's Server tab)"
+        article = "an" if self.what[:1] in "aeiou" else "a"
+        return f"{article} {self.what} ({self.command}, or LinkLab's Server tab)"
+
+    @property
+    def possessive(self) -> str:
+        """ "netserver's", "the iperf3 server's"."""
+        return f"{self.what}'s" if self.what == self.name else f"the {self.what}'s"
+
+
+@dataclass(frozen=True)
 class PeerCheck:
     host: str
     addresses: tuple[str, ...]
     problem: str  # set when the name does not resolve or is invalid
-    iperf3: PortAnswer | None
-    netserver: PortAnswer | None
+    answers: tuple[tuple[Server, PortAnswer], ...] = ()
     #: Set when nothing at the address answered on any engine port: the ports tried, and
     #: why none answered ("no answer", "No route to host").
     silent: tuple[tuple[int, ...], str] | None = None
@@ -39,14 +67,12 @@ class PeerCheck:
         if self.silent is not None:
             return self.silent_sentence()
         parts = [f"{self.host} is {', '.join(self.addresses[:2])}"]
-        for name, answer in (("iperf3", self.iperf3), ("netserver", self.netserver)):
-            if answer is None:
-                continue
+        for server, answer in self.answers:
             if answer.open:
-                parts.append(f"{name} answers on port {answer.port}")
+                parts.append(f"{server.name} answers on port {answer.port}")
             else:
-                parts.append(f"no {name} on port {answer.port} ({answer.problem})")
-        rtts = [a.rtt_ms for a in (self.iperf3, self.netserver) if a and a.rtt_ms is not None]
+                parts.append(f"no {server.name} on port {answer.port} ({answer.problem})")
+        rtts = [a.rtt_ms for _, a in self.answers if a.rtt_ms is not None]
         if rtts:
             parts.append(f"round trip {min(rtts):.2f} ms")
         return "; ".join(parts) + "."
@@ -58,15 +84,12 @@ class PeerCheck:
             return self.problem
         if self.silent is not None:
             return self.silent_sentence()
-        for answer, what, how in (
-            (self.iperf3, "iperf3 server", "iperf3 -s"),
-            (self.netserver, "netserver", "netserver"),
-        ):
-            if answer is not None and not answer.open:
+        for server, answer in self.answers:
+            if not answer.open:
                 return (
-                    f"No {what} answers at {self.host} port {answer.port} ({answer.problem}): "
-                    f"start one there ({how}, or LinkLab's Server tab), or check the port and "
-                    f"any firewall between."
+                    f"No {server.what} answers at {self.host} port {answer.port} "
+                    f"({answer.problem}): start one there ({server.command}, or LinkLab's "
+                    f"Server tab), or check the port and any firewall between."
                 )
         return ""
 
@@ -77,11 +100,7 @@ class PeerCheck:
         ports = " or ".join(str(port) for port in tried)
         plural = "s" if len(tried) > 1 else ""
         why = why[:1].lower() + why[1:]
-        server = (
-            "an iperf3 server (iperf3 -s, or LinkLab's Server tab)"
-            if self.iperf3 is not None
-            else "netserver (or LinkLab's Server tab)"
-        )
+        server = self.answers[0][0].how_to_start if self.answers else "its server"
         return (
             f"Nothing answered at {self.host} ({why} on TCP port{plural} {ports}): no "
             f"computer there replied at all. Check the address, that the computer is on and on "
@@ -151,18 +170,17 @@ def check_port(host: str, port: int, timeout: float = 2.0, tries: int = 3) -> Po
 
 def check_peer(
     host: str,
-    iperf3_port: int | None = 5201,
-    netperf_port: int | None = 12865,
+    servers: Sequence[Server] = (),
     timeout: float = 2.0,
-    spare_ports: tuple[int, ...] = (5201, 12865),
+    spare_ports: Sequence[int] = (),
 ) -> PeerCheck:
-    """The name, then the servers' ports given; when none of them gets any reply, the first
-    of spare_ports not asked yet too, to tell an address where nothing answers from a
-    computer without the server."""
+    """The name, then the servers given; when none of them gets any reply, the first of
+    spare_ports not asked yet too, to tell an address where nothing answers from a computer
+    without the server."""
     try:
         validate_host(host, "peer")
     except BadOption as err:
-        return PeerCheck(host, (), err.sentence, None, None)
+        return PeerCheck(host, (), err.sentence)
     try:
         infos = socket.getaddrinfo(
             host.partition("%")[0] if "%" not in host else host, None, type=socket.SOCK_STREAM
@@ -173,25 +191,25 @@ def check_peer(
             (),
             f"The name {host!r} could not be resolved: check the "
             f"spelling, or use the peer's IP address.",
-            None,
-            None,
         )
     addresses = tuple(dict.fromkeys(str(info[4][0]) for info in infos))
-    # One handshake only for iperf3: its server treats every connection as a test and
-    # reopens its listener afterwards, so quick repeats would be refused in between.
-    iperf3 = check_port(host, iperf3_port, timeout, tries=1) if iperf3_port else None
-    netserver = check_port(host, netperf_port, timeout) if netperf_port else None
-    checked = [a for a in (iperf3, netserver) if a is not None]
+    # A server that must not be knocked on (tries 0) is not checked: its engine's run says.
+    answers = tuple(
+        (server, check_port(host, server.port, timeout, tries=server.tries))
+        for server in servers
+        if server.tries > 0
+    )
     quiet = None
+    checked = [answer for _, answer in answers]
     if checked and all(silent(a) for a in checked):
         # Before telling the user to start a server: does anything at that address answer?
         asked = {a.port for a in checked}
-        spare = [p for p in spare_ports if p not in asked][:1]
+        spare = [p for p in dict.fromkeys(spare_ports) if p not in asked][:1]
         extra = [check_port(host, port, timeout, tries=1) for port in spare]
         if all(silent(a) for a in extra):
             tried = tuple(a.port for a in (*checked, *extra))
             quiet = (tried, checked[0].problem)
-    return PeerCheck(host, addresses, "", iperf3, netserver, quiet)
+    return PeerCheck(host, addresses, "", answers, quiet)
 
 
 def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:

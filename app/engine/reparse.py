@@ -5,26 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.domain.plan import Engine
 from app.domain.results import RunSummary
+from app.engine.drivers import DRIVERS
 from app.engine.errors import EngineError
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import parse_text
-from app.engine.netperf_parse import parse_keyval
 
 
 def reparsed_throughput(engine: str, argv: Sequence[str], raw_output: str) -> float | None:
     """The delivered throughput (bit/s) the raw output states, parsed as the run was; None
     when it states none or cannot be parsed."""
-    if engine == "iperf3":
-        if "--json-stream" in argv:
-            parser = parse_stream
-        elif "-J" in argv or "--json" in argv:
-            parser = parse_document
-        else:
-            parser = parse_text
-    elif engine == "netperf":
-        parser = parse_keyval
-    else:
+    try:
+        driver = DRIVERS[Engine(engine)]
+    except ValueError:
+        return None
+    parser = driver.parser_for(argv)
+    if parser is None:
         return None
     summary = None
     try:

@@ -1,4 +1,5 @@
-"""Local iperf3 server and netserver as managed children: start, wait until ready, log, stop."""
+"""Local engine servers (iperf3 -s, netserver, …) as managed children: start, wait until ready,
+log, stop."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from app.domain.errors import BadOption
 from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.server_records import forget_server, record_server
-from app.engine.tools import SAFE_IPERF3_SERVER, Capability, Tool
+from app.engine.tools import Capability, Tool
 from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
 
 LogCallback = Callable[[str], None]
@@ -24,6 +25,12 @@ READY_TIMEOUT_S = 5.0
 #: a test of at most an hour, and a server stuck idle restarted after five minutes.
 EXPOSED_MAX_DURATION_S = 3600
 EXPOSED_IDLE_TIMEOUT_S = 300
+#: A server that crashes (iperf 2.1.8's now and then dies of a segmentation fault) is started
+#: again, at most this many times within RESTART_WINDOW_S: more is a server that cannot run.
+RESTARTS = 3
+RESTART_WINDOW_S = 60.0
+#: iperf3 servers older than this have known remotely triggerable flaws.
+SAFE_IPERF3_SERVER = (3, 19, 1)
 
 
 class ServerStartFailed(EngineError):
@@ -68,8 +75,10 @@ class LocalServer:
         port: int,
         on_log: LogCallback | None,
         notes: tuple[str, ...] = (),
+        label: str = "",
     ):
         self.tool = tool
+        self.label = label or tool.name
         self.notes = notes  # what the user should know: limits this engine cannot apply
         self.argv = argv
         self.port = port
@@ -77,11 +86,14 @@ class LocalServer:
         self._process: ManagedProcess | None = None
         self._reader: threading.Thread | None = None
         self._record: Path | None = None
+        self._restarts: list[float] = []  # when the server was started again after a crash
+        self._up = False  # it has listened: a later failure is a crash, not a bad start
         self.log: list[str] = []
 
     @property
     def name(self) -> str:
-        return "iperf3 server" if self.tool.name == "iperf3" else "netserver"
+        """The server as a sentence names it: "iperf3 server", "netserver"."""
+        return self.label
 
     @property
     def pid(self) -> int | None:
@@ -89,19 +101,21 @@ class LocalServer:
 
     @property
     def running(self) -> bool:
-        return self._process is not None and self._process.returncode is None
+        """Serving, or crashed and about to be started again."""
+        process = self._process
+        if process is None:
+            return False
+        code = process.returncode
+        return code is None or (code != 0 and self._up and self._may_restart())
+
+    def _may_restart(self) -> bool:
+        recent = [t for t in self._restarts if time.monotonic() - t < RESTART_WINDOW_S]
+        return len(recent) < RESTARTS
 
     def start(self, ready_timeout_s: float = READY_TIMEOUT_S) -> None:
         if self.running:
             return
-        process = ManagedProcess(self.argv)
-        process.start()
-        self._process = process
-        self._record = record_server(process.pid, process.argv)
-        self._reader = threading.Thread(
-            target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
-        )
-        self._reader.start()
+        process = self._spawn()
         deadline = time.monotonic() + ready_timeout_s
         while time.monotonic() < deadline:
             if process.returncode is not None:
@@ -110,6 +124,7 @@ class LocalServer:
                 self._record = None
                 raise ServerStartFailed(self._start_failure(process))
             if _listening(process.pid, self.port):
+                self._up = True
                 return
             time.sleep(0.05)
         self.stop()
@@ -117,6 +132,17 @@ class LocalServer:
             f"The {self.name} did not start listening on port {self.port} within "
             f"{ready_timeout_s:.0f} s: check that the port is free, or choose another one."
         )
+
+    def _spawn(self) -> ManagedProcess:
+        process = ManagedProcess(self.argv)
+        process.start()
+        self._process = process
+        self._record = record_server(process.pid, process.argv)
+        self._reader = threading.Thread(
+            target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
+        )
+        self._reader.start()
+        return process
 
     def _start_failure(self, process: ManagedProcess) -> str:
         words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
@@ -148,16 +174,52 @@ class LocalServer:
                 text = line.strip()
                 if not text or set(text) <= {"-", " "}:
                     continue
-                self.log.append(text)
-                if len(self.log) > 2000:
-                    del self.log[:1000]
-                if self._on_log is not None:
-                    self._on_log(text)
+                self._say(text)
         except IdleTimeout:
-            pass
+            return
+        self._after_exit(process)
+
+    def _say(self, text: str) -> None:
+        self.log.append(text)
+        if len(self.log) > 2000:
+            del self.log[:1000]
+        if self._on_log is not None:
+            self._on_log(text)
+
+    def _after_exit(self, process: ManagedProcess) -> None:
+        """A server that ended on its own with a failure (a crash) is started again, within
+        the restart budget; one LinkLab stopped, or that ended well (a one-off), is not."""
+        deadline = time.monotonic() + 5
+        while process.returncode is None:
+            if time.monotonic() > deadline:
+                return  # its output closed, yet it runs: not a crash
+            time.sleep(0.05)
+        code = process.wait(timeout=1)
+        if self._process is not process or not self._up or code == 0:
+            return
+        how = f"signal {-code}" if code < 0 else f"exit status {code}"
+        if not self._may_restart():
+            self._say(
+                f"The {self.name} on port {self.port} stopped unexpectedly again ({how}), "
+                f"{RESTARTS} times within {RESTART_WINDOW_S:.0f} s: LinkLab left it stopped. "
+                f"Read its log above, then start it again."
+            )
+            return
+        self._restarts.append(time.monotonic())
+        forget_server(self._record)
+        self._record = None
+        self._say(
+            f"The {self.name} on port {self.port} stopped unexpectedly ({how}): "
+            f"LinkLab started it again."
+        )
+        try:
+            self._spawn()
+        except OSError as err:
+            self._say(f"The {self.name} could not be started again ({err}): start it again.")
 
     def stop(self) -> None:
         process, self._process = self._process, None
+        self._up = False
         if process is not None:
             process.cancel()
             process.wait(timeout=2)
@@ -235,7 +297,7 @@ def iperf3_server(
             )
     if tool.has(Capability.FORCEFLUSH):
         argv.append("--forceflush")  # the log of tests served arrives as they happen
-    return LocalServer(tool, argv, options.port, on_log, tuple(notes))
+    return LocalServer(tool, argv, options.port, on_log, tuple(notes), "iperf3 server")
 
 
 def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
@@ -247,4 +309,4 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
         validate_host(options.bind_address, "bind address")
         family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
         argv += ["-L", f"{options.bind_address},{family}"]
-    return LocalServer(tool, argv, options.port, on_log)
+    return LocalServer(tool, argv, options.port, on_log, label="netserver")

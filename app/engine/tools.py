@@ -1,4 +1,5 @@
-"""Locate iperf3 / netperf / netserver and probe their versions and capabilities."""
+"""Locate an engine's programs (the user's path, the bundled copy, PATH) and probe them once
+per binary with the probe its driver gives; the settings that say where they are."""
 
 from __future__ import annotations
 
@@ -9,18 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from app.engine.errors import EngineMissing, EngineTooOld, NotIperf3
+from app.engine.errors import EngineMissing, EngineTooOld
 from app.engine.process import run_short
 from app.resources import resource_dir
-
-ENGINES = ("iperf3", "netperf", "netserver")
-MIN_IPERF3 = (3, 1)
-#: iperf3 servers older than this have known remotely triggerable flaws.
-SAFE_IPERF3_SERVER = (3, 19, 1)
 
 
 class Source(StrEnum):
@@ -50,16 +47,16 @@ class Tool:
     version: tuple[int, ...]
     version_text: str
     source: Source
-    capabilities: frozenset[Capability]
+    capabilities: frozenset[str]  # Capability, or an engine's own capabilities
 
     @property
     def version_string(self) -> str:
         return ".".join(str(p) for p in self.version) if self.version else "unknown"
 
-    def has(self, capability: Capability) -> bool:
+    def has(self, capability: str) -> bool:
         return capability in self.capabilities
 
-    def require(self, capability: Capability, purpose: str) -> None:
+    def require(self, capability: str, purpose: str) -> None:
         if capability not in self.capabilities:
             raise EngineTooOld(
                 f"The installed {self.name} {self.version_string} cannot {purpose}: install a "
@@ -85,17 +82,42 @@ def _exe(name: str) -> str:
     return f"{name}.exe" if sys.platform == "win32" else name
 
 
-def configured_path(name: str) -> str | None:
-    """A path the user set: LINKLAB_<NAME> in the environment (the window's settings set it)."""
-    value = os.environ.get(f"LINKLAB_{name.upper()}")
-    return value or None
+@dataclass(frozen=True)
+class EngineSettings:
+    """What the user set for the engines: a path per program (by its name, "iperf3"), chosen in
+    the window's Settings or, for the command line, in LINKLAB_<NAME> variables. Handed to the
+    drivers as an object: the engine layer reads no environment of its own."""
+
+    paths: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, paths: Mapping[str, str]) -> EngineSettings:
+        return cls(tuple(sorted((name, path) for name, path in paths.items() if path)))
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str], programs: Iterable[str]) -> EngineSettings:
+        """LINKLAB_IPERF3=/path/to/iperf3 and the like (the command line's way to choose)."""
+        return cls.of({name: env.get(f"LINKLAB_{name.upper()}", "") for name in programs})
+
+    def path(self, program: str) -> str | None:
+        return dict(self.paths).get(program) or None
+
+
+#: A program's version probe: its path -> (version, the line that says it, capabilities).
+Probe = Callable[[str], tuple[tuple[int, ...], str, frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program of an engine (netperf has two: netperf and netserver) and its probe."""
+
+    name: str
+    probe: Probe
+    use: str = ""  # what LinkLab runs it for, ending a sentence: "the iperf3 client and server"
 
 
 def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
-    """Find an engine: the user's path, then the bundled copy, then PATH."""
-    if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}")
-    user_path = user_path or configured_path(name)
+    """Find a program: the user's path, then the bundled copy, then PATH."""
     if user_path:
         path = Path(user_path)
         if path.is_file() and os.access(path, os.X_OK):
@@ -114,13 +136,15 @@ def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
     raise EngineMissing(name)
 
 
-def find_tool(name: str, user_path: str | None = None) -> Tool:
-    path, source = locate(name, user_path)
+def program_tool(program: Program, user_path: str | None = None) -> Tool:
+    """The program found and probed (once per binary: a changed file is probed again)."""
+    path, source = locate(program.name, user_path)
     stat = os.stat(path)
-    return _probe(name, path, source, stat.st_mtime_ns, stat.st_size)
+    return _probe(program, path, source, stat.st_mtime_ns, stat.st_size)
 
 
-def _run(argv: list[str]) -> str:
+def run_probe(argv: list[str]) -> str:
+    """What a short probe command prints (stdout and stderr), empty when it fails."""
     try:
         done = run_short(argv, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
@@ -137,60 +161,11 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(g) for g in match.groups() if g is not None)
 
 
-def iperf3_capabilities(help_text: str, version_text: str) -> frozenset[Capability]:
-    caps: set[Capability] = set()
-    flags = {
-        "--json-stream": Capability.JSON_STREAM,
-        "--bidir": Capability.BIDIR,
-        "--connect-timeout": Capability.CONNECT_TIMEOUT,
-        "--rcv-timeout": Capability.RCV_TIMEOUT,
-        "--snd-timeout": Capability.SND_TIMEOUT,
-        "--idle-timeout": Capability.IDLE_TIMEOUT,
-        "--one-off": Capability.ONE_OFF,
-        "--forceflush": Capability.FORCEFLUSH,
-        "--server-max-duration": Capability.SERVER_MAX_DURATION,
-    }
-    for flag, cap in flags.items():
-        if re.search(re.escape(flag) + r"\b", help_text):
-            caps.add(cap)
-    if "--username" in help_text and "authentication" in (version_text + help_text).lower():
-        caps.add(Capability.AUTHENTICATION)
-    return frozenset(caps)
-
-
-#: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
-NO_DEMO = "Demo Mode not configured"
-_IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
-
-
-def netperf_capabilities(probe_text: str) -> frozenset[Capability]:
-    """From the output of `netperf -D 1 -V`: demo mode (live interim results) unless refused."""
-    return frozenset() if NO_DEMO in probe_text else frozenset({Capability.INTERIM})
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 @functools.lru_cache(maxsize=16)
-def _probe(name: str, path: str, source: Source, _mtime: int, _size: int) -> Tool:
-    if name == "iperf3":
-        version_text = _run([path, "--version"])
-        if _IPERF2_VERSION.search(version_text):
-            raise NotIperf3(version_text.strip().splitlines()[0])
-        version = parse_version(version_text.replace("cJSON", ""))
-        caps = iperf3_capabilities(_run([path, "--help"]), version_text)
-        if version and version < MIN_IPERF3:
-            raise EngineTooOld(
-                f"iperf3 {'.'.join(map(str, version))} at {path} is too old (LinkLab needs "
-                f"{'.'.join(map(str, MIN_IPERF3))} or newer): install a newer iperf3."
-            )
-    elif name == "netperf":
-        # -V prints the version and exits; a -D before it shows whether demo mode is built in.
-        probe_text = _run([path, "-D", "1", "-V"])
-        lines = probe_text.strip().splitlines()
-        version_text = next((line for line in lines if "version" in line.lower()), probe_text)
-        version = parse_version(version_text)
-        caps = netperf_capabilities(probe_text)
-    else:
-        version_text = _run([path, "-V"])
-        version = parse_version(version_text)
-        caps = frozenset()
-    first_line = version_text.strip().splitlines()[0] if version_text.strip() else ""
-    return Tool(name, path, version, first_line, source, caps)
+def _probe(program: Program, path: str, source: Source, _mtime: int, _size: int) -> Tool:
+    version, version_text, caps = program.probe(path)
+    return Tool(program.name, path, version, first_line(version_text), source, caps)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 from app.analysis.compare import Comparison, PairComparison, SeriesData
+from app.analysis.pairs import in_order
 from app.analysis.points import plain_number
 from app.analysis.stats import summarize
 from app.domain.tags import tags_text
@@ -88,7 +89,7 @@ def comparison_csv(comparison: Comparison) -> str:
 def std_table(comparison: Comparison) -> tuple[list[str], list[list[object]]]:
     """Like the papers' tables: rows are the swept values, columns each curve's std dev."""
     curves = comparison.curves
-    values = sorted({v for c in curves for v in c.values})
+    values = in_order([v for c in curves for v in c.values])
     header = [comparison.variable_label] + [c.label for c in curves]
     rows: list[list[object]] = [
         [plain_number(value)] + [summarize(c.values.get(value, [])).std for c in curves]

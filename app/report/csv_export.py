@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 from app.analysis.points import plain_number
+from app.domain.metrics import POINT_METRICS as ALL_POINT_METRICS
 from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
 from app.domain.results import Sample
 from app.domain.tags import tags_text
@@ -103,20 +104,7 @@ def runs_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
     return out.getvalue()
 
 
-POINT_METRICS = (
-    "throughput_bps",
-    "rtt_ms",
-    "cpu_local_pct",
-    "cpu_remote_pct",
-    "jitter_ms",
-    "loss_pct",
-    # Working latency: the runs' median round trip before (idle) and during the run, the
-    # loaded p90 and the probes lost.
-    "latency_idle_ms",
-    "latency_ms",
-    "latency_p90_ms",
-    "latency_loss_pct",
-)
+POINT_METRICS = tuple(m.name for m in ALL_POINT_METRICS if m.shown.csv)
 POINT_COLUMNS = (
     "session_id",
     "session_name",
@@ -187,6 +175,7 @@ SAMPLE_COLUMNS = (
     "jitter_ms",
     "lost_packets",
     "packets",
+    "owd_ms",  # one-way delay (iperf 2 --trip-times, clocks stated synchronised)
 )
 
 
@@ -231,6 +220,7 @@ def write_samples_csv(
                 sample.jitter_ms,
                 sample.lost_packets,
                 sample.packets,
+                sample.owd_ms,
             ]
             writer.writerow([safe_cell(v) for v in row])
             count += 1

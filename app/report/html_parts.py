@@ -11,7 +11,8 @@ from html import escape
 from typing import Any
 
 from app.analysis.compare import METRIC_INFO
-from app.domain.plan import VARIABLE_LABELS, Security
+from app.domain.plan import Security
+from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.records import SessionRecord
 from app.domain.units import DASH, MINUS, format_p, rate_unit
 
@@ -84,8 +85,8 @@ def when(text: str | None) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def x(value: float) -> str:
-    return f"{value:g}"
+def x(value: float | str) -> str:
+    return value_word(value)
 
 
 def cells(cells: Iterable[tuple[str, str]]) -> str:

@@ -20,6 +20,7 @@ from app.analysis.compare import (
 )
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
+from app.domain.metrics import POINT_METRICS, ranked
 from app.domain.net import Protocol
 from app.domain.records import utc_now
 from app.domain.units import DASH, MINUS
@@ -42,23 +43,10 @@ from app.report.html_parts import (
 from app.report.report_data import ReportData, Timeline
 
 #: The tables of a pair, as the studies print them: (metric, title, for which protocol).
-SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = (
-    ("throughput_bps", "Throughput", None),
-    ("loss_pct", "UDP loss", Protocol.UDP),
-    ("jitter_ms", "UDP jitter", Protocol.UDP),
-    ("retransmits", "TCP retransmits per run", Protocol.TCP),
-    ("rtt_ms", "Round-trip time", None),
-    ("latency_idle_ms", "Idle latency (median per run)", None),
-    ("latency_ms", "Working latency under load (median per run)", None),
+SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = tuple(
+    (m.name, m.shown.report[1], m.protocol) for m in ranked("report") if m.shown.report
 )
-_UNITS = {
-    "loss_pct": "%",
-    "jitter_ms": "ms",
-    "retransmits": "",
-    "rtt_ms": "ms",
-    "latency_idle_ms": "ms",
-    "latency_ms": "ms",
-}
+_UNITS = {m.name: m.unit for m in POINT_METRICS}
 
 
 def _difference_row(p: ComparedPoint, factor: float) -> str:
@@ -107,7 +95,7 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
     return table(header, (_difference_row(p, factor) for p in points), wide=True)
 
 
-def _summaries(data: ReportData, curve: SeriesData) -> dict[float, PointSummary]:
+def _summaries(data: ReportData, curve: SeriesData) -> dict[float | str, PointSummary]:
     return {p.value: p for p in data.points.get(curve.session.id, []) if p.series == curve.series}
 
 

@@ -15,7 +15,8 @@ from app.analysis.compare import Comparison, Mode, compare, series_data
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.domain.exercise import Exercise, Step
-from app.domain.plan import VARIABLE_LABELS, Plan
+from app.domain.plan import Plan
+from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord, utc_now
 from app.domain.units import DASH, format_rate
 from app.report.html_parts import CSP, STYLE, e, png_size, table, when, x

@@ -22,7 +22,7 @@ class Timeline:
     """One run's throughput over time: the run closest to its point's median."""
 
     label: str  # the curve's label
-    value: float  # the swept value of the run
+    value: float | str  # the swept value of the run
     repetition: int
     samples: tuple[Sample, ...]
     protocol: Protocol = Protocol.TCP
@@ -42,7 +42,9 @@ class ReportData:
     timelines: list[tuple[str, list[Timeline]]]  # a title, and a run of each side
 
 
-def typical_run(runs: Sequence[RunRecord], curve: SeriesData, value: float) -> RunRecord | None:
+def typical_run(
+    runs: Sequence[RunRecord], curve: SeriesData, value: float | str
+) -> RunRecord | None:
     """The successful throughput run of the curve at value closest to the median."""
     here = [
         r

@@ -158,7 +158,7 @@ def trusted(name: str, value: object) -> Any:
 
 _SAMPLE_FIGURES = (
     "sent_bps", "received_bps", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
-    "lost_packets", "packets",
+    "lost_packets", "packets", "owd_ms",
 )  # fmt: skip
 
 
@@ -225,21 +225,26 @@ class StoredSession:
 
 
 def upsert_peer(conn: sqlite3.Connection, peer: Peer, now: str) -> int:
+    """The peer's row (its ports by engine as last used), its id."""
     conn.execute(
-        "INSERT INTO peers (host, name, iperf3_port, netperf_port, last_used) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(host) DO UPDATE SET "
-        "iperf3_port = excluded.iperf3_port, netperf_port = excluded.netperf_port, "
-        "last_used = excluded.last_used",
-        (peer.host, peer.name, peer.iperf3_port, peer.netperf_port, now),
+        "INSERT INTO peers (host, name, last_used) VALUES (?, ?, ?) "
+        "ON CONFLICT(host) DO UPDATE SET last_used = excluded.last_used",
+        (peer.host, peer.name, now),
     )
-    return int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+    peer_id = int(conn.execute("SELECT id FROM peers WHERE host = ?", (peer.host,)).fetchone()[0])
+    conn.executemany(
+        "INSERT INTO peer_ports (peer_id, engine, port) VALUES (?, ?, ?) "
+        "ON CONFLICT(peer_id, engine) DO UPDATE SET port = excluded.port",
+        [(peer_id, engine, port) for engine, port in sorted(peer.ports.items())],
+    )
+    return peer_id
 
 
 def insert_run(
     conn: sqlite3.Connection,
     session_id: str,
     key: RunKey,
-    value: float,
+    value: float | str,
     *,
     ok: bool,
     partial: bool = False,
@@ -285,7 +290,7 @@ def insert_run(
 
 SAMPLE_COLUMNS = (
     "flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms, cwnd_bytes, "
-    "jitter_ms, lost_packets, packets"
+    "jitter_ms, lost_packets, packets, owd_ms"
 )
 
 
@@ -301,10 +306,13 @@ def readable_sample_columns(conn: sqlite3.Connection) -> str:
 def sample_columns_for(present: set[str]) -> str:
     """SAMPLE_COLUMNS for a samples table with these columns: a file from before schema 5
     that is only read (never migrated) has one bits_per_second column, sorted into sent
-    and received as the migration does."""
+    and received as the migration does; one from before schema 7 has no one-way delay."""
+    columns = SAMPLE_COLUMNS
+    if present and "owd_ms" not in present:
+        columns = columns.replace(", owd_ms", ", NULL AS owd_ms")
     if "sent_bps" in present or "bits_per_second" not in present:
-        return SAMPLE_COLUMNS
-    return SAMPLE_COLUMNS.replace(
+        return columns
+    return columns.replace(
         "sent_bps, received_bps",
         f"{LEGACY_SENT_BPS} AS sent_bps, {LEGACY_RECEIVED_BPS} AS received_bps",
     )
@@ -315,7 +323,7 @@ def insert_samples(
 ) -> None:
     conn.executemany(
         f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 run_id,
@@ -332,6 +340,7 @@ def insert_samples(
                 s.jitter_ms,
                 s.lost_packets,
                 s.packets,
+                s.owd_ms,
             )
             for seq, s in enumerate(samples, start=first_seq)
         ],

@@ -247,4 +247,28 @@ _V5 = [
     "ALTER TABLE samples_v5 RENAME TO samples",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
+# Version 6: a peer's ports are a mapping by engine ("iperf3": 5201, "netperf": 12865), one
+# row per engine whose server it runs, instead of a column per engine.
+_V6 = [
+    """
+    CREATE TABLE peer_ports (
+        peer_id INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+        engine TEXT NOT NULL,
+        port INTEGER NOT NULL,
+        PRIMARY KEY (peer_id, engine)
+    ) WITHOUT ROWID
+    """,
+    "INSERT INTO peer_ports SELECT id, 'iperf3', iperf3_port FROM peers",
+    "INSERT INTO peer_ports SELECT id, 'netperf', netperf_port FROM peers",
+    "ALTER TABLE peers DROP COLUMN iperf3_port",
+    "ALTER TABLE peers DROP COLUMN netperf_port",
+]
+
+# Version 7: one-way delay (iperf 2's --trip-times, the clocks stated synchronised), the
+# receiver's mean, per run and per interval sample. Older runs and samples have none (NULL).
+_V7 = [
+    "ALTER TABLE runs ADD COLUMN owd_ms REAL",
+    "ALTER TABLE samples ADD COLUMN owd_ms REAL",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]

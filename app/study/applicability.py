@@ -7,26 +7,45 @@ choice is never silently dropped. What an engine can do is its driver's to say.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from app.domain.net import Protocol
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Order, Plan, Variable
+from app.domain.net import Direction, Protocol
+from app.domain.plan import Engine, Metric, Order, Plan, Variable
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, VARIABLE_LABELS
 from app.engine.drivers import DRIVERS, EngineDriver
 
-#: Why an engine without a setting cannot take it, by setting.
-_MISSING = {
-    "bitrate": "{name} sends UDP as fast as it can: a target bitrate needs the iperf3 engine.",
-    "window": "LinkLab sets the TCP window for iperf3 only: choose iperf3 to set it.",
-    "parallel": "{name} runs one stream per test: parallel streams need iperf3.",
-    "omit": "{name} has no warm-up to leave out: a warm-up needs iperf3.",
-}
-_SWEPT = {
-    Variable.LENGTH: "length",
-    Variable.WINDOW: "window",
-    Variable.PARALLEL: "parallel",
-    Variable.BITRATE: "bitrate",
-    Variable.DURATION: "duration",
-}
+
+def engines_with(setting: str, drivers: Mapping[Engine, EngineDriver]) -> str:
+    """The engines that have a setting, as a sentence ends: "the iperf3 engine (or iperf2)"."""
+    return engines_that(lambda d: setting in d.settings(), drivers)
+
+
+def engines_that(
+    can: Callable[[EngineDriver], bool], drivers: Mapping[Engine, EngineDriver]
+) -> str:
+    """The engines that can do something: "the iperf3 engine (or iperf2)"."""
+    names = [d.name for d in drivers.values() if can(d)]
+    if not names:
+        return "another engine"
+    return f"the {names[0]} engine" + (f" (or {', '.join(names[1:])})" if names[1:] else "")
+
+
+def upload_only(driver: EngineDriver, drivers: Mapping[Engine, EngineDriver]) -> str:
+    others = " or ".join(d.name for d in drivers.values() if d.directions == set(Direction))
+    return (
+        f"{driver.name} measures upload only here: choose {others or 'another engine'} for "
+        f"download or both at once."
+    )
+
+
+def sweep_needs(variable: Variable, drivers: Mapping[Engine, EngineDriver]) -> str:
+    """Why the chosen engine cannot sweep the variable, and which can."""
+
+    def can(driver: EngineDriver) -> bool:
+        return variable in driver.sweeps
+
+    label = VARIABLE_LABELS[variable][0].lower()
+    return f"Sweeping the {label} needs {engines_that(can, drivers)}."
 
 
 def _swept(variable: Variable) -> str:
@@ -38,16 +57,23 @@ def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -
     driver = drivers[plan.engine]
     honoured = driver.settings()
     reasons = {
-        setting: why.format(name=driver.name)
-        for setting, why in _MISSING.items()
-        if setting not in honoured
+        field.key: field.missing.format(name=driver.name, engines=engines_with(field.key, drivers))
+        for field in ENGINE_SETTINGS
+        if field.key not in honoured and field.missing
     }
     if not driver.concurrent:
-        reasons["concurrent"] = "Running series at the same time needs the iperf3 engine."
+        together = engines_that(lambda d: d.concurrent, drivers)
+        reasons["concurrent"] = f"Running series at the same time needs {together}."
+    if not driver.one_way_delay:
+        owd = engines_that(lambda d: d.one_way_delay, drivers)
+        reasons["clocks_synchronised"] = (
+            f"{driver.name} does not measure one-way delay: choose {owd} to measure it "
+            f"between synchronised clocks."
+        )
     if Metric.RTT not in driver.metrics:
+        rtt = engines_that(lambda d: Metric.RTT in d.metrics, drivers)
         reasons["rtt"] = (
-            "Round-trip time comes from netperf's request/response test: choose the netperf "
-            "engine to measure it."
+            f"Round-trip time comes from a request/response test: choose {rtt} to measure it."
         )
     if Protocol.UDP not in plan.protocols:
         reasons.setdefault("bitrate", "Only UDP runs have a target bitrate: choose UDP to set one.")
@@ -62,8 +88,9 @@ def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -
         )
     if plan.order is not Order.SHUFFLED:
         reasons["seed"] = "The seed orders a shuffled plan only: choose the order Shuffled."
-    if plan.variable in _SWEPT:
-        reasons.setdefault(_SWEPT[plan.variable], _swept(plan.variable))
+    swept = SWEPT[plan.variable]
+    if swept.name:  # a plan setting (emulated loss is set on this computer instead)
+        reasons.setdefault(swept.key, _swept(plan.variable))
     return reasons
 
 
@@ -73,14 +100,11 @@ def unavailable_choices(
     """Per choice setting ("direction", "variable"), the values that cannot run, with why."""
     driver = drivers[plan.engine]
     directions: dict[object, str] = {
-        direction: (
-            f"{driver.name} measures upload only here: choose iperf3 for download or both at once."
-        )
+        direction: upload_only(driver, drivers)
         for direction in set(type(plan.direction)) - driver.directions
     }
     variables: dict[object, str] = {
-        variable: f"Sweeping the {VARIABLE_LABELS[variable][0].lower()} needs the iperf3 engine."
-        for variable in set(Variable) - driver.sweeps
+        variable: sweep_needs(variable, drivers) for variable in set(Variable) - driver.sweeps
     }
     if Protocol.UDP not in plan.protocols:
         variables.setdefault(

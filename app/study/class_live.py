@@ -240,7 +240,7 @@ def _step(data: object) -> StepResult:
     curve_data = data.get("curve")
     if not isinstance(curve_data, list):
         raise _bad("a step's curve is not a list")
-    curve: dict[float, float] = {}
+    curve: dict[float | str, float] = {}
     for point in curve_data:
         if not isinstance(point, list) or len(point) != 2:
             raise _bad("a point of a curve is not a pair")

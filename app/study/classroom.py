@@ -44,7 +44,7 @@ class StepResult:
     runs_planned: int  # the student's own plan, which may differ in unlocked fields
     main_bps: float | None  # mean throughput of the step's first series over all its runs
     series: Series | None
-    curve: dict[float, float]  # swept value -> mean throughput (the class chart)
+    curve: dict[float | str, float]  # swept value -> mean throughput (the class chart)
     deviations: tuple[str, ...]  # unlocked fields the student changed, in words
 
 
@@ -85,9 +85,9 @@ class ClassView:
     unreadable: tuple[str, ...] = ()  # one sentence per file that could not be read
     medians: tuple[float | None, ...] = field(default=())  # per step, of main_bps
 
-    def median_curve(self, number: int) -> dict[float, tuple[float, float, float]]:
+    def median_curve(self, number: int) -> dict[float | str, tuple[float, float, float]]:
         """Per swept value of step number: (median, lower quartile, upper quartile)."""
-        values: dict[float, list[float]] = {}
+        values: dict[float | str, list[float]] = {}
         for row in self.rows:
             for value, mean in row.steps[number - 1].curve.items():
                 values.setdefault(value, []).append(mean)
@@ -164,7 +164,7 @@ def _step_result(exercise: Exercise, number: int, sessions: Sequence[StoredSessi
     ok = [r.record for r in chosen.runs if r.record.ok and r.record.key.kind is RunKind.STREAM]
     series = record.plan.series[0] if record.plan.series else None
     first = [r for r in ok if r.key.series == series and r.metrics.throughput_bps is not None]
-    per_value: dict[float, list[float]] = {}
+    per_value: dict[float | str, list[float]] = {}
     for run in first:
         per_value.setdefault(run.value, []).append(run.metrics.throughput_bps or 0.0)
     curve = {v: statistics.fmean(xs) for v, xs in sorted(per_value.items())}

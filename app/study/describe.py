@@ -9,7 +9,6 @@ from typing import Any
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import (
-    VARIABLE_LABELS,
     Conditions,
     EarlyStop,
     Medium,
@@ -18,35 +17,13 @@ from app.domain.plan import (
     Security,
     Variable,
 )
+from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, Kind, categorical
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
-FIELD_LABELS = {
-    "engine": "engine",
-    "protocols": "protocol",
-    "ip_versions": "IP version",
-    "direction": "direction",
-    "variable": "what is swept",
-    "values": "values",
-    "repetitions": "runs per point",
-    "duration_s": "seconds per run",
-    "omit_s": "warm-up",
-    "pause_s": "pause between runs",
-    "order": "order",
-    "metrics": "metrics",
-    "length": "packet size",
-    "window": "TCP window",
-    "parallel": "parallel streams",
-    "bitrate_bps": "UDP bitrate",
-    "interval_s": "report interval",
-    "early_stop": "early stop",
-    "max_consecutive_failures": "consecutive failures allowed",
-    "concurrent": "series at the same time",
-    "seed": "shuffle seed",
-    "name": "name",
-}
+FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
 
 DIRECTION_WORDS = {
     Direction.UP: "upload",
@@ -74,9 +51,12 @@ def ip_versions_text(versions: tuple[IpVersion, ...]) -> str:
 
 
 def values_text(plan: Plan, limit: int = 6) -> str:
+    if categorical(plan.variable):
+        more = " …" if len(plan.values) > limit else ""
+        return ", ".join(str(v) for v in plan.values[:limit]) + more
     unit = VARIABLE_LABELS[plan.variable][1]
     shown = [
-        format_rate(v) if plan.variable is Variable.BITRATE else f"{v:g}"
+        format_rate(v) if plan.variable is Variable.BITRATE and not isinstance(v, str) else str(v)
         for v in plan.values[:limit]
     ]
     more = " …" if len(plan.values) > limit else ""
@@ -110,7 +90,7 @@ def setting_text(plan: Plan, name: str) -> str:
         return "engine default" if value is None else f"{value} B"
     if name in ("duration_s", "omit_s", "pause_s", "interval_s"):
         return f"{value:g} s"
-    if name == "concurrent":
+    if name in BY_NAME and BY_NAME[name].kind is Kind.FLAG:
         return "yes" if value else "no"
     if name == "name":
         return repr(value) if value else "none"
@@ -156,8 +136,11 @@ def default_name(plan: Plan) -> str:
         words = [protocols_text(plan.protocols), ip_versions_text(plan.ip_versions)]
         return " · ".join(["Monitor", *words, DIRECTION_WORDS[plan.direction]])
     label, unit = VARIABLE_LABELS[plan.variable]
-    if plan.values:
-        low, high = min(plan.values), max(plan.values)
+    numbers = [v for v in plan.values if not isinstance(v, str)]
+    if categorical(plan.variable):
+        sweep = f"{label.lower()} {' vs '.join(str(v) for v in plan.values)}"
+    elif numbers:
+        low, high = min(numbers), max(numbers)
         span = f"{low:g}" if low == high else f"{low:g}–{high:g}"
         if plan.variable is Variable.BITRATE:
             span = format_rate(low) if low == high else f"{format_rate(low)}–{format_rate(high)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.analysis.stats import Summary
-from app.domain.plan import Plan, RunKey, Series
+from app.domain.plan import Plan, PointValue, RunKey, Series
 from app.domain.records import RunMetrics, SessionStatus
 from app.domain.results import Sample
 
@@ -30,7 +30,7 @@ class SessionStarted:
 @dataclass(frozen=True)
 class RunStarted:
     key: RunKey
-    value: float
+    value: PointValue
     argv: tuple[str, ...]
     attempt: int
 
@@ -74,7 +74,7 @@ class LatencyProbed:
 @dataclass(frozen=True)
 class RunFinished:
     key: RunKey
-    value: float
+    value: PointValue
     run_id: int
     metrics: RunMetrics
 
@@ -82,7 +82,7 @@ class RunFinished:
 @dataclass(frozen=True)
 class RunFailed:
     key: RunKey
-    value: float
+    value: PointValue
     error_kind: str
     sentence: str
     will_retry: bool
@@ -111,7 +111,7 @@ class PointUpdated:
     app.analysis.points.METRICS, by name (throughput_bps, rtt_ms, loss_pct, ...)."""
 
     series: Series
-    value: float
+    value: PointValue
     metrics: dict[str, Summary]
     runs: int
     precise_enough: bool  # early stop reached: no more runs at this point

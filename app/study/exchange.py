@@ -15,6 +15,7 @@ from typing import Any
 
 from app import __version__
 from app.domain.errors import BadOption
+from app.domain.metrics import COLUMNS
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Plan, RunKey, RunKind
 from app.domain.plan_codec import plan_from_dict
@@ -53,13 +54,13 @@ MAX_ENV_BYTES = 1_000_000
 MAX_DEPTH = 32  # nesting of the environment and the flow summaries
 _MAX_INT = 2**63 - 1  # SQLite's INTEGER
 _ID = re.compile(r"[0-9a-f]{32}")
-_INT_METRICS = frozenset({"bytes_sent", "bytes_received", "retransmits", "lost_packets", "packets"})
+_INT_METRICS = frozenset(column.name for column in COLUMNS if column.kind is int)
 #: Metrics LinkLab added after the first exchange files: a file without them still imports.
-_LATER_METRICS = frozenset(
-    {"latency_idle_ms", "latency_ms", "latency_p90_ms", "latency_loss_pct", "latency_method"}
-)
-_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms")
+_LATER_METRICS = frozenset(column.name for column in COLUMNS if column.since_schema > 1)
+_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms", "owd_ms")
 _SAMPLE_INTS = ("bytes", "retransmits", "cwnd_bytes", "lost_packets", "packets")
+#: Sample figures LinkLab added after the first exchange files: a file without them imports.
+_LATER_SAMPLE_VALUES = frozenset({"owd_ms"})
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
 _RUN_FIELDS = (
     "value", "error_kind", "error", "attempts", "started_at", "ended_at", "elapsed_s", "engine",
@@ -447,7 +448,7 @@ def _sample(item: object, number: int, run_label: str) -> Sample:
         **{
             k: obj.number(k, whole=False, optional=True)
             for k in _SAMPLE_FLOATS
-            if not (legacy and k in rates)
+            if not (legacy and k in rates) and not (k in _LATER_SAMPLE_VALUES and k not in obj.data)
         },
         **{k: obj.number(k, whole=True, optional=True) for k in _SAMPLE_INTS},
     )

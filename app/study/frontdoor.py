@@ -23,7 +23,7 @@ from app.domain.plan import Engine, Metric, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
-from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
@@ -49,7 +49,7 @@ RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, Session
 
 Observer = Callable[[StudyEvent], None]
 Snapshot = Callable[[str, Mapping[str, str]], dict[str, Any]]
-PeerChecker = Callable[[Plan], PeerCheck]
+PeerChecker = Callable[[Plan, EngineDriver], PeerCheck]
 
 
 class PeerUnreachable(EngineError):
@@ -110,15 +110,14 @@ def engine_versions(drivers: Mapping[Engine, EngineDriver]) -> dict[str, str]:
     return versions
 
 
-def default_peer_check(plan: Plan) -> PeerCheck:
-    """Name resolution and the port of the chosen engine's server, one handshake."""
-    netperf = plan.engine is Engine.NETPERF
+def default_peer_check(plan: Plan, driver: EngineDriver) -> PeerCheck:
+    """Name resolution and the port of the chosen engine's server; when nothing answers
+    there, another engine's port too, to tell a silent address from a missing server."""
     return check_peer(
         plan.peer.host,
-        None if netperf else plan.peer.iperf3_port,
-        plan.peer.netperf_port if netperf else None,
+        [driver.peer_server(plan.peer)],
         timeout=3.0,
-        spare_ports=(plan.peer.iperf3_port, plan.peer.netperf_port),
+        spare_ports=[server.port for server in peer_servers(plan.peer)],
     )
 
 
@@ -280,16 +279,16 @@ class FrontDoor:
 
     def _local_servers(self, plan: Plan) -> Plan:
         if self.loopback is None:
-            self.loopback = LoopbackServers()
-        iperf3_port, netperf_port = self.loopback.ensure(
-            plan.peer.iperf3_port,
-            plan.peer.netperf_port,
+            self.loopback = LoopbackServers(drivers=self.drivers)
+        driver = self.drivers[plan.engine]
+        port = self.loopback.ensure(
+            plan.engine,
+            driver.peer_port(plan.peer),
             ip_versions=plan.ip_versions,
-            need_netserver=plan.engine is Engine.NETPERF,
-            count=len(plan.series) if plan.concurrent else 1,
+            count=driver.server_count(plan),
             echo_port=plan.peer.echo_port if Metric.LATENCY in plan.metrics else None,
         )
-        peer = replace(plan.peer, iperf3_port=iperf3_port, netperf_port=netperf_port)
+        peer = plan.peer.with_port(driver.port_key, port)
         echo_port = self.loopback.echo_port
         if Metric.LATENCY in plan.metrics and echo_port is not None:
             peer = replace(peer, echo_port=echo_port)
@@ -298,16 +297,14 @@ class FrontDoor:
     def _check_peer(self, plan: Plan) -> tuple[Plan, list[str]]:
         """The one peer check before a study: the name, the engine's server, and IPv6 when
         IPv6 is planned. A series that cannot run is left out, saying why, when others can."""
-        check = self._peer_check(plan)
+        driver = self.drivers[plan.engine]
+        check = self._peer_check(plan, driver)
         problem = check.blocking_problem()
         if problem:
             raise PeerUnreachable(problem)
         notes: list[str] = []
-        if IpVersion.V6 in plan.ip_versions:
-            port = (
-                plan.peer.netperf_port if plan.engine is Engine.NETPERF else plan.peer.iperf3_port
-            )
-            why = ipv6_reachable(plan.peer.host_for(IpVersion.V6), port)
+        if IpVersion.V6 in plan.ip_versions and driver.takes_bare_connections:
+            why = ipv6_reachable(plan.peer.host_for(IpVersion.V6), driver.peer_port(plan.peer))
             if why:
                 if plan.ip_versions == (IpVersion.V6,):
                     raise PeerUnreachable(why)
@@ -339,11 +336,16 @@ class FrontDoor:
         """A responsiveness test against the peer (this computer: against its own servers on
         the loopback, as a study's); run() it off any GUI thread. Nothing is stored."""
         if peer.is_this_computer and self.loopback is None:
-            self.loopback = LoopbackServers()
+            self.loopback = LoopbackServers(drivers=self.drivers)
         from app.study.responsiveness import ResponsivenessTest
 
         return ResponsivenessTest(
-            peer, observer, settings, echo_port=echo_port, loopback=self.loopback
+            peer,
+            observer,
+            settings,
+            echo_port=echo_port,
+            loopback=self.loopback,
+            driver=self.drivers[Engine.IPERF3],  # the test loads the link with iperf3
         )
 
     @staticmethod
@@ -366,8 +368,7 @@ class FrontDoor:
         ref: str,
         observer: Observer,
         *,
-        iperf3_port: int | None = None,
-        netserver_port: int | None = None,
+        ports: Mapping[str, int] | None = None,
         echo_port: int | None = None,
     ) -> StudyRun:
         """The missing runs of a stored session, with its own plan (this computer's servers
@@ -385,11 +386,9 @@ class FrontDoor:
             plan = self._local_servers(plan)
         else:
             peer = plan.peer
+            moved = {key: port for key, port in (ports or {}).items() if port}
             peer = replace(
-                peer,
-                iperf3_port=iperf3_port or peer.iperf3_port,
-                netperf_port=netserver_port or peer.netperf_port,
-                echo_port=echo_port or peer.echo_port,
+                peer, ports={**peer.ports, **moved}, echo_port=echo_port or peer.echo_port
             )
             plan = replace(plan, peer=peer)
         observer(StudyPrepared(plan, ()))

@@ -10,10 +10,12 @@ from app.analysis.expectation import MAX_LINK_RATE_BPS, NoExpectation, link_inpu
 from app.analysis.overhead import OverheadError, expected
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import VARIABLE_LABELS, Engine, Medium, Metric, Plan, Security, Variable
+from app.domain.plan import Engine, Medium, Metric, Plan, Security, Variable
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, categorical
 from app.engine.drivers import DRIVERS, EngineDriver
-from app.engine.limits import Span
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
+from app.study.applicability import engines_that, engines_with, sweep_needs, upload_only
+from app.study.describe import METRIC_WORDS
 
 Check = Callable[[bool, str, str], None]
 
@@ -31,10 +33,14 @@ def plan_problems(
     driver = drivers[plan.engine]
     found += _peer_problems(plan)
     _structure(plan, check)
-    _settings(plan, driver, check)
-    _capabilities(plan, driver, check)
+    _settings(plan, driver, drivers, check)
+    _capabilities(plan, driver, drivers, check)
+    found += driver.problems(plan)
     _link(plan, check)
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
+    if categorical(plan.variable):
+        if not all(isinstance(v, str) for v in plan.values):
+            found.append(("values", "Every value must be a name, such as cubic, bbr or reno."))
+    elif all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
     else:
         found.append(("values", "Every value must be a whole number."))
@@ -46,6 +52,11 @@ def validate_plan(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) 
     problems = plan_problems(plan, drivers)
     if problems:
         raise BadOption(problems[0][1], detail="; ".join(s for _, s in problems))
+
+
+def port_field_key(port_key: str) -> str:
+    """The field of a peer's port for an engine's server, as problems name it."""
+    return f"{port_key}_port"
 
 
 def _peer_problems(plan: Plan) -> list[tuple[str, str]]:
@@ -82,8 +93,7 @@ def _peer_problems(plan: Plan) -> list[tuple[str, str]]:
             )
         )
     for port_field, port in (
-        ("port", peer.iperf3_port),
-        ("netperf_port", peer.netperf_port),
+        *((port_field_key(key), port) for key, port in sorted(peer.ports.items())),
         ("echo_port", peer.echo_port),
     ):
         try:
@@ -147,7 +157,9 @@ def _structure(plan: Plan, check: Check) -> None:
         )
 
 
-def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
+def _settings(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
     """The fixed settings against the engine's limits; a value the engine would ignore is
     refused where it was set, so nothing is silently dropped."""
     limits, name = driver.limits, driver.name
@@ -162,20 +174,20 @@ def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
         f"The report interval must be {limits.interval_s.text()}.",
     )
     honoured = driver.settings()
-    for field, value, neutral, span, words, example in (
-        ("window", plan.window, None, limits.window, "TCP window", "clear the window"),
-        ("parallel", plan.parallel, 1, limits.parallel, "parallel streams", "set them to 1"),
-        ("bitrate", plan.bitrate_bps, 0, limits.bitrate_bps, "UDP bitrate", "set it to 0"),
-        ("omit", plan.omit_s, 0, limits.omit_s, "warm-up (omit)", "set it to 0"),
-    ):
-        if field not in honoured:
+    for field in ENGINE_SETTINGS:
+        value = getattr(plan, field.name)
+        span = getattr(limits, field.limit or "", None)
+        words = field.form_label[:1].lower() + field.form_label[1:] or field.words
+        if field.key not in honoured:
             check(
-                value == neutral,
-                field,
-                f"{name} has no {words}: {example}, or use the iperf3 engine.",
+                value == field.neutral,
+                field.key,
+                f"{name} has no {words}: {field.clear_hint}, or use "
+                f"{engines_with(field.key, drivers)}.",
             )
         elif value is not None and span is not None:
-            check(span.holds(value), field, f"The {words} must be {span.text()}.")
+            size = len(value) if isinstance(value, str) else value  # a name: its length
+            check(span.holds(size), field.key, f"The {words} must be {span.text()}.")
     check(
         plan.omit_s < max(plan.duration_s, 1),
         "omit",
@@ -183,28 +195,25 @@ def _settings(plan: Plan, driver: EngineDriver, check: Check) -> None:
     )
 
 
-def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
-    name = driver.name
-    check(
-        not (set(plan.metrics) - driver.metrics),
-        "metrics",
-        "Round-trip time is measured with netperf's request/response test: choose the "
-        "netperf engine, or leave RTT out.",
-    )
-    check(
-        plan.direction in driver.directions,
-        "direction",
-        f"{name} measures upload only here: choose iperf3 for download or both at once.",
-    )
-    if plan.is_monitor:
-        _monitor(plan, driver, check)
-    else:
-        label = VARIABLE_LABELS[plan.variable][0].lower()
+def _capabilities(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
+    for metric in [m for m in plan.metrics if m not in driver.metrics]:
+        able = engines_that(lambda d, m=metric: m in d.metrics, drivers)  # type: ignore[misc]
         check(
-            plan.variable in driver.sweeps,
-            "variable",
-            f"Sweeping the {label} needs the iperf3 engine.",
+            False,
+            "metrics",
+            f"Round-trip time is measured with a request/response test: choose {able}, or "
+            f"leave RTT out."
+            if metric is Metric.RTT
+            else f"{driver.name} does not measure {METRIC_WORDS[metric]}: choose {able}, or "
+            f"leave it out.",
         )
+    check(plan.direction in driver.directions, "direction", upload_only(driver, drivers))
+    if plan.is_monitor:
+        _monitor(plan, driver, drivers, check)
+    else:
+        check(plan.variable in driver.sweeps, "variable", sweep_needs(plan.variable, drivers))
     check(
         plan.variable is not Variable.BITRATE or Protocol.UDP in plan.protocols,
         "variable",
@@ -220,7 +229,8 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
         check(
             driver.concurrent,
             "concurrent",
-            "Running series at the same time needs the iperf3 engine.",
+            f"Running series at the same time needs "
+            f"{engines_that(lambda d: d.concurrent, drivers)}.",
         )
         check(
             len(plan.series) >= 2,
@@ -228,10 +238,17 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
             "Running series at the same time needs at least two series, for example TCP and UDP.",
         )
         check(
-            plan.peer.iperf3_port + len(plan.series) - 1 <= 65535,
-            "port",
-            "Concurrent series use consecutive ports after the iperf3 port: choose a lower port.",
+            driver.peer_port(plan.peer) + len(plan.series) - 1 <= 65535,
+            port_field_key(driver.port_key),
+            f"Concurrent series use consecutive ports after the {driver.port_label} port: "
+            f"choose a lower port.",
         )
+    check(
+        not plan.clocks_synchronised or driver.one_way_delay,
+        "clocks_synchronised",
+        f"{driver.name} does not measure one-way delay: turn off clocks synchronised, or "
+        f"choose {engines_that(lambda d: d.one_way_delay, drivers)}.",
+    )
     if plan.variable is Variable.LOSS:
         from app.study.shaping import unavailable_reason  # nftables and root: Linux only
 
@@ -239,12 +256,15 @@ def _capabilities(plan: Plan, driver: EngineDriver, check: Check) -> None:
         check(reason is None, "variable", reason or "")
 
 
-def _monitor(plan: Plan, driver: EngineDriver, check: Check) -> None:
+def _monitor(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
     """A monitor: one flow of an engine that can run one, over time (nothing swept)."""
     check(
         plan.variable in driver.sweeps,
         "engine",
-        f"{driver.name} cannot monitor a link here: choose the iperf3 engine.",
+        f"{driver.name} cannot monitor a link here: choose "
+        f"{engines_that(lambda d: Variable.NONE in d.sweeps, drivers)}.",
     )
     check(
         len(plan.series) == 1 and not plan.concurrent,
@@ -257,7 +277,7 @@ def _monitor(plan: Plan, driver: EngineDriver, check: Check) -> None:
 def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
     """The swept values (and the packet size held fixed) against the engine's limits."""
     limits = driver.limits
-    values = list(plan.values)
+    values = [v for v in plan.values if not isinstance(v, str)]
     swept = plan.variable
     where = "values"
     lengths = values if swept is Variable.LENGTH else [v for v in [plan.length] if v is not None]
@@ -270,16 +290,15 @@ def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
                 length_field,
                 f"A {word} must be {length.text()}.",
             )
-    spans: dict[Variable, tuple[Span | None, str]] = {
-        Variable.DURATION: (limits.duration_s, "Run durations"),
-        Variable.WINDOW: (limits.window, "A TCP window"),
-        Variable.PARALLEL: (limits.parallel, "Parallel streams"),
-        Variable.BITRATE: (limits.bitrate_bps, "Bitrates"),
-    }
-    if swept in spans:
-        span, words = spans[swept]
+    field = SWEPT[swept]
+    if field.swept_words and field.limit:
+        span = getattr(limits, field.limit)
         if span is not None:
-            check(all(span.holds(v) for v in values), where, f"{words} must be {span.text()}.")
+            check(
+                all(span.holds(v) for v in values),
+                where,
+                f"{field.swept_words} must be {span.text()}.",
+            )
     if swept is Variable.LOSS:
         check(
             all(0 <= v <= 100 for v in values), where, "Emulated loss must be between 0 and 100 %."
@@ -315,7 +334,8 @@ def _link(plan: Plan, check: Check) -> None:
     if missing is not None:
         check(False, *missing)
         return
-    ends = {v for v in (min(plan.values, default=0), max(plan.values, default=0)) if v >= 1}
+    numbers = [v for v in plan.values if not isinstance(v, str)] or [0]
+    ends = {v for v in (min(numbers), max(numbers)) if v >= 1}
     for series in plan.series:  # the model answers for every point, or says why not
         for value in ends:
             try:

@@ -22,8 +22,9 @@ from app.analysis.responsiveness import Rating, rating, rpm
 from app.analysis.saturation import STABLE_STEPS, confidence, next_flows, stability
 from app.domain.errors import LinkLabError
 from app.domain.net import Direction, Flow, Protocol
-from app.domain.plan import Peer
+from app.domain.plan import Engine, Peer
 from app.domain.results import Sample
+from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineError, StoppedByUser
 from app.engine.iperf3 import start_iperf3
@@ -34,7 +35,7 @@ from app.engine.peercheck import check_peer
 from app.engine.probe import Prober
 from app.engine.probe_results import ProbeRecord, trimmed_mean
 from app.engine.run import EngineRun
-from app.engine.tools import Capability, Tool, find_tool
+from app.engine.tools import Capability, Tool
 from app.study.responsiveness_results import (
     IdleMeasured,
     LoadResult,
@@ -127,7 +128,10 @@ class ResponsivenessTest:
         *,
         echo_port: int = DEFAULT_ECHO_PORT,
         loopback: LoopbackServers | None = None,
+        driver: EngineDriver | None = None,
     ) -> None:
+        # The load is iperf3's (its parallel streams and both directions at once).
+        self._driver = driver or DRIVERS[Engine.IPERF3]
         self.peer = peer
         self.settings = settings or ResponsivenessSettings()
         self._observer = observer
@@ -165,7 +169,7 @@ class ResponsivenessTest:
     # -- the test --------------------------------------------------------------------------
     def run(self) -> ResponsivenessResult:
         self._started = time.monotonic()
-        tool = find_tool("iperf3")
+        tool = self._driver.tool()
         notes: list[str] = []
         settings = self.settings
         if settings.both and not tool.has(Capability.BIDIR):
@@ -203,21 +207,27 @@ class ResponsivenessTest:
         if peer.is_this_computer:
             loopback = self._loopback if self._loopback is not None else LoopbackServers()
             self._loopback = loopback
-            port, _ = loopback.ensure(peer.iperf3_port, peer.netperf_port)
+            port = loopback.ensure(self._driver.engine, self._driver.peer_port(peer))
             echo = EchoResponder(0, [peer.host])
             echo.start()
             try:
-                choice = detect_method(peer.host, echo.port, None, None)
+                choice = detect_method(peer.host, echo.port)
             except BaseException:
                 echo.stop()
                 raise
             return peer.host, port, echo, choice
-        check = check_peer(peer.host, peer.iperf3_port, None, timeout=3.0)
+        servers = peer_servers(peer)
+        check = check_peer(
+            peer.host,
+            [self._driver.peer_server(peer)],
+            timeout=3.0,
+            spare_ports=[server.port for server in servers],
+        )
         if problem := check.blocking_problem():
             raise EngineError(problem)
         self._check_stop()
-        choice = detect_method(peer.host, self._echo_port, peer.netperf_port, peer.iperf3_port)
-        return peer.host, peer.iperf3_port, None, choice
+        choice = detect_method(peer.host, self._echo_port, servers)
+        return peer.host, self._driver.peer_port(peer), None, choice
 
     def _fraction(self, index: int, phase_elapsed: float, phase_length: float) -> float:
         count = len(self._settings.phases)

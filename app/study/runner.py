@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
+from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
@@ -256,9 +256,7 @@ class StudyRunner:
         return Outcome(session_id, status, reason, finished_runs, failed)
 
     def _port(self, key: RunKey) -> int:
-        if self.plan.engine is Engine.NETPERF:
-            return self.plan.peer.netperf_port
-        return self.plan.iperf3_port(key)
+        return self._driver.port(self.plan, key)
 
     def _loss_emulator(self) -> LossEmulator | None:
         if self.plan.variable is not Variable.LOSS:
@@ -306,7 +304,7 @@ class StudyRunner:
         once a second, so a crash loses at most the last second; the result (or the error)
         completes it. Stopped, it stays partial when it measured anything: those samples are
         real measurements, but the run is no repetition (None is returned)."""
-        value = float(self.plan.values[key.value_index])
+        value = as_point(self.plan.values[key.value_index])
         attempt = 0
         while True:
             attempt += 1
@@ -459,7 +457,7 @@ class StudyRunner:
         self._emit(
             PointUpdated(
                 key.series,
-                float(self.plan.values[key.value_index]),
+                as_point(self.plan.values[key.value_index]),
                 metrics,
                 runs,
                 self._point_settled(records, key),

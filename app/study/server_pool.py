@@ -2,21 +2,23 @@
 what the collector tells each station. iperf3 serves one test at a time, so each station gets
 an iperf3 server (and a port) of its own.
 
-The place for iperf 2: `iperf -s` serves many clients at once, so one iperf 2 server serves
-every station. Once iperf 2 is an engine, add its name to SERVES_MANY (or read the same fact
-from its driver); pool_ports() then starts one server, and pool_for() marks the pool shared,
-which makes the collector give that one port to every station."""
+iperf 2's `iperf -s` serves many clients at once, so one iperf 2 server serves every station:
+its driver says so (one server for any plan), pool_ports() then starts one server, and
+pool_for() marks the pool shared, which makes the collector give that one port to every
+station."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.engine.drivers import DRIVERS
+
 __all__ = ["MAX_POOL", "SERVES_MANY", "Pool", "pool_for", "pool_ports"]
 
 #: The most servers one `linklab serve --count` starts: a large lab's stations.
 MAX_POOL = 100
-#: Engines whose one server serves every station at once (iperf 2, once it is an engine).
-SERVES_MANY: frozenset[str] = frozenset()
+#: Engines whose one server serves every station at once (iperf 2), as their drivers say.
+SERVES_MANY: frozenset[str] = frozenset(d.name for d in DRIVERS.values() if d.serves_many)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import LATENCY_IDLE_S, Engine, Metric, Plan, RunKey, RunKind
+from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.latency import MethodChoice, detect_method, make_prober
 from app.engine.probe import Prober
 from app.engine.probe_results import LatencyMethod, ProbeRecord, ProbeSummary
@@ -60,20 +61,17 @@ MakeProber = Callable[..., Prober]
 
 
 def detect_for_plan(plan: Plan, ip_version: IpVersion) -> MethodChoice:
-    """LinkLab's echo on the peer's echo port, else a TCP handshake with netserver, else with
-    the iperf3 server (app.engine.latency.detect_method)."""
+    """LinkLab's echo on the peer's echo port, else a TCP handshake with an engine's server:
+    netserver, else the iperf3 server, … (app.engine.latency.detect_method)."""
     peer = plan.peer
     return detect_method(
-        peer.host_for(ip_version),
-        peer.echo_port,
-        peer.netperf_port,
-        peer.iperf3_port,
-        ip_version=ip_version,
+        peer.host_for(ip_version), peer.echo_port, peer_servers(peer), ip_version=ip_version
     )
 
 
 def engine_server(engine: Engine) -> str:
-    return "netserver" if engine is Engine.NETPERF else "iperf3"
+    """The name of the engine's server, as a latency method names the server it probes."""
+    return DRIVERS[engine].port_label
 
 
 class RunProbes:

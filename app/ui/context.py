@@ -4,7 +4,6 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,14 +13,14 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from app.domain.errors import LinkLabError
 from app.domain.plan import DEFAULT_ECHO_PORT, Engine
 from app.engine.discovery import FoundPeer, discover
-from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
 from app.engine.loopback import LoopbackServers
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import EngineSettings, Tool
 from app.store.db import default_path
 from app.study.frontdoor import FrontDoor
 
 SETTINGS_VERSION = 1
-ENGINE_NAMES = ("iperf3", "netperf", "netserver")
+ENGINE_NAMES = PROGRAM_NAMES
 
 
 @dataclass(frozen=True)
@@ -38,10 +37,6 @@ class AppContext(QObject):
 
     def __init__(self, settings: QSettings | None = None, db_path: Path | None = None) -> None:
         super().__init__()
-        # This computer's own servers, kept between studies and stopped with the window.
-        self.loopback = LoopbackServers()
-        # The engines' drivers (a fake one stands in for tests that need no real engine).
-        self.drivers: Mapping[Engine, EngineDriver] = DRIVERS
         #: How the window finds LinkLab's servers on the network (echo port -> computers).
         self.find_peers: Callable[[int], list[FoundPeer]] = discover
         self.settings = settings or QSettings("LinkLab", "LinkLab")
@@ -52,7 +47,11 @@ class AppContext(QObject):
         self._db_override = db_path
         #: The start-up check's sentence when the database is damaged (then only read).
         self.damaged: str | None = None
-        self.apply_engine_paths()
+        # The engines' drivers, finding the programs where Settings say (a fake one stands
+        # in for tests that need no real engine).
+        self.drivers: Mapping[Engine, EngineDriver] = registry(self.engine_settings())
+        # This computer's own servers, kept between studies and stopped with the window.
+        self.loopback = LoopbackServers(drivers=self.drivers)
 
     # -- database --------------------------------------------------------------------------
     @property
@@ -82,25 +81,46 @@ class AppContext(QObject):
         self.apply_engine_paths()
         self.settings_changed.emit()
 
+    def engine_settings(self) -> EngineSettings:
+        """The engine paths set here, as the engine layer takes them: a path wins over the
+        bundled and PATH copies."""
+        return EngineSettings.of({name: self.engine_path(name) for name in ENGINE_NAMES})
+
     def apply_engine_paths(self) -> None:
-        """A path set here wins over bundled and PATH copies (tools.locate reads these)."""
-        for name in ENGINE_NAMES:
-            path = self.engine_path(name)
-            variable = f"LINKLAB_{name.upper()}"
-            if path:
-                os.environ[variable] = path
-            else:
-                os.environ.pop(variable, None)
+        """The drivers in use find the programs where the settings now say."""
+        settings = self.engine_settings()
+        if not any(d.engine_settings != settings for d in self.drivers.values()):
+            return
+        real = registry(settings)
+        # A fake driver a test put in stays; the real ones are replaced.
+        self.drivers = {
+            engine: real[engine] if type(d) is type(real[engine]) else d
+            for engine, d in self.drivers.items()
+        }
+        self.loopback.drivers = self.drivers
 
     def engine(self, name: str) -> EngineStatus:
         try:
-            return EngineStatus(name, find_tool(name), "")
+            return EngineStatus(name, find_tool(name, settings=self.engine_settings()), "")
         except LinkLabError as err:
             return EngineStatus(name, None, err.sentence)
 
+    def missing_engines(self) -> dict[object, str]:
+        """The engines whose program is not there, each with the sentence why."""
+        return {
+            engine: status.problem
+            for engine, driver in self.drivers.items()
+            if (status := self.engine(driver.programs[0].name)).tool is None
+        }
+
     # -- ports and peers -------------------------------------------------------------------
     def default_port(self, name: str) -> int:
-        fallback = {"iperf3": 5201, "echo": DEFAULT_ECHO_PORT}.get(name, 12865)
+        """The port a server listens on unless told otherwise, by the engine's port key (or
+        "echo": LinkLab's latency responder)."""
+        if name == "echo":
+            fallback = DEFAULT_ECHO_PORT
+        else:
+            fallback = by_port_key(self.drivers)[name].default_port
         return _as_int(self.settings.value(f"ports/{name}", fallback), fallback)
 
     def set_default_port(self, name: str, port: int) -> None:
@@ -115,35 +135,48 @@ class AppContext(QObject):
             return [str(v) for v in value][:20]
         return []
 
-    def remember_peer(self, host: str, ports: tuple[int, int] | None = None) -> None:
-        """Put host first in the history; ports (iperf3, netserver) other than the defaults
-        are kept with it, the defaults' forgotten (a later change in Settings then applies)."""
+    def default_ports(self) -> dict[str, int]:
+        """Every engine's default port, by its port key (Settings, else the engine's)."""
+        return {d.port_key: self.default_port(d.port_key) for d in self.drivers.values()}
+
+    def remember_peer(self, host: str, ports: Mapping[str, int] | None = None) -> None:
+        """Put host first in the history; its ports (by engine) other than the defaults are
+        kept with it, the defaults' forgotten (a later change in Settings then applies)."""
         history = [host] + [h for h in self.peer_history() if h != host]
         self.settings.setValue("peers/history", history[:20])
         if ports is None:
             return
         known = {h: p for h, p in self.peer_ports().items() if h in history[:20]}
-        if ports == (self.default_port("iperf3"), self.default_port("netperf")):
-            known.pop(host, None)
+        defaults = self.default_ports()
+        typed = {key: port for key, port in ports.items() if defaults.get(key) != port}
+        if typed:
+            known[host] = typed
         else:
-            known[host] = ports
-        self.settings.setValue("peers/ports", json.dumps({h: list(p) for h, p in known.items()}))
+            known.pop(host, None)
+        self.settings.setValue("peers/ports", json.dumps(known))
 
-    def peer_ports(self) -> dict[str, tuple[int, int]]:
-        """The ports typed for a peer of the history (iperf3, netserver), where not the
-        defaults."""
+    def peer_ports(self) -> dict[str, dict[str, int]]:
+        """The ports typed for a peer of the history, by engine, where not the defaults."""
         try:
             stored = json.loads(str(self.settings.value("peers/ports", "") or "{}"))
         except ValueError:
             return {}
         if not isinstance(stored, dict):
             return {}
+        keys = {d.port_key for d in self.drivers.values()}
         known = {}
         for host, ports in stored.items():
-            if isinstance(ports, list) and len(ports) == 2:
-                iperf3, netserver = (_as_int(p, 0) for p in ports)
-                if 0 < iperf3 < 65536 and 0 < netserver < 65536:
-                    known[str(host)] = (iperf3, netserver)
+            if isinstance(ports, list) and len(ports) == 2:  # (iperf3, netserver), as once kept
+                ports = dict(zip(("iperf3", "netperf"), ports, strict=True))
+            if not isinstance(ports, dict):
+                continue
+            valid = {
+                str(key): number
+                for key, port in ports.items()
+                if key in keys and 0 < (number := _as_int(port, 0)) < 65536
+            }
+            if valid:
+                known[str(host)] = valid
         return known
 
     # -- last plan and layout --------------------------------------------------------------

@@ -27,6 +27,7 @@ from app.domain.exercise import EXERCISE_SUFFIX
 from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
+from app.ui.common import main_thread_gc
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
@@ -57,10 +58,11 @@ class MainWindow(QMainWindow):
         open_files: Sequence[Path] = (),
     ) -> None:
         super().__init__(parent)
+        main_thread_gc.install()  # widgets freed by the cycle collector only on this thread
         self.setWindowTitle(f"LinkLab {__version__}")
         self.context = context or AppContext()
         self.preset_dir = preset_dir or user_preset_dir()
-        self.servers = LocalServers(self.context.loopback)
+        self.servers = LocalServers(self.context.loopback, lambda: self.context.drivers)
         self.measure = MeasureTab(self.context, self.servers)
         self.responsiveness = ResponsivenessTab(self.context)
         self.responsiveness.study_running = lambda: self.measure.running

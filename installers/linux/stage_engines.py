@@ -1,4 +1,4 @@
-"""Copy this machine's packaged iperf3, netperf and netserver into a folder for the bundle.
+"""Copy this machine's packaged iperf3, netperf, netserver and iperf (2) for the bundle.
 
 The folder becomes resources/engines/linux-<arch>/ inside the bundle: the engines, the shared
 libraries they need beyond the C library (in lib/), the packages' copyright files (in
@@ -23,7 +23,7 @@ from pathlib import Path
 from app.engine.process import ENGINE_MANIFEST
 
 REQUIRED = ("iperf3",)
-OPTIONAL = ("netperf", "netserver")
+OPTIONAL = ("netperf", "netserver", "iperf")
 #: Libraries every Linux system has in a compatible version: the C library and its loader.
 SYSTEM_LIBRARIES = re.compile(
     r"^(linux-vdso|linux-gate|ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil)"

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from app.engine.iperf3 import iperf3_capabilities
 from app.engine.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
@@ -20,7 +21,7 @@ from app.engine.servers import (
     iperf3_server,
     port_holder,
 )
-from app.engine.tools import Capability, Tool, iperf3_capabilities
+from app.engine.tools import Capability, Tool
 from tests.conftest import ROOT_DIR, engine_children, engine_name, free_port
 
 

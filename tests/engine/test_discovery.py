@@ -19,7 +19,7 @@ from app.engine.discovery import (
 )
 from app.engine.echo import LOOPBACK, EchoResponder, request
 
-FACTS = serve_facts("lab-pc2", {"iperf3": 5201, "netserver": 12865}, 5200, "1.0")
+FACTS = serve_facts("lab-pc2", {"iperf3": 5201, "netperf": 12865, "iperf2": 5001}, 5200, "1.0")
 
 
 @pytest.fixture
@@ -51,12 +51,23 @@ def test_an_announcement_names_the_computer_and_its_servers(announcing: EchoResp
     found = parse_announcement(reply, "127.0.0.1")
     assert found is not None
     assert (found.name, found.address) == ("lab-pc2", "127.0.0.1")
-    assert found.engines == {"iperf3": 5201, "netserver": 12865}
-    assert found.engine_words == "iperf3 port 5201, netserver port 12865"
+    # The ports by engine, keyed as a peer's ports are; said as the Ports row names them.
+    assert found.engines == {"iperf3": 5201, "netperf": 12865, "iperf2": 5001}
+    assert found.engine_words == "iperf3 port 5201, netserver port 12865, iperf 2 port 5001"
     assert found.echo_port == 5200
     # The echo still answers its probes beside it.
     assert len(ask(announcing.port, request(1, 1))) == 1
     assert announcing.stats.announced == 1 and announcing.stats.answered == 1
+
+
+def test_servers_named_by_their_programs_read_as_their_engines() -> None:
+    """An announcement naming the servers' programs (iperf3, netserver, iperf) gives the same
+    ports by engine; a server no engine here runs is left out."""
+    facts = serve_facts("lab-pc3", {"netserver": 12866, "iperf": 5002, "flent": 1}, 5200, "1.0")
+    found = parse_announcement(announcement(facts), "192.0.2.7")
+    assert found is not None
+    assert found.engines == {"netperf": 12866, "iperf2": 5002}
+    assert found.engine_labels == ["netserver", "iperf 2"]
 
 
 def test_many_addresses_are_cut_to_fit_the_request() -> None:

@@ -9,7 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.domain.plan import Engine, Peer
 from app.domain.results import RunResult
+from app.engine.drivers import DRIVERS, find_tool
 from app.engine.echo import LOOPBACK, EchoResponder
 from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
 from app.engine.iperf3 import start_iperf3
@@ -23,10 +25,11 @@ from app.engine.latency import (
 )
 from app.engine.netperf import build_argv
 from app.engine.options import Iperf3Options, NetperfTest
+from app.engine.peercheck import Server
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod
 from app.engine.servers import LocalServer, ServerOptions, netserver
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 from tests.conftest import free_port
 
 
@@ -45,11 +48,17 @@ def netserver_port() -> Iterator[int]:
         server.stop()
 
 
+def servers(netserver_port: int, iperf3_port: int) -> list[Server]:
+    """netserver's and the iperf3 server's ports on the peer, as a study's peer gives them."""
+    peer = Peer("127.0.0.1", {"netperf": netserver_port, "iperf3": iperf3_port})
+    return [DRIVERS[Engine.NETPERF].peer_server(peer), DRIVERS[Engine.IPERF3].peer_server(peer)]
+
+
 def test_echo_is_tried_first() -> None:
     echo = EchoResponder(0, LOOPBACK)
     echo.start()
     try:
-        choice = detect_method("127.0.0.1", echo.port, None, None)
+        choice = detect_method("127.0.0.1", echo.port)
         summary = measure_idle(choice, seconds=0.3)
     finally:
         echo.stop()
@@ -63,7 +72,7 @@ def test_echo_is_tried_first() -> None:
 
 
 def test_netserver_without_echo(netserver_port: int) -> None:
-    choice = detect_method("127.0.0.1", free_port(), netserver_port, free_port())
+    choice = detect_method("127.0.0.1", free_port(), servers(netserver_port, free_port()))
     assert choice.method is LatencyMethod.TCP_CONNECT and choice.server == "netserver"
     assert choice.sentence == (
         f"Latency measured by TCP connection time to netserver's port {netserver_port}, "
@@ -78,7 +87,7 @@ def test_netserver_without_echo(netserver_port: int) -> None:
 
 def test_iperf3_when_nothing_else_answers(iperf3_server_port: tuple[int, LocalServer]) -> None:
     port, _ = iperf3_server_port
-    choice = detect_method("127.0.0.1", free_port(), free_port(), port)
+    choice = detect_method("127.0.0.1", free_port(), servers(free_port(), port))
     assert choice.method is LatencyMethod.TCP_CONNECT and choice.server == "iperf3"
     assert choice.sentence.endswith(
         f"the iperf3 server's port {port}, since the peer has no LinkLab responder and no "
@@ -90,7 +99,7 @@ def test_iperf3_when_nothing_else_answers(iperf3_server_port: tuple[int, LocalSe
 def test_nothing_answers_is_one_sentence() -> None:
     echo, ns, ip = free_port(), free_port(), free_port()
     with pytest.raises(NoLatencyMethod) as caught:
-        detect_method("127.0.0.1", echo, ns, ip, timeout_s=0.3)
+        detect_method("127.0.0.1", echo, servers(ns, ip), timeout_s=0.3)
     text = str(caught.value)
     assert f"no LinkLab responder answered on UDP port {echo}" in text
     assert f"no netserver accepted a connection on port {ns}" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import psutil
 
 from app.domain.net import IpVersion
+from app.domain.plan import Engine
 from app.engine.loopback import LoopbackServers
 from app.engine.tools import Tool
 from tests.conftest import free_port
@@ -23,12 +24,9 @@ def listening(servers: LoopbackServers) -> set[tuple[str, int]]:
 def test_ipv4_and_ipv6_on_the_loopback_only(iperf3_tool: Tool, netperf_tool: Tool) -> None:
     servers = LoopbackServers()
     try:
-        port, ns_port = servers.ensure(
-            free_port(),
-            free_port(),
-            ip_versions=(IpVersion.V4, IpVersion.V6),
-            need_netserver=True,
-        )
+        both = (IpVersion.V4, IpVersion.V6)
+        port = servers.ensure(Engine.IPERF3, free_port(), ip_versions=both)
+        ns_port = servers.ensure(Engine.NETPERF, free_port(), ip_versions=both)
         assert listening(servers) == {
             ("127.0.0.1", port),
             ("::1", port),
@@ -37,10 +35,9 @@ def test_ipv4_and_ipv6_on_the_loopback_only(iperf3_tool: Tool, netperf_tool: Too
         }
         pids = [s.pid for s in servers.servers]
         # Running and of the same shape: reused, not restarted.
-        assert servers.ensure(port, ns_port, ip_versions=(IpVersion.V4, IpVersion.V6)) == (
-            port,
-            ns_port,
-        )
+        assert servers.ensure(Engine.IPERF3, port, ip_versions=both) == port
+        assert servers.ensure(Engine.NETPERF, ns_port, ip_versions=both) == ns_port
+        assert servers.ports() == {"iperf3": port, "netperf": ns_port}
         assert [s.pid for s in servers.servers] == pids
     finally:
         servers.stop()
@@ -50,7 +47,7 @@ def test_ipv4_and_ipv6_on_the_loopback_only(iperf3_tool: Tool, netperf_tool: Too
 def test_concurrent_series_get_consecutive_ports(iperf3_tool: Tool) -> None:
     servers = LoopbackServers()
     try:
-        port, _ = servers.ensure(free_port(), 0, count=2)
+        port = servers.ensure(Engine.IPERF3, free_port(), count=2)
         assert listening(servers) == {("127.0.0.1", port), ("127.0.0.1", port + 1)}
     finally:
         servers.stop()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -28,24 +27,7 @@ def bed() -> Iterator[TestBed]:
 
 def serve(bed: TestBed, *args: str) -> subprocess.Popen[str]:
     """`linklab serve` in B, once its latency responder listens."""
-    proc = subprocess.Popen(
-        bed.linklab(bed.b, "serve", "--no-netserver", "--port", "5201", *args),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    bed._procs.append(proc)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "responder listening" in line:
-            return proc
-    proc.terminate()
-    raise RuntimeError(f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}")
+    return bed.start_server(5201, *args, ready="responder listening")
 
 
 def linklab_in_a(bed: TestBed, *args: str) -> subprocess.CompletedProcess[str]:

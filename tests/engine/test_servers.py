@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import psutil
@@ -10,17 +14,20 @@ import pytest
 
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion
+from app.engine.drivers import find_tool
 from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
 from app.engine.options import Iperf3Options
 from app.engine.servers import (
+    RESTARTS,
+    LocalServer,
     ServerOptions,
     ServerStartFailed,
     iperf3_server,
     netserver,
     security_warning,
 )
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 from tests.conftest import engine_children, free_port
 
 
@@ -65,8 +72,10 @@ def test_bind_and_one_off(iperf3_tool: Tool) -> None:
     server.start()
     try:
         start_iperf3(iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)).run()
-        server_proc = psutil.Process(server.pid)
-        server_proc.wait(timeout=5)  # one-off: exits after one test
+        # One-off: it exits after one test, and is not started again (it ended well).
+        assert _wait_for(lambda: not server.running, 5)
+        time.sleep(0.3)
+        assert not server.running and not engine_children()
     finally:
         server.stop()
 
@@ -100,3 +109,68 @@ def test_netserver_runs_and_stops() -> None:
     assert not engine_children()
     with pytest.raises(BadOption):
         netserver(tool, ServerOptions(port, one_off=True))
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_crashed_server_is_started_again_then_left_stopped(iperf3_tool: Tool) -> None:
+    """A server that dies of a signal (iperf 2.1.8's crash) serves again within moments, and
+    says so in its log; one that keeps crashing is left stopped with a sentence."""
+    port = free_port()
+    log: list[str] = []
+    server = iperf3_server(iperf3_tool, ServerOptions(port), on_log=log.append)
+    server.start()
+    try:
+        first = server.pid
+        assert first is not None
+        os.kill(first, signal.SIGSEGV)
+        assert _wait_for(lambda: server.pid not in (None, first) and _serves(server)), log
+        assert server.running
+        assert any(
+            f"iperf3 server on port {port} stopped unexpectedly (signal {signal.SIGSEGV})" in line
+            and "started it again" in line
+            for line in log
+        ), log
+        result = start_iperf3(
+            iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)
+        ).run()
+        assert result.throughput_bps
+        for _ in range(RESTARTS):
+            pid = server.pid
+            assert pid is not None and _wait_for(lambda: _serves(server)), log
+            os.kill(pid, signal.SIGSEGV)
+            assert _wait_for(lambda pid=pid: server.pid != pid or not server.running), log
+        assert _wait_for(lambda: not server.running), log
+        assert "LinkLab left it stopped" in log[-1]
+    finally:
+        server.stop()
+    assert not engine_children()
+
+
+def test_a_server_stopped_by_linklab_stays_stopped(iperf3_tool: Tool) -> None:
+    port = free_port()
+    log: list[str] = []
+    server = iperf3_server(iperf3_tool, ServerOptions(port), on_log=log.append)
+    server.start()
+    server.stop()
+    time.sleep(0.5)
+    assert not server.running and not engine_children()
+    assert not any("stopped unexpectedly" in line for line in log), log
+
+
+def _serves(server: LocalServer) -> bool:
+    pid = server.pid
+    if pid is None:
+        return False
+    try:
+        connections = psutil.Process(pid).net_connections(kind="tcp")
+    except psutil.Error:
+        return False
+    return any(c.status == psutil.CONN_LISTEN and c.laddr.port == server.port for c in connections)

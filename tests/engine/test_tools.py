@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from app.domain.plan import Engine
 from app.engine import tools
+from app.engine.drivers import find_tool, registry
 from app.engine.errors import EngineMissing
 from app.engine.install_hint import install_hint
-from app.engine.tools import Capability, Source, find_tool, iperf3_capabilities, parse_version
+from app.engine.iperf3 import iperf3_capabilities
+from app.engine.tools import Capability, EngineSettings, Source, parse_version
 from tests.conftest import require_engine
 
 HELP_312 = """  --forceflush              force flushing output at every interval
@@ -66,17 +69,17 @@ def test_discovery_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     bundled = _fake_engine(bundle_root / "engines" / tools.platform_tag(), "iperf3", "3.19.1")
     user = _fake_engine(tmp_path / "mine", "iperf3", "3.18")
     monkeypatch.setattr(tools, "resource_dir", lambda: bundle_root)
-    monkeypatch.delenv("LINKLAB_IPERF3", raising=False)
     # Bundled beats PATH.
     tool = find_tool("iperf3")
     assert (tool.source, tool.path, tool.version) == (Source.BUNDLED, str(bundled), (3, 19, 1))
     # A path the user set beats both.
     tool = find_tool("iperf3", str(user))
     assert (tool.source, tool.version) == (Source.SETTINGS, (3, 18))
-    monkeypatch.setenv("LINKLAB_IPERF3", str(user))
-    assert find_tool("iperf3").source is Source.SETTINGS
+    # The settings handed over as an object: the command line reads them from LINKLAB_IPERF3.
+    settings = EngineSettings.from_environment({"LINKLAB_IPERF3": str(user)}, ["iperf3"])
+    assert find_tool("iperf3", settings=settings).source is Source.SETTINGS
+    assert registry(settings)[Engine.IPERF3].tool().source is Source.SETTINGS
     # Nothing bundled: PATH.
-    monkeypatch.delenv("LINKLAB_IPERF3")
     bundled.unlink()
     assert find_tool("iperf3").source is Source.PATH
 

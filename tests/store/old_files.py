@@ -22,3 +22,22 @@ def samples_before_schema_5(conn: sqlite3.Connection) -> None:
         f"SELECT {_KEPT}, coalesce(received_bps, sent_bps) FROM samples_now"
     )
     conn.execute("DROP TABLE samples_now")
+
+
+def peers_before_schema_6(conn: sqlite3.Connection) -> None:
+    """The peers table as schemas 1 to 5 made it: a port column per engine, no peer_ports."""
+    conn.execute("ALTER TABLE peers ADD COLUMN iperf3_port INTEGER NOT NULL DEFAULT 5201")
+    conn.execute("ALTER TABLE peers ADD COLUMN netperf_port INTEGER NOT NULL DEFAULT 12865")
+    conn.execute(
+        "UPDATE peers SET iperf3_port = coalesce((SELECT port FROM peer_ports "
+        "WHERE peer_id = peers.id AND engine = 'iperf3'), 5201)"
+    )
+    conn.execute("DROP TABLE peer_ports")
+
+
+def runs_before_schema_7(conn: sqlite3.Connection) -> None:
+    """The runs and samples tables as schemas 1 to 6 made them: no one-way delay column."""
+    conn.execute("ALTER TABLE runs DROP COLUMN owd_ms")
+    samples = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
+    if "owd_ms" in samples:  # not after samples_before_schema_5, which rebuilt the table
+        conn.execute("ALTER TABLE samples DROP COLUMN owd_ms")

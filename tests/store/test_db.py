@@ -206,3 +206,26 @@ def test_full_disk_gives_a_sentence_and_keeps_what_was_saved(tiny_disk: Path) ->
     with Database(path) as db:
         assert db.integrity_ok()
         assert len(SessionStore(db).runs(sid)) == 1
+
+
+def test_a_peers_ports_move_into_their_own_table(tmp_path: Path) -> None:
+    """Schema 6: the port columns of a peer become rows of peer_ports, by engine."""
+    from app.domain.plan import Peer, Plan
+    from app.store.sessions import SessionStore
+    from tests.store.old_files import peers_before_schema_6, runs_before_schema_7
+
+    path = tmp_path / "lab.sqlite3"
+    with Database(path) as db:
+        SessionStore(db).create_session(Plan(peer=Peer("10.0.0.7", {"iperf3": 5301})))
+    conn = sqlite3.connect(path)
+    peers_before_schema_6(conn)
+    runs_before_schema_7(conn)
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    with Database(path) as db:
+        assert db.version == SCHEMA_VERSION
+        rows = db.query("SELECT engine, port FROM peer_ports ORDER BY engine")
+        assert [(r["engine"], r["port"]) for r in rows] == [("iperf3", 5301), ("netperf", 12865)]
+        columns = {r["name"] for r in db.query("PRAGMA table_info(peers)")}
+        assert not {"iperf3_port", "netperf_port"} & columns

@@ -13,7 +13,11 @@ from app.domain.records import RunMetrics, utc_now
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.study.exchange import export_sessions, import_sessions, read_exchange, write_exchange
-from tests.store.old_files import samples_before_schema_5
+from tests.store.old_files import (
+    peers_before_schema_6,
+    runs_before_schema_7,
+    samples_before_schema_5,
+)
 
 KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
 LATENCY = RunMetrics(
@@ -53,6 +57,8 @@ def _version_3_file(path: Path) -> str:
     for column in COLUMNS:
         conn.execute(f"ALTER TABLE runs DROP COLUMN {column}")
     samples_before_schema_5(conn)
+    peers_before_schema_6(conn)
+    runs_before_schema_7(conn)
     conn.execute("PRAGMA user_version = 3")
     conn.commit()
     conn.close()

@@ -17,7 +17,7 @@ from app.store.db import SCHEMA_VERSION, Database, StoreError
 from app.store.schema import MIGRATIONS
 from app.store.sessions import SessionStore
 from app.study.sample_writer import SampleWriter
-from tests.store.old_files import samples_before_schema_5
+from tests.store.old_files import peers_before_schema_6, samples_before_schema_5
 
 KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
 
@@ -55,6 +55,7 @@ def _version_1_file(path: Path) -> tuple[str, int]:
     conn.execute("DROP INDEX IF EXISTS runs_finished_key")
     conn.execute("DROP TABLE exercise_work")  # version 3's table
     samples_before_schema_5(conn)
+    peers_before_schema_6(conn)
     conn.execute("PRAGMA user_version = 1")
     conn.commit()
     assert (

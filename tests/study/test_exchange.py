@@ -41,7 +41,7 @@ Doc = dict[str, Any]
 def _plans() -> tuple[Plan, Plan]:
     wifi = Conditions().with_tags({"room": "B12", "group": "3"})
     first = Plan(
-        peer=Peer("127.0.0.1", iperf3_port=5202),
+        peer=Peer("127.0.0.1", {"iperf3": 5202}),
         protocols=(Protocol.TCP, Protocol.UDP),
         values=(128, 1408),
         repetitions=2,

@@ -40,7 +40,7 @@ def stored_row(db_path: Path, name: str) -> dict[str, object]:
 def normalised(row: dict[str, object]) -> dict[str, object]:
     """The ports of this computer's own servers are whatever was free at the time."""
     plan = json.loads(str(row["plan_json"]))
-    plan["peer"]["iperf3_port"] = plan["peer"]["netperf_port"] = 0
+    plan["peer"]["ports"] = {}
     return {**row, "plan_json": plan, "environment_json": json.loads(str(row["environment_json"]))}
 
 
@@ -92,7 +92,7 @@ def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_t
     try:
         door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
         plan = Plan(
-            peer=Peer("127.0.0.1", iperf3_port=port, host6="::1"),
+            peer=Peer("127.0.0.1", {"iperf3": port}, host6="::1"),
             protocols=(Protocol.TCP, Protocol.UDP),
             ip_versions=(IpVersion.V4, IpVersion.V6),
             values=(1408,),
@@ -120,7 +120,7 @@ def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_t
 @pytest.mark.usefixtures("iperf3_tool")
 def test_nothing_answers_nothing_starts(tmp_path: Path) -> None:
     door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
-    plan = Plan(peer=Peer("127.0.0.1", iperf3_port=free_port()), values=(1408,))
+    plan = Plan(peer=Peer("127.0.0.1", {"iperf3": free_port()}), values=(1408,))
     with pytest.raises(PeerUnreachable, match="No iperf3 server answers"):
         door.prepare(plan)
     assert not (tmp_path / "lab.sqlite3").exists()

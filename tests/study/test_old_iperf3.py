@@ -12,6 +12,8 @@ import pytest
 from app.domain.net import Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
+from app.engine.drivers import registry
+from app.engine.tools import EngineSettings
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.runner import StudyRunner
@@ -37,7 +39,7 @@ def test_a_udp_study_runs_with_iperf3_3_1(
     store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The iperf3 in Settings: the driver finds it as a user's own would be found.
-    monkeypatch.setenv("LINKLAB_IPERF3", iperf3_3_1_3(tmp_path / "engine"))
+    settings = EngineSettings.of({"iperf3": iperf3_3_1_3(tmp_path / "engine")})
     plan = Plan(
         peer=Peer("127.0.0.1"),
         protocols=(Protocol.UDP,),
@@ -46,7 +48,7 @@ def test_a_udp_study_runs_with_iperf3_3_1(
         duration_s=3,
         bitrate_bps=10_000_000,
     )
-    outcome = StudyRunner(store, plan).run()
+    outcome = StudyRunner(store, plan, drivers=registry(settings)).run()
     assert outcome.status is SessionStatus.COMPLETED, outcome.reason
     (run,) = store.runs(outcome.session_id)
     assert run.ok and run.engine_version == "3.1.3"

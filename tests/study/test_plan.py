@@ -62,7 +62,7 @@ def test_valid_plan_has_no_problems() -> None:
         ({"protocols": ()}, "protocols", "at least one protocol"),
         ({"peer": Peer("-R")}, "peer", "starts with '-'"),
         ({"peer": Peer("a b")}, "peer", "spaces"),
-        ({"peer": Peer("127.0.0.1", iperf3_port=0)}, "port", "between 1 and 65535"),
+        ({"peer": Peer("127.0.0.1", {"iperf3": 0})}, "iperf3_port", "between 1 and 65535"),
         ({"peer": Peer("127.0.0.1")}, "peer", "give the peer's IPv6 address as well"),
         ({"peer": Peer("::1")}, "peer", "IPv4 is measured too"),
         ({"peer": Peer("127.0.0.1", host6="10.0.0.1")}, "peer", "is not an IPv6 address"),
@@ -164,9 +164,13 @@ def test_settings_apply_the_swept_variable() -> None:
         "parallel": 1,
         "bitrate": 30_000_000,
         "duration": 20,
+        "congestion": None,  # a TCP setting
     }
     tcp = next(k for k in plan.run_keys() if k.protocol is Protocol.TCP)
     assert plan.setting(tcp)["bitrate"] is None
+    named = replace(plan, variable=Variable.CONGESTION, values=("reno", "bbr"))
+    assert named.setting(replace(tcp, value_index=1))["congestion"] == "bbr"
+    assert named.setting(udp)["congestion"] is None
     assert plan.estimated_seconds(overhead_s=0) == (10 + 20) * 4 * 2
 
 

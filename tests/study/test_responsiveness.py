@@ -15,6 +15,7 @@ from app.domain.errors import BadOption
 from app.domain.net import Flow
 from app.domain.plan import Peer
 from app.domain.results import Sample
+from app.engine.drivers import find_tool
 from app.engine.errors import StoppedByUser
 from app.engine.loopback import LoopbackServers
 from app.engine.probe_results import ProbeRecord
@@ -149,18 +150,20 @@ def test_an_iperf3_without_bidir_leaves_out_both_at_once_saying_why(
 ) -> None:
     import dataclasses
 
-    from app.engine.tools import Capability, Tool, find_tool
-    from app.study import responsiveness
+    from app.engine.iperf3 import Iperf3Driver
+    from app.engine.tools import Capability, Tool
 
     real = find_tool("iperf3")
     old = dataclasses.replace(real, capabilities=real.capabilities - {Capability.BIDIR})
 
-    def older(name: str) -> Tool:
-        return old if name == "iperf3" else find_tool(name)
+    class Older(Iperf3Driver):
+        def tool(self) -> Tool:
+            return old
 
-    monkeypatch.setattr(responsiveness, "find_tool", older)
     brief = ResponsivenessSettings(max_flows=1, phase_s=1, step_s=1, idle_s=0.5)
-    result = ResponsivenessTest(Peer.this_computer(), None, brief, loopback=loopback).run()
+    result = ResponsivenessTest(
+        Peer.this_computer(), None, brief, loopback=loopback, driver=Older()
+    ).run()
     assert [load.phase for load in result.loads] == [Phase.DOWNLOAD, Phase.UPLOAD]
     assert "cannot load both directions at once" in result.notes[0]
     assert result.to_dict()["both"] is None

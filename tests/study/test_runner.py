@@ -16,11 +16,12 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Peer, Plan, RunKind
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
+from app.engine.drivers import find_tool
 from app.engine.iperf3 import start_iperf3
 from app.engine.netinfo import free_block
 from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netserver
-from app.engine.tools import Tool, find_tool
+from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.events import (
@@ -49,7 +50,7 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
 
 def plan_for(port: int, **changes: object) -> Plan:
     plan = Plan(
-        peer=Peer("127.0.0.1", iperf3_port=port), values=(128, 1408), repetitions=2, duration_s=1
+        peer=Peer("127.0.0.1", {"iperf3": port}), values=(128, 1408), repetitions=2, duration_s=1
     )
     return replace(plan, **changes)  # type: ignore[arg-type]
 
@@ -67,7 +68,7 @@ def test_sweep_stores_every_run_before_the_next(
         values=(1408,),
         repetitions=1,
         bitrate_bps=100_000_000,
-        peer=Peer("127.0.0.1", iperf3_port=port, host6="::1"),
+        peer=Peer("127.0.0.1", {"iperf3": port}, host6="::1"),
     )
     events: list[StudyEvent] = []
     stored_at_start: list[int] = []
@@ -225,7 +226,7 @@ def test_netperf_throughput_and_rtt(store: SessionStore) -> None:
     server.start()
     try:
         plan = Plan(
-            peer=Peer("127.0.0.1", netperf_port=port),
+            peer=Peer("127.0.0.1", {"netperf": port}),
             engine=Engine.NETPERF,
             protocols=(Protocol.TCP,),
             values=(1408,),

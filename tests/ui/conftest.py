@@ -61,6 +61,7 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
     # Ports of the test's own: another LinkLab on this machine may hold the defaults.
     context.set_default_port("iperf3", free_port())
     context.set_default_port("netperf", free_port())
+    context.set_default_port("iperf2", free_port())
     context.set_default_port("echo", free_port())
     win = MainWindow(context, preset_dir=tmp_path / "presets")
     # Shut down before pytest-qt closes the window: a test that failed mid-study must not

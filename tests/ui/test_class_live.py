@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -134,6 +135,54 @@ def test_the_server_tab_runs_a_server_for_each_station(
         assert {a.data["port"] for a in given[:2]} == {first, first + 1}
         user.click("Stop the pool")
         assert window.servers.pool == []
+    finally:
+        collector.stop()
+        store.close()
+
+
+def test_open_live_class_follows_a_collector_elsewhere(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    """An instructor (or a colleague) reads a class that another LinkLab collects: Open live
+    class… asks for the collector's address and the class token, the students' rows appear,
+    and a run that arrives later shows up without a click. A wrong token is told, not shown
+    as an empty class."""
+    exercise = find_ready("open-vs-wpa2")
+    store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
+    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector.start()
+
+    def answer(label: str, text: str) -> Callable[[User], None]:
+        def typed(dialog: User) -> None:
+            dialog.type(label, text)
+            dialog.click("OK")
+
+        return typed
+
+    source = answer("Collector (http://HOST:PORT) or postgresql://…", collector.url)
+    try:
+        for document in pushes(tmp_path, exercise, Student(ANA, "G1", 1)):
+            assert call(collector.url, TOKEN, "/v1/push", document).status == 200
+        user.tab("Class")
+        with user.answering(source, answer("Class token", "not-the-class-token")):
+            user.click("Open live class…")
+        refused = "The class token is missing or wrong"
+        wait_for(lambda: refused in user.text("Class"), 10, "the refused token")
+        assert user.table_rows("Students") == []
+
+        with user.answering(source, answer("Class token", TOKEN)):
+            user.click("Open live class…")
+        wait_for(lambda: len(user.table_rows("Students")) == 1, 10, "Ana's row")
+        (row,) = user.table_rows("Students")
+        assert row[user.headers("Students").index("Student")] == ANA
+
+        for document in pushes(tmp_path, exercise, Student(BEN, "G2", 2, 0.9)):
+            assert call(collector.url, TOKEN, "/v1/push", document).status == 200
+        wait_for(lambda: len(user.table_rows("Students")) == 2, 10, "Ben's row, unasked")
+        students = {
+            r[user.headers("Students").index("Student")] for r in user.table_rows("Students")
+        }
+        assert students == {ANA, BEN}
     finally:
         collector.stop()
         store.close()

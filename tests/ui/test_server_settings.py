@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.domain.plan import Engine
 from app.engine.iperf3 import start_iperf3
 from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer
@@ -89,8 +90,8 @@ def test_iperf3_server_serves_a_test_and_stops(
 ) -> None:
     port = free_port()
     status = start_from_tab(qtbot, server_tab, "iperf3", port)
-    assert servers.iperf3 is not None
-    assert status.text() == f"Listening on port {port} (pid {servers.iperf3.pid})"
+    assert servers.server(Engine.IPERF3) is not None
+    assert status.text() == f"Listening on port {port} (pid {servers.server(Engine.IPERF3).pid})"
     assert not child(server_tab, QPushButton, "iperf3_start").isEnabled()
     assert child(server_tab, QPushButton, "iperf3_stop").isEnabled()
     assert not child(server_tab, QSpinBox, "iperf3_port").isEnabled()
@@ -101,7 +102,7 @@ def test_iperf3_server_serves_a_test_and_stops(
     qtbot.waitUntil(lambda: "Accepted connection" in log.toPlainText(), timeout=5000)
 
     stop_from_tab(qtbot, server_tab, "iperf3")
-    assert servers.iperf3 is None
+    assert servers.server(Engine.IPERF3) is None
     assert not ours("iperf3")
     assert child(server_tab, QPushButton, "iperf3_start").isEnabled()
 
@@ -123,11 +124,11 @@ def test_tab_follows_servers_started_elsewhere(
     qtbot: QtBot, server_tab: ServerTab, servers: LocalServers
 ) -> None:
     port = free_port()
-    servers.start_iperf3(port)  # as the Measure tab does for "This computer"
+    servers.start(Engine.IPERF3, port)  # as the Measure tab does for "This computer"
     status = child(server_tab, QLabel, "iperf3_status")
     assert status.text().startswith(f"Listening on port {port}")
     assert child(server_tab, QSpinBox, "iperf3_port").value() == port
-    servers.stop_iperf3()
+    servers.stop(Engine.IPERF3)
     assert status.text() == "Stopped"
 
 
@@ -142,7 +143,7 @@ def test_netserver_starts_and_stops(
     assert status.text().startswith(f"Listening on port {port}")
     assert ours("netserver")
     stop_from_tab(qtbot, server_tab, "netserver")
-    assert servers.netserver is None
+    assert servers.server(Engine.NETPERF) is None
     assert not ours("netserver")
 
 

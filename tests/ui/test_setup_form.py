@@ -15,7 +15,10 @@ from tests.ui.user import Unreachable, User
 
 #: Plan field -> (page, the controls' visible labels or accessible names).
 CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "peer": ("Study", ("Peer", "iperf3 port", "netserver port", "Peer IPv6 address")),
+    "peer": (
+        "Study",
+        ("Peer", "iperf3 port", "netserver port", "iperf 2 port", "Peer IPv6 address"),
+    ),
     "engine": ("Study", ("Engine",)),
     "protocols": ("Study", ("Protocol",)),
     "ip_versions": ("Study", ("IP version",)),
@@ -31,12 +34,14 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "window": ("Advanced", ("TCP window",)),
     "parallel": ("Advanced", ("Parallel streams",)),
     "bitrate_bps": ("Advanced", ("UDP bitrate",)),
+    "congestion": ("Advanced", ("TCP congestion control",)),
     "omit_s": ("Advanced", ("Warm-up (omit)",)),
     "interval_s": ("Advanced", ("Report interval",)),
     "pause_s": ("Advanced", ("Pause between runs",)),
     "order": ("Advanced", ("Order",)),
     "seed": ("Advanced", ("Shuffle seed",)),
     "concurrent": ("Advanced", ("Run the series at the same time",)),
+    "clocks_synchronised": ("Advanced", ("Clocks synchronised",)),
     "early_stop": (
         "Advanced",
         (
@@ -113,7 +118,7 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     plan = window.measure.setup.plan()
     assert plan is not None, window.measure.setup.problems_label.text()
     assert plan.peer.host == "lab-peer.example" and plan.peer.host6 == "fd00::20"
-    assert (plan.peer.iperf3_port, plan.peer.netperf_port) == (5301, 12866)
+    assert (plan.peer.ports["iperf3"], plan.peer.ports["netperf"]) == (5301, 12866)
     assert plan.engine is Engine.IPERF3
     assert plan.protocols == (Protocol.TCP, Protocol.UDP)
     assert plan.ip_versions == (IpVersion.V4, IpVersion.V6)

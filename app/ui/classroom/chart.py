@@ -10,7 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
-from app.domain.plan import VARIABLE_LABELS, Variable
+from app.domain.plan import Variable
+from app.domain.plan_fields import VARIABLE_LABELS, categorical
 from app.domain.units import format_rate, rate_unit
 from app.study.classroom import ClassView
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
@@ -66,11 +67,12 @@ class ClassChart(pg.PlotWidget):
             return
         step = view.exercise.steps[number - 1]
         results = [row.steps[number - 1] for row in view.rows]
-        curves = [r.curve for r in results if r.curve]
+        # A sweep over names has no x axis of numbers: the class chart leaves it out.
+        curves = [r.curve for r in results if r.curve and not categorical(step.plan.variable)]
         series = next((r.series.label for r in results if r.series is not None), "")
         label, unit = VARIABLE_LABELS[step.plan.variable]
         self.setLabel("bottom", f"{label.lower()} ({unit})" if unit else label.lower())
-        xs = [x for curve in curves for x in curve]
+        xs = [float(x) for curve in curves for x in curve if not isinstance(x, str)]
         log_x = bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= LOG_SPAN
         item.setLogMode(x=log_x, y=False)
         if not curves:

@@ -11,6 +11,7 @@ import shiboken6 as Shiboken
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from app.domain.errors import LinkLabError
+from app.ui.common import main_thread_gc
 
 
 class _Relay(QObject):
@@ -48,6 +49,7 @@ class Background(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        main_thread_gc.install()  # a pool thread must never be the one to free a widget
         self._relay = _Relay(self)
         self._relay.done.connect(self._done)
         self._relay.failed.connect(self._failed)

@@ -244,6 +244,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         # Top left: values usually grow along x, so that corner stays clear.
         self._legend = add_legend(self, print_friendly=print_friendly)
         self._series: dict[str, list[SweepPoint]] = {}
+        self._categories: list[str] | None = None  # names along x, for a sweep over names
         self._styles: dict[str, CurveStyle] = {}
         self._expected: dict[str, list[tuple[float, float]]] = {}
         self._items: list[pg.GraphicsObject] = []
@@ -263,9 +264,11 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         """The divisor of the y values as last drawn (1e6 for Mbit/s, 1 when not a rate)."""
         return self._scale
 
-    def set_x_label(self, label: str) -> None:
+    def set_x_label(self, label: str, names: Sequence[str] | None = None) -> None:
+        """The x axis's title, and with names, the names it shows (see set_categories)."""
         self._x_label = label
         self.setLabel("bottom", label)
+        self.set_categories(names)
 
     def clear_points(self) -> None:
         self._series.clear()
@@ -291,6 +294,14 @@ class SweepChart(_OnDemand, pg.PlotWidget):
     @property
     def expected_names(self) -> list[str]:
         return list(self._expected)
+
+    def set_categories(self, names: Sequence[str] | None) -> None:
+        """A sweep over names (congestion controls): the x axis shows them at 0, 1, 2, …
+        where the points sit; None: numbers, as usual."""
+        axis = self.getPlotItem().getAxis("bottom")
+        self._categories = list(names) if names else None
+        axis.setTicks([list(enumerate(self._categories))] if self._categories else None)
+        self._changed()
 
     def set_point(self, series: str, point: SweepPoint, style: CurveStyle | None = None) -> None:
         points = [p for p in self._series.get(series, []) if p.x != point.x]
@@ -366,7 +377,9 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
         xs = [p.x for v in self._series.values() for p in v]
         xs += [x for v in self._expected.values() for x, _ in v]
-        if xs:
+        if self._categories:
+            self.setXRange(-0.5, len(self._categories) - 0.5, padding=0)
+        elif xs:
             self.setXRange(*x_range(xs), padding=0)
         # Throughput, times and shares read against zero; with nothing above it, 0 to 1.
         self.setYRange(0, (peak / scale) * 1.15 if peak > 0 else 1.0, padding=0)

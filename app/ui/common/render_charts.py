@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
+from app.domain.plan_fields import categories, x_of
 from app.domain.units import rate_unit
 from app.ui.common.chart_style import (
     COLOURS,
@@ -74,7 +75,9 @@ def ensure_application() -> QApplication:
 
 def _points(curve: SeriesData, spread: Spread) -> list[SweepPoint]:
     points = []
-    for x, values in sorted(curve.values.items()):
+    plan = curve.session.plan
+    for value, values in curve.values.items():
+        x = x_of(plan, value)
         summary = summarize(values)
         if summary.mean is None:
             continue
@@ -136,7 +139,10 @@ def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci")
     """Draw the comparison's curves (mean with error bars, pairs in shared colours) on a
     sweep chart, in place of what it showed."""
     chart.clear_points()
-    chart.set_x_label(_axis_title(comparison.variable_label.lower(), comparison.variable_unit))
+    chart.set_x_label(
+        _axis_title(comparison.variable_label.lower(), comparison.variable_unit),
+        categories(comparison.curves[0].session.plan) if comparison.curves else None,
+    )
     styles = comparison_styles(comparison)
     for curve in comparison.curves:
         # pyqtgraph shows legend names as rich text: a name must not become markup.

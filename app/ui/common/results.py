@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.stats import Summary
+from app.domain.metrics import ranked
+from app.domain.plan_fields import value_word
 from app.domain.units import format_rate
 
 
@@ -27,29 +29,10 @@ def _number(digits: int) -> Callable[[float | None], str]:
 
 BASE_HEADERS = ["Series", "Value", "n", "Mean", "Std dev", "Min", "Max", "95 % CI ±"]
 #: (metric, header, format, tooltip): shown only when some point has the metric.
-OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...] = (
-    ("retransmits", "Retransmits", _number(1), "TCP segments sent again, mean per run."),
-    ("loss_pct", "Loss %", _number(2), "UDP datagrams lost, mean per run."),
-    ("jitter_ms", "Jitter ms", _number(3), "UDP jitter (RFC 3550), mean per run."),
-    ("rtt_ms", "RTT ms", _number(3), "Round-trip time, mean per run."),
-    (
-        "latency_idle_ms",
-        "Idle latency ms",
-        _number(3),
-        "Working latency probes before each run: the median round trip, mean over the runs.",
-    ),
-    (
-        "latency_ms",
-        "Loaded latency ms",
-        _number(3),
-        "Working latency probes during each run: the median round trip, mean over the runs.",
-    ),
-    (
-        "latency_p90_ms",
-        "Loaded p90 ms",
-        _number(3),
-        "The 90th percentile of the probes' round trips during each run, mean over the runs.",
-    ),
+OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...] = tuple(
+    (m.name, m.shown.results[1], _number(m.shown.results[2]), m.shown.results[3])
+    for m in ranked("results")
+    if m.shown.results
 )
 #: With a link rate: what the headers allow, and the mean throughput's share of it.
 EXPECTED_COLUMNS = (
@@ -86,7 +69,7 @@ class ResultsTable(QTableWidget):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self._rows: dict[tuple[str, float], int] = {}
+        self._rows: dict[tuple[str, float | str], int] = {}
         self._has: set[str] = set()
         copy = QAction("Copy table", self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
@@ -123,7 +106,7 @@ class ResultsTable(QTableWidget):
     def update_point(
         self,
         series: str,
-        value: float,
+        value: float | str,
         metrics: Mapping[str, Summary],
         expected_bps: float | None = None,
     ) -> None:
@@ -138,7 +121,7 @@ class ResultsTable(QTableWidget):
         throughput = metrics["throughput_bps"]
         cells = [
             series,
-            f"{value:g}",
+            value_word(value),
             str(throughput.n),
             format_rate(throughput.mean),
             format_rate(throughput.std),

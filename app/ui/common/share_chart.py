@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.analysis.shares import PointShares
+from app.domain.plan_fields import value_word
 from app.ui.common.chart_style import add_legend, series_colour, style_plot
 
 
@@ -60,7 +61,7 @@ class ShareChart(pg.PlotWidget):
                 text.setPos(x, height)
                 self.addItem(text)
                 self._items.append(text)
-        ticks = [(i, f"{p.value:g}") for i, p in enumerate(points)]
+        ticks = [(i, value_word(p.value)) for i, p in enumerate(points)]
         self.getPlotItem().getAxis("bottom").setTicks([ticks])
         self.setLabel("bottom", x_label)
         self.setYRange(0, 110, padding=0)

@@ -41,7 +41,7 @@ from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import VARIABLE_LABELS
+from app.domain.plan_fields import VARIABLE_LABELS, categories, value_word, x_of
 from app.domain.records import SessionRecord
 from app.domain.units import format_p, signed
 from app.report.compare_export import comparison_csv, std_table
@@ -365,7 +365,8 @@ class CompareTab(QWidget):
             return
         plan = comparison.curves[0].session.plan
         x_label, x_unit = VARIABLE_LABELS[plan.variable]
-        chart.set_x_label(f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower())
+        title = f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower()
+        chart.set_x_label(title, categories(plan))
         styles = comparison_styles(comparison)
         shown = self._shown_labels()
         for curve in comparison.curves:
@@ -376,7 +377,7 @@ class CompareTab(QWidget):
                 s = summarize(runs)
                 if s.mean is not None:
                     spread = (s.ci95 if use_ci else s.std) or 0.0
-                    points.append(SweepPoint(value, s.mean, spread))
+                    points.append(SweepPoint(x_of(plan, value), s.mean, spread))
             chart.set_series(curve.label, points, styles.get(curve.label))
         if is_rate:
             add_expected(chart, [c for c in comparison.curves if c.label in shown])
@@ -404,7 +405,7 @@ class CompareTab(QWidget):
                 cells = [
                     pair.other.label,
                     pair.baseline.label,
-                    f"{p.value:g}",
+                    value_word(p.value),
                     show(p.baseline.mean),
                     show(p.other.mean),
                     signed(show(p.difference), negative),
@@ -424,7 +425,7 @@ class CompareTab(QWidget):
             self.std_table.insertRow(row)
             for column, value in enumerate(row_values):
                 if column == 0:
-                    text = f"{value:g}" if isinstance(value, int | float) else str(value)
+                    text = value_word(value) if isinstance(value, int | float | str) else "—"
                 else:
                     text = show(value) if isinstance(value, int | float) else "—"
                 self.std_table.setItem(row, column, _item(text, column > 0))

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import DEFAULT_ECHO_PORT, Order
+from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
+from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -24,6 +25,9 @@ from app.ui.common.widgets import (
     accessible,
 )
 from app.ui.measure.conditions_box import ConditionsBox
+
+#: The plan's yes-or-no settings on this page, each a check box under the form's key.
+PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
 
 
 class AdvancedControls:
@@ -39,6 +43,12 @@ class AdvancedControls:
         self.window = QLineEdit()
         self.window.setPlaceholderText("system default")
         self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
+        self.congestion = QLineEdit()
+        self.congestion.setPlaceholderText("system default")
+        self.congestion.setToolTip(
+            "TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
+            "cubic or reno: one the systems at both ends have."
+        )
         streams = drivers.widest("parallel")
         self.parallel: SpinBox = _spin(
             int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
@@ -78,6 +88,10 @@ class AdvancedControls:
             "iperf3 server on consecutive ports (linklab serve --count 2 on the peer): shows "
             "how the link is divided."
         )
+        clocks = BY_KEY["clocks_synchronised"]
+        self.clocks_synchronised = QCheckBox(clocks.label)
+        self.clocks_synchronised.setObjectName("clocks_synchronised")
+        self.clocks_synchronised.setToolTip(clocks.tip)
         self.early_stop = QCheckBox("Stop a point early when precise enough")
         self.early_stop.setToolTip(
             "Stop repeating a point once its 95 % confidence interval "
@@ -106,11 +120,29 @@ class AdvancedControls:
         self.conditions = conditions
         for widget, name in (
             (self.concurrent, "Run the series at the same time"),
+            (self.clocks_synchronised, clocks.label),
             (self.early_stop, "Stop a point early when precise enough"),
             (self.early_fraction, "Early-stop precision"),
             (self.early_min, "Early-stop minimum runs"),
         ):
             accessible(widget, name)
+
+    @property
+    def checks(self) -> dict[str, QCheckBox]:
+        """The check boxes, by the form's key, in the page's order."""
+        return {
+            "concurrent": self.concurrent,
+            "clocks_synchronised": self.clocks_synchronised,
+            "early": self.early_stop,
+        }
+
+    def flags(self) -> dict[str, bool]:
+        """The plan's yes-or-no settings as ticked."""
+        return {name: self.checks[name].isChecked() for name in PLAN_FLAGS}
+
+    def set_flags(self, plan: Plan) -> None:
+        for name in PLAN_FLAGS:
+            self.checks[name].setChecked(bool(getattr(plan, name)))
 
     def layout_page(self, rows: list[tuple[QLabel | None, QWidget]]) -> QWidget:
         """The page from (label, cell) rows; no label: the cell spans the row."""

@@ -11,31 +11,12 @@ from PySide6.QtWidgets import QWidget
 
 from app.domain.exercise import LOCKABLE, Exercise
 from app.domain.plan import Assignment, Plan
+from app.domain.plan_fields import PLAN_FIELDS
 from app.ui.measure.setup_panel import SetupPanel
 
 #: The set-up form's field keys for each lockable name.
 FORM_KEYS: dict[str, tuple[str, ...]] = {
-    "engine": ("engine",),
-    "protocol": ("protocols",),
-    "ip": ("ip_versions",),
-    "direction": ("direction",),
-    "vary": ("variable",),
-    "sizes": ("values",),
-    "runs": ("repetitions",),
-    "duration": ("duration",),
-    "omit": ("omit",),
-    "pause": ("pause",),
-    "order": ("order",),
-    "metric": ("metrics", "rtt"),
-    "parallel": ("parallel",),
-    "window": ("window",),
-    "length": ("length",),
-    "bitrate": ("bitrate",),
-    "concurrent": ("concurrent",),
-    "security": ("security",),
-    "medium": ("medium",),
-    "link-rate": ("link_rate",),
-    "frame-overhead": ("frame_overhead",),
+    field.lock: field.locked_keys for field in PLAN_FIELDS if field.lock
 }
 assert set(FORM_KEYS) == set(LOCKABLE)
 

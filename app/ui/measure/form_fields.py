@@ -89,3 +89,12 @@ class FormFields:
             f"{label}{' (Advanced)' if self.page_of(label) == ADVANCED else ''}: {sentence}"
             for label, sentence in shown.items()
         ]
+
+
+#: The form's labels of what is no plan setting (the peer's, the conditions', the notes).
+OTHER_LABELS = {
+    "echo_port": "Latency responder port",
+    "frame_overhead": "Frame overhead (bytes)",
+    "tags": "Tags",
+    "notes": "Notes",
+}

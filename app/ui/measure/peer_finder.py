@@ -19,7 +19,7 @@ FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
 def label(peer: FoundPeer) -> str:
     """How a found computer reads in the Peer list: "lab-pc2 (192.168.1.20) · iperf3"."""
-    engines = ", ".join(peer.engines) or "no engine server"
+    engines = ", ".join(peer.engine_labels) or "no engine server"
     return f"{peer.name} ({peer.address}) · {engines}"
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import THIS_COMPUTER, Peer
+from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 from app.ui.measure.peer_finder import PeerFinder, details
@@ -65,16 +68,24 @@ class PeerRow(QWidget):
         assert edit is not None  # the combo is editable
         self.host_edit: QLineEdit = edit
         accessible(self.host_edit, "Peer")
-        self.port = SpinBox()
-        self.port.setRange(1, 65535)
-        self.port.setValue(5201)
-        accessible(self.port, "iperf3 port")
-        self._port_tip = "The iperf3 server's port on the peer (iperf3 -p)."
-        self.netperf_port = SpinBox()
-        self.netperf_port.setRange(1, 65535)
-        self.netperf_port.setValue(12865)
-        accessible(self.netperf_port, "netserver port")
-        self._netperf_tip = "The netserver's port on the peer (netperf -p)."
+        # One port per engine's server, by the engine's port key.
+        self.ports: dict[str, SpinBox] = {}
+        self._port_tips: dict[str, str] = {}
+        self._port_labels: dict[str, str] = {}
+        for driver in DRIVERS.values():
+            spin = SpinBox()
+            spin.setRange(1, 65535)
+            spin.setValue(driver.default_port)
+            # A port is typed, not stepped: without arrows, five digits take little room, so
+            # three ports fit beside the peer in any system font at 1280x800.
+            spin.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
+            spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance("65535") + 14)
+            accessible(spin, f"{driver.port_label} port")
+            self.ports[driver.port_key] = spin
+            self._port_labels[driver.port_key] = driver.port_label
+            self._port_tips[driver.port_key] = (
+                f"The {driver.server_label}'s port on the peer ({driver.port_flags_text})."
+            )
         self.host6 = QLineEdit()
         self.host6.setPlaceholderText(HOST6_HINT)
         accessible(self.host6, "Peer IPv6 address")
@@ -85,15 +96,14 @@ class PeerRow(QWidget):
         self.check_button = QPushButton("Check peer")
         self.check_button.setObjectName("check_peer")
         self.check_button.setToolTip(
-            "Resolve the name, see whether an iperf3 server and a "
-            "netserver answer, and measure a round trip."
+            "Resolve the name, see whether the engines' servers ("
+            + ", ".join(d.server_label for d in DRIVERS.values())
+            + ") answer, and measure a round trip."
         )
         self.check_result = QLabel()
         self.check_result.setObjectName("check_result")
         self.check_result.setAccessibleName("Peer check")
         self.check_result.setWordWrap(True)
-        for spin in (self.port, self.netperf_port):
-            spin.setMinimumWidth(80)
         host_label = QLabel("&Peer")
         host_label.setBuddy(self.host_combo)
         self.finder = PeerFinder(self.host_combo, self)
@@ -107,8 +117,8 @@ class PeerRow(QWidget):
         grid.addLayout(buttons, 0, 2)
         ports = QHBoxLayout()
         ports.setContentsMargins(0, 0, 0, 0)
-        for text, spin in (("iperf3", self.port), ("netserver", self.netperf_port)):
-            label = QLabel(text)
+        for key, spin in self.ports.items():
+            label = QLabel(self._port_labels[key])
             label.setBuddy(spin)
             ports.addWidget(label)
             ports.addWidget(spin)
@@ -122,8 +132,8 @@ class PeerRow(QWidget):
         grid.addWidget(self.check_result, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
         self.host_combo.editTextChanged.connect(self._host_changed)
-        self.port.valueChanged.connect(self.changed)
-        self.netperf_port.valueChanged.connect(self.changed)
+        for spin in self.ports.values():
+            spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
         self.check_button.clicked.connect(self.check)
         self._check_signals = _CheckSignals()
@@ -131,12 +141,12 @@ class PeerRow(QWidget):
         self._context: AppContext | None = None
         # Ports of a typed peer: its own from the history, else the defaults, unless the
         # user typed one for the host being entered.
-        self._defaults = (self.port.value(), self.netperf_port.value())
+        self._defaults = self.port_values()
         self._setting_ports = False
         self._ports_typed = False
         self._focus_wanted = False  # a refused peer: the cursor goes back to it
         self._host6_found = ""  # the IPv6 address a found computer's choice filled in
-        for spin in (self.port, self.netperf_port):
+        for spin in self.ports.values():
             spin.valueChanged.connect(self._port_edited)
         self._host_changed()
 
@@ -151,21 +161,18 @@ class PeerRow(QWidget):
         if self._context is None:
             return
         old = self._defaults
-        self._defaults = (
-            self._context.default_port("iperf3"),
-            self._context.default_port("netperf"),
-        )
-        shown = (self.port.value(), self.netperf_port.value())
-        if self.is_this_computer or (shown == old and not self._ports_typed):
-            self._set_ports(*self._defaults)
+        self._defaults = {key: self._context.default_port(key) for key in self.ports}
+        if self.is_this_computer or (self.port_values() == old and not self._ports_typed):
+            self._set_ports(self._defaults)
         if not self.is_this_computer:
             self._apply_known_ports()
 
-    def _set_ports(self, iperf3: int, netserver: int) -> None:
+    def _set_ports(self, ports: Mapping[str, int]) -> None:
         self._setting_ports = True
         try:
-            self.port.setValue(iperf3)
-            self.netperf_port.setValue(netserver)
+            for key, port in ports.items():
+                if key in self.ports:
+                    self.ports[key].setValue(port)
         finally:
             self._setting_ports = False
 
@@ -179,16 +186,13 @@ class PeerRow(QWidget):
         known = self._context.peer_ports() if self._context is not None else {}
         found = self.finder.found_peer(self.host_combo.currentText())
         if found is not None:  # the ports it announced, the defaults for a server it lacks
-            known[found.address] = (
-                found.engines.get("iperf3", self._defaults[0]),
-                found.engines.get("netserver", self._defaults[1]),
-            )
+            known[found.address] = found.engines
         ports = known.get(self.host_text())
         if ports is not None:
-            self._set_ports(*ports)
+            self._set_ports({**self._defaults, **ports})
             self._ports_typed = False
         elif not self._ports_typed:
-            self._set_ports(*self._defaults)
+            self._set_ports(self._defaults)
 
     @property
     def is_this_computer(self) -> bool:
@@ -210,10 +214,9 @@ class PeerRow(QWidget):
         # A disabled field's hint would read like a value.
         self.host6.setPlaceholderText("" if local else HOST6_HINT)
         # For this computer LinkLab picks free ports itself, shown once its servers run.
-        self.port.setEnabled(not local)
-        self.netperf_port.setEnabled(not local)
-        self.port.setToolTip(PORTS_TIP_LOCAL if local else self._port_tip)
-        self.netperf_port.setToolTip(PORTS_TIP_LOCAL if local else self._netperf_tip)
+        for key, spin in self.ports.items():
+            spin.setEnabled(not local)
+            spin.setToolTip(PORTS_TIP_LOCAL if local else self._port_tips[key])
         found = self.finder.found_peer(self.host_combo.currentText())
         if self._host6_found and self.host6.text() == self._host6_found:
             self.host6.clear()  # the IPv6 address of the computer chosen before
@@ -250,37 +253,29 @@ class PeerRow(QWidget):
         if event.type() == QEvent.Type.EnabledChange:
             self._take_focus()
 
-    def show_ports(self, iperf3_port: int, netserver_port: int) -> None:
+    def show_ports(self, ports: Mapping[str, int]) -> None:
         """The ports this computer's own servers listen on (for "This computer")."""
-        self._set_ports(iperf3_port, netserver_port)
+        self._set_ports(ports)
+
+    def port_values(self) -> dict[str, int]:
+        return {key: spin.value() for key, spin in self.ports.items()}
 
     def peer(self) -> Peer:
         if self.is_this_computer:
-            return Peer(
-                LOOPBACK4,
-                self.port.value(),
-                self.netperf_port.value(),
-                THIS_COMPUTER,
-                host6=LOOPBACK6,
-            )
-        return Peer(
-            self.host_text(),
-            self.port.value(),
-            self.netperf_port.value(),
-            host6=self.host6.text().strip(),
-        )
+            return Peer(LOOPBACK4, self.port_values(), THIS_COMPUTER, host6=LOOPBACK6)
+        return Peer(self.host_text(), self.port_values(), host6=self.host6.text().strip())
 
     def set_peer(self, peer: Peer) -> None:
         text = THIS_COMPUTER if peer.name == THIS_COMPUTER else peer.host
         self.host_combo.setEditText(text)
-        self._set_ports(peer.iperf3_port, peer.netperf_port)
+        self._set_ports({d.port_key: d.peer_port(peer) for d in DRIVERS.values()})
         self.host6.setText("" if peer.name == THIS_COMPUTER else peer.host6)
 
     def remember(self, host: str) -> None:
         """Put a host that answered first in the list (typos never get there), with the ports
         it answered on."""
         if self._context is not None and host == self.host_text():
-            self._context.remember_peer(host, (self.port.value(), self.netperf_port.value()))
+            self._context.remember_peer(host, self.port_values())
             self._ports_typed = False
         elif self._context is not None:
             self._context.remember_peer(host)
@@ -304,9 +299,7 @@ class PeerRow(QWidget):
         self.show_note(f"Checking {peer.host}…")
         signals = self._check_signals
         threading.Thread(
-            target=lambda: signals.done.emit(
-                check_peer(peer.host, peer.iperf3_port, peer.netperf_port)
-            ),
+            target=lambda: signals.done.emit(check_peer(peer.host, peer_servers(peer))),
             name="check-peer",
             daemon=True,
         ).start()

@@ -23,10 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.plan_fields import BY_KEY, parse_names, value_word
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
-from app.study.plan_checks import plan_problems
+from app.study.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
@@ -36,7 +37,7 @@ from app.ui.common.widgets import (
 )
 from app.ui.measure.advanced_page import AdvancedControls
 from app.ui.measure.conditions_box import ConditionsBox
-from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
+from app.ui.measure.form_fields import ADVANCED, OTHER_LABELS, PAGE_NAMES, STUDY, Field, FormFields
 from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
 from app.ui.measure.study_page import StudyControls
 
@@ -127,12 +128,10 @@ class SetupPanel(QWidget):
         peer_layout = QVBoxLayout(peer_box)
         peer_layout.addWidget(self.peer_row)
         peer_error = _PeerError(self.peer_row)
-        for key, label, control in (
-            ("peer", "Peer", self.peer_row.host_combo),
-            ("port", "iperf3 port", self.peer_row.port),
-            ("netperf_port", "netserver port", self.peer_row.netperf_port),
-        ):
-            self._fields[key] = Field(label, control, peer_error, STUDY)
+        self._fields["peer"] = Field("Peer", self.peer_row.host_combo, peer_error, STUDY)
+        for port_key, spin in self.peer_row.ports.items():
+            label = spin.accessibleName()
+            self._fields[port_field_key(port_key)] = Field(label, spin, peer_error, STUDY)
         outer.addWidget(peer_box)
         outer.addWidget(self._measure_group())
         outer.addWidget(self._session_group())
@@ -216,28 +215,30 @@ class SetupPanel(QWidget):
     def _advanced_page(self) -> QWidget:
         adv = self.adv
         rows: list[tuple[QLabel | None, QWidget]] = []
-        for key, label, control in (
-            ("length", "Packet size (when not swept)", adv.length),
-            ("window", "TCP window", adv.window),
-            ("parallel", "Parallel streams", adv.parallel),
-            ("bitrate", "UDP bitrate", adv.bitrate),
-            ("omit", "Warm-up (omit)", adv.omit),
-            ("interval", "Report interval", adv.interval),
-            ("pause", "Pause between runs", adv.pause),
-            ("order", "Order", adv.order),
-            ("seed", "Shuffle seed", adv.seed),
-            ("echo_port", "Latency responder port", adv.echo_port),
-            ("max_consecutive_failures", "Failures in a row allowed", adv.max_failures),
-            ("frame_overhead", "Frame overhead (bytes)", self.conditions_box.frame_overhead),
-            ("tags", "Tags", self.tags),
-            ("notes", "Notes", self.conditions_box.notes),
+        for key, control in (
+            ("length", adv.length),
+            ("window", adv.window),
+            ("parallel", adv.parallel),
+            ("bitrate", adv.bitrate),
+            ("congestion", adv.congestion),
+            ("omit", adv.omit),
+            ("interval", adv.interval),
+            ("pause", adv.pause),
+            ("order", adv.order),
+            ("seed", adv.seed),
+            ("echo_port", adv.echo_port),
+            ("max_consecutive_failures", adv.max_failures),
+            ("frame_overhead", self.conditions_box.frame_overhead),
+            ("tags", self.tags),
+            ("notes", self.conditions_box.notes),
         ):
+            label = BY_KEY[key].label if key in BY_KEY else OTHER_LABELS[key]
             rows.append(
                 (self._label(label, control), self._register(key, label, control, ADVANCED))
             )
         checks: list[tuple[QLabel | None, QWidget]] = [
-            (None, self._register("concurrent", adv.concurrent.text(), adv.concurrent, ADVANCED)),
-            (None, self._register("early", adv.early_stop.text(), adv.early_stop, ADVANCED)),
+            (None, self._register(key, box.text(), box, ADVANCED))
+            for key, box in adv.checks.items()
         ]
         early_error = FieldError("early_stop")
         self._fields["early_stop"] = Field(
@@ -245,7 +246,7 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        return adv.layout_page(rows[:10] + checks + rows[10:])
+        return adv.layout_page(rows[:11] + checks + rows[11:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
@@ -282,9 +283,10 @@ class SetupPanel(QWidget):
             adv.length,
             adv.window,
             adv.bitrate,
+            adv.congestion,
         ):
             edit.textChanged.connect(self._changed)
-        for check in (*self.study.metric_boxes.values(), adv.early_stop, adv.concurrent):
+        for check in (*self.study.metric_boxes.values(), *adv.checks.values()):
             check.toggled.connect(self._changed)
 
     # -- reacting --------------------------------------------------------------------------
@@ -325,7 +327,7 @@ class SetupPanel(QWidget):
         values, _ = self.study.values()
         self.study.values_count.setText(
             f"{len(values)} value{'s' if len(values) != 1 else ''}: "
-            + ", ".join(f"{v:g}" for v in values[:8])
+            + ", ".join(value_word(v) for v in values[:8])
             + (" …" if len(values) > 8 else "")
         )
         self.study.estimate.setText(
@@ -376,6 +378,11 @@ class SetupPanel(QWidget):
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
+        try:
+            congestion = parse_names(adv.congestion.text())[:1]
+        except ValueError:
+            problems.append(("congestion", "Write one name such as bbr or cubic, or clear it."))
+            congestion = []
         problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
@@ -398,10 +405,11 @@ class SetupPanel(QWidget):
             window=sizes["window"],
             parallel=adv.parallel.value(),
             bitrate_bps=bitrate,
+            congestion=congestion[0] if congestion else None,
             interval_s=round(adv.interval.value(), 3),
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
-            concurrent=adv.concurrent.isChecked(),
+            **adv.flags(),
             seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
@@ -469,6 +477,7 @@ class SetupPanel(QWidget):
             adv.parallel.setValue(plan.parallel)
             adv.length.setText(str(plan.length) if plan.length is not None else "")
             adv.window.setText(str(plan.window) if plan.window is not None else "")
+            adv.congestion.setText(plan.congestion or "")
             adv.bitrate.setText(str(plan.bitrate_bps))
             adv.seed.setValue(plan.seed)
             adv.echo_port.setValue(plan.peer.echo_port)
@@ -476,7 +485,7 @@ class SetupPanel(QWidget):
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
             adv.early_stop.setChecked(plan.early_stop is not None)
-            adv.concurrent.setChecked(plan.concurrent)
+            adv.set_flags(plan)
             if plan.early_stop is not None:
                 adv.early_fraction.setValue(plan.early_stop.relative_ci * 100)
                 adv.early_min.setValue(plan.early_stop.min_runs)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import SWEEPS, VARIABLE_LABELS, Engine, Metric, Variable
+from app.domain.plan import SWEEPS, Metric, Variable
+from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, categorical, parse_names
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible
@@ -27,9 +28,10 @@ class StudyControls:
 
     def __init__(self) -> None:
         self.engine = _combo(
-            [("iperf3", Engine.IPERF3), ("netperf", Engine.NETPERF)],
-            "Which engine runs the tests. iperf3 measures throughput (and jitter and loss for "
-            "UDP) in both directions; netperf also measures round-trip time.",
+            [(d.label, d.engine) for d in drivers.DRIVERS.values()],
+            "Which engine runs the tests. "
+            + "; ".join(d.about for d in drivers.DRIVERS.values())
+            + ".",
         )
         self.direction = _combo(
             [
@@ -123,15 +125,23 @@ class StudyControls:
         )
 
     def fill_range(self, variable: Variable) -> None:
+        if categorical(variable):  # names have no range: the list starts with examples
+            self.custom_values.setText(", ".join(SWEPT[variable].examples))
+            return
         start, stop, step = DEFAULT_RANGES[variable]
         self.range_from.setValue(start)
         self.range_to.setValue(stop)
         self.range_step.setValue(step)
 
-    def values(self) -> tuple[list[int], str]:
+    def values(self) -> tuple[list[int | str], str]:
         """The values of the sweep (the list when one is typed, else the range) or a reason."""
         variable = self.variable.currentData()
         text = self.custom_values.text().strip()
+        if categorical(variable):
+            try:
+                return list(parse_names(text)), "" if text else "Type the names to compare."
+            except ValueError as err:
+                return [], f"{str(err)[:1].upper()}{str(err)[1:]}."
         parse = parse_rate if variable is Variable.BITRATE else parse_size
         if text:
             try:
@@ -141,7 +151,7 @@ class StudyControls:
         start, stop, step = (s.value() for s in (self.range_from, self.range_to, self.range_step))
         if stop < start:
             return [], "The last value must not be smaller than the first."
-        values: list[int] = []
+        values: list[int | str] = []
         value = start
         while value <= stop and len(values) <= 1000:
             values.append(value)

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.domain.plan import VARIABLE_LABELS, Engine, Metric, Plan
+from app.domain.plan import Metric, Plan
 from app.domain.plan_codec import plan_from_json
+from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
 from app.study.events import (
@@ -200,13 +201,7 @@ class MeasureTab(QWidget):
 
     def engines_changed(self) -> None:
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
-        self.setup.set_engine_unavailable(
-            {
-                engine: status.problem
-                for engine in Engine
-                if (status := self.context.engine(engine.value)).tool is None
-            }
-        )
+        self.setup.set_engine_unavailable(self.context.missing_engines())
         self._show_command()  # another engine binary: another command line
 
     def _plan_changed(self, plan: Plan | None) -> None:
@@ -325,7 +320,7 @@ class MeasureTab(QWidget):
         plan = event.plan
         self._running_plan = plan
         if plan.peer.is_this_computer:
-            self.setup.peer_row.show_ports(plan.peer.iperf3_port, plan.peer.netperf_port)
+            self.setup.peer_row.show_ports(plan.peer.ports)
         else:
             self.setup.peer_row.remember(plan.peer.host)
             self.setup.peer_row.show_note(f"{plan.peer.host} answers.")
@@ -340,8 +335,9 @@ class MeasureTab(QWidget):
         if plan.peer.is_this_computer and Metric.LATENCY in plan.metrics:
             self.setup.adv.echo_port.setValue(plan.peer.echo_port)  # the port in use
         label, unit = VARIABLE_LABELS[plan.variable]
+        title = f"{label.lower()} ({unit})" if unit else label.lower()
         for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
-            chart.set_x_label(f"{label.lower()} ({unit})" if unit else label.lower())
+            chart.set_x_label(title, categories(plan))
         for series in plan.series:  # the yardstick is there before the first point
             curve = expected_curve(plan, series, plan.values)
             self.sweep_chart.set_expected(series_name(plan, series), curve)
@@ -405,9 +401,8 @@ class MeasureTab(QWidget):
         assert plan is not None
         self.command.setText(" ".join(event.argv))
         self.command.setCursorPosition(0)
-        unit = VARIABLE_LABELS[plan.variable][1]
         title = (
-            f"{series_name(plan, event.key.series)} · {event.value:g}{f' {unit}' if unit else ''}"
+            f"{series_name(plan, event.key.series)} · {point_text(plan.variable, event.value)}"
             f" · run {event.key.repetition}/{plan.repetitions}"
         )
         self.live_chart.reset(title, event.key)
@@ -437,24 +432,26 @@ class MeasureTab(QWidget):
     def _point(self, event: PointUpdated) -> None:
         plan = self._running_plan
         assert plan is not None
-        name = series_name(plan, event.series)
-        style = series_style(event.series)
+        name, style = series_name(plan, event.series), series_style(event.series)
+        x = x_of(plan, event.value)
         tp = event.throughput_bps
         if tp.mean is not None:
-            point = SweepPoint(event.value, tp.mean, tp.std or 0.0)
+            point = SweepPoint(x, tp.mean, tp.std or 0.0)
             self.sweep_chart.set_point(name, point, style)
         if event.rtt_ms.mean is not None:
-            point = SweepPoint(event.value, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
+            point = SweepPoint(x, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
             self.rtt_chart.set_point(name, point, style)
         if event.cpu_pct.mean is not None:
-            point = SweepPoint(event.value, event.cpu_pct.mean, event.cpu_pct.std or 0.0)
+            point = SweepPoint(
+                x_of(plan, event.value), event.cpu_pct.mean, event.cpu_pct.std or 0.0
+            )
             self.cpu_chart.set_point(name, point, style)
         for line, (metric, words) in enumerate(
             (("latency_ms", "loaded"), ("latency_idle_ms", "idle"))
         ):
             summary = event.metrics.get(metric)
             if summary is not None and summary.mean is not None:
-                point = SweepPoint(event.value, summary.mean, summary.std or 0.0)
+                point = SweepPoint(x, summary.mean, summary.std or 0.0)
                 self.latency_sweep.set_point(
                     f"{name} · {words}", point, series_style(event.series, line)
                 )

@@ -55,7 +55,7 @@ class ResponsivenessTab(QWidget):
         super().__init__(parent)
         self.context = context
         self.worker: ResponsivenessWorker | None = None
-        self._loopback = LoopbackServers()
+        self._loopback = LoopbackServers(drivers=context.drivers)
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
         self.peer = ComboBox()
@@ -142,8 +142,8 @@ class ResponsivenessTab(QWidget):
     def _chosen_peer(self) -> Peer:
         text = self.peer.currentText().strip()
         if text in ("", THIS_COMPUTER):
-            return Peer.this_computer(self.context.default_port("iperf3"))
-        return Peer(validate_host(text, "peer"), self.port.value())
+            return Peer.this_computer({"iperf3": self.context.default_port("iperf3")})
+        return Peer(validate_host(text, "peer"), {"iperf3": self.port.value()})
 
     def start(self) -> None:
         if self.worker is not None:
@@ -160,7 +160,9 @@ class ResponsivenessTab(QWidget):
             max_flows=self.flows.value(), phase_s=self.seconds.value()
         )
         # Servers of its own for this computer: a study's are never restarted under it.
-        door = FrontDoor(self.context.db_path, loopback=self._loopback)
+        door = FrontDoor(
+            self.context.db_path, loopback=self._loopback, drivers=self.context.drivers
+        )
         worker = ResponsivenessWorker(door, peer, settings)
         worker.progressed.connect(self._progressed)
         worker.measured.connect(self._measured)

@@ -1,19 +1,23 @@
-"""The local iperf3 server and netserver LinkLab runs: for the Server tab, and for the
-"This computer" peer that makes a first Start work with no second machine."""
+"""The local servers LinkLab runs, one set per engine (iperf3 -s, netserver, iperf 2's TCP and
+UDP servers): for the Server tab, and for the "This computer" peer that makes a first Start
+work with no second machine."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QObject, Signal
 
 from app.domain.errors import LinkLabError
-from app.domain.plan import DEFAULT_ECHO_PORT
+from app.domain.plan import DEFAULT_ECHO_PORT, Engine
 from app.engine.discovery import announcing_responder
+from app.engine.driver import EngineDriver
+from app.engine.drivers import DRIVERS
 from app.engine.echo import EchoResponder
 from app.engine.loopback import LoopbackServers
-from app.engine.servers import LocalServer, ServerOptions, exposed, iperf3_server, netserver
-from app.engine.tools import find_tool
+from app.engine.servers import LocalServer
+
+Drivers = Callable[[], Mapping[Engine, EngineDriver]]
 
 
 class LocalServers(QObject):
@@ -23,10 +27,12 @@ class LocalServers(QObject):
     log_line = Signal(str, str)  # (server name, line)
     state_changed = Signal()
 
-    def __init__(self, loopback: LoopbackServers | None = None) -> None:
+    def __init__(
+        self, loopback: LoopbackServers | None = None, drivers: Drivers | None = None
+    ) -> None:
         super().__init__()
-        self.iperf3: LocalServer | None = None
-        self.netserver: LocalServer | None = None
+        self._drivers: Drivers = drivers or (lambda: DRIVERS)
+        self._running: dict[Engine, list[LocalServer]] = {}
         # Beside them, LinkLab's latency responder, which also answers Find computers.
         self.responder: EchoResponder | None = None
         self.echo_port = DEFAULT_ECHO_PORT
@@ -38,32 +44,46 @@ class LocalServers(QObject):
     def _log(self, name: str) -> Callable[[str], None]:
         return lambda line: self.log_line.emit(name, line)
 
-    def start_iperf3(self, port: int, bind: str | None = None) -> LocalServer:
-        self.stop_iperf3()
-        # Others can reach this server: it has the default limits (longest test, idle restart).
-        options = exposed(port, bind or None)
-        server = iperf3_server(find_tool("iperf3"), options, on_log=self._log("iperf3"))
-        server.start()
-        self.iperf3 = server
-        self._responder(bind)
-        self.state_changed.emit()
-        return server
+    def servers(self, engine: Engine) -> list[LocalServer]:
+        """The engine's servers LinkLab started here (none when stopped)."""
+        return list(self._running.get(engine, []))
 
-    def start_netserver(self, port: int, bind: str | None = None) -> LocalServer:
-        self.stop_netserver()
-        server = netserver(
-            find_tool("netserver"), ServerOptions(port, bind or None), on_log=self._log("netserver")
-        )
-        server.start()
-        self.netserver = server
+    def server(self, engine: Engine) -> LocalServer | None:
+        """The engine's first server, or None."""
+        return next(iter(self._running.get(engine, [])), None)
+
+    def start(self, engine: Engine, port: int, bind: str | None = None) -> LocalServer:
+        """Start the engine's server(s) on the port; others can reach them, so they have the
+        engine's default limits (for iperf3: the longest test, an idle restart)."""
+        self.stop(engine)
+        driver = self._drivers()[engine]
+        servers = driver.servers(driver.exposed(port, bind or None), self._log(driver.serve_name))
+        started: list[LocalServer] = []
+        try:
+            for server in servers:
+                server.start()
+                started.append(server)
+        except BaseException:
+            for server in started:
+                server.stop()
+            raise
+        self._running[engine] = started
         self._responder(bind)
         self.state_changed.emit()
-        return server
+        return started[0]
+
+    def stop(self, engine: Engine) -> None:
+        servers = self._running.pop(engine, [])
+        for server in servers:
+            server.stop()
+        if servers:
+            self._responder(None)
+            self.state_changed.emit()
 
     def _responder(self, bind: str | None) -> None:
         """The responder runs while a server does (on the servers' address), so that another
         computer's Find computers lists this one and its latency probes are answered."""
-        if self.iperf3 is None and self.netserver is None:
+        if not self._running:
             if self.responder is not None:
                 self.responder.stop()
                 self.responder = None
@@ -84,34 +104,24 @@ class LocalServers(QObject):
         )
 
     def _engines(self) -> dict[str, int]:
-        servers = {"iperf3": self.iperf3, "netserver": self.netserver}
-        return {name: s.port for name, s in servers.items() if s is not None}
-
-    def stop_iperf3(self) -> None:
-        if self.iperf3 is not None:
-            self.iperf3.stop()
-            self.iperf3 = None
-            self._responder(None)
-            self.state_changed.emit()
-
-    def stop_netserver(self) -> None:
-        if self.netserver is not None:
-            self.netserver.stop()
-            self.netserver = None
-            self._responder(None)
-            self.state_changed.emit()
+        """The running servers' ports by engine, as a peer's ports are kept (Peer.ports)."""
+        drivers = self._drivers()
+        return {
+            drivers[engine].port_key: servers[0].port
+            for engine, servers in list(self._running.items())
+            if servers
+        }
 
     def start_pool(self, ports: list[int]) -> list[LocalServer]:
         """An iperf3 server on each port, with the limits of a server others reach."""
         self.stop_pool()
-        tool = find_tool("iperf3")
+        driver = self._drivers()[Engine.IPERF3]
         try:
             for port in ports:
-                server = iperf3_server(
-                    tool, exposed(port, None), on_log=self._log(f"iperf3:{port}")
-                )
-                server.start()
-                self.pool.append(server)
+                log = self._log(f"{driver.serve_name}:{port}")
+                for server in driver.servers(driver.exposed(port, None), log):
+                    server.start()
+                    self.pool.append(server)
         except BaseException:
             self.stop_pool()
             raise
@@ -128,5 +138,5 @@ class LocalServers(QObject):
     def stop_all(self) -> None:
         self.stop_pool()
         self.loopback.stop()
-        self.stop_iperf3()
-        self.stop_netserver()
+        for engine in list(self._running):
+            self.stop(engine)

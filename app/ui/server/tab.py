@@ -1,5 +1,5 @@
-"""The Server tab: run the local iperf3 server and netserver, show the addresses a peer should
-use, and log the tests served."""
+"""The Server tab: run the engines' local servers (iperf3, netserver, iperf 2), show the
+addresses a peer should use, and log the tests served."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
+from app.engine.driver import EngineDriver
 from app.engine.netinfo import LocalAddress, local_addresses
-from app.engine.servers import LocalServer, security_warning
+from app.engine.servers import LocalServer
 from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
@@ -58,42 +59,51 @@ def show_status(label: QLabel, text: str, error: bool = False) -> None:
 
 
 class ServerControls(QGroupBox):
-    """Port, bind address, Start/Stop and status of one server ("iperf3" or "netserver")."""
+    """Port, bind address, Start/Stop and status of one engine's server."""
 
     logged = Signal(str, str)  # (server name, line) for the tab's log
 
     def __init__(
-        self, name: str, context: AppContext, servers: LocalServers, parent: QWidget | None = None
+        self,
+        driver: EngineDriver,
+        context: AppContext,
+        servers: LocalServers,
+        parent: QWidget | None = None,
     ) -> None:
-        self.title_text = "iperf3 server" if name == "iperf3" else "netserver"
+        self.title_text = driver.server_label
         super().__init__(self.title_text, parent)
+        name = driver.serve_name
         self.setObjectName(f"{name}_group")
+        self._driver = driver
         self._name = name
+        self._program = driver.server_program
         self._context = context
         self._servers = servers
-        self._port_key = "iperf3" if name == "iperf3" else "netperf"
+        self._port_key = driver.port_key
         self._default = context.default_port(self._port_key)
         self._error = ""
         self._missing = ""
         self._busy_text = ""
-        option = ("-p", "-B") if name == "iperf3" else ("-p", "-L")
+        option = driver.server_flags
 
         self.port = named(SpinBox(), f"{name}_port")
         self.port.setRange(1, 65535)
         self.port.setValue(self._default)
         self.port.setToolTip(
-            f"The TCP/UDP port the {self.title_text} listens on ({name} {option[0]}). "
+            f"The TCP/UDP port the {self.title_text} listens on ({self._program} {option[0]}). "
             f"Takes effect at the next Start; the peer must use the same port."
         )
         self.bind = named(ComboBox(), f"{name}_bind")
         self.bind.setEditable(True)
         self.bind.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.bind.setToolTip(
-            f"The local address the {self.title_text} listens on ({name} {option[1]}). "
+            f"The local address the {self.title_text} listens on ({self._program} {option[1]}). "
             f"{ALL_ADDRESSES}: every interface, IPv4 and IPv6. Takes effect at the next Start."
         )
         self.start_button = named(QPushButton("Start"), f"{name}_start")
-        self.start_button.setToolTip(f"Starts {name} on this computer with the port and address.")
+        self.start_button.setToolTip(
+            f"Starts {self._program} on this computer with the port and address."
+        )
         self.stop_button = named(QPushButton("Stop"), f"{name}_stop")
         self.stop_button.setToolTip(f"Stops the {self.title_text} LinkLab started.")
         self.port.setAccessibleName(f"{self.title_text} port")
@@ -128,7 +138,7 @@ class ServerControls(QGroupBox):
         self.probe_engine()
 
     def server(self) -> LocalServer | None:
-        return self._servers.iperf3 if self._name == "iperf3" else self._servers.netserver
+        return self._servers.server(self._driver.engine)
 
     def set_addresses(self, addresses: list[LocalAddress]) -> None:
         """The bind choices: all addresses, then this computer's own (loopback included)."""
@@ -150,9 +160,9 @@ class ServerControls(QGroupBox):
 
     def probe_engine(self) -> None:
         """Whether the engine is there (settings may have changed), and the iperf3 warning."""
-        status = self._context.engine(self._name)
+        status = self._context.engine(self._program)
         self._missing = status.problem
-        warning = security_warning(status.tool) if self._name == "iperf3" and status.tool else None
+        warning = self._driver.server_note(status.tool) if status.tool else None
         self.warning.setText(warning or "")
         self.warning.setVisible(bool(warning))
         self.refresh()
@@ -166,7 +176,9 @@ class ServerControls(QGroupBox):
 
     def refresh(self) -> None:
         server = self.server()
-        running = server is not None and server.running
+        running = server is not None and all(
+            s.running for s in self._servers.servers(self._driver.engine)
+        )
         busy = bool(self._busy_text)
         if busy:
             show_status(self.status, self._busy_text)
@@ -214,16 +226,13 @@ class ServerControls(QGroupBox):
     def _start_now(self) -> None:
         port, bind = self.port.value(), self.bind_address()
         try:
-            if self._name == "iperf3":
-                server = self._servers.start_iperf3(port, bind)
-            else:
-                server = self._servers.start_netserver(port, bind)
+            server = self._servers.start(self._driver.engine, port, bind)
         except LinkLabError as err:
             self._error = err.sentence
         except OSError as err:  # the executable vanished or may not be run
             self._error = (
                 f"The {self.title_text} could not be started ({err.strerror or err}): check "
-                f"the {self._name} path in the Settings tab."
+                f"the {self._program} path in the Settings tab."
             )
         else:
             where = f" on {bind}" if bind else ""
@@ -239,17 +248,15 @@ class ServerControls(QGroupBox):
 
     def _stop_now(self) -> None:
         try:
-            if self._name == "iperf3":
-                self._servers.stop_iperf3()
-            else:
-                self._servers.stop_netserver()
+            self._servers.stop(self._driver.engine)
         finally:
             self._end_busy()
         self.logged.emit(self._name, "stopped")
 
 
 class ServerTab(QWidget):
-    """Both local servers, the addresses to type on the peer, and the log of tests served."""
+    """The engines' local servers, the addresses to type on the peer, and the log of tests
+    served."""
 
     def __init__(
         self, context: AppContext, servers: LocalServers, parent: QWidget | None = None
@@ -258,9 +265,9 @@ class ServerTab(QWidget):
         self._context = context
         self._servers = servers
         servers.echo_port = context.default_port("echo")
-        self.iperf3_box = ServerControls("iperf3", context, servers, self)
-        self.netserver_box = ServerControls("netserver", context, servers, self)
-        self.boxes = (self.iperf3_box, self.netserver_box)
+        self.boxes = tuple(
+            ServerControls(driver, context, servers, self) for driver in context.drivers.values()
+        )
 
         self.addresses = named(QTableWidget(0, 3), "addresses")
         self.addresses.setHorizontalHeaderLabels(["Address", "Kind", ""])

@@ -203,8 +203,8 @@ class FrameBreakdownPage(QWidget):
 
         self._plan: Plan | None = None
         self._series: list[Series] = []
-        self._values: list[float] = []
-        self._points: dict[tuple[Series, float], PointSummary] = {}
+        self._values: list[float | str] = []
+        self._points: dict[tuple[Series, float | str], PointSummary] = {}
         self.series_box.currentIndexChanged.connect(self._show)
         self.point_box.currentIndexChanged.connect(self._show)
 
@@ -233,7 +233,8 @@ class FrameBreakdownPage(QWidget):
         self._plan = plan
         self._points = {(p.series, p.value): p for p in points}
         self._series = list(plan.series)
-        self._values = sorted(float(v) for v in plan.values)
+        names = [v for v in plan.values if isinstance(v, str)]
+        self._values = list(names) or sorted(float(v) for v in plan.values)
         for box, items in (
             (self.series_box, [s.label for s in self._series]),
             (self.point_box, [point_text(plan, v) for v in self._values]),

@@ -25,7 +25,8 @@ from app.analysis.expectation import expected_curve
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
-from app.domain.plan import Metric
+from app.domain.plan import Metric, Plan
+from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
 from app.study.describe import (
     describe_conditions,
@@ -225,20 +226,22 @@ class SessionView(QWidget):
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
-            chart.set_x_label(x_label)
+            chart.set_x_label(x_label, categories(plan))
         for point in self.points:
             if point.n == 0 and point.failed == 0:
                 continue  # not measured yet (a stopped or interrupted session)
             label = point.series.label
             self.table.update_point(label, point.value, point.metrics, point.expected_bps)
             # The series' own colour; the peer's CPU and idle latency dashed.
-            _plot(self.throughput_chart, label, point, "throughput_bps")
-            _plot(self.rtt_chart, label, point, "rtt_ms")
-            _plot(self.cpu_chart, label, point, "cpu_local_pct")
-            _plot(self.cpu_chart, f"{label} · peer", point, "cpu_remote_pct", line=1)
-            _plot(self.latency_chart, f"{label} · loaded", point, "latency_ms")
-            _plot(self.latency_chart, f"{label} · idle", point, "latency_idle_ms", line=1)
-        shown = sorted({p.value for p in self.points if p.n or p.failed})
+            _plot(self.throughput_chart, plan, label, point, "throughput_bps")
+            _plot(self.rtt_chart, plan, label, point, "rtt_ms")
+            _plot(self.cpu_chart, plan, label, point, "cpu_local_pct")
+            _plot(self.cpu_chart, plan, f"{label} · peer", point, "cpu_remote_pct", line=1)
+            _plot(self.latency_chart, plan, f"{label} · loaded", point, "latency_ms")
+            _plot(self.latency_chart, plan, f"{label} · idle", point, "latency_idle_ms", line=1)
+        shown = [
+            v for v in plan.values if any(p.value == v and (p.n or p.failed) for p in self.points)
+        ]
         for series in plan.series:
             self.throughput_chart.set_expected(series.label, expected_curve(plan, series, shown))
         charts = self._charts
@@ -271,11 +274,18 @@ def _remembered(settings: QSettings | None) -> bool:
     return str(settings.value(DETAILS_KEY, "true")).lower() in ("true", "1")
 
 
-def _plot(chart: SweepChart, series: str, point: PointSummary, metric: str, line: int = 0) -> None:
+def _plot(
+    chart: SweepChart,
+    plan: Plan,
+    series: str,
+    point: PointSummary,
+    metric: str,
+    line: int = 0,
+) -> None:
     summary = point.metrics[metric]
     if summary.n == 0 or summary.mean is None:
         return
-    shown = SweepPoint(point.value, summary.mean, summary.std or 0.0)
+    shown = SweepPoint(x_of(plan, point.value), summary.mean, summary.std or 0.0)
     chart.set_point(series, shown, series_style(point.series, line))
 
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.engine.drivers import PROGRAMS
 from app.engine.tools import Source
 from app.ui.common.widgets import SpinBox
 from app.ui.context import ENGINE_NAMES, AppContext, EngineStatus
@@ -32,13 +33,7 @@ SOURCE_WORDS = {
     Source.BUNDLED: "bundled with LinkLab",
     Source.PATH: "found on PATH",
 }
-# (AppContext port key, objectName prefix, what listens there)
-PORT_NAMES = (("iperf3", "iperf3", "iperf3 server"), ("netperf", "netserver", "netserver"))
-ENGINE_USES = {
-    "iperf3": "the iperf3 client and server",
-    "netperf": "netperf measurements (throughput, round-trip time)",
-    "netserver": "the netserver LinkLab starts on this computer",
-}
+ENGINE_USES = {name: program.use for name, program in PROGRAMS.items()}
 
 
 def detected_text(status: EngineStatus) -> str:
@@ -111,13 +106,14 @@ class SettingsTab(QWidget):
         box = QGroupBox("Default ports")
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        for key, prefix, title in PORT_NAMES:
-            spin = named(SpinBox(), f"{prefix}_port_default")
+        for driver in self._context.drivers.values():
+            key, title = driver.port_key, driver.server_label
+            spin = named(SpinBox(), f"{driver.serve_name}_port_default")
             spin.setRange(1, 65535)
             spin.setValue(self._context.default_port(key))
             spin.setToolTip(
                 f"The port new peers and LinkLab's own {title} use unless told otherwise "
-                f"({'iperf3 -p' if key == 'iperf3' else 'netperf -p / netserver -p'})."
+                f"({driver.port_flags_text})."
             )
             spin.valueChanged.connect(lambda value, key=key: self._port_changed(key, value))
             form.addRow(f"{title}:", spin)

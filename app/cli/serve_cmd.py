@@ -1,0 +1,251 @@
+"""`linklab serve`: the engines' servers (iperf3, netserver, iperf 2 when asked) and LinkLab's
+latency responder, listening until Ctrl+C, with the addresses a peer should use."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import signal
+import sys
+import time
+from collections.abc import Callable
+from types import FrameType
+
+from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
+from app.cli.class_live_cmds import add_pool_arguments, tell_collector
+from app.cli.discover_cmd import start_echo
+from app.domain.errors import BadOption
+from app.engine import netinfo
+from app.engine.driver import EngineDriver
+from app.engine.drivers import DRIVERS
+from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.errors import EngineMissing
+from app.engine.server_records import stop_left_behind
+from app.engine.servers import (
+    EXPOSED_IDLE_TIMEOUT_S,
+    EXPOSED_MAX_DURATION_S,
+    LocalServer,
+    ServerOptions,
+)
+from app.study.server_pool import pool_ports
+
+
+def _main_driver() -> EngineDriver:
+    """The server `serve` always starts (iperf3): the one with --count and the limits."""
+    return next(d for d in DRIVERS.values() if not d.serve_optional)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    main = _main_driver()
+    serve = sub.add_parser(
+        "serve",
+        help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
+    )
+    add_port_arguments(
+        serve, f"{main.port_label} port (default {main.default_port}; with --count, the first)"
+    )
+    serve.add_argument("--bind", metavar="ADDRESS", help="listen on this address only")
+    for driver in DRIVERS.values():
+        if not driver.serve_optional:
+            continue
+        if driver.serve_by_default:
+            serve.add_argument(
+                f"--no-{driver.serve_name}",
+                dest=f"no_{driver.serve_name}",
+                action="store_true",
+                help=f"do not start the {driver.server_label}",
+            )
+        else:
+            serve.add_argument(
+                f"--{driver.serve_name}",
+                dest=f"with_{driver.serve_name}",
+                action="store_true",
+                help=f"start the {driver.server_label} too ({driver.server_command}; also "
+                f"when {driver.port_options[0]} is given)",
+            )
+    add_pool_arguments(serve)  # --count, and the class's --collector
+    serve.add_argument(
+        "--idle-timeout",
+        type=number(int, 0, 86400),
+        default=EXPOSED_IDLE_TIMEOUT_S,
+        metavar="S",
+        help=f"restart an iperf3 server left idle (stuck) this long (default "
+        f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
+    )
+    serve.add_argument(
+        "--max-duration",
+        type=number(int, 0, 86400),
+        default=EXPOSED_MAX_DURATION_S,
+        metavar="S",
+        help=f"the longest test the iperf3 server runs for a client (default "
+        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
+    )
+    serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
+    serve.add_argument(
+        "--echo-port",
+        type=number(int, 1, 65535),
+        default=DEFAULT_ECHO_PORT,
+        metavar="N",
+        help=f"UDP port of LinkLab's latency responder (default {DEFAULT_ECHO_PORT})",
+    )
+    serve.add_argument(
+        "--no-echo", action="store_true", help="do not start LinkLab's latency responder"
+    )
+    serve.set_defaults(handler=cmd_serve)
+
+
+def wanted(args: argparse.Namespace) -> dict[EngineDriver, int]:
+    """The optional servers to start, with their ports."""
+    found = {}
+    for driver in DRIVERS.values():
+        if not driver.serve_optional:
+            continue
+        port = getattr(args, driver.port_dest, None)
+        if driver.serve_by_default:
+            start = not getattr(args, f"no_{driver.serve_name}", False)
+        else:
+            start = bool(getattr(args, f"with_{driver.serve_name}", False) or port)
+        if start:
+            found[driver] = port or driver.default_port
+    return found
+
+
+def start_servers(
+    port: int,
+    others: dict[EngineDriver, int] | None = None,
+    bind: str | None = None,
+    idle_timeout_s: int | None = None,
+    one_off: bool = False,
+    on_log: Callable[[str], None] | None = None,
+    count: int = 1,
+    max_duration_s: int | None = None,
+) -> list[LocalServer]:
+    """Start the main server (iperf3, required; count servers on consecutive ports) and the
+    others asked for (when installed)."""
+    main = _main_driver()
+    if port + count - 1 > 65535:
+        raise BadOption(f"{count} servers from port {port} would pass port 65535.")
+    servers = [
+        server
+        for pool_port in pool_ports(main.name, port, count)
+        for server in main.servers(
+            ServerOptions(pool_port, bind, idle_timeout_s or None, one_off, max_duration_s or None),
+            on_log,
+        )
+    ]
+    for driver, other_port in (others or {}).items():
+        try:
+            servers += driver.servers(ServerOptions(other_port, bind))
+        except EngineMissing as err:
+            print(f"linklab: {err.sentence} Serving without it.", file=sys.stderr)
+    started: list[LocalServer] = []
+    try:
+        for server in servers:
+            server.start()
+            started.append(server)
+    except BaseException:
+        for server in started:
+            server.stop()
+        raise
+    return started
+
+
+def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
+    """What a stranger can do with these servers, in one line."""
+    where = f"on {args.bind} only" if args.bind else "on every address of this computer"
+    capped = any("--server-max-duration" in server.argv for server in servers)
+    longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
+    idle = (
+        f", an iperf3 server idle for {args.idle_timeout} s restarts"
+        if args.idle_timeout and not args.one_off
+        else ""
+    )
+    return f"Limits: listening {where}; {longest}{idle}."
+
+
+def _stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the servers cleanly. SIGINT's handler is set explicitly: a
+    shell starts a background job (`linklab serve &`) with SIGINT ignored, and Python then
+    leaves it ignored."""
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    def log(line: str) -> None:
+        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+
+    _stop_on_signals()
+    for sentence in stop_left_behind():
+        print(f"linklab: {sentence}", file=sys.stderr)
+
+    main = _main_driver()
+    servers = start_servers(
+        getattr(args, main.port_dest) or main.default_port,
+        wanted(args),
+        args.bind,
+        None if args.one_off else args.idle_timeout,  # an idle one-off server would just end
+        args.one_off,
+        on_log=log,
+        count=args.count,
+        max_duration_s=args.max_duration,
+    )
+    echo: EchoResponder | None = None
+    try:
+        for server in servers:
+            print(f"{server.name} listening on port {server.port} (pid {server.pid})")
+            if server.tool.name == main.server_program and (
+                warning := main.server_note(server.tool)
+            ):
+                print(f"Note: {warning}")
+        print(serve_limits(args, servers))
+        for note in dict.fromkeys(n for server in servers for n in server.notes):
+            print(f"Note: {note}")
+        if not args.no_echo:
+            echo, why_off = start_echo(args.echo_port, args.bind, servers)
+            if echo is not None:
+                print(f"LinkLab latency responder listening on UDP port {echo.port}")
+            else:
+                print(f"linklab: {why_off}", file=sys.stderr, flush=True)
+        for line in _peer_addresses(args.bind):
+            print(line)
+        if args.collector:
+            print(tell_collector(args, servers), flush=True)
+        print("Press Ctrl+C to stop.", flush=True)
+        while all(server.running for server in servers):
+            time.sleep(0.2)
+        stopped = [server.name for server in servers if not server.running]
+        print(f"linklab: the {', '.join(stopped)} stopped.", file=sys.stderr)
+        return EXIT_OK if args.one_off else EXIT_FAILED
+    except KeyboardInterrupt:
+        print("Stopping the servers.", file=sys.stderr)
+        return EXIT_OK
+    finally:
+        if echo is not None:
+            echo.stop()
+        for server in servers:
+            server.stop()
+
+
+def _peer_addresses(bind: str | None) -> list[str]:
+    """What to type on the other computer: this computer's addresses, or only the one the
+    servers are bound to (none, when that is a loopback address no other computer reaches)."""
+    if bind is None:
+        lines = ["On the other computer, use one of these addresses as the peer:"]
+        for addr in netinfo.local_addresses():
+            lines.append(f"  {addr.address}  ({addr.interface}, IPv{addr.version}, {addr.scope})")
+        return lines
+    try:
+        loopback = ipaddress.ip_address(bind.partition("%")[0]).is_loopback
+    except ValueError:
+        loopback = bind.lower() == "localhost"
+    if loopback:
+        return [
+            f"The servers listen on {bind} only, which no other computer can reach: measure "
+            f"from this computer, or start them without --bind (or bound to a network address)."
+        ]
+    return [f"On the other computer, use {bind} as the peer (the servers listen there only)."]

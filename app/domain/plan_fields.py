@@ -1,0 +1,388 @@
+"""Every setting of a plan described once: its name, how sentences and the form call it, its
+unit and kind, the command line's option, the exercise's lock, whether it can be swept, its
+neutral value and which engine limit bounds it. The form, the command line, the plan codec,
+the descriptions, the applicability rules, the exercise locks and the confounds read it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.domain.plan import Plan, Variable
+
+
+class Kind(StrEnum):
+    CHOICE = "choice"  # one of an enum's values
+    CHOICES = "choices"  # several of them
+    COUNT = "count"  # a whole number
+    DECIMAL = "decimal"  # a number with decimals
+    SIZE = "size"  # bytes, K/M in 1024s; None: the engine's default
+    RATE = "rate"  # bit/s, K/M/G in 1000s
+    NAME = "name"  # a word chosen from what the system has (a congestion control)
+    FLAG = "flag"  # yes or no
+    TEXT = "text"
+    OTHER = "other"  # a structure of its own (values, early stop)
+
+
+@dataclass(frozen=True)
+class Cli:
+    """The option of `linklab run` that sets the field."""
+
+    flag: str
+    metavar: str = ""
+    help: str = ""
+    low: float | None = None  # bounds, where no engine limit gives them
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class PlanField:
+    name: str  # the plan's attribute ("conditions.security" for a stated condition; "" none)
+    words: str  # in sentences: "TCP window"
+    key: str  # the form's and the plan checks' name for it: "window"
+    kind: Kind = Kind.OTHER
+    unit: str = ""
+    cli: Cli | None = None
+    lock: str | None = None  # the exercise's lock (the `linklab run` option without dashes)
+    lock_words: str = ""  # "the TCP window"
+    form_keys: tuple[str, ...] = ()  # the form's fields a lock greys out (default: key)
+    form_label: str = ""  # the form's label where it differs from the words
+    variable: Variable | None = None  # when the field can be swept
+    sweep_label: str = ""  # the sweep choice's label: "Packet size"
+    swept_words: str = ""  # the swept values' check: "A TCP window must be …"
+    neutral: object = None  # the value that asks nothing of the engine
+    limit: str | None = None  # the engines' Limits attribute (None: any engine takes it)
+    clear_hint: str = ""  # how to ask nothing: "clear the window", "set them to 1"
+    missing: str = ""  # why an engine without it cannot take it ({name}, {engines})
+    confound: str = ""  # why sessions differing in it may not compare
+    confound_words: str = ""  # what the confound calls it, where not the words
+    udp_only: bool = False  # only UDP runs have it
+    examples: tuple[str, ...] = ()  # for a field of names: the values a new sweep starts with
+    tip: str = ""  # the form's tooltip, where the command line's help is not enough
+
+    @property
+    def label(self) -> str:
+        """The form's label: "TCP window", "Warm-up (omit)"."""
+        return self.form_label or self.words[:1].upper() + self.words[1:]
+
+    @property
+    def locked_keys(self) -> tuple[str, ...]:
+        return self.form_keys or (self.key,)
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        return (self.name,) if self.name else ()
+
+
+PLAN_FIELDS: tuple[PlanField, ...] = (
+    PlanField("engine", "engine", "engine", Kind.CHOICE, lock="engine", lock_words="the engine"),
+    PlanField(
+        "protocols",
+        "protocol",
+        "protocols",
+        Kind.CHOICES,
+        lock="protocol",
+        lock_words="the protocols",
+    ),
+    PlanField(
+        "ip_versions",
+        "IP version",
+        "ip_versions",
+        Kind.CHOICES,
+        lock="ip",
+        lock_words="the IP versions",
+    ),
+    PlanField(
+        "direction",
+        "direction",
+        "direction",
+        Kind.CHOICE,
+        lock="direction",
+        lock_words="the direction",
+    ),
+    PlanField(
+        "variable",
+        "what is swept",
+        "variable",
+        Kind.CHOICE,
+        lock="vary",
+        lock_words="the swept variable",
+    ),
+    PlanField("values", "values", "values", lock="sizes", lock_words="the swept values"),
+    PlanField(
+        "repetitions",
+        "runs per point",
+        "repetitions",
+        Kind.COUNT,
+        cli=Cli("--runs", "N", "runs per point", 1, 1000),
+        lock="runs",
+        lock_words="the runs per point",
+    ),
+    PlanField(
+        "duration_s",
+        "seconds per run",
+        "duration",
+        Kind.COUNT,
+        "s",
+        cli=Cli("--duration", "S", "seconds per run"),
+        lock="duration",
+        lock_words="the seconds per run",
+        variable=Variable.DURATION,
+        sweep_label="Run duration",
+        swept_words="Run durations",
+        limit="duration_s",
+        confound="short runs weigh the start of TCP's ramp-up more.",
+        confound_words="run duration",
+    ),
+    PlanField(
+        "omit_s",
+        "warm-up",
+        "omit",
+        Kind.COUNT,
+        "s",
+        cli=Cli("--omit", "S", "warm-up seconds"),
+        lock="omit",
+        lock_words="the warm-up seconds",
+        form_label="Warm-up (omit)",
+        neutral=0,
+        limit="omit_s",
+        clear_hint="set it to 0",
+        missing="{name} has no warm-up to leave out: a warm-up needs {engines}.",
+    ),
+    PlanField(
+        "pause_s",
+        "pause between runs",
+        "pause",
+        Kind.DECIMAL,
+        "s",
+        cli=Cli("--pause", "S", "", 0, 3600),
+        lock="pause",
+        lock_words="the pause between runs",
+    ),
+    PlanField("order", "order", "order", Kind.CHOICE, lock="order", lock_words="the run order"),
+    PlanField(
+        "metrics",
+        "metrics",
+        "metrics",
+        Kind.CHOICES,
+        lock="metric",
+        lock_words="the metrics",
+        form_keys=("metrics", "rtt"),
+    ),
+    PlanField(
+        "length",
+        "packet size",
+        "length",
+        Kind.SIZE,
+        "B",
+        cli=Cli("--length", "BYTES", "fixed size when not swept"),
+        lock="length",
+        lock_words="the packet size",
+        form_label="Packet size (when not swept)",
+        variable=Variable.LENGTH,
+        sweep_label="Packet size",
+        confound="per-packet overhead weighs more on small packets.",
+    ),
+    PlanField(
+        "window",
+        "TCP window",
+        "window",
+        Kind.SIZE,
+        "B",
+        cli=Cli("--window", "BYTES"),
+        lock="window",
+        lock_words="the TCP window",
+        variable=Variable.WINDOW,
+        sweep_label="TCP window",
+        swept_words="A TCP window",
+        limit="window",
+        clear_hint="clear the window",
+        missing="LinkLab sets the TCP window for iperf3 only: choose {engines} to set it.",
+        confound="the window caps TCP.",
+    ),
+    PlanField(
+        "parallel",
+        "parallel streams",
+        "parallel",
+        Kind.COUNT,
+        cli=Cli("--parallel", "N"),
+        lock="parallel",
+        lock_words="the parallel streams",
+        variable=Variable.PARALLEL,
+        sweep_label="Parallel streams",
+        swept_words="Parallel streams",
+        neutral=1,
+        limit="parallel",
+        clear_hint="set them to 1",
+        missing="{name} runs one stream per test: parallel streams need {engines}.",
+        confound="several streams fill a link differently from one.",
+    ),
+    PlanField(
+        "bitrate_bps",
+        "UDP bitrate",
+        "bitrate",
+        Kind.RATE,
+        "bit/s",
+        cli=Cli("--bitrate", "RATE", "UDP target (0 = unlimited)"),
+        lock="bitrate",
+        lock_words="the UDP bitrate",
+        variable=Variable.BITRATE,
+        sweep_label="Target bitrate",
+        swept_words="Bitrates",
+        neutral=0,
+        limit="bitrate_bps",
+        clear_hint="set it to 0",
+        missing="{name} sends UDP as fast as it can: a target bitrate needs {engines}.",
+        confound="UDP throughput follows the rate it is sent at.",
+        udp_only=True,
+    ),
+    PlanField(
+        "congestion",
+        "TCP congestion control",
+        "congestion",
+        Kind.NAME,
+        cli=Cli("--congestion", "NAME", "TCP congestion control (cubic, bbr, reno, …)"),
+        lock="congestion",
+        lock_words="the TCP congestion control",
+        variable=Variable.CONGESTION,
+        sweep_label="Congestion control",
+        limit="congestion",
+        clear_hint="clear it",
+        missing="{name} cannot choose TCP's congestion control: choose {engines} to set it.",
+        confound="congestion controls share a link and fill queues differently.",
+        examples=("cubic", "reno"),
+    ),
+    PlanField(
+        "",
+        "emulated loss",
+        "loss",
+        Kind.COUNT,
+        "%",
+        variable=Variable.LOSS,
+        sweep_label="Emulated loss",
+    ),
+    # A monitor sweeps nothing: one flow over time until stopped (app.study.monitor).
+    PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
+    PlanField("interval_s", "report interval", "interval", Kind.DECIMAL, "s"),
+    PlanField("early_stop", "early stop", "early_stop"),
+    PlanField(
+        "max_consecutive_failures",
+        "consecutive failures allowed",
+        "max_consecutive_failures",
+        Kind.COUNT,
+        form_label="Failures in a row allowed",
+    ),
+    PlanField(
+        "concurrent",
+        "series at the same time",
+        "concurrent",
+        Kind.FLAG,
+        lock="concurrent",
+        lock_words="running the series at the same time",
+    ),
+    PlanField(
+        "clocks_synchronised",
+        "clocks synchronised",
+        "clocks_synchronised",
+        Kind.FLAG,
+        cli=Cli(
+            "--clocks-synchronised",
+            help="state that both computers' clocks are synchronised (PTP, NTP): iperf 2 then "
+            "measures the one-way delay (--trip-times)",
+        ),
+        lock="clocks-synchronised",
+        lock_words="the stated clock synchronisation",
+        tip="State that the clocks of this computer and the peer are synchronised (PTP, or "
+        "NTP to a common server): iperf 2 then measures the one-way delay, each packet's "
+        "arrival time less its send time (--trip-times). That difference reads one clock "
+        "against the other, so unsynchronised clocks give a figure off by their offset; "
+        "left off, no one-way delay is measured.",
+    ),
+    PlanField("seed", "shuffle seed", "seed", Kind.COUNT),
+    PlanField("name", "name", "name", Kind.TEXT),
+    # Conditions the user states: lockable by an exercise, described elsewhere.
+    PlanField(
+        "conditions.security",
+        "security",
+        "security",
+        lock="security",
+        lock_words="the stated security",
+    ),
+    PlanField(
+        "conditions.medium", "medium", "medium", lock="medium", lock_words="the stated medium"
+    ),
+    PlanField(
+        "conditions.link_rate_bps",
+        "link rate",
+        "link_rate",
+        lock="link-rate",
+        lock_words="the stated link rate",
+    ),
+    PlanField(
+        "conditions.frame_overhead",
+        "frame overhead",
+        "frame_overhead",
+        lock="frame-overhead",
+        lock_words="the frame overhead",
+        form_label="Frame overhead (bytes)",
+    ),
+)
+
+#: The plan's own fields (not its stated conditions), by attribute.
+BY_NAME: Mapping[str, PlanField] = {
+    f.name: f for f in PLAN_FIELDS if f.name and not f.name.startswith("conditions.")
+}
+BY_KEY: Mapping[str, PlanField] = {f.key: f for f in PLAN_FIELDS}
+#: What each variable sweeps.
+SWEPT: Mapping[Variable, PlanField] = {f.variable: f for f in PLAN_FIELDS if f.variable}
+#: The settings an engine may lack (its Limits have no such span).
+ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.limit and f.clear_hint)
+#: Each variable's label and unit, as the sweep choice and the charts' axes read them.
+VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
+    variable: (SWEPT[variable].sweep_label, SWEPT[variable].unit) for variable in Variable
+}
+
+
+def categorical(variable: Variable) -> bool:
+    """Whether the variable's values are names (charted as categories), not numbers."""
+    return SWEPT[variable].kind is Kind.NAME
+
+
+def x_of(plan: Plan, value: float | str) -> float:
+    """Where a value sits on a chart's x axis: the number, or a name's place in the sweep."""
+    if isinstance(value, str):
+        return float(plan.values.index(value)) if value in plan.values else 0.0
+    return float(value)
+
+
+def categories(plan: Plan) -> list[str] | None:
+    """The names along the x axis of a sweep over names, in the plan's order; else None."""
+    return [str(v) for v in plan.values] if categorical(plan.variable) else None
+
+
+#: A name the system knows a setting by ("cubic", "bbr"): as the plan codec accepts one.
+NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
+
+
+def parse_names(text: str) -> list[str]:
+    """'cubic, bbr,reno' -> ['cubic', 'bbr', 'reno']; ValueError naming one that is no name."""
+    names = [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+    for name in names:
+        if not NAME.match(name):
+            raise ValueError(f"{name!r} is not a name such as cubic (letters, digits, _ . -)")
+    return list(dict.fromkeys(names))
+
+
+def value_word(value: float | str) -> str:
+    """A swept value as it is written: "1408", "2.5", "bbr"."""
+    return value if isinstance(value, str) else f"{value:g}"
+
+
+def point_text(variable: Variable, value: float | str) -> str:
+    """One swept value as a person reads it: "1408 B", "4", "bbr"."""
+    if isinstance(value, str):
+        return value
+    unit = VARIABLE_LABELS[variable][1]
+    return f"{value:g} {unit}" if unit else f"{value:g}"
