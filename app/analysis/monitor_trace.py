@@ -101,6 +101,9 @@ class Trace:
     history: Buckets
     _sum: float = 0.0
     _n: int = 0
+    last: float | None = None  # the latest value
+    low: float | None = None  # the lowest and highest since the start
+    high: float | None = None
 
     @classmethod
     def new(cls, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS) -> Trace:
@@ -111,6 +114,9 @@ class Trace:
         self.history.add(t, value)
         self._sum += value
         self._n += 1
+        self.last = value
+        self.low = value if self.low is None else min(self.low, value)
+        self.high = value if self.high is None else max(self.high, value)
 
     @property
     def mean(self) -> float | None:
@@ -219,3 +225,38 @@ class MonitorTraces:
             self._trace(self.latency, "probes lost").add(t, 100.0 * self._bin_lost / sent)
         self.latest_t = max(self.latest_t, t)
         self._bin, self._bin_rtts, self._bin_lost = None, [], 0
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One curve's figures since the monitor started: the latest, mean, lowest and highest."""
+
+    what: str  # "upload throughput", "upload loss", "working latency"
+    unit: str  # "bit/s", "%", "retransmits", "ms"
+    now: float | None
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+def figures(traces: MonitorTraces) -> list[Figures]:
+    """The figures beside a monitor's chart: throughput, loss (or retransmits) and working
+    latency of each flow, in that order (a flow's sent rate only while nothing received)."""
+    rows: list[Figures] = []
+    udp = traces.protocol is Protocol.UDP
+    received = {name for name in traces.throughput if not name.endswith(SENT)}
+    for name, trace in traces.throughput.items():
+        if name.endswith(SENT) and name[: -len(SENT)] in received:
+            continue
+        rows.append(_figures(f"{name} throughput", "bit/s", trace))
+    for name, trace in traces.loss.items():
+        rows.append(
+            _figures(f"{name} {'loss' if udp else 'retransmits'}", "%" if udp else "", trace)
+        )
+    if "latency" in traces.latency:
+        rows.append(_figures("working latency", "ms", traces.latency["latency"]))
+    return rows
+
+
+def _figures(what: str, unit: str, trace: Trace) -> Figures:
+    return Figures(what, unit, trace.last, trace.mean, trace.low, trace.high)

@@ -21,18 +21,25 @@ from app.domain.units import counted
 from app.store.db import StoreError
 from app.store.monitors import count_monitor_runs
 from app.study.describe import duration_text
-from app.study.events import SessionFinished, SessionStarted
+from app.study.events import (
+    MonitorResumed,
+    MonitorWaiting,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
 from app.study.plan_checks import validate_plan
-from app.study.runner import Outcome, StudyRunner
+from app.study.runner import Outcome, RetryPolicy, StudyRunner
 
 #: Seconds per chained run: long enough that the gaps between runs cost under 1 % of the
 #: time, short enough that a UDP upload's loss (reported by the receiving end when a run
 #: ends) comes in every few minutes.
 DEFAULT_RUN_S = 300
+#: A UDP upload's loss is what the receiving end reports as a run ends: minute-long runs.
+UDP_RUN_S = 60
 #: The longest run: a server others can reach serves tests of at most an hour.
 MAX_RUN_S = 3600
-#: After a run that failed (the peer gone for a moment), the next one is tried after this.
-RETRY_AFTER_S = 5.0
 
 
 def monitor_plan(
@@ -69,9 +76,25 @@ def monitor_plan(
 
 
 class MonitorRunner(StudyRunner):
-    """Runs of a monitor's one flow, back to back, each stored as a run is, until stop() (or
-    until the plan's allowed failures in a row). Stop ends the monitor: its status is then
+    """Runs of a monitor's one flow, back to back, each stored as a run is, until stop().
+    A peer that stops answering is said in a sentence and tried again with a growing wait
+    (BACKOFF's ceilings: 1, 2, 4 … 30 s), for as long as the user lets the monitor run;
+    everything measured before stays stored. Stop ends the monitor: its status is then
     completed, the run in progress kept unfinished with every interval it measured."""
+
+    #: Waits between tries while the peer does not answer (its ceilings, without jitter: one
+    #: monitor does not crowd a server).
+    backoff = RetryPolicy(first_wait_s=1.0, max_wait_s=30.0)
+    #: When the peer stopped answering; None while it answers.
+    _lost_since: float | None = None
+
+    def _emit(self, event: StudyEvent) -> None:
+        """The first interval measured after the peer stopped answering says it is back."""
+        if isinstance(event, SampleArrived) and self._lost_since is not None:
+            gap = time.monotonic() - self._lost_since
+            self._lost_since = None
+            super()._emit(MonitorResumed(back_text(self.plan, gap), gap))
+        super()._emit(event)
 
     def run(self) -> Outcome:
         validate_plan(self.plan)
@@ -81,7 +104,6 @@ class MonitorRunner(StudyRunner):
         self._emit(SessionStarted(session_id, self.plan, 0, 0))
         t0 = time.monotonic()
         begun = done = failed = in_a_row = 0
-        status, why = SessionStatus.COMPLETED, ""
         try:
             while not self._stop.is_set():
                 begun += 1
@@ -96,14 +118,11 @@ class MonitorRunner(StudyRunner):
                     continue
                 failed += 1
                 in_a_row += 1
-                if in_a_row >= self.plan.max_consecutive_failures:
-                    status = SessionStatus.FAILED
-                    why = (
-                        f"{in_a_row} runs in a row failed, so the monitor stopped. The last "
-                        f"error: {record.error}"
-                    )
-                    break
-                self._stop.wait(RETRY_AFTER_S)
+                if self._lost_since is None:
+                    self._lost_since = time.monotonic()
+                wait = self.backoff.ceiling(in_a_row)
+                self._emit(MonitorWaiting(lost_text(self.plan, record.error, wait), wait, in_a_row))
+                self._stop.wait(wait)
         except StoreError as err:
             self._emit(SessionFinished(session_id, SessionStatus.FAILED, err.sentence))
             try:
@@ -114,10 +133,32 @@ class MonitorRunner(StudyRunner):
         reason = monitored_text(time.monotonic() - t0, begun, self.plan.duration_s, failed)
         if self._reason:
             reason = f"{reason} {self._reason}"
-        reason = " ".join([why, reason, *self._latency_notes]).strip()
-        self.store.finish(session_id, status, reason)
-        self._emit(SessionFinished(session_id, status, reason, done, failed))
-        return Outcome(session_id, status, reason, done, failed)
+        reason = " ".join([reason, *self._latency_notes]).strip()
+        self.store.finish(session_id, SessionStatus.COMPLETED, reason)
+        self._emit(SessionFinished(session_id, SessionStatus.COMPLETED, reason, done, failed))
+        return Outcome(session_id, SessionStatus.COMPLETED, reason, done, failed)
+
+
+def peer_words(plan: Plan) -> str:
+    """'this computer's server', 'lab-peer'."""
+    return "this computer's server" if plan.peer.is_this_computer else plan.peer.host
+
+
+def lost_text(plan: Plan, error: str, wait_s: float) -> str:
+    """'lab-peer stopped answering (…). The monitor tries again in 4 s, and keeps what it
+    measured.'"""
+    why = f" ({error.rstrip('.')})" if error else ""
+    return (
+        f"{peer_words(plan)[:1].upper()}{peer_words(plan)[1:]} stopped answering{why}. The "
+        f"monitor tries again in {wait_s:.0f} s and keeps everything it measured."
+    )
+
+
+def back_text(plan: Plan, gap_s: float) -> str:
+    """'lab-peer answers again after 12 s: the monitor goes on.'"""
+    who = peer_words(plan)
+    after = duration_text(gap_s)
+    return f"{who[:1].upper()}{who[1:]} answers again after {after}: the monitor goes on."
 
 
 def monitored_text(elapsed_s: float, runs: int, run_s: int, failed: int = 0) -> str:
