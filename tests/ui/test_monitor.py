@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QWidget
 
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -22,6 +23,12 @@ def figures(user: User) -> dict[str, list[str]]:
     return {row[0]: row[1:] for row in user.table_rows("Monitor figures")}
 
 
+def width(chart: QWidget) -> float:
+    """Seconds across the chart's time axis."""
+    low, high = chart.viewRange()[0]  # type: ignore[attr-defined]
+    return float(high - low)
+
+
 def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
@@ -35,6 +42,14 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     now, mean, low, high = figures(user)["Upload throughput"]
     assert all(text.endswith("bit/s") for text in (now, mean, low, high)), figures(user)
     assert "Monitoring this computer" in user.text("Monitor status")
+    # The rolling window: the last minute, then the whole history from the start.
+    span = user.find("Monitor throughput chart")
+    user.type("Show the last", "1", enter=True)
+    assert user.text("Show the last") == "1 minute"
+    wait_for(lambda: width(span) == pytest.approx(60, rel=0.05), 5, "a one-minute window")
+    user.check("Whole history")
+    assert not user.find("Show the last").isEnabled()
+    wait_for(lambda: width(span) < 30, 5, "the whole history of a few seconds")
     user.click("Stop monitor")
     wait_for(lambda: not window.measure.running, 10, "the monitor to stop")
     assert "Monitor saved as session" in user.text("Monitor status")
