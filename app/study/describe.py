@@ -120,6 +120,14 @@ def duration_text(seconds: float) -> str:
     return f"about {secs} s"
 
 
+def clock_text(seconds: float) -> str:
+    """Seconds since a start as a clock reads: '0:45', '12:05', '2:03:09'."""
+    whole = max(round(seconds), 0)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def extent_text(plan: Plan) -> str:
     """'1,920 runs, about 16 h 00 min'; with early stop, the most it can take ('at most 5,760
     runs, about 16 h 00 min, less as points become precise enough')."""

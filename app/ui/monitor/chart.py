@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces, Trace
 from app.domain.net import Protocol
 from app.domain.units import rate_unit
+from app.study.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
 
@@ -27,14 +28,6 @@ WINDOWS: tuple[tuple[str, float | None], ...] = (
     ("Whole history", None),
 )
 LATENCY_COLOUR = COLOURS[1]  # as the live latency chart draws loaded probes
-
-
-def clock_text(seconds: float) -> str:
-    """Seconds since the start as a clock reads: '0:45', '12:05', '2:03:09'."""
-    whole = max(round(seconds), 0)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 class ClockAxis(pg.AxisItem):

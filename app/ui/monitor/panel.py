@@ -27,6 +27,7 @@ from app.analysis.monitor_trace import MonitorTraces, figures
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Metric, Peer, Plan
 from app.domain.units import parse_rate
+from app.study.describe import clock_text
 from app.study.events import (
     LatencyProbed,
     MonitorResumed,
@@ -44,7 +45,7 @@ from app.ui.common.chart_style import series_colour
 from app.ui.common.widgets import ERROR_COLOUR, _combo, _spin, accessible
 from app.ui.context import AppContext
 from app.ui.measure.worker import StudyWorker
-from app.ui.monitor.chart import MonitorChart, clock_text
+from app.ui.monitor.chart import MonitorChart
 from app.ui.monitor.figures import FiguresModel
 
 #: How often the elapsed time and the figures are brought up to date.
