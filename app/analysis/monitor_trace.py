@@ -231,7 +231,7 @@ class MonitorTraces:
 class Figures:
     """One curve's figures since the monitor started: the latest, mean, lowest and highest."""
 
-    what: str  # "upload throughput", "upload loss", "working latency"
+    what: str  # "upload", "upload loss", "latency": the column's heading
     unit: str  # "bit/s", "%", "retransmits", "ms"
     now: float | None
     mean: float | None
@@ -248,13 +248,13 @@ def figures(traces: MonitorTraces) -> list[Figures]:
     for name, trace in traces.throughput.items():
         if name.endswith(SENT) and name[: -len(SENT)] in received:
             continue
-        rows.append(_figures(f"{name} throughput", "bit/s", trace))
+        rows.append(_figures(name, "bit/s", trace))
+    both = len(traces.loss) > 1  # up and down: each flow's loss named
     for name, trace in traces.loss.items():
-        rows.append(
-            _figures(f"{name} {'loss' if udp else 'retransmits'}", "%" if udp else "", trace)
-        )
+        what = "loss" if udp else "retransmits"
+        rows.append(_figures(f"{name} {what}" if both else what, "%" if udp else "", trace))
     if "latency" in traces.latency:
-        rows.append(_figures("working latency", "ms", traces.latency["latency"]))
+        rows.append(_figures("latency", "ms", traces.latency["latency"]))
     return rows
 
 

@@ -110,7 +110,7 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     t, v = trace.window(36_000 - 300)  # the last five minutes at full resolution
     assert len(t) == 301
     (row, retransmits) = figures(traces)
-    assert row.what == "upload throughput" and row.now == 50e6 + 0 * 1e5
+    assert row.what == "upload" and row.now == 50e6 + 0 * 1e5
     assert row.low == 50e6 and row.high == 50e6 + 99 * 1e5
     assert row.mean == pytest.approx(50e6 + 49.5 * 1e5)
-    assert retransmits.what == "upload retransmits" and retransmits.high == 0
+    assert retransmits.what == "retransmits" and retransmits.high == 0

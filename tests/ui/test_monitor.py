@@ -19,8 +19,9 @@ pytestmark = pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iper
 
 
 def figures(user: User) -> dict[str, list[str]]:
-    """The figures beside the chart, by row: {'Upload throughput': [now, mean, min, max]}."""
-    return {row[0]: row[1:] for row in user.table_rows("Monitor figures")}
+    """The figures beside the chart, by column: {'Upload': [now, mean, min, max]}."""
+    rows, names = user.table_rows("Monitor figures"), user.headers("Monitor figures")
+    return {name: [row[i] for row in rows] for i, name in enumerate(names)}
 
 
 def width(chart: QWidget) -> float:
@@ -32,14 +33,16 @@ def width(chart: QWidget) -> float:
 def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
+    assert user.can_see("Results")
     user.tab("Monitor")
+    assert not user.can_see("Results")  # the sweep's table gives the chart its height
     panel = user.find("Monitor")
     assert user.find("Show the last", root=panel).text() == "5 minutes"
     user.click("Start monitor")
     chart = user.find("Monitor chart")
     wait_for(lambda: sum(chart.drawn("throughput").values()) >= 3, 20, "three points charted")  # type: ignore[attr-defined]
-    wait_for(lambda: "Upload throughput" in figures(user), 5, "the figures")
-    now, mean, low, high = figures(user)["Upload throughput"]
+    wait_for(lambda: "Upload" in figures(user), 5, "the figures")
+    now, mean, low, high = figures(user)["Upload"]
     assert all(text.endswith("bit/s") for text in (now, mean, low, high)), figures(user)
     assert "Monitoring this computer" in user.text("Monitor status")
     # The rolling window: the last minute, then the whole history from the start.

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import SignalInstance
-from PySide6.QtWidgets import QPlainTextEdit, QTabWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QWidget
 
 from app.domain.net import IpVersion
 from app.domain.plan import Peer, Plan
@@ -23,6 +23,7 @@ class MeasureTab(Protocol):
     setup: SetupPanel
     charts: QTabWidget
     log: QPlainTextEdit
+    table: QWidget
     _plan: Plan | None
     other_test_running: Callable[[], bool]
 
@@ -72,4 +73,8 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     monitor.status_message.connect(tab.status_message)
     monitor.said.connect(said)
     monitor.busy_elsewhere = busy
+    # The sweep's results table says nothing of a monitor: the chart takes its height.
+    tab.charts.currentChanged.connect(
+        lambda _index: tab.table.setVisible(tab.charts.currentWidget() is not monitor)
+    )
     return monitor

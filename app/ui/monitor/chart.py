@@ -67,6 +67,7 @@ class _Plot(pg.PlotWidget):
         super().__init__(axisItems={"bottom": ClockAxis(orientation="bottom")})
         style_plot(self, title)
         self.setLabel("left", y_label)
+        self.getAxis("left").enableAutoSIPrefix(False)  # the label names the unit itself
         self.setMouseEnabled(x=False, y=False)
         item = self.getPlotItem()
         item.setDownsampling(auto=True, mode="peak")
@@ -85,7 +86,7 @@ class MonitorChart(_OnDemand, QWidget):
         self.throughput = _Plot("Throughput", "throughput (Mbit/s)", "Monitor throughput chart")
         self.loss = _Plot("Loss", "loss (%)", "Monitor loss chart")
         self.latency = _Plot(
-            "Working latency (median of each second's probes)",
+            "Working latency (each second's median)",
             "round trip (ms)",
             "Monitor latency chart",
         )
@@ -121,7 +122,7 @@ class MonitorChart(_OnDemand, QWidget):
         self.colour = colour
         udp = traces.protocol is Protocol.UDP
         self.loss.getPlotItem().setTitle("Loss (% of datagrams)" if udp else "TCP retransmits")
-        self.loss.setLabel("left", "loss (%)" if udp else "retransmits per interval")
+        self.loss.setLabel("left", "loss (%)" if udp else "retransmits")
         self.latency.setVisible(latency)
         self.changed()
 
@@ -211,6 +212,4 @@ class MonitorChart(_OnDemand, QWidget):
         if traces is None or "probes lost" not in traces.latency:
             return
         lost = traces.latency["probes lost"].mean or 0.0
-        self.latency.getPlotItem().setTitle(
-            f"Working latency (median of each second's probes; {lost:.1f} % of probes lost)"
-        )
+        self.latency.getPlotItem().setTitle(f"Working latency · {lost:.1f} % of probes lost")

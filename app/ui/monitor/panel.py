@@ -133,9 +133,7 @@ class MonitorPanel(QWidget):
         accessible(self.table, "Monitor figures")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self._layout()
         self._tick = QTimer(self)
         self._tick.setInterval(TICK_MS)
@@ -171,7 +169,7 @@ class MonitorPanel(QWidget):
         view.addWidget(labelled("Show the last", self.window_minutes))
         view.addWidget(self.window_minutes)
         view.addWidget(self.whole)
-        side = QWidget()
+        side = self.side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         heading = QLabel("Since the start")
@@ -183,7 +181,7 @@ class MonitorPanel(QWidget):
         split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
-        split.setSizes([560, 300])
+        split.setSizes([480, 280])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(flow)
@@ -369,6 +367,10 @@ class MonitorPanel(QWidget):
         """The elapsed time in the status line and the figures beside the chart."""
         if self.traces is not None:
             self.model.set_rows(figures(self.traces))
+            # Every figure readable: the side as wide as the table's columns.
+            table = self.table
+            width = table.verticalHeader().width() + table.horizontalHeader().length()
+            self.side.setMinimumWidth(width + 2 * table.frameWidth() + 2)
         if self.worker is None or self._lost or self._plan is None:
             return
         elapsed = clock_text(self.clock() - self._t0)
