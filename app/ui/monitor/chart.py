@@ -30,6 +30,22 @@ WINDOWS: tuple[tuple[str, float | None], ...] = (
 LATENCY_COLOUR = COLOURS[1]  # as the live latency chart draws loaded probes
 
 
+#: A stretch this many times the usual step between points is a gap (the peer gone).
+GAP_STEPS = 2.5
+
+
+def with_gaps(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points with a break (NaN) where none came for a while: a gap is drawn as one, not
+    bridged by a straight line."""
+    if len(t) < 3:
+        return t, v
+    steps = np.diff(t)
+    cuts = np.nonzero(steps > GAP_STEPS * float(np.median(steps)))[0]
+    if not len(cuts):
+        return t, v
+    return np.insert(t, cuts + 1, t[cuts]), np.insert(v.astype(float), cuts + 1, np.nan)
+
+
 class ClockAxis(pg.AxisItem):
     """A time axis in minutes and seconds (hours when there are any) since the start."""
 
@@ -54,7 +70,8 @@ class _Curve:
     def show(
         self, t: np.ndarray, v: np.ndarray, low: np.ndarray | None, high: np.ndarray | None
     ) -> None:
-        self.line.setData(t, v)
+        gapped_t, gapped_v = with_gaps(t, v)
+        self.line.setData(gapped_t, gapped_v, connect="finite")
         self.count = len(t)
         banded = low is not None and high is not None and len(t) > 0
         self.low.setData(t if banded else [], low if banded else [])
@@ -146,6 +163,15 @@ class MonitorChart(_OnDemand, QWidget):
         """Points drawn per curve name on 'throughput', 'loss' or 'latency'."""
         shown: _Plot = getattr(self, plot)
         return {name: curve.count for name, curve in shown.curves.items()}
+
+    def breaks(self, plot: str) -> int:
+        """Gaps drawn as breaks in the curves of 'throughput', 'loss' or 'latency'."""
+        shown: _Plot = getattr(self, plot)
+        found = 0
+        for curve in shown.curves.values():
+            y = curve.line.yData
+            found += int(np.isnan(y).sum()) if y is not None else 0
+        return found
 
     # -- drawing -----------------------------------------------------------------------------
     def _draw(self) -> None:
