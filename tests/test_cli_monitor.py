@@ -3,6 +3,7 @@ until Ctrl+C, then the monitor kept as a session."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -48,3 +49,6 @@ def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path
     listed = linklab("sessions", "--db", db)
     assert listed.returncode == 0, listed.stderr
     assert "Monitor · TCP · IPv4" in listed.stdout and "completed" in listed.stdout
+    listed = linklab("sessions", "--json", "--db", db)
+    (session,) = json.loads(listed.stdout)
+    assert session["kind"] == "monitor" and session["variable"] == "none"

@@ -64,6 +64,8 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
         10,
         "the monitor in Sessions",
     )
+    user.click_row("Sessions", 0)
+    wait_for(lambda: "monitor: 1 run of up to 300 s" in user.text("Session details"), 10, "it")
     with Database(window.context.db_path, readonly=True) as db:
         store = SessionStore(db)
         (session,) = store.list_sessions()
