@@ -19,17 +19,9 @@ from app.study.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
 
-#: The rolling windows a user can choose: (label, seconds; None for the whole history).
-WINDOWS: tuple[tuple[str, float | None], ...] = (
-    ("Last 1 min", 60.0),
-    ("Last 5 min", 300.0),
-    ("Last 15 min", 900.0),
-    ("Last 60 min", 3600.0),
-    ("Whole history", None),
-)
+#: The span shown until the user chooses another: the last five minutes.
+DEFAULT_WINDOW_S = 300.0
 LATENCY_COLOUR = COLOURS[1]  # as the live latency chart draws loaded probes
-
-
 #: A stretch this many times the usual step between points is a gap (the peer gone).
 GAP_STEPS = 2.5
 
@@ -121,7 +113,7 @@ class MonitorChart(_OnDemand, QWidget):
         layout.addWidget(self.latency, 3)
         self.traces: MonitorTraces | None = None
         self.colour = COLOURS[0]
-        self.window_s: float | None = WINDOWS[1][1]
+        self.window_s: float | None = DEFAULT_WINDOW_S
         self._dirty = False
         self._start_timer()
         self.latency.setVisible(False)
