@@ -109,6 +109,8 @@ def test_a_peer_that_goes_away_is_said_and_the_monitor_goes_on_when_it_is_back(
     server.start()  # the peer is back, on the same port
     wait_for(lambda: "answers again" in user.text("Monitor status"), 25, "the peer back")
     wait_for(lambda: points() >= before + 2, 10, "points after the gap")
+    status = user.text("Monitor status")  # the return stays said beside the elapsed time
+    assert "Monitoring this computer" in status and "answers again" in status, status
     assert chart.breaks("throughput") == 1  # type: ignore[attr-defined]  # drawn as a gap
     user.click("Stop monitor")
     wait_for(lambda: not window.measure.running, 10, "the monitor to stop")

@@ -50,6 +50,8 @@ from app.ui.monitor.figures import FiguresModel
 
 #: How often the elapsed time and the figures are brought up to date.
 TICK_MS = 1000
+#: How long the sentence that the peer answers again stays beside the elapsed time.
+BACK_SHOWN_S = 30.0
 
 
 class MonitorPanel(QWidget):
@@ -79,6 +81,7 @@ class MonitorPanel(QWidget):
         self._offset = 0.0  # seconds from the monitor's start to its current run's start
         self._run = 0
         self._lost = False
+        self._back = ("", 0.0)  # the sentence that the peer is back, and until when it shows
         #: Why no monitor may start now (a responsiveness test loads the link); "" when free.
         self.busy_elsewhere: Callable[[], str] = lambda: ""
         self.protocol = _combo(
@@ -300,6 +303,7 @@ class MonitorPanel(QWidget):
         self._t0 = self.clock()
         self._run = 0
         self._lost = False
+        self._back = ("", 0.0)
         for note in event.notes:
             self.said.emit(note, False)
 
@@ -347,7 +351,9 @@ class MonitorPanel(QWidget):
 
     def _resumed(self, event: MonitorResumed) -> None:
         self._lost = False
+        self._back = (event.sentence, self.clock() + BACK_SHOWN_S)
         self._show(event.sentence)
+        self._refresh()
 
     def _finished(self, event: SessionFinished) -> None:
         self._tick.stop()
@@ -375,5 +381,9 @@ class MonitorPanel(QWidget):
             return
         elapsed = clock_text(self.clock() - self._t0)
         who = "this computer" if self._plan.peer.is_this_computer else self._plan.peer.host
-        self.status.setText(f"Monitoring {who} for {elapsed} (run {max(self._run, 1)}).")
+        text = f"Monitoring {who} for {elapsed} (run {max(self._run, 1)})."
+        back, until = self._back
+        if back and self.clock() < until:  # the peer's return stays in view a while
+            text = f"{text} {back}"
+        self.status.setText(text)
         self.status.setStyleSheet("")
