@@ -131,6 +131,8 @@ class IntervalPrinter:
             self._interval(event)
         elif isinstance(event, RunFailed) and event.will_retry:
             self._note(f"Note: {event.retry_note}")
+        elif isinstance(event, RunFailed):
+            self._note(f"Run {event.key.repetition} failed: {event.sentence}")
         elif isinstance(event, MonitorWaiting | MonitorResumed | LatencyNote):
             self._note(event.sentence)
         elif isinstance(event, SessionFinished):

@@ -121,7 +121,7 @@ class MonitorRunner(StudyRunner):
                 if self._lost_since is None:
                     self._lost_since = time.monotonic()
                 wait = self.backoff.ceiling(in_a_row)
-                self._emit(MonitorWaiting(lost_text(self.plan, record.error, wait), wait, in_a_row))
+                self._emit(MonitorWaiting(lost_text(self.plan, wait, in_a_row), wait, in_a_row))
                 self._stop.wait(wait)
         except StoreError as err:
             self._emit(SessionFinished(session_id, SessionStatus.FAILED, err.sentence))
@@ -144,13 +144,14 @@ def peer_words(plan: Plan) -> str:
     return "this computer's server" if plan.peer.is_this_computer else plan.peer.host
 
 
-def lost_text(plan: Plan, error: str, wait_s: float) -> str:
-    """'lab-peer stopped answering (…). The monitor tries again in 4 s, and keeps what it
-    measured.'"""
-    why = f" ({error.rstrip('.')})" if error else ""
+def lost_text(plan: Plan, wait_s: float, tries: int) -> str:
+    """'Lab-peer stopped answering (2 tries). The monitor tries again in 2 s and keeps
+    everything it measured.' (The engine's own sentence goes to the log with the run.)"""
+    who = peer_words(plan)
+    counted_tries = f" ({counted(tries, 'try', 'tries')})" if tries > 1 else ""
     return (
-        f"{peer_words(plan)[:1].upper()}{peer_words(plan)[1:]} stopped answering{why}. The "
-        f"monitor tries again in {wait_s:.0f} s and keeps everything it measured."
+        f"{who[:1].upper()}{who[1:]} stopped answering{counted_tries}. The monitor tries "
+        f"again in {wait_s:.0f} s and keeps everything it measured."
     )
 
 

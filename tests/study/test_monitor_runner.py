@@ -83,7 +83,8 @@ def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
     waiting = [e for e in events if isinstance(e, MonitorWaiting)]
     assert [e.attempt for e in waiting] == [1, 2, 3]
     assert [e.retry_in_s for e in waiting] == [0.01, 0.02, 0.04]  # doubling, up to the cap
-    assert waiting[0].sentence.startswith("Lab-peer stopped answering (")
+    assert waiting[0].sentence.startswith("Lab-peer stopped answering. The monitor tries again")
+    assert waiting[2].sentence.startswith("Lab-peer stopped answering (3 tries).")
     assert "keeps everything it measured" in waiting[0].sentence
     (back,) = [e for e in events if isinstance(e, MonitorResumed)]
     assert back.sentence.startswith("Lab-peer answers again after about")
