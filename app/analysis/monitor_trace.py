@@ -25,8 +25,10 @@ class Ring:
 
     def __init__(self, size: int = RECENT_POINTS) -> None:
         self.size = size
-        self._t = np.zeros(size)
-        self._v = np.zeros(size)
+        # Filled, not zeros: the memory is taken at the start rather than page by page as the
+        # ring fills (np.zeros leaves untouched pages to the operating system).
+        self._t = np.full(size, 0.0)
+        self._v = np.full(size, 0.0)
         self._next = 0
         self.count = 0  # points held (at most size)
         self.total = 0  # points ever added
@@ -39,10 +41,21 @@ class Ring:
         self.total += 1
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.since(-np.inf)
+
+    def since(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """The points from time t on, oldest first: copies of those only (a window of minutes
+        out of hours costs its own points, not the whole ring's)."""
         if self.count < self.size:
-            return self._t[: self.count].copy(), self._v[: self.count].copy()
-        order = np.r_[self._next : self.size, 0 : self._next]
-        return self._t[order], self._v[order]
+            parts = [(0, self.count)]
+        else:  # wrapped: the older part from _next to the end, then from the start
+            parts = [(self._next, self.size), (0, self._next)]
+        times, values = [], []
+        for begin, end in parts:
+            first = begin + int(np.searchsorted(self._t[begin:end], t))
+            times.append(self._t[first:end])
+            values.append(self._v[first:end])
+        return np.concatenate(times), np.concatenate(values)
 
     @property
     def first_t(self) -> float | None:
@@ -59,8 +72,8 @@ class Buckets:
         self.span = span
         self._low = np.full(size, np.inf)
         self._high = np.full(size, -np.inf)
-        self._sum = np.zeros(size)
-        self._n = np.zeros(size, dtype=np.int64)
+        self._sum = np.full(size, 0.0)
+        self._n = np.full(size, 0, dtype=np.int64)
 
     def add(self, t: float, value: float) -> None:
         index = int(max(t, 0.0) // self.span)
@@ -129,19 +142,23 @@ class Trace:
     def window(self, since: float) -> tuple[np.ndarray, np.ndarray]:
         """The points from `since` on at full resolution (the history's buckets where the
         recent points do not reach back that far)."""
-        t, v = self.recent.arrays()
+        t, v = self.recent.since(since)
         first = self.recent.first_t
         if first is not None and since < first and self.recent.total > self.recent.count:
             ht, hv, _low, _high = self.history.arrays()
             older = (ht >= since) & (ht < first)
             t, v = np.concatenate([ht[older], t]), np.concatenate([hv[older], v])
-        keep = t >= since
-        return t[keep], v[keep]
+        return t, v
+
+    @property
+    def bucketed(self) -> bool:
+        """Whether the whole monitor is drawn from its buckets (else point by point)."""
+        return self.recent.total > self.recent.count or self.recent.count > self.history.size
 
     def whole(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(times, values, lows, highs) over the whole monitor: every point while the recent
-        ones still reach back to the start, else the history's buckets."""
-        if self.recent.total == self.recent.count:
+        """(times, values, lows, highs) over the whole monitor: every point while there are
+        no more of them than buckets, else the history's buckets."""
+        if not self.bucketed:
             t, v = self.recent.arrays()
             return t, v, v, v
         return self.history.arrays()

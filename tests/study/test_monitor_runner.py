@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.analysis.monitor_trace import MonitorTraces, figures
+from app.analysis.monitor_trace import MonitorTraces, Ring, figures
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
@@ -115,3 +115,15 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     assert row.low == 50e6 and row.high == 50e6 + 99 * 1e5
     assert row.mean == pytest.approx(50e6 + 49.5 * 1e5)
     assert retransmits.what == "retransmits" and retransmits.high == 0
+
+
+def test_a_window_of_the_ring_is_its_points_from_then_on_wrapped_or_not() -> None:
+    ring = Ring(5)
+    for second in range(1, 4):
+        ring.add(float(second), second * 10.0)
+    assert [list(a) for a in ring.since(2.0)] == [[2.0, 3.0], [20.0, 30.0]]
+    for second in range(4, 9):  # wraps: 4 … 8 held, 6 to 8 at the start of the arrays
+        ring.add(float(second), second * 10.0)
+    assert [list(a) for a in ring.since(5.5)] == [[6.0, 7.0, 8.0], [60.0, 70.0, 80.0]]
+    assert list(ring.arrays()[0]) == [4.0, 5.0, 6.0, 7.0, 8.0]
+    assert list(ring.since(9.0)[0]) == []

@@ -213,7 +213,7 @@ class MonitorChart(_OnDemand, QWidget):
             t, v = trace.window(since)
             return t, v, None, None
         t, v, low, high = trace.whole()
-        banded = trace.recent.total > trace.recent.count  # buckets: each a span of points
+        banded = trace.bucketed  # buckets: each a span of points
         return t, v, (low if banded else None), (high if banded else None)
 
     def _look(self, plot: _Plot, name: str) -> tuple[str, str, int]:
