@@ -38,8 +38,20 @@ def with_gaps(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.insert(t, cuts + 1, t[cuts]), np.insert(v.astype(float), cuts + 1, np.nan)
 
 
+#: Steps between a clock axis's labels, seconds: as a clock divides time.
+CLOCK_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600)
+#: About this many pixels between two labels.
+LABEL_PX = 90
+
+
 class ClockAxis(pg.AxisItem):
-    """A time axis in minutes and seconds (hours when there are any) since the start."""
+    """A time axis in minutes and seconds (hours when there are any) since the start, its
+    labels on whole minutes or hours (0:30, 1:00 … or 1:00:00, 2:00:00), not at 50 s."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        wanted = (maxVal - minVal) / max(size / LABEL_PX, 1.0)
+        major = next((step for step in CLOCK_STEPS if step >= wanted), CLOCK_STEPS[-1])
+        return [(float(major), 0.0), (major / 2.0, 0.0)]
 
     def tickStrings(self, values: Sequence[float], scale: float, spacing: float) -> list[str]:
         return [clock_text(value) for value in values]
@@ -51,8 +63,11 @@ class _Curve:
     def __init__(self, plot: pg.PlotWidget, name: str, colour: str, line: int) -> None:
         pen = pg.mkPen(colour, width=2, style=LINES[line % len(LINES)])
         self.line = plot.plot([], [], pen=pen, name=name)
-        self.low = pg.PlotDataItem([], [], pen=None)
-        self.high = pg.PlotDataItem([], [], pen=None)
+        # Curves that hold their points without drawing them (a PlotDataItem without a pen
+        # drops its points, and the band between two of them is then empty).
+        edge = pg.mkPen(QColor(0, 0, 0, 0))
+        self.low = pg.PlotCurveItem([], [], pen=edge)
+        self.high = pg.PlotCurveItem([], [], pen=edge)
         shade = QColor(colour)
         shade.setAlpha(50)
         self.band = pg.FillBetweenItem(self.low, self.high, brush=shade)
