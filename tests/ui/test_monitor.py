@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QWidget
 
+from app.domain.plan import Engine
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
@@ -45,6 +46,8 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     now, mean, low, high = figures(user)["Upload"]
     assert all(text.endswith("bit/s") for text in (now, mean, low, high)), figures(user)
     assert "Monitoring this computer" in user.text("Monitor status")
+    port = window.context.loopback.port(Engine.IPERF3)  # LinkLab's own server's, in use
+    assert f"-p {port} -t 300 -i 1" in user.text("Command")  # the monitor's run, as it runs
     # The rolling window: the last minute, then the whole history from the start.
     span = user.find("Monitor throughput chart")
     user.type("Show the last", "1", enter=True)
@@ -57,6 +60,7 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     wait_for(lambda: not window.measure.running, 10, "the monitor to stop")
     assert "Monitor saved as session" in user.text("Monitor status")
     assert user.find("Start").isEnabled()  # the Measure tab's Start is free again
+    assert "-t 300" not in user.text("Command")  # the study's command again
     user.tab("Sessions")
     name = "Monitor · TCP · IPv4 · upload"
     wait_for(

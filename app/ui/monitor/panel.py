@@ -62,6 +62,7 @@ class MonitorPanel(QWidget):
     session_saved = Signal(str)  # a monitor ended: the Sessions list refreshes
     status_message = Signal(str)
     said = Signal(str, bool)  # a line for the Measure tab's log (text, is an error)
+    peer_ready = Signal(object)  # Plan: the peer answered (this computer: its servers' ports)
 
     def __init__(
         self,
@@ -304,6 +305,7 @@ class MonitorPanel(QWidget):
         self._run = 0
         self._lost = False
         self._back = ("", 0.0)
+        self.peer_ready.emit(plan)
         for note in event.notes:
             self.said.emit(note, False)
 
