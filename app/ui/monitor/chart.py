@@ -99,7 +99,7 @@ class _Plot(pg.PlotWidget):
         self.legend = add_legend(self)
         self.curves: dict[str, _Curve] = {}
         self.setAccessibleName(name)
-        self.setMinimumHeight(120)
+        self.setMinimumHeight(60)
 
 
 class MonitorChart(_OnDemand, QWidget):
@@ -114,7 +114,7 @@ class MonitorChart(_OnDemand, QWidget):
             "round trip (ms)",
             "Monitor latency chart",
         )
-        self.throughput.setMinimumHeight(180)
+        self.throughput.setMinimumHeight(90)
         for plot in (self.loss, self.latency):
             plot.setXLink(self.throughput)
         self.throughput.setLabel("bottom", "time since the start")
