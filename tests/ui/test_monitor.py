@@ -126,3 +126,25 @@ def test_a_peer_that_goes_away_is_said_and_the_monitor_goes_on_when_it_is_back(
     # The run the peer cut short kept its intervals, and the run after the gap has its own.
     assert measured[0] >= 2 and measured[-1] >= 2, measured
     assert any(run.status == "failed" for run in runs), [run.status for run in runs]
+
+
+def test_with_working_latency_the_points_are_placed_after_the_idle_probes(
+    window: MainWindow, user: User
+) -> None:
+    user.tab("Monitor")
+    user.check("Monitor working latency")
+    user.click("Start monitor")
+    chart = user.find("Monitor chart")
+
+    def times() -> list[float]:
+        chart.redraw()  # type: ignore[attr-defined]
+        return chart.times("throughput", "upload")  # type: ignore[attr-defined, no-any-return]
+
+    wait_for(lambda: len(times()) >= 2, 20, "two points charted")
+    wait_for(lambda: "latency" in chart.drawn("latency"), 5, "the latency curve")  # type: ignore[attr-defined]
+    user.click("Stop monitor")
+    wait_for(lambda: not window.measure.running, 10, "the monitor to stop")
+    # Two seconds of idle probes come before the engine's first second: its first interval
+    # ends three seconds or so after the start, not one.
+    first, second = times()[:2]
+    assert first >= 2.8 and second - first == pytest.approx(1.0, abs=0.01), times()

@@ -171,6 +171,12 @@ class MonitorChart(_OnDemand, QWidget):
         shown: _Plot = getattr(self, plot)
         return {name: curve.count for name, curve in shown.curves.items()}
 
+    def times(self, plot: str, name: str) -> list[float]:
+        """The times of the points drawn of one curve (seconds since the start)."""
+        shown: _Plot = getattr(self, plot)
+        x = shown.curves[name].line.xData if name in shown.curves else None
+        return [] if x is None else [float(t) for t in x if t == t]  # breaks left out
+
     def breaks(self, plot: str) -> int:
         """Gaps drawn as breaks in the curves of 'throughput', 'loss' or 'latency'."""
         shown: _Plot = getattr(self, plot)

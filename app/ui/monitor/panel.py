@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.monitor_trace import MonitorTraces, figures
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Metric, Peer, Plan
+from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
 from app.domain.units import parse_rate
 from app.study.describe import clock_text
 from app.study.events import (
@@ -80,6 +80,7 @@ class MonitorPanel(QWidget):
         self.clock: Callable[[], float] = time.monotonic  # the benchmark's runs faster
         self._t0 = 0.0
         self._offset = 0.0  # seconds from the monitor's start to its current run's start
+        self._placed = False  # the current run's start set from its first interval
         self._run = 0
         self._lost = False
         self._back = ("", 0.0)  # the sentence that the peer is back, and until when it shows
@@ -314,13 +315,21 @@ class MonitorPanel(QWidget):
         self._refresh()
 
     def _run_started(self, event: RunStarted) -> None:
-        self._offset = self.clock() - self._t0
+        # The engine starts after the idle latency probes, if any; its first interval then
+        # sets the run's start exactly (it arrives as it ends).
+        latency = self._plan is not None and Metric.LATENCY in self._plan.metrics
+        idle = LATENCY_IDLE_S if latency else 0.0
+        self._offset = self.clock() - self._t0 + idle
+        self._placed = False
         self._run = event.key.repetition
         self.said.emit(f"$ {' '.join(event.argv)}", False)
 
     def _sample(self, event: SampleArrived) -> None:
         if self.traces is None:
             return
+        if not self._placed:
+            self._offset = self.clock() - self._t0 - event.sample.end_s
+            self._placed = True
         self.traces.add_sample(self._offset, event.sample)
         if self._lost:  # the peer answers again: the sentence that said it was gone goes
             self._lost = False
