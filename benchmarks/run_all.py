@@ -18,6 +18,7 @@ SCRIPTS = [
     "latency_probe.py",
     "frozen_bundle.py",
     "class_live.py",
+    "monitor_memory.py",
 ]
 
 

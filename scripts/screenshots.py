@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 SIZES = [(1280, 800), (1920, 1080)]
+MONITOR_S = 150  # the monitor's picture after two and a half minutes
 #: The loopback has no link rate of its own: one stated near what this computer's loopback
 #: carries puts the expected curve where it reads beside the measured ones.
 LINK_RATE = "5G"
@@ -55,6 +56,8 @@ def main() -> int:
     try:
         if sys.argv[1:] == ["discovery"]:  # that picture alone, while working on it
             return shoot(only_discovery=True)
+        if sys.argv[1:] == ["monitor"]:  # the monitor's picture alone (minutes)
+            return shoot(only_monitor=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -116,7 +119,7 @@ def open_class(user: User, folder: Path) -> None:
     user.choose("Step", lab.steps[2].title)
 
 
-def shoot(only_discovery: bool = False) -> int:
+def shoot(only_discovery: bool = False, only_monitor: bool = False) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
 
@@ -154,9 +157,9 @@ def shoot(only_discovery: bool = False) -> int:
         window.resize(width, height)
         wait_for(lambda: window.width() == width, 5, "the window size")
 
-    if only_discovery:
+    if only_discovery or only_monitor:
         resize(*SIZES[0])
-        shoot_discovery(user, window, save)
+        (shoot_discovery if only_discovery else shoot_monitor)(user, window, save)
         window.shutdown()
         return 0
     if "--only-responsiveness" in sys.argv:  # the Responsiveness pictures alone
@@ -282,6 +285,7 @@ def shoot(only_discovery: bool = False) -> int:
     shoot_responsiveness(user, window, save)
     shoot_responsiveness_history(user, window, save)
     shoot_discovery(user, window, save)
+    shoot_monitor(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
@@ -373,6 +377,26 @@ def shoot_working_latency(user: Any, window: Any, save: Any) -> None:
     save("measure-latency-1280x800.png")
     wait_for(lambda: not window.measure.running, 120, "the working-latency run")
     user.check("Working latency", False)  # the later sweeps measure throughput only
+
+
+def shoot_monitor(user: Any, window: Any, save: Any) -> None:
+    """Measure › Monitor against this computer after a few minutes: TCP upload with working
+    latency, the last three minutes charted beside the figures since the start."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Measure")
+    user.tab("Monitor")
+    user.check("Monitor working latency")  # TCP upload, as the monitor starts
+    user.type("Show the last", "3", enter=True)  # the minutes the picture covers
+    user.click("Start monitor")
+    wait_for(lambda: "Monitoring" in user.text("Monitor status"), 30, "the monitor to start")
+    end = time.monotonic() + MONITOR_S  # the window stays live while the minutes go by
+    wait_for(lambda: time.monotonic() >= end, MONITOR_S + 5, "minutes of monitoring")
+    save("monitor-1280x800.png")
+    user.click("Stop monitor")
+    wait_for(lambda: not window.measure.running, 30, "the monitor to stop")
+    user.check("Monitor working latency", False)
 
 
 def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:

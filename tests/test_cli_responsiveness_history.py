@@ -48,7 +48,7 @@ def test_sessions_lists_results_with_their_kind(kept: tuple[Path, KeptResult, Ke
     done = linklab(db, "sessions", "--json")
     assert done.returncode == 0, done.stderr
     listed = json.loads(done.stdout)
-    assert [item["kind"] for item in listed] == ["responsiveness", "responsiveness", "session"]
+    assert [item["kind"] for item in listed] == ["responsiveness", "responsiveness", "sweep"]
     assert [item["name"] for item in listed] == ["Lab B, morning", "Lab B, evening", "A sweep"]
     assert listed[1]["session_id"] == evening.id
     assert listed[1]["rpm"]["download"] == round(evening.result.loads[0].rpm or 0)

@@ -25,6 +25,7 @@ from app.engine.tools import EngineSettings
 COMMANDS = {
     "run": "study_cmds",
     "resume": "study_cmds",
+    "monitor": "monitor_cmd",
     "sessions": "session_cmds",
     "export": "session_cmds",
     "import": "session_cmds",

@@ -128,6 +128,7 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
     return {
         "session_id": session.id,
         "name": session.name,
+        "kind": "monitor" if plan.is_monitor else "sweep",  # one flow over time, or a sweep
         "status": session.status.value,
         "status_reason": session.status_reason,
         "peer": session.peer_host,

@@ -177,9 +177,9 @@ def _result_action(door: FrontDoor, kept: KeptResult, action: str, args: argpars
 
 def _list(found: list[SessionRecord], results: list[KeptResult], as_json: bool) -> int:
     if as_json:
-        listed = [
-            (s.started_at or s.created_at, {"kind": "session", **session_summary(s)}) for s in found
-        ] + [(k.created_at, k.summary()) for k in results]
+        listed = [(s.started_at or s.created_at, session_summary(s)) for s in found] + [
+            (k.created_at, k.summary()) for k in results
+        ]
         listed.sort(key=lambda pair: pair[0], reverse=True)
         print(json_text([summary for _, summary in listed]))
         return EXIT_OK

@@ -33,7 +33,16 @@ from app.cli.args import (
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step
-from app.domain.plan import OLD_PORT_FIELDS, Engine, Medium, Peer, Plan, Security, Variable
+from app.domain.plan import (
+    OLD_PORT_FIELDS,
+    SWEEPS,
+    Engine,
+    Medium,
+    Peer,
+    Plan,
+    Security,
+    Variable,
+)
 from app.domain.plan_codec import plan_from_dict
 from app.domain.plan_fields import categorical, parse_names
 from app.domain.records import SessionStatus
@@ -92,7 +101,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--direction", choices=("up", "down", "bidir"))
     run.add_argument(
         "--vary",
-        choices=[v.value for v in Variable],
+        choices=[v.value for v in SWEEPS],
         help="the swept variable (default: length, the packet size)",
     )
     run.add_argument(

@@ -37,6 +37,14 @@ class Variable(StrEnum):
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
     CONGESTION = "congestion"  # TCP congestion control, by name (cubic, bbr, reno)
+    # Nothing swept: one flow measured over time until the user stops it (a monitor). Its
+    # plan has the one value 0; its runs are the engine runs chained back to back, numbered
+    # as repetitions.
+    NONE = "none"
+
+
+#: What a sweep can vary (a monitor varies nothing).
+SWEEPS = tuple(v for v in Variable if v is not Variable.NONE)
 
 
 #: One swept value: a number, or a name for a variable whose values are names (a congestion
@@ -286,6 +294,11 @@ class Plan:
 
     # -- structure -----------------------------------------------------------------------------
     @property
+    def is_monitor(self) -> bool:
+        """One flow over time until stopped, not a sweep (app.study.monitor)."""
+        return self.variable is Variable.NONE
+
+    @property
     def series(self) -> list[Series]:
         return [Series(p, ip) for p in self.protocols for ip in self.ip_versions]
 
@@ -364,7 +377,7 @@ class Plan:
             "duration": self.duration_s,
             "congestion": self.congestion if key.protocol is Protocol.TCP else None,
         }
-        if self.variable is not Variable.LOSS:  # loss is set on this computer, not the engine
+        if self.variable not in (Variable.LOSS, Variable.NONE):  # loss: set on this computer
             settings[self.variable.value] = value
         if key.protocol is not Protocol.TCP:
             settings["congestion"] = None  # a TCP setting

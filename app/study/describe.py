@@ -120,6 +120,14 @@ def duration_text(seconds: float) -> str:
     return f"about {secs} s"
 
 
+def clock_text(seconds: float) -> str:
+    """Seconds since a start as a clock reads: '0:45', '12:05', '2:03:09'."""
+    whole = max(round(seconds), 0)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def extent_text(plan: Plan) -> str:
     """'1,920 runs, about 16 h 00 min'; with early stop, the most it can take ('at most 5,760
     runs, about 16 h 00 min, less as points become precise enough')."""
@@ -132,6 +140,9 @@ def extent_text(plan: Plan) -> str:
 
 def default_name(plan: Plan) -> str:
     """A name that tells sessions apart in a list: 'TCP and UDP · IPv4 · 128–1408 B · WPA2'."""
+    if plan.is_monitor:  # 'Monitor · TCP · IPv4 · upload'
+        words = [protocols_text(plan.protocols), ip_versions_text(plan.ip_versions)]
+        return " · ".join(["Monitor", *words, DIRECTION_WORDS[plan.direction]])
     label, unit = VARIABLE_LABELS[plan.variable]
     numbers = [v for v in plan.values if not isinstance(v, str)]
     if categorical(plan.variable):
@@ -193,11 +204,14 @@ def describe_plan(plan: Plan) -> str:
     """'iperf3 · TCP/UDP · IPv4/IPv6 · upload · 6 points × 3 runs of 10 s'."""
     protocols = "/".join(p.value.upper() for p in plan.protocols)
     versions = "/".join(f"IPv{int(v)}" for v in plan.ip_versions)
+    head = f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]}"
+    if plan.is_monitor:
+        runs = counted(plan.repetitions, "run")
+        return f"{head} · monitor: {runs} of up to {plan.duration_s} s, back to back"
     # A duration sweep's runs last as long as its values say.
     each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
     return (
-        f"{plan.engine.value} · {protocols} · {versions} · {DIRECTION_WORDS[plan.direction]} · "
-        f"{counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
+        f"{head} · {counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
     )
 
 

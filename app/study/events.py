@@ -151,6 +151,24 @@ class SessionFinished:
     runs_failed: int = 0
 
 
+@dataclass(frozen=True)
+class MonitorWaiting:
+    """A monitor's peer stopped answering: what happened, in a sentence, and when the next
+    try is (the monitor keeps trying until it answers or the user stops it)."""
+
+    sentence: str
+    retry_in_s: float
+    attempt: int  # failed runs in a row
+
+
+@dataclass(frozen=True)
+class MonitorResumed:
+    """A monitor's peer answers again after a gap: the monitor goes on."""
+
+    sentence: str
+    gap_s: float  # seconds from the first failure to the run that worked
+
+
 StudyEvent = (
     StudyPrepared
     | SessionStarted
@@ -164,4 +182,6 @@ StudyEvent = (
     | PointUpdated
     | Progress
     | SessionFinished
+    | MonitorWaiting
+    | MonitorResumed
 )

@@ -168,7 +168,12 @@ class StudyRun:
     def run(self) -> Outcome:
         with Database(self.db_path) as db:
             db.require_writable()
-            runner = StudyRunner(
+            runner_class = StudyRunner
+            if self.plan.is_monitor:  # one flow until stopped (loaded only when used)
+                from app.study.monitor import MonitorRunner
+
+                runner_class = MonitorRunner
+            runner = runner_class(
                 SessionStore(db),
                 self.plan,
                 self._observer,
@@ -355,6 +360,8 @@ class FrontDoor:
     def resume_problem(session: SessionRecord) -> str:
         """Why the session cannot be resumed; empty when it can. The one rule: interrupted,
         stopped and failed sessions can; a running or completed one cannot."""
+        if session.plan.is_monitor and session.status is not SessionStatus.RUNNING:
+            return "A monitor is not resumed: start a new one on the Monitor tab."
         if session.status is SessionStatus.RUNNING:
             return (
                 f"Session {session.short_id} is still running in another LinkLab: stop it "

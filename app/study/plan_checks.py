@@ -210,7 +210,10 @@ def _capabilities(
             f"leave it out.",
         )
     check(plan.direction in driver.directions, "direction", upload_only(driver, drivers))
-    check(plan.variable in driver.sweeps, "variable", sweep_needs(plan.variable, drivers))
+    if plan.is_monitor:
+        _monitor(plan, driver, drivers, check)
+    else:
+        check(plan.variable in driver.sweeps, "variable", sweep_needs(plan.variable, drivers))
     check(
         plan.variable is not Variable.BITRATE or Protocol.UDP in plan.protocols,
         "variable",
@@ -251,6 +254,24 @@ def _capabilities(
 
         reason = unavailable_reason()
         check(reason is None, "variable", reason or "")
+
+
+def _monitor(
+    plan: Plan, driver: EngineDriver, drivers: Mapping[Engine, EngineDriver], check: Check
+) -> None:
+    """A monitor: one flow of an engine that can run one, over time (nothing swept)."""
+    check(
+        plan.variable in driver.sweeps,
+        "engine",
+        f"{driver.name} cannot monitor a link here: choose "
+        f"{engines_that(lambda d: Variable.NONE in d.sweeps, drivers)}.",
+    )
+    check(
+        len(plan.series) == 1 and not plan.concurrent,
+        "protocols",
+        "A monitor measures one flow: choose one protocol and one IP version.",
+    )
+    check(plan.values == (0,), "values", "A monitor sweeps nothing: its one value is 0.")
 
 
 def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:

@@ -58,7 +58,7 @@ def test_results_are_listed_with_sessions_and_open_to_card_and_chart(
     evening, _ = keep_two(window.context.db_path)
     rows = sessions_tab(user, 3)
     assert user.headers("Sessions")[KIND] == "Kind"
-    assert sorted(row[KIND] for row in rows) == ["Responsiveness", "Responsiveness", "Session"]
+    assert sorted(row[KIND] for row in rows) == ["Responsiveness", "Responsiveness", "Sweep"]
     assert "2 responsiveness results" in user.text("Sessions message")
     listed = rows[row_of(rows, "Lab B, evening")]
     assert listed[2] == "This computer" and listed[6] == "completed"

@@ -161,7 +161,7 @@ def test_list_newest_first_with_the_right_columns(tab: SessionsTab, context: App
         "WPA2 · 802.11n · room=B12",
         "completed",
         "24/24",
-        "Session",
+        "Sweep",
     ]
     assert rows(tab)[1][6] == "stopped"
     # Sortable: by name, then back to date.

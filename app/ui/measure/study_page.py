@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Metric, Variable
+from app.domain.plan import SWEEPS, Metric, Variable
 from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, categorical, parse_names
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
@@ -59,7 +59,7 @@ class StudyControls:
             "The IP version (iperf3 -4 / -6); both makes a series for each.",
         )
         self.variable = _combo(
-            [(VARIABLE_LABELS[v][0], v) for v in Variable],
+            [(VARIABLE_LABELS[v][0], v) for v in SWEEPS],
             "What changes from point to point of the sweep: the packet "
             "size (iperf3 -l, netperf -m) by default.",
         )

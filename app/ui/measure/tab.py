@@ -49,6 +49,7 @@ from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
+from app.ui.monitor.attach import attach_monitor
 from app.ui.server.local_servers import LocalServers
 
 
@@ -107,6 +108,7 @@ class MeasureTab(QWidget):
         self.charts.addTab(self.rtt_chart, "RTT")
         self.charts.addTab(self.cpu_chart, "CPU")
         self.charts.addTab(self.latency_sweep, "Latency")
+        self.monitor = attach_monitor(self)  # Measure › Monitor: one flow until Stop
         self.table = ResultsTable()
         self.table.setObjectName("results_table")
         self.table.setAccessibleName("Results")
@@ -236,12 +238,12 @@ class MeasureTab(QWidget):
     # -- running ---------------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.worker is not None
+        return self.worker is not None or self.monitor.running
 
     def start(self) -> None:
         """Start the plan in the form: refused with the field to fix; the peer check, this
         computer's servers and the environment snapshot then happen in the worker."""
-        if self.worker is not None:
+        if self.worker is not None or self.monitor.running:
             return
         if self.other_test_running():
             self._say(
@@ -356,14 +358,14 @@ class MeasureTab(QWidget):
             self._stop_asked_at = time.monotonic()
             self.worker.stop()
             self._say("Stopping…")
+        self.monitor.stop()
 
     def stop_and_wait(self, timeout_ms: int = 3000) -> bool:
         """Stop and wait for the worker (closing the window); True when it ended."""
-        worker = self.worker
-        if worker is None:
-            return True
-        worker.stop()
-        return bool(worker.wait(timeout_ms))
+        worker, monitor = self.worker, self.monitor.stop_and_wait(timeout_ms)
+        if worker is not None:
+            worker.stop()
+        return (worker is None or bool(worker.wait(timeout_ms))) and monitor
 
     def _set_running(self, running: bool) -> None:
         self.setup.setEnabled(not running)
@@ -373,13 +375,14 @@ class MeasureTab(QWidget):
     def _set_buttons(self) -> None:
         """Start stays enabled while nothing runs: pressed with a problem in the form, it says
         which field to fix and goes there. A damaged database disables it, saying why."""
-        busy = self.worker is not None
+        busy = self.worker is not None or self.monitor.running
         blocked = self.context.damaged
         self.start_button.setEnabled(not busy and not blocked)
         self.start_button.setToolTip(
             f"Start is off: {blocked}" if blocked else "Start the study (Ctrl+R)."
         )
         self.stop_button.setEnabled(self.worker is not None)
+        self.monitor.set_blocked(blocked or ("A study is running." if self.worker else ""))
 
     def database_checked(self) -> None:
         """The start-up check is done: Start follows what it found."""

@@ -13,6 +13,8 @@ from app.domain.plan import Plan
 from app.study.events import (
     LatencyNote,
     LatencyProbed,
+    MonitorResumed,
+    MonitorWaiting,
     PointUpdated,
     Progress,
     RunFailed,
@@ -44,6 +46,8 @@ class StudyWorker(QThread):
     point_updated = Signal(object)  # PointUpdated
     progress_changed = Signal(object)  # Progress
     session_finished = Signal(object)  # SessionFinished
+    monitor_waiting = Signal(object)  # MonitorWaiting: a monitor's peer stopped answering
+    monitor_resumed = Signal(object)  # MonitorResumed: it answers again
     refused = Signal(str)  # the peer does not answer: nothing started (shown at the peer)
     failed = Signal(str)  # a sentence: the study could not start or the database failed
 
@@ -115,3 +119,7 @@ class StudyWorker(QThread):
             self.session_finished.emit(event)
         elif isinstance(event, StudyPrepared):
             self.prepared.emit(event)
+        elif isinstance(event, MonitorWaiting):
+            self.monitor_waiting.emit(event)
+        elif isinstance(event, MonitorResumed):
+            self.monitor_resumed.emit(event)

@@ -18,7 +18,8 @@ COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Ru
 STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width
 RUNS_COLUMN = 7
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-KIND_SESSION = "Session"
+KIND_SWEEP = "Sweep"
+KIND_MONITOR = "Monitor"
 KIND_RESPONSIVENESS = "Responsiveness"
 SHORT = {Phase.DOWNLOAD: "Down", Phase.UPLOAD: "Up", Phase.BOTH: "Both"}
 
@@ -118,7 +119,7 @@ class SessionTableModel(QAbstractTableModel):
             describe_conditions(row.conditions),
             status_words(row),
             f"{row.runs_done}/{row.total_runs}",
-            KIND_SESSION,
+            KIND_MONITOR if plan.is_monitor else KIND_SWEEP,
         )
 
 

@@ -1,0 +1,279 @@
+"""A monitor's curves over time in bounded memory, however long it runs: each curve keeps its
+latest points at full resolution (an hour at 0.1 s intervals, ten at 1 s) and its whole history
+in a fixed number of buckets (lowest, highest and mean of the points in each), whose span
+doubles whenever the history outgrows them. Every interval is in the database; these are what
+a chart draws. Times are seconds since the monitor started."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.domain.net import Flow, Protocol
+from app.domain.results import Sample
+
+RECENT_POINTS = 36_000
+HISTORY_BUCKETS = 2048
+FIRST_SPAN_S = 1.0
+
+
+class Ring:
+    """The last `size` (time, value) points, oldest first."""
+
+    def __init__(self, size: int = RECENT_POINTS) -> None:
+        self.size = size
+        # Filled, not zeros: the memory is taken at the start rather than page by page as the
+        # ring fills (np.zeros leaves untouched pages to the operating system).
+        self._t = np.full(size, 0.0)
+        self._v = np.full(size, 0.0)
+        self._next = 0
+        self.count = 0  # points held (at most size)
+        self.total = 0  # points ever added
+
+    def add(self, t: float, value: float) -> None:
+        self._t[self._next] = t
+        self._v[self._next] = value
+        self._next = (self._next + 1) % self.size
+        self.count = min(self.count + 1, self.size)
+        self.total += 1
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.since(-np.inf)
+
+    def since(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """The points from time t on, oldest first: copies of those only (a window of minutes
+        out of hours costs its own points, not the whole ring's)."""
+        if self.count < self.size:
+            parts = [(0, self.count)]
+        else:  # wrapped: the older part from _next to the end, then from the start
+            parts = [(self._next, self.size), (0, self._next)]
+        times, values = [], []
+        for begin, end in parts:
+            first = begin + int(np.searchsorted(self._t[begin:end], t))
+            times.append(self._t[first:end])
+            values.append(self._v[first:end])
+        return np.concatenate(times), np.concatenate(values)
+
+    @property
+    def first_t(self) -> float | None:
+        if not self.count:
+            return None
+        return float(self._t[0 if self.count < self.size else self._next])
+
+
+class Buckets:
+    """The whole history as at most `size` buckets from time 0, each `span` seconds wide."""
+
+    def __init__(self, size: int = HISTORY_BUCKETS, span: float = FIRST_SPAN_S) -> None:
+        self.size = size
+        self.span = span
+        self._low = np.full(size, np.inf)
+        self._high = np.full(size, -np.inf)
+        self._sum = np.full(size, 0.0)
+        self._n = np.full(size, 0, dtype=np.int64)
+
+    def add(self, t: float, value: float) -> None:
+        index = int(max(t, 0.0) // self.span)
+        while index >= self.size:
+            self._merge_pairs()
+            index = int(max(t, 0.0) // self.span)
+        self._low[index] = min(self._low[index], value)
+        self._high[index] = max(self._high[index], value)
+        self._sum[index] += value
+        self._n[index] += 1
+
+    def _merge_pairs(self) -> None:
+        half = self.size // 2
+        for values, pair, empty in (
+            (self._low, np.minimum, np.inf),
+            (self._high, np.maximum, -np.inf),
+            (self._sum, np.add, 0.0),
+            (self._n, np.add, 0),
+        ):
+            merged = pair(values[0::2], values[1::2])
+            values[:half] = merged
+            values[half:] = empty
+        self.span *= 2
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(mid-times, means, lows, highs) of the buckets holding any point."""
+        held = np.nonzero(self._n)[0]
+        times = (held + 0.5) * self.span
+        means = self._sum[held] / self._n[held]
+        return times, means, self._low[held], self._high[held]
+
+
+@dataclass
+class Trace:
+    """One curve: its recent points, its history, and its running mean since the start."""
+
+    recent: Ring
+    history: Buckets
+    _sum: float = 0.0
+    _n: int = 0
+    last: float | None = None  # the latest value
+    low: float | None = None  # the lowest and highest since the start
+    high: float | None = None
+
+    @classmethod
+    def new(cls, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS) -> Trace:
+        return cls(Ring(recent_points), Buckets(buckets))
+
+    def add(self, t: float, value: float) -> None:
+        self.recent.add(t, value)
+        self.history.add(t, value)
+        self._sum += value
+        self._n += 1
+        self.last = value
+        self.low = value if self.low is None else min(self.low, value)
+        self.high = value if self.high is None else max(self.high, value)
+
+    @property
+    def mean(self) -> float | None:
+        return self._sum / self._n if self._n else None
+
+    @property
+    def count(self) -> int:
+        return self._n
+
+    def window(self, since: float) -> tuple[np.ndarray, np.ndarray]:
+        """The points from `since` on at full resolution (the history's buckets where the
+        recent points do not reach back that far)."""
+        t, v = self.recent.since(since)
+        first = self.recent.first_t
+        if first is not None and since < first and self.recent.total > self.recent.count:
+            ht, hv, _low, _high = self.history.arrays()
+            older = (ht >= since) & (ht < first)
+            t, v = np.concatenate([ht[older], t]), np.concatenate([hv[older], v])
+        return t, v
+
+    @property
+    def bucketed(self) -> bool:
+        """Whether the whole monitor is drawn from its buckets (else point by point)."""
+        return self.recent.total > self.recent.count or self.recent.count > self.history.size
+
+    def whole(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(times, values, lows, highs) over the whole monitor: every point while there are
+        no more of them than buckets, else the history's buckets."""
+        if not self.bucketed:
+            t, v = self.recent.arrays()
+            return t, v, v, v
+        return self.history.arrays()
+
+
+#: Curve names.
+UPLOAD, DOWNLOAD = "upload", "download"
+SENT = " (sent)"
+
+
+def flow_name(flow: Flow) -> str:
+    return UPLOAD if flow is Flow.UP else DOWNLOAD
+
+
+class MonitorTraces:
+    """Throughput, loss (UDP: % of datagrams; TCP: retransmits) and working latency (median
+    of each second's probes, and the share of them lost) of one monitor, by curve name."""
+
+    def __init__(
+        self, protocol: Protocol, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS
+    ) -> None:
+        self.protocol = protocol
+        self._sizes = (recent_points, buckets)
+        self.throughput: dict[str, Trace] = {}
+        self.loss: dict[str, Trace] = {}
+        self.latency: dict[str, Trace] = {}
+        self.latest_t = 0.0
+        self._bin: int | None = None  # the second whose probes are being gathered
+        self._bin_rtts: list[float] = []
+        self._bin_lost = 0
+
+    def _trace(self, group: dict[str, Trace], name: str) -> Trace:
+        if name not in group:
+            group[name] = Trace.new(*self._sizes)
+        return group[name]
+
+    def add_sample(self, offset: float, sample: Sample, *, received_only: bool = False) -> None:
+        """One interval, at `offset` + its end; received_only: the receiver's figures that
+        came at the end of a run whose live ones were the sender's."""
+        t = offset + sample.end_s
+        self.latest_t = max(self.latest_t, t)
+        name = flow_name(sample.flow)
+        rate = sample.goodput_bps(self.protocol)
+        if rate is not None:
+            self._trace(self.throughput, name).add(t, rate)
+        elif sample.sent_bps is not None and not received_only:
+            self._trace(self.throughput, name + SENT).add(t, sample.sent_bps)
+        if self.protocol is Protocol.UDP:
+            if sample.packets and sample.lost_packets is not None:
+                loss = 100.0 * sample.lost_packets / sample.packets
+                self._trace(self.loss, name).add(t, loss)
+        elif sample.retransmits is not None and not received_only:
+            self._trace(self.loss, name).add(t, float(sample.retransmits))
+
+    def add_probes(
+        self, offset: float, times: Iterable[float], rtts: Iterable[float | None]
+    ) -> None:
+        """Loaded latency probes (seconds since their run's engine started), gathered per
+        second of the monitor into that second's median and share lost."""
+        for time_s, rtt in zip(times, rtts, strict=True):
+            t = offset + time_s
+            second = int(t)
+            if self._bin is not None and second > self._bin:
+                self.close_probes()
+            if self._bin is None or second > self._bin:
+                self._bin = second
+            if rtt is None:
+                self._bin_lost += 1
+            else:
+                self._bin_rtts.append(rtt)
+
+    def close_probes(self) -> None:
+        """The second being gathered is complete (or its run ended)."""
+        if self._bin is None:
+            return
+        t = self._bin + 1.0
+        sent = len(self._bin_rtts) + self._bin_lost
+        if self._bin_rtts:
+            self._trace(self.latency, "latency").add(t, statistics.median(self._bin_rtts))
+        if sent:
+            self._trace(self.latency, "probes lost").add(t, 100.0 * self._bin_lost / sent)
+        self.latest_t = max(self.latest_t, t)
+        self._bin, self._bin_rtts, self._bin_lost = None, [], 0
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One curve's figures since the monitor started: the latest, mean, lowest and highest."""
+
+    what: str  # "upload", "upload loss", "latency": the column's heading
+    unit: str  # "bit/s", "%", "retransmits", "ms"
+    now: float | None
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+def figures(traces: MonitorTraces) -> list[Figures]:
+    """The figures beside a monitor's chart: throughput, loss (or retransmits) and working
+    latency of each flow, in that order (a flow's sent rate only while nothing received)."""
+    rows: list[Figures] = []
+    udp = traces.protocol is Protocol.UDP
+    received = {name for name in traces.throughput if not name.endswith(SENT)}
+    for name, trace in traces.throughput.items():
+        if name.endswith(SENT) and name[: -len(SENT)] in received:
+            continue
+        rows.append(_figures(name, "bit/s", trace))
+    both = len(traces.loss) > 1  # up and down: each flow's loss named
+    for name, trace in traces.loss.items():
+        what = "loss" if udp else "retransmits"
+        rows.append(_figures(f"{name} {what}" if both else what, "%" if udp else "", trace))
+    if "latency" in traces.latency:
+        rows.append(_figures("latency", "ms", traces.latency["latency"]))
+    return rows
+
+
+def _figures(what: str, unit: str, trace: Trace) -> Figures:
+    return Figures(what, unit, trace.last, trace.mean, trace.low, trace.high)

@@ -1,0 +1,172 @@
+"""A monitor: one flow (TCP or UDP; upload, download or both at once) measured over time until
+the user stops it, as engine runs chained back to back, every interval stored as it arrives.
+
+A server serves tests of bounded length (LinkLab's own, and `linklab serve`, at most an hour),
+so a monitor runs the engine for up to `run_s` seconds at a time and starts the next run as one
+ends (a second or so between them; with working latency, the idle probes' two seconds too). It
+is stored as a session like any other: its plan sweeps nothing (Variable.NONE, the one value
+0) and its runs are the chained runs, numbered as repetitions, each run's samples written
+about once a second while it runs (app.study.sample_writer), so a crash loses at most the
+last second. The plan's repetitions count the runs begun so far.
+"""
+
+from __future__ import annotations
+
+import time
+
+from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKey, Variable
+from app.domain.records import SessionStatus
+from app.domain.units import counted
+from app.store.db import StoreError
+from app.store.monitors import count_monitor_runs
+from app.study.describe import duration_text
+from app.study.events import (
+    MonitorResumed,
+    MonitorWaiting,
+    SampleArrived,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
+from app.study.plan_checks import validate_plan
+from app.study.runner import Outcome, RetryPolicy, StudyRunner
+
+#: Seconds per chained run: long enough that the gaps between runs cost under 1 % of the
+#: time, short enough that a UDP upload's loss (reported by the receiving end when a run
+#: ends) comes in every few minutes.
+DEFAULT_RUN_S = 300
+#: A UDP upload's loss is what the receiving end reports as a run ends: minute-long runs.
+UDP_RUN_S = 60
+#: The longest run: a server others can reach serves tests of at most an hour.
+MAX_RUN_S = 3600
+
+
+def monitor_plan(
+    peer: Peer,
+    *,
+    protocol: Protocol = Protocol.TCP,
+    ip_version: IpVersion = IpVersion.V4,
+    direction: Direction = Direction.UP,
+    run_s: int = DEFAULT_RUN_S,
+    bitrate_bps: int = 0,
+    latency: bool = False,
+    interval_s: float = 1.0,
+    name: str = "",
+    conditions: Conditions | None = None,
+) -> Plan:
+    """The plan of a monitor of one flow."""
+    metrics = (Metric.THROUGHPUT, Metric.LATENCY) if latency else (Metric.THROUGHPUT,)
+    return Plan(
+        peer=peer,
+        engine=Engine.IPERF3,
+        protocols=(protocol,),
+        ip_versions=(ip_version,),
+        direction=direction,
+        variable=Variable.NONE,
+        values=(0,),
+        repetitions=1,
+        duration_s=run_s,
+        metrics=metrics,
+        bitrate_bps=bitrate_bps if protocol is Protocol.UDP else 0,
+        interval_s=interval_s,
+        name=name,
+        conditions=conditions or Conditions(),
+    )
+
+
+class MonitorRunner(StudyRunner):
+    """Runs of a monitor's one flow, back to back, each stored as a run is, until stop().
+    A peer that stops answering is said in a sentence and tried again with a growing wait
+    (BACKOFF's ceilings: 1, 2, 4 … 30 s), for as long as the user lets the monitor run;
+    everything measured before stays stored. Stop ends the monitor: its status is then
+    completed, the run in progress kept unfinished with every interval it measured."""
+
+    #: Waits between tries while the peer does not answer (its ceilings, without jitter: one
+    #: monitor does not crowd a server).
+    backoff = RetryPolicy(first_wait_s=1.0, max_wait_s=30.0)
+    #: When the peer stopped answering; None while it answers.
+    _lost_since: float | None = None
+
+    def _emit(self, event: StudyEvent) -> None:
+        """The first interval measured after the peer stopped answering says it is back."""
+        if isinstance(event, SampleArrived) and self._lost_since is not None:
+            gap = time.monotonic() - self._lost_since
+            self._lost_since = None
+            super()._emit(MonitorResumed(back_text(self.plan, gap), gap))
+        super()._emit(event)
+
+    def run(self) -> Outcome:
+        validate_plan(self.plan)
+        engine_version = self._driver.version()
+        session_id = self.session_id = self.store.create_session(self.plan, self._environment)
+        series = self.plan.series[0]
+        self._emit(SessionStarted(session_id, self.plan, 0, 0))
+        t0 = time.monotonic()
+        begun = done = failed = in_a_row = 0
+        try:
+            while not self._stop.is_set():
+                begun += 1
+                count_monitor_runs(self.store.db, session_id, begun)
+                key = RunKey(series.protocol, series.ip_version, 0, begun)
+                record = self._run_with_retries(session_id, engine_version, key)
+                if record is None:  # stopped mid-run: what it measured is kept, unfinished
+                    break
+                done += 1
+                if record.ok:
+                    in_a_row = 0
+                    continue
+                failed += 1
+                in_a_row += 1
+                if self._lost_since is None:
+                    self._lost_since = time.monotonic()
+                wait = self.backoff.ceiling(in_a_row)
+                self._emit(MonitorWaiting(lost_text(self.plan, wait, in_a_row), wait, in_a_row))
+                self._stop.wait(wait)
+        except StoreError as err:
+            self._emit(SessionFinished(session_id, SessionStatus.FAILED, err.sentence))
+            try:
+                self.store.finish(session_id, SessionStatus.FAILED, err.sentence)
+            except StoreError:
+                pass  # the database itself is what failed; the session shows as interrupted
+            raise
+        reason = monitored_text(time.monotonic() - t0, begun, self.plan.duration_s, failed)
+        if self._reason:
+            reason = f"{reason} {self._reason}"
+        reason = " ".join([reason, *self._latency_notes]).strip()
+        self.store.finish(session_id, SessionStatus.COMPLETED, reason)
+        self._emit(SessionFinished(session_id, SessionStatus.COMPLETED, reason, done, failed))
+        return Outcome(session_id, SessionStatus.COMPLETED, reason, done, failed)
+
+
+def peer_words(plan: Plan) -> str:
+    """'this computer's server', 'lab-peer'."""
+    return "this computer's server" if plan.peer.is_this_computer else plan.peer.host
+
+
+def lost_text(plan: Plan, wait_s: float, tries: int) -> str:
+    """'Lab-peer stopped answering (2 tries). The monitor tries again in 2 s and keeps
+    everything it measured.' (The engine's own sentence goes to the log with the run.)"""
+    who = peer_words(plan)
+    counted_tries = f" ({counted(tries, 'try', 'tries')})" if tries > 1 else ""
+    return (
+        f"{who[:1].upper()}{who[1:]} stopped answering{counted_tries}. The monitor tries "
+        f"again in {wait_s:.0f} s and keeps everything it measured."
+    )
+
+
+def back_text(plan: Plan, gap_s: float) -> str:
+    """'lab-peer answers again after 12 s: the monitor goes on.'"""
+    who = peer_words(plan)
+    after = duration_text(gap_s)
+    return f"{who[:1].upper()}{who[1:]} answers again after {after}: the monitor goes on."
+
+
+def monitored_text(elapsed_s: float, runs: int, run_s: int, failed: int = 0) -> str:
+    """'Monitored for about 2 h 05 min, in 26 runs of up to 300 s chained back to back (1
+    failed).'"""
+    text = (
+        f"Monitored for {duration_text(elapsed_s)}, in {counted(runs, 'run')} of up to "
+        f"{run_s} s chained back to back"
+    )
+    return f"{text} ({failed} failed)." if failed else f"{text}."

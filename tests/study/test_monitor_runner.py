@@ -1,0 +1,129 @@
+"""The monitor's runner with the fake engine driver: runs chained until stop, every interval
+stored; a peer that stops answering said in a sentence and tried again with growing waits,
+said back with the first interval after the gap. The window drives a real iperf3 monitor in
+tests/ui/test_monitor.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.analysis.monitor_trace import MonitorTraces, Ring, figures
+from app.domain.errors import LinkLabError
+from app.domain.net import Flow, Protocol
+from app.domain.plan import Peer, RunKey
+from app.domain.records import SessionStatus
+from app.domain.results import Sample
+from app.engine.errors import ConnectionRefused
+from app.engine.fake import FakeDriver
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.study.describe import describe_plan
+from app.study.events import MonitorResumed, MonitorWaiting, SampleArrived, StudyEvent
+from app.study.monitor import MonitorRunner, monitor_plan
+from app.study.runner import RetryPolicy
+
+PLAN = monitor_plan(Peer("lab-peer"), run_s=5)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    with Database(tmp_path / "linklab.sqlite3") as db:
+        yield SessionStore(db)
+
+
+class QuickMonitor(MonitorRunner):
+    backoff = RetryPolicy(first_wait_s=0.01, max_wait_s=0.04)
+
+
+def monitor(
+    store: SessionStore, driver: FakeDriver, samples: int
+) -> tuple[MonitorRunner, list[StudyEvent]]:
+    """A monitor stopped by its observer at the given count of intervals."""
+    events: list[StudyEvent] = []
+
+    def observe(event: StudyEvent) -> None:
+        events.append(event)
+        if sum(isinstance(e, SampleArrived) for e in events) >= samples:
+            runner.stop()
+
+    runner = QuickMonitor(
+        store, PLAN, observe, drivers={PLAN.engine: driver}, retry=RetryPolicy(0, 0.0, 0.0)
+    )
+    return runner, events
+
+
+def test_runs_are_chained_until_stop_and_every_interval_is_kept(store: SessionStore) -> None:
+    runner, _events = monitor(store, FakeDriver(interval_s=0.001), samples=12)
+    outcome = runner.run()
+    assert outcome.status is SessionStatus.COMPLETED
+    assert outcome.runs_done == 2  # two runs of 5 s, the third stopped after 2 intervals
+    runs = store.runs(outcome.session_id, partial=True)
+    assert [run.key.repetition for run in runs] == [1, 2, 3]
+    assert [run.status for run in runs] == ["ok", "ok", "partial"]
+    assert sum(len(store.samples(run.id)) for run in runs) == 12
+    (session,) = store.list_sessions()
+    assert session.plan.is_monitor and session.plan.repetitions == 3
+    assert "monitor: 3 runs of up to 5 s, back to back" in describe_plan(session.plan)
+    assert "Monitored for about" in session.status_reason
+
+
+def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
+    store: SessionStore,
+) -> None:
+    def fail(key: RunKey, _attempt: int) -> LinkLabError | None:
+        gone = 2 <= key.repetition <= 4  # runs 2 to 4 find nobody
+        return ConnectionRefused("lab-peer", 5201) if gone else None
+
+    runner, events = monitor(store, FakeDriver(fail=fail, interval_s=0.001), samples=8)
+    outcome = runner.run()
+    waiting = [e for e in events if isinstance(e, MonitorWaiting)]
+    assert [e.attempt for e in waiting] == [1, 2, 3]
+    assert [e.retry_in_s for e in waiting] == [0.01, 0.02, 0.04]  # doubling, up to the cap
+    assert waiting[0].sentence.startswith("Lab-peer stopped answering. The monitor tries again")
+    assert waiting[2].sentence.startswith("Lab-peer stopped answering (3 tries).")
+    assert "keeps everything it measured" in waiting[0].sentence
+    (back,) = [e for e in events if isinstance(e, MonitorResumed)]
+    assert back.sentence.startswith("Lab-peer answers again after about")
+    after = events[events.index(back) + 1]
+    assert isinstance(after, SampleArrived) and after.key.repetition == 5
+    runs = store.runs(outcome.session_id, partial=True)
+    assert [run.status for run in runs] == ["ok", "failed", "failed", "failed", "partial"]
+    assert outcome.status is SessionStatus.COMPLETED and outcome.runs_failed == 3
+
+
+def sample(end: float, bps: float) -> Sample:
+    return Sample(end - 1, end, Flow.UP, sent_bps=bps, received_bps=bps, retransmits=0)
+
+
+def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> None:
+    traces = MonitorTraces(Protocol.TCP, recent_points=600, buckets=64)
+    for second in range(1, 10 * 3600 + 1):  # ten hours of one-second intervals
+        traces.add_sample(0.0, sample(float(second), 50e6 + (second % 100) * 1e5))
+    trace = traces.throughput["upload"]
+    assert trace.recent.count == 600 and trace.count == 36_000
+    t, v, low, high = trace.whole()
+    assert len(t) <= 64 and t[0] < 3600 and t[-1] > 9 * 3600  # the whole span, bucketed
+    assert np.all(low <= v) and np.all(v <= high)
+    t, v = trace.window(36_000 - 300)  # the last five minutes at full resolution
+    assert len(t) == 301
+    (row, retransmits) = figures(traces)
+    assert row.what == "upload" and row.now == 50e6 + 0 * 1e5
+    assert row.low == 50e6 and row.high == 50e6 + 99 * 1e5
+    assert row.mean == pytest.approx(50e6 + 49.5 * 1e5)
+    assert retransmits.what == "retransmits" and retransmits.high == 0
+
+
+def test_a_window_of_the_ring_is_its_points_from_then_on_wrapped_or_not() -> None:
+    ring = Ring(5)
+    for second in range(1, 4):
+        ring.add(float(second), second * 10.0)
+    assert [list(a) for a in ring.since(2.0)] == [[2.0, 3.0], [20.0, 30.0]]
+    for second in range(4, 9):  # wraps: 4 … 8 held, 6 to 8 at the start of the arrays
+        ring.add(float(second), second * 10.0)
+    assert [list(a) for a in ring.since(5.5)] == [[6.0, 7.0, 8.0], [60.0, 70.0, 80.0]]
+    assert list(ring.arrays()[0]) == [4.0, 5.0, 6.0, 7.0, 8.0]
+    assert list(ring.since(9.0)[0]) == []

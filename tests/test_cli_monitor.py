@@ -1,0 +1,54 @@
+"""`linklab monitor` as a user runs it against this computer's real iperf3: a line per interval
+until Ctrl+C, then the monitor kept as a session."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT_DIR
+from tests.test_cli import linklab
+
+pytestmark = [
+    pytest.mark.usefixtures("iperf3_tool"),
+    pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows"),
+]
+LINE = re.compile(r"^\d+:\d\d  upload  [\d.]+ [KMG]?bit/s  retransmits \d+$")
+
+
+def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path) -> None:
+    db = str(tmp_path / "linklab.sqlite3")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "monitor", "--peer", "this-computer", "--interval", "0.5",
+         "--db", db],
+        cwd=ROOT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        encoding="utf-8",
+    )  # fmt: skip
+    assert process.stdout is not None
+    lines = []
+    try:
+        while len(lines) < 4:
+            line = process.stdout.readline()
+            assert line, process.stderr.read() if process.stderr else ""
+            lines.append(line.rstrip("\n"))
+    finally:
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=20)
+    assert all(LINE.match(line) for line in lines), lines
+    clock = [int(line.split()[0].replace(":", "")) for line in lines]  # m:ss, in order
+    assert clock == sorted(clock) and clock[-1] <= 5, lines
+    assert process.returncode == 0, err
+    assert "Ctrl+C stops it" in err
+    assert "Monitor saved as session" in err and "Monitored for about" in err
+    listed = linklab("sessions", "--db", db)
+    assert listed.returncode == 0, listed.stderr
+    assert "Monitor · TCP · IPv4" in listed.stdout and "completed" in listed.stdout
+    listed = linklab("sessions", "--json", "--db", db)
+    (session,) = json.loads(listed.stdout)
+    assert session["kind"] == "monitor" and session["variable"] == "none"
