@@ -50,9 +50,10 @@ from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS, registry
 from app.study.events import StudyEvent
-from app.study.frontdoor import FrontDoor, StudyRun
+from app.study.frontdoor import FrontDoor
 from app.study.plan_checks import validate_plan
 from app.study.presets import find_preset
+from app.study.study_run import StudyRun
 
 #: --peer this-computer: what the window calls "This computer".
 THIS_COMPUTER_ARG = "this-computer"

@@ -11,7 +11,6 @@ stopped.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,9 +31,9 @@ from app.engine.server_records import stop_left_behind
 from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.study.describe import default_name
-from app.study.events import StudyEvent, StudyPrepared
+from app.study.events import StudyPrepared
 from app.study.plan_checks import validate_plan
-from app.study.runner import Outcome, StudyRunner
+from app.study.study_run import Observer, StudyRun
 
 if TYPE_CHECKING:
     # Exchange files, exercises and the responsiveness test load when first used: a study
@@ -48,7 +47,6 @@ if TYPE_CHECKING:
 #: Sessions that can be run further: the missing runs of these are measured on resume.
 RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
 
-Observer = Callable[[StudyEvent], None]
 Snapshot = Callable[[str, Mapping[str, str]], dict[str, Any]]
 PeerChecker = Callable[[Plan, EngineDriver], PeerCheck]
 
@@ -120,73 +118,6 @@ def default_peer_check(plan: Plan, driver: EngineDriver) -> PeerCheck:
         timeout=3.0,
         spare_ports=[server.port for server in peer_servers(plan.peer)],
     )
-
-
-class StudyRun:
-    """One study: run() measures (in any thread) until the plan is done or stop() is called
-    (from any thread)."""
-
-    def __init__(
-        self,
-        db_path: Path,
-        plan: Plan,
-        observer: Observer,
-        *,
-        environment: dict[str, Any] | None = None,
-        resume_session: str | None = None,
-        notes: tuple[str, ...] = (),
-        drivers: Mapping[Engine, EngineDriver] | None = None,
-    ) -> None:
-        self.db_path = db_path
-        self._drivers = drivers
-        self.plan = plan
-        self.notes = notes
-        self._observer = observer
-        self._environment = environment
-        self._resume = resume_session
-        self._runner: StudyRunner | None = None
-        self._stopped = threading.Event()
-        self._lock = threading.Lock()
-
-    @property
-    def session_id(self) -> str | None:
-        runner = self._runner
-        return runner.session_id if runner is not None else self._resume
-
-    def stop(self) -> None:
-        """Thread-safe: the run in progress ends within about a second, finished runs stay."""
-        self._stopped.set()
-        with self._lock:
-            runner = self._runner
-        if runner is not None:
-            runner.stop()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stopped.is_set()
-
-    def run(self) -> Outcome:
-        with Database(self.db_path) as db:
-            db.require_writable()
-            runner_class = StudyRunner
-            if self.plan.is_monitor:  # one flow until stopped (loaded only when used)
-                from app.study.monitor import MonitorRunner
-
-                runner_class = MonitorRunner
-            runner = runner_class(
-                SessionStore(db),
-                self.plan,
-                self._observer,
-                environment=self._environment,
-                resume_session=self._resume,
-                reason=" ".join(self.notes),
-                drivers=self._drivers,
-            )
-            with self._lock:
-                self._runner = runner
-            if self._stopped.is_set():
-                runner.stop()
-            return runner.run()
 
 
 class FrontDoor:

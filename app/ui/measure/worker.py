@@ -27,7 +27,8 @@ from app.study.events import (
     StudyEvent,
     StudyPrepared,
 )
-from app.study.frontdoor import FrontDoor, PeerUnreachable, StudyRun
+from app.study.frontdoor import FrontDoor, PeerUnreachable
+from app.study.study_run import StudyRun
 
 
 class StudyWorker(QThread):
