@@ -3,6 +3,7 @@ until Ctrl+C, then the monitor kept as a session."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import signal
@@ -52,3 +53,16 @@ def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path
     listed = linklab("sessions", "--json", "--db", db)
     (session,) = json.loads(listed.stdout)
     assert session["kind"] == "monitor" and session["variable"] == "none"
+    # Ctrl+C is the monitor's end: the run it cut short is kept whole, as a run of its own.
+    assert (session["runs_done"], session["runs_partial"], session["total_runs"]) == (1, 0, 1)
+    assert session["status"] == "completed" and "Stopped by the user." in err
+    out = tmp_path / "runs.csv"
+    exported = linklab(
+        "export", session["session_id"], "--format", "csv", "--out", str(out), "--db", db
+    )
+    assert exported.returncode == 0, exported.stderr
+    (run,) = csv.DictReader(out.read_text(encoding="utf-8-sig").splitlines())
+    assert run["status"] == "ok" and float(run["throughput_bps"]) > 0, run
+    shown = linklab("sessions", "show", session["session_id"], "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    assert "runs        1/1 (0 failed)" in shown.stdout, shown.stdout

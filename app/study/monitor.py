@@ -7,30 +7,42 @@ ends (a second or so between them; with working latency, the idle probes' two se
 is stored as a session like any other: its plan sweeps nothing (Variable.NONE, the one value
 0) and its runs are the chained runs, numbered as repetitions, each run's samples written
 about once a second while it runs (app.study.sample_writer), so a crash loses at most the
-last second. The plan's repetitions count the runs begun so far.
+last second. The plan's repetitions count the runs begun so far (at its end, those kept).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKey, Variable
-from app.domain.records import SessionStatus
+from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKey, Variable, as_point
+from app.domain.records import RunMetrics, RunRecord, SessionStatus
+from app.domain.results import RunResult
 from app.domain.units import counted
+from app.engine.drivers import RunHandle
+from app.engine.interval_totals import summary_of
 from app.store.db import StoreError
 from app.store.monitors import count_monitor_runs
+from app.study.cpu_sampler import CpuSampler
 from app.study.describe import duration_text
 from app.study.events import (
+    LatencyNote,
     MonitorResumed,
     MonitorWaiting,
+    RunFinished,
     SampleArrived,
     SessionFinished,
     SessionStarted,
     StudyEvent,
 )
 from app.study.plan_checks import validate_plan
-from app.study.runner import Outcome, RetryPolicy, StudyRunner
+from app.study.runner import STOPPED, Outcome, RetryPolicy, StudyRunner
+from app.study.sample_writer import SampleWriter
+
+if TYPE_CHECKING:
+    from app.study.working_latency import RunProbes
 
 #: Seconds per chained run: long enough that the gaps between runs cost under 1 % of the
 #: time, short enough that a UDP upload's loss (reported by the receiving end when a run
@@ -79,14 +91,17 @@ class MonitorRunner(StudyRunner):
     """Runs of a monitor's one flow, back to back, each stored as a run is, until stop().
     A peer that stops answering is said in a sentence and tried again with a growing wait
     (BACKOFF's ceilings: 1, 2, 4 … 30 s), for as long as the user lets the monitor run;
-    everything measured before stays stored. Stop ends the monitor: its status is then
-    completed, the run in progress kept unfinished with every interval it measured."""
+    everything measured before stays stored. Stop is a monitor's normal end: its status is
+    then completed, said as stopped by the user, and the run in progress is finished as a run
+    of what it measured until then (its figures from its intervals); one that measured no
+    interval yet is dropped."""
 
     #: Waits between tries while the peer does not answer (its ceilings, without jitter: one
     #: monitor does not crowd a server).
     backoff = RetryPolicy(first_wait_s=1.0, max_wait_s=30.0)
     #: When the peer stopped answering; None while it answers.
     _lost_since: float | None = None
+    _engine_version = ""
 
     def _emit(self, event: StudyEvent) -> None:
         """The first interval measured after the peer stopped answering says it is back."""
@@ -96,9 +111,39 @@ class MonitorRunner(StudyRunner):
             super()._emit(MonitorResumed(back_text(self.plan, gap), gap))
         super()._emit(event)
 
+    def _cut_short(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+    ) -> RunRecord | None:
+        """The run Stop cut short, finished with its figures worked out from the intervals it
+        measured (the engine, stopped, states no totals); with none, it is dropped."""
+        if not writer.count:
+            return super()._cut_short(key, writer, run, attempt, sampler, probes)
+        writer.flush()
+        samples = tuple(self.store.samples(writer.run_id))
+        elapsed = max(s.end_s for s in samples)  # the span it measured
+        summary = summary_of(samples)
+        engine, version = self._driver.name, self._engine_version
+        result = RunResult(engine, version, run.argv, summary, samples, "", 0.0, elapsed)
+        metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
+        if probes is not None:
+            metrics = replace(metrics, **probes.figures().metric_fields())
+            if probes.problem:
+                self._emit(LatencyNote("", probes.problem))
+        writer.finish(metrics=metrics, attempts=attempt, elapsed_s=elapsed, flows=summary.flows)
+        value = as_point(self.plan.values[key.value_index])
+        self._emit(RunFinished(key, value, writer.run_id, metrics))
+        assert self.session_id is not None
+        return self._stored(self.session_id, writer.run_id)
+
     def run(self) -> Outcome:
         validate_plan(self.plan)
-        engine_version = self._driver.version()
+        engine_version = self._engine_version = self._driver.version()
         session_id = self.session_id = self.store.create_session(self.plan, self._environment)
         series = self.plan.series[0]
         self._emit(SessionStarted(session_id, self.plan, 0, 0))
@@ -110,7 +155,7 @@ class MonitorRunner(StudyRunner):
                 count_monitor_runs(self.store.db, session_id, begun)
                 key = RunKey(series.protocol, series.ip_version, 0, begun)
                 record = self._run_with_retries(session_id, engine_version, key)
-                if record is None:  # stopped mid-run: what it measured is kept, unfinished
+                if record is None:  # stopped before it measured anything
                     break
                 done += 1
                 if record.ok:
@@ -130,7 +175,12 @@ class MonitorRunner(StudyRunner):
             except StoreError:
                 pass  # the database itself is what failed; the session shows as interrupted
             raise
-        reason = monitored_text(time.monotonic() - t0, begun, self.plan.duration_s, failed)
+        # The run Stop cut before its first interval is dropped: the count is of those kept.
+        kept = len(self.store.runs(session_id, partial=True))
+        if kept != begun:
+            count_monitor_runs(self.store.db, session_id, kept)
+        reason = monitored_text(time.monotonic() - t0, kept, self.plan.duration_s, failed)
+        reason = f"{reason} {STOPPED}"
         if self._reason:
             reason = f"{reason} {self._reason}"
         reason = " ".join([reason, *self._latency_notes]).strip()

@@ -302,8 +302,7 @@ class StudyRunner:
     ) -> RunRecord | None:
         """One run to its end. Its row is stored as it starts (partial) and its samples about
         once a second, so a crash loses at most the last second; the result (or the error)
-        completes it. Stopped, it stays partial when it measured anything: those samples are
-        real measurements, but the run is no repetition (None is returned)."""
+        completes it. Stopped mid-run, it is what _cut_short() makes of it (a sweep: None)."""
         value = as_point(self.plan.values[key.value_index])
         attempt = 0
         while True:
@@ -348,15 +347,13 @@ class StudyRunner:
                 assert result is not None
                 figures = probes.figures() if probes is not None else None
             except StoppedByUser:
-                writer.unfinished(STOPPED)
-                return None
+                return self._cut_short(key, writer, run, attempt, sampler, probes)
             except StoreError:
                 run.cancel()  # the database failed, not the engine: nothing more is measured
                 raise
             except LinkLabError as err:
                 if self._stop.is_set():
-                    writer.unfinished(STOPPED)
-                    return None
+                    return self._cut_short(key, writer, run, attempt, sampler, probes)
                 # A busy server gets the full retry budget; a refusal, or a connection closed
                 # before the test (a server still ending the test before), is retried once.
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
@@ -403,6 +400,19 @@ class StudyRunner:
                 self._emit(SamplesRevised(key, result.samples))
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
+
+    def _cut_short(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+    ) -> RunRecord | None:
+        """Stopped mid-run: a sweep keeps what it measured unfinished (None is returned)."""
+        writer.unfinished(STOPPED)
+        return None
 
     # -- working latency -----------------------------------------------------------------------
     def _run_probes(self, key: RunKey) -> RunProbes | None:

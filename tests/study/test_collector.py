@@ -118,6 +118,7 @@ def test_bad_requests_are_refused_and_store_nothing(
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 401
+    refused.value.close()  # the refusal holds the connection's socket
 
     # A forged run: impossible figures are refused as an import refuses them.
     forged = copy.deepcopy(second.document)

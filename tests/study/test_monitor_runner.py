@@ -22,7 +22,13 @@ from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.describe import describe_plan
-from app.study.events import MonitorResumed, MonitorWaiting, SampleArrived, StudyEvent
+from app.study.events import (
+    MonitorResumed,
+    MonitorWaiting,
+    RunStarted,
+    SampleArrived,
+    StudyEvent,
+)
 from app.study.monitor import MonitorRunner, monitor_plan
 from app.study.runner import RetryPolicy
 
@@ -60,15 +66,50 @@ def test_runs_are_chained_until_stop_and_every_interval_is_kept(store: SessionSt
     runner, _events = monitor(store, FakeDriver(interval_s=0.001), samples=12)
     outcome = runner.run()
     assert outcome.status is SessionStatus.COMPLETED
-    assert outcome.runs_done == 2  # two runs of 5 s, the third stopped after 2 intervals
+    # Two runs of 5 s, and the third, stopped after 2 intervals, finished as a run of those.
+    assert outcome.runs_done == 3 and outcome.runs_failed == 0
     runs = store.runs(outcome.session_id, partial=True)
     assert [run.key.repetition for run in runs] == [1, 2, 3]
-    assert [run.status for run in runs] == ["ok", "ok", "partial"]
+    assert [run.status for run in runs] == ["ok", "ok", "ok"]
     assert sum(len(store.samples(run.id)) for run in runs) == 12
     (session,) = store.list_sessions()
+    assert (session.runs_done, session.runs_partial, session.total_runs) == (3, 0, 3)
     assert session.plan.is_monitor and session.plan.repetitions == 3
     assert "monitor: 3 runs of up to 5 s, back to back" in describe_plan(session.plan)
     assert "Monitored for about" in session.status_reason
+    assert "in 3 runs" in session.status_reason
+    assert session.status_reason.endswith("Stopped by the user.")
+
+
+def test_the_run_stop_cuts_short_has_the_figures_of_its_intervals(store: SessionStore) -> None:
+    rates = {1: 40e6, 2: 60e6}  # each run at its own rate
+    driver = FakeDriver(interval_s=0.001, throughput=lambda key, _v: rates[key.repetition])
+    runner, _events = monitor(store, driver, samples=8)  # 5 intervals, then 3 of the second
+    outcome = runner.run()
+    first, cut = store.runs(outcome.session_id)
+    assert cut.ok and not cut.partial and cut.error == ""
+    measured = store.samples(cut.id)
+    assert len(measured) == 3
+    mean = np.mean([s.goodput_bps(Protocol.TCP) for s in measured])
+    assert cut.metrics.throughput_bps == pytest.approx(mean) == pytest.approx(60e6)
+    assert cut.metrics.bytes_received == sum(s.bytes or 0 for s in measured)
+    assert cut.metrics.retransmits == 0
+    assert cut.elapsed_s == pytest.approx(measured[-1].end_s)
+    assert first.metrics.throughput_bps == pytest.approx(40e6)
+
+
+def test_a_run_stopped_before_its_first_interval_is_dropped(store: SessionStore) -> None:
+    def observe(event: StudyEvent) -> None:
+        if isinstance(event, RunStarted) and event.key.repetition == 2:
+            runner.stop()  # as the second run starts
+
+    driver = FakeDriver(interval_s=0.001)
+    runner = QuickMonitor(store, PLAN, observe, drivers={PLAN.engine: driver})
+    outcome = runner.run()
+    assert [run.status for run in store.runs(outcome.session_id, partial=True)] == ["ok"]
+    (session,) = store.list_sessions()
+    assert (session.runs_done, session.total_runs, session.plan.repetitions) == (1, 1, 1)
+    assert "in 1 run of" in session.status_reason
 
 
 def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
@@ -91,7 +132,7 @@ def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
     after = events[events.index(back) + 1]
     assert isinstance(after, SampleArrived) and after.key.repetition == 5
     runs = store.runs(outcome.session_id, partial=True)
-    assert [run.status for run in runs] == ["ok", "failed", "failed", "failed", "partial"]
+    assert [run.status for run in runs] == ["ok", "failed", "failed", "failed", "ok"]
     assert outcome.status is SessionStatus.COMPLETED and outcome.runs_failed == 3
 
 

@@ -4,11 +4,14 @@ Sessions; a peer that goes away is said in a sentence and the monitor goes on wh
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtWidgets import QWidget
 
+from app.domain.net import Protocol
 from app.domain.plan import Engine
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -70,6 +73,10 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     )
     (row,) = user.table_rows("Sessions")
     assert row[-1] == "Monitor"  # its kind, beside the sweeps
+    # Stop is a monitor's end: the run it cut short counts as a run, the session as completed.
+    runs_and_status = dict(zip(user.headers("Sessions"), row, strict=True))
+    assert runs_and_status["Runs"] == "1/1", row
+    assert runs_and_status["Status"] == "completed", row
     user.click_row("Sessions", 0)
     wait_for(lambda: "monitor: 1 run of up to 300 s" in user.text("Session details"), 10, "it")
     with Database(window.context.db_path, readonly=True) as db:
@@ -79,6 +86,7 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
         (run,) = store.runs(session.id, partial=True)
         samples = store.samples(run.id)
     assert len(samples) >= 3  # stopped mid-run: every interval it measured is kept
+    assert run.status == "ok" and "Stopped by the user." in session.status_reason
     # Exported like any session: one CSV row per interval.
     out = tmp_path / "monitor.csv"
     exported = linklab(
@@ -89,6 +97,20 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     rows = out.read_text(encoding="utf-8-sig").splitlines()
     assert len(rows) == 1 + len(samples)
     assert rows[1].split(",")[6] == "none"  # the plan's variable: a monitor sweeps nothing
+    # The run stopped mid-way is a run of the export: its throughput, its intervals' mean.
+    out = tmp_path / "monitor-runs.csv"
+    exported = linklab(
+        "export", session.short_id, "--format", "csv", "--out", str(out),
+        "--db", str(window.context.db_path),
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr
+    (exported_run,) = list(csv.DictReader(out.read_text(encoding="utf-8-sig").splitlines()))
+    assert exported_run["status"] == "ok" and exported_run["repetition"] == "1"
+    # Its intervals' mean over time (the last, cut by Stop, is shorter): iperf3's own sum.
+    rates = [s.goodput_bps(Protocol.TCP) or 0.0 for s in samples]
+    measured = np.average(rates, weights=[s.end_s - s.start_s for s in samples])
+    assert float(exported_run["throughput_bps"]) == pytest.approx(measured, rel=1e-3)
+    assert int(exported_run["retransmits"]) == sum(s.retransmits or 0 for s in samples)
 
 
 def test_a_peer_that_goes_away_is_said_and_the_monitor_goes_on_when_it_is_back(
