@@ -167,8 +167,12 @@ class MonitorPanel(QWidget):
         flow.addWidget(self.udp_rate)
         flow.addWidget(self.latency)
         flow.addStretch(1)
-        flow.addWidget(self.start_button)
-        flow.addWidget(self.stop_button)
+        # The buttons share the status line: one row of every control would be wider than
+        # the window's 1280 pixels under Windows fonts.
+        state = QHBoxLayout()
+        state.addWidget(self.status, 1)
+        state.addWidget(self.start_button)
+        state.addWidget(self.stop_button)
         span = QHBoxLayout()
         span.addWidget(labelled("Show the last", self.window_minutes))
         span.addWidget(self.window_minutes, 1)
@@ -190,7 +194,7 @@ class MonitorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(flow)
-        layout.addWidget(self.status)
+        layout.addLayout(state)
         layout.addWidget(split, 1)
 
     # -- the controls ----------------------------------------------------------------------
