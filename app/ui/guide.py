@@ -6,7 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QImage, QPixmap, QResizeEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QDesktopServices,
+    QImage,
+    QPixmap,
+    QResizeEvent,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -101,7 +108,7 @@ class GuideBrowser(QTextBrowser):
             fmt.setHeight(size[1] * scale)
             cursor.setCharFormat(fmt)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_images()
 
