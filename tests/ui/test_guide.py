@@ -122,3 +122,6 @@ def test_a_link_opens_the_page_it_names(window: MainWindow, user: User) -> None:
         reader.find("Guide pages", QListWidget).currentItem().text() == "What the statistics mean"
     )
     assert not reader.can_see("Guide note"), "a link that works says nothing more"
+    reader.click("Back")
+    wait_for(lambda: shown_title(reader) == "Comparing and reporting", 5, "the page before")
+    assert reader.find("Guide pages", QListWidget).currentItem().text() == "Comparing and reporting"
