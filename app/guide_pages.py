@@ -4,8 +4,9 @@ heading anchors, for the window's Help and for packaging."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
+
+from app.resources import resource_dir
 
 #: The guide's first page, which links to the others in reading order (GitHub shows it when
 #: the folder is opened).
@@ -19,12 +20,9 @@ _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
 def docs_dir() -> Path:
-    """docs/: beside the package in a checkout; inside the bundle when frozen, where the guide
-    keeps its place beside the pictures it shows so that its relative links hold there too."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        return Path(bundle) / "docs"
-    return Path(__file__).resolve().parent.parent / "docs"
+    """docs/, beside resources/ in a checkout and in the bundle alike: the guide keeps its place
+    beside the pictures it shows, so that its relative links hold in both."""
+    return resource_dir().parent / "docs"
 
 
 def guide_dir() -> Path:
