@@ -22,6 +22,7 @@ from app import __version__
 from app.domain.exercise import EXERCISE_SUFFIX, with_id
 from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
+from app.guide_pages import shipped_files
 from app.study.exchange import EXCHANGE_SUFFIX
 from app.study.exercises import find_ready, write_exercise
 from installers.linux import smoke
@@ -76,6 +77,9 @@ def test_frozen_program_finds_its_bundled_engines(built: Path, tmp_path: Path) -
     assert list((bundle / "_internal").glob("pyside6_essentials-*.dist-info"))
     # The presets ship in the bundle and are found as from source.
     assert list((bundle / "_internal" / "resources" / "presets").glob("*.json"))
+    # The user guide (the Help, F1) ships with the pictures it shows, where its links find them.
+    for path in shipped_files(ROOT):
+        assert (bundle / "_internal" / path).is_file(), f"{path} is not in the bundle"
 
 
 def test_frozen_loopback_measurements(built: Path, tmp_path: Path) -> None:

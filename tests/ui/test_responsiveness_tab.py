@@ -93,8 +93,10 @@ def test_the_guide_explains_the_rating(window: MainWindow, user: User) -> None:
     user.menu("Help", "LinkLab guide")
     guide = next(w for w in window.findChildren(QDialog) if w.objectName() == "guide")
     wait_for(guide.isVisible, 5)
-    text = User(guide).find("LinkLab guide").toPlainText()  # type: ignore[attr-defined]
-    assert "The Responsiveness tab" in text and "Poor below 300 RPM" in text
+    from tests.ui.test_guide import open_page
+
+    text = open_page(User(guide), "Responsiveness under load").toPlainText()
+    assert "Start responsiveness test" in text and "Poor below 300" in text
 
 
 @pytest.fixture
