@@ -18,18 +18,19 @@ FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def label(peer: FoundPeer) -> str:
-    """How a found computer reads in the Peer list: "lab-pc2 (192.168.1.20) · iperf3"."""
+    """How a found computer reads in the Peer list: "lab-pc2 (192.168.1.20) · iperf3", with
+    the address Peer is filled with (its IPv4 address when it has one)."""
     engines = ", ".join(peer.engine_labels) or "no engine server"
-    return f"{peer.name} ({peer.address}) · {engines}"
+    return f"{peer.name} ({peer.host}) · {engines}"
 
 
 def details(peer: FoundPeer) -> str:
     """Everything it announced, for the note under the field and the item's tooltip."""
-    others = [a for a in peer.addresses if a != peer.address]
+    others = [a for a in dict.fromkeys((*peer.addresses, peer.address)) if a != peer.host]
     also = f"; also {', '.join(others)}" if others else ""
     engines = peer.engine_words or "no engine server"
     echo = f", latency responder port {peer.echo_port}" if peer.echo_port else ""
-    return f"{peer.name} at {peer.address}{also}: {engines}{echo}."
+    return f"{peer.name} at {peer.host}{also}: {engines}{echo}."
 
 
 class _Signals(QObject):

@@ -54,6 +54,13 @@ class PeerRow(QWidget):
         self.host_combo.setEditable(True)
         self.host_combo.setObjectName("peer")
         self.host_combo.setInsertPolicy(ComboBox.InsertPolicy.NoInsert)
+        # As wide as the pane gives it, never as wide as its longest item: a found computer's
+        # name, address and engines would widen the page past its pane and cut the buttons
+        # beside it (its drop-down list is widened to read them whole instead).
+        self.host_combo.setSizeAdjustPolicy(
+            ComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.host_combo.setMinimumContentsLength(8)
         accessible(self.host_combo, "Peer")
         self.host_combo.addItem(THIS_COMPUTER)
         for host in history:
@@ -186,7 +193,7 @@ class PeerRow(QWidget):
         known = self._context.peer_ports() if self._context is not None else {}
         found = self.finder.found_peer(self.host_combo.currentText())
         if found is not None:  # the ports it announced, the defaults for a server it lacks
-            known[found.address] = found.engines
+            known[found.host] = found.engines
         ports = known.get(self.host_text())
         if ports is not None:
             self._set_ports({**self._defaults, **ports})
@@ -202,7 +209,7 @@ class PeerRow(QWidget):
         """The host typed, or the address of the found computer chosen."""
         text = self.host_combo.currentText().strip()
         found = self.finder.found_peer(text)
-        return found.address if found is not None else text
+        return found.host if found is not None else text
 
     def _host_changed(self) -> None:
         local = self.is_this_computer
@@ -223,8 +230,8 @@ class PeerRow(QWidget):
         self._host6_found = ""
         if found is not None:  # chosen from the list: its name first, its IPv6 address too
             self.host_edit.setCursorPosition(0)
-            if not self.host6.text().strip() and ":" not in found.address:
-                self._host6_found = next((a for a in found.addresses if _routable6(a)), "")
+            if not self.host6.text().strip() and found.host != found.ipv6:
+                self._host6_found = found.ipv6
                 self.host6.setText(self._host6_found)
         self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
@@ -312,7 +319,3 @@ class PeerRow(QWidget):
             self.show_note(result.summary)
             self.answered.emit(result.host)
 
-
-def _routable6(address: str) -> bool:
-    """An IPv6 address another computer on the link reaches without a zone."""
-    return ":" in address and "%" not in address and not address.lower().startswith("fe80:")
