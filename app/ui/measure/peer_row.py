@@ -93,8 +93,7 @@ class PeerRow(QWidget):
             self._port_tips[driver.port_key] = (
                 f"The {driver.server_label}'s port on the peer ({driver.port_flags_text})."
             )
-        self.host6 = QLineEdit()
-        self.host6.setPlaceholderText(HOST6_HINT)
+        self.host6 = _HintEdit(HOST6_HINT)
         accessible(self.host6, "Peer IPv6 address")
         self.host6.setToolTip(
             "Used for the IPv6 series when the peer above is an IPv4 "
@@ -218,8 +217,6 @@ class PeerRow(QWidget):
         else:
             self._apply_known_ports()
         self.host6.setEnabled(not local)
-        # A disabled field's hint would read like a value.
-        self.host6.setPlaceholderText("" if local else HOST6_HINT)
         # For this computer LinkLab picks free ports itself, shown once its servers run.
         for key, spin in self.ports.items():
             spin.setEnabled(not local)
@@ -319,3 +316,17 @@ class PeerRow(QWidget):
             self.show_note(result.summary)
             self.answered.emit(result.host)
 
+
+class _HintEdit(QLineEdit):
+    """A line edit whose grey hint shows only while it can be typed into: greyed out (this
+    computer, a study running), the hint would read like a value."""
+
+    def __init__(self, hint: str) -> None:
+        super().__init__()
+        self._hint = hint
+        self.setPlaceholderText(hint)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self.setPlaceholderText(self._hint if self.isEnabled() else "")

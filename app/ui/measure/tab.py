@@ -135,6 +135,7 @@ class MeasureTab(QWidget):
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+        self._form_restored = False  # the form of the last start is not overwritten before
         self.setup.plan_changed.connect(self._plan_changed)
         self.detection = LinkDetection(self)
         self.detection.security_detected.connect(self.setup.set_detected_security)
@@ -143,6 +144,7 @@ class MeasureTab(QWidget):
         self.setup.peer_row.attach(context)
         self.engines_changed()
         self._restore_last_plan()
+        self._form_restored = True
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
 
@@ -210,6 +212,10 @@ class MeasureTab(QWidget):
         self._plan = plan
         self._set_buttons()
         self._show_command()
+        # The form as it is on screen (a preset chosen, a field typed, even one with a problem
+        # still) is what the next start of LinkLab shows; an exercise step's is the exercise's.
+        if self._form_restored and self.setup.assignment is None:
+            self.context.remember_plan_json(self.setup.build_candidate()[0].to_json())
 
     def _show_command(self) -> None:
         """The command of the plan on screen, whatever changed it (a field, a preset, an
@@ -271,8 +277,6 @@ class MeasureTab(QWidget):
             except LinkLabError as err:
                 self._say(err.sentence, error=True)
                 return
-        else:
-            self.context.remember_plan_json(plan.to_json())
         where = (
             "Starting LinkLab's servers on this computer…"
             if plan.peer.is_this_computer
