@@ -160,7 +160,7 @@ class SessionsTab(QWidget):
         # A few rows of the list, the rest for the session on view (its chart above all).
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 4)
-        self.splitter.setSizes([120, 670])
+        self.splitter.setSizes([200, 600])  # five rows or more at 1280x720
         self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
