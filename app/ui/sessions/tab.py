@@ -58,7 +58,10 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-COMPARE_TIP = "Put two or more sessions side by side, or two responsiveness results."
+COMPARE_TIP = (
+    "Put two or more sessions side by side (one session: its series), or two responsiveness "
+    "results."
+)
 
 
 class SessionsTab(QWidget):
@@ -314,7 +317,7 @@ class SessionsTab(QWidget):
             single is not None and not FrontDoor.resume_problem(single)
         )
         self.buttons["compare_button"].setEnabled(
-            (count >= 2 and not results) or (results == 2 and not count)
+            (count >= 1 and not results) or (results == 2 and not count)
         )
         self.buttons["export_button"].setEnabled(
             count > 0 and not results and not self.exchange.busy
@@ -495,5 +498,5 @@ class SessionsTab(QWidget):
             self.compare_results([r.id for r in results])
             return
         ids = self.selected_ids()
-        if len(ids) >= 2 and not results:
+        if ids and not results:  # one session: its series compared within it
             self.compare_requested.emit(ids)
