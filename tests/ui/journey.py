@@ -104,7 +104,7 @@ def check_csv(path: Path, runs: list[RunRecord]) -> int:
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows, "the CSV has no rows"
     for row in rows:
-        assert row["metric"] == "throughput"
+        assert row["metric"] == "throughput_bps"
         for side in ("", "baseline_"):
             good = [
                 r.metrics.throughput_bps

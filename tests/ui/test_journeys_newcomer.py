@@ -94,8 +94,8 @@ def test_a_found_computer_is_measured_and_its_chart_and_table_exported(
     user.click("Find computers")
     wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 10, "the search")
     (found,) = searches[-1]
-    # No IPv4 broadcast reaches it: its answer came by IPv6 link-local multicast...
-    assert found.address.startswith("fe80:") and "%" in found.address
+    # No IPv4 broadcast reaches it: its answer came by IPv6 (link-local multicast)...
+    assert ":" in found.address, found
     # ...and still the list offers its IPv4 address, and the form takes it and its IPv6 one.
     offered = f"{socket.gethostname()} ({neighbour.THERE4}) · iperf3"
     assert offered in user.options("Peer")
@@ -117,7 +117,7 @@ def test_a_first_start_measures_this_computer_and_exports_chart_and_table(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
     assert user.text("Peer") == "This computer"  # the first start's default
-    assert user.table_rows("Sessions") == [] if user.can_see("Sessions") else True
+    assert not window.context.door().sessions()  # nothing measured yet
     measure(user, window, "First look")
     exported_and_checked(user, window, "First look", tmp_path)
 
