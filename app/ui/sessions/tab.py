@@ -160,10 +160,14 @@ class SessionsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
-        # A few rows of the list, the rest for the session on view (its chart above all).
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setSizes([200, 600])  # five rows or more at 1280x720
+        # Four rows of the list (at 1280x720 too), the rest for the session on view (its chart
+        # above all): the list keeps its height as the window grows or shrinks.
+        rows = self.table.horizontalHeader().sizeHint().height() + 4 * (
+            self.fontMetrics().height() + 8
+        )
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
         self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)

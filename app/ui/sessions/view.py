@@ -182,7 +182,7 @@ class SessionView(QWidget):
         if self.details_shown and self.warnings.sentences:
             # The warnings' band takes its lines from the details': together they stay within
             # what the details alone may take, so the chart keeps its share.
-            lines = max(4, HEADER_LINES - BAND_LINES)
+            lines = max(2, HEADER_LINES - BAND_LINES)
         cap = self.header.fontMetrics().lineSpacing() * lines + 6
         self.header_area.setFixedHeight(min(self.header.heightForWidth(width) + 2, cap))
 
