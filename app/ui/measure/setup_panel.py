@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY, categorical, parse_names, value_word
+from app.domain.plan_fields import BY_KEY, parse_names, value_word
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -31,7 +31,6 @@ from app.study.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
-    accessible,
     scroll_page,
     with_error,
 )
@@ -148,23 +147,9 @@ class SetupPanel(QWidget):
         grid.addWidget(self._label("S&weep", self.study.variable), 2, 0)
         grid.addWidget(self._register("variable", "Sweep", self.study.variable, STUDY), 2, 1, 1, 3)
 
-        self.range_row = QWidget()  # hidden for a sweep of names: they have no range
-        values_row = QHBoxLayout(self.range_row)
-        values_row.setContentsMargins(0, 0, 0, 0)
-        for text, spin in (
-            ("from", self.study.range_from),
-            ("to", self.study.range_to),
-            ("step", self.study.range_step),
-        ):
-            accessible(spin, f"Values {text}")
-            spin.setMinimumWidth(70)
-            values_row.addWidget(self._label(text, spin))
-            values_row.addWidget(spin, 1)
-        self.range_label = QLabel("Values")
-        grid.addWidget(self.range_label, 3, 0)
-        grid.addWidget(self.range_row, 3, 1, 1, 3)
-        self.list_label = self._label("or &list", self.study.custom_values)
-        grid.addWidget(self.list_label, 4, 0)
+        grid.addWidget(self.study.range_label, 3, 0)
+        grid.addWidget(self.study.range_row, 3, 1, 1, 3)
+        grid.addWidget(self.study.list_label, 4, 0)
         cell = self._register("values", "Values list", self.study.custom_values, STUDY)
         grid.addWidget(cell, 4, 1, 1, 3)
         grid.addWidget(self.study.values_count, 5, 1, 1, 3)
@@ -352,10 +337,7 @@ class SetupPanel(QWidget):
         early_on = self.adv.early_stop.isChecked()
         self.adv.early_fraction.setEnabled(early_on)
         self.adv.early_min.setEnabled(early_on)
-        named = categorical(plan.variable)  # names are listed: from, to and step go
-        self.range_label.setVisible(not named)
-        self.range_row.setVisible(not named)
-        self.list_label.setText("&Values" if named else "or &list")
+        self.study.show_range_for(plan.variable)
         choices = unavailable_choices(plan)
         self.study.direction.set_unavailable(choices["direction"])
         self.study.variable.set_unavailable(choices["variable"])

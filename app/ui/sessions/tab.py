@@ -58,10 +58,7 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-COMPARE_TIP = (
-    "Put two or more sessions side by side (one session: its series), or two responsiveness "
-    "results."
-)
+COMPARE_TIP = "Sessions side by side (one alone: its series), or two responsiveness results."
 
 
 class SessionsTab(QWidget):
@@ -160,12 +157,9 @@ class SessionsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
-        # Four rows of the list (at 1280x720 too), the rest for the session on view (its chart
-        # above all): the list keeps its height as the window grows or shrinks.
-        rows = self.table.horizontalHeader().sizeHint().height() + 4 * (
-            self.fontMetrics().height() + 8
-        )
-        self.splitter.setStretchFactor(0, 0)
+        # Four rows of the list at any height (the list keeps its own), the rest for the view.
+        header = self.table.horizontalHeader().sizeHint().height()
+        rows = header + 4 * (self.fontMetrics().height() + 8)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
         self.splitter.setChildrenCollapsible(False)
