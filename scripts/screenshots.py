@@ -295,6 +295,7 @@ def shoot(
     shoot_responsiveness(user, window, save)
     shoot_responsiveness_history(user, window, save)
     shoot_discovery(user, window, save)
+    shoot_small_screen(user, window, folder, save)
     shoot_monitor(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")

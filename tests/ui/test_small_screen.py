@@ -10,6 +10,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QWidget
 
+from app.ui.common.saved import confirm_saved
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.ui.test_sessions_tab import make_session
@@ -139,3 +140,20 @@ def test_the_monitor_titles_are_shortened_never_cut(window: MainWindow, user: Us
         assert 0 <= drawn.left() and drawn.right() <= chart.latency.width() + 1, (width, shown)
         assert shown == title or (shown.endswith("…") and title.startswith(shown[:-1]))
         assert len(shown) > 10, shown  # still says what the chart is
+
+
+def test_a_saved_file_with_a_long_path_is_confirmed_without_widening_the_window(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    window.resize(*USABLE)
+    before = window.minimumSizeHint().width()
+    deep = tmp_path.joinpath(*(["a folder with a rather long name for the lab"] * 6))
+    path = deep / "comparison of open and WPA2 over IPv4 and IPv6, room B12.csv"
+    confirm_saved(window.compare_tab, path)
+    notice = user.find("Saved files")
+    assert whole_on_screen(user, notice) and whole_on_screen(user, user.find("Open folder"))
+    assert path.name in notice.toolTip() and str(path.parent) in notice.toolTip()
+    assert notice.text().startswith("Saved comparison") and "…" in notice.text()  # shortened
+    assert window.minimumSizeHint().width() == before and window.width() == USABLE[0]
+    user.click("Close saved notice")
+    assert not user.can_see("Saved files")
