@@ -111,7 +111,7 @@ class _Plot(pg.PlotWidget):
         self.setToolTip(title)
         self._fit_title()
 
-    def resizeEvent(self, event: QResizeEvent | None) -> None:  # type: ignore[override]
+    def resizeEvent(self, event: QResizeEvent | None) -> None:
         # The title first: the plot's layout then takes the width the shorter title needs.
         if event is not None:
             self._fit_title(event.size().width())

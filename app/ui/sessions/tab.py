@@ -158,8 +158,8 @@ class SessionsTab(QWidget):
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
         # Four rows of the list at any height (the list keeps its own), the rest for the view.
-        header = self.table.horizontalHeader().sizeHint().height()
-        rows = header + 4 * (self.fontMetrics().height() + 8)
+        top = header.sizeHint().height()
+        rows = top + 4 * (self.fontMetrics().height() + 8)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
         self.splitter.setChildrenCollapsible(False)
