@@ -100,6 +100,7 @@ def test_a_found_computer_is_measured_and_its_chart_and_table_exported(
     offered = f"{socket.gethostname()} ({neighbour.THERE4}) · iperf3"
     assert offered in user.options("Peer")
     user.choose("Peer", offered)
+    assert user.text("Peer") == neighbour.THERE4  # its address in the field
     assert user.text("Peer IPv6 address") == neighbour.THERE6
     assert user.text("iperf3 port") == "5201"
     command = user.text("Command")
@@ -150,6 +151,7 @@ def test_choosing_a_found_computer_with_long_addresses_keeps_the_study_page_whol
     (offered,) = [o for o in user.options("Peer") if LONG_NAME in o]
     assert "(10.200.113.254)" in offered
     user.choose("Peer", offered)
+    assert user.text("Peer") == "10.200.113.254"
     assert user.text("Peer IPv6 address") == "2001:db8:85a3:1234:5678:8a2e:370:7334"
     assert "-c 10.200.113.254" in user.text("Command")
     page = window.measure.setup.pages.currentWidget()

@@ -65,10 +65,12 @@ class PeerFinder(QObject):
         ).start()
 
     def found_peer(self, text: str) -> FoundPeer | None:
-        """The found computer whose label text is, if any."""
-        index = self.combo.findText(text)
-        value = self.combo.itemData(index, FOUND_ROLE) if index >= 0 else None
-        return value if isinstance(value, FoundPeer) else None
+        """The found computer whose label or address text is, if any."""
+        for index in range(self.combo.count()):
+            value = self.combo.itemData(index, FOUND_ROLE)
+            if isinstance(value, FoundPeer) and text in (self.combo.itemText(index), value.host):
+                return value
+        return None
 
     def _found(self, peers: list[FoundPeer]) -> None:
         self.button.setEnabled(True)

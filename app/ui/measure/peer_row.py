@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import THIS_COMPUTER, Peer
+from app.engine.discovery import FoundPeer
 from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
-from app.ui.measure.peer_finder import PeerFinder, details
+from app.ui.measure.peer_finder import FOUND_ROLE, PeerFinder, details
 
 if TYPE_CHECKING:
     from app.ui.context import AppContext
@@ -138,6 +139,7 @@ class PeerRow(QWidget):
         grid.addWidget(self.check_result, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
         self.host_combo.editTextChanged.connect(self._host_changed)
+        self.host_combo.activated.connect(self._chosen)
         for spin in self.ports.values():
             spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
@@ -199,6 +201,14 @@ class PeerRow(QWidget):
             self._ports_typed = False
         elif not self._ports_typed:
             self._set_ports(self._defaults)
+
+    def _chosen(self, index: int) -> None:
+        """A found computer chosen from the list: its address in the field (the label with its
+        name and engines stays in the list, and the note under the field says the rest)."""
+        found = self.host_combo.itemData(index, FOUND_ROLE)
+        if isinstance(found, FoundPeer):
+            self.host_combo.setEditText(found.host)
+            self.host_edit.setCursorPosition(0)
 
     @property
     def is_this_computer(self) -> bool:
