@@ -58,6 +58,8 @@ def main() -> int:
             return shoot(only_discovery=True)
         if sys.argv[1:] == ["monitor"]:  # the monitor's picture alone (minutes)
             return shoot(only_monitor=True)
+        if sys.argv[1:] == ["found"]:  # a found computer chosen, and the window at 1280x720
+            return shoot(only_found=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -119,7 +121,9 @@ def open_class(user: User, folder: Path) -> None:
     user.choose("Step", lab.steps[2].title)
 
 
-def shoot(only_discovery: bool = False, only_monitor: bool = False) -> int:
+def shoot(
+    only_discovery: bool = False, only_monitor: bool = False, only_found: bool = False
+) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
 
@@ -160,6 +164,12 @@ def shoot(only_discovery: bool = False, only_monitor: bool = False) -> int:
     if only_discovery or only_monitor:
         resize(*SIZES[0])
         (shoot_discovery if only_discovery else shoot_monitor)(user, window, save)
+        window.shutdown()
+        return 0
+    if only_found:
+        resize(*SIZES[0])
+        shoot_discovery(user, window, save)
+        shoot_small_screen(user, window, folder, save)
         window.shutdown()
         return 0
     if "--only-responsiveness" in sys.argv:  # the Responsiveness pictures alone
@@ -285,6 +295,7 @@ def shoot(only_discovery: bool = False, only_monitor: bool = False) -> int:
     shoot_responsiveness(user, window, save)
     shoot_responsiveness_history(user, window, save)
     shoot_discovery(user, window, save)
+    shoot_small_screen(user, window, folder, save)
     shoot_monitor(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
@@ -509,6 +520,44 @@ def shoot_discovery(user: Any, window: Any, save: Any) -> None:
         save("measure-discovered-1280x800.png")
         user.type("Peer", "This computer")
         window.context.find_peers = discover
+
+
+def shoot_small_screen(user: Any, window: Any, folder: Path, save: Any) -> None:
+    """The window at 1280x720 (a 1280x800 screen less its title bar and taskbar): the Measure
+    tab after a short study on this computer, the session in Sessions, and its series compared
+    with the table just exported, the status bar confirming it with Open folder."""
+    from tests.ui.journey import compare_session, save_as
+    from tests.ui.user import wait_for
+
+    window.resize(1280, 720)
+    wait_for(lambda: window.height() == 720, 5, "the window at 1280x720")
+    user.tab("Measure")
+    user.tab("Study")
+    user.type("Peer", "This computer")
+    user.choose("Protocol", "TCP")
+    user.choose("IP version", "IPv4 and IPv6")
+    user.choose("Sweep", "Packet size")
+    user.type("Values list", "128, 768, 1408")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "1")
+    user.type("Session name", "First look, IPv4 and IPv6")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 120, "the study")
+    user.tab("Sweep")
+    save("window-measure-1280x720.png")
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
+    user.click_row("Sessions", 0)
+    user.click("Open")
+    wait_for(lambda: user.can_see("Session details"), 10, "the session")
+    save("window-sessions-1280x720.png")
+    compare_session(user, window, "First look, IPv4 and IPv6")
+    table = folder / "First look.csv"
+    with user.answering(save_as(table)):
+        user.click("Table CSV…")
+    wait_for(lambda: user.can_see("Saved files"), 10, "the confirmation")
+    save("window-compare-saved-1280x720.png")
+    window.resize(*SIZES[0])
 
 
 def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:

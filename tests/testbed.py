@@ -328,14 +328,18 @@ class NeighbourBed:
     HERE4, THERE4 = "198.18.7.1", "198.18.7.2"  # RFC 2544 benchmarking range, on this link only
     HERE6, THERE6 = "fd00:4c4c:7::1", "fd00:4c4c:7::2"
 
-    def __init__(self) -> None:
+    def __init__(self, point_to_point: bool = False) -> None:
         tag = f"{os.getpid() % 100000}"
+        # Point to point: IPv4 without a broadcast address (a /32 with a peer, as on a VPN or
+        # a VM's host-only link), so a search reaches N only by IPv6 link-local multicast.
+        self.point_to_point = point_to_point
         self.ns = f"llab-n-{tag}"
         self.here, self.there = f"lln{tag}", f"llm{tag}"
         self._procs: list[subprocess.Popen[str]] = []
 
     def __enter__(self) -> NeighbourBed:
         self.close()
+        point_to_point = self.point_to_point
         _run(["ip", "netns", "add", self.ns])
         _run(["ip", "link", "add", self.here, "type", "veth", "peer", "name", self.there])
         _run(["ip", "link", "set", self.there, "netns", self.ns])
@@ -344,7 +348,20 @@ class NeighbourBed:
             ([], self.here, self.HERE4, self.HERE6),
             (["-n", self.ns], self.there, self.THERE4, self.THERE6),
         ):
-            _run(["ip", *prefix, "addr", "add", f"{v4}/24", "brd", "+", "dev", dev])
+            other = self.THERE4 if v4 == self.HERE4 else self.HERE4
+            four = ["peer", f"{other}/32"] if point_to_point else ["brd", "+"]
+            _run(
+                [
+                    "ip",
+                    *prefix,
+                    "addr",
+                    "add",
+                    v4 if point_to_point else f"{v4}/24",
+                    *four,
+                    "dev",
+                    dev,
+                ]
+            )
             _run(["ip", *prefix, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
             _run(["ip", *prefix, "link", "set", dev, "up"])
         return self

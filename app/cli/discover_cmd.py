@@ -64,9 +64,10 @@ def cmd_discover(args: argparse.Namespace) -> int:
     count = f"{len(found)} computer{'s' if len(found) != 1 else ''}"
     print(f"Found {count} running LinkLab's servers:")
     for peer in found:
-        others = [a for a in peer.addresses if a != peer.address]
+        # Its IPv4 address first (what --peer takes), even when the answer came by IPv6.
+        others = [a for a in dict.fromkeys((*peer.addresses, peer.address)) if a != peer.host]
         also = f" (also {', '.join(others)})" if others else ""
-        print(f"  {peer.name}  {peer.address}{also}")
+        print(f"  {peer.name}  {peer.host}{also}")
         engines = peer.engine_words or "no engine server"
         echo = f", latency responder port {peer.echo_port}" if peer.echo_port else ""
         print(f"    {engines}{echo}")

@@ -11,7 +11,7 @@ import selectors
 import socket
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import psutil
 
@@ -136,10 +136,32 @@ class FoundPeer:
         """ "iperf3", "netserver": its servers as the window's Ports row names them."""
         return [engine_label(key) for key in self.engines]
 
+    @property
+    def ipv4(self) -> str:
+        """Its IPv4 address: the answer's source when it came by IPv4, else the first it
+        announced (those on this computer's networks first); "" when it has none."""
+        return next((a for a in (self.address, *self.addresses) if _is_ipv4(a)), "")
+
+    @property
+    def ipv6(self) -> str:
+        """Its IPv6 address another computer reaches without a zone, else the link-local
+        address its answer came from (with this computer's zone); "" when it has none."""
+        routable = next((a for a in (self.address, *self.addresses) if _routable6(a)), "")
+        return routable or (self.address if ":" in self.address else "")
+
+    @property
+    def host(self) -> str:
+        """The address to measure against: its IPv4 address, which serves an IPv4 series and
+        names the peer, else its IPv6 one. An answer that came by IPv6 link-local multicast
+        (an IPv4 broadcast that did not reach it) still gives the IPv4 address it announced."""
+        return self.ipv4 or self.ipv6 or self.address
+
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "address": self.address,
+            "ipv4": self.ipv4,
+            "ipv6": self.ipv6,
             "addresses": list(self.addresses),
             "engines": dict(self.engines),
             "echo_port": self.echo_port,
@@ -180,6 +202,57 @@ def parse_announcement(data: bytes, source: str) -> FoundPeer | None:
         echo_port=echo if isinstance(echo, int) and 0 < echo < 65536 else 0,
         version=str(facts.get("linklab") or "")[:32],
     )
+
+
+def _is_ipv4(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).version == 4
+    except ValueError:
+        return False
+
+
+def _routable6(address: str) -> bool:
+    """An IPv6 address reached without a zone: not link-local, not loopback."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False  # a zone (link-local), or no address at all
+    return ip.version == 6 and not ip.is_link_local and not ip.is_loopback
+
+
+def nearest_first(addresses: Collection[str], networks: Collection[str]) -> tuple[str, ...]:
+    """The addresses on one of networks ("10.0.0.0/24") first, the rest in their order: a
+    computer announces every address it has (a container bridge too), and one on a network
+    this computer is on is the one it reaches."""
+    nets = [ipaddress.ip_network(n, strict=False) for n in networks]
+
+    def near(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip.version == net.version and ip in net for net in nets)
+
+    return tuple(sorted(addresses, key=lambda a: not near(a)))
+
+
+def _own_networks() -> list[str]:
+    """The networks this computer's interfaces are on (loopback and link-local left out)."""
+    networks = []
+    for addrs in netinfo.interface_addresses().values():
+        for addr in addrs:
+            if addr.family not in (socket.AF_INET, socket.AF_INET6) or not addr.netmask:
+                continue
+            text = addr.address.split("%", 1)[0]
+            try:
+                # An IPv6 netmask is a prefix as an address ("ffff:ffff::"): its bits counted.
+                bits = bin(int(ipaddress.ip_address(addr.netmask))).count("1")
+                network = ipaddress.ip_network(f"{text}/{bits}", strict=False)
+            except ValueError:
+                continue
+            if not network.is_loopback and not network.is_link_local:
+                networks.append(str(network))
+    return networks
 
 
 def engine_label(key: str) -> str:
@@ -256,6 +329,7 @@ def discover(
     targets = search_targets(port, interfaces)
     sockets = {f: s for f in {f for f, _ in targets} if (s := _open(f)) is not None}
     own = set(_own_addresses())
+    networks = _own_networks()
     found: dict[tuple[str, tuple[str, ...]], FoundPeer] = {}
     selector = selectors.DefaultSelector()
     try:
@@ -278,7 +352,7 @@ def discover(
             wait = min(timeout_s, sends[0] if sends else timeout_s) - elapsed
             for ready, _ in selector.select(max(wait, 0.01)):
                 assert isinstance(ready.fileobj, socket.socket)
-                _receive(ready.fileobj, own, found)
+                _receive(ready.fileobj, own, networks, found)
     finally:
         selector.close()
         for sock in sockets.values():
@@ -287,7 +361,10 @@ def discover(
 
 
 def _receive(
-    sock: socket.socket, own: set[str], found: dict[tuple[str, tuple[str, ...]], FoundPeer]
+    sock: socket.socket,
+    own: set[str],
+    networks: list[str],
+    found: dict[tuple[str, tuple[str, ...]], FoundPeer],
 ) -> None:
     while True:
         try:
@@ -305,6 +382,7 @@ def _receive(
         peer = parse_announcement(data, address)
         if peer is None:
             continue
+        peer = replace(peer, addresses=nearest_first(peer.addresses, networks))
         key = (peer.name, tuple(sorted(peer.addresses)))
         best = found.get(key)
         if best is None or _rank(peer.address) < _rank(best.address):

@@ -28,6 +28,7 @@ from app.study.describe import changes, extent_text
 from app.study.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
 from app.ui.common import main_thread_gc
+from app.ui.common.widgets import scroll_when_small
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
@@ -77,9 +78,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.responsiveness, "Responsiveness")
         self.tabs.addTab(self.sessions, "Sessions")
         self.tabs.addTab(self.compare_tab, "Compare")
-        self.tabs.addTab(self.server_tab, "Server")
+        self.tabs.addTab(scroll_when_small(self.server_tab), "Server")
         self.tabs.addTab(self.class_tab, "Class")
-        self.tabs.addTab(self.settings_tab, "Settings")
+        self.tabs.addTab(scroll_when_small(self.settings_tab), "Settings")
         # A lab exercise's guided view: a tab shown while an exercise is open.
         self.exercises = ExerciseController(self, ExerciseView(self.context), self)
         # Above the tabs, shown only when the database failed its start-up check.

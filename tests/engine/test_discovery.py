@@ -12,8 +12,10 @@ from app.engine.discovery import (
     DISCOVER_SIZE,
     PER_SOURCE_BURST,
     Announcer,
+    FoundPeer,
     announcement,
     discover_request,
+    nearest_first,
     parse_announcement,
     serve_facts,
 )
@@ -117,3 +119,32 @@ def test_a_strange_answer_is_read_safely(payload: bytes) -> None:
     found = parse_announcement(head + payload, "10.0.0.9")
     if found is not None:
         assert found.engines == {} and found.echo_port == 0 and found.name == "10.0.0.9"
+
+
+def found_at(source: str, addresses: list[str]) -> FoundPeer:
+    facts = {**FACTS, "addresses": addresses}
+    found = parse_announcement(announcement(facts), source)
+    assert found is not None
+    return found
+
+
+def test_an_answer_by_link_local_multicast_still_gives_the_announced_addresses() -> None:
+    """An answer that came only over IPv6 link-local (the IPv4 broadcast did not reach the
+    computer): the address to measure is its announced IPv4 address, its IPv6 address the
+    global one; the link-local source is kept only as the last resort."""
+    found = found_at("fe80::a00:27ff:fe4e:66a1%wk0", ["10.0.2.15", "fd17::2", "fe80::1"])
+    assert (found.host, found.ipv4, found.ipv6) == ("10.0.2.15", "10.0.2.15", "fd17::2")
+    only6 = found_at("fe80::2%wk0", ["fd17::2"])
+    assert (only6.host, only6.ipv4, only6.ipv6) == ("fd17::2", "", "fd17::2")
+    bare = found_at("fe80::2%wk0", [])
+    assert (bare.host, bare.ipv6) == ("fe80::2%wk0", "fe80::2%wk0")
+    by4 = found_at("192.0.2.9", ["192.0.2.9", "2001:db8::9"])
+    assert (by4.host, by4.ipv6) == ("192.0.2.9", "2001:db8::9")
+    assert by4.to_dict()["ipv4"] == "192.0.2.9" and by4.to_dict()["ipv6"] == "2001:db8::9"
+
+
+def test_addresses_on_this_computers_networks_come_first() -> None:
+    announced = ["172.17.0.1", "10.0.0.5", "2001:db8:1::5", "fd00:1::5"]
+    near = nearest_first(announced, ["10.0.0.0/24", "fd00:1::/64"])
+    assert near == ("10.0.0.5", "fd00:1::5", "172.17.0.1", "2001:db8:1::5")
+    assert nearest_first(announced, []) == tuple(announced)

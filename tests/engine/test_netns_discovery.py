@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 
-from tests.testbed import ROOT, TestBed, unavailable_reason
+from tests.testbed import ROOT, NeighbourBed, TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns]
 
@@ -83,3 +84,24 @@ def test_an_address_where_no_computer_is_is_told_so_first(bed: TestBed) -> None:
     assert f"Nothing answered at {nobody}" in said, said
     assert "no computer there replied at all" in said
     assert said.index("Nothing answered") < said.index("start an iperf3 server")
+
+
+def test_a_computer_answering_only_by_ipv6_is_listed_by_its_ipv4_address() -> None:
+    """A point-to-point link (no IPv4 broadcast address): the search reaches the computer by
+    IPv6 link-local multicast alone, and `linklab discover` still names the IPv4 address it
+    announced first, its IPv6 one beside it."""
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with NeighbourBed(point_to_point=True) as bed:
+        bed.serve("--no-netserver")
+        argv = [sys.executable, "-m", "app", "discover", "--interface", bed.here]
+        done = subprocess.run(
+            [*argv, "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        (found,) = json.loads(done.stdout)["computers"]
+        assert ":" in found["address"]  # the answer came by IPv6
+        assert (found["ipv4"], found["ipv6"]) == (bed.THERE4, bed.THERE6)
+        words = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert f"  {found['name']}  {bed.THERE4} (also {bed.THERE6}" in words.stdout

@@ -334,13 +334,19 @@ def test_resume_only_for_unfinished_sessions(
     assert blocker.args == [ids[SessionStatus.INTERRUPTED]]
 
 
-def test_compare_needs_two_sessions(qtbot: QtBot, tab: SessionsTab, context: AppContext) -> None:
+def test_compare_takes_one_session_or_more(
+    qtbot: QtBot, tab: SessionsTab, context: AppContext
+) -> None:
     first = make_session(context.db_path, "a", when="2026-01-01T08:00:00.000Z")
     second = make_session(context.db_path, "b", when="2026-01-02T08:00:00.000Z")
     refreshed(tab)
     compare = button(tab, "compare_button")
+    assert not compare.isEnabled()  # nothing selected
     tab.select_session(first)
-    assert not compare.isEnabled()
+    assert compare.isEnabled()  # one session: its series compared within it
+    with qtbot.waitSignal(tab.compare_requested, timeout=1000) as blocker:
+        compare.click()
+    assert blocker.args[0] == [first]
     tab.table.selectAll()
     assert compare.isEnabled()
     with qtbot.waitSignal(tab.compare_requested, timeout=1000) as blocker:

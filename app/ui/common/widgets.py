@@ -146,6 +146,14 @@ def scroll_page(content: QWidget) -> QScrollArea:
     return area
 
 
+def scroll_when_small(content: QWidget) -> QScrollArea:
+    """A whole tab that scrolls either way only when the window is smaller than it needs, so
+    that its controls never set the window's minimum size (a 1280x720 screen, large fonts)."""
+    area = scroll_page(content)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    return area
+
+
 def accessible(widget: QWidget, name: str, description: str = "") -> QWidget:
     """Give a control the name screen readers read (and user-level tests find it by)."""
     widget.setAccessibleName(name)

@@ -49,6 +49,7 @@ from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
 from app.ui.common.file_dialogs import save_file
+from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
@@ -478,3 +479,4 @@ class CompareTab(QWidget):
             self.status_message.emit(getattr(err, "sentence", f"Cannot write {path}: {err}."))
             return
         self.status_message.emit(f"Saved {path.name}.")
+        confirm_saved(self, path)

@@ -18,18 +18,19 @@ FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def label(peer: FoundPeer) -> str:
-    """How a found computer reads in the Peer list: "lab-pc2 (192.168.1.20) · iperf3"."""
+    """How a found computer reads in the Peer list: "lab-pc2 (192.168.1.20) · iperf3", with
+    the address Peer is filled with (its IPv4 address when it has one)."""
     engines = ", ".join(peer.engine_labels) or "no engine server"
-    return f"{peer.name} ({peer.address}) · {engines}"
+    return f"{peer.name} ({peer.host}) · {engines}"
 
 
 def details(peer: FoundPeer) -> str:
     """Everything it announced, for the note under the field and the item's tooltip."""
-    others = [a for a in peer.addresses if a != peer.address]
+    others = [a for a in dict.fromkeys((*peer.addresses, peer.address)) if a != peer.host]
     also = f"; also {', '.join(others)}" if others else ""
     engines = peer.engine_words or "no engine server"
     echo = f", latency responder port {peer.echo_port}" if peer.echo_port else ""
-    return f"{peer.name} at {peer.address}{also}: {engines}{echo}."
+    return f"{peer.name} at {peer.host}{also}: {engines}{echo}."
 
 
 class _Signals(QObject):
@@ -64,10 +65,12 @@ class PeerFinder(QObject):
         ).start()
 
     def found_peer(self, text: str) -> FoundPeer | None:
-        """The found computer whose label text is, if any."""
-        index = self.combo.findText(text)
-        value = self.combo.itemData(index, FOUND_ROLE) if index >= 0 else None
-        return value if isinstance(value, FoundPeer) else None
+        """The found computer whose label or address text is, if any."""
+        for index in range(self.combo.count()):
+            value = self.combo.itemData(index, FOUND_ROLE)
+            if isinstance(value, FoundPeer) and text in (self.combo.itemText(index), value.host):
+                return value
+        return None
 
     def _found(self, peers: list[FoundPeer]) -> None:
         self.button.setEnabled(True)

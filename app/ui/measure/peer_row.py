@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import THIS_COMPUTER, Peer
+from app.engine.discovery import FoundPeer
 from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
-from app.ui.measure.peer_finder import PeerFinder, details
+from app.ui.measure.peer_finder import FOUND_ROLE, PeerFinder, details
 
 if TYPE_CHECKING:
     from app.ui.context import AppContext
@@ -54,6 +55,13 @@ class PeerRow(QWidget):
         self.host_combo.setEditable(True)
         self.host_combo.setObjectName("peer")
         self.host_combo.setInsertPolicy(ComboBox.InsertPolicy.NoInsert)
+        # As wide as the pane gives it, never as wide as its longest item: a found computer's
+        # name, address and engines would widen the page past its pane and cut the buttons
+        # beside it (its drop-down list is widened to read them whole instead).
+        self.host_combo.setSizeAdjustPolicy(
+            ComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.host_combo.setMinimumContentsLength(8)
         accessible(self.host_combo, "Peer")
         self.host_combo.addItem(THIS_COMPUTER)
         for host in history:
@@ -86,8 +94,7 @@ class PeerRow(QWidget):
             self._port_tips[driver.port_key] = (
                 f"The {driver.server_label}'s port on the peer ({driver.port_flags_text})."
             )
-        self.host6 = QLineEdit()
-        self.host6.setPlaceholderText(HOST6_HINT)
+        self.host6 = _HintEdit(HOST6_HINT)
         accessible(self.host6, "Peer IPv6 address")
         self.host6.setToolTip(
             "Used for the IPv6 series when the peer above is an IPv4 "
@@ -132,6 +139,7 @@ class PeerRow(QWidget):
         grid.addWidget(self.check_result, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
         self.host_combo.editTextChanged.connect(self._host_changed)
+        self.host_combo.activated.connect(self._chosen)
         for spin in self.ports.values():
             spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
@@ -186,13 +194,21 @@ class PeerRow(QWidget):
         known = self._context.peer_ports() if self._context is not None else {}
         found = self.finder.found_peer(self.host_combo.currentText())
         if found is not None:  # the ports it announced, the defaults for a server it lacks
-            known[found.address] = found.engines
+            known[found.host] = found.engines
         ports = known.get(self.host_text())
         if ports is not None:
             self._set_ports({**self._defaults, **ports})
             self._ports_typed = False
         elif not self._ports_typed:
             self._set_ports(self._defaults)
+
+    def _chosen(self, index: int) -> None:
+        """A found computer chosen from the list: its address in the field (the label with its
+        name and engines stays in the list, and the note under the field says the rest)."""
+        found = self.host_combo.itemData(index, FOUND_ROLE)
+        if isinstance(found, FoundPeer):
+            self.host_combo.setEditText(found.host)
+            self.host_edit.setCursorPosition(0)
 
     @property
     def is_this_computer(self) -> bool:
@@ -202,7 +218,7 @@ class PeerRow(QWidget):
         """The host typed, or the address of the found computer chosen."""
         text = self.host_combo.currentText().strip()
         found = self.finder.found_peer(text)
-        return found.address if found is not None else text
+        return found.host if found is not None else text
 
     def _host_changed(self) -> None:
         local = self.is_this_computer
@@ -211,8 +227,6 @@ class PeerRow(QWidget):
         else:
             self._apply_known_ports()
         self.host6.setEnabled(not local)
-        # A disabled field's hint would read like a value.
-        self.host6.setPlaceholderText("" if local else HOST6_HINT)
         # For this computer LinkLab picks free ports itself, shown once its servers run.
         for key, spin in self.ports.items():
             spin.setEnabled(not local)
@@ -223,8 +237,8 @@ class PeerRow(QWidget):
         self._host6_found = ""
         if found is not None:  # chosen from the list: its name first, its IPv6 address too
             self.host_edit.setCursorPosition(0)
-            if not self.host6.text().strip() and ":" not in found.address:
-                self._host6_found = next((a for a in found.addresses if _routable6(a)), "")
+            if not self.host6.text().strip() and found.host != found.ipv6:
+                self._host6_found = found.ipv6
                 self.host6.setText(self._host6_found)
         self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
@@ -313,6 +327,16 @@ class PeerRow(QWidget):
             self.answered.emit(result.host)
 
 
-def _routable6(address: str) -> bool:
-    """An IPv6 address another computer on the link reaches without a zone."""
-    return ":" in address and "%" not in address and not address.lower().startswith("fe80:")
+class _HintEdit(QLineEdit):
+    """A line edit whose grey hint shows only while it can be typed into: greyed out (this
+    computer, a study running), the hint would read like a value."""
+
+    def __init__(self, hint: str) -> None:
+        super().__init__()
+        self._hint = hint
+        self.setPlaceholderText(hint)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self.setPlaceholderText(self._hint if self.isEnabled() else "")

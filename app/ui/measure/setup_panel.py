@@ -31,7 +31,6 @@ from app.study.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
-    accessible,
     scroll_page,
     with_error,
 )
@@ -148,20 +147,9 @@ class SetupPanel(QWidget):
         grid.addWidget(self._label("S&weep", self.study.variable), 2, 0)
         grid.addWidget(self._register("variable", "Sweep", self.study.variable, STUDY), 2, 1, 1, 3)
 
-        values_row = QHBoxLayout()
-        values_row.setContentsMargins(0, 0, 0, 0)
-        for text, spin in (
-            ("from", self.study.range_from),
-            ("to", self.study.range_to),
-            ("step", self.study.range_step),
-        ):
-            accessible(spin, f"Values {text}")
-            spin.setMinimumWidth(70)
-            values_row.addWidget(self._label(text, spin))
-            values_row.addWidget(spin, 1)
-        grid.addWidget(QLabel("Values"), 3, 0)
-        grid.addLayout(values_row, 3, 1, 1, 3)
-        grid.addWidget(self._label("or &list", self.study.custom_values), 4, 0)
+        grid.addWidget(self.study.range_label, 3, 0)
+        grid.addWidget(self.study.range_row, 3, 1, 1, 3)
+        grid.addWidget(self.study.list_label, 4, 0)
         cell = self._register("values", "Values list", self.study.custom_values, STUDY)
         grid.addWidget(cell, 4, 1, 1, 3)
         grid.addWidget(self.study.values_count, 5, 1, 1, 3)
@@ -349,6 +337,7 @@ class SetupPanel(QWidget):
         early_on = self.adv.early_stop.isChecked()
         self.adv.early_fraction.setEnabled(early_on)
         self.adv.early_min.setEnabled(early_on)
+        self.study.show_range_for(plan.variable)
         choices = unavailable_choices(plan)
         self.study.direction.set_unavailable(choices["direction"])
         self.study.variable.set_unavailable(choices["variable"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import SWEEPS, Metric, Variable
@@ -73,6 +73,23 @@ class StudyControls:
             "A list of values instead of the range (sizes accept K and M, bitrates M and G)."
         )
         accessible(self.custom_values, "Values list")
+        self.range_row = QWidget()  # hidden for a sweep of names: they have no range
+        row = QHBoxLayout(self.range_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        for text, spin in (
+            ("from", self.range_from),
+            ("to", self.range_to),
+            ("step", self.range_step),
+        ):
+            accessible(spin, f"Values {text}")
+            spin.setMinimumWidth(70)
+            label = QLabel(text)
+            label.setBuddy(spin)
+            row.addWidget(label)
+            row.addWidget(spin, 1)
+        self.range_label = QLabel("Values")
+        self.list_label = QLabel("or &list")
+        self.list_label.setBuddy(self.custom_values)
         self.values_count = QLabel()
         self.values_count.setObjectName("values_count")
         self.repetitions = _spin(
@@ -123,6 +140,13 @@ class StudyControls:
             "The name to find the session by in Sessions and Compare; left empty, LinkLab "
             "names it after what it measures."
         )
+
+    def show_range_for(self, variable: Variable) -> None:
+        """From, to and step for a variable of numbers; a sweep of names has only its list."""
+        named = categorical(variable)
+        self.range_label.setVisible(not named)
+        self.range_row.setVisible(not named)
+        self.list_label.setText("&Values" if named else "or &list")
 
     def fill_range(self, variable: Variable) -> None:
         if categorical(variable):  # names have no range: the list starts with examples

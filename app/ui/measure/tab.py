@@ -24,7 +24,6 @@ from app.analysis.expectation import expected_at, expected_curve
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
-from app.domain.plan_codec import plan_from_json
 from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus
 from app.study.environment import DetectedLink
@@ -46,6 +45,7 @@ from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
 from app.ui.measure.exercise_lock import lock_step, unlock
+from app.ui.measure.last_form import LastForm
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.worker import StudyWorker
@@ -135,6 +135,7 @@ class MeasureTab(QWidget):
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+        self.last_form = LastForm(self.setup, context)
         self.setup.plan_changed.connect(self._plan_changed)
         self.detection = LinkDetection(self)
         self.detection.security_detected.connect(self.setup.set_detected_security)
@@ -142,7 +143,7 @@ class MeasureTab(QWidget):
         self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.attach(context)
         self.engines_changed()
-        self._restore_last_plan()
+        self.last_form.restore()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
 
@@ -192,15 +193,6 @@ class MeasureTab(QWidget):
         else:
             self.setup.conditions_box.set_detected_link(link.rate_bps, link.medium)
 
-    def _restore_last_plan(self) -> None:
-        text = self.context.last_plan_json()
-        if not text:
-            return
-        try:
-            self.setup.set_plan(plan_from_json(text))
-        except LinkLabError:
-            pass  # a plan from another version: start from the defaults
-
     def engines_changed(self) -> None:
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
         self.setup.set_engine_unavailable(self.context.missing_engines())
@@ -210,6 +202,7 @@ class MeasureTab(QWidget):
         self._plan = plan
         self._set_buttons()
         self._show_command()
+        self.last_form.remember()  # what the next start of LinkLab shows
 
     def _show_command(self) -> None:
         """The command of the plan on screen, whatever changed it (a field, a preset, an
@@ -271,8 +264,6 @@ class MeasureTab(QWidget):
             except LinkLabError as err:
                 self._say(err.sentence, error=True)
                 return
-        else:
-            self.context.remember_plan_json(plan.to_json())
         where = (
             "Starting LinkLab's servers on this computer…"
             if plan.peer.is_this_computer

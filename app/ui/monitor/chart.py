@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces, Trace
@@ -100,6 +101,30 @@ class _Plot(pg.PlotWidget):
         self.curves: dict[str, _Curve] = {}
         self.setAccessibleName(name)
         self.setMinimumHeight(60)
+        self._title = title
+        self._fit_title()
+
+    def set_title(self, title: str) -> None:
+        """The title, shortened with "…" to the plot's width (whole in the tooltip): a narrow
+        pane (a small screen, the figures' table beside it) must not cut it off mid-word."""
+        self._title = title
+        self.setToolTip(title)
+        self._fit_title()
+
+    def resizeEvent(self, event: QResizeEvent | None) -> None:
+        # The title first: the plot's layout then takes the width the shorter title needs.
+        if event is not None:
+            self._fit_title(event.size().width())
+        super().resizeEvent(event)
+
+    def _fit_title(self, width: int | None = None) -> None:
+        if not hasattr(self, "_title"):
+            return  # pyqtgraph resizes while it builds the plot: nothing to fit yet
+        font = QFont(self.font())
+        font.setPointSizeF(11)  # the size style_plot gives titles
+        room = max((width or self.width()) - 2 * self.getAxis("left").width() - 8, 40)
+        text = QFontMetrics(font).elidedText(self._title, Qt.TextElideMode.ElideRight, room)
+        self.getPlotItem().setTitle(text)
 
 
 class MonitorChart(_OnDemand, QWidget):
@@ -111,7 +136,7 @@ class MonitorChart(_OnDemand, QWidget):
         self.loss = _Plot("Loss", "loss (%)", "Monitor loss chart")
         self.latency = _Plot(
             "Working latency (each second's median)",
-            "round trip (ms)",
+            "RTT (ms)",  # short: the plot is a third of a small pane's height
             "Monitor latency chart",
         )
         self.throughput.setMinimumHeight(90)
@@ -145,7 +170,7 @@ class MonitorChart(_OnDemand, QWidget):
         self.traces = traces
         self.colour = colour
         udp = traces.protocol is Protocol.UDP
-        self.loss.getPlotItem().setTitle("Loss (% of datagrams)" if udp else "TCP retransmits")
+        self.loss.set_title("Loss (% of datagrams)" if udp else "TCP retransmits")
         self.loss.setLabel("left", "loss (%)" if udp else "retransmits")
         self.latency.setVisible(latency)
         self.changed()
@@ -251,4 +276,4 @@ class MonitorChart(_OnDemand, QWidget):
         if traces is None or "probes lost" not in traces.latency:
             return
         lost = traces.latency["probes lost"].mean or 0.0
-        self.latency.getPlotItem().setTitle(f"Working latency · {lost:.1f} % of probes lost")
+        self.latency.set_title(f"Working latency · {lost:.1f} % of probes lost")

@@ -17,6 +17,7 @@ from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
 from app.study.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
+from app.ui.common.saved import confirm_saved
 from app.ui.context import AppContext
 
 
@@ -280,3 +281,4 @@ class SessionExchange(QObject):
             f"Exported {_count(outcome.count)} to {outcome.path}: on the other computer, "
             f"double-click it or use Import… on the Sessions tab."
         )
+        confirm_saved(self.widget, outcome.path, _count(outcome.count))

@@ -33,6 +33,7 @@ from app.report.responsiveness_export import (
 from app.study.responsiveness_comparison import TABLE_HEADERS, ResponsivenessComparison
 from app.study.responsiveness_kept import KeptResult
 from app.ui.common.file_dialogs import save_file
+from app.ui.common.saved import confirm_saved
 from app.ui.responsiveness.card import ResultCard
 from app.ui.responsiveness.result_files import card_title, write_file, write_result
 from app.ui.responsiveness.time_chart import ResponsivenessTimeChart
@@ -170,6 +171,7 @@ class ResultView(QWidget):
             self.said.emit(err.sentence, True)
             return
         self.said.emit(f"Saved {path.name} in {path.parent}.", False)
+        confirm_saved(self, path)
 
     def _csv(self) -> None:
         self._ask("csv")
@@ -253,6 +255,7 @@ class ComparisonView(QWidget):
             self.said.emit(err.sentence, True)
             return
         self.said.emit(f"Saved {path.name} in {path.parent}.", False)
+        confirm_saved(self, path)
 
 
 class ResponsivenessView(QStackedWidget):

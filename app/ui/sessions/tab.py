@@ -58,7 +58,7 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-COMPARE_TIP = "Put two or more sessions side by side, or two responsiveness results."
+COMPARE_TIP = "Sessions side by side (one alone: its series), or two responsiveness results."
 
 
 class SessionsTab(QWidget):
@@ -157,10 +157,11 @@ class SessionsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
-        # A few rows of the list, the rest for the session on view (its chart above all).
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setSizes([120, 670])
+        # Four rows of the list at any height (the list keeps its own), the rest for the view.
+        top = header.sizeHint().height()
+        rows = top + 4 * (self.fontMetrics().height() + 8)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
         self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
@@ -314,7 +315,7 @@ class SessionsTab(QWidget):
             single is not None and not FrontDoor.resume_problem(single)
         )
         self.buttons["compare_button"].setEnabled(
-            (count >= 2 and not results) or (results == 2 and not count)
+            (count >= 1 and not results) or (results == 2 and not count)
         )
         self.buttons["export_button"].setEnabled(
             count > 0 and not results and not self.exchange.busy
@@ -495,5 +496,5 @@ class SessionsTab(QWidget):
             self.compare_results([r.id for r in results])
             return
         ids = self.selected_ids()
-        if len(ids) >= 2 and not results:
+        if ids and not results:  # one session: its series compared within it
             self.compare_requested.emit(ids)

@@ -1,0 +1,122 @@
+"""The on-screen confirmation of a file written (an export, a report, a hand-in): a notice in
+the window's status bar that stays until closed or replaced, naming the file and its folder,
+with Open folder; any page calls `confirm_saved(self, path)`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
+
+NOTICE_NAME = "saved_notice"
+
+
+class _ElidedLabel(QLabel):
+    """A one-line label that shortens its text in the middle to the width it has (the whole
+    text in its tooltip): a long path never widens the window."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(80)
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self.setAccessibleDescription(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        metrics = self.fontMetrics()
+        self.setText(metrics.elidedText(self._full, Qt.TextElideMode.ElideMiddle, self.width()))
+
+
+class SavedNotice(QFrame):
+    """What was saved and where, with Open folder and a close button; not modal."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(NOTICE_NAME)
+        self.setAccessibleName("Saved")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            f"QFrame#{NOTICE_NAME} {{ background: #e6f4ea; border: 1px solid #8cc59a; "
+            "border-radius: 3px; }"
+        )
+        self.text = _ElidedLabel()
+        self.text.setAccessibleName("Saved files")
+        self.open_button = QPushButton("Open folder")
+        self.open_button.setToolTip("Show the folder the file was saved in.")
+        self.close_button = QToolButton()
+        self.close_button.setText("×")
+        self.close_button.setAccessibleName("Close saved notice")
+        self.close_button.setToolTip("Close this notice.")
+        self.close_button.setAutoRaise(True)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 0, 2, 0)
+        row.addWidget(self.text, 1)
+        row.addWidget(self.open_button)
+        row.addWidget(self.close_button)
+        self.folder: Path | None = None
+        self.open_button.clicked.connect(self.open_folder)
+        self.close_button.clicked.connect(self.hide)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.hide()
+
+    def show_saved(self, paths: Sequence[Path], what: str = "") -> None:
+        names = ", ".join(p.name for p in paths)
+        self.folder = paths[0].parent
+        lead = f"Saved {what}: " if what else "Saved "
+        self.text.set_full_text(f"{lead}{names} in {self.folder}")
+        self.show()
+
+    def open_folder(self) -> bool:
+        if self.folder is None:
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.folder)))
+
+
+def notice_of(window: QMainWindow) -> SavedNotice:
+    """The window's notice in its status bar, made on first use."""
+    found = window.statusBar().findChild(SavedNotice, NOTICE_NAME)
+    if found is not None:
+        return found
+    notice = SavedNotice()
+    # Half the bar at most: the status line beside it keeps the run's news.
+    window.statusBar().addPermanentWidget(notice, 1)
+    return notice
+
+
+def confirm_saved(widget: QWidget, path: Path | Sequence[Path], what: str = "") -> None:
+    """Say on screen that path (or paths) was written: the status bar's notice of the window
+    widget is in, which stays until closed or the next file saved. A widget in no main window
+    (a dialog of its own, a test's bare page) gets nothing."""
+    paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
+    window: QWidget | None = widget.window()
+    while window is not None and not isinstance(window, QMainWindow):
+        # A dialog of the window's (a hand-in, an export): the notice goes to its window.
+        parent = window.parentWidget()
+        window = parent.window() if parent is not None else None
+    if not paths or window is None:
+        return
+    notice_of(window).show_saved(paths, what)
