@@ -321,27 +321,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _export_report(args: argparse.Namespace) -> int:
     """A report of one session's series, or of several sessions compared like with like (the
     first one is the baseline)."""
-    from app.analysis.compare import Mode, compare, series_data
-    from app.analysis.context_checks import context_checks
-    from app.report.report_data import collect
+    from app.report.report_data import collect, sessions_comparison
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
     door = FrontDoor(Path(args.db) if args.db else None)
-    sessions = [door.session(ref) for ref in args.sessions]
-    runs = {s.id: door.runs(s.id) for s in sessions}
-    items = [item for s in sessions for item in series_data(s, runs[s.id], "throughput_bps")]
-    context = [w for s in sessions for w in context_checks(s, runs[s.id])]
-    if len(sessions) == 1:
-        comparison = compare(items, "throughput_bps", mode=Mode.WITHIN, context=context)
-    else:
-        comparison = compare(
-            items,
-            "throughput_bps",
-            mode=Mode.SESSIONS,
-            baseline_session=sessions[0].id,
-            context=context,
-        )
+    comparison = sessions_comparison(door, args.sessions)
     from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 
     write_outputs(collect(comparison, door), **{args.format: args.out})

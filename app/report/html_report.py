@@ -13,6 +13,7 @@ from app.analysis.compare import (
     ALPHA,
     INTERVAL_METHOD,
     METRIC_INFO,
+    PERCENT_METRICS,
     ComparedPoint,
     Mode,
     SeriesData,
@@ -80,14 +81,16 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
     comparison = data.comparison
     means = [abs(m) for p in points for m in (p.baseline.mean, p.other.mean) if m is not None]
     unit, factor = scale(comparison.metric, max(means, default=0.0))
+    # A difference of percentages is in percentage points, as the findings say it.
+    apart = "pp" if comparison.metric in PERCENT_METRICS else unit
     header = [
         with_unit(comparison.variable_label, comparison.variable_unit),
         "n",
         with_unit("Baseline mean", unit),
         with_unit("Mean", unit),
-        with_unit("Difference", unit),
+        with_unit("Difference", apart),
         "Relative",
-        with_unit("CI of the difference at its Holm step's level", unit),
+        with_unit("CI of the difference at its Holm step's level", apart),
         "p (Welch)",
         "p (Holm)",
         "Significant",

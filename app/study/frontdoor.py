@@ -11,6 +11,7 @@ stopped.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Engine, Metric, Peer, Plan, Security
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.records import RunRecord, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
@@ -57,6 +58,15 @@ class PeerUnreachable(EngineError):
 
 class ResumeRefused(BadOption):
     """The session cannot be resumed (running elsewhere, or complete)."""
+
+
+#: How long a deleted session can still be restored (Undo); then its rows go.
+DELETED_KEPT = dt.timedelta(days=1)
+
+
+def _undo_ends() -> str:
+    """Sessions deleted before this moment can no longer be restored."""
+    return iso(dt.datetime.now(dt.UTC) - DELETED_KEPT)
 
 
 class DeleteRefused(StoreError):
@@ -181,7 +191,9 @@ class FrontDoor:
             return 0
         try:
             with Database(self.db_path, verify=True) as db:  # the one full check of the file
-                return SessionStore(db).mark_interrupted()
+                store = SessionStore(db)
+                store.purge_deleted(_undo_ends())
+                return store.mark_interrupted()
         except StoreDamaged as err:
             self.damaged = err.sentence  # read-only from now on; reads still work
             return 0
@@ -394,7 +406,9 @@ class FrontDoor:
             return store.get(session.id)
 
     def delete(self, refs: Sequence[str]) -> list[SessionRecord]:
-        """Delete sessions and all their runs; refuses (deleting none) while one is running."""
+        """Delete sessions and all their runs; refuses (deleting none) while one is running.
+        They are hidden at once and can be restored for DELETED_KEPT; then they go for good
+        (sessions deleted longer ago go now)."""
         with self._open(write=True) as db:
             store = SessionStore(db)
             store.mark_interrupted()  # one left "running" by a LinkLab that is gone is not
@@ -405,9 +419,14 @@ class FrontDoor:
                         f"{session.name or session.short_id} is still running: stop it first, "
                         f"then delete it."
                     )
-            for session in chosen:
-                store.delete(session.id)
+            store.purge_deleted(_undo_ends())
+            store.mark_deleted([s.id for s in chosen], utc_now())
             return chosen
+
+    def restore(self, session_ids: Sequence[str]) -> int:
+        """Sessions deleted within DELETED_KEPT back in the list; returns how many came back."""
+        with self._open(write=True) as db:
+            return SessionStore(db).restore(session_ids)
 
     def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
         """Sessions to a .linklab exchange file; returns their ids (notes: as export_sessions)."""

@@ -111,6 +111,8 @@ class MainWindow(QMainWindow):
         self.responsiveness.show_requested.connect(self._show_result)
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
+        self.sessions.status_message.connect(self.status_label.setText)
+        self.sessions.sessions_deleted.connect(self.measure.forget_sessions)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.context.settings_changed.connect(self.measure.engines_changed)

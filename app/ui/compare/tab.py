@@ -29,12 +29,14 @@ from PySide6.QtWidgets import (
 
 from app.analysis.compare import (
     METRIC_INFO,
+    PERCENT_METRICS,
+    ComparedPoint,
     Comparison,
     Mode,
     SeriesData,
     compare,
     format_value,
-    interval_cell,
+    level_text,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
@@ -73,6 +75,25 @@ WARNING_STYLE = (
 )
 
 
+def difference_cell(metric: str, value: float | None) -> str:
+    """A difference as the findings say it: signed ("+707 kbit/s", "−2.3 pp"), differences of
+    percentages in percentage points."""
+    if value is None:
+        return "—"
+    if metric in PERCENT_METRICS:
+        return signed(f"{abs(value):.3g} pp", value < 0, plus=value > 0)
+    return signed(format_value(metric, value), value < 0, plus=value > 0)
+
+
+def interval_text(metric: str, point: ComparedPoint) -> str:
+    """The interval of the difference in the difference's own words ('+1.47 Gbit/s …
+    +6.68 Gbit/s (98.3 %)'); '—' when the point cannot be tested."""
+    if point.ci_low is None or point.ci_high is None or point.ci_level is None:
+        return "—"
+    low, high = difference_cell(metric, point.ci_low), difference_cell(metric, point.ci_high)
+    return f"{low} … {high} ({level_text(point.ci_level)})"
+
+
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     if align_right:
@@ -91,6 +112,7 @@ class CompareTab(QWidget):
         self.sessions: list[SessionRecord] = []
         self.checks: list[ContextWarning] = []  # the sessions' context checks
         self.comparison: Comparison | None = None
+        self._compared_ids: list[str] = []  # the sessions last read, oldest first
         self._reader = Background(self)
         self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
         self.empty.setObjectName("compare_empty")
@@ -275,13 +297,23 @@ class CompareTab(QWidget):
         index = self.baseline.findData(previous)
         self.baseline.setCurrentIndex(max(index, 0))
         self.baseline.blockSignals(False)
+        same = [s.id for s in self.sessions] == self._compared_ids
+        self._compared_ids = [s.id for s in self.sessions]
         self.within.blockSignals(True)
-        self.within.setChecked(len(self.sessions) == 1)  # one session: its series, always
+        # One session: its series, always; the same sessions read again (another metric):
+        # as the user left it.
+        self.within.setChecked(len(self.sessions) == 1 or (same and self.within.isChecked()))
         self.within.blockSignals(False)
+        self._name_baseline()
         self._recompute()
 
-    def _within_toggled(self) -> None:
+    def _name_baseline(self) -> None:
+        """The session list's label says what it chooses: the baseline, or the one session
+        whose series are compared."""
         self.baseline_label.setText("Session" if self.within.isChecked() else "Baseline session")
+
+    def _within_toggled(self) -> None:
+        self._name_baseline()
         self._recompute()
 
     # -- comparing ---------------------------------------------------------------------------
@@ -400,15 +432,14 @@ class CompareTab(QWidget):
             for p in pair.points:
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
-                negative = p.difference is not None and p.difference < 0
-                ci = interval_cell(metric, p)
+                ci = interval_text(metric, p)
                 cells = [
                     pair.other.label,
                     pair.baseline.label,
                     value_word(p.value),
                     show(p.baseline.mean),
                     show(p.other.mean),
-                    signed(show(p.difference), negative),
+                    difference_cell(metric, p.difference),
                     "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
                     ci,
                     format_p(p.p_value),

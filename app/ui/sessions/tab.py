@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -41,6 +40,8 @@ from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.responsiveness_view import ResponsivenessView
+from app.ui.sessions.session_exports import SessionExports, can_compare_within
+from app.ui.sessions.session_menu import UndoDelete, ask_delete, show_menu
 from app.ui.sessions.table_model import (
     COLUMNS,
     SORT_ROLE,
@@ -48,8 +49,8 @@ from app.ui.sessions.table_model import (
     Row,
     SessionTableModel,
     count_text,
+    point_sort_arrows,
     row_time,
-    runs_text,
 )
 from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
@@ -58,14 +59,19 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-COMPARE_TIP = "Put two or more sessions side by side, or two responsiveness results."
+COMPARE_TIP = (
+    "Put two or more sessions side by side, or two responsiveness results; one session: its "
+    "series against each other."
+)
 
 
 class SessionsTab(QWidget):
     """The list of sessions over the view of the one selected."""
 
     resume_requested = Signal(str)  # session id
-    compare_requested = Signal(list)  # session ids, two or more
+    compare_requested = Signal(list)  # session ids: two or more, or one to compare within
+    status_message = Signal(str)  # what was done, for the window's status bar
+    sessions_deleted = Signal(list)  # session ids, gone from the list
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,8 +113,11 @@ class SessionsTab(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setMaximumSectionSize(360)  # a long name must not push the rest out of view
+        point_sort_arrows(header)
         header.setSectionResizeMode(STRETCHED, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(lambda pos: show_menu(self, pos))
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self._reader = Background(self)
@@ -147,6 +156,10 @@ class SessionsTab(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = SessionView(settings=context.settings)
+        self.exports = SessionExports(self, context.settings, context.door, self._said)
+        self.view.export_asked.connect(self.export_shown)
+        self.view.compare_asked.connect(self.compare_shown)
+        self.undo = UndoDelete(self)
         self.results_view = ResponsivenessView(context.settings)
         self.results_view.result_view.said.connect(self._said)
         self.results_view.comparison_view.said.connect(self._said)
@@ -166,6 +179,7 @@ class SessionsTab(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
         bottom.insertWidget(0, self.status, 1)
+        bottom.insertWidget(1, self.undo.button)
         layout.addLayout(bottom)
         self.update_actions()
 
@@ -180,6 +194,7 @@ class SessionsTab(QWidget):
         else:
             self.status.setStyleSheet("")
             self.status.setText(sentence)
+        self.status_message.emit(sentence)
 
     @property
     def reading(self) -> bool:
@@ -313,8 +328,9 @@ class SessionsTab(QWidget):
         self.buttons["resume_button"].setEnabled(
             single is not None and not FrontDoor.resume_problem(single)
         )
+        within = single is not None and len(rows) == 1 and can_compare_within(single)
         self.buttons["compare_button"].setEnabled(
-            (count >= 2 and not results) or (results == 2 and not count)
+            (count >= 2 and not results) or (results == 2 and not count) or within
         )
         self.buttons["export_button"].setEnabled(
             count > 0 and not results and not self.exchange.busy
@@ -414,19 +430,26 @@ class SessionsTab(QWidget):
         return self._change(lambda door: door.tag(session_id, tags, replace_all=True, notes=notes))
 
     def delete_sessions(self, session_ids: list[str]) -> bool:
-        return self._change(lambda door: door.delete(session_ids))
+        return self.delete_rows(session_ids, [])
 
     def rename_result(self, result_id: str, name: str) -> bool:
         return self._change(lambda door: door.results().rename(result_id, name))
 
     def delete_rows(self, session_ids: list[str], result_ids: list[str]) -> bool:
+        deleted: list[SessionRecord] = []
+
         def both(door: FrontDoor) -> None:
             if result_ids:
                 door.results().delete(result_ids)
             if session_ids:
-                door.delete(session_ids)
+                deleted.extend(door.delete(session_ids))
 
-        return self._change(both)
+        if not self._change(both):
+            return False
+        if deleted:
+            self.undo.offer(deleted)
+            self.sessions_deleted.emit([s.id for s in deleted])
+        return True
 
     def ask_rename(self) -> None:
         chosen = self.selected_rows()
@@ -454,35 +477,7 @@ class SessionsTab(QWidget):
             self.set_tags(session.id, dialog.tags, dialog.notes)
 
     def ask_delete(self) -> None:
-        chosen = self.selected_rows()
-        if not chosen:
-            return
-        names = "\n".join(
-            f"• {s.name or 'Untitled session'} ({s.short_id}), {runs_text(s.runs_done)}"
-            if isinstance(s, SessionRecord)
-            else f"• {s.name} ({s.short_id}), a responsiveness result"
-            for s in chosen[:10]
-        )
-        more = f"\n… and {len(chosen) - 10} more" if len(chosen) > 10 else ""
-        sessions = [s.id for s in chosen if isinstance(s, SessionRecord)]
-        results = [r.id for r in chosen if isinstance(r, KeptResult)]
-        if not sessions:
-            what = "this result" if len(results) == 1 else f"these {len(results)} results"
-            question = f"Delete {what} with every step of its ramp?"
-        else:
-            what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
-            if results:
-                what = f"these {len(chosen)} sessions and results"
-            question = f"Delete {what} and every run measured in it?"
-        answer = QMessageBox.question(
-            self,
-            "Delete sessions",
-            f"{question}\n\n{names}{more}\n\nThis cannot be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.delete_rows(sessions, results)
+        ask_delete(self)
 
     def resume(self) -> None:
         session = self._single()
@@ -497,3 +492,19 @@ class SessionsTab(QWidget):
         ids = self.selected_ids()
         if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
+        elif (single := self._single()) is not None and can_compare_within(single):
+            self.compare_requested.emit([single.id])
+
+    # -- the session on view: its own exports and comparison -----------------------------------
+    def _on_view(self) -> SessionRecord | None:
+        shown = self.view.session_id
+        return next((s for s in self.model.sessions if s.id == shown), None)
+
+    def export_shown(self, key: str) -> None:
+        if (session := self._on_view()) is not None:
+            self.exports.ask(session, key)
+
+    def compare_shown(self) -> None:
+        session = self._on_view()
+        if session is not None and can_compare_within(session):
+            self.compare_requested.emit([session.id])
