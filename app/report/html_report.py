@@ -217,6 +217,9 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
     if single:
         title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
         what = f"{e(name)} by {e(comparison.variable_label.lower())}"
+    elif len(sessions) == 1:  # one session's series against each other: named by it
+        title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
+        what = f"{e(name)} by {e(comparison.variable_label.lower())}. " + _compared_text(data)
     else:
         title = f"LinkLab comparison: {name} by {comparison.variable_label.lower()}"
         what = _compared_text(data)
