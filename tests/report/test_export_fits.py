@@ -4,6 +4,8 @@ the last planned point is drawn inside, and the Pairs table keeps every column."
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -68,8 +70,8 @@ def test_pdf_pages_keep_their_margins_and_the_pairs_table_its_columns(
 ) -> None:
     path, ids = long_named
     data = collect(load(path, ids), FrontDoor(path))
-    pdf = tmp_path / "report.pdf"
-    write_outputs(data, pdf=pdf)
+    pdf, page_html = tmp_path / "report.pdf", tmp_path / "report.html"
+    write_outputs(data, pdf=pdf, html=page_html)
     pages = pdf_pages(pdf, tmp_path / "pages")
     for number, page in enumerate(pages, start=1):
         # 15 mm margins at 60 dpi are 35 pixels: at least most of them stay blank.
@@ -79,6 +81,12 @@ def test_pdf_pages_keep_their_margins_and_the_pairs_table_its_columns(
     assert header in text, "the Pairs table's last column is cut at the page's edge"
     for value in SIZES:
         assert str(value) in text
+    # Every heading of the report is on a page (one after an image was once lost).
+    flat = " ".join(text.split())
+    headings = re.findall(r"<h[1-4]>([^<]+)</h[1-4]>", page_html.read_text(encoding="utf-8"))
+    assert len(headings) > 8
+    for heading in headings:
+        assert " ".join(html.unescape(heading).split()) in flat, heading
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -324,8 +325,26 @@ def _png_bytes(image: QImage) -> bytes:
     return bytes(buffer.data())
 
 
+_IMAGE_SIZE = re.compile(r'(<img\b[^>]*?)\swidth="(\d+)"\s+height="(\d+)"')
+
+
+def fit_image_tags(html: str, max_width: float) -> str:
+    """The HTML with each sized image wider than the text column given the column's width
+    (its height in proportion), before layout: shrinking them in the laid-out document
+    loses the heading that follows an image."""
+
+    def fit(match: re.Match[str]) -> str:
+        width, height = int(match[2]), int(match[3])
+        if width <= max_width:
+            return match[0]
+        return f'{match[1]} width="{max_width:.0f}" height="{height * max_width / width:.0f}"'
+
+    return _IMAGE_SIZE.sub(fit, html)
+
+
 def _fit_images(document: QTextDocument, max_width: float) -> None:
-    """Shrink images wider than the text column, keeping their aspect ratio."""
+    """Shrink images wider than the text column, keeping their aspect ratio (those without
+    a size in their tag)."""
     block = document.begin()
     while block.isValid():
         fragments = block.begin()
@@ -371,11 +390,11 @@ def pdf_from_html(html: str, path: str | Path | None) -> bytes:
     option = QTextOption()
     option.setWrapMode(QTextOption.WrapMode.WordWrap)
     document.setDefaultTextOption(option)
-    document.setHtml(html)
     per_mm = _LAYOUT_DPI / 25.4
     page = QSizeF(
         (_A4_MM[0] - 2 * _PAGE_MARGIN_MM) * per_mm, (_A4_MM[1] - 2 * _PAGE_MARGIN_MM) * per_mm
     )
+    document.setHtml(fit_image_tags(html, page.width()))
     # A page size of our own stops print() from adding its 2 cm margins on top of ours.
     document.setPageSize(page)
     _fit_images(document, page.width())
@@ -385,8 +404,8 @@ def pdf_from_html(html: str, path: str | Path | None) -> bytes:
     needed = document.idealWidth()
     if needed > page.width() + 0.5:
         stretch = min(needed / page.width(), _MAX_STRETCH)
-        document.setHtml(html)
         page = QSizeF(page.width() * stretch, page.height() * stretch)
+        document.setHtml(fit_image_tags(html, page.width()))
         document.setPageSize(page)
         _fit_images(document, page.width())
     document.print_(writer)
