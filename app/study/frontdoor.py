@@ -428,6 +428,15 @@ class FrontDoor:
         with self._open(write=True) as db:
             return SessionStore(db).restore(session_ids)
 
+    def restore_one(self, ref: str) -> SessionRecord:
+        """A deleted session, by its id or id prefix, back in the list."""
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            session = store.get(ref, deleted=True)
+            if not store.restore([session.id]):
+                raise BadOption(f"Session {session.short_id} is not deleted: nothing to restore.")
+            return store.get(session.id)
+
     def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
         """Sessions to a .linklab exchange file; returns their ids (notes: as export_sessions)."""
         with self._open(write=False) as db:

@@ -5,6 +5,8 @@ gains the column and keeps its sessions."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,23 @@ def test_an_exchange_file_brings_back_a_session_deleted_here(tmp_path: Path) -> 
     result = door.import_file(tmp_path / "one.linklab")
     assert [s.id for s in result.imported] == [sid] and not result.skipped
     assert [s.id for s in door.sessions()] == [sid]
+
+
+def test_the_command_line_deletes_lists_and_restores(tmp_path: Path) -> None:
+    path = tmp_path / "linklab.sqlite3"
+    sid = _session(path, "measured on Tuesday")
+
+    def linklab(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "app", *args, "--db", str(path)]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+    deleted = linklab("sessions", "delete", sid[:8], "--yes")
+    assert deleted.returncode == 0
+    assert f"linklab sessions restore {sid[:8]}" in deleted.stderr
+    assert "measured on Tuesday" not in linklab("sessions").stdout
+    assert linklab("sessions", "show", sid[:8]).returncode != 0
+    restored = linklab("sessions", "restore", sid[:8])
+    assert restored.returncode == 0 and "Restored session" in restored.stdout
+    assert "measured on Tuesday" in linklab("sessions").stdout
+    again = linklab("sessions", "restore", sid[:8])
+    assert again.returncode != 0 and "not deleted" in again.stderr
