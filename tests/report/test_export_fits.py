@@ -103,3 +103,20 @@ def test_html_report_in_chromium_and_its_chart_hold_everything(
     shot = html_screenshot(page, tmp_path / "shot.png", tmp_path / "profile", "1024,3000")
     # The page is longer than the window: its bottom edge is where the window ends.
     assert_inside(shot, "the report in Chromium", at_least=8, edges="ltr")
+
+
+def test_the_axis_reaches_a_planned_point_that_has_no_successful_run(tmp_path: Path) -> None:
+    from app.ui.common.render_charts import build_chart
+
+    path = tmp_path / "linklab.sqlite3"
+    measured = {128: [40.0, 41.0, 39.0], 768: [50.0, 51.0, 49.0], 1408: []}
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = (add_session(store, "a", "", measured, {}), add_session(store, "b", "", measured, {}))
+    chart = build_chart(load(path, ids))
+    try:
+        low, high = chart.getPlotItem().vb.viewRange()[0]
+        assert low <= 128 and high >= 1408
+    finally:
+        chart.close()
+        chart.deleteLater()

@@ -216,6 +216,15 @@ def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci")
         categories(comparison.curves[0].session.plan) if comparison.curves else None,
     )
     styles = comparison_styles(comparison)
+    # The axis reaches every planned point (the largest packet size above all), even where a
+    # point has no successful run to draw.
+    planned = [
+        x_of(c.session.plan, v)
+        for c in comparison.curves
+        for v in c.session.plan.values
+        if not isinstance(v, str)
+    ]
+    chart.set_planned(planned)
     for curve in comparison.curves:
         # pyqtgraph shows legend names as rich text: a name must not become markup.
         chart.set_series(curve.label, _points(curve, spread), styles.get(curve.label))

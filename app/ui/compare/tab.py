@@ -399,6 +399,9 @@ class CompareTab(QWidget):
         x_label, x_unit = VARIABLE_LABELS[plan.variable]
         title = f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower()
         chart.set_x_label(title, categories(plan))
+        chart.set_planned(
+            [x_of(c.session.plan, v) for c in comparison.curves for v in c.session.plan.values]
+        )
         styles = comparison_styles(comparison)
         shown = self._shown_labels()
         for curve in comparison.curves:
