@@ -96,7 +96,10 @@ def write_export(door: FrontDoor, session: SessionRecord, key: str, path: Path) 
     from app.ui.common.report_files import write_outputs
 
     data = collect(sessions_comparison(door, [session.id]), door)
-    write_outputs(data, **{key: path})
+    if key == "html":
+        write_outputs(data, html=path)
+    else:
+        write_outputs(data, pdf=path)
 
 
 class SessionExports:
