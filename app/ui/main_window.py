@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.sessions.compare_requested.connect(self._compare)
         self.sessions.status_message.connect(self.status_label.setText)
         self.sessions.sessions_deleted.connect(self.measure.forget_sessions)
+        self.sessions.sessions_deleted.connect(self.compare_tab.forget_sessions)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.context.settings_changed.connect(self.measure.engines_changed)

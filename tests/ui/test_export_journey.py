@@ -142,6 +142,9 @@ def test_one_sweep_to_its_reports_and_back_from_a_delete(
     user.tab("Measure")
     user.tab("Sweep")
     assert sweep.point_count() == 0  # type: ignore[attr-defined]  # no longer shown
+    user.tab("Compare")  # nor compared
+    wait_for(lambda: not user.table_rows("Differences"), 10, "the comparison to go")
+    assert not user.find("Chart PNG…").isEnabled()
     user.tab("Sessions")
     user.click("Undo delete")
     wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the session back")

@@ -251,6 +251,11 @@ class CompareTab(QWidget):
         self.session_ids = list(session_ids)
         self._reload()
 
+    def forget_sessions(self, session_ids: list[str]) -> None:
+        """Sessions deleted: compared no more (what is left is compared again)."""
+        if any(sid in self.session_ids for sid in session_ids):
+            self.load_sessions([sid for sid in self.session_ids if sid not in session_ids])
+
     def _reload(self) -> None:
         """Read the sessions' series in the background; drawn when they arrive."""
         metric = self.metric_box.currentData()
