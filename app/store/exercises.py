@@ -11,7 +11,7 @@ from app.domain.exercise import MAX_ANSWER, Exercise, exercise_from_text, exerci
 from app.domain.plan import clean_text
 from app.domain.records import SessionRecord, utc_now
 from app.store.db import Database
-from app.store.sessions import DELETABLE_SINCE
+from app.store.trash import DELETABLE_SINCE
 
 __all__ = ["ExerciseStore", "Work"]
 

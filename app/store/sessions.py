@@ -44,12 +44,9 @@ from app.store.rows import (
     this_owner,
     upsert_peer,
 )
+from app.store.trash import FORGET_DELETED, not_deleted
 
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
-
-
-#: The schema whose sessions can be deleted and restored (sessions.deleted_at).
-DELETABLE_SINCE = 9
 
 
 class SessionStore:
@@ -161,7 +158,7 @@ class SessionStore:
 
     def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
         params: list[object] = []
-        where = [self._not_deleted]
+        where = [not_deleted(self.db)]
         if status:
             where.append("s.status = ?")
             params.append(status)
@@ -173,12 +170,6 @@ class SessionStore:
             params += [like, like, like, f"{search}%"]
         condition = (" WHERE " + " AND ".join(where)) if where else ""
         return self._sessions(condition, tuple(params), " ORDER BY s.created_at DESC")
-
-    @property
-    def _not_deleted(self) -> str:
-        """The condition of a session not deleted (a file older than schema 9, read without
-        migrating it, has no deleted sessions)."""
-        return "s.deleted_at IS NULL" if self.db.version >= DELETABLE_SINCE else "1"
 
     def _sessions(
         self, condition: str, params: tuple[object, ...], order: str = ""
@@ -213,7 +204,7 @@ class SessionStore:
         deleted (and not yet gone) only when deleted is True."""
         ref = ref.strip()
         rows = []
-        shown = "" if deleted else f" AND {self._not_deleted}"
+        shown = "" if deleted else f" AND {not_deleted(self.db)}"
         if len(ref) >= 4:
             rows = self._sessions(" WHERE s.id LIKE ?" + shown, (ref.lower() + "%",))
         if not rows:
@@ -238,40 +229,6 @@ class SessionStore:
                 "UPDATE sessions SET conditions_json = ?, plan_json = ? WHERE id = ?",
                 (json.dumps(plan.to_dict()["conditions"]), plan.to_json(), session_id),
             )
-
-    def delete(self, session_id: str) -> None:
-        """The session and its runs gone at once (see mark_deleted for one that can return)."""
-        with self.db.transaction() as conn:
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-
-    def mark_deleted(self, session_ids: Sequence[str], when: str) -> None:
-        """Sessions hidden as deleted: restore() brings them back until purge_deleted()."""
-        with self.db.transaction() as conn:
-            conn.executemany(
-                "UPDATE sessions SET deleted_at = ? WHERE id = ?", [(when, i) for i in session_ids]
-            )
-
-    def restore(self, session_ids: Sequence[str]) -> int:
-        """Deleted sessions (not yet gone) shown again; returns how many came back."""
-        with self.db.transaction() as conn:
-            done = 0
-            for session_id in session_ids:
-                cursor = conn.execute(
-                    "UPDATE sessions SET deleted_at = NULL WHERE id = ? AND deleted_at IS NOT NULL",
-                    (session_id,),
-                )
-                done += cursor.rowcount
-            return done
-
-    def purge_deleted(self, before: str) -> int:
-        """Sessions deleted before that moment go for good, with their runs."""
-        if self.db.readonly:
-            return 0
-        with self.db.transaction() as conn:
-            cursor = conn.execute(
-                "DELETE FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?", (before,)
-            )
-            return cursor.rowcount
 
     # -- runs ----------------------------------------------------------------------------------
     def add_run(
@@ -437,10 +394,7 @@ class SessionStore:
         with self.db.transaction() as conn:
             for stored in sessions:
                 record = stored.record
-                # One deleted here and imported again: the file's copy takes its place.
-                conn.execute(
-                    "DELETE FROM sessions WHERE id = ? AND deleted_at IS NOT NULL", (record.id,)
-                )
+                conn.execute(FORGET_DELETED, (record.id,))  # deleted here: the file's copy
                 if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
                     skipped.append(record.id)
                     continue

@@ -31,6 +31,7 @@ from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.server_records import stop_left_behind
 from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
+from app.store.trash import Trash
 from app.study.describe import default_name
 from app.study.events import StudyPrepared
 from app.study.plan_checks import validate_plan
@@ -191,9 +192,8 @@ class FrontDoor:
             return 0
         try:
             with Database(self.db_path, verify=True) as db:  # the one full check of the file
-                store = SessionStore(db)
-                store.purge_deleted(_undo_ends())
-                return store.mark_interrupted()
+                Trash(db).purge(_undo_ends())
+                return SessionStore(db).mark_interrupted()
         except StoreDamaged as err:
             self.damaged = err.sentence  # read-only from now on; reads still work
             return 0
@@ -419,21 +419,22 @@ class FrontDoor:
                         f"{session.name or session.short_id} is still running: stop it first, "
                         f"then delete it."
                     )
-            store.purge_deleted(_undo_ends())
-            store.mark_deleted([s.id for s in chosen], utc_now())
+            trash = Trash(db)
+            trash.purge(_undo_ends())
+            trash.put([s.id for s in chosen], utc_now())
             return chosen
 
     def restore(self, session_ids: Sequence[str]) -> int:
         """Sessions deleted within DELETED_KEPT back in the list; returns how many came back."""
         with self._open(write=True) as db:
-            return SessionStore(db).restore(session_ids)
+            return Trash(db).restore(session_ids)
 
     def restore_one(self, ref: str) -> SessionRecord:
         """A deleted session, by its id or id prefix, back in the list."""
         with self._open(write=True) as db:
             store = SessionStore(db)
             session = store.get(ref, deleted=True)
-            if not store.restore([session.id]):
+            if not Trash(db).restore([session.id]):
                 raise BadOption(f"Session {session.short_id} is not deleted: nothing to restore.")
             return store.get(session.id)
 

@@ -17,6 +17,7 @@ from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
+from app.store.trash import Trash
 from app.study.frontdoor import FrontDoor
 from tests.store.old_files import sessions_before_schema_9
 
@@ -60,7 +61,7 @@ def test_a_session_deleted_long_ago_is_gone_for_good(tmp_path: Path) -> None:
     path = tmp_path / "linklab.sqlite3"
     old, recent = _session(path, "old"), _session(path, "recent")
     with Database(path) as db:
-        SessionStore(db).mark_deleted([old], "2020-01-01T00:00:00.000Z")
+        Trash(db).put([old], "2020-01-01T00:00:00.000Z")
     door = FrontDoor(path)
     door.delete([recent])  # a delete purges those deleted longer ago than the undo time
     assert door.restore([old]) == 0
@@ -73,7 +74,7 @@ def test_start_up_purges_what_can_no_longer_be_undone(tmp_path: Path) -> None:
     path = tmp_path / "linklab.sqlite3"
     old = _session(path, "old")
     with Database(path) as db:
-        SessionStore(db).mark_deleted([old], "2020-01-01T00:00:00.000Z")
+        Trash(db).put([old], "2020-01-01T00:00:00.000Z")
     FrontDoor(path).startup()
     with Database(path, readonly=True) as db:
         assert db.query("SELECT count(*) AS n FROM sessions")[0]["n"] == 0

@@ -253,7 +253,7 @@ def test_compare_view_shows_the_share_of_concurrent_sessions(qtbot, context: App
 
 
 def test_differences_are_signed_and_percentages_in_points() -> None:
-    from app.ui.compare.tab import difference_cell
+    from app.ui.compare.cells import difference_cell
 
     assert difference_cell("throughput_bps", 707e3) == "+707 kbit/s"
     assert difference_cell("throughput_bps", -3.04e6) == "−3.04 Mbit/s"

@@ -29,14 +29,11 @@ from PySide6.QtWidgets import (
 
 from app.analysis.compare import (
     METRIC_INFO,
-    PERCENT_METRICS,
-    ComparedPoint,
     Comparison,
     Mode,
     SeriesData,
     compare,
     format_value,
-    level_text,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
@@ -45,7 +42,7 @@ from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
 from app.domain.plan_fields import VARIABLE_LABELS, categories, value_word, x_of
 from app.domain.records import SessionRecord
-from app.domain.units import format_p, signed
+from app.domain.units import format_p
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
@@ -54,6 +51,7 @@ from app.ui.common.file_dialogs import save_file
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
+from app.ui.compare.cells import difference_cell, interval_text
 from app.ui.context import AppContext
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
@@ -73,25 +71,6 @@ DIFFERENCE_HEADERS = [
 WARNING_STYLE = (
     "QLabel { background-color: #fff4dc; color: #000; border: 2px solid #E69F00; padding: 6px; }"
 )
-
-
-def difference_cell(metric: str, value: float | None) -> str:
-    """A difference as the findings say it: signed ("+707 kbit/s", "−2.3 pp"), differences of
-    percentages in percentage points."""
-    if value is None:
-        return "—"
-    if metric in PERCENT_METRICS:
-        return signed(f"{abs(value):.3g} pp", value < 0, plus=value > 0)
-    return signed(format_value(metric, value), value < 0, plus=value > 0)
-
-
-def interval_text(metric: str, point: ComparedPoint) -> str:
-    """The interval of the difference in the difference's own words ('+1.47 Gbit/s …
-    +6.68 Gbit/s (98.3 %)'); '—' when the point cannot be tested."""
-    if point.ci_low is None or point.ci_high is None or point.ci_level is None:
-        return "—"
-    low, high = difference_cell(metric, point.ci_low), difference_cell(metric, point.ci_high)
-    return f"{low} … {high} ({level_text(point.ci_level)})"
 
 
 def _item(text: str, align_right: bool = False) -> QTableWidgetItem:

@@ -65,7 +65,6 @@ class MeasureTab(QWidget):
         self.context = context
         self.servers = servers
         self.worker: StudyWorker | None = None
-        self.charted_session: str | None = None  # the session the sweep charts show
         self.exercise: Exercise | None = None  # the lab exercise whose step is set up
         #: Set by the window: a responsiveness test loads the link this study would measure.
         self.other_test_running: Callable[[], bool] = lambda: False
@@ -395,18 +394,7 @@ class MeasureTab(QWidget):
         self.log.appendPlainText(f"{stamp}  {'Error: ' if error else ''}{text}")
         self.status_message.emit(text)
 
-    def forget_sessions(self, session_ids: list[str]) -> None:
-        """Sessions deleted: the sweep charts and table stop showing the one they charted."""
-        if self.worker is not None or self.charted_session not in session_ids:
-            return
-        self.charted_session = None
-        for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
-            chart.clear_points()
-            chart.redraw()
-        self.table.clear_rows()
-
     def _session_started(self, event: SessionStarted) -> None:
-        self.charted_session = event.session_id
         resumed = f", {event.already_done} already done" if event.already_done else ""
         self._say(f"Session {event.session_id[:8]} started: {event.total_runs} runs{resumed}.")
         self.progress.setValue(event.already_done)

@@ -4,21 +4,48 @@ clicked), deleting with a question first, and Undo of the last delete while it c
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QMenu, QMessageBox, QPushButton
+from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QPushButton, QTableView
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
 from app.study.describe import local_time
 from app.study.frontdoor import DELETED_KEPT
 from app.study.responsiveness_kept import KeptResult
-from app.ui.sessions.session_exports import EXPORTS, can_compare_within, can_export
-from app.ui.sessions.table_model import runs_text
+from app.ui.context import AppContext
+from app.ui.sessions.session_exports import (
+    EXPORTS,
+    SessionExports,
+    can_compare_within,
+    can_export,
+)
+from app.ui.sessions.table_model import Row, SessionTableModel, runs_text
+from app.ui.sessions.view import SessionView
 
-if TYPE_CHECKING:
-    from app.ui.sessions.tab import SessionsTab
+
+class SessionsTab(Protocol):
+    """What of the Sessions tab its menu, its deleting and its Undo use."""
+
+    context: AppContext
+    table: QTableView
+    model: SessionTableModel
+    view: SessionView
+    status: QLabel
+    buttons: dict[str, QPushButton]
+    exports: SessionExports
+    compare_requested: Any  # the tab's signal: session ids
+
+    def selected_rows(self) -> list[Row]: ...
+    def single_session(self) -> SessionRecord | None: ...
+    def say(self, sentence: str, problem: bool) -> None: ...
+    def show_error(self, sentence: str) -> None: ...
+    def delete_rows(self, session_ids: list[str], result_ids: list[str]) -> bool: ...
+    def refresh(
+        self, select: Sequence[str] | None = None, then: Callable[[], None] | None = None
+    ) -> None: ...
 
 
 def show_menu(tab: SessionsTab, pos: QPoint) -> None:
@@ -35,7 +62,7 @@ def build_menu(tab: SessionsTab) -> QMenu:
     menu = QMenu(tab.table)
     menu.setObjectName("sessions_menu")
     rows = tab.selected_rows()
-    single = tab._single()
+    single = tab.single_session()
     for name in ("open_button", "rename_button", "tags_button"):
         _add(menu, tab, name)
     if single is not None:
@@ -89,7 +116,7 @@ def ask_delete(tab: SessionsTab) -> None:
             what = f"these {len(chosen)} sessions and results"
         question = f"Delete {what} and every run measured in it?"
     answer = QMessageBox.question(
-        tab,
+        tab.table,
         "Delete sessions",
         f"{question}\n\n{names}{more}\n\n{UndoDelete.promise(bool(sessions), bool(results))}",
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
@@ -140,7 +167,7 @@ class UndoDelete:
         them = "it" if len(deleted) == 1 else "them"
         said = f"{what}: Undo delete brings {them} back until {self._until}."
         # Said once the list is read again (reading it puts the count in the message).
-        self._tab.refresh(then=lambda: self._tab._said(said, False))
+        self._tab.refresh(then=lambda: self._tab.say(said, False))
 
     def undo(self) -> None:
         deleted, self._deleted = self._deleted, []
@@ -163,4 +190,22 @@ class UndoDelete:
         else:
             said = f"Restored {len(deleted)} sessions with every run."
         problem = back < len(ids)
-        self._tab.refresh(select=ids, then=lambda: self._tab._said(said, problem))
+        self._tab.refresh(select=ids, then=lambda: self._tab.say(said, problem))
+
+
+def _on_view(tab: SessionsTab) -> SessionRecord | None:
+    shown = tab.view.session_id
+    return next((s for s in tab.model.sessions if s.id == shown), None)
+
+
+def export_shown(tab: SessionsTab, key: str) -> None:
+    """The session on view exported (its view's buttons)."""
+    if (session := _on_view(tab)) is not None:
+        tab.exports.ask(session, key)
+
+
+def compare_shown(tab: SessionsTab) -> None:
+    """The series of the session on view compared with each other (its view's button)."""
+    session = _on_view(tab)
+    if session is not None and can_compare_within(session):
+        tab.compare_requested.emit([session.id])

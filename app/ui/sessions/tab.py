@@ -38,10 +38,10 @@ from app.study.responsiveness_kept import KeptResult
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
+from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
-from app.ui.sessions.session_menu import UndoDelete, ask_delete, show_menu
 from app.ui.sessions.table_model import (
     COLUMNS,
     SORT_ROLE,
@@ -60,8 +60,7 @@ SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
 COMPARE_TIP = (
-    "Put two or more sessions side by side, or two responsiveness results; one session: its "
-    "series against each other."
+    "Two or more sessions side by side, one session's series, or two responsiveness results."
 )
 
 
@@ -117,7 +116,7 @@ class SessionsTab(QWidget):
         header.setSectionResizeMode(STRETCHED, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.table.customContextMenuRequested.connect(lambda pos: show_menu(self, pos))
+        self.table.customContextMenuRequested.connect(lambda pos: session_menu.show_menu(self, pos))
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self._reader = Background(self)
@@ -156,13 +155,13 @@ class SessionsTab(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = SessionView(settings=context.settings)
-        self.exports = SessionExports(self, context.settings, context.door, self._said)
-        self.view.export_asked.connect(self.export_shown)
-        self.view.compare_asked.connect(self.compare_shown)
-        self.undo = UndoDelete(self)
+        self.exports = SessionExports(self, context.settings, context.door, self.say)
+        self.view.export_asked.connect(lambda key: session_menu.export_shown(self, key))
+        self.view.compare_asked.connect(lambda: session_menu.compare_shown(self))
+        self.undo = session_menu.UndoDelete(self)
         self.results_view = ResponsivenessView(context.settings)
-        self.results_view.result_view.said.connect(self._said)
-        self.results_view.comparison_view.said.connect(self._said)
+        self.results_view.result_view.said.connect(self.say)
+        self.results_view.comparison_view.said.connect(self.say)
         # The session on view, or the responsiveness result (or two compared) on view.
         self.shown = QStackedWidget()
         self.shown.addWidget(self.view)
@@ -188,7 +187,7 @@ class SessionsTab(QWidget):
         self.status.setText(sentence)
         self.status.setStyleSheet("color: #D55E00")
 
-    def _said(self, sentence: str, problem: bool) -> None:
+    def say(self, sentence: str, problem: bool) -> None:
         if problem:
             self.show_error(sentence)
         else:
@@ -315,13 +314,13 @@ class SessionsTab(QWidget):
         elif row.id != self.view.session_id or self.shown.currentWidget() is not self.view:
             self.open_selected()
 
-    def _single(self) -> SessionRecord | None:
+    def single_session(self) -> SessionRecord | None:
         chosen = self.selected_rows()
         return chosen[0] if len(chosen) == 1 and isinstance(chosen[0], SessionRecord) else None
 
     def update_actions(self) -> None:
         rows = self.selected_rows()
-        count, single = len(self.selected_sessions()), self._single()
+        count, single = len(self.selected_sessions()), self.single_session()
         results = len(rows) - count
         self.buttons["open_button"].setEnabled(len(rows) == 1)
         self.buttons["rename_button"].setEnabled(len(rows) == 1)
@@ -352,7 +351,7 @@ class SessionsTab(QWidget):
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
             return
-        session = self._single()
+        session = self.single_session()
         if session is None:
             return
         door = self.context.door()
@@ -402,7 +401,7 @@ class SessionsTab(QWidget):
             self.status.setStyleSheet("")
             self.status.setText(f"Showing “{chosen[0].name}”: its card and chart below.")
             return
-        if (session := self._single()) is not None:
+        if (session := self.single_session()) is not None:
             self.open_selected()
             listed, shown = self.splitter.sizes()
             rows = min(listed, self.table.rowHeight(0) * 4 + 40)
@@ -430,9 +429,6 @@ class SessionsTab(QWidget):
 
     def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool:
         return self._change(lambda door: door.tag(session_id, tags, replace_all=True, notes=notes))
-
-    def delete_sessions(self, session_ids: list[str]) -> bool:
-        return self.delete_rows(session_ids, [])
 
     def rename_result(self, result_id: str, name: str) -> bool:
         return self._change(lambda door: door.results().rename(result_id, name))
@@ -463,7 +459,7 @@ class SessionsTab(QWidget):
             if ok and name.strip():
                 self.rename_result(kept.id, name)
             return
-        if (session := self._single()) is None:
+        if (session := self.single_session()) is None:
             return
         name, ok = QInputDialog.getText(
             self, "Rename session", "New name:", QLineEdit.EchoMode.Normal, session.name
@@ -472,17 +468,17 @@ class SessionsTab(QWidget):
             self.rename_session(session.id, name)
 
     def ask_tags(self) -> None:
-        if (session := self._single()) is None:
+        if (session := self.single_session()) is None:
             return
         dialog = TagsDialog(session, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.set_tags(session.id, dialog.tags, dialog.notes)
 
     def ask_delete(self) -> None:
-        ask_delete(self)
+        session_menu.ask_delete(self)
 
     def resume(self) -> None:
-        session = self._single()
+        session = self.single_session()
         if session is not None and not FrontDoor.resume_problem(session):
             self.resume_requested.emit(session.id)
 
@@ -494,19 +490,5 @@ class SessionsTab(QWidget):
         ids = self.selected_ids()
         if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
-        elif (single := self._single()) is not None and can_compare_within(single):
+        elif (single := self.single_session()) is not None and can_compare_within(single):
             self.compare_requested.emit([single.id])
-
-    # -- the session on view: its own exports and comparison -----------------------------------
-    def _on_view(self) -> SessionRecord | None:
-        shown = self.view.session_id
-        return next((s for s in self.model.sessions if s.id == shown), None)
-
-    def export_shown(self, key: str) -> None:
-        if (session := self._on_view()) is not None:
-            self.exports.ask(session, key)
-
-    def compare_shown(self) -> None:
-        session = self._on_view()
-        if session is not None and can_compare_within(session):
-            self.compare_requested.emit([session.id])
