@@ -60,6 +60,8 @@ def main() -> int:
             return shoot(only_monitor=True)
         if sys.argv[1:] == ["found"]:  # a found computer chosen, and the window at 1280x720
             return shoot(only_found=True)
+        if sys.argv[1:] == ["exports"]:  # a sweep's exported chart and report pages alone
+            return shoot(only_exports=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -122,7 +124,10 @@ def open_class(user: User, folder: Path) -> None:
 
 
 def shoot(
-    only_discovery: bool = False, only_monitor: bool = False, only_found: bool = False
+    only_discovery: bool = False,
+    only_monitor: bool = False,
+    only_found: bool = False,
+    only_exports: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -161,6 +166,11 @@ def shoot(
         window.resize(width, height)
         wait_for(lambda: window.width() == width, 5, "the window size")
 
+    if only_exports:
+        resize(*SIZES[0])
+        shoot_exports(user, window, folder, save)
+        window.shutdown()
+        return 0
     if only_discovery or only_monitor:
         resize(*SIZES[0])
         (shoot_discovery if only_discovery else shoot_monitor)(user, window, save)
@@ -297,6 +307,7 @@ def shoot(
     shoot_discovery(user, window, save)
     shoot_small_screen(user, window, folder, save)
     shoot_monitor(user, window, save)
+    shoot_exports(user, window, folder, save)
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
@@ -632,6 +643,73 @@ def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
     subprocess.run(argv, check=True, capture_output=True, timeout=120)
     shutil.copyfile(f"{stem}.png", OUT / "lab-report-page1.png")
     print(f"wrote {OUT.name}/lab-report-page1.png")
+
+
+def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], None]) -> None:
+    """A TCP and UDP sweep under a long name, its series compared from its own view in
+    Sessions, and what the comparison exports: the PNG as saved, the PDF's pages as images
+    (pdftoppm) and the HTML report as Chromium shows it."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Measure")
+    user.tab("Study")
+    user.choose("Protocol", "TCP and UDP")
+    user.choose("IP version", "IPv4")
+    user.choose("Sweep", "Packet size")
+    user.tab("Advanced")
+    if user.find("Packet size (when not swept)").isEnabled():
+        user.type("Packet size (when not swept)", "")
+    user.type("UDP bitrate", "0")
+    user.tab("Study")
+    user.type("Values list", "128, 768, 1408")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "2")
+    user.type(
+        "Session name",
+        "Lab 2, group 4: the access point by the window of room B12, open network, "
+        "TCP against UDP by packet size",
+    )
+    user.choose("Medium", "Ethernet")
+    user.choose("Security", "open (no security)")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 300, "the sweep to export")
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
+    user.click_row("Sessions", 0)  # the newest
+    wait_for(lambda: user.can_see("Compare its series"), 10, "the session's view")
+    save("session-exports-1280x800.png")
+    user.click("Compare its series")
+    wait_for(lambda: user.table_rows("Pairs compared"), 30, "the comparison")
+    saved = {kind: folder / f"export.{kind}" for kind in ("png", "html", "pdf")}
+
+    def save_as(path: Path) -> Callable[[User], None]:
+        def answer(dialog: User) -> None:
+            dialog.type("File name", str(path))
+            dialog.click("Save")
+
+        return answer
+
+    with user.answering(lambda size: size.click("OK"), save_as(saved["png"])):
+        user.click("Chart PNG…")
+    for kind, button in (("html", "HTML report…"), ("pdf", "PDF report…")):
+        with user.answering(save_as(saved[kind])):
+            user.click(button)
+    for path in saved.values():
+        wait_for(path.exists, 60, path.name)
+    shutil.copyfile(saved["png"], OUT / "export-chart-1200x700.png")
+    print(f"wrote {OUT.name}/export-chart-1200x700.png")
+    render_report(saved["html"], OUT / "export-report-1280.png", folder / "chromium-exports")
+    pdftoppm = shutil.which("pdftoppm")
+    if pdftoppm is None:
+        print("pdftoppm is missing (scripts/ensure-desktop.sh --with-screenshots installs it)")
+        return
+    for old in OUT.glob("export-pdf-page-*.png"):
+        old.unlink()
+    argv = [pdftoppm, "-png", "-r", "80", str(saved["pdf"]), str(OUT / "export-pdf-page")]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    for page in sorted(OUT.glob("export-pdf-page-*.png")):
+        print(f"wrote {OUT.name}/{page.name}")
 
 
 def expected_goodput(window: Any, user: Any, save: Callable[[str], None]) -> None:

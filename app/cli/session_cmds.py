@@ -58,10 +58,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tag.add_argument("session", metavar="SESSION")
     tag.add_argument("tags", nargs="*", type=key_value, metavar="KEY=VALUE|LABEL")
     tag.add_argument("--remove", action="append", default=[], metavar="KEY")
-    delete = actions.add_parser("delete", help="delete a session and all its runs")
+    delete = actions.add_parser(
+        "delete", help="delete a session and all its runs (restore brings it back for a day)"
+    )
     delete.add_argument("session", metavar="SESSION")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    for action in (listing, show, rename, tag, delete):
+    restore = actions.add_parser("restore", help="bring back a session deleted within a day")
+    restore.add_argument("session", metavar="SESSION", help="its id (or the start of it)")
+    for action in (listing, show, rename, tag, delete, restore):
         # Given before or after the action: `sessions --json show X` = `sessions show X --json`.
         action.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
         action.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
@@ -119,6 +123,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         # A kept result is a finished test: listed unless another status is asked for.
         results = door.results().kept(search) if status in (None, "completed") else []
         return _list(found, results, args.json)
+    if action == "restore":
+        restored = door.restore_one(args.session)
+        print(f"Restored session {restored.short_id} ({counted(restored.runs_done, 'run')}).")
+        return EXIT_OK
     kept = kept_results.find(door, args.session)
     if kept is not None:
         return _result_action(door, kept, action, args)
@@ -144,7 +152,11 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             print("Nothing deleted.", file=sys.stderr)
             return EXIT_FAILED
         door.delete([session.id])
-        print(f"Deleted session {session.short_id}.", file=sys.stderr)
+        print(
+            f"Deleted session {session.short_id}: `linklab sessions restore "
+            f"{session.short_id}` brings it back within a day.",
+            file=sys.stderr,
+        )
         return EXIT_OK
     if args.json:
         print(json_text(session_summary(updated)))
@@ -321,27 +333,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 def _export_report(args: argparse.Namespace) -> int:
     """A report of one session's series, or of several sessions compared like with like (the
     first one is the baseline)."""
-    from app.analysis.compare import Mode, compare, series_data
-    from app.analysis.context_checks import context_checks
-    from app.report.report_data import collect
+    from app.report.report_data import collect, sessions_comparison
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
     door = FrontDoor(Path(args.db) if args.db else None)
-    sessions = [door.session(ref) for ref in args.sessions]
-    runs = {s.id: door.runs(s.id) for s in sessions}
-    items = [item for s in sessions for item in series_data(s, runs[s.id], "throughput_bps")]
-    context = [w for s in sessions for w in context_checks(s, runs[s.id])]
-    if len(sessions) == 1:
-        comparison = compare(items, "throughput_bps", mode=Mode.WITHIN, context=context)
-    else:
-        comparison = compare(
-            items,
-            "throughput_bps",
-            mode=Mode.SESSIONS,
-            baseline_session=sessions[0].id,
-            context=context,
-        )
+    comparison = sessions_comparison(door, args.sessions)
     from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 
     write_outputs(collect(comparison, door), **{args.format: args.out})

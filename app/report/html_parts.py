@@ -39,6 +39,7 @@ table.facts th { font-weight: normal; background-color: #f4f4f4; }
 div.session { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
 div.session h4 { margin: 0.8em 0 0.2em 0; }
 .note { color: #333; font-size: 9pt; }
+h1, h2, h3, h4, p, li, th { overflow-wrap: anywhere; }
 """
 
 

@@ -13,6 +13,7 @@ from app.analysis.compare import (
     ALPHA,
     INTERVAL_METHOD,
     METRIC_INFO,
+    PERCENT_METRICS,
     ComparedPoint,
     Mode,
     SeriesData,
@@ -80,14 +81,16 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
     comparison = data.comparison
     means = [abs(m) for p in points for m in (p.baseline.mean, p.other.mean) if m is not None]
     unit, factor = scale(comparison.metric, max(means, default=0.0))
+    # A difference of percentages is in percentage points, as the findings say it.
+    apart = "pp" if comparison.metric in PERCENT_METRICS else unit
     header = [
         with_unit(comparison.variable_label, comparison.variable_unit),
         "n",
         with_unit("Baseline mean", unit),
         with_unit("Mean", unit),
-        with_unit("Difference", unit),
+        with_unit("Difference", apart),
         "Relative",
-        with_unit("CI of the difference at its Holm step's level", unit),
+        with_unit("CI of the difference at its Holm step's level", apart),
         "p (Welch)",
         "p (Holm)",
         "Significant",
@@ -214,6 +217,9 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
     if single:
         title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
         what = f"{e(name)} by {e(comparison.variable_label.lower())}"
+    elif len(sessions) == 1:  # one session's series against each other: named by it
+        title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
+        what = f"{e(name)} by {e(comparison.variable_label.lower())}. " + _compared_text(data)
     else:
         title = f"LinkLab comparison: {name} by {comparison.variable_label.lower()}"
         what = _compared_text(data)

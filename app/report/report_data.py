@@ -8,7 +8,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.analysis.compare import Comparison, SeriesData
+from app.analysis.compare import Comparison, Mode, SeriesData, compare, series_data
+from app.analysis.context_checks import context_checks
 from app.analysis.points import PointSummary, point_summaries
 from app.domain.net import Flow, Protocol
 from app.domain.plan import RunKind
@@ -87,3 +88,19 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
         if picked:
             timelines.append((title, picked))
     return ReportData(comparison, points, timelines)
+
+
+def sessions_comparison(
+    door: FrontDoor, refs: Sequence[str], metric: str = "throughput_bps"
+) -> Comparison:
+    """What a report of sessions shows: one session's series against its first, or several
+    sessions like with like against the first (the baseline)."""
+    sessions = [door.session(ref) for ref in refs]
+    runs = {s.id: door.runs(s.id) for s in sessions}
+    items = [item for s in sessions for item in series_data(s, runs[s.id], metric)]
+    context = [w for s in sessions for w in context_checks(s, runs[s.id])]
+    if len(sessions) == 1:
+        return compare(items, metric, mode=Mode.WITHIN, context=context)
+    return compare(
+        items, metric, mode=Mode.SESSIONS, baseline_session=sessions[0].id, context=context
+    )

@@ -11,8 +11,17 @@ from app.domain.exercise import MAX_ANSWER, Exercise, exercise_from_text, exerci
 from app.domain.plan import clean_text
 from app.domain.records import SessionRecord, utc_now
 from app.store.db import Database
+from app.store.trash import DELETABLE_SINCE
 
 __all__ = ["ExerciseStore", "Work"]
+
+
+_ALL_SESSIONS = (
+    "SELECT id FROM sessions WHERE json_extract(plan_json, '$.assignment.exercise_id') = ?"
+    " AND json_extract(plan_json, '$.assignment.student') = ? ORDER BY created_at"
+)
+#: Those not deleted (a file of schema 9 or later).
+_LIVE_SESSIONS = _ALL_SESSIONS.replace(" ORDER BY", " AND deleted_at IS NULL ORDER BY")
 
 
 @dataclass(frozen=True)
@@ -93,11 +102,8 @@ class ExerciseStore:
 
     def session_ids(self, exercise_id: str, student: str) -> list[str]:
         """The sessions measured for the exercise by the student, oldest first."""
-        rows = self.db.query(
-            "SELECT id FROM sessions WHERE json_extract(plan_json, '$.assignment.exercise_id') = ?"
-            " AND json_extract(plan_json, '$.assignment.student') = ? ORDER BY created_at",
-            (exercise_id, student),
-        )
+        query = _LIVE_SESSIONS if self.db.version >= DELETABLE_SINCE else _ALL_SESSIONS
+        rows = self.db.query(query, (exercise_id, student))
         return [r["id"] for r in rows]
 
 

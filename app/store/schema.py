@@ -326,4 +326,11 @@ _V8 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+# Deleting a session can be undone for a while: it is marked deleted (hidden everywhere) and
+# its rows go once DELETED_KEPT has passed.
+_V9 = [
+    "ALTER TABLE sessions ADD COLUMN deleted_at TEXT",
+    "CREATE INDEX sessions_deleted ON sessions(deleted_at)",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]

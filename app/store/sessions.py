@@ -44,6 +44,7 @@ from app.store.rows import (
     this_owner,
     upsert_peer,
 )
+from app.store.trash import FORGET_DELETED, not_deleted
 
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
 
@@ -157,7 +158,7 @@ class SessionStore:
 
     def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
         params: list[object] = []
-        where = []
+        where = [not_deleted(self.db)]
         if status:
             where.append("s.status = ?")
             params.append(status)
@@ -198,14 +199,16 @@ class SessionStore:
             )
         return found
 
-    def get(self, ref: str) -> SessionRecord:
-        """A session by its id, a unique id prefix (4+ characters) or its exact name."""
+    def get(self, ref: str, *, deleted: bool = False) -> SessionRecord:
+        """A session by its id, a unique id prefix (4+ characters) or its exact name; one
+        deleted (and not yet gone) only when deleted is True."""
         ref = ref.strip()
         rows = []
+        shown = "" if deleted else f" AND {not_deleted(self.db)}"
         if len(ref) >= 4:
-            rows = self._sessions(" WHERE s.id LIKE ?", (ref.lower() + "%",))
+            rows = self._sessions(" WHERE s.id LIKE ?" + shown, (ref.lower() + "%",))
         if not rows:
-            rows = self._sessions(" WHERE s.name = ?", (ref,))
+            rows = self._sessions(" WHERE s.name = ?" + shown, (ref,))
         if len(rows) > 1:
             raise BadOption(f"{ref!r} matches {len(rows)} sessions: give more of the id.")
         if not rows:
@@ -226,10 +229,6 @@ class SessionStore:
                 "UPDATE sessions SET conditions_json = ?, plan_json = ? WHERE id = ?",
                 (json.dumps(plan.to_dict()["conditions"]), plan.to_json(), session_id),
             )
-
-    def delete(self, session_id: str) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     # -- runs ----------------------------------------------------------------------------------
     def add_run(
@@ -395,6 +394,7 @@ class SessionStore:
         with self.db.transaction() as conn:
             for stored in sessions:
                 record = stored.record
+                conn.execute(FORGET_DELETED, (record.id,))  # deleted here: the file's copy
                 if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
                     skipped.append(record.id)
                     continue

@@ -11,6 +11,7 @@ stopped.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Engine, Metric, Peer, Plan, Security
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.records import RunRecord, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
@@ -30,6 +31,7 @@ from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.server_records import stop_left_behind
 from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
+from app.store.trash import Trash
 from app.study.describe import default_name
 from app.study.events import StudyPrepared
 from app.study.plan_checks import validate_plan
@@ -57,6 +59,15 @@ class PeerUnreachable(EngineError):
 
 class ResumeRefused(BadOption):
     """The session cannot be resumed (running elsewhere, or complete)."""
+
+
+#: How long a deleted session can still be restored (Undo); then its rows go.
+DELETED_KEPT = dt.timedelta(days=1)
+
+
+def _undo_ends() -> str:
+    """Sessions deleted before this moment can no longer be restored."""
+    return iso(dt.datetime.now(dt.UTC) - DELETED_KEPT)
 
 
 class DeleteRefused(StoreError):
@@ -181,6 +192,7 @@ class FrontDoor:
             return 0
         try:
             with Database(self.db_path, verify=True) as db:  # the one full check of the file
+                Trash(db).purge(_undo_ends())
                 return SessionStore(db).mark_interrupted()
         except StoreDamaged as err:
             self.damaged = err.sentence  # read-only from now on; reads still work
@@ -394,7 +406,9 @@ class FrontDoor:
             return store.get(session.id)
 
     def delete(self, refs: Sequence[str]) -> list[SessionRecord]:
-        """Delete sessions and all their runs; refuses (deleting none) while one is running."""
+        """Delete sessions and all their runs; refuses (deleting none) while one is running.
+        They are hidden at once and can be restored for DELETED_KEPT; then they go for good
+        (sessions deleted longer ago go now)."""
         with self._open(write=True) as db:
             store = SessionStore(db)
             store.mark_interrupted()  # one left "running" by a LinkLab that is gone is not
@@ -405,9 +419,24 @@ class FrontDoor:
                         f"{session.name or session.short_id} is still running: stop it first, "
                         f"then delete it."
                     )
-            for session in chosen:
-                store.delete(session.id)
+            trash = Trash(db)
+            trash.purge(_undo_ends())
+            trash.put([s.id for s in chosen], utc_now())
             return chosen
+
+    def restore(self, session_ids: Sequence[str]) -> int:
+        """Sessions deleted within DELETED_KEPT back in the list; returns how many came back."""
+        with self._open(write=True) as db:
+            return Trash(db).restore(session_ids)
+
+    def restore_one(self, ref: str) -> SessionRecord:
+        """A deleted session, by its id or id prefix, back in the list."""
+        with self._open(write=True) as db:
+            store = SessionStore(db)
+            session = store.get(ref, deleted=True)
+            if not Trash(db).restore([session.id]):
+                raise BadOption(f"Session {session.short_id} is not deleted: nothing to restore.")
+            return store.get(session.id)
 
     def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
         """Sessions to a .linklab exchange file; returns their ids (notes: as export_sessions)."""

@@ -33,6 +33,7 @@ from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
 from app.ui.exercise.view import ExerciseView
+from app.ui.measure.charted import ChartedSession
 from app.ui.measure.tab import MeasureTab
 from app.ui.responsiveness.tab import ResponsivenessTab
 from app.ui.server.local_servers import LocalServers
@@ -112,6 +113,10 @@ class MainWindow(QMainWindow):
         self.responsiveness.show_requested.connect(self._show_result)
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
+        self.sessions.status_message.connect(self.status_label.setText)
+        self._charted = ChartedSession(self.measure)
+        self.sessions.sessions_deleted.connect(self._charted.forget)
+        self.sessions.sessions_deleted.connect(self.compare_tab.forget_sessions)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.context.settings_changed.connect(self.measure.engines_changed)

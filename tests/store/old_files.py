@@ -47,3 +47,10 @@ def responsiveness_before_schema_8(conn: sqlite3.Connection) -> None:
     """No responsiveness tables, as schemas 1 to 7 had."""
     for table in ("responsiveness_steps", "responsiveness_loads", "responsiveness"):
         conn.execute(f"DROP TABLE {table}")
+    sessions_before_schema_9(conn)  # and what schema 9 added was not there either
+
+
+def sessions_before_schema_9(conn: sqlite3.Connection) -> None:
+    """The sessions table as schemas 1 to 8 made it: no deleted_at (a delete was final)."""
+    conn.execute("DROP INDEX sessions_deleted")
+    conn.execute("ALTER TABLE sessions DROP COLUMN deleted_at")

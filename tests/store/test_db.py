@@ -19,6 +19,7 @@ from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database, StoreCorrupt, StoreError, StoreFull, StoreTooNew
 from app.store.sessions import SessionStore
+from app.store.trash import Trash
 
 
 def _plan() -> Plan:
@@ -57,7 +58,7 @@ def test_new_database_schema_wal_and_foreign_keys(tmp_path: Path) -> None:
         assert store.done_keys(sid) == {key}
         session = store.get(sid[:6])
         assert session.runs_done == 1 and session.environment["os_name"] == "Test OS"
-        store.delete(sid)
+        Trash(db).remove(sid)
         # ON DELETE CASCADE: runs and samples go with the session.
         assert db.query("SELECT count(*) AS n FROM runs")[0]["n"] == 0
         assert db.query("SELECT count(*) AS n FROM samples")[0]["n"] == 0

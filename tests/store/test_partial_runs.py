@@ -16,6 +16,7 @@ from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database, StoreError
 from app.store.schema import MIGRATIONS
 from app.store.sessions import SessionStore
+from app.store.trash import Trash
 from app.study.sample_writer import SampleWriter
 from tests.store.old_files import (
     peers_before_schema_6,
@@ -98,7 +99,7 @@ def test_schema_1_file_migrates_keeping_runs_samples_and_keys(tmp_path: Path) ->
             )
         store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="iperf3")
         # Deleting the session still takes runs and samples with it (the reference survived).
-        store.delete(sid)
+        Trash(db).remove(sid)
         assert db.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
 
 

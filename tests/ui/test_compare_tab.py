@@ -137,13 +137,27 @@ def test_compare_pairs_like_with_like_and_warns(
     user.choose("Baseline session", "wpa2")
     rows = user.table_rows("Differences")
     tcp_1408 = next(r for r in rows if r[0].startswith("TCP") and r[col["Value"]] == "1408")
-    assert tcp_1408[col["Difference"]] == "3.04 Mbit/s"
+    assert tcp_1408[col["Difference"]] == "+3.04 Mbit/s"
 
     # The series within one session: UDP against TCP, a choice of its own.
     user.check("Compare the series within one session")
     rows = user.table_rows("Differences")
     assert {(r[0], r[1]) for r in rows} == {("UDP · IPv4", "TCP · IPv4")}
     user.check("Compare the series within one session", False)
+    assert not user.can_see("Session")  # the list is the baseline's again, and says so
+
+    # Ticked, then another metric read: still the series within, under the label "Session".
+    user.check("Compare the series within one session")
+    assert user.can_see("Session")
+    metrics = user.options("Metric")
+    user.choose("Metric", metrics[1])
+    wait_for(lambda: not window.compare_tab.reading, 10, "the sessions read again")
+    assert user.find("Compare the series within one session").isChecked()  # type: ignore[attr-defined]
+    assert user.can_see("Session")
+    user.choose("Metric", metrics[0])
+    wait_for(lambda: not window.compare_tab.reading, 10, "the sessions read again")
+    user.check("Compare the series within one session", False)
+    assert not user.can_see("Session") and user.text("Baseline session") == "wpa2"
 
     # A session that ran shorter runs: the banner says so before any number.
     _select(user, "open", "wpa2 short")
@@ -236,3 +250,14 @@ def test_compare_view_shows_the_share_of_concurrent_sessions(qtbot, context: App
     tab.load_sessions([sid, ids[0]])
     wait_for(lambda: not tab.reading, 10, "the sessions")
     assert tab.tables.isTabVisible(share_tab) and tab.share_chart.bars == 2
+
+
+def test_differences_are_signed_and_percentages_in_points() -> None:
+    from app.ui.compare.cells import difference_cell
+
+    assert difference_cell("throughput_bps", 707e3) == "+707 kbit/s"
+    assert difference_cell("throughput_bps", -3.04e6) == "−3.04 Mbit/s"
+    assert difference_cell("loss_pct", 2.5) == "+2.5 pp"
+    assert difference_cell("loss_pct", -0.25) == "−0.25 pp"
+    assert difference_cell("loss_pct", 0.0) == "0 pp"
+    assert difference_cell("loss_pct", None) == "—"

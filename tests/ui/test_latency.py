@@ -110,7 +110,7 @@ def test_the_compare_tab_compares_working_latency(window: MainWindow, user: User
     col = {h: i for i, h in enumerate(headers)}
     wait_for(lambda: "ms" in user.table_rows("Differences")[0][col["Difference"]], 5, "latency")
     (row,) = user.table_rows("Differences")
-    assert row[col["Difference"]] == "211 ms"
+    assert row[col["Difference"]] == "+211 ms"
     assert row[col["Significant (α = 0.05)"]] == "yes"
     user.tab("Findings")
     assert "under upload load" in user.text("Findings")

@@ -291,16 +291,18 @@ def test_delete_asks_and_removes_only_on_yes(
         asked.append(text)
         return answer
 
-    monkeypatch.setattr("app.ui.sessions.tab.QMessageBox.question", question)
+    monkeypatch.setattr("app.ui.sessions.session_menu.QMessageBox.question", question)
     button(tab, "delete_button").click()
     assert "doomed" in asked[0] and "12 runs" in asked[0]
+    assert "Undo delete brings the sessions back" in asked[0]
     assert names(tab) == ["doomed", "keep me"]
     answer = QMessageBox.StandardButton.Yes
     button(tab, "delete_button").click()
     assert names(tab) == ["keep me"]
     with Database(path, readonly=True) as db:
         assert [s.id for s in SessionStore(db).list_sessions()] == [keep]
-        assert db.query("SELECT count(*) AS n FROM runs")[0]["n"] == 12
+        # Kept, hidden, until the time to undo it has passed.
+        assert db.query("SELECT count(*) AS n FROM runs")[0]["n"] == 24
 
 
 def test_resume_only_for_unfinished_sessions(
@@ -334,19 +336,20 @@ def test_resume_only_for_unfinished_sessions(
     assert blocker.args == [ids[SessionStatus.INTERRUPTED]]
 
 
-def test_compare_takes_one_session_or_more(
+def test_compare_needs_two_sessions_or_two_series(
     qtbot: QtBot, tab: SessionsTab, context: AppContext
 ) -> None:
     first = make_session(context.db_path, "a", when="2026-01-01T08:00:00.000Z")
     second = make_session(context.db_path, "b", when="2026-01-02T08:00:00.000Z")
     refreshed(tab)
     compare = button(tab, "compare_button")
-    assert not compare.isEnabled()  # nothing selected
-    tab.select_session(first)
-    assert compare.isEnabled()  # one session: its series compared within it
+    tab.table.clearSelection()
+    assert not compare.isEnabled()
+    tab.select_session(first)  # TCP and UDP: its series against each other
+    assert compare.isEnabled()
     with qtbot.waitSignal(tab.compare_requested, timeout=1000) as blocker:
         compare.click()
-    assert blocker.args[0] == [first]
+    assert blocker.args == [[first]]
     tab.table.selectAll()
     assert compare.isEnabled()
     with qtbot.waitSignal(tab.compare_requested, timeout=1000) as blocker:

@@ -3,6 +3,7 @@ from what it is, line patterns that tell sessions apart, and a legend that sits 
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,7 @@ class Legend(pg.LegendItem):
         self.layout.setContentsMargins(0, 2, 0, 0)
         self._columns = 0
         self._width = 0.0
+        self._full: dict[Any, str] = {}  # each entry's whole name, when shown shortened
 
     def addItem(self, item: Any, name: str) -> None:
         super().addItem(item, name)
@@ -95,13 +97,32 @@ class Legend(pg.LegendItem):
             self._width = width
             self._arrange(force=False)
 
+    def _shorten(self, width: float) -> None:
+        """A name wider than the legend's room is shown shortened ("…"), in full again once
+        the room is there: a long session name must not run off the chart's edge."""
+        room = max(width - 60.0, 60.0)  # the sample line and the spacing beside the name
+        for _sample, label in self.items:
+            full = self._full.setdefault(label, label.text)
+            if label.text != full:
+                label.setText(full)
+            plain = html.unescape(full)
+            keep = len(plain)
+            for _ in range(8):  # a few tries: each one scales by the width still too much
+                shown = label.itemRect().width()
+                if shown <= room or keep <= 4:
+                    break
+                keep = max(4, min(keep - 1, int(keep * room / shown) - 1))
+                label.setText(html.escape(plain[:keep].rstrip() + "…", quote=False))
+
     def _arrange(self, force: bool = True) -> None:
         """Entries row by row, in the most columns whose widest entries fit side by side."""
+        width = self._width or 600.0  # until the chart is laid out
+        self._full = {label: text for label, text in self._full.items() if label in self._labels}
+        self._shorten(width)
         entries = [
             (sample, label, sample.boundingRect().width() + label.item.boundingRect().width() + 30)
             for sample, label in self.items
         ]
-        width = self._width or 600.0  # until the chart is laid out
         columns = 1
         for count in range(len(entries), 0, -1):
             widths = [
@@ -133,6 +154,10 @@ class Legend(pg.LegendItem):
         self.setMaximumHeight(16777215 if entries else 0)
         layout.invalidate()
         self.updateGeometry()
+
+    @property
+    def _labels(self) -> list[Any]:
+        return [label for _sample, label in self.items]
 
     def updateSize(self) -> None:
         """Sized by the plot's layout, not by itself."""

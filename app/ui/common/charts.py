@@ -248,6 +248,7 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._styles: dict[str, CurveStyle] = {}
         self._expected: dict[str, list[tuple[float, float]]] = {}
         self._items: list[pg.GraphicsObject] = []
+        self._planned: list[float] = []  # x values the axis reaches, measured or not
         self._dirty = False
         self._print_friendly = print_friendly
         self._x_label = "packet size (B)"
@@ -274,6 +275,12 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._series.clear()
         self._styles.clear()
         self._expected.clear()
+        self._planned = []
+        self._changed()
+
+    def set_planned(self, xs: Sequence[float]) -> None:
+        """The x values planned: the axis reaches each, even one with no point (yet)."""
+        self._planned = [float(x) for x in xs]
         self._changed()
 
     def set_expected(self, series: str, points: Sequence[tuple[float, float]]) -> None:
@@ -377,6 +384,8 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
         xs = [p.x for v in self._series.values() for p in v]
         xs += [x for v in self._expected.values() for x, _ in v]
+        if xs:
+            xs += self._planned
         if self._categories:
             self.setXRange(-0.5, len(self._categories) - 0.5, padding=0)
         elif xs:

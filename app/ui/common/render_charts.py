@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QPageLayout,
     QPageSize,
@@ -53,6 +55,8 @@ _LEGEND_PT = 13
 _PAGE_MARGIN_MM = 15.0
 _LAYOUT_DPI = 96
 _A4_MM = (210.0, 297.0)
+#: At most this much smaller type to fit a wide table on the page (9 pt becomes 7.5 pt).
+_MAX_STRETCH = 1.2
 
 _app: QApplication | None = None  # held so the application is not collected while in use
 
@@ -103,9 +107,77 @@ def chart_title(comparison: Comparison, spread: Spread) -> str:
     return f"{head}: {len(comparison.pairs)} pairs of series"
 
 
+#: The property naming a chart's title as plain text, for fit_title at the painted size.
+_TITLE_PROPERTY = "linklab_title"
+#: A title takes at most this many lines; beyond that its end is elided ("…").
+_TITLE_LINES = 3
+
+
+def wrap_words(text: str, metrics: QFontMetricsF, room: float) -> list[str]:
+    """The text in lines no wider than room, broken between words; a word wider than room
+    on its own is elided."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if line and metrics.horizontalAdvance(joined) > room:
+            lines.append(line)
+            joined = word
+        line = joined
+    if line:
+        lines.append(line)
+    return [metrics.elidedText(t, Qt.TextElideMode.ElideRight, room) for t in lines] or [""]
+
+
+def fit_title(chart: pg.PlotWidget, room: float) -> None:
+    """The chart's title wrapped to room pixels (a long one elided after a few lines): a
+    title wider than the plot would widen the plot's layout beyond the image and cut the
+    right end of the axis, its last points and tick labels."""
+    title = chart.property(_TITLE_PROPERTY)
+    if not isinstance(title, str) or not title:
+        return
+    font = QFont()
+    font.setPointSize(_TITLE_PT)
+    metrics = QFontMetricsF(font)
+    room = max(room, 80.0)
+    lines = wrap_words(title, metrics, room)
+    if len(lines) > _TITLE_LINES:
+        rest = " ".join(lines[_TITLE_LINES - 1 :])
+        last = metrics.elidedText(rest, Qt.TextElideMode.ElideRight, room)
+        lines = [*lines[: _TITLE_LINES - 1], last]
+    item = chart.getPlotItem()
+    text = "<br>".join(html.escape(line, quote=False) for line in lines)
+    item.setTitle(text, color="#000000", size=f"{_TITLE_PT}pt")
+    height = int(metrics.lineSpacing() * len(lines) * 1.25) + 8
+    item.titleLabel.setMaximumHeight(height)
+    item.layout.setRowFixedHeight(0, height)
+
+
+#: What the plot's row takes besides its title: the left axis with its label, and margins.
+_TITLE_ALLOWANCE = 150
+#: A timeline with at most this many intervals marks each one.
+_FEW_POINTS = 5
+
+
+def _fit_layout(chart: pg.PlotWidget, width: int, height: int) -> None:
+    """When the laid-out plot is still wider than the image (wide tick labels on the left
+    axis), the title is wrapped to what is left and the plot laid out again at the size."""
+    item = chart.getPlotItem()
+    if item.minimumWidth() <= width:
+        return
+    others = item.minimumWidth() - item.titleLabel.minimumWidth()
+    fit_title(chart, width - others - 4)
+    chart.resize(width + 1, height)  # a resize lays the scene out again
+    chart.resize(width, height)
+    app = QApplication.instance()
+    if app is not None:
+        app.processEvents()
+
+
 def _style_axes(chart: pg.PlotWidget, title: str) -> None:
     item = chart.getPlotItem()
-    item.setTitle(title, color="#000000", size=f"{_TITLE_PT}pt")
+    chart.setProperty(_TITLE_PROPERTY, title)
+    item.setTitle(html.escape(title, quote=False), color="#000000", size=f"{_TITLE_PT}pt")
     tick_font = QFont()
     tick_font.setPointSize(_TICK_PT)
     for side in ("left", "bottom"):
@@ -144,6 +216,15 @@ def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci")
         categories(comparison.curves[0].session.plan) if comparison.curves else None,
     )
     styles = comparison_styles(comparison)
+    # The axis reaches every planned point (the largest packet size above all), even where a
+    # point has no successful run to draw.
+    planned = [
+        x_of(c.session.plan, v)
+        for c in comparison.curves
+        for v in c.session.plan.values
+        if not isinstance(v, str)
+    ]
+    chart.set_planned(planned)
     for curve in comparison.curves:
         # pyqtgraph shows legend names as rich text: a name must not become markup.
         chart.set_series(curve.label, _points(curve, spread), styles.get(curve.label))
@@ -175,6 +256,11 @@ def timeline_chart(
             [bps / factor for _, bps in points],
             pen=pg.mkPen(style.colour, width=2, style=style.pen_style),
             name=html.escape(label, quote=False),
+            # A short run has an interval or two: a line alone would not show them.
+            symbol="o" if len(points) <= _FEW_POINTS else None,
+            symbolSize=6,
+            symbolBrush=style.colour,
+            symbolPen=style.colour,
         )
     chart.setYRange(0, (peak / factor) * 1.15 if peak else 1.0, padding=0)
     return chart
@@ -214,9 +300,13 @@ def painted_png(widget: QWidget, width: int, height: int) -> bytes:
     if not widget.isVisible():
         # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        if isinstance(widget, pg.PlotWidget):
+            fit_title(widget, width - _TITLE_ALLOWANCE)
         widget.resize(width, height)
         widget.show()
     app.processEvents()  # let the plot lay itself out at the new size
+    if isinstance(widget, pg.PlotWidget):
+        _fit_layout(widget, width, height)
     # Painting into an image of our own size keeps the pixel size exact on any
     # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
     image = QImage(width, height, QImage.Format.Format_RGB32)
@@ -244,8 +334,26 @@ def _png_bytes(image: QImage) -> bytes:
     return bytes(buffer.data())
 
 
+_IMAGE_SIZE = re.compile(r'(<img\b[^>]*?)\swidth="(\d+)"\s+height="(\d+)"')
+
+
+def fit_image_tags(html: str, max_width: float) -> str:
+    """The HTML with each sized image wider than the text column given the column's width
+    (its height in proportion), before layout: shrinking them in the laid-out document
+    loses the heading that follows an image."""
+
+    def fit(match: re.Match[str]) -> str:
+        width, height = int(match[2]), int(match[3])
+        if width <= max_width:
+            return match[0]
+        return f'{match[1]} width="{max_width:.0f}" height="{height * max_width / width:.0f}"'
+
+    return _IMAGE_SIZE.sub(fit, html)
+
+
 def _fit_images(document: QTextDocument, max_width: float) -> None:
-    """Shrink images wider than the text column, keeping their aspect ratio."""
+    """Shrink images wider than the text column, keeping their aspect ratio (those without
+    a size in their tag)."""
     block = document.begin()
     while block.isValid():
         fragments = block.begin()
@@ -291,14 +399,24 @@ def pdf_from_html(html: str, path: str | Path | None) -> bytes:
     option = QTextOption()
     option.setWrapMode(QTextOption.WrapMode.WordWrap)
     document.setDefaultTextOption(option)
-    document.setHtml(html)
     per_mm = _LAYOUT_DPI / 25.4
     page = QSizeF(
         (_A4_MM[0] - 2 * _PAGE_MARGIN_MM) * per_mm, (_A4_MM[1] - 2 * _PAGE_MARGIN_MM) * per_mm
     )
+    document.setHtml(fit_image_tags(html, page.width()))
     # A page size of our own stops print() from adding its 2 cm margins on top of ours.
     document.setPageSize(page)
     _fit_images(document, page.width())
+    # A table whose words cannot share the page's width (ten columns of differences) would
+    # run past the page's edge and be cut: the page is then laid out wider, and the writer
+    # scales it (type and all) onto the paper.
+    needed = document.idealWidth()
+    if needed > page.width() + 0.5:
+        stretch = min(needed / page.width(), _MAX_STRETCH)
+        page = QSizeF(page.width() * stretch, page.height() * stretch)
+        document.setHtml(fit_image_tags(html, page.width()))
+        document.setPageSize(page)
+        _fit_images(document, page.width())
     document.print_(writer)
     del writer  # the writer finishes the file when it goes
     device.close()

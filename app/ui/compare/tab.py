@@ -34,7 +34,6 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     format_value,
-    interval_cell,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
@@ -43,7 +42,7 @@ from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
 from app.domain.plan_fields import VARIABLE_LABELS, categories, value_word, x_of
 from app.domain.records import SessionRecord
-from app.domain.units import format_p, signed
+from app.domain.units import format_p
 from app.report.compare_export import comparison_csv, std_table
 from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
@@ -53,6 +52,7 @@ from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
+from app.ui.compare.cells import difference_cell, interval_text
 from app.ui.context import AppContext
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
@@ -92,6 +92,7 @@ class CompareTab(QWidget):
         self.sessions: list[SessionRecord] = []
         self.checks: list[ContextWarning] = []  # the sessions' context checks
         self.comparison: Comparison | None = None
+        self._compared_ids: list[str] = []  # the sessions last read, oldest first
         self._reader = Background(self)
         self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
         self.empty.setObjectName("compare_empty")
@@ -230,6 +231,11 @@ class CompareTab(QWidget):
         self.session_ids = list(session_ids)
         self._reload()
 
+    def forget_sessions(self, session_ids: list[str]) -> None:
+        """Sessions deleted: compared no more (what is left is compared again)."""
+        if any(sid in self.session_ids for sid in session_ids):
+            self.load_sessions([sid for sid in self.session_ids if sid not in session_ids])
+
     def _reload(self) -> None:
         """Read the sessions' series in the background; drawn when they arrive."""
         metric = self.metric_box.currentData()
@@ -276,13 +282,23 @@ class CompareTab(QWidget):
         index = self.baseline.findData(previous)
         self.baseline.setCurrentIndex(max(index, 0))
         self.baseline.blockSignals(False)
+        same = [s.id for s in self.sessions] == self._compared_ids
+        self._compared_ids = [s.id for s in self.sessions]
         self.within.blockSignals(True)
-        self.within.setChecked(len(self.sessions) == 1)  # one session: its series, always
+        # One session: its series, always; the same sessions read again (another metric):
+        # as the user left it.
+        self.within.setChecked(len(self.sessions) == 1 or (same and self.within.isChecked()))
         self.within.blockSignals(False)
+        self._name_baseline()
         self._recompute()
 
-    def _within_toggled(self) -> None:
+    def _name_baseline(self) -> None:
+        """The session list's label says what it chooses: the baseline, or the one session
+        whose series are compared."""
         self.baseline_label.setText("Session" if self.within.isChecked() else "Baseline session")
+
+    def _within_toggled(self) -> None:
+        self._name_baseline()
         self._recompute()
 
     # -- comparing ---------------------------------------------------------------------------
@@ -368,6 +384,9 @@ class CompareTab(QWidget):
         x_label, x_unit = VARIABLE_LABELS[plan.variable]
         title = f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower()
         chart.set_x_label(title, categories(plan))
+        chart.set_planned(
+            [x_of(c.session.plan, v) for c in comparison.curves for v in c.session.plan.values]
+        )
         styles = comparison_styles(comparison)
         shown = self._shown_labels()
         for curve in comparison.curves:
@@ -401,15 +420,14 @@ class CompareTab(QWidget):
             for p in pair.points:
                 row = self.differences.rowCount()
                 self.differences.insertRow(row)
-                negative = p.difference is not None and p.difference < 0
-                ci = interval_cell(metric, p)
+                ci = interval_text(metric, p)
                 cells = [
                     pair.other.label,
                     pair.baseline.label,
                     value_word(p.value),
                     show(p.baseline.mean),
                     show(p.other.mean),
-                    signed(show(p.difference), negative),
+                    difference_cell(metric, p.difference),
                     "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
                     ci,
                     format_p(p.p_value),

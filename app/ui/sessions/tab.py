@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -39,8 +38,10 @@ from app.study.responsiveness_kept import KeptResult
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
+from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.responsiveness_view import ResponsivenessView
+from app.ui.sessions.session_exports import SessionExports, can_compare_within
 from app.ui.sessions.table_model import (
     COLUMNS,
     SORT_ROLE,
@@ -48,8 +49,8 @@ from app.ui.sessions.table_model import (
     Row,
     SessionTableModel,
     count_text,
+    point_sort_arrows,
     row_time,
-    runs_text,
 )
 from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
@@ -58,14 +59,18 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-COMPARE_TIP = "Sessions side by side (one alone: its series), or two responsiveness results."
+COMPARE_TIP = (
+    "Two or more sessions side by side, one session's series, or two responsiveness results."
+)
 
 
 class SessionsTab(QWidget):
     """The list of sessions over the view of the one selected."""
 
     resume_requested = Signal(str)  # session id
-    compare_requested = Signal(list)  # session ids, two or more
+    compare_requested = Signal(list)  # session ids: two or more, or one to compare within
+    status_message = Signal(str)  # what was done, for the window's status bar
+    sessions_deleted = Signal(list)  # session ids, gone from the list
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,8 +112,11 @@ class SessionsTab(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
         header.setMaximumSectionSize(360)  # a long name must not push the rest out of view
+        point_sort_arrows(header)
         header.setSectionResizeMode(STRETCHED, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(lambda pos: session_menu.show_menu(self, pos))
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self._reader = Background(self)
@@ -147,9 +155,13 @@ class SessionsTab(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = SessionView(settings=context.settings)
+        self.exports = SessionExports(self, context.settings, context.door, self.say)
+        self.view.export_asked.connect(lambda key: session_menu.export_shown(self, key))
+        self.view.compare_asked.connect(lambda: session_menu.compare_shown(self))
+        self.undo = session_menu.UndoDelete(self)
         self.results_view = ResponsivenessView(context.settings)
-        self.results_view.result_view.said.connect(self._said)
-        self.results_view.comparison_view.said.connect(self._said)
+        self.results_view.result_view.said.connect(self.say)
+        self.results_view.comparison_view.said.connect(self.say)
         # The session on view, or the responsiveness result (or two compared) on view.
         self.shown = QStackedWidget()
         self.shown.addWidget(self.view)
@@ -167,6 +179,7 @@ class SessionsTab(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
         bottom.insertWidget(0, self.status, 1)
+        bottom.insertWidget(1, self.undo.button)
         layout.addLayout(bottom)
         self.update_actions()
 
@@ -175,12 +188,13 @@ class SessionsTab(QWidget):
         self.status.setText(sentence)
         self.status.setStyleSheet("color: #D55E00")
 
-    def _said(self, sentence: str, problem: bool) -> None:
+    def say(self, sentence: str, problem: bool) -> None:
         if problem:
             self.show_error(sentence)
         else:
             self.status.setStyleSheet("")
             self.status.setText(sentence)
+        self.status_message.emit(sentence)
 
     @property
     def reading(self) -> bool:
@@ -240,6 +254,8 @@ class SessionsTab(QWidget):
             self._open_result(kept_on_view)  # renamed, perhaps: read again
         elif on_view in by_id and runs is not None:
             self.view.show_session(by_id[on_view], runs)
+        elif on_view in by_id:
+            pass  # opened while the list was being read: it stays as its own read drew it
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
@@ -299,13 +315,13 @@ class SessionsTab(QWidget):
         elif row.id != self.view.session_id or self.shown.currentWidget() is not self.view:
             self.open_selected()
 
-    def _single(self) -> SessionRecord | None:
+    def single_session(self) -> SessionRecord | None:
         chosen = self.selected_rows()
         return chosen[0] if len(chosen) == 1 and isinstance(chosen[0], SessionRecord) else None
 
     def update_actions(self) -> None:
         rows = self.selected_rows()
-        count, single = len(self.selected_sessions()), self._single()
+        count, single = len(self.selected_sessions()), self.single_session()
         results = len(rows) - count
         self.buttons["open_button"].setEnabled(len(rows) == 1)
         self.buttons["rename_button"].setEnabled(len(rows) == 1)
@@ -314,8 +330,9 @@ class SessionsTab(QWidget):
         self.buttons["resume_button"].setEnabled(
             single is not None and not FrontDoor.resume_problem(single)
         )
+        within = single is not None and len(rows) == 1 and can_compare_within(single)
         self.buttons["compare_button"].setEnabled(
-            (count >= 1 and not results) or (results == 2 and not count)
+            (count >= 2 and not results) or (results == 2 and not count) or within
         )
         self.buttons["export_button"].setEnabled(
             count > 0 and not results and not self.exchange.busy
@@ -335,7 +352,7 @@ class SessionsTab(QWidget):
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
             return
-        session = self._single()
+        session = self.single_session()
         if session is None:
             return
         door = self.context.door()
@@ -385,7 +402,7 @@ class SessionsTab(QWidget):
             self.status.setStyleSheet("")
             self.status.setText(f"Showing “{chosen[0].name}”: its card and chart below.")
             return
-        if (session := self._single()) is not None:
+        if (session := self.single_session()) is not None:
             self.open_selected()
             listed, shown = self.splitter.sizes()
             rows = min(listed, self.table.rowHeight(0) * 4 + 40)
@@ -414,20 +431,24 @@ class SessionsTab(QWidget):
     def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool:
         return self._change(lambda door: door.tag(session_id, tags, replace_all=True, notes=notes))
 
-    def delete_sessions(self, session_ids: list[str]) -> bool:
-        return self._change(lambda door: door.delete(session_ids))
-
     def rename_result(self, result_id: str, name: str) -> bool:
         return self._change(lambda door: door.results().rename(result_id, name))
 
     def delete_rows(self, session_ids: list[str], result_ids: list[str]) -> bool:
+        deleted: list[SessionRecord] = []
+
         def both(door: FrontDoor) -> None:
             if result_ids:
                 door.results().delete(result_ids)
             if session_ids:
-                door.delete(session_ids)
+                deleted.extend(door.delete(session_ids))
 
-        return self._change(both)
+        if not self._change(both):
+            return False
+        if deleted:
+            self.undo.offer(deleted)
+            self.sessions_deleted.emit([s.id for s in deleted])
+        return True
 
     def ask_rename(self) -> None:
         chosen = self.selected_rows()
@@ -439,7 +460,7 @@ class SessionsTab(QWidget):
             if ok and name.strip():
                 self.rename_result(kept.id, name)
             return
-        if (session := self._single()) is None:
+        if (session := self.single_session()) is None:
             return
         name, ok = QInputDialog.getText(
             self, "Rename session", "New name:", QLineEdit.EchoMode.Normal, session.name
@@ -448,45 +469,17 @@ class SessionsTab(QWidget):
             self.rename_session(session.id, name)
 
     def ask_tags(self) -> None:
-        if (session := self._single()) is None:
+        if (session := self.single_session()) is None:
             return
         dialog = TagsDialog(session, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.set_tags(session.id, dialog.tags, dialog.notes)
 
     def ask_delete(self) -> None:
-        chosen = self.selected_rows()
-        if not chosen:
-            return
-        names = "\n".join(
-            f"• {s.name or 'Untitled session'} ({s.short_id}), {runs_text(s.runs_done)}"
-            if isinstance(s, SessionRecord)
-            else f"• {s.name} ({s.short_id}), a responsiveness result"
-            for s in chosen[:10]
-        )
-        more = f"\n… and {len(chosen) - 10} more" if len(chosen) > 10 else ""
-        sessions = [s.id for s in chosen if isinstance(s, SessionRecord)]
-        results = [r.id for r in chosen if isinstance(r, KeptResult)]
-        if not sessions:
-            what = "this result" if len(results) == 1 else f"these {len(results)} results"
-            question = f"Delete {what} with every step of its ramp?"
-        else:
-            what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
-            if results:
-                what = f"these {len(chosen)} sessions and results"
-            question = f"Delete {what} and every run measured in it?"
-        answer = QMessageBox.question(
-            self,
-            "Delete sessions",
-            f"{question}\n\n{names}{more}\n\nThis cannot be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.delete_rows(sessions, results)
+        session_menu.ask_delete(self)
 
     def resume(self) -> None:
-        session = self._single()
+        session = self.single_session()
         if session is not None and not FrontDoor.resume_problem(session):
             self.resume_requested.emit(session.id)
 
@@ -496,5 +489,7 @@ class SessionsTab(QWidget):
             self.compare_results([r.id for r in results])
             return
         ids = self.selected_ids()
-        if ids and not results:  # one session: its series compared within it
+        if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
+        elif (single := self.single_session()) is not None and can_compare_within(single):
+            self.compare_requested.emit([single.id])

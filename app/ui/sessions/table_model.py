@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QProxyStyle,
+    QStyle,
+    QStyleOption,
+    QStyleOptionHeader,
+    QWidget,
+)
 
 from app.domain.records import SessionRecord, SessionStatus
 from app.domain.units import DASH
@@ -165,3 +173,34 @@ def row_time(row: Row) -> str:
     if isinstance(row, KeptResult):
         return row.created_at
     return row.started_at or row.created_at
+
+
+class SortArrowStyle(QProxyStyle):
+    """The sort arrow points the way the values run down the column: newest first (a
+    descending date) points down. Qt's header asks the style for the opposite arrow."""
+
+    def drawPrimitive(
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        if element is QStyle.PrimitiveElement.PE_IndicatorHeaderArrow and isinstance(
+            option, QStyleOptionHeader
+        ):
+            flipped = QStyleOptionHeader(option)
+            swap = {
+                QStyleOptionHeader.SortIndicator.SortUp: QStyleOptionHeader.SortIndicator.SortDown,
+                QStyleOptionHeader.SortIndicator.SortDown: QStyleOptionHeader.SortIndicator.SortUp,
+            }
+            flipped.sortIndicator = swap.get(option.sortIndicator, option.sortIndicator)
+            option = flipped
+        super().drawPrimitive(element, option, painter, widget)
+
+
+def point_sort_arrows(header: QHeaderView) -> None:
+    """The header's sort arrow drawn by SortArrowStyle (kept alive by the header)."""
+    style = SortArrowStyle(header.style().name())
+    style.setParent(header)
+    header.setStyle(style)

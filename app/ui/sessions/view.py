@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -42,6 +43,7 @@ from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import BAND_LINES, WarningBand
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
+from app.ui.sessions.session_exports import EXPORTS, can_compare_within, can_export
 
 NO_SELECTION = "Select a session in the list to see its results."
 #: The details shown at most this many lines tall; more scrolls.
@@ -50,7 +52,11 @@ DETAILS_KEY = "view/session_details"
 
 
 class SessionView(QWidget):
-    """Read-only view of one session; show_session() draws it, clear() empties it."""
+    """Read-only view of one session; show_session() draws it, clear() empties it. Its own
+    buttons ask for its exports and for its series compared with each other."""
+
+    export_asked = Signal(str)  # the export's key (session_exports.EXPORTS)
+    compare_asked = Signal()  # the series within this session
 
     def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
@@ -136,6 +142,22 @@ class SessionView(QWidget):
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.header_area, 1)
         top.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.compare_button = QPushButton("Compare its series")
+        self.compare_button.setObjectName("session_compare_within")
+        self.compare_button.setToolTip(
+            "This session's series against each other (TCP against UDP, IPv4 against IPv6) "
+            "on the Compare tab, its first series the baseline."
+        )
+        self.compare_button.clicked.connect(lambda _checked=False: self.compare_asked.emit())
+        top.addWidget(self.compare_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.export_buttons: dict[str, QPushButton] = {}
+        for kind in EXPORTS:
+            button = QPushButton(kind.button)
+            button.setObjectName(f"session_export_{kind.key}")
+            button.setToolTip(kind.tip)
+            button.clicked.connect(lambda _checked=False, k=kind.key: self.export_asked.emit(k))
+            top.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.export_buttons[kind.key] = button
         layout = QVBoxLayout(content)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.warnings)  # outside the fold: read before any number
@@ -218,6 +240,9 @@ class SessionView(QWidget):
         self.clear()
         self.session_id = session.id
         plan = session.plan
+        self.compare_button.setEnabled(can_compare_within(session))
+        for key, button in self.export_buttons.items():
+            button.setEnabled(can_export(session, key))
         self.points = point_summaries(plan, runs)
         self._header_html = _header_text(
             session, session_findings(plan, self.points), describe_latency(runs)
