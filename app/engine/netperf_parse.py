@@ -192,8 +192,12 @@ def _flush_interim(state: _State) -> Iterator[Sample]:
         raise ParseError(ENGINE, f"interim result {pending.index} is incomplete")
     state.last_index = pending.index
     interval = number(pending.fields["INTERVAL"], "interim interval")
-    if interval is None or interval <= 0:
+    if interval is None:
         raise ParseError(ENGINE, f"interim interval {pending.fields['INTERVAL'][:40]!r}")
+    if interval == 0:
+        # With -D -1 netperf may print a block whose interval rounds to 0.000: it measured no
+        # time, so it is no sample (its figure is not even read); the final result is whole.
+        return
     start = state.elapsed_s
     end = start + interval
     if not math.isfinite(end):
