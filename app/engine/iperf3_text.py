@@ -26,6 +26,7 @@ from app.domain.results import (
 from app.engine import udp_totals
 from app.engine.errors import NotIperf3, ParseError
 from app.engine.iperf3_sums import far_end_json
+from app.engine.lines import split_lines
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
 _INTERVAL = re.compile(
@@ -94,7 +95,7 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Turn iperf3 text output into Samples, log messages, failures and one RunSummary."""
     state = _State()
     finished = False
-    for raw in lines:
+    for raw in split_lines(lines):
         if not isinstance(raw, str):
             raise ParseError("iperf3", "a line that is not text")
         line = raw.strip()

@@ -17,6 +17,7 @@ from app.domain.results import (
     Sample,
 )
 from app.engine.errors import ParseError
+from app.engine.lines import split_lines
 from app.engine.numbers import figure
 
 ENGINE = "netperf"
@@ -125,7 +126,7 @@ def parse_keyval(lines: Iterable[str]) -> Iterator[ParseEvent]:
     become EngineMessages too. Raises only ParseError for malformed input.
     """
     state = _State()
-    for raw in lines:
+    for raw in split_lines(lines):
         if not isinstance(raw, str):
             raise ParseError(ENGINE, "a line that is not text")
         line = raw.rstrip("\r\n")
