@@ -27,6 +27,7 @@ from app.engine.errors import (
     StoppedByUser,
 )
 from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.spool import LineSpool, SampleSpool
 from app.engine.tools import Tool
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
@@ -84,7 +85,7 @@ class EngineRun:
         self._notices = tuple(notices)
         self._silence_s = silence_s
         self._process: ManagedProcess | None = None
-        self._raw: list[str] = []
+        self._raw = LineSpool()
         self._stderr_kept = False  # stderr's lines are in _raw (the process has ended)
         self._cancel_requested = False
         self.result: RunResult | None = None
@@ -130,7 +131,7 @@ class EngineRun:
 
     def _output(self) -> str:
         """What the engine printed so far: stdout, then stderr (once the process has ended)."""
-        lines = list(self._raw)
+        lines = self._raw.lines()
         process = self._process
         if not self._stderr_kept and process is not None and process.returncode is not None:
             lines += [f"[stderr] {line}" for line in process.stderr_lines()]
@@ -144,7 +145,7 @@ class EngineRun:
         process = ManagedProcess(self.argv, self._env)
         self._process = process
         process.start()
-        samples: list[Sample] = []
+        samples = SampleSpool()
         far: list[Sample] = []  # the far end's interval reports, given when the run ends
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
@@ -167,7 +168,7 @@ class EngineRun:
                         process.wait()
                         if self._cancel_requested:
                             raise StoppedByUser()
-                        raise DataStopped(self._host, silent_s, detail="\n".join(self._raw))
+                        raise DataStopped(self._host, silent_s, detail=self._raw.text())
                 elif isinstance(event, RunSummary):
                     summary = event
                 elif isinstance(event, FarEndIntervals):
@@ -214,7 +215,7 @@ class EngineRun:
             problem = impossible(summary)
         if problem is not None:
             what, value = problem
-            raise ImpossibleValue(self.tool.name, what, value, detail="\n".join(self._raw))
+            raise ImpossibleValue(self.tool.name, what, value, detail=self._raw.text())
         if process.cancelled:
             raise StoppedByUser()
         if summary is not None and not _has_figures(summary):
@@ -230,17 +231,19 @@ class EngineRun:
                 )
             )
             raise self._classify(_shortened(message), started=started)
-        joined = intervals.join(samples, far) if far else tuple(samples)
+        own = tuple(samples.samples())
+        samples.close()
+        joined = intervals.join(own, far) if far else own
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
             argv=self.argv,
             summary=summary,
             samples=joined,
-            raw_output="\n".join(self._raw),
+            raw_output=self._raw.text(),
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
-            samples_revised=joined != tuple(samples),
+            samples_revised=joined != own,
         )
 
     def _drain(self, process: ManagedProcess) -> None:
