@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import io
 import os
 import queue
 import signal
@@ -217,6 +218,13 @@ def _new_job() -> JobObject | None:
     return JobObject() if _IS_WINDOWS else None
 
 
+def _buffered(stream: IO[bytes]) -> io.BufferedReader:
+    """A child's pipe as Popen opens it (buffered): read1 returns what has arrived, so that
+    a line is passed on as soon as its end arrives, whatever ends it."""
+    assert isinstance(stream, io.BufferedReader)
+    return stream
+
+
 def _stderr_text(line: bytes, length: int) -> str:
     """A line of stderr as kept: the rest of an over-long one counted, not kept."""
     text = line.decode("utf-8", "replace")
@@ -310,7 +318,7 @@ class ManagedProcess:
 
     def _read_stdout(self) -> None:
         assert self._popen is not None and self._popen.stdout is not None
-        stream = self._popen.stdout
+        stream = _buffered(self._popen.stdout)
         lines = LineSplitter(self._max_line)  # an over-long line is cut, the rest skipped
         try:
             while chunk := stream.read1(READ_BYTES):
@@ -326,7 +334,7 @@ class ManagedProcess:
 
     def _read_stderr(self) -> None:
         assert self._popen is not None and self._popen.stderr is not None
-        stream = self._popen.stderr
+        stream = _buffered(self._popen.stderr)
         lines = LineSplitter(min(STDERR_LINE_BYTES, self._stderr_limit))
         try:
             while chunk := stream.read1(READ_BYTES):
