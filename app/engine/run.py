@@ -192,6 +192,8 @@ class EngineRun:
                 # Silent from the start: the peer never answered, rather than went away.
                 raise ConnectTimeout(self._host, self._port, detail=str(exc)) from None
             raise PeerVanished(self._host, exc.seconds, detail=str(exc)) from None
+        except (StoppedByUser, DataStopped):
+            raise  # the engine is ended already
         except LinkLabError:
             # The parser could not read a line: the engine's output is what is left of the run,
             # so the rest of it is kept (the engine ends its test as it would have).
