@@ -19,6 +19,7 @@ SCRIPTS = [
     "frozen_bundle.py",
     "class_live.py",
     "monitor_memory.py",
+    "fine_interval_memory.py",
 ]
 
 

@@ -129,7 +129,7 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
     locked = linklab(*student, "--sizes", "1,2")
     assert locked.returncode == 2
     assert (
-        "locks the swept values (--sizes)" in locked.stderr
+        "locks the swept values, --sizes (its value: 1)" in locked.stderr
         and "ask your instructor" in locked.stderr
     )
     ahead = linklab(*student, "--step", "2")
@@ -209,3 +209,20 @@ def test_the_bufferbloat_exercise_measures_working_latency(tmp_path: Path) -> No
     # The finding says how much longer a probe waited under load than idle.
     (said,) = [f for f in shown["findings"] if "a probe waited" in f]
     assert said.startswith("TCP · IPv4: under upload load, a probe waited "), said
+
+
+def test_a_flag_changing_a_locked_field_is_refused_before_any_plan_check(tmp_path: Path) -> None:
+    """`--runs 1` against an exercise that locks 5 runs: the sentence is the lock's, with the
+    exercise's value, not the plan check that 1 run meets first (early stop's minimum)."""
+    path = tmp_path / "open-vs-wpa2.linklab-exercise"
+    made = linklab("exercise", "new", "--ready", "open-vs-wpa2", "--out", str(path))
+    assert made.returncode == 0, made.stderr
+    db = str(tmp_path / "ann.sqlite3")
+    base = ["run", "--exercise", str(path), "--peer", "this-computer", "--db", db]
+    refused = linklab(*base, "--student", "Ann Lee", "--runs", "1")
+    assert refused.returncode == 2
+    assert "locks the runs per point, --runs (its value: 5)" in refused.stderr, refused.stderr
+    assert "Early stop" not in refused.stderr
+    sizes = linklab(*base, "--student", "Ann Lee", "--sizes", "64", "--runs", "1")
+    assert "--sizes (its value: 128, 384, 640, 896, 1152, 1408)" in sizes.stderr, sizes.stderr
+    assert "--runs (its value: 5)" in sizes.stderr

@@ -313,3 +313,35 @@ def test_netperf_without_demo_mode_runs_a_study_to_its_end(tmp_path: Path, liste
     assert session["status"] == "completed" and session["status_reason"] == ""
     (point,) = session["points"]
     assert point["throughput_bps"]["mean"] == pytest.approx(17028.13e6)
+
+
+@pytest.mark.skipif(not TCP_3_17.is_file(), reason=f"{TCP_3_17} is not beside the repository")
+def test_cr_line_ends_measure_and_a_failed_run_stores_the_engines_output(
+    tmp_path: Path, listener: int
+) -> None:
+    """As found: iperf3 3.17's real --json-stream output with lines ending in CR alone failed
+    the run, and a stream without its `end` event stored only the failure phrase as the run's
+    raw output."""
+    lines = TCP_3_17.read_text().splitlines()
+    cr = tmp_path / "cr.jsonl"
+    cr.write_text("\r".join(lines) + "\r", newline="")
+    engine = _iperf3_3_17(tmp_path / "cr", cr)
+    db = tmp_path / "lab.sqlite3"
+    done = study(engine, listener, db)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as con:
+        stored = con.execute("SELECT status, raw_output FROM runs").fetchall()
+    assert [status for status, _ in stored] == ["ok", "ok"]
+    assert all(raw.splitlines() == lines for _, raw in stored)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\r".join(lines[:-1]) + "\r", newline="")
+    engine = _iperf3_3_17(tmp_path / "cut", cut)
+    failed_db = tmp_path / "failed.sqlite3"
+    done = study(engine, listener, failed_db)
+    assert done.returncode == 1, done.stderr
+    with sqlite3.connect(failed_db) as con:
+        stored = con.execute("SELECT status, error, raw_output FROM runs").fetchall()
+    assert stored and all(status == "failed" for status, _, _ in stored)
+    for _, error, raw in stored:
+        assert raw.splitlines()[: len(lines) - 1] == lines[:-1], raw[:200]
+        assert error not in raw

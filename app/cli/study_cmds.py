@@ -32,7 +32,7 @@ from app.cli.args import (
 )
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
-from app.domain.exercise import Exercise, Step
+from app.domain.exercise import Exercise, Step, locked_differences, refuse_locked
 from app.domain.plan import (
     OLD_PORT_FIELDS,
     SWEEPS,
@@ -237,7 +237,8 @@ def plan_from_args(
     elif exercise is not None and step is not None:
         base = step.plan.to_dict()
         base.pop("peer", None)
-        # A flag that changes a locked field is refused once the plan is built (plan_for).
+        # A flag that changes a locked field is refused once the plan is built, before any
+        # plan check (whose sentence would send the student to change what they may not).
     else:
         base = {}
     base.update({k: v for k, v in overrides.items() if v is not None})
@@ -275,6 +276,8 @@ def plan_from_args(
     if args.notes is not None:
         conditions = replace(conditions, notes=args.notes)
     plan = replace(plan, conditions=conditions)
+    if exercise is not None and step is not None:
+        refuse_locked(exercise, step, locked_differences(step, plan))
     validate_plan(plan)
     return plan
 

@@ -12,6 +12,7 @@ import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any
 
 from app.domain.collector import Collector, collector_from_dict
@@ -114,11 +115,30 @@ def refuse_locked(exercise: Exercise, step: Step, names: Sequence[str]) -> None:
     wanted = [n for n in dict.fromkeys(names) if n in step.locked]
     if not wanted:
         return
-    what = ", ".join(f"{LOCKABLE[n][0]} (--{n})" for n in wanted)
+    what = ", ".join(
+        f"{LOCKABLE[n][0]}, --{n} (its value: "
+        f"{'; '.join(_shown(_get(step.plan, a)) for a in LOCKABLE[n][1])})"
+        for n in wanted
+    )
     raise BadOption(
         f"The exercise “{exercise.title}” locks {what} for this step: leave "
         f"{'it' if len(wanted) == 1 else 'them'} as the exercise sets, or ask your instructor."
     )
+
+
+def _shown(value: object) -> str:
+    """A locked field's value as a sentence shows it (as `linklab run` takes it)."""
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, tuple | list):
+        return ", ".join(_shown(v) for v in value) or "none"
+    if value is None:
+        return "none"
+    return str(value)
 
 
 def step_plan(step: Step, peer: Peer, assignment: Assignment) -> Plan:

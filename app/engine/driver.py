@@ -202,6 +202,11 @@ class EngineDriver(ABC):
         """The options of a server others can reach (the Server tab's, `linklab serve`'s)."""
         return ServerOptions(port, bind)
 
+    def loopback(self, port: int, bind: str, interval_s: float | None = None) -> ServerOptions:
+        """The options of this computer's own server for a study (on the loopback only):
+        reporting at the study's interval where the engine's server reports at all."""
+        return ServerOptions(port, bind)
+
     def server_note(self, tool: Tool) -> str | None:
         """A sentence about exposing this server to others, when there is something to say."""
         return None

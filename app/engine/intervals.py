@@ -11,12 +11,17 @@ from dataclasses import replace
 from app.domain.net import Flow
 from app.domain.results import Sample
 
+#: The far end's intervals are coarser than this end's when their usual width is more than this
+#: many times wider (beyond the few per cent two ends' clocks and timers differ by).
+COARSER = 1.5
+
 
 def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
     """This end's samples with the far end's joined in, flow by flow. The receiver's
     intervals set the times (the server reports at its own interval, which may differ from
     the client's); the sender's rate beside each is its rate over the same stretch of time,
-    its intervals weighted by how much of them falls inside. A short last interval of the
+    its intervals weighted by how much of them falls inside. A far end that reports coarser
+    than this end leaves this end's samples as they are. A short last interval of the
     receiver (datagrams still on their way when the sender stopped) is added to the one
     before it, so it does not count as an interval of its own."""
     joined: list[Sample] = []
@@ -31,6 +36,12 @@ def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
         elif any(s.received_bps is not None for s in theirs):
             receiver, sender = theirs, mine
         else:
+            joined += mine
+            continue
+        if receiver is theirs and _width(theirs) > COARSER * _width(mine):
+            # A server that reports coarser than the client asked (iperf3 -s reports every
+            # second whatever the client's -i): the client's own finer samples are kept, as
+            # a 0.1-s study asked, rather than replaced by fewer.
             joined += mine
             continue
         receiver = _fold_tail(receiver)
@@ -51,6 +62,11 @@ def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
             during = [sender[j] for j in _overlapping(sender, sender_ends, got)]
             joined.append(_pair(got, during, nearest.get(i, [])))
     return tuple(sorted(joined, key=lambda s: (s.start_s, s.flow is Flow.DOWN)))
+
+
+def _width(samples: Sequence[Sample]) -> float:
+    """The usual width of the intervals (the median: a short last one does not count)."""
+    return statistics.median(s.end_s - s.start_s for s in samples)
 
 
 def _overlapping(ordered: Sequence[Sample], ends: Sequence[float], span: Sample) -> list[int]:

@@ -19,6 +19,7 @@ from app.domain.results import (
     RunSummary,
     Sample,
 )
+from app.engine.lines import split_lines
 from app.engine.numbers import figure, figure_int
 
 ENGINE = "iperf"
@@ -88,7 +89,7 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Samples as the interval reports arrive (streams added up once each has reported the
     interval), then one RunSummary; an EngineFailure for iperf 2's own failure words."""
     state = _State()
-    for raw in lines:
+    for raw in split_lines(lines):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue

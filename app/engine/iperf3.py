@@ -35,6 +35,7 @@ from app.engine.limits import IPERF3 as LIMITS
 from app.engine.options import Iperf3Options, SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.servers import (
+    EXPOSED_IDLE_TIMEOUT_S,
     LocalServer,
     LogCallback,
     ServerOptions,
@@ -448,6 +449,13 @@ class Iperf3Driver(EngineDriver):
 
     def exposed(self, port: int, bind: str | None = None) -> ServerOptions:
         return exposed(port, bind)
+
+    def loopback(self, port: int, bind: str, interval_s: float | None = None) -> ServerOptions:
+        # The idle restart `linklab serve` has (a stuck client does not hold the server until
+        # the window closes), and the study's interval, so that the server's reports joined
+        # in at the end are as fine as the client's.
+        idle = EXPOSED_IDLE_TIMEOUT_S if self.server_tool().has(Capability.IDLE_TIMEOUT) else None
+        return ServerOptions(port, bind, idle, interval_s=interval_s)
 
     def server_note(self, tool: Tool) -> str | None:
         return server_security_warning(tool)

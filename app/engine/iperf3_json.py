@@ -25,6 +25,7 @@ from app.engine import udp_totals
 from app.engine.errors import ParseError
 from app.engine.iperf3_sums import count, far_end_json, number, rtt_ms, sum_sample
 from app.engine.iperf3_text import far_end_text
+from app.engine.lines import split_lines
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
 
@@ -60,7 +61,7 @@ class _Context:
 def parse_stream(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Parse `iperf3 --json-stream` output: one {"event": ..., "data": ...} object per line."""
     context = _Context()
-    for line in lines:
+    for line in split_lines(lines):
         if not isinstance(line, str):
             raise ParseError("iperf3", "a line that is not text")
         text = line.strip()
@@ -82,7 +83,7 @@ def parse_document(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Parse `iperf3 -J` output, which arrives as one document when the run ends."""
     parts: list[str] = []
     size = 0
-    for line in lines:
+    for line in split_lines(lines):
         if not isinstance(line, str):
             raise ParseError("iperf3", "a line that is not text")
         size += len(line) + 1

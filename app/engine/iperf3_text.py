@@ -26,6 +26,7 @@ from app.domain.results import (
 from app.engine import udp_totals
 from app.engine.errors import NotIperf3, ParseError
 from app.engine.iperf3_sums import far_end_json
+from app.engine.lines import split_lines
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
 _INTERVAL = re.compile(
@@ -56,6 +57,8 @@ _IPERF2 = re.compile(
 _ERROR = re.compile(r"^iperf3: (?:error|parameter error) - (?P<msg>.*)$")
 _INTERRUPT = re.compile(r"^iperf3: interrupt - (?P<msg>.*)$")
 
+#: How many of the latest intervals are remembered to drop a repeat (streams x intervals).
+_RECENT = 1024
 #: Lines worth showing in a log; everything else is table furniture.
 _LOG_PREFIXES = ("Connecting to host", "Reverse mode", "Starting Test", "Time:", "iperf 3", "[ ")
 
@@ -76,7 +79,9 @@ class _State:
     udp_columns: bool = False
     in_summary: bool = False
     after_separator: bool = False
-    seen: set[tuple[str, str, float, float, bool]] = field(default_factory=set)
+    #: The latest intervals read (a repeat is printed right after the first): a bounded
+    #: window, so that an hour at 0.1 s does not keep a key for every interval.
+    seen: dict[tuple[str, str, float, float, bool], None] = field(default_factory=dict)
     # Keyed by flow and by whether the line is a [SUM] line.
     totals: dict[tuple[Flow, bool], _Totals] = field(default_factory=dict)
     cpu_local: float | None = None
@@ -94,7 +99,7 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
     """Turn iperf3 text output into Samples, log messages, failures and one RunSummary."""
     state = _State()
     finished = False
-    for raw in lines:
+    for raw in split_lines(lines):
         if not isinstance(raw, str):
             raise ParseError("iperf3", "a line that is not text")
         line = raw.strip()
@@ -264,7 +269,9 @@ def _interval(match: re.Match[str], state: _State) -> Sample | None:
     key = (match.group("id"), flow.value, start, end, omitted)
     if key in state.seen:  # iperf3 3.12 may print an interval twice before an error
         return None
-    state.seen.add(key)
+    state.seen[key] = None
+    if len(state.seen) > _RECENT:
+        del state.seen[next(iter(state.seen))]
     # The client sends the upload and receives the download; a UDP line with loss counters
     # is a receiver's report whatever the flow.
     sends = flow is Flow.UP and "lost" not in values

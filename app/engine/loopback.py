@@ -16,7 +16,7 @@ from app.engine.drivers import DRIVERS
 from app.engine.echo import EchoResponder
 from app.engine.errors import EchoStartFailed, EngineError
 from app.engine.netinfo import free_block, free_port, ipv6_available
-from app.engine.servers import LocalServer, ServerOptions, ServerStartFailed
+from app.engine.servers import LocalServer, ServerStartFailed
 
 LOOPBACK = {IpVersion.V4: "127.0.0.1", IpVersion.V6: "::1"}
 LogCallback = Callable[[str, str], None]  # (server name, line)
@@ -35,7 +35,8 @@ class LoopbackServers:
         self.drivers = DRIVERS if drivers is None else drivers
         self._on_log = on_log
         self._servers: dict[Engine, list[LocalServer]] = {}
-        self._shapes: dict[Engine, tuple[int, frozenset[IpVersion]]] = {}
+        # Per engine: how many servers, on which loopbacks, reporting at which interval.
+        self._shapes: dict[Engine, tuple[int, frozenset[IpVersion], float | None]] = {}
         self._echo: EchoResponder | None = None
         self._echo_versions: frozenset[IpVersion] = frozenset()
 
@@ -73,20 +74,23 @@ class LoopbackServers:
         ip_versions: Iterable[IpVersion] = (IpVersion.V4,),
         count: int = 1,
         echo_port: int | None = None,
+        interval_s: float | None = None,
     ) -> int:
         """Start (or keep) the engine's servers a study needs; returns their first port (the
         preferred one when free). With echo_port, the latency responder runs too, on that port
-        when it is free (see echo_port)."""
+        when it is free (see echo_port). With interval_s, a server that reports intervals of
+        its own (iperf3's, joined in when a run ends) reports at the study's interval."""
         versions = frozenset(ip_versions)
         if IpVersion.V6 in versions and not ipv6_available():
             raise EngineError(
                 "IPv6 does not work on this computer's loopback (::1), so it cannot be "
                 "measured against this computer: measure over IPv4, or enable IPv6."
             )
-        if not (self._running(engine) and self._shapes.get(engine) == (count, versions)):
+        shape = (count, versions, interval_s)
+        if not (self._running(engine) and self._shapes.get(engine) == shape):
             self._stop(self._servers.pop(engine, []))
-            self._servers[engine] = self._start(engine, preferred_port, count, versions)
-            self._shapes[engine] = (count, versions)
+            self._servers[engine] = self._start(engine, preferred_port, shape)
+            self._shapes[engine] = shape
         if echo_port is not None and not (self.echo_port and self._echo_versions == versions):
             self._start_echo(echo_port, versions)
         port = self.port(engine)
@@ -124,9 +128,13 @@ class LoopbackServers:
 
     # -- starting --------------------------------------------------------------------------
     def _start(
-        self, engine: Engine, preferred: int, count: int, versions: frozenset[IpVersion]
+        self,
+        engine: Engine,
+        preferred: int,
+        shape: tuple[int, frozenset[IpVersion], float | None],
     ) -> list[LocalServer]:
         driver = self.drivers[engine]
+        count, versions, interval_s = shape
         log = self._log(driver.server_program)
 
         def start(base: int) -> list[LocalServer]:
@@ -135,7 +143,9 @@ class LoopbackServers:
                     server
                     for i in range(count)
                     for v in sorted(versions)
-                    for server in driver.servers(ServerOptions(base + i, LOOPBACK[v]), log)
+                    for server in driver.servers(
+                        driver.loopback(base + i, LOOPBACK[v], interval_s), log
+                    )
                 ]
             )
 

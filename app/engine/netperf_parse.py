@@ -17,6 +17,7 @@ from app.domain.results import (
     Sample,
 )
 from app.engine.errors import ParseError
+from app.engine.lines import split_lines
 from app.engine.numbers import figure
 
 ENGINE = "netperf"
@@ -125,7 +126,7 @@ def parse_keyval(lines: Iterable[str]) -> Iterator[ParseEvent]:
     become EngineMessages too. Raises only ParseError for malformed input.
     """
     state = _State()
-    for raw in lines:
+    for raw in split_lines(lines):
         if not isinstance(raw, str):
             raise ParseError(ENGINE, "a line that is not text")
         line = raw.rstrip("\r\n")
@@ -192,8 +193,12 @@ def _flush_interim(state: _State) -> Iterator[Sample]:
         raise ParseError(ENGINE, f"interim result {pending.index} is incomplete")
     state.last_index = pending.index
     interval = number(pending.fields["INTERVAL"], "interim interval")
-    if interval is None or interval <= 0:
+    if interval is None:
         raise ParseError(ENGINE, f"interim interval {pending.fields['INTERVAL'][:40]!r}")
+    if interval == 0:
+        # With -D -1 netperf may print a block whose interval rounds to 0.000: it measured no
+        # time, so it is no sample (its figure is not even read); the final result is whole.
+        return
     start = state.elapsed_s
     end = start + interval
     if not math.isfinite(end):

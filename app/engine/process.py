@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import io
 import os
 import queue
 import signal
@@ -20,6 +21,7 @@ from typing import IO, Any
 
 import psutil
 
+from app.engine.lines import LineSplitter
 from app.engine.watchdog import GRACE_S as WATCHDOG_GRACE_S
 from app.engine.watchdog import WATCHDOG_FLAG, start_time
 from app.engine.winjob import JobObject
@@ -31,6 +33,7 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_LIMIT = 256 * 1024
 STDERR_LINE_BYTES = 4 * 1024  # at this (an engine's own error line is far shorter)
 GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
+READ_BYTES = 64 * 1024  # what one read of a pipe takes at most (it returns what is there)
 
 _IS_WINDOWS = sys.platform == "win32"
 _EOF = object()
@@ -215,6 +218,19 @@ def _new_job() -> JobObject | None:
     return JobObject() if _IS_WINDOWS else None
 
 
+def _buffered(stream: IO[bytes]) -> io.BufferedReader:
+    """A child's pipe as Popen opens it (buffered): read1 returns what has arrived, so that
+    a line is passed on as soon as its end arrives, whatever ends it."""
+    assert isinstance(stream, io.BufferedReader)
+    return stream
+
+
+def _stderr_text(line: bytes, length: int) -> str:
+    """A line of stderr as kept: the rest of an over-long one counted, not kept."""
+    text = line.decode("utf-8", "replace")
+    return f"{text} … ({length} bytes, cut)" if length > len(line) else text
+
+
 class ManagedProcess:
     """A child process whose stdout is read line by line and whose whole tree can be cancelled.
 
@@ -302,19 +318,14 @@ class ManagedProcess:
 
     def _read_stdout(self) -> None:
         assert self._popen is not None and self._popen.stdout is not None
-        stream = self._popen.stdout
+        stream = _buffered(self._popen.stdout)
+        lines = LineSplitter(self._max_line)  # an over-long line is cut, the rest skipped
         try:
-            while True:
-                chunk = stream.readline(self._max_line)
-                if not chunk:
-                    break
-                if not chunk.endswith(b"\n") and len(chunk) >= self._max_line:
-                    # Cut an over-long line and skip the rest of it.
-                    while True:
-                        rest = stream.readline(self._max_line)
-                        if not rest or rest.endswith(b"\n"):
-                            break
-                self._lines.put(chunk.decode("utf-8", "replace").rstrip("\r\n"))
+            while chunk := stream.read1(READ_BYTES):
+                for line, _length in lines.feed(chunk):
+                    self._lines.put(line.decode("utf-8", "replace"))
+            for line, _length in lines.close():
+                self._lines.put(line.decode("utf-8", "replace"))
         except (OSError, ValueError):
             pass  # pipe closed under us by cancel(): the EOF below ends the consumer
         finally:
@@ -323,23 +334,14 @@ class ManagedProcess:
 
     def _read_stderr(self) -> None:
         assert self._popen is not None and self._popen.stderr is not None
-        stream = self._popen.stderr
-        cap = min(STDERR_LINE_BYTES, self._stderr_limit)
+        stream = _buffered(self._popen.stderr)
+        lines = LineSplitter(min(STDERR_LINE_BYTES, self._stderr_limit))
         try:
-            while True:
-                chunk = stream.readline(cap)
-                if not chunk:
-                    break
-                text = chunk.decode("utf-8", "replace").rstrip("\r\n")
-                if not chunk.endswith(b"\n") and len(chunk) >= cap:
-                    skipped = 0
-                    while True:  # the rest of an over-long line is counted, not kept
-                        rest = stream.readline(cap)
-                        skipped += len(rest)
-                        if not rest or rest.endswith(b"\n"):
-                            break
-                    text += f" … ({len(chunk) + skipped} bytes, cut)"
-                self._keep_stderr(text)
+            while chunk := stream.read1(READ_BYTES):
+                for line, length in lines.feed(chunk):
+                    self._keep_stderr(_stderr_text(line, length))
+            for line, length in lines.close():
+                self._keep_stderr(_stderr_text(line, length))
         except (OSError, ValueError):
             pass
         finally:

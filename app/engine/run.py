@@ -27,6 +27,7 @@ from app.engine.errors import (
     StoppedByUser,
 )
 from app.engine.process import IdleTimeout, ManagedProcess
+from app.engine.spool import LineSpool, SampleSpool
 from app.engine.tools import Tool
 
 Parser = Callable[[Iterable[str]], Iterator[ParseEvent]]
@@ -84,7 +85,8 @@ class EngineRun:
         self._notices = tuple(notices)
         self._silence_s = silence_s
         self._process: ManagedProcess | None = None
-        self._raw: list[str] = []
+        self._raw = LineSpool()
+        self._stderr_kept = False  # stderr's lines are in _raw (the process has ended)
         self._cancel_requested = False
         self.result: RunResult | None = None
 
@@ -116,6 +118,26 @@ class EngineRun:
         return self.result
 
     def events(self) -> Iterator[LiveEvent]:
+        """The run's live events; a failure, however it came, carries the engine's own output
+        (as far as it came, stdout and stderr, each line bounded as read) in its detail."""
+        try:
+            yield from self._events()
+        except StoppedByUser:
+            raise
+        except LinkLabError as err:
+            if output := self._output():
+                err.detail = output
+            raise
+
+    def _output(self) -> str:
+        """What the engine printed so far: stdout, then stderr (once the process has ended)."""
+        lines = self._raw.lines()
+        process = self._process
+        if not self._stderr_kept and process is not None and process.returncode is not None:
+            lines += [f"[stderr] {line}" for line in process.stderr_lines()]
+        return "\n".join(lines)
+
+    def _events(self) -> Iterator[LiveEvent]:
         if self._cancel_requested:
             raise StoppedByUser()
         started_at = time.time()
@@ -123,7 +145,7 @@ class EngineRun:
         process = ManagedProcess(self.argv, self._env)
         self._process = process
         process.start()
-        samples: list[Sample] = []
+        samples = SampleSpool()
         far: list[Sample] = []  # the far end's interval reports, given when the run ends
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
@@ -146,7 +168,7 @@ class EngineRun:
                         process.wait()
                         if self._cancel_requested:
                             raise StoppedByUser()
-                        raise DataStopped(self._host, silent_s, detail="\n".join(self._raw))
+                        raise DataStopped(self._host, silent_s, detail=self._raw.text())
                 elif isinstance(event, RunSummary):
                     summary = event
                 elif isinstance(event, FarEndIntervals):
@@ -170,9 +192,16 @@ class EngineRun:
                 # Silent from the start: the peer never answered, rather than went away.
                 raise ConnectTimeout(self._host, self._port, detail=str(exc)) from None
             raise PeerVanished(self._host, exc.seconds, detail=str(exc)) from None
+        except (StoppedByUser, DataStopped):
+            raise  # the engine is ended already
+        except LinkLabError:
+            # The parser could not read a line: the engine's output is what is left of the run,
+            # so the rest of it is kept (the engine ends its test as it would have).
+            self._drain(process)
+            raise
         except BaseException:
-            # Parser errors, a consumer that stops iterating (GeneratorExit) or an interrupt:
-            # never leave the engine running behind us.
+            # A consumer that stops iterating (GeneratorExit) or an interrupt: never leave the
+            # engine running behind us.
             process.cancel()
             process.wait()
             raise
@@ -181,13 +210,14 @@ class EngineRun:
         code = process.wait(timeout=5)
         stderr = process.stderr_lines()
         self._raw.extend(f"[stderr] {line}" for line in stderr)
+        self._stderr_kept = True
         if self._cancel_requested:
             raise StoppedByUser()
         if problem is None and summary is not None and failure is None and code == 0:
             problem = impossible(summary)
         if problem is not None:
             what, value = problem
-            raise ImpossibleValue(self.tool.name, what, value, detail="\n".join(self._raw))
+            raise ImpossibleValue(self.tool.name, what, value, detail=self._raw.text())
         if process.cancelled:
             raise StoppedByUser()
         if summary is not None and not _has_figures(summary):
@@ -203,18 +233,29 @@ class EngineRun:
                 )
             )
             raise self._classify(_shortened(message), started=started)
-        joined = intervals.join(samples, far) if far else tuple(samples)
+        own = tuple(samples.samples())
+        samples.close()
+        joined = intervals.join(own, far) if far else own
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,
             argv=self.argv,
             summary=summary,
             samples=joined,
-            raw_output="\n".join(self._raw),
+            raw_output=self._raw.text(),
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
-            samples_revised=joined != tuple(samples),
+            samples_revised=joined != own,
         )
+
+    def _drain(self, process: ManagedProcess) -> None:
+        """Keep the rest of the engine's output, unread, until it ends (or goes silent for the
+        idle time, or Stop ends it), then reap it."""
+        try:
+            self._raw.extend(process.lines(self._idle_timeout_s))
+        except IdleTimeout:
+            process.cancel()
+        process.wait(timeout=5)
 
     def _tee(self, lines: Iterable[str]) -> Iterator[str]:
         for line in lines:

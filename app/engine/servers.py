@@ -44,6 +44,9 @@ class ServerOptions:
     idle_timeout_s: int | None = None  # iperf3 --idle-timeout: restart a stuck server
     one_off: bool = False  # iperf3 -1: serve one test, then exit
     max_duration_s: int | None = None  # iperf3 --server-max-duration: the longest test served
+    #: iperf3 -i: the interval of the server's own reports, which a client's
+    #: --get-server-output receives (the server's default is 1 s, whatever the client asks)
+    interval_s: float | None = None
 
 
 def exposed(port: int, bind: str | None = None, *, one_off: bool = False) -> ServerOptions:
@@ -296,6 +299,9 @@ def iperf3_server(
         check_range(options.idle_timeout_s, 1, 86400, "server idle timeout", "s")
         tool.require(Capability.IDLE_TIMEOUT, "restart an idle server (--idle-timeout)")
         argv += ["--idle-timeout", str(options.idle_timeout_s)]
+    if options.interval_s is not None:
+        check_range(options.interval_s, 0.1, 60, "server report interval", "s")
+        argv += ["-i", f"{options.interval_s:g}"]
     if options.one_off:
         tool.require(Capability.ONE_OFF, "serve a single test (--one-off)")
         argv.append("-1")

@@ -67,11 +67,24 @@ def translate(err: sqlite3.Error, path: Path) -> StoreError:
             f"is write-protected): use another file with --db.",
             detail=str(err),
         )
-    if isinstance(err, sqlite3.DatabaseError) and (
-        "malformed" in text or "not a database" in text or "corrupt" in text
-    ):
+    if isinstance(err, sqlite3.DatabaseError) and ("malformed" in text or "corrupt" in text):
+        # A damaged page of an SQLite file: what can still be read can be recovered.
+        return StoreCorrupt(_damaged_page_sentence(path, str(err)), detail=str(err))
+    if isinstance(err, sqlite3.DatabaseError) and "not a database" in text:
         return StoreCorrupt(_corrupt_sentence(path, str(err)), detail=str(err))
     return StoreError(f"The database {path} reported an error ({err}).", detail=str(err))
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
+
+
+def _damaged_page_sentence(path: Path, why: str) -> str:
+    return (
+        f"The database {path} is damaged ({why}); LinkLab left it untouched: copy the sessions "
+        f"that can still be read to a new file with `linklab doctor --db {path} --recover-to "
+        f"NEW.sqlite3`, then use that file (Settings, or --db), or restore a backup."
+    )
 
 
 def _corrupt_sentence(path: Path, why: str) -> str:
@@ -141,6 +154,9 @@ class Database:
             )
         except sqlite3.Error as err:
             raise translate(err, path) from None
+        # Text that is not UTF-8 (a damaged page, another tool's write) reads with U+FFFD in
+        # place of the bad bytes, rather than stopping every read that meets it.
+        conn.text_factory = _text
         try:
             self._check(conn, exists)
         except BaseException:

@@ -237,6 +237,7 @@ class FrontDoor:
             ip_versions=plan.ip_versions,
             count=driver.server_count(plan),
             echo_port=plan.peer.echo_port if Metric.LATENCY in plan.metrics else None,
+            interval_s=plan.interval_s,
         )
         peer = plan.peer.with_port(driver.port_key, port)
         echo_port = self.loopback.echo_port

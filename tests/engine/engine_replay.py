@@ -9,6 +9,7 @@ for different arguments. `replay()` runs one recorded output through LinkLab's r
 from __future__ import annotations
 
 import json
+import os
 import stat
 import sys
 from collections.abc import Sequence
@@ -27,7 +28,10 @@ from app.engine.tools import Capability, Source, Tool, parse_version
 from tests.conftest import ROOT_DIR
 
 #: Real engine outputs gathered beside the repository (see their MANIFEST.md); read in place.
-ENGINE_OUTPUTS = ROOT_DIR.parent / "shared" / "engine-outputs"
+#: LINKLAB_ENGINE_OUTPUTS names the folder for a checkout kept elsewhere (a git worktree).
+ENGINE_OUTPUTS = Path(
+    os.environ.get("LINKLAB_ENGINE_OUTPUTS") or ROOT_DIR.parent / "shared" / "engine-outputs"
+)
 
 _SCRIPT = """#!{python}
 import json, sys, time
@@ -200,14 +204,18 @@ class Outcome:
         return [e for e in self.events if isinstance(e, Sample)]
 
 
-def replay(case: Case, folder: Path) -> Outcome:
-    """Run the output's engine as LinkLab would, with a stand-in that prints the recording."""
+def replay(case: Case, folder: Path, source: Path | None = None) -> Outcome:
+    """Run the output's engine as LinkLab would, with a stand-in that prints the recording
+    (or `source`, a variant of it made by the test: other line ends, cut short, ...)."""
     path = ENGINE_OUTPUTS / case.file
+    printed = source or path
     code = case.exit_code if case.exit_code is not None else (1 if case.error else 0)
     # The engines' own error lines go to stderr: iperf3's in text mode, netperf's perror().
     prefix = "netperf: " if case.engine == "netperf" else "iperf3: "
     to_stderr = (prefix,) if path.suffix == ".txt" else ()
-    script = FakeEngine([Replay(path, exit_code=code, stderr_prefixes=to_stderr)], name=case.engine)
+    script = FakeEngine(
+        [Replay(printed, exit_code=code, stderr_prefixes=to_stderr)], name=case.engine
+    )
     executable = str(script.write(folder))
     version = parse_version(case.version)
     if case.engine == "netperf":

@@ -207,16 +207,28 @@ def test_join_keeps_unpaired_intervals_and_folds_only_a_short_tail() -> None:
 
 
 def test_join_to_a_server_reporting_at_another_interval() -> None:
-    """The server reports every second whatever the client's -i: its intervals set the
-    samples, with the sender's rate over each and its retransmits added up."""
+    """A server reporting at a finer interval than the client: its intervals set the samples,
+    with the sender's rate over each and its retransmits added up."""
     sent = [
-        Sample(i * 0.5, (i + 1) * 0.5, Flow.UP, sent_bps=(i + 1) * 1e6, retransmits=i)
-        for i in range(4)
+        Sample(i * 1.0, (i + 1) * 1.0, Flow.UP, sent_bps=(i + 1) * 1e6, retransmits=i)
+        for i in range(2)
     ]
-    got = [Sample(float(i), i + 1.0, Flow.UP, received_bps=1e6) for i in range(2)]
+    got = [Sample(i * 0.8, (i + 1) * 0.8, Flow.UP, received_bps=1e6) for i in range(2)]
     samples = intervals.join(sent, got)
-    assert [s.sent_bps for s in samples] == [1.5e6, 3.5e6]
-    assert [s.retransmits for s in samples] == [0 + 1, 2 + 3]
+    assert [s.sent_bps for s in samples] == pytest.approx([1e6, (1e6 * 0.2 + 2e6 * 0.6) / 0.8])
+    assert [s.retransmits for s in samples] == [0, 1]
+
+
+def test_a_server_reporting_coarser_than_the_study_leaves_the_clients_samples() -> None:
+    """A server that reports every second whatever the client's -i (iperf3 -s without -i):
+    a 0.1-s study keeps its own 0.1-s samples rather than the server's one-second ones."""
+    sent = [Sample(i / 10, (i + 1) / 10, Flow.UP, sent_bps=1e6 + i) for i in range(30)]
+    got = [Sample(float(i), i + 1.0, Flow.UP, received_bps=1e6) for i in range(3)]
+    assert intervals.join(sent, got) == tuple(sent)
+    # Slightly uneven intervals of the same width are still the same interval.
+    even = [Sample(i * 1.02, (i + 1) * 1.02, Flow.UP, received_bps=1e6) for i in range(3)]
+    whole = [Sample(float(i), i + 1.0, Flow.UP, sent_bps=1e6) for i in range(3)]
+    assert [s.received_bps for s in intervals.join(whole, even)] == [1e6] * 3
 
 
 def test_a_servers_json_report_cut_short_leaves_the_clients_samples() -> None:

@@ -7,6 +7,7 @@ import psutil
 from app.domain.net import IpVersion
 from app.domain.plan import Engine
 from app.engine.loopback import LoopbackServers
+from app.engine.servers import EXPOSED_IDLE_TIMEOUT_S
 from app.engine.tools import Tool
 from tests.conftest import free_port
 
@@ -49,5 +50,19 @@ def test_concurrent_series_get_consecutive_ports(iperf3_tool: Tool) -> None:
     try:
         port = servers.ensure(Engine.IPERF3, free_port(), count=2)
         assert listening(servers) == {("127.0.0.1", port), ("127.0.0.1", port + 1)}
+    finally:
+        servers.stop()
+
+
+def test_this_computers_iperf3_server_has_the_idle_limit_serve_uses(iperf3_tool: Tool) -> None:
+    """A stuck client cannot hold this computer's server until the window closes: it has the
+    --idle-timeout that `linklab serve` gives its server by default."""
+    servers = LoopbackServers()
+    try:
+        servers.ensure(Engine.IPERF3, free_port())
+        (server,) = servers.servers
+        assert server.pid is not None
+        argv = psutil.Process(server.pid).cmdline()
+        assert argv[argv.index("--idle-timeout") + 1] == str(EXPOSED_IDLE_TIMEOUT_S), argv
     finally:
         servers.stop()

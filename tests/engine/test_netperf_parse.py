@@ -571,3 +571,35 @@ def test_readme_names_every_fixture() -> None:
         if path.name != "README.md":
             assert path.name in readme, path.name
     assert "/home/" not in readme and "/tmp/" not in readme
+
+
+def _with_zero_interval_block(name: str, result: str = "9120.44") -> list[str]:
+    """A real capture with an interim block whose interval rounds to 0.000 put after its
+    second block (numbered on, as netperf numbers them), the later ones renumbered."""
+    lines = (NETPERF / name).read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    for line in lines:
+        for index in range(9, 1, -1):  # blocks 2.. move one up
+            line = line.replace(f"[{index}]=", f"[{index + 1}]=")
+        out.append(line)
+    at = max(i for i, line in enumerate(out) if line.startswith("NETPERF_ENDING[1]=")) + 1
+    block = [
+        f"NETPERF_INTERIM_RESULT[2]={result}",
+        "NETPERF_UNITS[2]=10^6bits/s",
+        "NETPERF_INTERVAL[2]=0.000",
+        "NETPERF_ENDING[2]=1795260415.334",
+    ]
+    return out[:at] + block + out[at:]
+
+
+@pytest.mark.parametrize("result", ["9120.44", "0.00", "inf"])
+def test_zero_length_interim_interval_adds_no_sample(result: str) -> None:
+    """netperf -D -1 may print a block whose NETPERF_INTERVAL rounds to 0.000: it is left out,
+    and the run's figures are still netperf's own final result."""
+    plain = events("keyval_tcp_stream_v4.txt")
+    evs = list(parse_keyval(_with_zero_interval_block("keyval_tcp_stream_v4.txt", result)))
+    assert [(s.start_s, s.end_s, s.sent_bps) for s in samples(evs)] == [
+        (s.start_s, s.end_s, s.sent_bps) for s in samples(plain)
+    ]
+    assert summary(evs) == summary(plain)
+    assert not failures(evs)

@@ -242,3 +242,21 @@ def test_no_engine_outlives_linklab(iperf3_server_port: tuple[int, LocalServer],
     time.sleep(0.2)
     for pid in client_pids:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_cr_crlf_and_lf_end_lines_alike_as_they_arrive() -> None:
+    """A line ended by CR arrives at once; a CRLF split between two writes is one line end."""
+    code = (
+        "import sys, time\n"
+        "out = sys.stdout.buffer\n"
+        "for piece in (b'a\\r', b'\\nb\\rc\\r\\n', b'd\\n\\r', b'\\ne', b'\\r'):\n"
+        "    out.write(piece); out.flush(); time.sleep(0.3)\n"
+        "sys.stderr.buffer.write(b'warn\\rerror - x\\r'); sys.stderr.flush()\n"
+    )
+    proc = ManagedProcess([PY, "-c", code])
+    proc.start()
+    stamps = [(line, time.monotonic()) for line in proc.lines(idle_timeout=5)]
+    assert [line for line, _ in stamps] == ["a", "b", "c", "d", "", "e"]
+    assert stamps[1][1] - stamps[0][1] > 0.2  # "a" did not wait for the next write
+    assert proc.wait(5) == 0
+    assert proc.stderr_lines() == ["warn", "error - x"]
