@@ -22,6 +22,28 @@ from app.engine.tools import Tool
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 ENGINE_NAMES = {"iperf3", "netperf", "netserver"}
+DIST_BUILD_KEY = "linklab_dist_build"
+
+
+def _own_user_folders() -> None:
+    """Every test process (each pytest-xdist worker, and the commands it starts) keeps
+    LinkLab's data folder (database, server records) and settings in a folder of its own, never
+    the user's nor another worker's (Linux; platformdirs and Qt read these variables)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    home = Path(tempfile.mkdtemp(prefix=f"linklab-tests-{worker}-{os.getpid()}-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        (home / name.lower()).mkdir()
+        os.environ[name] = str(home / name.lower())
+
+
+_own_user_folders()
 
 
 def free_port() -> int:
@@ -133,6 +155,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     import compileall
 
     compileall.compile_dir(ROOT_DIR / "app", quiet=1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker waits for the controller's frozen build (one per session)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get(DIST_BUILD_KEY):
+        from tests.installers import early_build
+
+        early_build.use_shared(Path(workerinput[DIST_BUILD_KEY]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's controller: where its frozen build will be, for every worker."""
+    from tests.installers import early_build
+
+    node.workerinput[DIST_BUILD_KEY] = str(early_build.folder())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist's controller starts the frozen build as the first worker has collected."""
+    from tests.installers import early_build
+
+    early_build.start_if_needed(ids)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

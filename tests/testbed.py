@@ -28,6 +28,18 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def worker_index() -> int:
+    """This pytest-xdist worker's number (gw0 is 0), 0 outside xdist."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(name[2:]) if name[2:].isdigit() else 0
+
+
+def _tag() -> str:
+    """Part of every name a test bed gives: this process's id, unique among the processes
+    running side by side (pytest-xdist workers, helpers), short enough for an interface name."""
+    return f"{os.getpid() % 100000}"
+
+
 def _run(argv: Sequence[str]) -> str:
     done = subprocess.run(list(argv), capture_output=True, text=True, timeout=20)
     if done.returncode != 0:
@@ -60,7 +72,7 @@ class TestBed:
     A6, B6 = "fd00:4c4c::1", "fd00:4c4c::2"
 
     def __init__(self) -> None:
-        tag = f"{os.getpid() % 100000}"
+        tag = _tag()
         self.a, self.b = f"llab-a-{tag}", f"llab-b-{tag}"
         self.dev_a, self.dev_b = f"lla{tag}", f"llb{tag}"
         self._procs: list[subprocess.Popen[str]] = []
@@ -223,7 +235,7 @@ class RoutedTestBed:
     RS4, S4 = "198.18.2.1", "198.18.2.2"
 
     def __init__(self) -> None:
-        tag = f"{os.getpid() % 100000}"
+        tag = _tag()
         self.c, self.r, self.s = f"llab-c-{tag}", f"llab-r-{tag}", f"llab-s-{tag}"
         self.dev_c, self.dev_rc = f"llc{tag}", f"llrc{tag}"
         self.dev_rs, self.dev_s = f"llrs{tag}", f"lls{tag}"
@@ -325,11 +337,16 @@ class NeighbourBed:
 
     __test__ = False  # not a pytest test class
 
-    HERE4, THERE4 = "198.18.7.1", "198.18.7.2"  # RFC 2544 benchmarking range, on this link only
+    # RFC 2544 benchmarking range, on this link only. This end is in the test's own namespace,
+    # shared with the other workers: each worker has a subnet of its own.
+    HERE4, THERE4 = "198.18.7.1", "198.18.7.2"
     HERE6, THERE6 = "fd00:4c4c:7::1", "fd00:4c4c:7::2"
 
     def __init__(self) -> None:
-        tag = f"{os.getpid() % 100000}"
+        tag = _tag()
+        net = 7 + 16 * worker_index()
+        self.HERE4, self.THERE4 = f"198.18.{net}.1", f"198.18.{net}.2"
+        self.HERE6, self.THERE6 = f"fd00:4c4c:{net:x}::1", f"fd00:4c4c:{net:x}::2"
         self.ns = f"llab-n-{tag}"
         self.here, self.there = f"lln{tag}", f"llm{tag}"
         self._procs: list[subprocess.Popen[str]] = []

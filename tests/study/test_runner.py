@@ -277,36 +277,3 @@ def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool
     (point,) = link_shares(plan, runs)
     assert sum(s.share_pct for s in point.shares) == pytest.approx(100)
     assert {s.series.protocol for s in point.shares} == {P.TCP, P.UDP}
-
-
-def test_loss_sweep_with_emulated_loss(
-    store: SessionStore, iperf3_server_port: tuple[int, LocalServer]
-) -> None:
-    import subprocess as sp
-
-    from app.domain.plan import Variable
-    from app.study.shaping import TABLE, unavailable_reason
-
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    port, _ = iperf3_server_port
-    plan = plan_for(
-        port,
-        protocols=(Protocol.UDP,),
-        variable=Variable.LOSS,
-        values=(0, 20),
-        repetitions=1,
-        duration_s=2,
-        bitrate_bps=50_000_000,
-        length=1000,
-    )
-    assert plan_problems(plan) == []
-    outcome = StudyRunner(store, plan).run()
-    runs = {r.value: r for r in store.runs(outcome.session_id)}
-    assert runs[0.0].metrics.loss_pct is not None and runs[0.0].metrics.loss_pct < 2
-    assert runs[20.0].metrics.loss_pct == pytest.approx(20, abs=3)
-    assert "-l" in runs[20.0].argv  # the engine ran as usual; the loss came from nftables
-    tables = sp.run(["nft", "list", "tables"], capture_output=True, text=True).stdout
-    assert outcome.status is SessionStatus.COMPLETED
-    assert TABLE not in tables  # the rule is gone after the session
