@@ -407,7 +407,9 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     from tests.conftest import free_port
 
     base = free_block(free_port(), 2)
-    server = start_linklab("serve", "--no-netserver", "--count", "2", "--port", str(base))
+    server = start_linklab(
+        "serve", "--no-netserver", "--count", "2", "--port", str(base), "--no-echo"
+    )
     try:
         assert server.stdout is not None
         listening = 0
