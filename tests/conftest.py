@@ -141,6 +141,31 @@ def iperf3_server_port(iperf3_tool: Tool) -> Iterator[tuple[int, LocalServer]]:
 
 
 @pytest.fixture
+def store(tmp_path: Path) -> Iterator[Any]:
+    """A SessionStore on a fresh SQLite database, tmp_path/linklab.sqlite3."""
+    from app.store.db import Database
+    from app.store.sessions import SessionStore
+
+    with Database(tmp_path / "linklab.sqlite3") as db:
+        yield SessionStore(db)
+
+
+@pytest.fixture(scope="module")
+def bed(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The module's network test bed in namespaces of its own, as the module's BED (a
+    tests.testbed.Bed) describes it: two hosts or client, router and server, their rate or
+    queue, and LinkLab's server; skipped, with the reason, where namespaces cannot be built."""
+    from tests.testbed import Bed
+
+    spec = getattr(request.module, "BED", Bed())
+    reason = spec.unavailable()
+    if reason:
+        pytest.skip(reason)
+    with spec.build() as built:
+        yield built
+
+
+@pytest.fixture
 def no_engine_left(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fail the test if it leaves an engine client of ours running (servers have owners)."""
     yield

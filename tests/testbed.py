@@ -9,7 +9,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -396,3 +398,49 @@ class NeighbourBed:
         raise RuntimeError(
             f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
         )
+
+
+@dataclass(frozen=True)
+class Bed:
+    """What a test module's network test bed holds (the module's BED; the `bed` fixture in
+    tests/conftest.py builds it once per module): two hosts (TestBed) or client, router and
+    server (RoutedTestBed, routed=True); a rate (tc tbf: both ways between two hosts, R toward
+    S with queue_bytes when routed, toward C too with both_ways); `linklab serve` listening."""
+
+    routed: bool = False
+    rate_mbit: float | None = None
+    queue_bytes: int | None = None
+    both_ways: bool = False
+    server_port: int | None = None
+    echo_port: int = 5200
+    needs: tuple[str, ...] = ()  # other programs the module runs (nft, iperf)
+
+    def unavailable(self) -> str | None:
+        """Why this test bed cannot be built here, or None."""
+        reason = unavailable_reason()
+        if reason:
+            return reason
+        for tool in self.needs:
+            if shutil.which(tool) is None:
+                return f"{tool} is not installed (scripts/ensure-engines.sh installs it)"
+        return None
+
+    @contextmanager
+    def build(self) -> Iterator[TestBed | RoutedTestBed]:
+        if not self.routed:
+            with TestBed() as pair:
+                if self.rate_mbit is not None:
+                    pair.set_rate(self.rate_mbit)
+                if self.server_port is not None:
+                    pair.start_server(self.server_port)
+                yield pair
+            return
+        with RoutedTestBed() as routed:
+            if self.rate_mbit is not None and self.queue_bytes is not None:
+                if self.both_ways:
+                    shape_both_ways(routed, self.rate_mbit, self.queue_bytes)
+                else:
+                    routed.set_queue(self.rate_mbit, self.queue_bytes)
+            if self.server_port is not None:
+                routed.start_server(self.server_port, self.echo_port)
+            yield routed

@@ -7,22 +7,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
-from tests.testbed import ROOT, TestBed, unavailable_reason
+from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns]
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        yield testbed
+BED = Bed()
 
 
 def serve(bed: TestBed, *args: str) -> subprocess.Popen[str]:

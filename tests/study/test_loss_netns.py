@@ -4,7 +4,6 @@ goes on the interface toward the peer, so it must never be the loopback other te
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,22 +12,14 @@ from app.domain.records import SessionStatus
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.shaping import TABLE
-from app.study.shaping import unavailable_reason as no_loss_emulation
-from tests.testbed import ROOT, TestBed, unavailable_reason
+from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
 PORT = 5201  # inside the test bed's own namespaces: no other test can hold it
 
 
-@pytest.fixture
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason() or no_loss_emulation()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.start_server(PORT)
-        yield testbed
+BED = Bed(server_port=PORT, needs=("nft",))
 
 
 def test_loss_sweep_with_emulated_loss(bed: TestBed, tmp_path: Path) -> None:

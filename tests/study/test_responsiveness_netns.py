@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.testbed import ROOT, RoutedTestBed, shape_both_ways, unavailable_reason
+from tests.testbed import ROOT, Bed, RoutedTestBed, shape_both_ways
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -26,14 +25,7 @@ TEST = [
 ]
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(routed=True, server_port=IPERF3_PORT, echo_port=ECHO_PORT)
 
 
 def _responsiveness(bed: RoutedTestBed, queue_bytes: int) -> dict[str, Any]:

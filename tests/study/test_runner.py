@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,17 +34,10 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan_checks import plan_problems
 from app.study.runner import RetryPolicy, StudyRunner
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def plan_for(port: int, **changes: object) -> Plan:
