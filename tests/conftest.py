@@ -6,8 +6,9 @@ import faulthandler
 import gc
 import os
 import socket
+import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,22 @@ def free_port() -> int:
             continue
         return port
     raise RuntimeError("no free port")
+
+
+def linklab(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`linklab ARGS` as a user runs it (`python -m app` from this tree), run to its end, its
+    output as text. env: variables set on top of this process's own."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        env={**os.environ, **env} if env else None,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
 
 
 def engine_name(process_name: str) -> str:

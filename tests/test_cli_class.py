@@ -22,8 +22,7 @@ from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.net import Protocol
 from app.domain.plan import Variable
 from app.study.exercises import find_ready, write_exercise
-from tests.conftest import require_engine
-from tests.test_cli_study import linklab
+from tests.conftest import linklab, require_engine
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 ADA, BJORN, CLEO = "Ada Lovelace", "Björn Ødegård", "Cleo"

@@ -34,8 +34,7 @@ from tests.classlive import (
     store_url,
     write_station,
 )
-from tests.conftest import ROOT_DIR, free_port, require_engine
-from tests.test_cli_study import linklab
+from tests.conftest import ROOT_DIR, free_port, linklab, require_engine
 
 STORES = ["sqlite", "postgresql"]
 STUDENT = "Ann Lee"

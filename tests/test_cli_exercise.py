@@ -6,9 +6,7 @@ are refused without a trace of Python."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,19 +21,11 @@ from app.domain.exercise import (
     with_id,
 )
 from app.study.exercises import find_ready, ready_exercises, write_exercise
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab as run_linklab
 
 
 def linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-    )
+    return run_linklab(*args, env={"QT_QPA_PLATFORM": "offscreen"}, timeout=180)
 
 
 def test_ready_exercises_read_back_as_written() -> None:

@@ -5,7 +5,6 @@ exits 0; every run failing fails the session (exit 1, the first failure's senten
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -22,18 +21,11 @@ from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import linklab as run_linklab
 
 
 def linklab(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args, "--db", str(db)],
-        cwd=ROOT_DIR,
-        env={**os.environ, "LINKLAB_DB": str(db)},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-    )
+    return run_linklab(*args, "--db", str(db), env={"LINKLAB_DB": str(db)}, timeout=180)
 
 
 def _statuses(db: Path) -> list[str]:

@@ -20,6 +20,7 @@ import pytest
 from app.domain.results import RunSummary
 from app.engine.iperf3_json import parse_stream
 from tests.conftest import ROOT_DIR
+from tests.conftest import linklab as run_linklab
 from tests.engine.engine_replay import (
     ENGINE_OUTPUTS,
     HELP_3_1_3,
@@ -48,16 +49,7 @@ def listener() -> Iterator[int]:
 
 
 def linklab(engine: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LINKLAB_IPERF3": engine}
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-    )
+    return run_linklab(*args, env={"LINKLAB_IPERF3": engine})
 
 
 def study(engine: str, port: int, db: Path, *extra: str) -> subprocess.CompletedProcess[str]:

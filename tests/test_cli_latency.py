@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import free_port, linklab
 from tests.test_cli_serve import serving
-from tests.test_cli_study import linklab
 
 
 def _points(done_stdout: str) -> dict[str, object]:

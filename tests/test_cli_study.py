@@ -20,18 +20,7 @@ from app.analysis.stats import summarize
 from app.engine.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR
-
-
-def linklab(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-    )
+from tests.conftest import ROOT_DIR, linklab
 
 
 def start_linklab(*args: str) -> subprocess.Popen[str]:
