@@ -82,6 +82,20 @@ def linklab(
     )
 
 
+def start_linklab(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """`linklab ARGS` started as a user starts it, its output piped as text; the caller ends
+    it (a server, a study to interrupt)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        env={**os.environ, **env} if env else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+
+
 def engine_name(process_name: str) -> str:
     """'iperf3' for iperf3 and for Windows' iperf3.exe (any case): the engine a process is."""
     name = process_name.lower()

@@ -8,8 +8,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,18 +18,7 @@ from app.analysis.stats import summarize
 from app.engine.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR, linklab
-
-
-def start_linklab(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
+from tests.conftest import linklab, start_linklab
 
 
 def test_run_json_agrees_with_database_and_csv(
