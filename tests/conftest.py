@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,18 @@ def start_linklab(*args: str, env: Mapping[str, str] | None = None) -> subproces
         text=True,
         encoding="utf-8",
     )
+
+
+def wait_listening(port: int, timeout_s: float = 20) -> None:
+    """Return once something listens on TCP port (without connecting: a one-off iperf3
+    server would take the connection for its one test)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"nothing listened on port {port} within {timeout_s:.0f} s")
 
 
 def engine_name(process_name: str) -> str:

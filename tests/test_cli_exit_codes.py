@@ -20,7 +20,7 @@ import pytest
 from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import ROOT_DIR, free_port, wait_listening
 from tests.conftest import linklab as run_linklab
 
 
@@ -80,7 +80,7 @@ def test_a_server_that_serves_some_runs_gives_completed_with_failures(
     nothing listening."""
     db, port = tmp_path / "lab.sqlite3", free_port()
     server = _serve_tests(iperf3_tool, port, 2)
-    time.sleep(0.3)
+    wait_listening(port)
     done = linklab(
         db,
         "run",
@@ -121,7 +121,7 @@ def test_every_run_failing_fails_the_session(tmp_path: Path, iperf3_tool: Tool) 
     """Only the peer check is served: every run is refused."""
     db, port = tmp_path / "lab.sqlite3", free_port()
     server = _serve_tests(iperf3_tool, port, 1)
-    time.sleep(0.3)
+    wait_listening(port)
     done = linklab(
         db,
         "run",
