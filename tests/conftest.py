@@ -297,7 +297,8 @@ def _cycles_collected_between_tests() -> Iterator[None]:
 def _stuck_test_ends_the_run(request: pytest.FixtureRequest) -> Iterator[None]:
     """pytest-timeout's thread cannot end a test whose thread waits in C holding Python's lock
     (a deadlock, as a widget freed in a pool thread once made): two minutes past the test's
-    own limit, faulthandler's C watchdog prints every thread's stack and ends the run."""
+    own limit, faulthandler's C watchdog prints every thread's stack and ends the run (under
+    pytest-xdist: the worker's process, which xdist reports as crashed in that test)."""
     marker = request.node.get_closest_marker("timeout")
     limit = marker.args[0] if marker is not None and marker.args else None
     if limit is None:
