@@ -26,7 +26,7 @@ def test_loss_sweep_with_emulated_loss(bed: TestBed, tmp_path: Path) -> None:
     db = tmp_path / "loss.sqlite3"
     sweep = ["run", "--peer", bed.B4, "--port", str(PORT), "--protocol", "udp"]
     sweep += ["--vary", "loss", "--values", "0,20", "--runs", "1", "--duration", "2"]
-    sweep += ["--bitrate", "50M", "--length", "1000", "--db", str(db)]
+    sweep += ["--bitrate", "20M", "--length", "1000", "--db", str(db)]
     done = subprocess.run(
         bed.linklab(bed.a, *sweep), cwd=ROOT, capture_output=True, text=True, timeout=120
     )
