@@ -77,6 +77,7 @@ def test_damaged_exercise_files_are_refused(tmp_path: Path, content: str | None,
         read_exercise(path)
 
 
+# Over 10 s: the instructor's exercise commands, each a process of its own.
 def test_an_instructor_writes_exercises(tmp_path: Path) -> None:
     listed = linklab("exercise", "new", "--list")
     assert "student-lab:" in listed.stdout and "open-vs-wpa2:" in listed.stdout
@@ -109,6 +110,7 @@ def short_lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_exercise(folder / "lab.linklab-exercise", with_id(replace(lab, steps=steps)))
 
 
+# Over 10 s: a student's exercise in the CLI: refusals, locked values, step order, real runs.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None:
     db = str(tmp_path / "ann.sqlite3")
@@ -164,6 +166,7 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
     assert other.returncode == 2 and ".html, .pdf, .docx" in other.stderr
 
 
+# Over 10 s: the ready bufferbloat exercise measures working latency for real.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_the_bufferbloat_exercise_measures_working_latency(tmp_path: Path) -> None:
     """The ready bufferbloat exercise: both load directions on an open network and with WPA2,

@@ -92,6 +92,7 @@ def test_iperf3_3_1_runs_a_tcp_and_udp_study(tmp_path: Path, listener: int) -> N
     assert points["udp"]["loss_pct"]["mean"] == pytest.approx(13.605442)
 
 
+# Over 10 s: an engine's impossible figures fail its runs; every command still reads the session.
 def test_impossible_figures_fail_the_runs_and_the_session_stays_usable(
     tmp_path: Path, listener: int
 ) -> None:

@@ -70,6 +70,7 @@ def test_show_rename_delete_by_reference(kept: tuple[Path, KeptResult, KeptResul
     assert [k.name for k in FrontDoor(db).results().kept()] == ["Lab B, morning"]
 
 
+# Over 10 s: a kept responsiveness result exported in all four formats holds the table's figures.
 def test_exports_hold_the_tables_figures(
     kept: tuple[Path, KeptResult, KeptResult], tmp_path: Path
 ) -> None:

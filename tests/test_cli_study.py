@@ -21,6 +21,7 @@ from app.store.sessions import SessionStore
 from tests.conftest import linklab, start_linklab
 
 
+# Over 10 s: `run --json`, the database and the CSV export agree on a real TCP+UDP, IPv4+IPv6 study.
 def test_run_json_agrees_with_database_and_csv(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
@@ -157,6 +158,7 @@ def test_run_json_agrees_with_database_and_csv(
     assert listed[0]["session_id"] == result["session_id"]
 
 
+# Over 10 s: rename, tag and delete commands on a really measured session (a process each).
 def test_sessions_rename_tag_delete(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
@@ -213,6 +215,7 @@ def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
     raise AssertionError(f"{count} runs were not stored in time")
 
 
+# Over 10 s: kill -9 mid-run keeps the partial run and resume completes the session.
 def test_kill_9_then_resume(tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]) -> None:
     port, _ = iperf3_server_port
     db = tmp_path / "lab.sqlite3"
@@ -375,6 +378,7 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
     assert db.read_bytes() == before
 
 
+# Over 10 s: `serve --count 2` then `run --concurrent`: TCP and UDP at once through the CLI.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
@@ -429,6 +433,7 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
         server.communicate(timeout=10)
 
 
+# Over 10 s: the early-stop rule decided run by run on real measurements.
 def test_early_stop_ends_each_point_once_its_interval_is_narrow_enough(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:

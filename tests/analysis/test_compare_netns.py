@@ -54,6 +54,7 @@ def measure_session(bed: TestBed, db: Path, name: str, rate_mbit: float) -> None
     assert done.returncode == 0, done.stderr
 
 
+# Over 10 s: two sessions measured at two real link rates compare series by series.
 # Slow (about 30 s on a busy computer): two real TCP+UDP sessions of three 2-s runs per series,
 # the fewest for a 10 % difference to be significant at p < 0.05 with Holm's correction.
 def test_open_and_wpa2_compare_series_by_series(bed: TestBed, tmp_path: Path) -> None:

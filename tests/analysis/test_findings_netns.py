@@ -28,6 +28,7 @@ SIZES = (128, 1408)
 BED = Bed(server_port=5201)
 
 
+# Over 10 s: findings agree with the table on real measurements whose differences go both ways.
 def test_tcp_against_udp_findings_name_every_point_with_the_tables_verdict(
     bed: TestBed, tmp_path: Path
 ) -> None:

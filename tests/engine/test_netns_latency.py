@@ -48,6 +48,7 @@ def _linklab_run(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
     return data
 
 
+# Over 10 s: working latency through a real deep and a shallow queue, told apart by compare.
 # Slow (30-45 s): two real studies of three runs, each run 2 s of idle probes then 3 s of
 # upload, the fewest that let compare's Welch test call the difference significant, and the
 # seconds a 500 ms queue needs to fill and stay full.

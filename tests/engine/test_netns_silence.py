@@ -48,6 +48,7 @@ def _samples(db: Path) -> int:
         return 0  # not yet made
 
 
+# Over 10 s: a link that goes silent mid-run ends the run with its samples kept.
 def test_a_firewall_drop_mid_run_ends_it_with_the_samples_kept(
     bed: TestBed, tmp_path: Path
 ) -> None:

@@ -101,6 +101,7 @@ def _strict(text: str) -> object:
     return json.loads(text, parse_constant=refuse)
 
 
+# Over 10 s: a database holding impossible figures renders in every command's output.
 def test_a_database_holding_impossible_figures_renders_everywhere(
     edited: tuple[Path, str], tmp_path: Path
 ) -> None:

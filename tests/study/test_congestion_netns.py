@@ -66,6 +66,7 @@ def _sweep(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
     return _json(bed.linklab(bed.c, *args, timeout=240))
 
 
+# Over 10 s: congestion control through a real deep queue: Reno fills it, BBR does not.
 def test_reno_fills_the_deep_queue_and_bbr_does_not(bed: RoutedTestBed, tmp_path: Path) -> None:
     db = tmp_path / "cc.sqlite3"
     first = _sweep(bed, db, "reno vs bbr")

@@ -67,6 +67,7 @@ def _line(name: str, data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# Over 10 s: the responsiveness ratings over a real deep and a shallow queue (two whole tests).
 # Slow (30-40 s): two whole responsiveness tests, each a 1-s idle phase and up to 6 s of load
 # per direction in 2-s steps (TEST: already shorter than a user's 2 s and 8 s), the least in
 # which a 500 ms queue fills and the ratings settle.
