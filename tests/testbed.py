@@ -340,15 +340,13 @@ class NeighbourBed:
     __test__ = False  # not a pytest test class
 
     # RFC 2544 benchmarking range, on this link only. This end is in the test's own namespace,
-    # shared with the other workers: each worker has a subnet of its own.
-    HERE4, THERE4 = "198.18.7.1", "198.18.7.2"
-    HERE6, THERE6 = "fd00:4c4c:7::1", "fd00:4c4c:7::2"
+    # which the pytest-xdist workers share: each worker has a subnet of its own.
+    NET = 7 + 16 * worker_index()
+    HERE4, THERE4 = f"198.18.{NET}.1", f"198.18.{NET}.2"
+    HERE6, THERE6 = f"fd00:4c4c:{NET:x}::1", f"fd00:4c4c:{NET:x}::2"
 
     def __init__(self) -> None:
-        tag = _tag()
-        net = 7 + 16 * worker_index()
-        self.HERE4, self.THERE4 = f"198.18.{net}.1", f"198.18.{net}.2"
-        self.HERE6, self.THERE6 = f"fd00:4c4c:{net:x}::1", f"fd00:4c4c:{net:x}::2"
+        tag = f"{os.getpid() % 100000}"
         self.ns = f"llab-n-{tag}"
         self.here, self.there = f"lln{tag}", f"llm{tag}"
         self._procs: list[subprocess.Popen[str]] = []

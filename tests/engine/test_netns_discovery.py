@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 
 import pytest
 
-from tests.testbed import ROOT, Bed, TestBed
+from tests.testbed import ROOT, TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns]
 
 
-BED = Bed()
+@pytest.fixture(scope="module")
+def bed() -> Iterator[TestBed]:
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with TestBed() as testbed:
+        yield testbed
 
 
 def serve(bed: TestBed, *args: str) -> subprocess.Popen[str]:
