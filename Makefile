@@ -12,8 +12,13 @@ STAMP := $(VENV)/.installed
 run: setup engines desktop
 	$(BIN)/linklab
 
+# Two processes (pytest-xdist), each taking whole test files: the network tests shape and drop
+# traffic only in namespaces of their own, so they can run side by side. TEST_PROCESSES=0 runs
+# the suite in one process.
+TEST_PROCESSES ?= 2
+
 test: setup engines test-tools
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadfile
 
 # The suite under Windows Python: the official embeddable CPython and the pinned win_amd64 wheels
 # under Wine (../shared/wine). No engine runs there: tests that need one skip and say why.

@@ -20,7 +20,7 @@ from app.domain.records import iso
 from app.store.db import Database
 from app.study.class_push import PushItem, station_pushes
 from app.study.exercises import find_ready, write_exercise
-from tests.test_cli_study import linklab
+from tests.conftest import linklab
 
 ADA = "Ada Lovelace"
 TOKEN = "class-token-for-tests-0001"

@@ -6,8 +6,10 @@ import faulthandler
 import gc
 import os
 import socket
+import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,28 @@ from app.engine.tools import Tool
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
 ENGINE_NAMES = {"iperf3", "netperf", "netserver"}
+DIST_BUILD_KEY = "linklab_dist_build"
+
+
+def _own_user_folders() -> None:
+    """Every test process (each pytest-xdist worker, and the commands it starts) keeps
+    LinkLab's data folder (database, server records) and settings in a folder of its own, never
+    the user's nor another worker's (Linux; platformdirs and Qt read these variables)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    home = Path(tempfile.mkdtemp(prefix=f"linklab-tests-{worker}-{os.getpid()}-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        (home / name.lower()).mkdir()
+        os.environ[name] = str(home / name.lower())
+
+
+_own_user_folders()
 
 
 def free_port() -> int:
@@ -41,6 +65,48 @@ def free_port() -> int:
             continue
         return port
     raise RuntimeError("no free port")
+
+
+def linklab(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`linklab ARGS` as a user runs it (`python -m app` from this tree), run to its end, its
+    output as text. env: variables set on top of this process's own."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        env={**os.environ, **env} if env else None,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
+
+
+def start_linklab(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """`linklab ARGS` started as a user starts it, its output piped as text; the caller ends
+    it (a server, a study to interrupt)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT_DIR,
+        env={**os.environ, **env} if env else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+
+
+def wait_listening(port: int, timeout_s: float = 20) -> None:
+    """Return once something listens on TCP port (without connecting: a one-off iperf3
+    server would take the connection for its one test)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"nothing listened on port {port} within {timeout_s:.0f} s")
 
 
 def engine_name(process_name: str) -> str:
@@ -119,6 +185,31 @@ def iperf3_server_port(iperf3_tool: Tool) -> Iterator[tuple[int, LocalServer]]:
 
 
 @pytest.fixture
+def store(tmp_path: Path) -> Iterator[Any]:
+    """A SessionStore on a fresh SQLite database, tmp_path/linklab.sqlite3."""
+    from app.store.db import Database
+    from app.store.sessions import SessionStore
+
+    with Database(tmp_path / "linklab.sqlite3") as db:
+        yield SessionStore(db)
+
+
+@pytest.fixture(scope="module")
+def bed(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The module's network test bed in namespaces of its own, as the module's BED (a
+    tests.testbed.Bed) describes it: two hosts or client, router and server, their rate or
+    queue, and LinkLab's server; skipped, with the reason, where namespaces cannot be built."""
+    from tests.testbed import Bed
+
+    spec = getattr(request.module, "BED", Bed())
+    reason = spec.unavailable()
+    if reason:
+        pytest.skip(reason)
+    with spec.build() as built:
+        yield built
+
+
+@pytest.fixture
 def no_engine_left(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fail the test if it leaves an engine client of ours running (servers have owners)."""
     yield
@@ -133,6 +224,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     import compileall
 
     compileall.compile_dir(ROOT_DIR / "app", quiet=1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker waits for the controller's frozen build (one per session)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get(DIST_BUILD_KEY):
+        from tests.installers import early_build
+
+        early_build.use_shared(Path(workerinput[DIST_BUILD_KEY]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's controller: where its frozen build will be, for every worker."""
+    from tests.installers import early_build
+
+    node.workerinput[DIST_BUILD_KEY] = str(early_build.folder())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist's controller starts the frozen build as the first worker has collected."""
+    from tests.installers import early_build
+
+    early_build.start_if_needed(ids)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -181,7 +297,8 @@ def _cycles_collected_between_tests() -> Iterator[None]:
 def _stuck_test_ends_the_run(request: pytest.FixtureRequest) -> Iterator[None]:
     """pytest-timeout's thread cannot end a test whose thread waits in C holding Python's lock
     (a deadlock, as a widget freed in a pool thread once made): two minutes past the test's
-    own limit, faulthandler's C watchdog prints every thread's stack and ends the run."""
+    own limit, faulthandler's C watchdog prints every thread's stack and ends the run (under
+    pytest-xdist: the worker's process, which xdist reports as crashed in that test)."""
     marker = request.node.get_closest_marker("timeout")
     limit = marker.args[0] if marker is not None and marker.args else None
     if limit is None:

@@ -3,24 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from app.engine.servers import LocalServer
-from tests.conftest import ROOT_DIR
-
-
-def linklab(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-    )
+from tests.conftest import linklab
 
 
 def test_version() -> None:

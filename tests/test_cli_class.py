@@ -22,8 +22,7 @@ from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.net import Protocol
 from app.domain.plan import Variable
 from app.study.exercises import find_ready, write_exercise
-from tests.conftest import require_engine
-from tests.test_cli_study import linklab
+from tests.conftest import linklab, require_engine
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 ADA, BJORN, CLEO = "Ada Lovelace", "Björn Ødegård", "Cleo"
@@ -135,6 +134,7 @@ def by_student(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["student"]: row for row in data["students"]}
 
 
+# Over 10 s: the module's set-up measures three students' exercises for real, shared by its tests.
 def test_complete_incomplete_and_duplicate(lab: Lab) -> None:
     data = class_json(lab.folder)
     assert data["exercise"] == {"id": lab.exercise.id, "title": "Loopback lab"}

@@ -34,8 +34,7 @@ from tests.classlive import (
     store_url,
     write_station,
 )
-from tests.conftest import ROOT_DIR, free_port, require_engine
-from tests.test_cli_study import linklab
+from tests.conftest import ROOT_DIR, free_port, linklab, require_engine
 
 STORES = ["sqlite", "postgresql"]
 STUDENT = "Ann Lee"
@@ -107,6 +106,7 @@ def class_json(source: str, *more: str) -> dict[str, Any]:
     return data
 
 
+# Over 10 s: a live collector receives each student's runs as they end, in both stores.
 def test_a_student_runs_are_collected_as_they_end(
     tmp_path: Path, store_of: str, opened: ClassStore
 ) -> None:
@@ -210,6 +210,7 @@ def stored_once(store: ClassStore, folders: list[Path]) -> None:
         assert status["waiting"] == status["refused"] == 0, (folder, status)
 
 
+# Over 10 s: sixty station processes push at once and each run is stored once, in both stores.
 def test_sixty_stations_push_at_once(
     tmp_path: Path, ada: Measured, store_of: str, opened: ClassStore
 ) -> None:

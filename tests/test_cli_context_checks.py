@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import linklab
 from tests.engine.engine_replay import (
     ENGINE_OUTPUTS,
     HELP_3_1_3,
@@ -22,7 +23,6 @@ from tests.engine.engine_replay import (
 )
 from tests.test_cli_fake_engines import linklab as linklab_with
 from tests.test_cli_fake_engines import listener  # noqa: F401  (a fixture)
-from tests.test_cli_study import linklab
 
 NEVER_WIFI = "the traffic never crossed a Wi-Fi link"
 

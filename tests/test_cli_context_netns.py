@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.testbed import RoutedTestBed, unavailable_reason
+from tests.testbed import Bed, RoutedTestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -25,15 +24,13 @@ IPERF3_PORT, ECHO_PORT = 5201, 5200
 LENGTH = 256
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        testbed.set_queue(RATE_MBIT, QUEUE_BYTES)
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(
+    routed=True,
+    rate_mbit=RATE_MBIT,
+    queue_bytes=QUEUE_BYTES,
+    server_port=IPERF3_PORT,
+    echo_port=ECHO_PORT,
+)
 
 
 def _run(bed: RoutedTestBed, db: Path, name: str, *extra: str) -> tuple[str, dict[str, Any]]:

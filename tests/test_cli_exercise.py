@@ -6,9 +6,7 @@ are refused without a trace of Python."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,19 +21,11 @@ from app.domain.exercise import (
     with_id,
 )
 from app.study.exercises import find_ready, ready_exercises, write_exercise
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab as run_linklab
 
 
 def linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-    )
+    return run_linklab(*args, env={"QT_QPA_PLATFORM": "offscreen"}, timeout=180)
 
 
 def test_ready_exercises_read_back_as_written() -> None:
@@ -87,6 +77,7 @@ def test_damaged_exercise_files_are_refused(tmp_path: Path, content: str | None,
         read_exercise(path)
 
 
+# Over 10 s: the instructor's exercise commands, each a process of its own.
 def test_an_instructor_writes_exercises(tmp_path: Path) -> None:
     listed = linklab("exercise", "new", "--list")
     assert "student-lab:" in listed.stdout and "open-vs-wpa2:" in listed.stdout
@@ -119,6 +110,7 @@ def short_lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_exercise(folder / "lab.linklab-exercise", with_id(replace(lab, steps=steps)))
 
 
+# Over 10 s: a student's exercise in the CLI: refusals, locked values, step order, real runs.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None:
     db = str(tmp_path / "ann.sqlite3")
@@ -174,6 +166,7 @@ def test_a_student_follows_the_exercise(short_lab: Path, tmp_path: Path) -> None
     assert other.returncode == 2 and ".html, .pdf, .docx" in other.stderr
 
 
+# Over 10 s: the ready bufferbloat exercise measures working latency for real.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_the_bufferbloat_exercise_measures_working_latency(tmp_path: Path) -> None:
     """The ready bufferbloat exercise: both load directions on an open network and with WPA2,

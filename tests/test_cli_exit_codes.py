@@ -5,7 +5,6 @@ exits 0; every run failing fails the session (exit 1, the first failure's senten
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -21,19 +20,12 @@ import pytest
 from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import ROOT_DIR, free_port, wait_listening
+from tests.conftest import linklab as run_linklab
 
 
 def linklab(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args, "--db", str(db)],
-        cwd=ROOT_DIR,
-        env={**os.environ, "LINKLAB_DB": str(db)},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=180,
-    )
+    return run_linklab(*args, "--db", str(db), env={"LINKLAB_DB": str(db)}, timeout=180)
 
 
 def _statuses(db: Path) -> list[str]:
@@ -88,7 +80,7 @@ def test_a_server_that_serves_some_runs_gives_completed_with_failures(
     nothing listening."""
     db, port = tmp_path / "lab.sqlite3", free_port()
     server = _serve_tests(iperf3_tool, port, 2)
-    time.sleep(0.3)
+    wait_listening(port)
     done = linklab(
         db,
         "run",
@@ -129,7 +121,7 @@ def test_every_run_failing_fails_the_session(tmp_path: Path, iperf3_tool: Tool) 
     """Only the peer check is served: every run is refused."""
     db, port = tmp_path / "lab.sqlite3", free_port()
     server = _serve_tests(iperf3_tool, port, 1)
-    time.sleep(0.3)
+    wait_listening(port)
     done = linklab(
         db,
         "run",

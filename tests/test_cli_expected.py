@@ -9,8 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT_DIR
-from tests.test_cli import linklab
+from tests.conftest import ROOT_DIR, linklab
 
 
 def test_json_breakdown_of_the_worked_value() -> None:

@@ -20,6 +20,7 @@ import pytest
 from app.domain.results import RunSummary
 from app.engine.iperf3_json import parse_stream
 from tests.conftest import ROOT_DIR
+from tests.conftest import linklab as run_linklab
 from tests.engine.engine_replay import (
     ENGINE_OUTPUTS,
     HELP_3_1_3,
@@ -48,16 +49,7 @@ def listener() -> Iterator[int]:
 
 
 def linklab(engine: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LINKLAB_IPERF3": engine}
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-    )
+    return run_linklab(*args, env={"LINKLAB_IPERF3": engine})
 
 
 def study(engine: str, port: int, db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -100,6 +92,7 @@ def test_iperf3_3_1_runs_a_tcp_and_udp_study(tmp_path: Path, listener: int) -> N
     assert points["udp"]["loss_pct"]["mean"] == pytest.approx(13.605442)
 
 
+# Over 10 s: an engine's impossible figures fail its runs; every command still reads the session.
 def test_impossible_figures_fail_the_runs_and_the_session_stays_usable(
     tmp_path: Path, listener: int
 ) -> None:

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import free_port, linklab
 from tests.test_cli_serve import serving
-from tests.test_cli_study import linklab
 
 
 def _points(done_stdout: str) -> dict[str, object]:
@@ -59,6 +58,7 @@ def test_a_peer_with_iperf3_only_gives_latency_by_connection_time(tmp_path: Path
     assert "idle ms" in shown.stdout and "loaded ms" in shown.stdout
 
 
+# Over 10 s: two real studies measure latency with the UDP echo and compare compares them.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_this_computer_uses_the_echo_and_compare_compares_latency(tmp_path: Path) -> None:
     db = str(tmp_path / "lab.sqlite3")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_study import linklab
+from tests.conftest import linklab
 
 
 @pytest.mark.usefixtures("iperf3_tool")

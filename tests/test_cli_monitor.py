@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT_DIR
-from tests.test_cli import linklab
+from tests.conftest import ROOT_DIR, linklab
 
 pytestmark = [
     pytest.mark.usefixtures("iperf3_tool"),

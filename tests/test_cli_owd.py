@@ -13,8 +13,7 @@ import pytest
 
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import free_port
-from tests.test_cli_study import linklab
+from tests.conftest import free_port, linklab
 
 needs_iperf2 = pytest.mark.skipif(shutil.which("iperf") is None, reason="iperf 2 not installed")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import linklab as run_linklab
 from tests.test_cli_serve import serving
 
 
@@ -24,14 +25,7 @@ SHORT = ["--idle-seconds", "1", "--step-seconds", "1", "--phase-seconds", "2", "
 
 
 def linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "responsiveness", *args],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-    )
+    return run_linklab("responsiveness", *args)
 
 
 @pytest.mark.usefixtures("iperf3_tool")

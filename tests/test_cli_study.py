@@ -8,8 +8,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,31 +18,10 @@ from app.analysis.stats import summarize
 from app.engine.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab, start_linklab
 
 
-def linklab(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-    )
-
-
-def start_linklab(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
-
-
+# Over 10 s: `run --json`, the database and the CSV export agree on a real TCP+UDP, IPv4+IPv6 study.
 def test_run_json_agrees_with_database_and_csv(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
@@ -181,6 +158,7 @@ def test_run_json_agrees_with_database_and_csv(
     assert listed[0]["session_id"] == result["session_id"]
 
 
+# Over 10 s: rename, tag and delete commands on a really measured session (a process each).
 def test_sessions_rename_tag_delete(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
@@ -237,6 +215,7 @@ def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
     raise AssertionError(f"{count} runs were not stored in time")
 
 
+# Over 10 s: kill -9 mid-run keeps the partial run and resume completes the session.
 def test_kill_9_then_resume(tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]) -> None:
     port, _ = iperf3_server_port
     db = tmp_path / "lab.sqlite3"
@@ -399,6 +378,7 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
     assert db.read_bytes() == before
 
 
+# Over 10 s: `serve --count 2` then `run --concurrent`: TCP and UDP at once through the CLI.
 @pytest.mark.usefixtures("iperf3_tool")
 def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
@@ -407,7 +387,9 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     from tests.conftest import free_port
 
     base = free_block(free_port(), 2)
-    server = start_linklab("serve", "--no-netserver", "--count", "2", "--port", str(base))
+    server = start_linklab(
+        "serve", "--no-netserver", "--count", "2", "--port", str(base), "--no-echo"
+    )
     try:
         assert server.stdout is not None
         listening = 0
@@ -451,6 +433,7 @@ def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
         server.communicate(timeout=10)
 
 
+# Over 10 s: the early-stop rule decided run by run on real measurements.
 def test_early_stop_ends_each_point_once_its_interval_is_narrow_enough(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:

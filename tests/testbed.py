@@ -9,7 +9,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -26,6 +28,18 @@ def unavailable_reason() -> str | None:
         if shutil.which(tool) is None:
             return f"{tool} (iproute2) is not installed"
     return None
+
+
+def worker_index() -> int:
+    """This pytest-xdist worker's number (gw0 is 0), 0 outside xdist."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(name[2:]) if name[2:].isdigit() else 0
+
+
+def _tag() -> str:
+    """Part of every name a test bed gives: this process's id, unique among the processes
+    running side by side (pytest-xdist workers, helpers), short enough for an interface name."""
+    return f"{os.getpid() % 100000}"
 
 
 def _run(argv: Sequence[str]) -> str:
@@ -60,7 +74,7 @@ class TestBed:
     A6, B6 = "fd00:4c4c::1", "fd00:4c4c::2"
 
     def __init__(self) -> None:
-        tag = f"{os.getpid() % 100000}"
+        tag = _tag()
         self.a, self.b = f"llab-a-{tag}", f"llab-b-{tag}"
         self.dev_a, self.dev_b = f"lla{tag}", f"llb{tag}"
         self._procs: list[subprocess.Popen[str]] = []
@@ -223,7 +237,7 @@ class RoutedTestBed:
     RS4, S4 = "198.18.2.1", "198.18.2.2"
 
     def __init__(self) -> None:
-        tag = f"{os.getpid() % 100000}"
+        tag = _tag()
         self.c, self.r, self.s = f"llab-c-{tag}", f"llab-r-{tag}", f"llab-s-{tag}"
         self.dev_c, self.dev_rc = f"llc{tag}", f"llrc{tag}"
         self.dev_rs, self.dev_s = f"llrs{tag}", f"lls{tag}"
@@ -325,8 +339,11 @@ class NeighbourBed:
 
     __test__ = False  # not a pytest test class
 
-    HERE4, THERE4 = "198.18.7.1", "198.18.7.2"  # RFC 2544 benchmarking range, on this link only
-    HERE6, THERE6 = "fd00:4c4c:7::1", "fd00:4c4c:7::2"
+    # RFC 2544 benchmarking range, on this link only. This end is in the test's own namespace,
+    # which the pytest-xdist workers share: each worker has a subnet of its own.
+    NET = 7 + 16 * worker_index()
+    HERE4, THERE4 = f"198.18.{NET}.1", f"198.18.{NET}.2"
+    HERE6, THERE6 = f"fd00:4c4c:{NET:x}::1", f"fd00:4c4c:{NET:x}::2"
 
     def __init__(self, point_to_point: bool = False) -> None:
         tag = f"{os.getpid() % 100000}"
@@ -396,3 +413,49 @@ class NeighbourBed:
         raise RuntimeError(
             f"linklab serve did not start: {proc.stderr.read() if proc.stderr else ''}"
         )
+
+
+@dataclass(frozen=True)
+class Bed:
+    """What a test module's network test bed holds (the module's BED; the `bed` fixture in
+    tests/conftest.py builds it once per module): two hosts (TestBed) or client, router and
+    server (RoutedTestBed, routed=True); a rate (tc tbf: both ways between two hosts, R toward
+    S with queue_bytes when routed, toward C too with both_ways); `linklab serve` listening."""
+
+    routed: bool = False
+    rate_mbit: float | None = None
+    queue_bytes: int | None = None
+    both_ways: bool = False
+    server_port: int | None = None
+    echo_port: int = 5200
+    needs: tuple[str, ...] = ()  # other programs the module runs (nft, iperf)
+
+    def unavailable(self) -> str | None:
+        """Why this test bed cannot be built here, or None."""
+        reason = unavailable_reason()
+        if reason:
+            return reason
+        for tool in self.needs:
+            if shutil.which(tool) is None:
+                return f"{tool} is not installed (scripts/ensure-engines.sh installs it)"
+        return None
+
+    @contextmanager
+    def build(self) -> Iterator[TestBed | RoutedTestBed]:
+        if not self.routed:
+            with TestBed() as pair:
+                if self.rate_mbit is not None:
+                    pair.set_rate(self.rate_mbit)
+                if self.server_port is not None:
+                    pair.start_server(self.server_port)
+                yield pair
+            return
+        with RoutedTestBed() as routed:
+            if self.rate_mbit is not None and self.queue_bytes is not None:
+                if self.both_ways:
+                    shape_both_ways(routed, self.rate_mbit, self.queue_bytes)
+                else:
+                    routed.set_queue(self.rate_mbit, self.queue_bytes)
+            if self.server_port is not None:
+                routed.start_server(self.server_port, self.echo_port)
+            yield routed

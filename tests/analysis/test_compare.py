@@ -5,8 +5,6 @@ statistics (checked by hand on known data and by Hypothesis over generated data)
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -72,12 +70,6 @@ def test_holm_by_hand() -> None:
     ]
     assert holm([0.5, 0.9]) == [pytest.approx(1.0), pytest.approx(1.0)]  # capped at 1
     assert holm([]) == []
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "db.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def make_session(

@@ -8,25 +8,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT_DIR
-from tests.testbed import TestBed, unavailable_reason
+from tests.testbed import Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.start_server(5201)
-        yield testbed
+BED = Bed(server_port=5201)
 
 
 def measure_session(bed: TestBed, db: Path, name: str, rate_mbit: float) -> None:
@@ -62,6 +54,7 @@ def measure_session(bed: TestBed, db: Path, name: str, rate_mbit: float) -> None
     assert done.returncode == 0, done.stderr
 
 
+# Over 10 s: two sessions measured at two real link rates compare series by series.
 # Slow (about 30 s on a busy computer): two real TCP+UDP sessions of three 2-s runs per series,
 # the fewest for a 10 % difference to be significant at p < 0.05 with Holm's correction.
 def test_open_and_wpa2_compare_series_by_series(bed: TestBed, tmp_path: Path) -> None:

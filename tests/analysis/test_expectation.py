@@ -7,9 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -30,7 +28,6 @@ from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey, Security, Se
 from app.domain.plan_codec import plan_from_dict, plan_from_json
 from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
 from app.report.csv_export import POINT_COLUMNS, points_csv
-from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.plan_checks import plan_problems
 
@@ -265,12 +262,6 @@ def test_efficiency_findings_say_where_the_rest_went() -> None:
 
 
 # -- comparisons: what the security's bytes explain -------------------------------------------
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "db.sqlite3") as db:
-        yield SessionStore(db)
 
 
 WIFI_N = Conditions(medium=Medium.N, link_rate_bps=144_400_000)

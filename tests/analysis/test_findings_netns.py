@@ -10,14 +10,13 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.analysis.findings_text import covered_points, statement_verdicts
 from tests.conftest import ROOT_DIR
-from tests.testbed import TestBed, unavailable_reason
+from tests.testbed import Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -26,16 +25,10 @@ pytestmark = [pytest.mark.netns, pytest.mark.slow]
 SIZES = (128, 1408)
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.start_server(5201)
-        yield testbed
+BED = Bed(server_port=5201)
 
 
+# Over 10 s: findings agree with the table on real measurements whose differences go both ways.
 def test_tcp_against_udp_findings_name_every_point_with_the_tables_verdict(
     bed: TestBed, tmp_path: Path
 ) -> None:

@@ -10,14 +10,13 @@ sent faster than the link arrives at the link's rate, without loss.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from app.analysis.overhead import LinkInputs, expected
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium
-from tests.testbed import TestBed, unavailable_reason
+from tests.testbed import Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -26,15 +25,7 @@ RATE_MBIT = 40.0
 TC_FRAME_OVERHEAD = 14
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.set_rate(RATE_MBIT)
-        testbed.start_server(5201)
-        yield testbed
+BED = Bed(rate_mbit=RATE_MBIT, server_port=5201)
 
 
 @pytest.mark.parametrize("length", [256, 1408])

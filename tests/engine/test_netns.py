@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
-from tests.testbed import ROOT, TestBed, unavailable_reason
+from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -21,15 +20,7 @@ UDP4_1408 = 1408 / (1408 + 8 + 20 + 14)
 UDP6_1408 = 1408 / (1408 + 8 + 40 + 14)
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.set_rate(RATE_MBIT)
-        testbed.start_server(5201)
-        yield testbed
+BED = Bed(rate_mbit=RATE_MBIT, server_port=5201)
 
 
 def _measure(bed: TestBed, *args: str) -> dict[str, object]:
@@ -106,6 +97,7 @@ def test_random_loss_is_measured(bed: TestBed) -> None:
     assert flow["lost_packets"] > 0
 
 
+# Over 10 s: two studies over a rate-limited link agree within 3 %.
 def test_study_over_the_rate_limited_link(
     bed: TestBed, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -6,13 +6,12 @@ which calls the difference significant."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.testbed import RoutedTestBed, unavailable_reason
+from tests.testbed import Bed, RoutedTestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -23,14 +22,7 @@ IPERF3_PORT, ECHO_PORT = 5201, 5200
 RUNS, RUN_S = 3, 3  # per session of `linklab run`: 2 s idle probes, then 3 s of upload
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(routed=True, server_port=IPERF3_PORT, echo_port=ECHO_PORT)
 
 
 def _linklab_run(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
@@ -56,6 +48,7 @@ def _linklab_run(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
     return data
 
 
+# Over 10 s: working latency through a real deep and a shallow queue, told apart by compare.
 # Slow (30-45 s): two real studies of three runs, each run 2 s of idle probes then 3 s of
 # upload, the fewest that let compare's Welch test call the difference significant, and the
 # seconds a 500 ms queue needs to fill and stay full.

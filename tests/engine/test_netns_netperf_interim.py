@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,7 +16,7 @@ from app.engine.netperf import build_argv
 from app.engine.netperf_parse import parse_keyval
 from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.tools import Tool
-from tests.testbed import TestBed, unavailable_reason
+from tests.testbed import Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.netperf]
 
@@ -25,21 +24,25 @@ PORT = 12865
 SECONDS = 6
 
 
-@pytest.fixture(scope="module")
-def bed(netperf_tool: Tool) -> Iterator[TestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.set_rate(20)
-        server = subprocess.Popen(
-            ["ip", "netns", "exec", testbed.b, find_tool("netserver").path, "-D", "-p", str(PORT)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        testbed._procs.append(server)  # ended with the test bed
-        time.sleep(0.5)
-        yield testbed
+BED = Bed(rate_mbit=20)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def netserver_in_b(bed: TestBed, netperf_tool: Tool) -> None:
+    """netserver in B on PORT, ended with the test bed; returns once it listens."""
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", bed.b, find_tool("netserver").path, "-D", "-p", str(PORT)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    bed._procs.append(server)  # ended with the test bed
+    listening = ["ip", "netns", "exec", bed.b, "ss", "-Hltn", f"sport = :{PORT}"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and server.poll() is None:
+        if subprocess.run(listening, capture_output=True, text=True, timeout=10).stdout.strip():
+            return
+        time.sleep(0.05)
+    raise RuntimeError("netserver did not start listening in the test bed")
 
 
 @pytest.mark.parametrize(

@@ -5,17 +5,15 @@ data stopped arriving, and keeps the samples measured before the drop."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.engine.run import SILENT_DATA_S
-from tests.testbed import ROOT, TestBed, unavailable_reason
+from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -23,15 +21,7 @@ pytestmark = [pytest.mark.netns, pytest.mark.slow]
 ENDS_WITHIN_S = 15.0
 
 
-@pytest.fixture
-def bed() -> Iterator[TestBed]:
-    reason = unavailable_reason() or (None if shutil.which("nft") else "nft is not installed")
-    if reason:
-        pytest.skip(reason)
-    with TestBed() as testbed:
-        testbed.set_rate(20.0)
-        testbed.start_server(5201)
-        yield testbed
+BED = Bed(rate_mbit=20.0, server_port=5201, needs=("nft",))
 
 
 def _drop_everything_from_a(bed: TestBed) -> None:
@@ -58,6 +48,7 @@ def _samples(db: Path) -> int:
         return 0  # not yet made
 
 
+# Over 10 s: a link that goes silent mid-run ends the run with its samples kept.
 def test_a_firewall_drop_mid_run_ends_it_with_the_samples_kept(
     bed: TestBed, tmp_path: Path
 ) -> None:

@@ -111,6 +111,7 @@ def _sessions(bundle: Path, env: dict[str, str]) -> list[dict[str, object]]:
     return found
 
 
+# Over 10 s: the frozen bundle's study, export and window import of the file on a real X display.
 @needs_x
 def test_frozen_study_exported_then_opened_like_a_double_click(built: Path, tmp_path: Path) -> None:
     """A study on one computer, exported; the .linklab file opened on another (the menu entry
@@ -136,6 +137,7 @@ def test_frozen_study_exported_then_opened_like_a_double_click(built: Path, tmp_
     assert imported["name"] == "frozen study" and imported["status"] == "completed"
 
 
+# Over 10 s: the bundle's exercises and python-docx template: a step runs, its report opens.
 def test_frozen_exercise_step_and_its_lab_report(built: Path, tmp_path: Path) -> None:
     """The ready exercises travel in the bundle; a student's step runs and drafts the report as
     an editable document (python-docx's template inside the bundle)."""

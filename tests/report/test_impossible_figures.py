@@ -11,8 +11,6 @@ import hashlib
 import io
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,12 +23,7 @@ from app.engine.bounds import LIMITS, RUN_LIMITS
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.exchange import export_sessions
-from tests.conftest import ROOT_DIR
-
-
-def _linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app", *args]
-    return subprocess.run(command, cwd=ROOT_DIR, capture_output=True, text=True, timeout=90)
+from tests.conftest import linklab
 
 
 def make_session(path: Path) -> str:
@@ -108,17 +101,18 @@ def _strict(text: str) -> object:
     return json.loads(text, parse_constant=refuse)
 
 
+# Over 10 s: a database holding impossible figures renders in every command's output.
 def test_a_database_holding_impossible_figures_renders_everywhere(
     edited: tuple[Path, str], tmp_path: Path
 ) -> None:
     path, sid = edited
     db = ("--db", str(path))
-    shown = _linklab("sessions", "show", sid[:8], *db)
+    shown = linklab("sessions", "show", sid[:8], *db)
     assert shown.returncode == 0, shown.stderr
     assert "∞" not in shown.stdout and "inf" not in shown.stdout.lower()
     assert "901 Mbit/s" in shown.stdout  # the runs that are possible still count
 
-    as_json = _linklab("sessions", "show", sid[:8], "--json", *db)
+    as_json = linklab("sessions", "show", sid[:8], "--json", *db)
     assert as_json.returncode == 0, as_json.stderr
     data = _strict(as_json.stdout)
     assert isinstance(data, dict)
@@ -127,7 +121,7 @@ def test_a_database_holding_impossible_figures_renders_everywhere(
 
     for fmt in ("html", "csv", "points", "samples", "json"):
         out = tmp_path / f"report.{fmt}"
-        done = _linklab("export", sid[:8], "--format", fmt, "--out", str(out), *db)
+        done = linklab("export", sid[:8], "--format", fmt, "--out", str(out), *db)
         assert done.returncode == 0, f"{fmt}: {done.stderr}"
         assert "Traceback" not in done.stderr
         text = out.read_text(encoding="utf-8")
@@ -144,7 +138,7 @@ def test_a_database_holding_impossible_figures_renders_everywhere(
 
     # What the export wrote imports again: the impossible figures are gone from it.
     again = tmp_path / "again.sqlite3"
-    done = _linklab("import", str(tmp_path / "report.json"), "--db", str(again))
+    done = linklab("import", str(tmp_path / "report.json"), "--db", str(again))
     assert done.returncode == 0 and done.stdout == "Imported 1 session.\n", done.stderr
 
 
@@ -182,7 +176,7 @@ def test_an_exchange_file_with_an_impossible_figure_is_refused(
     with Database(target) as db:
         SessionStore(db).create_session(Plan(peer=Peer("10.0.0.7"), name="mine"))
     before = hashlib.sha256(target.read_bytes()).hexdigest()
-    refused = _linklab("import", str(file), "--db", str(target))
+    refused = linklab("import", str(file), "--db", str(target))
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
     assert f"session {sid[:8]} ('absurd') whose run 3" in refused.stderr

@@ -261,6 +261,7 @@ def screenshot(page: Path, shot: Path, profile: Path, size: str = "1280,2000") -
     assert shot.is_file()
 
 
+# Over 10 s: one `compare` command writes the PNG, HTML, PDF and CSV (Qt renders offscreen).
 def test_cli_compare_writes_all_four(stored: Stored, tmp_path: Path) -> None:
     out = {name: tmp_path / name for name in ("x.png", "r.html", "r.pdf", "t.csv")}
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -352,6 +353,7 @@ def test_chromium_renders_the_warnings_banner_and_tables(tmp_path: Path) -> None
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 
 
+# Over 10 s: LibreOffice itself (headless) reads the CSV export as written.
 @pytest.mark.skipif(
     SOFFICE is None,
     reason="LibreOffice is missing: scripts/ensure-desktop.sh --with-screenshots installs it",

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ from app.domain.results import Sample
 from app.store.db import Database
 from app.store.recover import check, read_all, recover
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab
 
 SAMPLES = 1800
 
@@ -103,11 +101,6 @@ def _damage(path: Path, how: str) -> None:
     path.write_bytes(bytes(data))
 
 
-def _linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app", *args]
-    return subprocess.run(command, cwd=ROOT_DIR, capture_output=True, text=True, timeout=60)
-
-
 @pytest.mark.parametrize("how", ["bytes", "chain"])
 def test_damage_inside_a_raw_output_loses_nothing_else(tmp_path: Path, how: str) -> None:
     path = tmp_path / "linklab.sqlite3"
@@ -115,11 +108,11 @@ def test_damage_inside_a_raw_output_loses_nothing_else(tmp_path: Path, how: str)
     _damage(path, how)
     db = ("--db", str(path))
 
-    said = _linklab("doctor", *db)
+    said = linklab("doctor", *db)
     assert said.returncode == 1, said.stdout
     assert "nothing is damaged" not in said.stdout and "--recover-to NEW.sqlite3" in said.stdout
     if how == "bytes":  # SQLite's own check passes: only the full read finds it
-        shown = _linklab("sessions", "show", sid[:8], *db)  # reads no raw output
+        shown = linklab("sessions", "show", sid[:8], *db)  # reads no raw output
         assert shown.returncode == 0 and "900 Mbit/s" in shown.stdout, shown.stderr
         assert "passed SQLite's integrity check, but a full read" in said.stdout
         assert f"the raw output of run 1 (session {sid[:8]}) cannot be read" in said.stdout
@@ -127,7 +120,7 @@ def test_damage_inside_a_raw_output_loses_nothing_else(tmp_path: Path, how: str)
         assert "failed SQLite's integrity check" in said.stdout
 
     target = tmp_path / "recovered.sqlite3"
-    copied = _linklab("doctor", *db, "--recover-to", str(target))
+    copied = linklab("doctor", *db, "--recover-to", str(target))
     assert f"Copied 1 sessions (1 runs, {SAMPLES} samples)" in copied.stdout, copied.stdout
     assert f"the raw output of run 1 (session {sid[:8]})" in copied.stdout
     assert "left empty" in copied.stdout and "lost: 0 sessions and 0 runs" in copied.stdout
@@ -142,7 +135,7 @@ def test_damage_inside_a_raw_output_loses_nothing_else(tmp_path: Path, how: str)
 
     if how == "bytes":  # the chain intact: the export reads the whole raw output, repaired
         file = tmp_path / "out.linklab"
-        done = _linklab("export", sid[:8], "--format", "json", "--out", str(file), *db)
+        done = linklab("export", sid[:8], "--format", "json", "--out", str(file), *db)
         assert done.returncode == 0, done.stderr
         assert f"The raw output of run 1 of session {sid[:8]} holds bytes" in done.stderr
         exported = json.loads(file.read_text(encoding="utf-8"))

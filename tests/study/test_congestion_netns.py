@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.testbed import RoutedTestBed, unavailable_reason
+from tests.testbed import Bed, RoutedTestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -33,20 +32,22 @@ def _available(bed: RoutedTestBed, ns: str) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        if "bbr" not in _available(testbed, testbed.c):
-            # The module loads on demand where the kernel has it; try once, else say why.
-            subprocess.run(["modprobe", "tcp_bbr"], capture_output=True, check=False)
-            if "bbr" not in _available(testbed, testbed.c):
-                pytest.skip("this kernel has no BBR congestion control (tcp_bbr)")
-        testbed.set_queue(RATE_MBIT, DEEP_QUEUE_BYTES)
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(
+    routed=True,
+    rate_mbit=RATE_MBIT,
+    queue_bytes=DEEP_QUEUE_BYTES,
+    server_port=IPERF3_PORT,
+    echo_port=ECHO_PORT,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bbr(bed: RoutedTestBed) -> None:
+    if "bbr" not in _available(bed, bed.c):
+        # The module loads on demand where the kernel has it; try once, else say why.
+        subprocess.run(["modprobe", "tcp_bbr"], capture_output=True, check=False)
+        if "bbr" not in _available(bed, bed.c):
+            pytest.skip("this kernel has no BBR congestion control (tcp_bbr)")
 
 
 def _json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -65,6 +66,7 @@ def _sweep(bed: RoutedTestBed, db: Path, name: str) -> dict[str, Any]:
     return _json(bed.linklab(bed.c, *args, timeout=240))
 
 
+# Over 10 s: congestion control through a real deep queue: Reno fills it, BBR does not.
 def test_reno_fills_the_deep_queue_and_bbr_does_not(bed: RoutedTestBed, tmp_path: Path) -> None:
     db = tmp_path / "cc.sqlite3"
     first = _sweep(bed, db, "reno vs bbr")

@@ -11,7 +11,6 @@ import io
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,12 +57,6 @@ CHILD = textwrap.dedent(
         StudyRunner(SessionStore(db), plan, observe, drivers={plan.engine: driver}).run()
     """
 )
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def test_a_run_killed_mid_way_keeps_its_samples_as_a_partial_run(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -33,7 +31,7 @@ from app.study.exchange import (
     read_exchange,
     write_exchange,
 )
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab
 
 Doc = dict[str, Any]
 
@@ -432,29 +430,22 @@ def test_file_over_the_size_cap_is_refused(
     _assert_refused(file, target, "larger than")
 
 
-def _linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "app", *args]
-    return subprocess.run(
-        command, cwd=ROOT_DIR, capture_output=True, text=True, encoding="utf-8", timeout=60
-    )
-
-
 def test_cli_export_then_import(source: tuple[Path, list[str]], target: Path) -> None:
     src_path, ids = source
     file = target.parent / "both.json"
-    out = _linklab(
+    out = linklab(
         "export", ids[0][:8], ids[1], "--format", "json", "--out", str(file), "--db", str(src_path)
     )
     assert out.returncode == 0, out.stderr
-    csv_two = _linklab("export", *ids, "--format", "csv", "--out", "-", "--db", str(src_path))
+    csv_two = linklab("export", *ids, "--format", "csv", "--out", "-", "--db", str(src_path))
     assert csv_two.returncode == 2 and "CSV export takes one session" in csv_two.stderr
-    done = _linklab("import", str(file), "--db", str(target))
+    done = linklab("import", str(file), "--db", str(target))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Imported 2 sessions.\n"
-    again = _linklab("import", str(file), "--db", str(target))
+    again = linklab("import", str(file), "--db", str(target))
     shown = ", ".join(i[:8] for i in ids)
     assert again.stdout == f"Imported 0 sessions, skipped 2 already present ({shown}).\n"
-    as_json = _linklab("import", str(file), "--db", str(target), "--json")
+    as_json = linklab("import", str(file), "--db", str(target), "--json")
     assert json.loads(as_json.stdout) == {"imported": [], "skipped": ids}
 
 
@@ -463,7 +454,7 @@ def test_cli_bad_file_exits_2_with_one_line(document: Doc, target: Path) -> None
     file = target.parent / "bad.json"
     file.write_text(json.dumps(document))
     digest = _digest(target)
-    done = _linklab("import", str(file), "--db", str(target))
+    done = linklab("import", str(file), "--db", str(target))
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

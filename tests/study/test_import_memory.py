@@ -100,6 +100,7 @@ def _sessions(db: Path) -> int:
         return len(SessionStore(opened).list_sessions())
 
 
+# Over 10 s: each hostile shape of a 40 MB file is refused within the memory bound.
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_a_hostile_file_is_refused_within_the_bound(shape: str, tmp_path: Path) -> None:
     # 40 MB: five times the size read at once, large enough to take gigabytes as it was
@@ -112,6 +113,7 @@ def test_a_hostile_file_is_refused_within_the_bound(shape: str, tmp_path: Path) 
         assert f"{file.name} cannot be read as a LinkLab session file" in err
 
 
+# Over 10 s: a file just under the size limit is refused within the memory bound.
 # The case as reported: a 199 MB file (written to the test's folder, refused in a few seconds).
 def test_the_199_mb_list_of_lists_is_refused_within_the_bound(tmp_path: Path) -> None:
     file = SHAPES["sessions as empty lists"](tmp_path / "big.linklab", 199 * MB)
@@ -120,6 +122,7 @@ def test_the_199_mb_list_of_lists_is_refused_within_the_bound(tmp_path: Path) ->
     assert "holds more values than LinkLab reads from one file" in err
 
 
+# Over 10 s: the costliest file the count lets through is built, then refused, within the bound.
 def test_a_file_just_within_the_count_is_built_and_refused_within_the_bound(
     tmp_path: Path,
 ) -> None:
@@ -162,6 +165,7 @@ def _valid_export(tmp_path: Path, runs: int, samples: int, raw_mb: int) -> Path:
     return file
 
 
+# Over 10 s: a large valid export (tens of MB, built here) imports within the memory bound.
 @pytest.mark.parametrize(
     ("runs", "samples", "raw_mb"),
     [(20, 1800, 0), (2, 0, 15)],

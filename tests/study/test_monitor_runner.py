@@ -5,9 +5,6 @@ tests/ui/test_monitor.py."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -19,7 +16,6 @@ from app.domain.records import SessionStatus
 from app.domain.results import Sample
 from app.engine.errors import ConnectionRefused
 from app.engine.fake import FakeDriver
-from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.describe import describe_plan
 from app.study.events import (
@@ -33,12 +29,6 @@ from app.study.monitor import MonitorRunner, monitor_plan
 from app.study.runner import RetryPolicy
 
 PLAN = monitor_plan(Peer("lab-peer"), run_s=5)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 class QuickMonitor(MonitorRunner):

@@ -10,12 +10,11 @@ import csv
 import json
 import sqlite3
 import statistics
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.testbed import RoutedTestBed, shape_both_ways, unavailable_reason
+from tests.testbed import Bed, RoutedTestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -24,15 +23,14 @@ QUEUE_BYTES = 64_000
 IPERF3_PORT, ECHO_PORT = 5201, 5200
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        shape_both_ways(testbed, RATE_MBIT, QUEUE_BYTES)
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(
+    routed=True,
+    rate_mbit=RATE_MBIT,
+    queue_bytes=QUEUE_BYTES,
+    both_ways=True,
+    server_port=IPERF3_PORT,
+    echo_port=ECHO_PORT,
+)
 
 
 @pytest.mark.parametrize("direction", ["up", "down", "bidir"])

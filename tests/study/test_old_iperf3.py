@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
 from app.engine.drivers import registry
 from app.engine.tools import EngineSettings
-from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.runner import StudyRunner
 from tests.engine.engine_replay import ENGINE_OUTPUTS, iperf3_3_1_3
@@ -27,12 +25,6 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts"),
     pytest.mark.usefixtures("no_engine_left"),
 ]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def test_a_udp_study_runs_with_iperf3_3_1(

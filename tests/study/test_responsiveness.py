@@ -135,7 +135,10 @@ def test_stop_ends_the_test_within_a_second(loopback: LoopbackServers) -> None:
     thread = threading.Thread(target=run)
     thread.start()
     assert started.wait(20)
-    time.sleep(0.7)  # the first step's iperf3 client is running
+    deadline = time.monotonic() + 20
+    while not engine_children(clients_only=True):  # the first step's iperf3 client runs
+        assert time.monotonic() < deadline, "no iperf3 client started"
+        time.sleep(0.02)
     asked = time.monotonic()
     test.stop()
     thread.join(10)

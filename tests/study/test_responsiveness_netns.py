@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.testbed import ROOT, RoutedTestBed, shape_both_ways, unavailable_reason
+from tests.testbed import ROOT, Bed, RoutedTestBed, shape_both_ways
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -26,14 +25,7 @@ TEST = [
 ]
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[RoutedTestBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with RoutedTestBed() as testbed:
-        testbed.start_server(IPERF3_PORT, ECHO_PORT)
-        yield testbed
+BED = Bed(routed=True, server_port=IPERF3_PORT, echo_port=ECHO_PORT)
 
 
 def _responsiveness(bed: RoutedTestBed, queue_bytes: int) -> dict[str, Any]:
@@ -75,6 +67,7 @@ def _line(name: str, data: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# Over 10 s: the responsiveness ratings over a real deep and a shallow queue (two whole tests).
 # Slow (30-40 s): two whole responsiveness tests, each a 1-s idle phase and up to 6 s of load
 # per direction in 2-s steps (TEST: already shorter than a user's 2 s and 8 s), the least in
 # which a 500 ms queue fills and the ratings settle.

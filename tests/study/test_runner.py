@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,17 +34,10 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan_checks import plan_problems
 from app.study.runner import RetryPolicy, StudyRunner
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def plan_for(port: int, **changes: object) -> Plan:
@@ -277,36 +269,3 @@ def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool
     (point,) = link_shares(plan, runs)
     assert sum(s.share_pct for s in point.shares) == pytest.approx(100)
     assert {s.series.protocol for s in point.shares} == {P.TCP, P.UDP}
-
-
-def test_loss_sweep_with_emulated_loss(
-    store: SessionStore, iperf3_server_port: tuple[int, LocalServer]
-) -> None:
-    import subprocess as sp
-
-    from app.domain.plan import Variable
-    from app.study.shaping import TABLE, unavailable_reason
-
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    port, _ = iperf3_server_port
-    plan = plan_for(
-        port,
-        protocols=(Protocol.UDP,),
-        variable=Variable.LOSS,
-        values=(0, 20),
-        repetitions=1,
-        duration_s=2,
-        bitrate_bps=50_000_000,
-        length=1000,
-    )
-    assert plan_problems(plan) == []
-    outcome = StudyRunner(store, plan).run()
-    runs = {r.value: r for r in store.runs(outcome.session_id)}
-    assert runs[0.0].metrics.loss_pct is not None and runs[0.0].metrics.loss_pct < 2
-    assert runs[20.0].metrics.loss_pct == pytest.approx(20, abs=3)
-    assert "-l" in runs[20.0].argv  # the engine ran as usual; the loss came from nftables
-    tables = sp.run(["nft", "list", "tables"], capture_output=True, text=True).stdout
-    assert outcome.status is SessionStatus.COMPLETED
-    assert TABLE not in tables  # the rule is gone after the session

@@ -5,10 +5,6 @@ the runner in tests/study/test_runner.py."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
@@ -33,12 +29,6 @@ from app.study.events import (
 from app.study.runner import RetryPolicy, StudyRunner
 
 NO_WAIT = RetryPolicy(first_wait_s=0.0, max_wait_s=0.0)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def plan(**changes: object) -> Plan:

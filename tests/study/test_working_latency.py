@@ -6,8 +6,6 @@ idle probes; plans with latency and their checks."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +19,6 @@ from app.engine.fake import FakeDriver
 from app.engine.latency import MethodChoice
 from app.engine.probe import Prober
 from app.engine.probe_results import LatencyMethod
-from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
 from app.study.plan_checks import plan_problems
@@ -51,12 +48,6 @@ def echo_choice(plan: Plan, ip_version: IpVersion) -> MethodChoice:
     host = plan.peer.host_for(ip_version)
     sentence = f"Latency measured with LinkLab's UDP echo on {host} port 5200."
     return MethodChoice(LatencyMethod.UDP_ECHO, host, 5200, "echo", sentence)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with Database(tmp_path / "linklab.sqlite3") as db:
-        yield SessionStore(db)
 
 
 def latency_plan(**changes: object) -> Plan:

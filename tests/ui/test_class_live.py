@@ -140,6 +140,7 @@ def test_the_server_tab_runs_a_server_for_each_station(
         store.close()
 
 
+# Over 10 s: the window follows a class collector run by another process.
 def test_open_live_class_follows_a_collector_elsewhere(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:

@@ -73,6 +73,7 @@ def run_step(user: User, window: MainWindow, row: int) -> None:
     assert "completed" in user.text("Status"), user.text("Status")
 
 
+# Over 10 s: the student's whole journey in the window, every step measured for real.
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) -> None:
     exercise = short_student_lab()

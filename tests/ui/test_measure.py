@@ -52,6 +52,7 @@ def watch_runs(user: User) -> list[tuple[str, str]]:
     return seen
 
 
+# Over 10 s: the newcomer's journey in the window: TCP and UDP over IPv4 and IPv6, real runs.
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_new_user_runs_tcp_and_udp_over_ipv4_and_ipv6(window: MainWindow, user: User) -> None:
     user.choose("Engine", "iperf3")

@@ -16,7 +16,7 @@ from app.domain.plan import Engine
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
-from tests.test_cli import linklab
+from tests.conftest import linklab
 from tests.ui.user import User, wait_for
 
 pytestmark = pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3

@@ -19,6 +19,7 @@ def short_test(user: User) -> None:
     user.type("Seconds per direction", "2")
 
 
+# Over 10 s: the window's responsiveness test runs to its result card.
 @pytest.mark.slow
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user: User) -> None:
