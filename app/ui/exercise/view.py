@@ -6,6 +6,7 @@ the questions answered beside it, and the lab report and hand-in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -174,6 +175,14 @@ class ExerciseView(QWidget):
         layout.addWidget(self.class_status)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
+        # Where the last hand-in went, kept in sight beside the buttons (the status bar's
+        # sentence gives way to the next one).
+        self.handed_in = QLabel()
+        self.handed_in.setWordWrap(True)
+        self.handed_in.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        accessible(self.handed_in, "Handed in")
+        self.handed_in.hide()
+        layout.addWidget(self.handed_in)
         self.steps.currentRowChanged.connect(lambda _row: self._show_step())
         self.student.editingFinished.connect(self.refresh)
         self.group.editingFinished.connect(self._group_changed)
@@ -199,6 +208,7 @@ class ExerciseView(QWidget):
         self.read = None
         self.running_step = None
         self.steps.clear()
+        self.handed_in.hide()
 
     @property
     def reading(self) -> bool:
@@ -392,7 +402,7 @@ class ExerciseView(QWidget):
         except LinkLabError as err:
             self.status_message.emit(err.sentence)
             return
-        self.status_message.emit(f"Saved {path.name}.")
+        self.status_message.emit(f"Saved the lab report {path.name} in {path.parent}.")
 
     def _ask_handin(self) -> None:
         if self._need_name() or self.exercise is None:
@@ -442,4 +452,16 @@ class ExerciseView(QWidget):
         except LinkLabError as err:
             self.status_message.emit(err.sentence)
             return
-        self.status_message.emit(f"Saved {path.name}: give this file to your instructor.")
+        when = datetime.now().strftime("%H:%M")
+        sent = (
+            f" Your runs and answers also go to the class at {self.exercise.collector.url}."
+            if self.exercise.collector is not None
+            else ""
+        )
+        said = (
+            f"Handed in at {when}: saved {path.name} in {path.parent}; give this file to "
+            f"your instructor.{sent}"
+        )
+        self.handed_in.setText(said)
+        self.handed_in.show()
+        self.status_message.emit(said)

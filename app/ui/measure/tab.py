@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -42,6 +41,7 @@ from app.study.events import (
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
+from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
@@ -112,9 +112,7 @@ class MeasureTab(QWidget):
         self.table = ResultsTable()
         self.table.setObjectName("results_table")
         self.table.setAccessibleName("Results")
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
+        self.log = LogView(5000)
         self.log.setObjectName("log")
         self.log.setAccessibleName("Log")
         self.log.setPlaceholderText("Engine messages and errors appear here.")
