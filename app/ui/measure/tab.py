@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.expectation import expected_at, expected_curve
+from app.analysis.expectation import expected_at, expected_curve, on_loopback
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
@@ -458,7 +458,7 @@ class MeasureTab(QWidget):
                 )
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
-        self.table.update_point(name, event.value, event.metrics, expected)
+        self.table.update_point(name, event.value, event.metrics, expected, not on_loopback(plan))
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
