@@ -16,7 +16,7 @@ from typing import Any
 
 from app.domain.collector import Collector, collector_from_dict
 from app.domain.errors import BadOption
-from app.domain.metrics import COMPARABLE
+from app.domain.metrics import COMPARABLE, POINT_METRICS
 from app.domain.plan import Assignment, Metric, Peer, Plan, Variable, clean_text
 from app.domain.plan_fields import PLAN_FIELDS
 
@@ -75,8 +75,8 @@ _ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (r"responsive|bufferbloat", ("latency_ms",)),
     )
 )
-#: What can be charted and compared, in the metric table's order.
-_ORDER = {m.name: rank for rank, m in enumerate(COMPARABLE)}
+#: What can be charted and compared, in the metric table's order (idle latency before loaded).
+_ORDER = {m.name: rank for rank, m in enumerate(POINT_METRICS) if m in COMPARABLE}
 
 
 def _latencies(text: str) -> tuple[str, ...]:
