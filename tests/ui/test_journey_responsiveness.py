@@ -38,7 +38,8 @@ def one_test(window: MainWindow, user: User) -> tuple[str, dict[str, str]]:
 @pytest.mark.usefixtures("iperf3_tool")  # the peer's iperf3 server and this computer's client
 def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, user: User) -> None:
     port = free_port()
-    with serving("--echo-port", str(free_port()), port=port) as (server, _said):
+    # The peer's LinkLab answers latency probes on its usual echo port, as a lab's would.
+    with serving(port=port) as (server, _said):
         # On Measure: the second computer typed and checked (it is remembered once it answers).
         user.type("Peer", "127.0.0.1")
         user.type("iperf3 port", str(port))
@@ -69,7 +70,11 @@ def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, u
     assert f"Comparing “{second}” with “{first}” below." in user.text("Sessions message")
     findings = user.text("Comparison findings").split("\n\n")
     assert len(findings) == len(WAYS)
-    for sentence in findings:
+    # Each direction both measured names the two results apart (one whose probes all went
+    # unanswered under load on a busy machine says that instead, naming the side).
+    compared = [s for s in findings if "not compared" not in s]
+    assert compared, findings
+    for sentence in compared:
         assert f"“{first}”" in sentence and f"“{second}”" in sentence, sentence
     # The figures are the two results' own, as their cards showed them.
     headers = user.headers("Responsiveness differences")
