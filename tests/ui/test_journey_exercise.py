@@ -76,6 +76,7 @@ def open_exercise(user: User, source: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # a whole journey: longer than one feature's test on a busy machine
 @pytest.mark.usefixtures("iperf3_tool")  # the student measures this computer for real
 def test_exercise_step_close_own_study_hand_in_and_class_view(
     window: MainWindow, user: User, tmp_path: Path

@@ -35,6 +35,7 @@ def one_test(window: MainWindow, user: User) -> tuple[str, dict[str, str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # a whole journey: longer than one feature's test on a busy machine
 @pytest.mark.usefixtures("iperf3_tool")  # the peer's iperf3 server and this computer's client
 def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, user: User) -> None:
     port = free_port()
