@@ -142,12 +142,11 @@ def measured_on_loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
 
 
 def wifi_over_wire(plan: Plan, environment: Mapping[str, Any]) -> str | None:
-    """Where a session labelled with Wi-Fi security went by wire, in words ("over Ethernet",
-    "over eth0, a wired interface"), or None."""
-    security = plan.conditions.security
-    if security in (Security.OPEN, Security.UNKNOWN):
+    """Where a session labelled Wi-Fi (a Wi-Fi security or medium) went by wire, in words
+    ("over Ethernet", "over eth0, a wired interface"), or None."""
+    if wifi_stated(plan) is None:
         return None
-    if plan.conditions.medium is Medium.ETHERNET:
+    if plan.conditions.medium is Medium.ETHERNET:  # then only a security said Wi-Fi
         return "over Ethernet (its medium says so)"
     wired = _wired(environment)
     return f"over {wired[0]}, a wired interface" if wired is not None else None

@@ -4,6 +4,7 @@ frame's bytes by layer for the window's frame breakdown."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -48,6 +49,37 @@ def expectation_problem(plan: Plan) -> str | None:
         )
     missing = medium_problem(plan)
     return missing[1] if missing is not None else None
+
+
+def on_loopback(plan: Plan) -> bool:
+    """The plan's traffic stays on this computer: "This computer", or a loopback address or
+    name typed as the peer."""
+    if plan.peer.is_this_computer:
+        return True
+    for host in (plan.peer.host, plan.peer.host6):
+        text = host.strip("[]").lower()
+        if text == "localhost":
+            return True
+        try:
+            if ipaddress.ip_address(text.partition("%")[0]).is_loopback:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def loopback_note(plan: Plan) -> str | None:
+    """With a link rate stated for traffic that stays on this computer: why no share of the
+    expected goodput is given (None otherwise)."""
+    rate = plan.conditions.link_rate_bps
+    if rate is None or not on_loopback(plan):
+        return None
+    return (
+        f"A {plain_rate(rate)} link rate is stated, but the traffic never crossed that link "
+        f"(it stayed on this computer's loopback): the expected goodput is drawn as a "
+        f"reference line only, and no share of it is given. Measure against a peer across "
+        f"the link to set the results beside the link's."
+    )
 
 
 def medium_problem(plan: Plan) -> tuple[str, str] | None:
@@ -262,9 +294,9 @@ def breakdown(plan: Plan, series: Series, value: float | str) -> Breakdown:
             f"= {format_rate(result.expected_bps, 4)}."
         )
         notes = _model_words(plan, series, result)
-        problem = expectation_problem(plan)
-        if problem is not None:
-            notes = (*notes, problem)
+        for problem in (expectation_problem(plan), loopback_note(plan)):
+            if problem is not None:
+                notes = (*notes, problem)
         return Breakdown(
             series, point, unit, result.frames, layers, result.payload_bytes, result,
             arithmetic, notes,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.analysis.expectation import expectation_problem, value_text
+from app.analysis.expectation import expectation_problem, loopback_note, value_text
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary
 from app.domain.net import Protocol
@@ -80,6 +80,9 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
     and where the rest went. Empty when the session has no expected goodput."""
     if expectation_problem(plan) is not None:
         return []
+    note = loopback_note(plan)
+    if note is not None:
+        return [note]
     allows = "the headers and air time allow" if _wifi(plan) else "the headers allow"
     sentences = []
     for series in plan.series:

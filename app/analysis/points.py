@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.analysis.expectation import expected_at
+from app.analysis.expectation import expected_at, on_loopback
 from app.analysis.stats import Summary, summarize
 from app.domain.metrics import POINT_METRICS
 from app.domain.net import Direction, IpVersion, Protocol
@@ -38,6 +38,9 @@ class PointSummary:
     failed: int
     metrics: dict[str, Summary]
     expected_bps: float | None = None  # the overhead model's best goodput, with a link rate
+    #: False where the traffic stayed on the loopback: the link rate stated does not apply,
+    #: the expected goodput is a reference line only and no share of it is given.
+    share_applies: bool = True
 
     @property
     def series(self) -> Series:
@@ -47,7 +50,7 @@ class PointSummary:
     def efficiency_pct(self) -> float | None:
         """The mean throughput as a share of the expected goodput, in per cent."""
         mean = self.metrics["throughput_bps"].mean if "throughput_bps" in self.metrics else None
-        if mean is None or not self.expected_bps:
+        if mean is None or not self.expected_bps or not self.share_applies:
             return None
         return 100.0 * mean / self.expected_bps
 
@@ -90,6 +93,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
     the plan has them, otherwise from the stream runs' own RTT (iperf3 JSON); the expected
     goodput when the session states a link rate."""
     points = []
+    share_applies = not on_loopback(plan)
     for series in plan.series:
         for index, value in enumerate(plan.values):
             here = [r for r in runs if r.key.series == series and r.key.value_index == index]
@@ -106,6 +110,7 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                     failed=sum(1 for r in here if not r.ok),
                     metrics=metrics,
                     expected_bps=found.expected_bps if found is not None else None,
+                    share_applies=share_applies,
                 )
             )
     return points

@@ -17,7 +17,8 @@ from typing import Any
 
 from app.domain.collector import Collector, collector_from_dict
 from app.domain.errors import BadOption
-from app.domain.plan import Assignment, Peer, Plan, clean_text
+from app.domain.metrics import COMPARABLE, POINT_METRICS
+from app.domain.plan import Assignment, Metric, Peer, Plan, Variable, clean_text
 from app.domain.plan_fields import PLAN_FIELDS
 
 EXERCISE_FORMAT = "linklab-exercise"
@@ -61,6 +62,53 @@ class Step:
 
 
 _STEP_PREFIX = re.compile(r"^\s*step\s+\d+\s*[:.\-–—]\s*", re.IGNORECASE)
+
+#: Words by which a question asks about a measured figure, and the point metrics they name.
+_ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), names)
+    for pattern, names in (
+        (r"throughput|goodput|bandwidth|mbit|bit/s|delivered", ("throughput_bps",)),
+        (r"round[- ]trip|\brtt\b", ("rtt_ms",)),
+        (r"\bjitter", ("jitter_ms",)),
+        (r"\bloss\b|\blost\b", ("loss_pct",)),
+        (r"\bcpu\b", ("cpu_local_pct", "cpu_remote_pct")),
+        (r"one-way", ("owd_ms",)),
+        (r"responsive|bufferbloat", ("latency_ms",)),
+    )
+)
+#: What can be charted and compared, in the metric table's order (idle latency before loaded).
+_ORDER = {m.name: rank for rank, m in enumerate(POINT_METRICS) if m in COMPARABLE}
+
+
+def _latencies(text: str) -> tuple[str, ...]:
+    """Latency asked about: idle, loaded (working), or, named without either, both."""
+    if not re.search(r"latenc", text, re.IGNORECASE):
+        return ()
+    idle = re.search(r"\bidle\b", text, re.IGNORECASE) is not None
+    loaded = re.search(r"\bload|\bworking\b|\bunder\b", text, re.IGNORECASE) is not None
+    if idle == loaded:
+        return ("latency_idle_ms", "latency_ms")
+    return ("latency_idle_ms",) if idle else ("latency_ms",)
+
+
+def asked_metrics(step: Step) -> tuple[str, ...]:
+    """The point metrics a step's questions ask about (with its instructions for context),
+    then the ones its plan measures beyond throughput, in the order the metric table lists
+    them; throughput where nothing else is named. What the step sweeps is not asked about
+    (a sweep over emulated loss asks how throughput falls, not what loss was measured)."""
+    asked: set[str] = set()
+    for text in (*step.questions, step.instructions):
+        asked.update(_latencies(text))
+        for pattern, names in _ASKED:
+            if pattern.search(text):
+                asked.update(names)
+    if step.plan.variable is Variable.LOSS:
+        asked.discard("loss_pct")
+    if Metric.LATENCY in step.plan.metrics:
+        asked.update(("latency_idle_ms", "latency_ms"))
+    if Metric.RTT in step.plan.metrics:
+        asked.add("rtt_ms")
+    return tuple(sorted(asked, key=_ORDER.__getitem__)) or ("throughput_bps",)
 
 
 @dataclass(frozen=True)
@@ -289,6 +337,7 @@ __all__ = [
     "Assignment",
     "Exercise",
     "Step",
+    "asked_metrics",
     "exercise_from_dict",
     "exercise_from_text",
     "exercise_json",

@@ -14,7 +14,8 @@ from app import __version__
 from app.analysis.compare import Comparison, Mode, compare, series_data
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
-from app.domain.exercise import Exercise, Step
+from app.analysis.range_findings import range_finding
+from app.domain.exercise import Exercise, Step, asked_metrics
 from app.domain.plan import Plan
 from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord, utc_now
@@ -34,6 +35,9 @@ class StepReport:
     points: list[PointSummary]
     comparison: Comparison | None  # its series within the session (for chart and findings)
     answers: list[tuple[str, str, str]]  # (question id, question, answer)
+    #: Per metric the step's questions ask about and the session measured, its series within
+    #: the session: what the step's view charts (idle and loaded latency for a latency step).
+    charts: tuple[Comparison, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,12 +61,21 @@ def collect_lab_report(door: FrontDoor, exercise: Exercise, student: str) -> Lab
         session = progress.done_session or progress.latest
         points: list[PointSummary] = []
         comparison = None
+        charts: list[Comparison] = []
         if session is not None:
             runs = door.runs(session.id)
             points = point_summaries(session.plan, runs)
-            items = series_data(session, runs, "throughput_bps")
-            if any(v for item in items for v in item.values.values()):
-                comparison = compare(items, "throughput_bps", mode=Mode.WITHIN)
+            for metric in dict.fromkeys(("throughput_bps", *asked_metrics(progress.step))):
+                items = series_data(session, runs, metric)
+                if not any(v for item in items for v in item.values.values()):
+                    continue
+                compared = compare(items, metric, mode=Mode.WITHIN)
+                if metric == "throughput_bps":
+                    comparison = compared
+                if metric in asked_metrics(progress.step):
+                    charts.append(compared)
+            if not charts and comparison is not None:  # asked about what was not measured
+                charts.append(comparison)
             lines = describe_environment(session.environment)
             if lines:
                 host = f"This computer (step {progress.number})"
@@ -72,7 +85,11 @@ def collect_lab_report(door: FrontDoor, exercise: Exercise, student: str) -> Lab
             (f"{progress.number}.{q}", text, answers.get(f"{progress.number}.{q}", ""))
             for q, text in enumerate(progress.step.questions, 1)
         ]
-        steps.append(StepReport(progress.number, progress.step, session, points, comparison, asked))
+        steps.append(
+            StepReport(
+                progress.number, progress.step, session, points, comparison, asked, tuple(charts)
+            )
+        )
     final = [
         (f"E.{q}", text, answers.get(f"E.{q}", "")) for q, text in enumerate(exercise.questions, 1)
     ]
@@ -128,32 +145,20 @@ def _mean_sd(metric: str, mean: float | None, sd: float | None) -> str:
 
 
 def step_findings(step: StepReport) -> list[str]:
-    """Sentences about the step's result: each series' range over the sweep, with two or more
+    """Sentences about the step's result: each series' range over the sweep in every metric
+    the step charts (said as equal, or within the runs' noise, where it is), with two or more
     series how they differ (the comparison's own findings), with a link rate stated the
     share of the expected goodput each reached, and with working latency measured how much
     longer a probe waited under load than idle."""
     if step.session is None:
         return ["Not measured yet."]
     plan = step.session.plan
-    label, unit = VARIABLE_LABELS[plan.variable]
     sentences = []
-    for series in plan.series:
-        means = [
-            (p.value, p.metrics["throughput_bps"].mean)
-            for p in step.points
-            if p.series == series and p.metrics.get("throughput_bps") is not None
-            and p.metrics["throughput_bps"].mean is not None
-        ]  # fmt: skip
-        if not means:
-            continue
-        top = max(means, key=lambda m: m[1] or 0.0)
-        low = min(means, key=lambda m: m[1] or 0.0)
-        high_at = f"{label.lower()} {x(top[0])} {unit}".strip()
-        low_at = f"{x(low[0])} {unit}".strip()
-        sentences.append(
-            f"{series.label} reached its highest mean throughput, {format_rate(top[1] or 0.0)}, "
-            f"at {high_at}; its lowest was {format_rate(low[1] or 0.0)} at {low_at}."
-        )
+    for charted in step.charts or ((step.comparison,) if step.comparison else ()):
+        for curve in charted.curves:
+            said = range_finding(curve.label, charted.metric, plan.variable, curve.values)
+            if said is not None:
+                sentences.append(said)
     if step.comparison is not None and step.comparison.pairs:
         sentences += step.comparison.findings
     # How close each series came to what the headers allow (with a link rate stated), and

@@ -43,21 +43,33 @@ class ClassPusher:
         self.sender = Sender(self.outbox, url, token, on_change=on_change)
         self._lock = threading.Lock()
         self._started = False
+        self._closed = False  # the outbox is closed: a sync or start still queued does nothing
 
     def start(self) -> ClassPusher:
         """Send whatever waits from before (a collector that was down, a LinkLab that was
         closed), then what is new."""
         self.sync()
-        self.sender.start()
-        self._started = True
+        with self._lock:
+            if not self._closed:
+                self.sender.start()
+                self._started = True
         return self
 
     def sync(self) -> int:
         """Queue what is not queued yet; how many pushes were added."""
         if not self.db_path.is_file():
             return 0
+        with self._lock:
+            if self._closed:  # the exercise was closed while this sync waited its turn
+                return 0
+            added = self._queue_new()
+        if added:
+            self.sender.wake()
+        return added
+
+    def _queue_new(self) -> int:
         added = 0
-        with self._lock, Database(self.db_path, readonly=True) as db:
+        with Database(self.db_path, readonly=True) as db:
             known = self.outbox.known(self.url)
             try:
                 for item in station_pushes(db, self.exercise, self.student, known):
@@ -68,8 +80,6 @@ class ClassPusher:
                         added += 1
             except BadOption:
                 return 0  # the student has not begun the exercise here: nothing to push
-        if added:
-            self.sender.wake()
         return added
 
     def observe(self, inner: Callable[[StudyEvent], None]) -> Callable[[StudyEvent], None]:
@@ -92,7 +102,9 @@ class ClassPusher:
         """Stop sending (after up to flush_s seconds of trying); what is left waits on disk."""
         status = self.sender.flush(flush_s) if self._started and flush_s > 0 else self.status()
         self.sender.stop()
-        self.outbox.close()
+        with self._lock:  # a sync under way finishes with the outbox first
+            self._closed = True
+            self.outbox.close()
         return status
 
 

@@ -1,7 +1,7 @@
 """The class view: a folder of hand-ins read into one row per student (steps and runs done, the
 main result of each step beside the class median, deviations from the exercise's locked plan)
 with flags for what an instructor must look at: incomplete, duplicate, altered, measured on
-this computer, Wi-Fi security measured by wire."""
+this computer, Wi-Fi measured by wire."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.analysis.context_checks import measured_on_loopback, wifi_over_wire
+from app.analysis.context_checks import measured_on_loopback, wifi_over_wire, wifi_stated
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
@@ -241,7 +241,7 @@ def _where_measured(
     notes: list[str],
 ) -> None:
     """Steps whose numbers are not the link's: measured on this computer's loopback, or
-    labelled with Wi-Fi security but measured by wire."""
+    labelled Wi-Fi (its security or its medium) but measured by wire."""
     for number, sessions in sorted(by_step.items()):
         if not 1 <= number <= len(steps):
             continue
@@ -261,10 +261,9 @@ def _where_measured(
             if wire is not None:
                 if "not Wi-Fi" not in flags:
                     flags.append("not Wi-Fi")
-                security = record.plan.conditions.security.value
                 notes.append(
-                    f"Step {number} is labelled {security} but was measured {wire}: {figure} "
-                    f"says nothing about {security} on Wi-Fi."
+                    f"Step {number} is labelled Wi-Fi ({wifi_stated(record.plan)}) but was "
+                    f"measured {wire}: {figure} says nothing about the Wi-Fi link."
                 )
                 break
 
@@ -297,6 +296,24 @@ def read_class(sources: Path | Iterable[Path], exercise: Exercise | None = None)
     return class_from_handins(handins, exercise, unreadable)
 
 
+def _duplicate_notes(row: StudentRow, twins: Sequence[StudentRow]) -> list[str]:
+    """Whose measurements these are too: another student's, or this student's own hand-in
+    given twice (listed once per file, so the instructor keeps one)."""
+    notes = []
+    others = sorted({t.student for t in twins if t.student != row.student})
+    if others:
+        notes.append(f"The same measurements as {', '.join(others)}.")
+    again = [t for t in twins if t.student == row.student]
+    if again:
+        files = sorted({t.file for t in again if t.file})
+        where = f" (also in {', '.join(files)})" if files else ""
+        notes.append(
+            f"Handed in more than once: the same measurements under this name{where}; keep "
+            f"one of them."
+        )
+    return notes
+
+
 def class_from_handins(
     handins: Sequence[Handin], exercise: Exercise | None = None, unreadable: Sequence[str] = ()
 ) -> ClassView:
@@ -310,11 +327,7 @@ def class_from_handins(
     built = [_row(h, exercise) for h in handins]
     rows = []
     for index, (row, marks) in enumerate(built):
-        twins = [
-            other.student
-            for j, (other, their) in enumerate(built)
-            if j != index and marks & their and other.student != row.student
-        ]
+        twins = [other for j, (other, their) in enumerate(built) if j != index and marks & their]
         if twins:
             row = StudentRow(
                 row.student,
@@ -322,7 +335,7 @@ def class_from_handins(
                 row.file,
                 row.steps,
                 (*row.flags, "duplicate"),
-                (*row.notes, f"The same measurements as {', '.join(sorted(set(twins)))}."),
+                (*row.notes, *_duplicate_notes(row, twins)),
                 row.answers,
                 row.handin,
             )

@@ -5,6 +5,7 @@ the table's rows and the findings' sentences come from the same differences."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from app.analysis.responsiveness_compare import (
@@ -52,7 +53,15 @@ class ResponsivenessComparison:
 
     @property
     def names(self) -> tuple[str, str]:
-        return _name(self.baseline), _name(self.other)
+        """The two results' names, told apart where they are the same (renamed alike, or
+        kept by an older LinkLab): by when each was kept, else by its short id."""
+        baseline, other = _name(self.baseline), _name(self.other)
+        if baseline != other:
+            return baseline, other
+        first, second = _kept_when(self.baseline), _kept_when(self.other)
+        if first == second:
+            first, second = self.baseline.short_id, self.other.short_id
+        return f"{baseline} ({first})", f"{other} ({second})"
 
     @property
     def findings(self) -> list[str]:
@@ -123,6 +132,17 @@ def compare_results(baseline: KeptResult, other: KeptResult) -> ResponsivenessCo
 
 def _name(kept: KeptResult) -> str:
     return kept.name or kept.short_id
+
+
+def _kept_when(kept: KeptResult) -> str:
+    """When a result was kept, on this computer's clock: "2026-11-28 14:02:31"."""
+    try:
+        moment = datetime.fromisoformat(kept.created_at)
+    except ValueError:
+        return kept.created_at
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _round(value: float | None, digits: int) -> float | None:

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -105,8 +106,22 @@ def step_dict(step: Step) -> dict[str, Any]:
     }
 
 
-def default_name(result: ResponsivenessResult) -> str:
-    return f"Responsiveness to {result.host}"
+def default_name(result: ResponsivenessResult, created_at: str = "") -> str:
+    """ "Responsiveness to 10.0.0.5 at 14:02:31": two tests of one peer differ by their time
+    (this computer's clock), so a comparison of the two can tell them apart."""
+    when = local_time(created_at)
+    return f"Responsiveness to {result.host}" + (f" at {when}" if when else "")
+
+
+def local_time(created_at: str) -> str:
+    """A stored UTC time as this computer's clock reads it ("14:02:31"); "" when unreadable."""
+    try:
+        moment = datetime.fromisoformat(created_at)
+    except ValueError:
+        return ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%H:%M:%S")
 
 
 # -- to and from the store's rows ------------------------------------------------------------
@@ -148,9 +163,10 @@ def to_row(
         for load in result.loads
         for number, step in enumerate(load.steps, 1)
     )
+    created_at = created_at or utc_now()
     return ResultRow(
         id=result_id or uuid.uuid4().hex,
-        name=(name.strip() or default_name(result))[:200],
+        name=(name.strip() or default_name(result, created_at))[:200],
         host=result.host,
         this_computer=result.host == THIS_COMPUTER,
         method=result.method.value,
@@ -160,7 +176,7 @@ def to_row(
         elapsed_s=result.elapsed_s,
         settings_json=json.dumps(asdict(settings)) if settings else "{}",
         notes=result.notes,
-        created_at=created_at or utc_now(),
+        created_at=created_at,
         app_version=app_version,
         loads=loads,
         steps=steps,

@@ -339,16 +339,24 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
     assert by_check(make_session(shaped), runs, Check.ABOVE_MODEL) == []
 
 
-def test_above_the_model_on_this_computer_says_the_traffic_never_crossed_the_link() -> None:
+@pytest.mark.parametrize("peer", [Peer.this_computer(), Peer("127.0.0.1"), Peer("localhost")])
+def test_a_link_rate_on_this_computer_gives_no_share_and_says_why(peer: Peer) -> None:
+    """The loopback never crosses the link stated: its expected goodput is a reference line,
+    with no share of it (no "2000 %") and no warning that blames the link or a shaper."""
     plan = make_plan(
         Conditions(medium=Medium.ETHERNET, link_rate_bps=1_000_000_000),
         protocols=(Protocol.TCP,),
-        peer=Peer.this_computer(),
+        peer=peer,
     )
     runs = [make_run(plan, TCP4, 5, rep, throughput_bps=20e9) for rep in (1, 2, 3)]
-    (sentence,) = by_check(make_session(plan, {}), runs, Check.ABOVE_MODEL)
+    points = point_summaries(plan, runs)
+    assert all(p.expected_bps for p in points if p.n)
+    assert all(p.efficiency_pct is None for p in points)
+    assert by_check(make_session(plan, {}), runs, Check.ABOVE_MODEL) == []
+    (sentence,) = efficiency_findings(plan, points)
+    assert sentence.startswith("A 1 Gbit/s link rate is stated, but the traffic never crossed")
     assert "never crossed that link (it stayed on this computer's loopback)" in sentence
-    assert "tc" not in sentence and "faster than" not in sentence
+    assert "%" not in sentence and "tc" not in sentence and "faster than" not in sentence
 
 
 @settings(max_examples=100, deadline=None)

@@ -4,6 +4,7 @@ sessions untouched, and one that is only read lists no results instead of failin
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def test_a_kept_result_reads_back_with_every_step(tmp_path: Path) -> None:
     door = FrontDoor(tmp_path / "db.sqlite3")
     result = three_ways(8.0, 12.0, 20.0)
     kept = door.results().keep(result, SETTINGS)
-    assert kept.name == "Responsiveness to This computer"
+    # Named after the peer and the time it was kept (this computer's clock).
+    assert re.fullmatch(r"Responsiveness to This computer at \d\d:\d\d:\d\d", kept.name)
     back = door.results().get(kept.id[:6])
     assert back.result == result  # every figure, step and probe as measured
     assert back.settings == SETTINGS

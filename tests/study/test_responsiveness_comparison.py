@@ -68,3 +68,26 @@ def test_table_sentences_and_cards_agree(pair: tuple[KeptResult, KeptResult]) ->
         if moved is not None:
             assert _figure(moved.group(1)) == _figure(cells[1])
             assert _figure(moved.group(2)) == _figure(cells[2])
+
+
+def test_two_results_of_one_peer_are_named_apart() -> None:
+    """The same peer tested twice: each kept name carries its time, and a comparison of two
+    results named alike (renamed so, or kept on two days at the same time) tells them apart by
+    when each was kept; its sentences name the two differently."""
+    made = made_result({Phase.DOWNLOAD: 10.0}, spread_ms=1.0, probes=10, seed=1)
+    first = from_row(to_row(made, SETTINGS, created_at="2026-03-02T09:15:01Z"))
+    second = from_row(to_row(made, SETTINGS, created_at="2026-03-02T09:15:42Z"))
+    assert first.name != second.name
+    assert first.name.startswith(f"Responsiveness to {made.host} at ")
+    baseline, other = compare_results(first, second).names
+    assert (baseline, other) == (first.name, second.name)
+
+    alike = [
+        from_row(to_row(made, SETTINGS, name="Lab", created_at=f"2026-03-0{day}T09:15:01Z"))
+        for day in (2, 3)
+    ]
+    comparison = compare_results(*alike)
+    baseline, other = comparison.names
+    assert baseline != other and baseline.startswith("Lab (2026-03-0")
+    (sentence,) = comparison.findings
+    assert f"“{baseline}”" in sentence and f"“{other}”" in sentence

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 # Before anything imports Qt: no display is needed, and none is touched.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -23,6 +24,21 @@ from tests.conftest import engine_children, free_port
 from tests.ui.user import User
 
 point_offscreen_at_fonts()  # before any QApplication: offscreen Qt on Windows has no fonts
+
+
+@pytest.fixture(autouse=True)
+def _uncaught_exceptions_fail_the_test(request: pytest.FixtureRequest) -> None:
+    """A window test fails on any exception nobody caught: in a slot called by a signal, a
+    timer or a click, in a QThread or a Python thread.
+
+    Qt hands a slot's exception to sys.excepthook and carries on, so the window only prints a
+    traceback; pytest-qt's exception capture replaces that hook during each test and fails the
+    test that met one, and pytest makes a thread's exception an error (filterwarnings =
+    error). tests/ui/test_uncaught_exceptions.py shows both; this keeps them from being
+    switched off unseen, by the ini option or a marker."""
+    assert not request.config.getini("qt_no_exception_capture"), "exception capture is off"
+    assert request.node.get_closest_marker("qt_no_exception_capture") is None
+    assert sys.excepthook is not sys.__excepthook__, "no hook records uncaught exceptions"
 
 
 @pytest.fixture

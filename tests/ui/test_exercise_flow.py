@@ -7,6 +7,7 @@ as PDF, and the work handed in."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -24,6 +25,10 @@ from tests.ui.test_compare_flow import save_as
 from tests.ui.user import Unreachable, User, wait_for
 
 SOFFICE = shutil.which("soffice")
+#: A series' range over the sweep, in each of the forms app.analysis.range_findings says it.
+THROUGHPUT_RANGE = re.compile(
+    r"reached its highest mean throughput|the mean throughput (?:was|ranged)|a mean throughput of"
+)
 
 
 def short_student_lab() -> Exercise:
@@ -95,9 +100,10 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
         wait_for(lambda r=row: user.table_rows("Steps")[r][0].endswith("done ✓"), 15, "done")
         user.click_row("Steps", row)
         wait_for(lambda: user.can_see("Step result chart"), 10, "the step's result")
-        assert "reached its highest mean throughput" in user.text("Step findings")
-        if row == 0:  # a link rate stated: the share of the expected goodput is said
-            assert "of what the headers allow" in user.text("Step findings")
+        # The range of each series, as its runs allow: a difference, noise, or one figure.
+        assert THROUGHPUT_RANGE.search(user.text("Step findings")), user.text("Step findings")
+        if row == 0:  # a link rate stated, on this computer: no share, and why
+            assert "never crossed that link" in user.text("Step findings")
         user.type("Answer " + f"{row + 1}.1", f"My answer to step {row + 1}.")
     user.click_row("Steps", 4)  # the conclusion
     user.type("Answer E.1", "The window size mattered most on this link.")

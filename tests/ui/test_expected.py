@@ -36,28 +36,33 @@ def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     user.tab("Sweep")
     # Each expected curve is named after its series, as the legend shows them.
     wait_for(lambda: user.description("Sweep chart") == "Curves: IPv4; Expected (IPv4)", 5)
-    # The table gives the expected goodput and the share of it each point reached.
+    # The table gives the expected goodput; the traffic stayed on this computer, where the
+    # link rate does not apply, so no share of it (no "1086.9 %").
     headers = user.headers("Results")
-    assert {"Expected", "Of expected %"} <= set(headers)
+    assert "Expected" in headers and "Of expected %" not in headers
     for row in user.table_rows("Results"):
         assert row[headers.index("Expected")] == "941 Mbit/s"
-        assert float(row[headers.index("Of expected %")]) > 0
     (session,) = sessions(window)
     assert session.plan.conditions.link_rate_bps == 1_000_000_000
 
-    # The session view: the same curve, a sentence on the share reached, and the frame.
+    # The session view: the same curve, a sentence on why no share is given, and the frame.
     user.tab("Sessions")
     wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
     assert "1 Gbit/s link" in user.table_rows("Sessions")[0][5]
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
-    assert "the headers allow at 1408 B (expected 941 Mbit/s" in user.text("Session details")
+    assert (
+        "A 1 Gbit/s link rate is stated, but the traffic never crossed that link (it stayed "
+        "on this computer" in user.text("Session details")
+    )
+    assert "Of expected %" not in user.headers("Session results")
     user.tab("Frame breakdown")
     user.choose("Series", "TCP · IPv4")
     user.choose("Point", "1408 B")
     assert user.text("Frame shown") == "TCP · IPv4 at 1408 B: one segment in one frame"
     assert user.text("Frame arithmetic") == ARITHMETIC_1G
-    assert "% of the expected 941.5 Mbit/s" in user.text("Measured at this point")
+    assert "% of the expected" not in user.text("Measured at this point")
+    assert "never crossed that link" in user.text("How the bytes add up")
     layers = user.text("Frame layers")
     for words in ("payload", "1448 B", "TCP timestamps option", "inter-frame gap", "1538 B"):
         assert words in layers
@@ -65,6 +70,29 @@ def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     user.choose("Point", "128 B")
     assert user.text("Frame arithmetic") == ARITHMETIC_1G
     assert "(128-byte writes coalesce)" in user.text("How the bytes add up")
+
+
+def test_across_a_link_the_share_of_the_expected_goodput_is_given(
+    window: MainWindow, user: User
+) -> None:
+    make_session(
+        window.context.db_path,
+        "lab link",
+        when="2025-03-01T10:00:00+00:00",
+        host="192.0.2.10",  # the lab's second computer, across the link
+        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=1_000_000_000),
+    )
+    user.tab("Sessions")
+    user.click("Refresh")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    headers = user.headers("Session results")
+    assert {"Expected", "Of expected %"} <= set(headers)
+    for row in user.table_rows("Session results"):
+        assert float(row[headers.index("Of expected %")]) > 0
+    assert "the headers allow at" in user.text("Session details")
+    assert "loopback" not in user.text("Session details")
 
 
 def test_a_rate_the_model_cannot_use_is_marked_at_its_field(window: MainWindow, user: User) -> None:

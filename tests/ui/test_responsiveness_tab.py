@@ -50,7 +50,7 @@ def test_a_test_against_this_computer_ends_in_the_card(window: MainWindow, user:
     assert window.tabs.currentWidget() is window.sessions
     wait_for(lambda: user.can_see("Goodput over time"), 10, "the result's chart")
     (row,) = user.table_rows("Sessions")
-    assert row[1] == "Responsiveness to This computer" and row[-1] == "Responsiveness"
+    assert row[1].startswith("Responsiveness to This computer at ") and row[-1] == "Responsiveness"
     assert user.text("Download RPM") == rpm
     wait_for(lambda: not engine_children(clients_only=True), 10, "the iperf3 clients to end")
 

@@ -109,9 +109,11 @@ class ResultsTable(QTableWidget):
         value: float | str,
         metrics: Mapping[str, Summary],
         expected_bps: float | None = None,
+        share_applies: bool = True,
     ) -> None:
         """One row per series and value; metrics by name as app.analysis.points names them,
-        and the expected goodput when the session has one."""
+        and the expected goodput when the session has one (its share only where the link
+        rate applies: not on the loopback)."""
         key = (series, value)
         row = self._rows.get(key)
         if row is None:
@@ -136,7 +138,7 @@ class ResultsTable(QTableWidget):
                 self._has.add(metric)
             cells.append(show(mean))
         share = None
-        if expected_bps and throughput.mean is not None:
+        if expected_bps and throughput.mean is not None and share_applies:
             share = 100.0 * throughput.mean / expected_bps
         for (metric, _, show, _), shown in zip(
             EXPECTED_COLUMNS, (expected_bps, share), strict=True

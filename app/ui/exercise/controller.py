@@ -99,9 +99,9 @@ class ExerciseController(QObject):
         self.window.say(f"Opened the exercise “{exercise.title}”: type your name to begin.")
 
     def close(self) -> None:
-        self.view.answers.flush()
+        self.view.answers.flush()  # while the class's push is open: the last answer goes too
         self._collect(None)
-        self.view.exercise = None
+        self.view.close_exercise()
         self.window.measure.leave_exercise()
         tabs = self.window.tabs
         tabs.setTabVisible(tabs.indexOf(self.view), False)

@@ -6,6 +6,7 @@ the questions answered beside it, and the lab report and hand-in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.compare import METRIC_INFO, Comparison
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.report.lab_report import LabReport, collect_lab_report, step_findings
@@ -31,6 +33,7 @@ from app.study.describe import describe_plan
 from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
 from app.study.exercises import StepProgress, safe_file_name
 from app.ui.common.background import Background
+from app.ui.common.chart_style import style_plot
 from app.ui.common.charts import SweepChart
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.render_charts import fill_chart
@@ -50,6 +53,7 @@ CONCLUSION = 0  # the list entry after the steps, for the exercise's own questio
 
 @dataclass(frozen=True)
 class _Read:
+    exercise_id: str  # the exercise read: a read still under way when it closed is dropped
     progress: list[StepProgress]
     report: LabReport
 
@@ -112,9 +116,9 @@ class ExerciseView(QWidget):
             "Fill the Measure tab with this step's plan; the fields the exercise sets are "
             "greyed out. Choose your peer there and press Start."
         )
-        self.chart = SweepChart("Result of this step", "throughput", is_rate=True)
-        self.chart.setAccessibleName("Step result chart")
-        self.chart.setMinimumHeight(260)
+        # One chart per metric the step's questions ask about: made as a step needs them.
+        self.charts: list[SweepChart] = []
+        self.chart_box = QVBoxLayout()
         self.findings = QLabel()
         self.findings.setWordWrap(True)
         self.findings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -129,7 +133,7 @@ class ExerciseView(QWidget):
         row.addWidget(self.setup_button)
         row.addStretch(1)
         box.addLayout(row)
-        box.addWidget(self.chart)
+        box.addLayout(self.chart_box)
         box.addWidget(self.findings)
         heading = QLabel("Questions")
         heading.setStyleSheet("font-weight: bold;")
@@ -171,6 +175,14 @@ class ExerciseView(QWidget):
         layout.addWidget(self.class_status)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
+        # Where the last hand-in went, kept in sight beside the buttons (the status bar's
+        # sentence gives way to the next one).
+        self.handed_in = QLabel()
+        self.handed_in.setWordWrap(True)
+        self.handed_in.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        accessible(self.handed_in, "Handed in")
+        self.handed_in.hide()
+        layout.addWidget(self.handed_in)
         self.steps.currentRowChanged.connect(lambda _row: self._show_step())
         self.student.editingFinished.connect(self.refresh)
         self.group.editingFinished.connect(self._group_changed)
@@ -187,6 +199,16 @@ class ExerciseView(QWidget):
         self.aims.setText(f"Aims: {exercise.aims}" if exercise.aims else "")
         self.read = None
         self.refresh()
+
+    def close_exercise(self) -> None:
+        """Forget the exercise: a study started later is the user's own, with no step to show
+        as running, and a read of the closed exercise that is still under way is dropped."""
+        self.answers.flush()
+        self.exercise = None
+        self.read = None
+        self.running_step = None
+        self.steps.clear()
+        self.handed_in.hide()
 
     @property
     def reading(self) -> bool:
@@ -206,7 +228,9 @@ class ExerciseView(QWidget):
         def read() -> _Read:
             desk = door.exercises()
             return _Read(
-                desk.progress(exercise, student), collect_lab_report(door, exercise, student)
+                exercise.id,
+                desk.progress(exercise, student),
+                collect_lab_report(door, exercise, student),
             )
 
         self._reader.run(read, self._loaded, self.status_message.emit)
@@ -227,6 +251,8 @@ class ExerciseView(QWidget):
             self._begin()
 
     def _loaded(self, read: _Read) -> None:
+        if self.exercise is None or read.exercise_id != self.exercise.id:
+            return  # read for an exercise closed (or replaced) since
         self.read = read
         current = self.steps.currentRow()
         self.steps.blockSignals(True)
@@ -235,7 +261,6 @@ class ExerciseView(QWidget):
             state = "running…" if progress.number == self.running_step else progress.state
             text = f"{progress.number}. {progress.step.short_title()} — {STATE_WORDS[state]}"
             self.steps.addItem(QListWidgetItem(text))
-        assert self.exercise is not None
         if self.exercise.questions:
             self.steps.addItem(QListWidgetItem("Conclusion — the exercise's questions"))
         next_step = next((p.number for p in read.progress if not p.done), len(read.progress))
@@ -263,7 +288,7 @@ class ExerciseView(QWidget):
             self.instructions.setText(
                 "Answer the exercise's own questions, then write your report."
             )
-            for widget in (self.locked, self.plan_text, self.setup_button, self.chart,
+            for widget in (self.locked, self.plan_text, self.setup_button, *self.charts,
                            self.findings):  # fmt: skip
                 widget.setVisible(False)
             self.answers.show_questions(
@@ -294,13 +319,32 @@ class ExerciseView(QWidget):
             if progress.available
             else f"This step opens when step {progress.number - 1} is done."
         )
-        has_result = report.comparison is not None
-        self.chart.setVisible(has_result)
+        self._show_charts(report.charts)
         self.findings.setVisible(True)
-        if report.comparison is not None:
-            fill_chart(self.chart, report.comparison)
         self.findings.setText("\n".join(f"• {s}" for s in step_findings(report)))
         self.answers.show_questions([(qid, q) for qid, q, _ in report.answers], answers)
+
+    def _show_charts(self, comparisons: tuple[Comparison, ...]) -> None:
+        """A chart per metric the step asks about (its series within the session)."""
+        for index, comparison in enumerate(comparisons):
+            if index == len(self.charts):
+                chart = SweepChart("", "", is_rate=True)
+                chart.setAccessibleName(
+                    "Step result chart" if index == 0 else f"Step result chart {index + 1}"
+                )
+                chart.setMinimumHeight(260)
+                self.chart_box.addWidget(chart)
+                self.charts.append(chart)
+            chart = self.charts[index]
+            label, unit, _ = METRIC_INFO[comparison.metric]
+            is_rate = comparison.metric == "throughput_bps"
+            chart.set_metric(label if is_rate else f"{label} ({unit})", is_rate=is_rate)
+            style_plot(chart, f"{label[:1].upper()}{label[1:]} in this step")
+            chart.setAccessibleDescription(f"The step's {label} against its swept variable.")
+            fill_chart(chart, comparison)
+            chart.setVisible(True)
+        for chart in self.charts[len(comparisons) :]:
+            chart.setVisible(False)
 
     def _save_answer(self, qid: str, text: str) -> None:
         if self.exercise is None:
@@ -358,7 +402,7 @@ class ExerciseView(QWidget):
         except LinkLabError as err:
             self.status_message.emit(err.sentence)
             return
-        self.status_message.emit(f"Saved {path.name}.")
+        self.status_message.emit(f"Saved the lab report {path.name} in {path.parent}.")
 
     def _ask_handin(self) -> None:
         if self._need_name() or self.exercise is None:
@@ -408,4 +452,16 @@ class ExerciseView(QWidget):
         except LinkLabError as err:
             self.status_message.emit(err.sentence)
             return
-        self.status_message.emit(f"Saved {path.name}: give this file to your instructor.")
+        when = datetime.now().strftime("%H:%M")
+        sent = (
+            f" Your runs and answers also go to the class at {self.exercise.collector.url}."
+            if self.exercise.collector is not None
+            else ""
+        )
+        said = (
+            f"Handed in at {when}: saved {path.name} in {path.parent}; give this file to "
+            f"your instructor.{sent}"
+        )
+        self.handed_in.setText(said)
+        self.handed_in.show()
+        self.status_message.emit(said)

@@ -324,6 +324,7 @@ class PeerRow(QWidget):
             self.show_problem(result.summary, focus=True)
         else:
             self.show_note(result.summary)
+            self.remember(result.host)  # offered again here and on the Responsiveness tab
             self.answered.emit(result.host)
 
 

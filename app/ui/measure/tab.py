@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -20,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.expectation import expected_at, expected_curve
+from app.analysis.expectation import expected_at, expected_curve, on_loopback
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
@@ -41,6 +40,7 @@ from app.study.events import (
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
+from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
@@ -112,9 +112,7 @@ class MeasureTab(QWidget):
         self.table = ResultsTable()
         self.table.setObjectName("results_table")
         self.table.setAccessibleName("Results")
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
+        self.log = LogView(5000)
         self.log.setObjectName("log")
         self.log.setAccessibleName("Log")
         self.log.setPlaceholderText("Engine messages and errors appear here.")
@@ -451,7 +449,7 @@ class MeasureTab(QWidget):
                 )
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
-        self.table.update_point(name, event.value, event.metrics, expected)
+        self.table.update_point(name, event.value, event.metrics, expected, not on_loopback(plan))
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)

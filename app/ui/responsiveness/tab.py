@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -65,10 +66,7 @@ class ResponsivenessTab(QWidget):
         self.peer = ComboBox()
         self.peer.setEditable(True)
         self.peer.setInsertPolicy(ComboBox.InsertPolicy.NoInsert)
-        self.peer.addItem(THIS_COMPUTER)
-        for host in context.peer_history():
-            if host != THIS_COMPUTER:
-                self.peer.addItem(host)
+        self._offer_peers()
         accessible(self.peer, "Responsiveness peer")
         self.port = SpinBox()
         self.port.setRange(1, 65535)
@@ -135,6 +133,7 @@ class ResponsivenessTab(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self.peer.editTextChanged.connect(self._peer_changed)
+        self.peer.activated.connect(lambda _index: self._known_port())
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
         self.show_button.clicked.connect(lambda: self.show_requested.emit(self.kept_id))
@@ -145,6 +144,35 @@ class ResponsivenessTab(QWidget):
     @property
     def running(self) -> bool:
         return self.worker is not None
+
+    def _offer_peers(self) -> None:
+        """This computer, then the peers that answered, on this tab or on Measure (the
+        history they share), newest first; what the user has typed stays."""
+        typed = self.peer.currentText()
+        self.peer.blockSignals(True)
+        try:
+            self.peer.clear()
+            self.peer.addItem(THIS_COMPUTER)
+            for host in self.context.peer_history():
+                if host != THIS_COMPUTER:
+                    self.peer.addItem(host)
+            self.peer.setEditText(typed or THIS_COMPUTER)
+        finally:
+            self.peer.blockSignals(False)
+
+    def _known_port(self) -> None:
+        """A peer of the history gets the iperf3 port it answered on (else the default)."""
+        host = self.peer.currentText().strip()
+        if host in ("", THIS_COMPUTER):
+            return
+        ports = self.context.peer_ports().get(host, {})
+        self.port.setValue(ports.get("iperf3", self.context.default_port("iperf3")))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # Peers used on the Measure tab since this tab was last shown are offered too.
+        if not self.running:
+            self._offer_peers()
+        super().showEvent(event)
 
     def _peer_changed(self) -> None:
         self.port.setEnabled(self.peer.currentText().strip() not in ("", THIS_COMPUTER))

@@ -30,6 +30,7 @@ from app.domain.errors import LinkLabError
 from app.engine.driver import EngineDriver
 from app.engine.netinfo import LocalAddress, local_addresses
 from app.engine.servers import LocalServer
+from app.ui.common.log_view import LogView
 from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
@@ -303,10 +304,8 @@ class ServerTab(QWidget):
         address_layout.addWidget(hint)
         address_layout.addWidget(refresh, 0, Qt.AlignmentFlag.AlignRight)
 
-        self.log = named(QPlainTextEdit(), "server_log")
+        self.log = named(LogView(LOG_BLOCKS), "server_log")
         self.log.setAccessibleName("Server log")
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(LOG_BLOCKS)
         self.log.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.log.setPlaceholderText("What the servers print appears here: each test they serve.")
         clear = named(QPushButton("Clear"), "server_log_clear")

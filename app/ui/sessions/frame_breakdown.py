@@ -294,7 +294,7 @@ def _measured_text(point: PointSummary | None, shown: Breakdown) -> str:
         return "Nothing was measured at this point."
     runs = f"mean of {point.n} run{'s' if point.n != 1 else ''}"
     said = f"Measured: {format_rate(summary.mean)} ({runs})"
-    if shown.expected is not None and shown.expected.expected_bps:
+    if shown.expected is not None and shown.expected.expected_bps and point.share_applies:
         share = 100 * summary.mean / shown.expected.expected_bps
         said += f", {share:.1f} % of the expected {format_rate(shown.expected.expected_bps, 4)}"
     return said + "."

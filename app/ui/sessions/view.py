@@ -256,7 +256,9 @@ class SessionView(QWidget):
             if point.n == 0 and point.failed == 0:
                 continue  # not measured yet (a stopped or interrupted session)
             label = point.series.label
-            self.table.update_point(label, point.value, point.metrics, point.expected_bps)
+            self.table.update_point(
+                label, point.value, point.metrics, point.expected_bps, point.share_applies
+            )
             # The series' own colour; the peer's CPU and idle latency dashed.
             _plot(self.throughput_chart, plan, label, point, "throughput_bps")
             _plot(self.rtt_chart, plan, label, point, "rtt_ms")
