@@ -35,6 +35,9 @@ from app.analysis.compare import (
     compare,
     format_value,
     interval_cell,
+    measured_metrics,
+    offered_metrics,
+    point_status,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
@@ -90,6 +93,7 @@ class CompareTab(QWidget):
         self.items: list[SeriesData] = []
         self.sessions: list[SessionRecord] = []
         self.checks: list[ContextWarning] = []  # the sessions' context checks
+        self.measured: dict[str, frozenset[str]] = {}  # per series, the metrics it reports
         self.comparison: Comparison | None = None
         self._reader = Background(self)
         self.empty = QLabel("Select two or more sessions in the Sessions tab and press Compare.")
@@ -236,7 +240,12 @@ class CompareTab(QWidget):
         session_ids = list(self.session_ids)
 
         def read() -> tuple[
-            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
+            list[SessionRecord],
+            list[SeriesData],
+            list[PointShares],
+            str,
+            list[ContextWarning],
+            dict[str, frozenset[str]],
         ]:
             # Oldest first: the session measured first ("before") is the default baseline.
             sessions = sorted(
@@ -245,26 +254,33 @@ class CompareTab(QWidget):
             items: list[SeriesData] = []
             shares: list[PointShares] = []
             context: list[ContextWarning] = []
+            measured: dict[str, frozenset[str]] = {}
             x_label = ""
             for session in sessions:
                 runs = door.runs(session.id)
                 items += series_data(session, runs, metric)
+                measured.update(measured_metrics(session, runs))
                 context += context_checks(session, runs)
                 if session.plan.concurrent and not shares:
                     shares = link_shares(session.plan, runs)
                     label, unit = VARIABLE_LABELS[session.plan.variable]
                     x_label = f"{label.lower()} ({unit})" if unit else label.lower()
-            return sessions, items, shares, x_label, context
+            return sessions, items, shares, x_label, context, measured
 
         self._reader.run(read, self._loaded, self.status_message.emit)
 
     def _loaded(
         self,
         result: tuple[
-            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
+            list[SessionRecord],
+            list[SeriesData],
+            list[PointShares],
+            str,
+            list[ContextWarning],
+            dict[str, frozenset[str]],
         ],
     ) -> None:
-        self.sessions, self.items, shares, x_label, self.checks = result
+        self.sessions, self.items, shares, x_label, self.checks, self.measured = result
         self.share_chart.set_shares(shares, x_label)
         self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
         previous = self.baseline.currentData()
@@ -285,10 +301,34 @@ class CompareTab(QWidget):
         self._recompute()
 
     # -- comparing ---------------------------------------------------------------------------
+    def _offer_metrics(self, items: list[SeriesData], mode: Mode, baseline: str | None) -> bool:
+        """The Metric list holds only what both sides of a pair measured; False when the
+        metric shown is not among them (the list then moves to one that is, and reloads)."""
+        offered = offered_metrics(items, self.measured, mode, baseline)
+        current = self.metric_box.currentData()
+        if [self.metric_box.itemData(i) for i in range(self.metric_box.count())] != offered:
+            self.metric_box.blockSignals(True)
+            self.metric_box.clear()
+            for name in offered:
+                label, unit, _ = METRIC_INFO[name]
+                self.metric_box.addItem(f"{label} ({unit})", name)
+            self.metric_box.setCurrentIndex(max(self.metric_box.findData(current), 0))
+            self.metric_box.blockSignals(False)
+        if current in offered:
+            return True
+        self._reload()
+        return False
+
     def _recompute(self) -> None:
         chosen = self.baseline.currentData()
-        metric = self.metric_box.currentData()
         self.comparison = None
+        within = self.within.isChecked()
+        if self.items:
+            mine = [i for i in self.items if i.session.id == chosen] if within else self.items
+            mode = Mode.WITHIN if within else Mode.SESSIONS
+            if not self._offer_metrics(mine, mode, chosen):
+                return
+        metric = self.metric_box.currentData()
         if self.within.isChecked():
             items = [i for i in self.items if i.session.id == chosen]
             if len(items) >= 2:
@@ -413,7 +453,7 @@ class CompareTab(QWidget):
                     ci,
                     format_p(p.p_value),
                     format_p(p.p_holm),
-                    {True: "yes", False: "no", None: "untested (1 run)"}[p.significant],
+                    point_status(pair, p, metric),
                 ]
                 for column, text in enumerate(cells):
                     self.differences.setItem(row, column, _item(text, column > 1))
