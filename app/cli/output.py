@@ -130,6 +130,8 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "name": session.name,
         "kind": "monitor" if plan.is_monitor else "sweep",  # one flow over time, or a sweep
         "status": session.status.value,
+        # As the window and `linklab sessions` say it: "completed with failures".
+        "status_text": session.status_text,
         "status_reason": session.status_reason,
         "peer": session.peer_host,
         "engine": plan.engine.value,

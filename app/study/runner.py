@@ -25,6 +25,7 @@ from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
     ServerBusy,
+    ServerStopped,
     StoppedByUser,
 )
 from app.store.db import StoreError
@@ -111,6 +112,19 @@ def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, s
     return SessionStatus.COMPLETED, f"{words} {notes}".strip()
 
 
+def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[SessionStatus, str]:
+    """How a study that stopped after too many failures in a row ended: failed when no run
+    was good; completed (with failures, as the lists say) when some were, their count said."""
+    good = sum(1 for r in records if r.ok)
+    stopped = f"Stopped after {in_a_row} failures in a row"
+    if not good:
+        return SessionStatus.FAILED, f"{stopped}. The last error: {last_error}"
+    return (
+        SessionStatus.COMPLETED,
+        f"{stopped}, {good} of {len(records)} runs good. The last error: {last_error}",
+    )
+
+
 class StudyRunner:
     def __init__(
         self,
@@ -139,6 +153,8 @@ class StudyRunner:
         self._reason = reason  # said with the outcome when nothing else is (skipped series)
         self._latency_notes: list[str] = []  # how working latency was measured, said at the end
         self._probes: set[RunProbes] = set()
+        self._begun = 0  # runs begun in this process (a retry is the same run)
+        self._answered: dict[int, int] = {}  # port -> the last run a server there answered
         self._latency: WorkingLatency | None = None
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
             # The probes' modules load only for a plan that measures latency.
@@ -184,6 +200,7 @@ class StudyRunner:
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
         status, reason = SessionStatus.COMPLETED, self._reason
+        gave_up_early = False  # stopped after too many failures in a row (its reason said)
         consecutive_failures = 0
         durations: list[float] = []
         finished = len(done)
@@ -226,11 +243,8 @@ class StudyRunner:
                 if consecutive_failures >= self.plan.max_consecutive_failures:
                     last = next(r for r in reversed(results) if r is not None and not r.ok)
                     assert last is not None
-                    status = SessionStatus.FAILED
-                    reason = (
-                        f"{consecutive_failures} runs in a row failed, so the session "
-                        f"stopped. The last error: {last.error}"
-                    )
+                    status, reason = gave_up(records, consecutive_failures, last.error)
+                    gave_up_early = True
                     break
                 if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
                     status, reason = SessionStatus.STOPPED, STOPPED
@@ -248,7 +262,7 @@ class StudyRunner:
         finally:
             if loss is not None:
                 loss.clear()  # never leave the rule behind, whatever happened
-        if status is SessionStatus.COMPLETED:
+        if status is SessionStatus.COMPLETED and not gave_up_early:
             status, reason = verdict(records, " ".join([reason, *self._latency_notes]).strip())
         finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
@@ -305,6 +319,8 @@ class StudyRunner:
         completes it. Stopped mid-run, it is what _cut_short() makes of it (a sweep: None)."""
         value = as_point(self.plan.values[key.value_index])
         attempt = 0
+        self._begun += 1
+        number = self._begun
         while True:
             attempt += 1
             probes = self._run_probes(key)
@@ -351,9 +367,10 @@ class StudyRunner:
             except StoreError:
                 run.cancel()  # the database failed, not the engine: nothing more is measured
                 raise
-            except LinkLabError as err:
+            except LinkLabError as caught:
                 if self._stop.is_set():
                     return self._cut_short(key, writer, run, attempt, sampler, probes)
+                err = self._named(caught, key, number)
                 # A busy server gets the full retry budget; a refusal, or a connection closed
                 # before the test (a server still ending the test before), is retried once.
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
@@ -398,8 +415,19 @@ class StudyRunner:
             )
             if result.samples_revised:
                 self._emit(SamplesRevised(key, result.samples))
+            self._answered[self._port(key)] = number
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
+
+    def _named(self, err: LinkLabError, key: RunKey, number: int) -> LinkLabError:
+        """A refusal by a server that answered an earlier run is named as what it is: the
+        server stopped (crashed) on the peer, not one the user never started."""
+        if not isinstance(err, ConnectionRefused) or isinstance(err, ServerStopped):
+            return err
+        answered = self._answered.get(self._port(key))
+        if answered is None or not hasattr(err, "server"):
+            return err
+        return ServerStopped(err, number, answered)
 
     def _cut_short(
         self,

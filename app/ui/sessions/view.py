@@ -292,7 +292,7 @@ def _plot(
 def _header_text(session: SessionRecord, findings: list[str], latency: str = "") -> str:
     """Rich text: the name in bold, every stored string escaped; how working latency was
     measured; then how close each series came to the expected goodput."""
-    status = session.status.value
+    status = session.status_text
     if session.status_reason:
         status += f" ({session.status_reason})"
     first = (
