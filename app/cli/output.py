@@ -14,7 +14,7 @@ from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.plan_fields import value_word
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.records import RunRecord, SessionRecord, status_words
 from app.domain.units import counted, format_rate
 from app.study.describe import latency_methods
 from app.study.events import (
@@ -84,12 +84,11 @@ class ProgressPrinter:
             pass
         elif isinstance(event, SessionFinished):
             self._clear()
-            if event.status is SessionStatus.COMPLETED and event.runs_failed:
-                # "completed, 3 of 24 runs failed. The first failure: ..."
-                self._print(f"Session {event.session_id[:8]} completed, {event.reason}")
-                return
+            # "completed with failures. 3 of 24 runs failed. The first failure: ...", the
+            # status in the words of the window and `linklab sessions`.
+            words = status_words(event.status, event.runs_failed)
             reason = f" {event.reason}" if event.reason else ""
-            self._print(f"Session {event.session_id[:8]} {event.status.value}.{reason}")
+            self._print(f"Session {event.session_id[:8]} {words}.{reason}")
 
     def _progress(self, event: Progress) -> None:
         text = (

@@ -66,12 +66,15 @@ class ServerStopped(ConnectionRefused):
     (crashed, most likely) on the peer, rather than was never started."""
 
     def __init__(self, refused: ConnectionRefused, run: int, answered: int) -> None:
+        # A crash is named as one where this server is known to crash at this point; else it
+        # may as well have been stopped on the peer (a one-off server ends after a test).
+        crashed = refused.after_data and refused.known_crash
+        how = f" (crashed: {refused.known_crash})" if crashed else ""
         EngineError.__init__(
             self,
-            f"The {refused.server} at {refused.host} port {refused.port} stopped (crashed) "
-            f"during run {run}: it answered run {answered}"
+            f"The {refused.server} at {refused.host} port {refused.port} stopped during run "
+            f"{run}{how}: it answered run {answered}"
             + (f", and run {run}'s data went out to it" if refused.after_data else "")
-            + (f" ({refused.known_crash})" if refused.known_crash else "")
             + f". Restart it on the peer ({refused.command}); LinkLab's own server restarts "
             "itself.",
             detail=refused.detail,

@@ -421,7 +421,7 @@ class StudyRunner:
 
     def _named(self, err: LinkLabError, key: RunKey, number: int) -> LinkLabError:
         """A refusal by a server that answered an earlier run is named as what it is: the
-        server stopped (crashed) on the peer, not one the user never started."""
+        server stopped on the peer (crashed, most likely), not one the user never started."""
         if not isinstance(err, ConnectionRefused) or isinstance(err, ServerStopped):
             return err
         answered = self._answered.get(self._port(key))
