@@ -382,6 +382,9 @@ class StudyRunner:
                     if self._stop.wait(self._retry.wait(attempt)):
                         return None
                     continue
+                kept = self._cut_by_failure(key, writer, run, attempt, sampler, probes, err)
+                if kept is not None:
+                    return kept
                 writer.finish(
                     metrics=None,
                     error_kind=err.kind,
@@ -440,6 +443,19 @@ class StudyRunner:
     ) -> RunRecord | None:
         """Stopped mid-run: a sweep keeps what it measured unfinished (None is returned)."""
         writer.unfinished(STOPPED)
+        return None
+
+    def _cut_by_failure(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+        err: LinkLabError,
+    ) -> RunRecord | None:
+        """A run that failed after measuring: a sweep stores it failed (None here)."""
         return None
 
     # -- working latency -----------------------------------------------------------------------

@@ -17,7 +17,7 @@ from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
-from app.engine.errors import ConnectionRefused
+from app.engine.errors import ConnectionRefused, PeerVanished
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -134,6 +134,34 @@ def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
     runs = store.runs(outcome.session_id, partial=True)
     assert [run.status for run in runs] == ["ok", "failed", "failed", "failed", "ok"]
     assert outcome.status is SessionStatus.COMPLETED and outcome.runs_failed == 3
+
+
+def test_a_run_the_peers_absence_cut_after_measuring_is_kept_finished(
+    store: SessionStore,
+) -> None:
+    """The peer's server stops in the middle of run 1 (3 intervals measured): run 1 is stored
+    as a finished run of those intervals, not failed; run 2 meets the absence and fails; the
+    session reads "completed with failures" in every view (one wording)."""
+
+    def cut(key: RunKey) -> tuple[int, LinkLabError] | None:
+        return (
+            (3, PeerVanished("lab-peer", 5, detail="server gone")) if key.repetition == 1 else None
+        )
+
+    def fail(key: RunKey, _attempt: int) -> LinkLabError | None:
+        return ConnectionRefused("lab-peer", 5201) if key.repetition == 2 else None
+
+    driver = FakeDriver(fail=fail, cut=cut, interval_s=0.001)
+    runner, _events = monitor(store, driver, samples=6)
+    outcome = runner.run()
+    first, gone, back = store.runs(outcome.session_id, partial=True)
+    assert first.ok and first.error == "" and len(store.samples(first.id)) == 3
+    assert first.metrics.throughput_bps is not None
+    assert "server gone" in store.run(outcome.session_id, first.id).raw_output
+    assert not gone.ok and back.ok
+    (session,) = store.list_sessions()
+    assert (session.runs_done, session.runs_failed) == (3, 1)
+    assert session.status_text == "completed with failures"
 
 
 def sample(end: float, bps: float) -> Sample:
