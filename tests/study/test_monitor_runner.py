@@ -172,7 +172,7 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     traces = MonitorTraces(Protocol.TCP, recent_points=600, buckets=64)
     for second in range(1, 10 * 3600 + 1):  # ten hours of one-second intervals
         traces.add_sample(0.0, sample(float(second), 50e6 + (second % 100) * 1e5))
-    trace = traces.throughput["upload"]
+    trace = traces.throughput["upload (received)"]
     assert trace.recent.count == 600 and trace.count == 36_000
     t, v, low, high = trace.whole()
     assert len(t) <= 64 and t[0] < 3600 and t[-1] > 9 * 3600  # the whole span, bucketed
@@ -180,7 +180,7 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     t, v = trace.window(36_000 - 300)  # the last five minutes at full resolution
     assert len(t) == 301
     (row, retransmits) = figures(traces)
-    assert row.what == "upload" and row.now == 50e6 + 0 * 1e5
+    assert row.what == "upload (received)" and row.now == 50e6 + 0 * 1e5
     assert row.low == 50e6 and row.high == 50e6 + 99 * 1e5
     assert row.mean == pytest.approx(50e6 + 49.5 * 1e5)
     assert retransmits.what == "retransmits" and retransmits.high == 0

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.results import Sample
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
@@ -197,14 +198,14 @@ class SessionsTab(QWidget):
         status = self.status_filter.currentData() or None
         on_view = self.view.session_id
 
-        def read() -> tuple[list[Row], list[RunRecord] | None]:
+        def read() -> tuple[list[Row], ViewData | None]:
             sessions = door.sessions(search, status)
-            shown = on_view is not None and any(s.id == on_view for s in sessions)
+            shown = next((s for s in sessions if s.id == on_view), None)
             # A result is a finished test: listed unless another status is asked for.
             results = door.results().kept(search) if status in (None, "completed") else []
             rows: list[Row] = [*sessions, *results]
             rows.sort(key=row_time, reverse=True)
-            return rows, door.runs(on_view) if shown and on_view else None
+            return rows, view_data(door, shown) if shown is not None else None
 
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
@@ -220,7 +221,7 @@ class SessionsTab(QWidget):
         self.shown.setCurrentWidget(self.view)
         self.update_actions()
 
-    def _listed(self, result: tuple[list[Row], list[RunRecord] | None]) -> None:
+    def _listed(self, result: tuple[list[Row], ViewData | None]) -> None:
         rows, runs = result
         sessions = [row for row in rows if isinstance(row, SessionRecord)]
         results = [row for row in rows if isinstance(row, KeptResult)]
@@ -238,7 +239,7 @@ class SessionsTab(QWidget):
         if self.shown.currentWidget() is self.results_view and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
         elif on_view in by_id and runs is not None:
-            self.view.show_session(by_id[on_view], runs)
+            self.view.show_session(by_id[on_view], *runs)
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
@@ -339,13 +340,13 @@ class SessionsTab(QWidget):
             return
         door = self.context.door()
         self._view_reader.run(
-            lambda: door.runs(session.id),
-            lambda runs: self._show_session(session, runs),
+            lambda: view_data(door, session),
+            lambda data: self._show_session(session, data),
             self.show_error,
         )
 
-    def _show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
-        self.view.show_session(session, runs)
+    def _show_session(self, session: SessionRecord, data: ViewData) -> None:
+        self.view.show_session(session, *data)
         self.shown.setCurrentWidget(self.view)
 
     def _open_result(self, listed: KeptResult) -> None:
@@ -497,3 +498,16 @@ class SessionsTab(QWidget):
         ids = self.selected_ids()
         if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
+
+
+#: What a session's view shows: its runs, and (a monitor) every run's samples by run id.
+ViewData = tuple[list[RunRecord], dict[int, Sequence[Sample]] | None]
+
+
+def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
+    """A session's runs, and a monitor's samples too (its view is its time chart)."""
+    if not session.plan.is_monitor:
+        return door.runs(session.id), None
+    # A monitor killed mid-run kept that run's samples unfinished: they are drawn too.
+    runs = door.runs(session.id, partial=True)
+    return runs, {run.id: door.samples(run.id) for run in runs}

@@ -4,6 +4,7 @@ goodput), sweep charts with the expected curves, the frame breakdown and the res
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QResizeEvent
@@ -28,6 +29,7 @@ from app.analysis.shares import link_shares
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
+from app.domain.results import Sample
 from app.study.describe import (
     describe_conditions,
     describe_environment,
@@ -41,6 +43,7 @@ from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import BAND_LINES, WarningBand
+from app.ui.monitor.stored import StoredMonitor
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 
 NO_SELECTION = "Select a session in the list to see its results."
@@ -120,6 +123,10 @@ class SessionView(QWidget):
             "One segment or datagram byte by byte: what each layer adds, and the goodput the "
             "link rate leaves.",
         )
+        # A monitor's own page, its time chart with its gaps as shown live: after the sweep's
+        # tabs, whose order is read by index.
+        self.monitor_page = StoredMonitor(settings)
+        self.tabs.addTab(self.monitor_page, "Over time")
         self.table = ResultsTable()
         self.table.setObjectName("session_results")
         self.table.setAccessibleName("Session results")
@@ -214,10 +221,19 @@ class SessionView(QWidget):
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
 
-    def show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
+    def show_session(
+        self,
+        session: SessionRecord,
+        runs: list[RunRecord],
+        samples: dict[int, Sequence[Sample]] | None = None,
+    ) -> None:
+        """A session as it ran; a monitor (with its runs' samples) as its time chart."""
         self.clear()
         self.session_id = session.id
         plan = session.plan
+        if plan.is_monitor:
+            self._show_monitor(session, runs, samples or {})
+            return
         self.points = point_summaries(plan, runs)
         self._header_html = _header_text(
             session, session_findings(plan, self.points), describe_latency(runs)
@@ -251,6 +267,8 @@ class SessionView(QWidget):
         for index, chart in enumerate(charts):
             chart.redraw()
             self.tabs.setTabVisible(index, visible[index])
+        self.tabs.setTabVisible(self.tabs.indexOf(self.monitor_page), False)
+        self.table.setVisible(True)
         shares = link_shares(plan, runs)
         self.share_chart.set_shares(shares, x_label)
         share_tab = self.tabs.indexOf(self.share_chart)
@@ -261,8 +279,31 @@ class SessionView(QWidget):
             self.frame_page.set_session(plan, self.points)
         self.tabs.setTabVisible(self.tabs.indexOf(self.frame_page), frames)
         visible.append(frames)
-        if not visible[self.tabs.currentIndex()]:
+        current = self.tabs.currentIndex()
+        if current >= len(visible) or not visible[current]:  # the monitor's page, perhaps
             self.tabs.setCurrentIndex(visible.index(True))
+        self._stack.setCurrentIndex(1)
+        self._show_header()
+
+    def _show_monitor(
+        self, session: SessionRecord, runs: list[RunRecord], samples: dict[int, Sequence[Sample]]
+    ) -> None:
+        """A monitor over time: its chart and figures, its header and warnings; no sweep
+        charts or results table (a monitor has one point, its whole span)."""
+        plan = session.plan
+        finished = [r for r in runs if not r.partial]
+        self.points = point_summaries(plan, finished)
+        self._header_html = _header_text(
+            session, session_findings(plan, self.points), describe_latency(finished)
+        )
+        self.warnings.show_warnings([w.sentence for w in context_checks(session, finished)])
+        kept = [r for r in runs if samples.get(r.id)]
+        self.monitor_page.set_monitor(session, kept, samples)
+        page = self.tabs.indexOf(self.monitor_page)
+        for index in range(self.tabs.count()):
+            self.tabs.setTabVisible(index, index == page)
+        self.tabs.setCurrentIndex(page)
+        self.table.setVisible(False)
         self._stack.setCurrentIndex(1)
         self._show_header()
 
