@@ -63,7 +63,7 @@ class StoredMonitor(QWidget):
         self.status = QLabel("")
         self.status.setWordWrap(True)
         accessible(self.status, "Monitor export status")
-        side = QWidget()
+        side = self.side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         heading = QLabel("Over the whole monitor")
@@ -100,6 +100,11 @@ class StoredMonitor(QWidget):
         self.chart.start(traces, series_colour(plan.series[0]), latency=False)
         self.chart.redraw()
         self.model.set_rows(figures(traces))
+        # Every figure readable: the side as wide as the table's columns.
+        table = self.table
+        table.resizeColumnsToContents()
+        width = table.verticalHeader().sizeHint().width() + table.horizontalHeader().length()
+        self.side.setMinimumWidth(width + 2 * table.frameWidth() + 4)
         self.status.setText("")
         self.status.setStyleSheet("")
 

@@ -240,6 +240,8 @@ class SessionsTab(QWidget):
             self._open_result(kept_on_view)  # renamed, perhaps: read again
         elif on_view in by_id and runs is not None:
             self.view.show_session(by_id[on_view], *runs)
+        elif on_view in by_id:
+            pass  # opened while this list was read: the view's own read shows it
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
