@@ -219,7 +219,10 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     extra = [
         (name, label) for name, label in EXTRA_COLUMNS if any(p.metrics[name].n for p in points)
     ]
-    header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
+    # A monitor's one point is its whole span, its runs the stretches it was measured in.
+    column = "monitor" if plan.is_monitor else plan.variable.value
+    header = f"{'series':<14} {column:>10} {'runs' if plan.is_monitor else 'n':>4} "
+    header += f"{'mean':>12} {'std':>12}"
     header += f" {'95 % CI ±':>12}" + "".join(f" {label:>11}" for _, label in extra)
     header += f" {'RTT ms':>9}" if has_rtt else ""
     header += f" {'idle ms':>9} {'loaded ms':>9}" if has_latency else ""
@@ -228,7 +231,8 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     for point in points:
         tp = point.metrics["throughput_bps"]
         line = (
-            f"{point.series.label:<14} {value_word(point.value):>10} {point.n:>4} "
+            f"{point.series.label:<14} "
+            f"{'whole' if plan.is_monitor else value_word(point.value):>10} {point.n:>4} "
             f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
         )
         for name, _label in extra:

@@ -11,7 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.analysis.monitor_trace import MonitorTraces, Ring, figures
+from app.analysis.monitor_trace import (
+    MonitorTraces,
+    Ring,
+    figures,
+    gaps,
+    placed,
+    stored_traces,
+)
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
@@ -196,3 +203,24 @@ def test_a_window_of_the_ring_is_its_points_from_then_on_wrapped_or_not() -> Non
     assert [list(a) for a in ring.since(5.5)] == [[6.0, 7.0, 8.0], [60.0, 70.0, 80.0]]
     assert list(ring.arrays()[0]) == [4.0, 5.0, 6.0, 7.0, 8.0]
     assert list(ring.since(9.0)[0]) == []
+
+
+def test_stored_runs_are_placed_on_the_monitors_time_axis_with_their_gap() -> None:
+    """Two runs 20 s apart (the peer gone between): their intervals placed from the first
+    run's start, the gap said before the first interval after it, the short interval cut by
+    Stop drawn but kept out of the figures."""
+    first = [sample(float(s), 40e6) for s in (1, 2, 3)]
+    second = [sample(float(s), 60e6) for s in (1, 2)]
+    cut = Sample(2.0, 2.3, Flow.UP, sent_bps=1e6, received_bps=1e6, retransmits=0)
+    runs = [
+        ("2026-01-01T10:00:00.000Z", first),
+        ("2026-01-01T10:00:23.000Z", [*second, cut]),
+    ]
+    times = [t for t, _ in placed(runs)]
+    assert times == [1.0, 2.0, 3.0, 24.0, 25.0, 25.3]
+    assert gaps(times, 1.0) == [0.0, 0.0, 0.0, 20.0, 0.0, 0.0]
+    traces = stored_traces(Protocol.TCP, 1.0, runs)
+    (row, _retransmits) = figures(traces)
+    assert row.what == "upload (received)"
+    assert row.low == 40e6 and row.now == 60e6  # the 0.3 s interval is not the Min
+    assert traces.throughput["upload (received)"].recent.count == 6  # but it is drawn
