@@ -140,7 +140,8 @@ class IntervalPrinter:
 
     def _interval(self, event: SampleArrived) -> None:
         sample = event.sample
-        rate = sample.goodput_bps(self._protocol)
+        # What the receiver got, or said as the sender's rate (as the window's legend says).
+        rate = sample.received_bps
         words = [clock_text(self._offset + sample.end_s), flow_name(sample.flow)]
         if rate is not None:
             words.append(format_rate(rate))
