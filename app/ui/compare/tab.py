@@ -55,6 +55,7 @@ from app.ui.common.file_dialogs import save_file
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
+from app.ui.compare.metric_list import offer
 from app.ui.context import AppContext
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
@@ -70,6 +71,15 @@ DIFFERENCE_HEADERS = [
     "p (Welch)",
     "p (Holm)",
     "Significant (α = 0.05)",
+]
+#: The background read: sessions, series, shares, x label, context checks, metrics measured.
+Read = tuple[
+    list[SessionRecord],
+    list[SeriesData],
+    list[PointShares],
+    str,
+    list[ContextWarning],
+    dict[str, frozenset[str]],
 ]
 WARNING_STYLE = (
     "QLabel { background-color: #fff4dc; color: #000; border: 2px solid #E69F00; padding: 6px; }"
@@ -239,14 +249,7 @@ class CompareTab(QWidget):
         door = self.context.door()
         session_ids = list(self.session_ids)
 
-        def read() -> tuple[
-            list[SessionRecord],
-            list[SeriesData],
-            list[PointShares],
-            str,
-            list[ContextWarning],
-            dict[str, frozenset[str]],
-        ]:
+        def read() -> Read:
             # Oldest first: the session measured first ("before") is the default baseline.
             sessions = sorted(
                 (door.session(sid) for sid in session_ids), key=lambda s: s.created_at
@@ -271,14 +274,7 @@ class CompareTab(QWidget):
 
     def _loaded(
         self,
-        result: tuple[
-            list[SessionRecord],
-            list[SeriesData],
-            list[PointShares],
-            str,
-            list[ContextWarning],
-            dict[str, frozenset[str]],
-        ],
+        result: Read,
     ) -> None:
         self.sessions, self.items, shares, x_label, self.checks, self.measured = result
         self.share_chart.set_shares(shares, x_label)
@@ -301,38 +297,21 @@ class CompareTab(QWidget):
         self._recompute()
 
     # -- comparing ---------------------------------------------------------------------------
-    def _offer_metrics(self, items: list[SeriesData], mode: Mode, baseline: str | None) -> bool:
-        """The Metric list holds only what both sides of a pair measured; False when the
-        metric shown is not among them (the list then moves to one that is, and reloads)."""
-        offered = offered_metrics(items, self.measured, mode, baseline)
-        current = self.metric_box.currentData()
-        if [self.metric_box.itemData(i) for i in range(self.metric_box.count())] != offered:
-            self.metric_box.blockSignals(True)
-            self.metric_box.clear()
-            for name in offered:
-                label, unit, _ = METRIC_INFO[name]
-                self.metric_box.addItem(f"{label} ({unit})", name)
-            self.metric_box.setCurrentIndex(max(self.metric_box.findData(current), 0))
-            self.metric_box.blockSignals(False)
-        if current in offered:
-            return True
-        self._reload()
-        return False
-
     def _recompute(self) -> None:
         chosen = self.baseline.currentData()
         self.comparison = None
         within = self.within.isChecked()
-        if self.items:
-            mine = [i for i in self.items if i.session.id == chosen] if within else self.items
-            mode = Mode.WITHIN if within else Mode.SESSIONS
-            if not self._offer_metrics(mine, mode, chosen):
-                return
+        mine = [i for i in self.items if i.session.id == chosen] if within else self.items
+        mode = Mode.WITHIN if within else Mode.SESSIONS
+        # Only what both sides of a pair measured; another metric shown is read again.
+        offered = offered_metrics(mine, self.measured, mode, chosen)
+        if self.items and not offer(self.metric_box, offered):
+            self._reload()
+            return
         metric = self.metric_box.currentData()
-        if self.within.isChecked():
-            items = [i for i in self.items if i.session.id == chosen]
-            if len(items) >= 2:
-                self.comparison = compare(items, metric, mode=Mode.WITHIN, context=self.checks)
+        if within:
+            if len(mine) >= 2:
+                self.comparison = compare(mine, metric, mode=Mode.WITHIN, context=self.checks)
             elif self.items:
                 self.status_message.emit("This session has one series: nothing to compare it with.")
         elif len(self.sessions) >= 2:

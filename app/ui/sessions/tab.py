@@ -31,8 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.results import Sample
+from app.domain.records import SessionRecord, SessionStatus
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
@@ -53,7 +52,7 @@ from app.ui.sessions.table_model import (
     runs_text,
 )
 from app.ui.sessions.tags_dialog import TagsDialog
-from app.ui.sessions.view import SessionView
+from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
@@ -238,10 +237,9 @@ class SessionsTab(QWidget):
         kept_on_view = next((r for r in results if r.id == result_on_view), None)
         if self.shown.currentWidget() is self.results_view and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
-        elif on_view in by_id and runs is not None:
-            self.view.show_session(by_id[on_view], *runs)
         elif on_view in by_id:
-            pass  # opened while this list was read: the view's own read shows it
+            if runs is not None:  # else opened while this list was read: its own read shows it
+                self.view.show_session(by_id[on_view], *runs)
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
@@ -500,16 +498,3 @@ class SessionsTab(QWidget):
         ids = self.selected_ids()
         if len(ids) >= 2 and not results:
             self.compare_requested.emit(ids)
-
-
-#: What a session's view shows: its runs, and (a monitor) every run's samples by run id.
-ViewData = tuple[list[RunRecord], dict[int, Sequence[Sample]] | None]
-
-
-def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
-    """A session's runs, and a monitor's samples too (its view is its time chart)."""
-    if not session.plan.is_monitor:
-        return door.runs(session.id), None
-    # A monitor killed mid-run kept that run's samples unfinished: they are drawn too.
-    runs = door.runs(session.id, partial=True)
-    return runs, {run.id: door.samples(run.id) for run in runs}

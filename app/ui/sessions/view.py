@@ -38,6 +38,7 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
+from app.study.frontdoor import FrontDoor
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
@@ -360,3 +361,16 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
     name = html.escape(session.name or "Untitled session")
     rest = [html.escape(line) for line in lines]
     return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])
+
+
+#: What a session's view shows: its runs, and (a monitor) every run's samples by run id.
+ViewData = tuple[list[RunRecord], dict[int, Sequence[Sample]] | None]
+
+
+def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
+    """A session's runs, and a monitor's samples too (its view is its time chart)."""
+    if not session.plan.is_monitor:
+        return door.runs(session.id), None
+    # A monitor killed mid-run kept that run's samples unfinished: they are drawn too.
+    runs = door.runs(session.id, partial=True)
+    return runs, {run.id: door.samples(run.id) for run in runs}
