@@ -49,9 +49,15 @@ class ConnectionRefused(EngineError):
         after_data: bool = False,
         known_crash: str = "",
     ):
+        refused = (
+            # UDP has no connection: the data went out, and no server acknowledged its end.
+            f"The run's data went out to {host}, but no {server} on port {port} acknowledged it"
+            if after_data
+            else f"The peer {host} refused the connection on port {port}"
+        )
         super().__init__(
-            f"The peer {host} refused the connection on port {port}: start an {server} "
-            f"there ({command}, or LinkLab's Server tab), or check the port.",
+            f"{refused}: start an {server} there ({command}, or LinkLab's Server tab), or "
+            "check the port.",
             detail=detail,
         )
         self.host, self.port, self.server, self.command = host, port, server, command
