@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.analysis.monitor_trace import MonitorTraces, figures
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
+from app.domain.records import status_words
 from app.domain.units import parse_rate
 from app.study.describe import clock_text
 from app.study.events import (
@@ -373,7 +374,9 @@ class MonitorPanel(QWidget):
         self._tick.stop()
         self._refresh()
         self.chart.redraw()
-        self._show(f"Monitor saved as session {event.session_id[:8]}. {event.reason}".strip())
+        words = status_words(event.status, event.runs_failed)  # as Sessions will list it
+        saved = f"Monitor saved as session {event.session_id[:8]} ({words}). {event.reason}"
+        self._show(saved.strip())
         self.session_saved.emit(event.session_id)
 
     def _worker_done(self) -> None:
