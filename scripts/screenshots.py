@@ -62,6 +62,8 @@ def main() -> int:
             return shoot(only_found=True)
         if sys.argv[1:] == ["exports"]:  # a sweep's exported chart and report pages alone
             return shoot(only_exports=True)
+        if sys.argv[1:] == ["stored-monitor"]:  # a stored monitor in Sessions alone
+            return shoot(only_stored_monitor=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -128,6 +130,7 @@ def shoot(
     only_monitor: bool = False,
     only_found: bool = False,
     only_exports: bool = False,
+    only_stored_monitor: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -166,6 +169,11 @@ def shoot(
         window.resize(width, height)
         wait_for(lambda: window.width() == width, 5, "the window size")
 
+    if only_stored_monitor:
+        resize(*SIZES[0])
+        shoot_stored_monitor(user, window, save)
+        window.shutdown()
+        return 0
     if only_exports:
         resize(*SIZES[0])
         shoot_exports(user, window, folder, save)
@@ -308,6 +316,7 @@ def shoot(
     shoot_small_screen(user, window, folder, save)
     shoot_monitor(user, window, save)
     shoot_exports(user, window, folder, save)
+    shoot_stored_monitor(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
@@ -426,6 +435,37 @@ def shoot_monitor(user: Any, window: Any, save: Any) -> None:
     user.click("Stop monitor")
     wait_for(lambda: not window.measure.running, 30, "the monitor to stop")
     user.check("Monitor working latency", False)
+
+
+def shoot_stored_monitor(user: Any, window: Any, save: Any) -> None:
+    """Sessions with a stored monitor open: a minute of monitoring this computer, its server
+    stopped for a quarter of a minute in the middle, shown over time with the gap, as live."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    user.tab("Measure")
+    user.tab("Monitor")
+    user.click("Start monitor")
+    wait_for(lambda: "Monitoring" in user.text("Monitor status"), 30, "the monitor to start")
+    end = time.monotonic() + 25
+    wait_for(lambda: time.monotonic() >= end, 30, "a stretch of monitoring")
+    loopback = window.context.loopback
+    (server,) = loopback.servers  # this computer's iperf3 server: the peer goes away
+    server.stop()
+    wait_for(lambda: "stopped answering" in user.text("Monitor status"), 30, "the peer gone")
+    end = time.monotonic() + 15
+    wait_for(lambda: time.monotonic() >= end, 20, "the peer gone a while")
+    server.start()
+    wait_for(lambda: "answers again" in user.text("Monitor status"), 60, "the peer back")
+    end = time.monotonic() + 25
+    wait_for(lambda: time.monotonic() >= end, 30, "a stretch after the gap")
+    user.click("Stop monitor")
+    wait_for(lambda: not window.measure.running, 30, "the monitor to stop")
+    user.tab("Sessions")
+    wait_for(lambda: bool(user.table_rows("Sessions")), 10, "the sessions listed")
+    user.click_row("Sessions", 0)  # the newest: the monitor just stopped
+    wait_for(lambda: user.can_see("Stored monitor chart"), 15, "the monitor's time chart")
+    save("monitor-session-1280x800.png")
 
 
 def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:

@@ -97,9 +97,11 @@ def test_a_server_that_serves_some_runs_gives_completed_with_failures(
     )
     server.join(10)
     assert done.returncode == 3, done.stderr
-    assert "completed, 2 of 3 runs failed. The first failure: The peer 127.0.0.1 refused" in (
-        done.stderr
-    )
+    # The server answered run 1: its absence from run 2 on is said as the server stopping.
+    assert (
+        "completed with failures. 2 of 3 runs failed. The first failure: The iperf3 server at "
+        f"127.0.0.1 port {port} stopped during run 2: it answered run 1" in done.stderr
+    ), done.stderr
     with Database(db, readonly=True) as handle:
         (session,) = SessionStore(handle).list_sessions()
     assert session.status.value == "completed"

@@ -19,7 +19,7 @@ pytestmark = [
     pytest.mark.usefixtures("iperf3_tool"),
     pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is a console event on Windows"),
 ]
-LINE = re.compile(r"^\d+:\d\d  upload  [\d.]+ [KMG]?bit/s  retransmits \d+$")
+LINE = re.compile(r"^\d+:\d\d  upload  [\d.]+ [KMG]?bit/s( sent)?  retransmits \d+$")
 
 
 def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ the level of the point's Holm step (significant exactly where it excludes zero).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from app.analysis.confounds import confounds
 from app.analysis.context_checks import ContextWarning
@@ -28,8 +29,10 @@ from app.analysis.pairs import (
     holm,
     interval_cell,
     level_text,
+    measured_metrics,
     metric_key,
     metric_values,
+    point_status,
     series_data,
     welch,
 )
@@ -56,9 +59,12 @@ __all__ = [
     "interval_cell",
     "legend_labels",
     "level_text",
+    "measured_metrics",
     "metric_key",
     "metric_values",
+    "offered_metrics",
     "pair_like_with_like",
+    "point_status",
     "series_data",
     "welch",
 ]
@@ -86,6 +92,39 @@ def pair_like_with_like(
     return pairs, unpaired
 
 
+def matched(
+    items: Sequence[SeriesData], mode: Mode, baseline_session: str | None = None
+) -> tuple[list[tuple[SeriesData, SeriesData]], list[SeriesData]]:
+    """The pairs a comparison makes of items (baseline, other), and the items left alone."""
+    if mode is Mode.SESSIONS:
+        return pair_like_with_like(items, baseline_session or items[0].session.id)
+    unpaired = list(items) if len(items) == 1 else []  # one series: shown, not compared
+    return [(items[0], other) for other in items[1:]], unpaired
+
+
+def offered_metrics(
+    items: Sequence[SeriesData],
+    measured: Mapping[str, frozenset[str]],
+    mode: Mode = Mode.SESSIONS,
+    baseline_session: str | None = None,
+) -> list[str]:
+    """The metrics worth offering for a comparison: those both sides of some pair measured
+    (measured_metrics), in the order of METRIC_INFO; throughput at least."""
+    if not items:
+        return ["throughput_bps"]
+    pairs, _ = matched(items, mode, baseline_session)
+    sides = [(a.key, b.key) for a, b in pairs] or [(i.key, i.key) for i in items]
+    offered = [
+        metric
+        for metric in METRIC_INFO
+        if any(
+            metric in measured.get(a, frozenset()) and metric in measured.get(b, frozenset())
+            for a, b in sides
+        )
+    ]
+    return offered or ["throughput_bps"]
+
+
 def compare(
     items: Sequence[SeriesData],
     metric: str = "throughput_bps",
@@ -101,16 +140,9 @@ def compare(
     if not items:
         raise ValueError("nothing to compare")
     labels = legend_labels(items)
-    items = [
-        SeriesData(i.session, i.series, i.values, label)
-        for i, label in zip(items, labels, strict=True)
-    ]
+    items = [replace(i, label=label) for i, label in zip(items, labels, strict=True)]
     baseline_id = baseline_session or items[0].session.id
-    if mode is Mode.SESSIONS:
-        matches, unpaired = pair_like_with_like(items, baseline_id)
-    else:
-        matches = [(items[0], other) for other in items[1:]]
-        unpaired = list(items) if len(items) == 1 else []  # one series: shown, not compared
+    matches, unpaired = matched(items, mode, baseline_id)
     pairs = [compare_pair(base, other) for base, other in matches]
     first = next((i.session for i in items if i.session.id == baseline_id), items[0].session)
     label, unit = VARIABLE_LABELS[first.plan.variable]

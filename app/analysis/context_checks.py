@@ -69,7 +69,9 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
     # Said once when every series has the same few runs at the same points (a plan of one
     # or two repetitions), else series by series.
     alike = len({tuple(_few(here)) for here in by_series.values()}) == 1
-    if alike and len(by_series) > 1:
+    if plan.is_monitor:
+        pass  # a monitor's runs are stretches of one flow over time, not repetitions
+    elif alike and len(by_series) > 1:
         add(Check.FEW_RUNS, few_runs(plan, None, next(iter(by_series.values()))))
     else:
         for series, here in by_series.items():
@@ -227,6 +229,8 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
     else:
         sent = "sent without a bitrate limit"
     where = f"beyond the {where} emulated" if emulated else f"at {where}"
+    if plan.is_monitor:
+        where = "over the monitor"
     return (
         f"{series.label} lost more than {UDP_LOSS_PCT:g} % of its datagrams {where} "
         f"({_span(losses)} lost, {sent}): its throughput "
@@ -296,9 +300,10 @@ def cpu_bound(
     if remotes:
         sides.append(f"the peer's up to {_core_pct(max(remotes))}")
     runs_word = "run" if len(here) == 1 else "runs"
+    at = "" if plan.is_monitor else f" (at {_values(plan, values)})"
     return (
-        f"In {len(busy)} of {len(here)} {runs_word} of {series.label} (at "
-        f"{_values(plan, values)}) the CPU was busy at or above {CPU_CORE_PCT:g} % of one "
+        f"In {len(busy)} of {len(here)} {runs_word} of {series.label}{at} the CPU was busy "
+        f"at or above {CPU_CORE_PCT:g} % of one "
         f"core ({' and '.join(sides)}): the computer, not the link, may have set the pace. "
         "Use larger packets or fewer parallel streams, close other programs, or measure "
         "between faster computers before reading these points as the link's."
@@ -316,8 +321,9 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
     top = max(p.efficiency_pct or 0.0 for p in over)
     return (
         f"{series.label} measured more than the model allows on the "
-        f"{plain_rate(plan.conditions.link_rate_bps or 0)} stated at "
-        f"{_values(plan, [p.value for p in over])} (up to {top:.0f} % of the expected "
+        f"{plain_rate(plan.conditions.link_rate_bps or 0)} stated"
+        f"{'' if plan.is_monitor else ' at ' + _values(plan, [p.value for p in over])} "
+        f"(up to {top:.0f} % of the expected "
         f"goodput): {above_model_causes(plan)}."
     )
 

@@ -97,22 +97,23 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
         pct = point.efficiency_pct or 0.0
         expected = point.expected_bps or 0.0
         measured = point.metrics["throughput_bps"].mean or 0.0
-        where = value_text(plan, point.value)
+        # A monitor has one point, its whole span: no "at 0" to say.
+        where = "" if plan.is_monitor else f" at {value_text(plan, point.value)}"
         numbers = f"expected {format_rate(expected)}, measured {format_rate(measured)}"
         label = series.label
         if pct > OVER_PCT:
             sentences.append(
-                f"{label} measured more than {allows} at {where} ({numbers}, {pct:.0f} %): "
+                f"{label} measured more than {allows}{where} ({numbers}, {pct:.0f} %): "
                 f"{above_model_causes(plan)}."
             )
         elif pct >= _FULL:
             sentences.append(
-                f"{label} reached {pct:.0f} % of what {allows} at {where} ({numbers}): the "
+                f"{label} reached {pct:.0f} % of what {allows}{where} ({numbers}): the "
                 "link is full."
             )
         else:
             sentences.append(
-                f"{label} reached {pct:.0f} % of what {allows} at {where} ({numbers}); the "
+                f"{label} reached {pct:.0f} % of what {allows}{where} ({numbers}); the "
                 f"rest is {_rest(plan, series.protocol)}."
             )
     return sentences

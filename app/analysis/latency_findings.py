@@ -32,7 +32,11 @@ def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
         if not pairs:
             continue
         point, loaded, idle = max(pairs, key=lambda m: m[1])
-        where = f"{label.lower()} {point_text(plan.variable, point.value)}"
+        where = (
+            ""
+            if plan.is_monitor
+            else f" at {label.lower()} {point_text(plan.variable, point.value)}"
+        )
         load = LOAD_WORDS[point.direction]
         times = loaded / idle
         change = (
@@ -41,7 +45,7 @@ def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
             else f"against {_ms(idle)} idle: the queue stayed short"
         )
         sentences.append(
-            f"{series.label}: {load}, a probe waited {_ms(loaded)} at {where} (mean of the "
+            f"{series.label}: {load}, a probe waited {_ms(loaded)}{where} (mean of the "
             f"runs' medians), {change}."
         )
     return sentences

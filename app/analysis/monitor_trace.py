@@ -6,8 +6,9 @@ a chart draws. Times are seconds since the monitor started."""
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,8 @@ from app.domain.net import Flow, Protocol
 from app.domain.results import Sample
 
 RECENT_POINTS = 36_000
+#: A stretch this many report intervals long without one is a gap (the peer gone).
+GAP_STEPS = 2.5
 HISTORY_BUCKETS = 2048
 FIRST_SPAN_S = 1.0
 
@@ -122,9 +125,13 @@ class Trace:
     def new(cls, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS) -> Trace:
         return cls(Ring(recent_points), Buckets(buckets))
 
-    def add(self, t: float, value: float) -> None:
+    def add(self, t: float, value: float, *, counted: bool = True) -> None:
+        """A point drawn; counted=False: drawn, but kept out of the figures (an interval
+        cut short, whose rate is of a fraction of a second)."""
         self.recent.add(t, value)
         self.history.add(t, value)
+        if not counted:
+            return
         self._sum += value
         self._n += 1
         self.last = value
@@ -164,9 +171,13 @@ class Trace:
         return self.history.arrays()
 
 
-#: Curve names.
+#: Curve names: the flow, and whose count it is (the receiver's, or the sender's where the
+#: receiver's has not come yet).
 UPLOAD, DOWNLOAD = "upload", "download"
-SENT = " (sent)"
+RECEIVED, SENT = " (received)", " (sent)"
+#: An interval shorter than this share of the report interval (the one a Stop or a lost
+#: peer cut) is drawn but not counted in the figures.
+PARTIAL_SHARE = 0.5
 
 
 def flow_name(flow: Flow) -> str:
@@ -178,9 +189,14 @@ class MonitorTraces:
     of each second's probes, and the share of them lost) of one monitor, by curve name."""
 
     def __init__(
-        self, protocol: Protocol, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS
+        self,
+        protocol: Protocol,
+        recent_points: int = RECENT_POINTS,
+        buckets: int = HISTORY_BUCKETS,
+        interval_s: float = 1.0,
     ) -> None:
         self.protocol = protocol
+        self.interval_s = interval_s
         self._sizes = (recent_points, buckets)
         self.throughput: dict[str, Trace] = {}
         self.loss: dict[str, Trace] = {}
@@ -201,17 +217,17 @@ class MonitorTraces:
         t = offset + sample.end_s
         self.latest_t = max(self.latest_t, t)
         name = flow_name(sample.flow)
-        rate = sample.goodput_bps(self.protocol)
-        if rate is not None:
-            self._trace(self.throughput, name).add(t, rate)
+        whole = sample.end_s - sample.start_s >= PARTIAL_SHARE * self.interval_s
+        if sample.received_bps is not None:
+            self._trace(self.throughput, name + RECEIVED).add(t, sample.received_bps, counted=whole)
         elif sample.sent_bps is not None and not received_only:
-            self._trace(self.throughput, name + SENT).add(t, sample.sent_bps)
+            self._trace(self.throughput, name + SENT).add(t, sample.sent_bps, counted=whole)
         if self.protocol is Protocol.UDP:
             if sample.packets and sample.lost_packets is not None:
                 loss = 100.0 * sample.lost_packets / sample.packets
-                self._trace(self.loss, name).add(t, loss)
+                self._trace(self.loss, name).add(t, loss, counted=whole)
         elif sample.retransmits is not None and not received_only:
-            self._trace(self.loss, name).add(t, float(sample.retransmits))
+            self._trace(self.loss, name).add(t, float(sample.retransmits), counted=whole)
 
     def add_probes(
         self, offset: float, times: Iterable[float], rtts: Iterable[float | None]
@@ -248,32 +264,76 @@ class MonitorTraces:
 class Figures:
     """One curve's figures since the monitor started: the latest, mean, lowest and highest."""
 
-    what: str  # "upload", "upload loss", "latency": the column's heading
+    what: str  # "upload (received)", "upload loss", "latency": the column's heading
     unit: str  # "bit/s", "%", "retransmits", "ms"
-    now: float | None
+    now: float | None  # None while the peer is down (down) or before the first value
     mean: float | None
     low: float | None
     high: float | None
+    down: bool = False  # the peer is not answering: there is no value now
 
 
-def figures(traces: MonitorTraces) -> list[Figures]:
+def figures(traces: MonitorTraces, *, down: bool = False) -> list[Figures]:
     """The figures beside a monitor's chart: throughput, loss (or retransmits) and working
-    latency of each flow, in that order (a flow's sent rate only while nothing received)."""
+    latency of each flow, in that order (a flow's sent rate only while nothing received).
+    down: the peer is not answering, so no figure is "now"."""
     rows: list[Figures] = []
     udp = traces.protocol is Protocol.UDP
-    received = {name for name in traces.throughput if not name.endswith(SENT)}
+    received = {name[: -len(RECEIVED)] for name in traces.throughput if name.endswith(RECEIVED)}
     for name, trace in traces.throughput.items():
         if name.endswith(SENT) and name[: -len(SENT)] in received:
             continue
-        rows.append(_figures(name, "bit/s", trace))
+        rows.append(_figures(name, "bit/s", trace, down))
     both = len(traces.loss) > 1  # up and down: each flow's loss named
     for name, trace in traces.loss.items():
         what = "loss" if udp else "retransmits"
-        rows.append(_figures(f"{name} {what}" if both else what, "%" if udp else "", trace))
+        rows.append(_figures(f"{name} {what}" if both else what, "%" if udp else "", trace, down))
     if "latency" in traces.latency:
-        rows.append(_figures("latency", "ms", traces.latency["latency"]))
+        rows.append(_figures("latency", "ms", traces.latency["latency"], down))
     return rows
 
 
-def _figures(what: str, unit: str, trace: Trace) -> Figures:
-    return Figures(what, unit, trace.last, trace.mean, trace.low, trace.high)
+def _figures(what: str, unit: str, trace: Trace, down: bool = False) -> Figures:
+    now = None if down else trace.last
+    return Figures(what, unit, now, trace.mean, trace.low, trace.high, down)
+
+
+def run_start_s(started_at: str) -> float:
+    """A run's stored start (ISO 8601) as epoch seconds."""
+    return dt.datetime.fromisoformat(started_at.replace("Z", "+00:00")).timestamp()
+
+
+def placed(runs: Sequence[tuple[str, Sequence[Sample]]]) -> list[tuple[float, Sample]]:
+    """A stored monitor's intervals on its time axis: (seconds since the first run's start
+    to the interval's end, the interval), in time order; runs are (started_at, samples).
+    The stretches without runs (the peer down) stay gaps."""
+    starts = [run_start_s(started) for started, samples in runs if samples and started]
+    first = min(starts, default=0.0)
+    found = [
+        (run_start_s(started) - first + sample.end_s, sample)
+        for started, samples in runs
+        if started
+        for sample in samples
+    ]
+    return sorted(found, key=lambda point: point[0])
+
+
+def stored_traces(
+    protocol: Protocol, interval_s: float, runs: Sequence[tuple[str, Sequence[Sample]]]
+) -> MonitorTraces:
+    """A stored monitor's curves, every interval placed as placed() places it."""
+    traces = MonitorTraces(protocol, interval_s=interval_s)
+    for t, sample in placed(runs):
+        traces.add_sample(t - sample.end_s, sample)
+    return traces
+
+
+def gaps(times: Sequence[float], interval_s: float) -> list[float]:
+    """Per time, the seconds without an interval before it (0 where none is missing): a
+    stretch longer than GAP_STEPS report intervals is a gap (the peer down)."""
+    found = [0.0] * len(times)
+    for index in range(1, len(times)):
+        step = times[index] - times[index - 1]
+        if step > GAP_STEPS * interval_s:
+            found[index] = step - interval_s
+    return found

@@ -14,9 +14,12 @@ from app.analysis.pairs import (
     ALPHA,
     LOADED_METRICS,
     METRIC_INFO,
+    Absence,
     ComparedPoint,
     PairComparison,
+    both_unmeasured_reason,
     level_text,
+    unmeasured_reason,
 )
 from app.analysis.pairs import format_difference as amount
 from app.domain.net import Direction
@@ -37,7 +40,8 @@ class Verdict(StrEnum):
     LOWER = "lower"  # the other side significantly below the baseline
     SAME = "same"  # tested: no significant difference
     UNTESTED = "untested"  # measured on both sides, but a side has a single run
-    UNMEASURED = "unmeasured"  # a side has no successful run
+    UNMEASURED = "unmeasured"  # a side has no figure: not planned, no successful run, or
+    # its runs do not report the metric
 
 
 def verdict(point: ComparedPoint) -> Verdict:
@@ -59,19 +63,14 @@ class Statement:
     text: str
 
 
-def _missing(point: ComparedPoint) -> tuple[bool, bool]:
-    """Which sides have no run at an unmeasured point: (baseline, other)."""
-    return point.baseline.n == 0, point.other.n == 0
-
-
 def groups(points: Sequence[ComparedPoint]) -> list[tuple[Verdict, list[ComparedPoint]]]:
     """Runs of consecutive points with the same verdict (unmeasured points also with the
-    same side missing)."""
+    same reasons on each side)."""
     found: list[tuple[Verdict, list[ComparedPoint]]] = []
     last: object = None
     for point in points:
         said = verdict(point)
-        key = (said, _missing(point) if said is Verdict.UNMEASURED else None)
+        key = (said, point.missing if said is Verdict.UNMEASURED else None)
         if found and key == last:
             found[-1][1].append(point)
         else:
@@ -201,15 +200,36 @@ class _Pair:
                 f"differ there cannot be tested ({which} {_spread(self.metric, points)}): "
                 "measure more runs there."
             )
-        base_missing, other_missing = _missing(points[0])
-        if base_missing and other_missing:
+        return self.unmeasured(points, at)
+
+    def unmeasured(self, points: list[ComparedPoint], at: str) -> str:
+        """Why a side has no figure at these points: a metric its runs do not report ("TCP
+        reports no loss"), points not in its plan, or no successful run there."""
+        base, other = points[0].missing
+        cannot = f"so {self.other} and {self.base} cannot be compared there"
+        if base is other is Absence.NOT_MEASURED:
+            why = both_unmeasured_reason(self.pair, self.metric)
+            return (
+                f"At {at} neither {self.other} nor {self.base} has a figure of {self.name} "
+                f"({why}), so nothing can be compared there."
+            )
+        if base is other is Absence.NO_RUN:
             nobody = f"neither {self.other} nor {self.base} has a successful run"
             return f"At {at} {nobody}, so nothing can be compared there."
-        missing = self.base if base_missing else self.other
-        return (
-            f"At {at} {missing} has no successful run, so {self.other} and {self.base} cannot "
-            "be compared there."
-        )
+        these = "this point is" if len(points) == 1 else "these points are"
+        said = []
+        for absence, side, label in (
+            (other, self.pair.other, self.other),
+            (base, self.pair.baseline, self.base),
+        ):
+            if absence is Absence.NOT_PLANNED:
+                said.append(f"{these} not in the plan of {label}")
+            elif absence is Absence.NO_RUN:
+                said.append(f"{label} has no successful run")
+            elif absence is Absence.NOT_MEASURED:
+                why = unmeasured_reason(side, self.metric)
+                said.append(f"{label} has no figure of {self.name} ({why})")
+        return f"At {at} {' and '.join(said)}, {cannot}."
 
     def significant(self, said: Verdict, points: list[ComparedPoint], at: str) -> str:
         winner, loser = self.winner(said)

@@ -7,13 +7,13 @@ so that a difference is significant exactly where its interval excludes zero
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from app.analysis.points import METRICS
 from app.analysis.stats import Summary, summarize, t_cdf, t_quantile
-from app.domain.metrics import COMPARABLE, POINT_METRICS, Better
+from app.domain.metrics import BY_NAME, COMPARABLE, POINT_METRICS, Better
 from app.domain.net import Direction
 from app.domain.plan import PointValue, RunKind, Series, as_point
 from app.domain.records import RunRecord, SessionRecord
@@ -41,6 +41,14 @@ def metric_key(name: str) -> str:
     return key
 
 
+class Absence(StrEnum):
+    """Why a side of a pair has no figure at a point."""
+
+    NOT_PLANNED = "not planned"  # the point is not in the side's plan
+    NO_RUN = "no successful run"  # planned, but no run there succeeded
+    NOT_MEASURED = "not measured"  # runs succeeded there, but none reports the metric
+
+
 class Mode(StrEnum):
     SESSIONS = "sessions"  # each session's series against the baseline session's same series
     WITHIN = "within"  # the series of one session against its first (TCP vs UDP, v4 vs v6)
@@ -55,6 +63,19 @@ class SeriesData:
     series: Series
     values: dict[PointValue, list[float]]  # swept value -> the runs' measurements
     label: str = ""
+    #: Per planned value, the successful runs there whatever they report (missing: as many
+    #: as the values), telling a metric not measured from a point without a successful run.
+    ok_runs: Mapping[PointValue, int] = field(default_factory=dict)
+
+    def absence(self, value: PointValue) -> Absence | None:
+        """Why this series has no figure at value (None: it has one)."""
+        if value not in self.values:
+            return Absence.NOT_PLANNED
+        if self.values[value]:
+            return None
+        if self.ok_runs.get(value, 0) > 0:
+            return Absence.NOT_MEASURED
+        return Absence.NO_RUN
 
     @property
     def key(self) -> str:
@@ -90,6 +111,19 @@ class ComparedPoint:
     # True exactly when [ci_low, ci_high] excludes zero; None when not testable.
     significant: bool | None = None
     ci_level: float | None = None  # the level of the point's Holm step (see holm_intervals)
+    #: Why each side (baseline, other) has no figure here; None where it has one. Left at
+    #: (None, None), a side without runs counts as having no successful run.
+    absent: tuple[Absence | None, Absence | None] = (None, None)
+
+    @property
+    def missing(self) -> tuple[Absence | None, Absence | None]:
+        """Why each side (baseline, other) has no figure here (None: it has one)."""
+        if self.absent != (None, None):
+            return self.absent
+        return (
+            Absence.NO_RUN if self.baseline.n == 0 else None,
+            Absence.NO_RUN if self.other.n == 0 else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -165,6 +199,7 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
     rr_metric = metric == "rtt_ms" and any(r.key.kind is RunKind.RR for r in runs)
     for series in session.plan.series:
         per_value: dict[PointValue, list[float]] = {}
+        ok_runs: dict[PointValue, int] = {}
         for index, value in enumerate(session.plan.values):
             here = [
                 r
@@ -175,8 +210,23 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
                 and (r.key.kind is RunKind.RR) == rr_metric
             ]
             per_value[as_point(value)] = metric_values(here, metric)
-        found.append(SeriesData(session, series, per_value))
+            ok_runs[as_point(value)] = len(here)
+        found.append(SeriesData(session, series, per_value, ok_runs=ok_runs))
     return found
+
+
+def measured_metrics(
+    session: SessionRecord, runs: Sequence[RunRecord]
+) -> dict[str, frozenset[str]]:
+    """Per series of a session (by SeriesData.key), the comparable metrics its successful runs
+    report at some point: what a comparison of it can offer."""
+    found: dict[str, set[str]] = {}
+    for metric in METRIC_INFO:
+        for item in series_data(session, runs, metric):
+            held = found.setdefault(item.key, set())
+            if any(item.values.values()):
+                held.add(metric)
+    return {key: frozenset(metrics) for key, metrics in found.items()}
 
 
 @dataclass(frozen=True)
@@ -308,9 +358,56 @@ def compare_pair(baseline: SeriesData, other: SeriesData) -> PairComparison:
                 q,
                 excludes_zero(low, high),
                 level,
+                (baseline.absence(value), other.absence(value)),
             )
         )
     return PairComparison(baseline, other, points)
+
+
+def unmeasured_reason(series: SeriesData, metric: str) -> str:
+    """Why a series' successful runs carry no figure of metric: 'TCP reports no loss' (the
+    metric belongs to the other protocol), else 'its runs report no round-trip time'."""
+    spec = BY_NAME[metric]
+    if spec.protocol is not None and series.series.protocol is not spec.protocol:
+        return f"{series.series.protocol.value.upper()} reports no {spec.label}"
+    return f"its runs report no {spec.label}"
+
+
+def both_unmeasured_reason(pair: PairComparison, metric: str) -> str:
+    """Why neither side of a pair has a figure of metric: 'TCP reports no loss', or each
+    side's reason where they differ."""
+    base = unmeasured_reason(pair.baseline, metric)
+    other = unmeasured_reason(pair.other, metric)
+    if base == other:
+        return base.replace("its runs", "their runs")
+    return f"{pair.other.label}: {other}; {pair.baseline.label}: {base}"
+
+
+def point_status(pair: PairComparison, point: ComparedPoint, metric: str) -> str:
+    """The table's verdict of a point, in the words its finding uses: 'yes', 'no', 'untested
+    (1 run)', or why a side has no figure ('not measured: TCP reports no loss', 'not in the
+    baseline's plan', 'no successful run in this series')."""
+    if point.significant is not None:
+        return "yes" if point.significant else "no"
+    if point.difference is not None:
+        return "untested (1 run)"
+    base, other = point.missing
+    if base is other is Absence.NOT_MEASURED:
+        return f"not measured: {both_unmeasured_reason(pair, metric)}"
+    if base is other is Absence.NO_RUN:
+        return "no successful run on either side"
+    said = []
+    for absence, side, who, whose in (
+        (base, pair.baseline, "the baseline", "the baseline's"),
+        (other, pair.other, "this series", "this series'"),
+    ):
+        if absence is Absence.NOT_PLANNED:
+            said.append(f"not in {whose} plan")
+        elif absence is Absence.NO_RUN:
+            said.append(f"no successful run in {who}")
+        elif absence is Absence.NOT_MEASURED:
+            said.append(f"{who} not measured: {unmeasured_reason(side, metric)}")
+    return "; ".join(said)
 
 
 #: How the interval beside each verdict is made, said once for the JSON and the reports.

@@ -20,6 +20,7 @@ from app.analysis.compare import (
     format_value,
     interval_cell,
     metric_key,
+    point_status,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
@@ -185,6 +186,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                         "p_value": p.p_value,
                         "p_holm": p.p_holm,
                         "significant": p.significant,
+                        "status": point_status(pair, p, comparison.metric),
                     }
                     for p in pair.points
                 ],
@@ -283,7 +285,7 @@ def _print(comparison: Comparison) -> None:
 
             negative = p.difference is not None and p.difference < 0
             rel = "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}"
-            sig = {True: "yes", False: "no", None: "untested"}[p.significant]
+            sig = point_status(pair, p, metric)
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
                 f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "

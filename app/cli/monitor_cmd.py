@@ -14,6 +14,7 @@ from app.cli.study_cmds import THIS_COMPUTER_ARG, _install_stop, add_db_argument
 from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Peer
+from app.domain.records import status_words
 from app.domain.units import format_rate, parse_rate
 from app.study.describe import clock_text
 from app.study.events import (
@@ -136,11 +137,13 @@ class IntervalPrinter:
         elif isinstance(event, MonitorWaiting | MonitorResumed | LatencyNote):
             self._note(event.sentence)
         elif isinstance(event, SessionFinished):
-            self._note(f"Monitor saved as session {event.session_id[:8]}. {event.reason}")
+            words = status_words(event.status, event.runs_failed)  # as sessions lists it
+            self._note(f"Monitor saved as session {event.session_id[:8]} ({words}). {event.reason}")
 
     def _interval(self, event: SampleArrived) -> None:
         sample = event.sample
-        rate = sample.goodput_bps(self._protocol)
+        # What the receiver got, or said as the sender's rate (as the window's legend says).
+        rate = sample.received_bps
         words = [clock_text(self._offset + sample.end_s), flow_name(sample.flow)]
         if rate is not None:
             words.append(format_rate(rate))

@@ -14,7 +14,7 @@ from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.plan_fields import value_word
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.records import RunRecord, SessionRecord, status_words
 from app.domain.units import counted, format_rate
 from app.study.describe import latency_methods
 from app.study.events import (
@@ -84,12 +84,11 @@ class ProgressPrinter:
             pass
         elif isinstance(event, SessionFinished):
             self._clear()
-            if event.status is SessionStatus.COMPLETED and event.runs_failed:
-                # "completed, 3 of 24 runs failed. The first failure: ..."
-                self._print(f"Session {event.session_id[:8]} completed, {event.reason}")
-                return
+            # "completed with failures. 3 of 24 runs failed. The first failure: ...", the
+            # status in the words of the window and `linklab sessions`.
+            words = status_words(event.status, event.runs_failed)
             reason = f" {event.reason}" if event.reason else ""
-            self._print(f"Session {event.session_id[:8]} {event.status.value}.{reason}")
+            self._print(f"Session {event.session_id[:8]} {words}.{reason}")
 
     def _progress(self, event: Progress) -> None:
         text = (
@@ -130,6 +129,8 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "name": session.name,
         "kind": "monitor" if plan.is_monitor else "sweep",  # one flow over time, or a sweep
         "status": session.status.value,
+        # As the window and `linklab sessions` say it: "completed with failures".
+        "status_text": session.status_text,
         "status_reason": session.status_reason,
         "peer": session.peer_host,
         "engine": plan.engine.value,
@@ -218,7 +219,10 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     extra = [
         (name, label) for name, label in EXTRA_COLUMNS if any(p.metrics[name].n for p in points)
     ]
-    header = f"{'series':<14} {plan.variable.value:>10} {'n':>4} {'mean':>12} {'std':>12}"
+    # A monitor's one point is its whole span, its runs the stretches it was measured in.
+    column = "monitor" if plan.is_monitor else plan.variable.value
+    header = f"{'series':<14} {column:>10} {'runs' if plan.is_monitor else 'n':>4} "
+    header += f"{'mean':>12} {'std':>12}"
     header += f" {'95 % CI ±':>12}" + "".join(f" {label:>11}" for _, label in extra)
     header += f" {'RTT ms':>9}" if has_rtt else ""
     header += f" {'idle ms':>9} {'loaded ms':>9}" if has_latency else ""
@@ -227,7 +231,8 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sy
     for point in points:
         tp = point.metrics["throughput_bps"]
         line = (
-            f"{point.series.label:<14} {value_word(point.value):>10} {point.n:>4} "
+            f"{point.series.label:<14} "
+            f"{'whole' if plan.is_monitor else value_word(point.value):>10} {point.n:>4} "
             f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
         )
         for name, _label in extra:

@@ -215,7 +215,7 @@ def _list(found: list[SessionRecord], results: list[KeptResult], as_json: bool) 
 def _print_sessions(found: list[SessionRecord]) -> None:
     print(
         f"{'id':<8}  {'started':<16}  {'name':<20}  {'peer':<16}  {'series':<14}  "
-        f"{'conditions':<16}  {'status':<11}  runs"
+        f"{'conditions':<16}  {'status':<23}  runs"
     )
     for s in found:
         plan = s.plan
@@ -228,7 +228,7 @@ def _print_sessions(found: list[SessionRecord]) -> None:
         print(
             f"{s.short_id:<8}  {local_time(s.created_at):<16}  {s.name[:20]:<20}  "
             f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
-            f"{s.status.value:<11}  {s.runs_done}/{s.total_runs}"
+            f"{s.status_text:<23}  {s.runs_done}/{s.total_runs}"
         )
 
 
@@ -243,12 +243,18 @@ def _show(session: SessionRecord) -> None:
     print(f"  name        {session.name or '—'}")
     print(f"  peer        {peer_name(session)} ({plan.engine.value})")
     reason = f". {session.status_reason}" if session.status_reason else ""
-    print(f"  status      {session.status.value}{reason}")
+    print(f"  status      {session.status_text}{reason}")
     print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
-    print(
-        f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
-        f"{plan.repetitions} runs × {plan.duration_s} s; {plan.direction.value}"
-    )
+    if plan.is_monitor:  # one flow over time: no sweep to state
+        print(
+            f"  monitor     {plan.repetitions} runs of up to {plan.duration_s} s, back to "
+            f"back; {plan.direction.value}"
+        )
+    else:
+        print(
+            f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
+            f"{plan.repetitions} runs × {plan.duration_s} s; {plan.direction.value}"
+        )
     print(f"  conditions  {describe_conditions(session.conditions) or '—'}")
     if plan.conditions.notes:
         print(f"  notes       {plan.conditions.notes}")

@@ -20,6 +20,14 @@ class SessionStatus(StrEnum):
     FAILED = "failed"
 
 
+def status_words(status: SessionStatus, runs_failed: int) -> str:
+    """A session's status in the one wording every view and command uses: a completed one
+    with failed runs is "completed with failures"."""
+    if status is SessionStatus.COMPLETED and runs_failed:
+        return "completed with failures"
+    return status.value
+
+
 def utc_now() -> str:
     """ISO 8601 UTC with milliseconds, e.g. 2026-11-21T11:48:42.123Z."""
     return iso(dt.datetime.now(dt.UTC))
@@ -170,6 +178,11 @@ class SessionRecord:
     @property
     def conditions(self) -> Any:
         return self.plan.conditions
+
+    @property
+    def status_text(self) -> str:
+        """The status every list, view and command shows (status_words)."""
+        return status_words(self.status, self.runs_failed)
 
     @property
     def short_id(self) -> str:

@@ -45,10 +45,59 @@ class ConnectionRefused(EngineError):
         server: str = "iperf3 server",
         command: str = "iperf3 -s",
         detail: str | None = None,
+        *,
+        after_data: bool = False,
+        known_crash: str = "",
     ):
+        refused = (
+            # UDP has no connection: the data went out, and no server acknowledged its end.
+            f"The run's data went out to {host}, but no {server} on port {port} acknowledged it"
+            if after_data
+            else f"The peer {host} refused the connection on port {port}"
+        )
         super().__init__(
-            f"The peer {host} refused the connection on port {port}: start an {server} "
-            f"there ({command}, or LinkLab's Server tab), or check the port.",
+            f"{refused}: start an {server} there ({command}, or LinkLab's Server tab), or "
+            "check the port.",
+            detail=detail,
+        )
+        self.host, self.port, self.server, self.command = host, port, server, command
+        #: The run's data went out before the refusal (UDP: nothing acknowledged it).
+        self.after_data = after_data
+        #: A known crash of this server to name when it stopped mid-study ("" when none).
+        self.known_crash = known_crash
+
+
+class ServerStopped(ConnectionRefused):
+    """A server that answered earlier runs of the session refused a later one: it stopped
+    (crashed, most likely) on the peer, rather than was never started."""
+
+    def __init__(self, refused: ConnectionRefused, run: int, answered: int) -> None:
+        # A crash is named as one where this server is known to crash at this point; else it
+        # may as well have been stopped on the peer (a one-off server ends after a test).
+        crashed = refused.after_data and refused.known_crash
+        how = f" (crashed: {refused.known_crash})" if crashed else ""
+        EngineError.__init__(
+            self,
+            f"The {refused.server} at {refused.host} port {refused.port} stopped during run "
+            f"{run}{how}: it answered run {answered}"
+            + (f", and run {run}'s data went out to it" if refused.after_data else "")
+            + f". Restart it on the peer ({refused.command}); LinkLab's own server restarts "
+            "itself.",
+            detail=refused.detail,
+        )
+        self.host, self.port = refused.host, refused.port
+        self.server, self.command = refused.server, refused.command
+        self.after_data, self.known_crash = refused.after_data, refused.known_crash
+
+
+class EngineCrashed(EngineError):
+    """The engine on this computer died of a signal nobody sent it on purpose."""
+
+    def __init__(self, engine: str, signal_name: str, detail: str | None = None) -> None:
+        super().__init__(
+            f"{engine} on this computer crashed during the run ({signal_name}): the run is not "
+            f"counted and its output is kept. Run again; if it happens again, install another "
+            f"release of {engine}.",
             detail=detail,
         )
 
@@ -61,6 +110,8 @@ class NoNetserver(ConnectionRefused):
             f"(or LinkLab's Server tab there), or check the port and any firewall between.",
             detail=detail,
         )
+        self.host, self.port, self.server, self.command = host, port, "netserver", "netserver"
+        self.after_data, self.known_crash = False, ""
 
 
 class ServerBusy(EngineError):

@@ -45,6 +45,7 @@ class FakeDriver(EngineDriver):
         fail: Failure | None = None,
         interval_s: float = 0.0,  # real time between samples (0: as fast as possible)
         sample_every_s: float = 1.0,  # measured time each sample covers (the engine's -i)
+        cut: Callable[[RunKey], tuple[int, LinkLabError] | None] | None = None,
     ) -> None:
         super().__init__()
         self.real = real = DRIVERS[engine]
@@ -81,6 +82,7 @@ class FakeDriver(EngineDriver):
             setattr(self, name, getattr(real, name))
         self.throughput = throughput
         self.fail = fail
+        self.cut = cut  # (samples, error): a run that fails after measuring that many
         self.interval_s = interval_s
         self.sample_every_s = sample_every_s
         self.started: list[RunKey] = []  # every attempt, in order
@@ -146,6 +148,7 @@ class FakeRun:
         bps = driver.throughput(key, value)
         udp = key.protocol is Protocol.UDP
         samples = []
+        cut = driver.cut(key) if driver.cut is not None else None
         step = driver.sample_every_s
         for index in range(max(1, round(duration / step))):
             if self._cancelled.is_set():
@@ -163,6 +166,8 @@ class FakeRun:
             )
             samples.append(sample)
             yield sample
+            if cut is not None and len(samples) >= cut[0]:
+                raise cut[1]
             if driver.interval_s and self._cancelled.wait(driver.interval_s):
                 raise StoppedByUser()
         rtt = 0.05 + 0.0001 * value if key.kind is RunKind.RR else None

@@ -202,8 +202,15 @@ def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) ->
         if "connection refused" in text and not udp:
             return ConnectionRefused(host, port, "iperf 2 server", "iperf -s", detail=message)
         if "did not receive ack" in text or ("connection refused" in text and udp):
+            # UDP has no connection: the data went out, and nothing acknowledged its end.
             return ConnectionRefused(
-                host, port, "iperf 2 UDP server", "iperf -s -u", detail=message
+                host,
+                port,
+                "iperf 2 UDP server",
+                "iperf -s -u",
+                detail=message,
+                after_data=started,
+                known_crash="iperf 2.1.8's UDP server crashes after a UDP test",
             )
         if "unknown host" in text or "name or service not known" in text:
             if wants_v6 and resolves_for_ipv4(host):

@@ -66,3 +66,9 @@ class LineSplitter:
         self._line.clear()
         self._length = 0
         return line
+
+
+def cut_text(line: bytes, length: int) -> str:
+    """A line as kept (stderr's): the rest of an over-long one counted, not kept."""
+    text = line.decode("utf-8", "replace")
+    return f"{text} … ({length} bytes, cut)" if length > len(line) else text

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import psutil
 
-from app.engine.lines import LineSplitter
+from app.engine.lines import LineSplitter, cut_text
 from app.engine.watchdog import GRACE_S as WATCHDOG_GRACE_S
 from app.engine.watchdog import WATCHDOG_FLAG, start_time
 from app.engine.winjob import JobObject
@@ -225,12 +225,6 @@ def _buffered(stream: IO[bytes]) -> io.BufferedReader:
     return stream
 
 
-def _stderr_text(line: bytes, length: int) -> str:
-    """A line of stderr as kept: the rest of an over-long one counted, not kept."""
-    text = line.decode("utf-8", "replace")
-    return f"{text} … ({length} bytes, cut)" if length > len(line) else text
-
-
 class ManagedProcess:
     """A child process whose stdout is read line by line and whose whole tree can be cancelled.
 
@@ -339,9 +333,9 @@ class ManagedProcess:
         try:
             while chunk := stream.read1(READ_BYTES):
                 for line, length in lines.feed(chunk):
-                    self._keep_stderr(_stderr_text(line, length))
+                    self._keep_stderr(cut_text(line, length))
             for line, length in lines.close():
-                self._keep_stderr(_stderr_text(line, length))
+                self._keep_stderr(cut_text(line, length))
         except (OSError, ValueError):
             pass
         finally:

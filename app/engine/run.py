@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
@@ -22,6 +23,7 @@ from app.engine.bounds import impossible
 from app.engine.errors import (
     ConnectTimeout,
     DataStopped,
+    EngineCrashed,
     ImpossibleValue,
     PeerVanished,
     StoppedByUser,
@@ -222,6 +224,9 @@ class EngineRun:
             raise StoppedByUser()
         if summary is not None and not _has_figures(summary):
             summary = None  # e.g. an empty "end" event after an error
+        crash = _crash_signal(code)
+        if crash:
+            raise EngineCrashed(self.tool.name, crash, detail="\n".join(self._raw))
         if failure is not None or summary is None or code != 0:
             message = (
                 failure
@@ -342,3 +347,22 @@ def _error_lines(stderr: list[str]) -> str:
         if any(word in line.lower() for word in _ERROR_WORDS):
             return line
     return lines[-1] if lines else ""
+
+
+#: Signals that mean the engine crashed (or was killed by the system), not that it was asked
+#: to stop: an interrupt or a terminate is the engine's own error to classify.
+CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE", "SIGKILL")
+
+
+def _crash_signal(code: int | None) -> str:
+    """'SIGSEGV (segmentation fault)' for an exit by a crash signal; '' otherwise."""
+    if code is None or code >= 0:
+        return ""
+    try:
+        found = signal.Signals(-code)
+    except ValueError:
+        return ""
+    if found.name not in CRASH_SIGNALS:
+        return ""
+    described = signal.strsignal(found) or ""
+    return f"{found.name} ({described.lower()})" if described else found.name

@@ -16,8 +16,10 @@ from app.analysis.compare import (
     PERCENT_METRICS,
     ComparedPoint,
     Mode,
+    PairComparison,
     SeriesData,
     level_text,
+    point_status,
 )
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
@@ -50,7 +52,7 @@ SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = tuple(
 _UNITS = {m.name: m.unit for m in POINT_METRICS}
 
 
-def _difference_row(p: ComparedPoint, factor: float) -> str:
+def _difference_row(p: ComparedPoint, factor: float, status: str) -> str:
     relative = DASH
     if p.relative_pct is not None:
         relative = f"{MINUS if p.relative_pct < 0 else '+'}{abs(p.relative_pct):.1f}&nbsp;%"
@@ -60,7 +62,6 @@ def _difference_row(p: ComparedPoint, factor: float) -> str:
         else f"{number(p.ci_low, factor, signed=True)} to {number(p.ci_high, factor, signed=True)}"
         f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
     )
-    significant = {True: "yes", False: "no", None: "untested"}[p.significant]
     return cells(
         [
             ("num", e(x(p.value))),
@@ -72,13 +73,14 @@ def _difference_row(p: ComparedPoint, factor: float) -> str:
             ("num", interval),
             ("num", p_value(p.p_value).replace(" ", "&nbsp;")),
             ("num", p_value(p.p_holm).replace(" ", "&nbsp;")),
-            ("yes" if p.significant else "", significant),
+            ("yes" if p.significant else "", e(status)),
         ]
     )
 
 
-def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
+def _differences(data: ReportData, pair: PairComparison) -> str:
     comparison = data.comparison
+    points = pair.points
     means = [abs(m) for p in points for m in (p.baseline.mean, p.other.mean) if m is not None]
     unit, factor = scale(comparison.metric, max(means, default=0.0))
     # A difference of percentages is in percentage points, as the findings say it.
@@ -95,7 +97,8 @@ def _differences(data: ReportData, points: Sequence[ComparedPoint]) -> str:
         "p (Holm)",
         "Significant",
     ]
-    return table(header, (_difference_row(p, factor) for p in points), wide=True)
+    rows = (_difference_row(p, factor, point_status(pair, p, comparison.metric)) for p in points)
+    return table(header, rows, wide=True)
 
 
 def _summaries(data: ReportData, curve: SeriesData) -> dict[float | str, PointSummary]:
@@ -229,7 +232,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
         heading = f"{pair.other.label} against {pair.baseline.label}"
         sections.append(
             f"<h3>{e(heading)}</h3>"
-            + _differences(data, pair.points)
+            + _differences(data, pair)
             + _sd_tables(data, [pair.baseline, pair.other])
             + _timeline(data, heading, timeline_pngs)
         )
@@ -260,7 +263,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
             f'<p class="note">Difference = other − baseline; n = runs (baseline / other). '
             f"Welch's two-sided t-test per point (unequal variances); significance at α = "
             f"{ALPHA} after Holm's correction over the points of a pair; “untested” where a "
-            f"side has fewer than two runs. {e(INTERVAL_METHOD)}</p>",
+            f"side has a single run, and why where a side has no figure. {e(INTERVAL_METHOD)}</p>",
         ]
     else:
         body.append("<h2>Series</h2>")

@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from app.domain.errors import LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKey, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus
@@ -124,6 +125,38 @@ class MonitorRunner(StudyRunner):
         measured (the engine, stopped, states no totals); with none, it is dropped."""
         if not writer.count:
             return super()._cut_short(key, writer, run, attempt, sampler, probes)
+        return self._finished_from_intervals(key, writer, run, attempt, sampler, probes)
+
+    def _cut_by_failure(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+        err: LinkLabError,
+    ) -> RunRecord | None:
+        """A run the peer's absence cut after it measured: a monitor keeps it as a finished
+        run of what it measured until then (the engine's words kept with it); the next run
+        meets the absence and is the failure."""
+        if not writer.count:
+            return None
+        return self._finished_from_intervals(
+            key, writer, run, attempt, sampler, probes, err.detail or err.sentence
+        )
+
+    def _finished_from_intervals(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+        raw_output: str = "",
+    ) -> RunRecord:
+        """The run finished with its figures worked out from the intervals it measured."""
         writer.flush()
         samples = tuple(self.store.samples(writer.run_id))
         elapsed = max(s.end_s for s in samples)  # the span it measured
@@ -135,7 +168,13 @@ class MonitorRunner(StudyRunner):
             metrics = replace(metrics, **probes.figures().metric_fields())
             if probes.problem:
                 self._emit(LatencyNote("", probes.problem))
-        writer.finish(metrics=metrics, attempts=attempt, elapsed_s=elapsed, flows=summary.flows)
+        writer.finish(
+            metrics=metrics,
+            attempts=attempt,
+            elapsed_s=elapsed,
+            flows=summary.flows,
+            raw_output=raw_output,
+        )
         value = as_point(self.plan.values[key.value_index])
         self._emit(RunFinished(key, value, writer.run_id, metrics))
         assert self.session_id is not None

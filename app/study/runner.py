@@ -6,12 +6,11 @@ from any thread and ends the run in progress within about a second.
 
 from __future__ import annotations
 
-import random
 import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.analysis.points import summarize_point
@@ -24,7 +23,7 @@ from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
-    ServerBusy,
+    ServerStopped,
     StoppedByUser,
 )
 from app.store.db import StoreError
@@ -44,6 +43,7 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
+from app.study.outcomes import Outcome, RetryPolicy, gave_up, transient, verdict
 from app.study.plan_checks import validate_plan
 from app.study.sample_writer import SampleWriter
 from app.study.shaping import (
@@ -61,54 +61,9 @@ Observer = Callable[[StudyEvent], None]
 #: Makes the working-latency part of a plan that measures it (tests give their own probes).
 LatencyFactory = Callable[[Plan, "ChoiceCallback"], "WorkingLatency"]
 STOPPED = "Stopped by the user."
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Transient errors (busy server, a refusal) are retried after exponential backoff with
-    full jitter: a wait drawn evenly between 0 and a ceiling that doubles with each attempt,
-    up to a cap, so that clients waiting on one busy server do not come back all at once."""
-
-    attempts: int = 4  # the first try and up to three retries
-    first_wait_s: float = 1.0
-    max_wait_s: float = 8.0
-
-    def ceiling(self, attempt: int) -> float:
-        """The longest wait after the given (1-based) failed attempt."""
-        doublings = min(max(attempt - 1, 0), 64)  # beyond that the cap holds anyway
-        return float(min(self.max_wait_s, self.first_wait_s * 2.0**doublings))
-
-    def wait(self, attempt: int, draw: Callable[[], float] = random.random) -> float:
-        """Seconds to wait after the given failed attempt; `draw` gives a number in [0, 1)."""
-        return self.ceiling(attempt) * draw()
-
-
-@dataclass(frozen=True)
-class Outcome:
-    session_id: str
-    status: SessionStatus
-    reason: str
-    runs_done: int = 0  # finished runs of the session, ok or failed
-    runs_failed: int = 0
-
-
-def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, str]:
-    """How a study that ran to its end ended: completed when every run was ok; failed when
-    every run failed (with the first failure's sentence); completed, with the failures
-    counted and the first one named, when some failed."""
-    failed = [r for r in records if not r.ok]
-    if not failed:
-        return SessionStatus.COMPLETED, notes
-    first = min(failed, key=lambda r: r.id).error
-    if len(failed) == len(records):
-        words = (
-            f"The run failed: {first}"
-            if len(records) == 1
-            else f"All {len(records)} runs failed. The first failure: {first}"
-        )
-        return SessionStatus.FAILED, f"{words} {notes}".strip()
-    words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
-    return SessionStatus.COMPLETED, f"{words} {notes}".strip()
+DEFAULT_RETRY = RetryPolicy()
+# Imported from here by the monitor, the study run and the tests: the runner's vocabulary.
+__all__ = ["STOPPED", "Outcome", "RetryPolicy", "StudyRunner", "gave_up", "verdict"]
 
 
 class StudyRunner:
@@ -120,7 +75,7 @@ class StudyRunner:
         *,
         environment: dict[str, object] | None = None,
         resume_session: str | None = None,
-        retry: RetryPolicy = RetryPolicy(),
+        retry: RetryPolicy = DEFAULT_RETRY,
         drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
         latency: LatencyFactory | None = None,
@@ -139,6 +94,8 @@ class StudyRunner:
         self._reason = reason  # said with the outcome when nothing else is (skipped series)
         self._latency_notes: list[str] = []  # how working latency was measured, said at the end
         self._probes: set[RunProbes] = set()
+        self._begun = 0  # runs begun in this process (a retry is the same run)
+        self._answered: dict[int, int] = {}  # port -> the last run a server there answered
         self._latency: WorkingLatency | None = None
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
             # The probes' modules load only for a plan that measures latency.
@@ -184,6 +141,7 @@ class StudyRunner:
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
         status, reason = SessionStatus.COMPLETED, self._reason
+        gave_up_early = False  # stopped after too many failures in a row (its reason said)
         consecutive_failures = 0
         durations: list[float] = []
         finished = len(done)
@@ -226,11 +184,8 @@ class StudyRunner:
                 if consecutive_failures >= self.plan.max_consecutive_failures:
                     last = next(r for r in reversed(results) if r is not None and not r.ok)
                     assert last is not None
-                    status = SessionStatus.FAILED
-                    reason = (
-                        f"{consecutive_failures} runs in a row failed, so the session "
-                        f"stopped. The last error: {last.error}"
-                    )
+                    status, reason = gave_up(records, consecutive_failures, last.error)
+                    gave_up_early = True
                     break
                 if remaining and self.plan.pause_s and self._stop.wait(self.plan.pause_s):
                     status, reason = SessionStatus.STOPPED, STOPPED
@@ -248,7 +203,7 @@ class StudyRunner:
         finally:
             if loss is not None:
                 loss.clear()  # never leave the rule behind, whatever happened
-        if status is SessionStatus.COMPLETED:
+        if status is SessionStatus.COMPLETED and not gave_up_early:
             status, reason = verdict(records, " ".join([reason, *self._latency_notes]).strip())
         finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
@@ -305,6 +260,8 @@ class StudyRunner:
         completes it. Stopped mid-run, it is what _cut_short() makes of it (a sweep: None)."""
         value = as_point(self.plan.values[key.value_index])
         attempt = 0
+        self._begun += 1
+        number = self._begun
         while True:
             attempt += 1
             probes = self._run_probes(key)
@@ -351,20 +308,24 @@ class StudyRunner:
             except StoreError:
                 run.cancel()  # the database failed, not the engine: nothing more is measured
                 raise
-            except LinkLabError as err:
+            except LinkLabError as caught:
                 if self._stop.is_set():
                     return self._cut_short(key, writer, run, attempt, sampler, probes)
+                err = self._named(caught, key, number)
                 # A busy server gets the full retry budget; a refusal, or a connection closed
                 # before the test (a server still ending the test before), is retried once.
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
                 limit = 2 if once else self._retry.attempts
-                retry = _transient(err) and attempt < limit
+                retry = transient(err) and attempt < limit
                 self._emit(RunFailed(key, value, err.kind, err.sentence, retry, attempt))
                 if retry:
                     writer.unfinished(err.sentence)
                     if self._stop.wait(self._retry.wait(attempt)):
                         return None
                     continue
+                kept = self._cut_by_failure(key, writer, run, attempt, sampler, probes, err)
+                if kept is not None:
+                    return kept
                 writer.finish(
                     metrics=None,
                     error_kind=err.kind,
@@ -398,8 +359,19 @@ class StudyRunner:
             )
             if result.samples_revised:
                 self._emit(SamplesRevised(key, result.samples))
+            self._answered[self._port(key)] = number
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
+
+    def _named(self, err: LinkLabError, key: RunKey, number: int) -> LinkLabError:
+        """A refusal by a server that answered an earlier run is named as what it is: the
+        server stopped on the peer (crashed, most likely), not one the user never started."""
+        if not isinstance(err, ConnectionRefused) or isinstance(err, ServerStopped):
+            return err
+        answered = self._answered.get(self._port(key))
+        if answered is None or not hasattr(err, "server"):
+            return err
+        return ServerStopped(err, number, answered)
 
     def _cut_short(
         self,
@@ -412,6 +384,19 @@ class StudyRunner:
     ) -> RunRecord | None:
         """Stopped mid-run: a sweep keeps what it measured unfinished (None is returned)."""
         writer.unfinished(STOPPED)
+        return None
+
+    def _cut_by_failure(
+        self,
+        key: RunKey,
+        writer: SampleWriter,
+        run: RunHandle,
+        attempt: int,
+        sampler: CpuSampler,
+        probes: RunProbes | None,
+        err: LinkLabError,
+    ) -> RunRecord | None:
+        """A run that failed after measuring: a sweep stores it failed (None here)."""
         return None
 
     # -- working latency -----------------------------------------------------------------------
@@ -492,9 +477,3 @@ class StudyRunner:
                 series=key.series.label,
             )
         )
-
-
-def _transient(err: LinkLabError) -> bool:
-    if isinstance(err, ClosedBeforeStart):
-        return True
-    return isinstance(err, ServerBusy | ConnectionRefused) and err.transient

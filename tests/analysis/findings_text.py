@@ -70,7 +70,14 @@ def sentence_verdict(sentence: str, base: str, other: str, *, higher_is_better: 
     if "a side has a single run" in sentence:
         assert "better" not in sentence, sentence
         return "untested"
-    if "has a successful run" in sentence or "has no successful run" in sentence:
+    unmeasured = (
+        "has a successful run",
+        "has no successful run",
+        "has a figure of",
+        "has no figure of",
+        "not in the plan of",
+    )
+    if any(words in sentence for words in unmeasured):
         assert "better" not in sentence, sentence
         return "unmeasured"
     more = re.search(rf"{re.escape(other)} (had .* (more|less) |added )", sentence)

@@ -8,13 +8,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.analysis.monitor_trace import MonitorTraces, Ring, figures
+from app.analysis.monitor_trace import (
+    MonitorTraces,
+    Ring,
+    figures,
+    gaps,
+    placed,
+    stored_traces,
+)
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
-from app.engine.errors import ConnectionRefused
+from app.engine.errors import ConnectionRefused, PeerVanished
 from app.engine.fake import FakeDriver
 from app.store.sessions import SessionStore
 from app.study.describe import describe_plan
@@ -126,6 +133,34 @@ def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
     assert outcome.status is SessionStatus.COMPLETED and outcome.runs_failed == 3
 
 
+def test_a_run_the_peers_absence_cut_after_measuring_is_kept_finished(
+    store: SessionStore,
+) -> None:
+    """The peer's server stops in the middle of run 1 (3 intervals measured): run 1 is stored
+    as a finished run of those intervals, not failed; run 2 meets the absence and fails; the
+    session reads "completed with failures" in every view (one wording)."""
+
+    def cut(key: RunKey) -> tuple[int, LinkLabError] | None:
+        return (
+            (3, PeerVanished("lab-peer", 5, detail="server gone")) if key.repetition == 1 else None
+        )
+
+    def fail(key: RunKey, _attempt: int) -> LinkLabError | None:
+        return ConnectionRefused("lab-peer", 5201) if key.repetition == 2 else None
+
+    driver = FakeDriver(fail=fail, cut=cut, interval_s=0.001)
+    runner, _events = monitor(store, driver, samples=6)
+    outcome = runner.run()
+    first, gone, back = store.runs(outcome.session_id, partial=True)
+    assert first.ok and first.error == "" and len(store.samples(first.id)) == 3
+    assert first.metrics.throughput_bps is not None
+    assert "server gone" in store.run(outcome.session_id, first.id).raw_output
+    assert not gone.ok and back.ok
+    (session,) = store.list_sessions()
+    assert (session.runs_done, session.runs_failed) == (3, 1)
+    assert session.status_text == "completed with failures"
+
+
 def sample(end: float, bps: float) -> Sample:
     return Sample(end - 1, end, Flow.UP, sent_bps=bps, received_bps=bps, retransmits=0)
 
@@ -134,7 +169,7 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     traces = MonitorTraces(Protocol.TCP, recent_points=600, buckets=64)
     for second in range(1, 10 * 3600 + 1):  # ten hours of one-second intervals
         traces.add_sample(0.0, sample(float(second), 50e6 + (second % 100) * 1e5))
-    trace = traces.throughput["upload"]
+    trace = traces.throughput["upload (received)"]
     assert trace.recent.count == 600 and trace.count == 36_000
     t, v, low, high = trace.whole()
     assert len(t) <= 64 and t[0] < 3600 and t[-1] > 9 * 3600  # the whole span, bucketed
@@ -142,7 +177,7 @@ def test_the_curves_stay_bounded_and_the_figures_cover_the_whole_monitor() -> No
     t, v = trace.window(36_000 - 300)  # the last five minutes at full resolution
     assert len(t) == 301
     (row, retransmits) = figures(traces)
-    assert row.what == "upload" and row.now == 50e6 + 0 * 1e5
+    assert row.what == "upload (received)" and row.now == 50e6 + 0 * 1e5
     assert row.low == 50e6 and row.high == 50e6 + 99 * 1e5
     assert row.mean == pytest.approx(50e6 + 49.5 * 1e5)
     assert retransmits.what == "retransmits" and retransmits.high == 0
@@ -158,3 +193,24 @@ def test_a_window_of_the_ring_is_its_points_from_then_on_wrapped_or_not() -> Non
     assert [list(a) for a in ring.since(5.5)] == [[6.0, 7.0, 8.0], [60.0, 70.0, 80.0]]
     assert list(ring.arrays()[0]) == [4.0, 5.0, 6.0, 7.0, 8.0]
     assert list(ring.since(9.0)[0]) == []
+
+
+def test_stored_runs_are_placed_on_the_monitors_time_axis_with_their_gap() -> None:
+    """Two runs 20 s apart (the peer gone between): their intervals placed from the first
+    run's start, the gap said before the first interval after it, the short interval cut by
+    Stop drawn but kept out of the figures."""
+    first = [sample(float(s), 40e6) for s in (1, 2, 3)]
+    second = [sample(float(s), 60e6) for s in (1, 2)]
+    cut = Sample(2.0, 2.3, Flow.UP, sent_bps=1e6, received_bps=1e6, retransmits=0)
+    runs = [
+        ("2026-01-01T10:00:00.000Z", first),
+        ("2026-01-01T10:00:23.000Z", [*second, cut]),
+    ]
+    times = [t for t, _ in placed(runs)]
+    assert times == [1.0, 2.0, 3.0, 24.0, 25.0, 25.3]
+    assert gaps(times, 1.0) == [0.0, 0.0, 0.0, 20.0, 0.0, 0.0]
+    traces = stored_traces(Protocol.TCP, 1.0, runs)
+    (row, _retransmits) = figures(traces)
+    assert row.what == "upload (received)"
+    assert row.low == 40e6 and row.now == 60e6  # the 0.3 s interval is not the Min
+    assert traces.throughput["upload (received)"].recent.count == 6  # but it is drawn

@@ -114,10 +114,11 @@ def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> Non
     runs = {(r.key.value_index, r.key.repetition): r for r in store.runs(outcome.session_id)}
     assert runs[(0, 1)].ok and runs[(0, 1)].attempts == 3
     assert not runs[(1, 1)].ok and runs[(1, 1)].attempts == 2  # a refusal is tried twice
-    assert runs[(1, 1)].error_kind == "ConnectionRefused"
+    # The server answered run 1: its refusal is named as the server having stopped.
+    assert runs[(1, 1)].error_kind == "ServerStopped"
     assert runs[(1, 2)].ok
     retried = [e for e in events if isinstance(e, RunFailed) and e.will_retry]
-    assert [e.error_kind for e in retried] == ["ServerBusy", "ServerBusy", "ConnectionRefused"]
+    assert [e.error_kind for e in retried] == ["ServerBusy", "ServerBusy", "ServerStopped"]
 
 
 def test_a_connection_closed_before_the_test_is_tried_once_more(store: SessionStore) -> None:
@@ -157,9 +158,32 @@ def test_consecutive_failures_end_the_session(store: SessionStore) -> None:
     refuse = FakeDriver(fail=lambda _key, _attempt: ConnectionRefused("lab-peer", 5201))
     outcome, _ = run(store, plan(max_consecutive_failures=2), refuse)
     assert outcome.status is SessionStatus.FAILED
-    assert "2 runs in a row failed" in outcome.reason and "refused" in outcome.reason
+    assert "Stopped after 2 failures in a row" in outcome.reason and "refused" in outcome.reason
     runs = store.runs(outcome.session_id)
     assert len(runs) == 2 and not any(r.ok for r in runs)
+
+
+def test_failures_in_a_row_after_good_runs_end_completed_with_the_good_ones_counted(
+    store: SessionStore,
+) -> None:
+    """A server that answered the first runs and then went away: the session keeps its good
+    runs and reads completed with failures, and each refusal names the server as stopped."""
+
+    def fail(key: RunKey, attempt: int) -> LinkLabError | None:
+        late = key.value_index > 0 or key.repetition > 1
+        return ConnectionRefused("lab-peer", 5201) if late else None
+
+    the_plan = plan(
+        protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,), max_consecutive_failures=2
+    )
+    outcome, _ = run(store, the_plan, FakeDriver(fail=fail))
+    assert outcome.status is SessionStatus.COMPLETED
+    assert outcome.reason.startswith("Stopped after 2 failures in a row, 1 of 3 runs good.")
+    session = store.get(outcome.session_id)
+    assert session.status_text == "completed with failures"
+    failed = [r for r in store.runs(outcome.session_id) if not r.ok]
+    assert failed and all("stopped during run" in r.error for r in failed)
+    assert "it answered run 1" in failed[0].error and "LinkLab's own server" in failed[0].error
 
 
 def test_early_stop_settles_points_and_resume_adds_nothing(store: SessionStore) -> None:

@@ -52,7 +52,7 @@ def _add(
                     sid,
                     RunKey(protocol, IpVersion.V4, index, rep),
                     value,
-                    metrics=RunMetrics(throughput_bps=mbit * scale * 1e6),
+                    metrics=RunMetrics(throughput_bps=mbit * scale * 1e6, cpu_local_pct=10.0 + rep),
                     started_at=utc_now(),
                     elapsed_s=float(duration_s),
                     engine="netperf",

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iper
 
 
 def figures(user: User) -> dict[str, list[str]]:
-    """The figures beside the chart, by column: {'Upload': [now, mean, min, max]}."""
+    """The figures beside the chart, by column: {'Upload (sent)': [now, mean, min, max]}."""
     rows, names = user.table_rows("Monitor figures"), user.headers("Monitor figures")
     return {name: [row[i] for row in rows] for i, name in enumerate(names)}
 
@@ -45,8 +45,9 @@ def test_monitor_charts_until_stop_and_is_kept_as_a_session(
     user.click("Start monitor")
     chart = user.find("Monitor chart")
     wait_for(lambda: sum(chart.drawn("throughput").values()) >= 3, 20, "three points charted")  # type: ignore[attr-defined]
-    wait_for(lambda: "Upload" in figures(user), 5, "the figures")
-    now, mean, low, high = figures(user)["Upload"]
+    # The live figures are the sender's (the receiver's come as each run ends): said so.
+    wait_for(lambda: "Upload (sent)" in figures(user), 5, "the figures")
+    now, mean, low, high = figures(user)["Upload (sent)"]
     assert all(text.endswith("bit/s") for text in (now, mean, low, high)), figures(user)
     assert "Monitoring this computer" in user.text("Monitor status")
     port = window.context.loopback.port(Engine.IPERF3)  # LinkLab's own server's, in use
@@ -162,7 +163,7 @@ def test_with_working_latency_the_points_are_placed_after_the_idle_probes(
 
     def times() -> list[float]:
         chart.redraw()  # type: ignore[attr-defined]
-        return chart.times("throughput", "upload")  # type: ignore[attr-defined, no-any-return]
+        return chart.times("throughput", "upload (sent)")  # type: ignore[attr-defined, no-any-return]
 
     wait_for(lambda: len(times()) >= 2, 20, "two points charted")
     wait_for(lambda: "latency" in chart.drawn("latency"), 5, "the latency curve")  # type: ignore[attr-defined]

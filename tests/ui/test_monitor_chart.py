@@ -22,7 +22,7 @@ def test_the_whole_history_is_shaded_from_lowest_to_highest_on_an_axis_of_hours(
         traces.add_sample(0.0, Sample(second - 1, second, Flow.UP, received_bps=bps))
     chart.set_window(None)
     chart.redraw()
-    curve = chart.throughput.curves["upload"]
+    curve = chart.throughput.curves["upload (received)"]
     assert curve.band.isVisible() and not curve.band.path().isEmpty()
     band = curve.band.path().boundingRect()
     assert band.top() < 41 and band.bottom() > 59  # Mbit/s: the lowest and highest shaded

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -33,17 +32,17 @@ from app.analysis.compare import (
     Mode,
     SeriesData,
     compare,
-    format_value,
+    measured_metrics,
+    offered_metrics,
     series_data,
 )
 from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan_fields import VARIABLE_LABELS, categories, value_word, x_of
+from app.domain.plan_fields import VARIABLE_LABELS, categories, x_of
 from app.domain.records import SessionRecord
-from app.domain.units import format_p
-from app.report.compare_export import comparison_csv, std_table
+from app.report.compare_export import comparison_csv
 from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
@@ -52,7 +51,8 @@ from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible
-from app.ui.compare.cells import difference_cell, interval_text
+from app.ui.compare.metric_list import offer
+from app.ui.compare.tables import fill_tables
 from app.ui.context import AppContext
 
 PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
@@ -69,16 +69,18 @@ DIFFERENCE_HEADERS = [
     "p (Holm)",
     "Significant (α = 0.05)",
 ]
+#: The background read: sessions, series, shares, x label, context checks, metrics measured.
+Read = tuple[
+    list[SessionRecord],
+    list[SeriesData],
+    list[PointShares],
+    str,
+    list[ContextWarning],
+    dict[str, frozenset[str]],
+]
 WARNING_STYLE = (
     "QLabel { background-color: #fff4dc; color: #000; border: 2px solid #E69F00; padding: 6px; }"
 )
-
-
-def _item(text: str, align_right: bool = False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if align_right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
 
 
 class CompareTab(QWidget):
@@ -91,6 +93,7 @@ class CompareTab(QWidget):
         self.items: list[SeriesData] = []
         self.sessions: list[SessionRecord] = []
         self.checks: list[ContextWarning] = []  # the sessions' context checks
+        self.measured: dict[str, frozenset[str]] = {}  # per series, the metrics it reports
         self.comparison: Comparison | None = None
         self._compared_ids: list[str] = []  # the sessions last read, oldest first
         self._reader = Background(self)
@@ -242,9 +245,7 @@ class CompareTab(QWidget):
         door = self.context.door()
         session_ids = list(self.session_ids)
 
-        def read() -> tuple[
-            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
-        ]:
+        def read() -> Read:
             # Oldest first: the session measured first ("before") is the default baseline.
             sessions = sorted(
                 (door.session(sid) for sid in session_ids), key=lambda s: s.created_at
@@ -252,26 +253,26 @@ class CompareTab(QWidget):
             items: list[SeriesData] = []
             shares: list[PointShares] = []
             context: list[ContextWarning] = []
+            measured: dict[str, frozenset[str]] = {}
             x_label = ""
             for session in sessions:
                 runs = door.runs(session.id)
                 items += series_data(session, runs, metric)
+                measured.update(measured_metrics(session, runs))
                 context += context_checks(session, runs)
                 if session.plan.concurrent and not shares:
                     shares = link_shares(session.plan, runs)
                     label, unit = VARIABLE_LABELS[session.plan.variable]
                     x_label = f"{label.lower()} ({unit})" if unit else label.lower()
-            return sessions, items, shares, x_label, context
+            return sessions, items, shares, x_label, context, measured
 
         self._reader.run(read, self._loaded, self.status_message.emit)
 
     def _loaded(
         self,
-        result: tuple[
-            list[SessionRecord], list[SeriesData], list[PointShares], str, list[ContextWarning]
-        ],
+        result: Read,
     ) -> None:
-        self.sessions, self.items, shares, x_label, self.checks = result
+        self.sessions, self.items, shares, x_label, self.checks, self.measured = result
         self.share_chart.set_shares(shares, x_label)
         self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
         previous = self.baseline.currentData()
@@ -304,12 +305,19 @@ class CompareTab(QWidget):
     # -- comparing ---------------------------------------------------------------------------
     def _recompute(self) -> None:
         chosen = self.baseline.currentData()
-        metric = self.metric_box.currentData()
         self.comparison = None
-        if self.within.isChecked():
-            items = [i for i in self.items if i.session.id == chosen]
-            if len(items) >= 2:
-                self.comparison = compare(items, metric, mode=Mode.WITHIN, context=self.checks)
+        within = self.within.isChecked()
+        mine = [i for i in self.items if i.session.id == chosen] if within else self.items
+        mode = Mode.WITHIN if within else Mode.SESSIONS
+        # Only what both sides of a pair measured; another metric shown is read again.
+        offered = offered_metrics(mine, self.measured, mode, chosen)
+        if self.items and not offer(self.metric_box, offered):
+            self._reload()
+            return
+        metric = self.metric_box.currentData()
+        if within:
+            if len(mine) >= 2:
+                self.comparison = compare(mine, metric, mode=Mode.WITHIN, context=self.checks)
             elif self.items:
                 self.status_message.emit("This session has one series: nothing to compare it with.")
         elif len(self.sessions) >= 2:
@@ -404,51 +412,7 @@ class CompareTab(QWidget):
         chart.redraw()
 
     def _fill_tables(self) -> None:
-        comparison = self.comparison
-        self.differences.setRowCount(0)
-        self.std_table.setRowCount(0)
-        self.std_table.setColumnCount(0)
-        if comparison is None:
-            self.findings.setPlainText("")
-            return
-        metric = comparison.metric
-
-        def show(v: float | None) -> str:
-            return "—" if v is None else format_value(metric, v)
-
-        for pair in comparison.pairs:
-            for p in pair.points:
-                row = self.differences.rowCount()
-                self.differences.insertRow(row)
-                ci = interval_text(metric, p)
-                cells = [
-                    pair.other.label,
-                    pair.baseline.label,
-                    value_word(p.value),
-                    show(p.baseline.mean),
-                    show(p.other.mean),
-                    difference_cell(metric, p.difference),
-                    "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
-                    ci,
-                    format_p(p.p_value),
-                    format_p(p.p_holm),
-                    {True: "yes", False: "no", None: "untested (1 run)"}[p.significant],
-                ]
-                for column, text in enumerate(cells):
-                    self.differences.setItem(row, column, _item(text, column > 1))
-        header, rows = std_table(comparison)
-        self.std_table.setColumnCount(len(header))
-        self.std_table.setHorizontalHeaderLabels(header)
-        for row_values in rows:
-            row = self.std_table.rowCount()
-            self.std_table.insertRow(row)
-            for column, value in enumerate(row_values):
-                if column == 0:
-                    text = value_word(value) if isinstance(value, int | float | str) else "—"
-                else:
-                    text = show(value) if isinstance(value, int | float) else "—"
-                self.std_table.setItem(row, column, _item(text, column > 0))
-        self.findings.setPlainText("\n\n".join(comparison.findings))
+        fill_tables(self.differences, self.std_table, self.findings, self.comparison)
 
     # -- exports ---------------------------------------------------------------------------
     def export(self, kind: str) -> None:

@@ -24,7 +24,7 @@ from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
-from app.domain.records import SessionStatus
+from app.domain.records import SessionStatus, status_words
 from app.study.environment import DetectedLink
 from app.study.events import (
     LatencyProbed,
@@ -456,13 +456,7 @@ class MeasureTab(QWidget):
         self._eta = eta_text(event.eta_s)
 
     def _session_finished(self, event: SessionFinished) -> None:
-        words = {
-            SessionStatus.COMPLETED: "completed",
-            SessionStatus.STOPPED: "stopped",
-            SessionStatus.FAILED: "failed",
-        }.get(event.status, event.status.value)
-        if event.status is SessionStatus.COMPLETED and event.runs_failed:
-            words = "completed with failures"
+        words = status_words(event.status, event.runs_failed)
         reason = (
             f" {event.reason}" if event.reason and event.status is not SessionStatus.STOPPED else ""
         )

@@ -12,6 +12,8 @@ from app.analysis.monitor_trace import Figures
 from app.domain.units import format_rate
 
 ROWS = ("Now", "Mean", "Min", "Max")
+#: "Now" while the peer does not answer: no value, rather than the last one.
+PEER_DOWN = "peer down"
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -30,9 +32,10 @@ def figure_text(value: float | None, unit: str) -> str:
 
 
 class FiguresModel(QAbstractTableModel):
-    def __init__(self) -> None:
+    def __init__(self, rows: tuple[str, ...] = ROWS) -> None:
         super().__init__()
         self._columns: list[Figures] = []
+        self._rows = rows  # a stored monitor's first row is its last value, not "Now"
 
     def set_rows(self, columns: list[Figures]) -> None:
         """The curves' figures, one column each."""
@@ -43,11 +46,11 @@ class FiguresModel(QAbstractTableModel):
             return
         self._columns = columns
         if columns:
-            last = self.index(len(ROWS) - 1, len(columns) - 1)
+            last = self.index(len(self._rows) - 1, len(columns) - 1)
             self.dataChanged.emit(self.index(0, 0), last, [Qt.ItemDataRole.DisplayRole])
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() or not self._columns else len(ROWS)
+        return 0 if parent.isValid() or not self._columns else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
@@ -58,7 +61,7 @@ class FiguresModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation is Qt.Orientation.Vertical:
-            return ROWS[section]
+            return self._rows[section]
         what = self._columns[section].what
         return what[:1].upper() + what[1:]
 
@@ -67,6 +70,8 @@ class FiguresModel(QAbstractTableModel):
             return None
         column = self._columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.row() == 0 and column.down:
+                return PEER_DOWN
             value = (column.now, column.mean, column.low, column.high)[index.row()]
             return figure_text(value, column.unit)
         if role == Qt.ItemDataRole.TextAlignmentRole:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from app.analysis.monitor_trace import MonitorTraces, figures
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
+from app.domain.records import status_words
 from app.domain.units import parse_rate
 from app.study.describe import clock_text
 from app.study.events import (
@@ -303,7 +304,7 @@ class MonitorPanel(QWidget):
     # -- events from the worker (GUI thread, queued) ---------------------------------------
     def _prepared(self, event: StudyPrepared) -> None:
         plan = self._plan = event.plan
-        self.traces = MonitorTraces(plan.protocols[0])
+        self.traces = MonitorTraces(plan.protocols[0], interval_s=plan.interval_s)
         self.chart.start(self.traces, series_colour(plan.series[0]), Metric.LATENCY in plan.metrics)
         self.model.set_rows([])
         self._t0 = self.clock()
@@ -355,14 +356,13 @@ class MonitorPanel(QWidget):
         self.chart.changed()
 
     def _run_failed(self, event: RunFailed) -> None:
-        stamp = time.strftime("%H:%M:%S")
-        self.said.emit(
-            f"{stamp}  {event.retry_note if event.will_retry else event.sentence}", False
-        )
+        # The log stamps its lines itself: the sentence goes without a time of its own.
+        self.said.emit(event.retry_note if event.will_retry else event.sentence, False)
 
     def _waiting(self, event: MonitorWaiting) -> None:
         self._lost = True
         self._show(event.sentence, error=True)
+        self._refresh()  # "Now" says the peer is down, not its last value
 
     def _resumed(self, event: MonitorResumed) -> None:
         self._lost = False
@@ -374,7 +374,9 @@ class MonitorPanel(QWidget):
         self._tick.stop()
         self._refresh()
         self.chart.redraw()
-        self._show(f"Monitor saved as session {event.session_id[:8]}. {event.reason}".strip())
+        words = status_words(event.status, event.runs_failed)  # as Sessions will list it
+        saved = f"Monitor saved as session {event.session_id[:8]} ({words}). {event.reason}"
+        self._show(saved.strip())
         self.session_saved.emit(event.session_id)
 
     def _worker_done(self) -> None:
@@ -387,7 +389,7 @@ class MonitorPanel(QWidget):
     def _refresh(self) -> None:
         """The elapsed time in the status line and the figures beside the chart."""
         if self.traces is not None:
-            self.model.set_rows(figures(self.traces))
+            self.model.set_rows(figures(self.traces, down=self._lost))
             # Every figure readable: the side as wide as the table's columns.
             table = self.table
             width = table.verticalHeader().width() + table.horizontalHeader().length()

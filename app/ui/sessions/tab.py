@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.domain.records import RunRecord, SessionRecord, SessionStatus
+from app.domain.records import SessionRecord, SessionStatus
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
@@ -53,7 +53,7 @@ from app.ui.sessions.table_model import (
     row_time,
 )
 from app.ui.sessions.tags_dialog import TagsDialog
-from app.ui.sessions.view import SessionView
+from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
@@ -212,14 +212,14 @@ class SessionsTab(QWidget):
         status = self.status_filter.currentData() or None
         on_view = self.view.session_id
 
-        def read() -> tuple[list[Row], list[RunRecord] | None]:
+        def read() -> tuple[list[Row], ViewData | None]:
             sessions = door.sessions(search, status)
-            shown = on_view is not None and any(s.id == on_view for s in sessions)
+            shown = next((s for s in sessions if s.id == on_view), None)
             # A result is a finished test: listed unless another status is asked for.
             results = door.results().kept(search) if status in (None, "completed") else []
             rows: list[Row] = [*sessions, *results]
             rows.sort(key=row_time, reverse=True)
-            return rows, door.runs(on_view) if shown and on_view else None
+            return rows, view_data(door, shown) if shown is not None else None
 
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
@@ -235,7 +235,7 @@ class SessionsTab(QWidget):
         self.shown.setCurrentWidget(self.view)
         self.update_actions()
 
-    def _listed(self, result: tuple[list[Row], list[RunRecord] | None]) -> None:
+    def _listed(self, result: tuple[list[Row], ViewData | None]) -> None:
         rows, runs = result
         sessions = [row for row in rows if isinstance(row, SessionRecord)]
         results = [row for row in rows if isinstance(row, KeptResult)]
@@ -252,10 +252,9 @@ class SessionsTab(QWidget):
         kept_on_view = next((r for r in results if r.id == result_on_view), None)
         if self.shown.currentWidget() is self.results_view and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
-        elif on_view in by_id and runs is not None:
-            self.view.show_session(by_id[on_view], runs)
         elif on_view in by_id:
-            pass  # opened while the list was being read: it stays as its own read drew it
+            if runs is not None:  # else opened while this list was read: its own read shows it
+                self.view.show_session(by_id[on_view], *runs)
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
             self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
@@ -357,13 +356,13 @@ class SessionsTab(QWidget):
             return
         door = self.context.door()
         self._view_reader.run(
-            lambda: door.runs(session.id),
-            lambda runs: self._show_session(session, runs),
+            lambda: view_data(door, session),
+            lambda data: self._show_session(session, data),
             self.show_error,
         )
 
-    def _show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
-        self.view.show_session(session, runs)
+    def _show_session(self, session: SessionRecord, data: ViewData) -> None:
+        self.view.show_session(session, *data)
         self.shown.setCurrentWidget(self.view)
 
     def _open_result(self, listed: KeptResult) -> None:

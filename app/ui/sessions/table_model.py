@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.records import SessionRecord, SessionStatus
+from app.domain.records import SessionRecord
 from app.domain.units import DASH
 from app.study.describe import describe_conditions, local_time
 from app.study.responsiveness_kept import KeptResult
@@ -148,10 +148,8 @@ def _session_tip(session: SessionRecord, column: int) -> str | None:
 
 
 def status_words(session: SessionRecord) -> str:
-    """A session's status as the list shows it: a completed one with failed runs says so."""
-    if session.status is SessionStatus.COMPLETED and session.runs_failed:
-        return "completed with failures"
-    return session.status.value
+    """A session's status as the list shows it (the one wording, SessionRecord.status_text)."""
+    return session.status_text
 
 
 def runs_text(count: int) -> str:

@@ -4,6 +4,7 @@ goodput), sweep charts with the expected curves, the frame breakdown and the res
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -29,6 +30,7 @@ from app.analysis.shares import link_shares
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
+from app.domain.results import Sample
 from app.study.describe import (
     describe_conditions,
     describe_environment,
@@ -37,11 +39,13 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
+from app.study.frontdoor import FrontDoor
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import BAND_LINES, WarningBand
+from app.ui.monitor.stored import StoredMonitor
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
 from app.ui.sessions.session_exports import EXPORTS, can_compare_within, can_export
 
@@ -126,6 +130,10 @@ class SessionView(QWidget):
             "One segment or datagram byte by byte: what each layer adds, and the goodput the "
             "link rate leaves.",
         )
+        # A monitor's own page, its time chart with its gaps as shown live: after the sweep's
+        # tabs, whose order is read by index.
+        self.monitor_page = StoredMonitor(settings)
+        self.tabs.addTab(self.monitor_page, "Over time")
         self.table = ResultsTable()
         self.table.setObjectName("session_results")
         self.table.setAccessibleName("Session results")
@@ -236,13 +244,22 @@ class SessionView(QWidget):
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
 
-    def show_session(self, session: SessionRecord, runs: list[RunRecord]) -> None:
+    def show_session(
+        self,
+        session: SessionRecord,
+        runs: list[RunRecord],
+        samples: dict[int, Sequence[Sample]] | None = None,
+    ) -> None:
+        """A session as it ran; a monitor (with its runs' samples) as its time chart."""
         self.clear()
         self.session_id = session.id
         plan = session.plan
         self.compare_button.setEnabled(can_compare_within(session))
         for key, button in self.export_buttons.items():
             button.setEnabled(can_export(session, key))
+        if plan.is_monitor:
+            self._show_monitor(session, runs, samples or {})
+            return
         self.points = point_summaries(plan, runs)
         self._header_html = _header_text(
             session, session_findings(plan, self.points), describe_latency(runs)
@@ -278,6 +295,8 @@ class SessionView(QWidget):
         for index, chart in enumerate(charts):
             chart.redraw()
             self.tabs.setTabVisible(index, visible[index])
+        self.tabs.setTabVisible(self.tabs.indexOf(self.monitor_page), False)
+        self.table.setVisible(True)
         shares = link_shares(plan, runs)
         self.share_chart.set_shares(shares, x_label)
         share_tab = self.tabs.indexOf(self.share_chart)
@@ -288,8 +307,31 @@ class SessionView(QWidget):
             self.frame_page.set_session(plan, self.points)
         self.tabs.setTabVisible(self.tabs.indexOf(self.frame_page), frames)
         visible.append(frames)
-        if not visible[self.tabs.currentIndex()]:
+        current = self.tabs.currentIndex()
+        if current >= len(visible) or not visible[current]:  # the monitor's page, perhaps
             self.tabs.setCurrentIndex(visible.index(True))
+        self._stack.setCurrentIndex(1)
+        self._show_header()
+
+    def _show_monitor(
+        self, session: SessionRecord, runs: list[RunRecord], samples: dict[int, Sequence[Sample]]
+    ) -> None:
+        """A monitor over time: its chart and figures, its header and warnings; no sweep
+        charts or results table (a monitor has one point, its whole span)."""
+        plan = session.plan
+        finished = [r for r in runs if not r.partial]
+        self.points = point_summaries(plan, finished)
+        self._header_html = _header_text(
+            session, session_findings(plan, self.points), describe_latency(finished)
+        )
+        self.warnings.show_warnings([w.sentence for w in context_checks(session, finished)])
+        kept = [r for r in runs if samples.get(r.id)]
+        self.monitor_page.set_monitor(session, kept, samples)
+        page = self.tabs.indexOf(self.monitor_page)
+        for index in range(self.tabs.count()):
+            self.tabs.setTabVisible(index, index == page)
+        self.tabs.setCurrentIndex(page)
+        self.table.setVisible(False)
         self._stack.setCurrentIndex(1)
         self._show_header()
 
@@ -319,7 +361,7 @@ def _plot(
 def _header_text(session: SessionRecord, findings: list[str], latency: str = "") -> str:
     """Rich text: the name in bold, every stored string escaped; how working latency was
     measured; then how close each series came to the expected goodput."""
-    status = session.status.value
+    status = session.status_text
     if session.status_reason:
         status += f" ({session.status_reason})"
     first = (
@@ -346,3 +388,16 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
     name = html.escape(session.name or "Untitled session")
     rest = [html.escape(line) for line in lines]
     return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])
+
+
+#: What a session's view shows: its runs, and (a monitor) every run's samples by run id.
+ViewData = tuple[list[RunRecord], dict[int, Sequence[Sample]] | None]
+
+
+def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
+    """A session's runs, and a monitor's samples too (its view is its time chart)."""
+    if not session.plan.is_monitor:
+        return door.runs(session.id), None
+    # A monitor killed mid-run kept that run's samples unfinished: they are drawn too.
+    runs = door.runs(session.id, partial=True)
+    return runs, {run.id: door.samples(run.id) for run in runs}

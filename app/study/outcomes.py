@@ -1,0 +1,80 @@
+"""How a study copes with failures and how its end is worded: the retries of a transient
+error (exponential backoff with full jitter), the outcome of a study, and its status from its
+runs (completed, completed with failures, failed; stopped after failures in a row)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.domain.errors import LinkLabError
+from app.domain.records import RunRecord, SessionStatus
+from app.engine.errors import ClosedBeforeStart, ConnectionRefused, ServerBusy
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Transient errors (busy server, a refusal) are retried after exponential backoff with
+    full jitter: a wait drawn evenly between 0 and a ceiling that doubles with each attempt,
+    up to a cap, so that clients waiting on one busy server do not come back all at once."""
+
+    attempts: int = 4  # the first try and up to three retries
+    first_wait_s: float = 1.0
+    max_wait_s: float = 8.0
+
+    def ceiling(self, attempt: int) -> float:
+        """The longest wait after the given (1-based) failed attempt."""
+        doublings = min(max(attempt - 1, 0), 64)  # beyond that the cap holds anyway
+        return float(min(self.max_wait_s, self.first_wait_s * 2.0**doublings))
+
+    def wait(self, attempt: int, draw: Callable[[], float] = random.random) -> float:
+        """Seconds to wait after the given failed attempt; `draw` gives a number in [0, 1)."""
+        return self.ceiling(attempt) * draw()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    session_id: str
+    status: SessionStatus
+    reason: str
+    runs_done: int = 0  # finished runs of the session, ok or failed
+    runs_failed: int = 0
+
+
+def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, str]:
+    """How a study that ran to its end ended: completed when every run was ok; failed when
+    every run failed (with the first failure's sentence); completed, with the failures
+    counted and the first one named, when some failed."""
+    failed = [r for r in records if not r.ok]
+    if not failed:
+        return SessionStatus.COMPLETED, notes
+    first = min(failed, key=lambda r: r.id).error
+    if len(failed) == len(records):
+        words = (
+            f"The run failed: {first}"
+            if len(records) == 1
+            else f"All {len(records)} runs failed. The first failure: {first}"
+        )
+        return SessionStatus.FAILED, f"{words} {notes}".strip()
+    words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
+    return SessionStatus.COMPLETED, f"{words} {notes}".strip()
+
+
+def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[SessionStatus, str]:
+    """How a study that stopped after too many failures in a row ended: failed when no run
+    was good; completed (with failures, as the lists say) when some were, their count said."""
+    good = sum(1 for r in records if r.ok)
+    stopped = f"Stopped after {in_a_row} failures in a row"
+    if not good:
+        return SessionStatus.FAILED, f"{stopped}. The last error: {last_error}"
+    return (
+        SessionStatus.COMPLETED,
+        f"{stopped}, {good} of {len(records)} runs good. The last error: {last_error}",
+    )
+
+
+def transient(err: LinkLabError) -> bool:
+    if isinstance(err, ClosedBeforeStart):
+        return True
+    return isinstance(err, ServerBusy | ConnectionRefused) and err.transient
