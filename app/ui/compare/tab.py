@@ -109,8 +109,8 @@ class CompareTab(QWidget):
         self.within = QCheckBox("Compare the series within one session")
         accessible(self.within, "Compare the series within one session")
         self.within.setToolTip(
-            "TCP against UDP, IPv4 against IPv6 in the session chosen on the left (its first "
-            "series is the baseline), instead of sessions against each other."
+            "TCP against UDP, IPv4 against IPv6 in the session chosen on the left, in pairs that "
+            "differ in one way only, instead of sessions against each other."
         )
         self.metric_box = ComboBox()
         self.metric_box.setObjectName("compare_metric")
