@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from app.analysis.compare import Mode, SeriesData, compare, pair_one_factor
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Peer, Plan, Series
+from app.domain.plan import Peer, Plan, PointValue, Series
 from app.domain.records import SessionRecord, SessionStatus
 
 
@@ -26,7 +26,7 @@ def _session(protocols: tuple[Protocol, ...], ips: tuple[IpVersion, ...]) -> Ses
 
 
 def _items(session: SessionRecord) -> list[SeriesData]:
-    runs = {128: [1.0, 1.1, 0.9], 1408: [2.0, 2.1, 1.9]}
+    runs: dict[PointValue, list[float]] = {128.0: [1.0, 1.1, 0.9], 1408.0: [2.0, 2.1, 1.9]}
     return [SeriesData(session, s, dict(runs)) for s in session.plan.series]
 
 
@@ -105,7 +105,7 @@ def test_any_set_of_series_pairs_only_one_factor_apart(
     for protocol, ip, direction in wanted:
         plan = Plan(peer=Peer("p"), protocols=(protocol,), ip_versions=(ip,), direction=direction)
         session = _record(plan)  # one session id: only the series' own factors differ
-        items.append(SeriesData(session, Series(protocol, ip), {128: [1.0]}))
+        items.append(SeriesData(session, Series(protocol, ip), {128.0: [1.0]}))
     pairs, unpaired = pair_one_factor(items)
     for base, other in pairs:
         assert sum(a != b for a, b in zip(_factors(base), _factors(other), strict=True)) == 1
