@@ -36,6 +36,7 @@ from app.analysis.pairs import (
     series_data,
     welch,
 )
+from app.domain.net import Direction, Protocol
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS
 
@@ -64,6 +65,7 @@ __all__ = [
     "metric_values",
     "offered_metrics",
     "pair_like_with_like",
+    "pair_one_factor",
     "point_status",
     "series_data",
     "welch",
@@ -98,8 +100,47 @@ def matched(
     """The pairs a comparison makes of items (baseline, other), and the items left alone."""
     if mode is Mode.SESSIONS:
         return pair_like_with_like(items, baseline_session or items[0].session.id)
+    if mode is Mode.WITHIN:
+        return pair_one_factor(items)
     unpaired = list(items) if len(items) == 1 else []  # one series: shown, not compared
     return [(items[0], other) for other in items[1:]], unpaired
+
+
+#: What the series within a session can differ in, in the order their pairs are listed.
+FACTORS = ("protocol", "IP version", "direction", "session")
+
+
+def _factors(item: SeriesData, sessions: Sequence[str]) -> tuple[int, ...]:
+    """A series' place along each factor: TCP before UDP, IPv4 before IPv6, upload before
+    download, sessions as given; this order also makes the baseline of each pair."""
+    return (
+        list(Protocol).index(item.series.protocol),
+        int(item.series.ip_version),
+        list(Direction).index(item.direction),
+        sessions.index(item.session.id),
+    )
+
+
+def pair_one_factor(
+    items: Sequence[SeriesData],
+) -> tuple[list[tuple[SeriesData, SeriesData]], list[SeriesData]]:
+    """The series of one session in like-for-like pairs, each differing in exactly one factor
+    (UDP · IPv6 against TCP · IPv6, TCP · IPv6 against TCP · IPv4; never UDP · IPv6 against
+    TCP · IPv4, which changes two at once): protocol pairs first, then IP version, then
+    direction, the earlier series of each pair its baseline. A series without such a partner
+    is left unpaired (shown, not compared)."""
+    sessions = list(dict.fromkeys(i.session.id for i in items))
+    ordered = sorted(items, key=lambda i: _factors(i, sessions))
+    places = [_factors(i, sessions) for i in ordered]
+    pairs = []
+    for factor in range(len(FACTORS)):
+        for a, base in enumerate(ordered):
+            for b in range(a + 1, len(ordered)):
+                differ = [k for k in range(len(FACTORS)) if places[a][k] != places[b][k]]
+                if differ == [factor]:
+                    pairs.append((base, ordered[b]))
+    paired = {id(s) for pair in pairs for s in pair}
+    return pairs, [i for i in ordered if id(i) not in paired]
 
 
 def offered_metrics(
@@ -134,7 +175,8 @@ def compare(
     context: Sequence[ContextWarning] = (),
 ) -> Comparison:
     """The comparison the user asked for: sessions like with like (the default), the series
-    within one session, or picked series, each against the first. context: the compared
+    within one session in pairs differing in one factor only, or picked series, each against
+    the first. context: the compared
     sessions' context checks (app.analysis.context_checks); those about a compared session
     and series are raised to the comparison's warnings, after the confounds."""
     if not items:

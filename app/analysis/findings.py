@@ -15,7 +15,7 @@ from app.analysis.expectation import (
 )
 from app.analysis.overhead import WIFI, OverheadError, security_cost
 from app.analysis.pair_findings import LOAD_WORDS, pair_findings
-from app.analysis.pairs import ComparedPoint, PairComparison
+from app.analysis.pairs import ComparedPoint, Mode, PairComparison
 from app.analysis.wifi_overhead import CIPHER_BYTES, SECURITY_CIPHER
 from app.domain.plan import Security
 from app.domain.units import format_rate, plain_rate, signed
@@ -39,13 +39,24 @@ def findings(comparison: Comparison) -> list[str]:
             explain=not explained,
         )
         explained = explained or len(pair.tested) > 1
+    within = comparison.mode is Mode.WITHIN
     for single in comparison.unpaired:
+        partner = (
+            "that differs from it in one way only (protocol, IP version or direction)"
+            if within
+            else "of the same protocol, IP version and direction in the baseline session"
+        )
         sentences.append(
             f"{single.label} ({single.session.name or single.session.short_id}) has no partner "
-            f"of the same protocol, IP version and direction in the baseline session, so it is "
-            f"not compared."
+            f"{partner}, so it is not compared."
         )
-    if not comparison.pairs:
+    if not comparison.pairs and within:
+        sentences.append(
+            "This session has one series: nothing to compare it with."
+            if len(comparison.unpaired) == 1
+            else "No two of these series differ in one way only, so none is compared."
+        )
+    elif not comparison.pairs:
         sentences.append(
             "No series of these sessions can be compared like with like: compare the series "
             "within one session instead, or pick them by name."

@@ -51,7 +51,7 @@ class Absence(StrEnum):
 
 class Mode(StrEnum):
     SESSIONS = "sessions"  # each session's series against the baseline session's same series
-    WITHIN = "within"  # the series of one session against its first (TCP vs UDP, v4 vs v6)
+    WITHIN = "within"  # the series of one session in pairs differing in one factor only
     PICKED = "picked"  # series the user named (session@tcp4), each against the first
 
 

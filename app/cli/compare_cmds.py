@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmp.add_argument(
         "--within",
         action="store_true",
-        help="compare the series of one session with each other (its first series is the baseline)",
+        help="compare the series of one session in pairs differing in one way only",
     )
     cmp.add_argument("--csv", metavar="FILE", help="write the difference table as CSV")
     cmp.add_argument("--png", metavar="FILE", help="write the overlay chart as PNG")

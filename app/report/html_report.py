@@ -298,5 +298,7 @@ def _compared_text(data: ReportData) -> str:
             f"{', '.join(e(s.name or s.short_id) for s in others)}; each series against the "
             f"baseline's series of the same protocol, IP version and direction."
         )
-    first = comparison.pairs[0].baseline.label
-    return f"Series of one session, each against <b>{e(first)}</b>."
+    return (
+        "Series of one session in pairs that differ in one way only "
+        "(protocol, IP version or direction)."
+    )

@@ -93,8 +93,8 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
 def sessions_comparison(
     door: FrontDoor, refs: Sequence[str], metric: str = "throughput_bps"
 ) -> Comparison:
-    """What a report of sessions shows: one session's series against its first, or several
-    sessions like with like against the first (the baseline)."""
+    """What a report of sessions shows: one session's series in pairs differing in one way, or
+    several sessions like with like against the first (the baseline)."""
     sessions = [door.session(ref) for ref in refs]
     runs = {s.id: door.runs(s.id) for s in sessions}
     items = [item for s in sessions for item in series_data(s, runs[s.id], metric)]

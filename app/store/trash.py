@@ -49,6 +49,18 @@ class Trash:
                 done += cursor.rowcount
         return done
 
+    def deleted(self, since: str) -> list[tuple[str, str]]:
+        """(id, when deleted) of the sessions deleted since that moment, newest first: those
+        that can still be restored."""
+        if self.db.version < DELETABLE_SINCE:
+            return []
+        rows = self.db.query(
+            "SELECT id, deleted_at FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at >= ? "
+            "ORDER BY deleted_at DESC",
+            (since,),
+        )
+        return [(row["id"], row["deleted_at"]) for row in rows]
+
     def purge(self, before: str) -> int:
         """Sessions deleted before that moment go for good, with their runs."""
         if self.db.readonly or self.db.version < DELETABLE_SINCE:

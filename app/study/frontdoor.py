@@ -430,6 +430,18 @@ class FrontDoor:
         with self._open(write=True) as db:
             return Trash(db).restore(session_ids)
 
+    def recently_deleted(self) -> list[tuple[SessionRecord, str]]:
+        """The sessions deleted within DELETED_KEPT (restore brings them back), each with the
+        moment it was deleted, newest first."""
+        if not self.db_path.is_file():
+            return []
+        with self._open(write=False) as db:
+            store = SessionStore(db)
+            return [
+                (store.get(session_id, deleted=True), when)
+                for session_id, when in Trash(db).deleted(_undo_ends())
+            ]
+
     def restore_one(self, ref: str) -> SessionRecord:
         """A deleted session, by its id or id prefix, back in the list."""
         with self._open(write=True) as db:

@@ -4,6 +4,7 @@ gains the column and keeps its sessions."""
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
-from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.domain.records import RunMetrics, SessionStatus, iso, utc_now
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
@@ -122,3 +123,22 @@ def test_the_command_line_deletes_lists_and_restores(tmp_path: Path) -> None:
     assert "measured on Tuesday" in linklab("sessions").stdout
     again = linklab("sessions", "restore", sid[:8])
     assert again.returncode != 0 and "not deleted" in again.stderr
+
+
+def test_recently_deleted_lists_only_what_can_still_come_back(tmp_path: Path) -> None:
+    path = tmp_path / "linklab.sqlite3"
+    keep, old, first, second = (_session(path, n) for n in ("keep", "old", "first", "second"))
+    with Database(path) as db:
+        Trash(db).put([old], "2020-01-01T00:00:00.000Z")  # past the day: cannot come back
+    door = FrontDoor(path)
+    door.delete([first, second])
+    now = dt.datetime.now(dt.UTC)
+    with Database(path) as db:  # an hour apart, so that their order is certain
+        Trash(db).put([first], iso(now - dt.timedelta(hours=2)))
+        Trash(db).put([second], iso(now - dt.timedelta(hours=1)))
+    listed = door.recently_deleted()
+    assert [s.name for s, _ in listed] == ["second", "first"]  # newest first
+    assert all(when and s.runs_done == 2 for s, when in listed)
+    assert keep not in {s.id for s, _ in listed}
+    door.restore([first])
+    assert [s.name for s, _ in door.recently_deleted()] == ["second"]

@@ -66,9 +66,11 @@ class Legend(pg.LegendItem):
     """A legend in its own row under the plot, never over the data: its entries in as many
     columns as the plot's width holds, and no room taken while it names nothing."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, max_rows: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.layout.setContentsMargins(0, 2, 0, 0)
+        # On screen a few rows at most: many long names would otherwise leave the plot a strip.
+        self._max_rows = max_rows
         self._columns = 0
         self._width = 0.0
         self._full: dict[Any, str] = {}  # each entry's whole name, when shown shortened
@@ -98,27 +100,33 @@ class Legend(pg.LegendItem):
             self._arrange(force=False)
 
     def _shorten(self, width: float) -> None:
-        """A name wider than the legend's room is shown shortened ("…"), in full again once
-        the room is there: a long session name must not run off the chart's edge."""
+        """A name wider than the legend's room is shown shortened in the middle ("…"; its
+        start names the series, its end often tells sessions apart), whole in its tooltip and
+        again once the room is there: a long session name must not run off the chart's edge."""
         room = max(width - 60.0, 60.0)  # the sample line and the spacing beside the name
         for _sample, label in self.items:
             full = self._full.setdefault(label, label.text)
             if label.text != full:
                 label.setText(full)
             plain = html.unescape(full)
+            label.setToolTip(plain)
             keep = len(plain)
             for _ in range(8):  # a few tries: each one scales by the width still too much
                 shown = label.itemRect().width()
                 if shown <= room or keep <= 4:
                     break
                 keep = max(4, min(keep - 1, int(keep * room / shown) - 1))
-                label.setText(html.escape(plain[:keep].rstrip() + "…", quote=False))
+                head = plain[: keep - keep // 2].rstrip()
+                tail = plain[len(plain) - keep // 2 :].lstrip() if keep // 2 else ""
+                label.setText(html.escape(f"{head}…{tail}", quote=False))
 
     def _arrange(self, force: bool = True) -> None:
         """Entries row by row, in the most columns whose widest entries fit side by side."""
         width = self._width or 600.0  # until the chart is laid out
         self._full = {label: text for label, text in self._full.items() if label in self._labels}
-        self._shorten(width)
+        # Rows capped: the names share the width of as many columns as that takes.
+        fewest = -(-len(self.items) // self._max_rows) if self._max_rows and self.items else 1
+        self._shorten(width / fewest)
         entries = [
             (sample, label, sample.boundingRect().width() + label.item.boundingRect().width() + 30)
             for sample, label in self.items
@@ -128,7 +136,7 @@ class Legend(pg.LegendItem):
             widths = [
                 max(w for _, _, w in entries[c::count]) for c in range(min(count, len(entries)))
             ]
-            if sum(widths) <= width:
+            if sum(widths) <= width or count <= fewest:
                 columns = count
                 break
         if entries:  # as few columns as make the same rows: 4 + 4, not 7 + 1
@@ -165,6 +173,8 @@ class Legend(pg.LegendItem):
 
 #: The row of a PlotItem's layout under its bottom axis (title, top axis, plot, bottom axis).
 LEGEND_ROW = 4
+#: The most rows an on-screen legend takes.
+LEGEND_ROWS = 3
 
 
 def add_legend(plot: pg.PlotWidget, print_friendly: bool = False) -> Legend:
@@ -172,7 +182,14 @@ def add_legend(plot: pg.PlotWidget, print_friendly: bool = False) -> Legend:
     foreground = QColor("black") if print_friendly else theme_colours()[1]
     item = plot.getPlotItem()
     # PlotItem.addLegend with this class: plot(name=...) then adds to it.
-    legend = Legend(labelTextColor=foreground, frame=False, horSpacing=4)
+    # On screen at most three rows (the plot keeps most of the height); an export, with no
+    # tooltip to read a shortened name in, shows every name whole.
+    legend = Legend(
+        None if print_friendly else LEGEND_ROWS,
+        labelTextColor=foreground,
+        frame=False,
+        horSpacing=4,
+    )
     item.layout.addItem(legend, LEGEND_ROW, 1)
     item.layout.setAlignment(legend, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     # The room under the plot follows the chart's own width, never the legend's: a wide

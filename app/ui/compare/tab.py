@@ -83,6 +83,24 @@ WARNING_STYLE = (
 )
 
 
+def unpaired_text(comparison: Comparison | None) -> str:
+    """'Unpaired: TCP · IPv6, UDP · IPv6 (lab A) — no series …': each series once, its
+    session's name once for all its series; '' for none."""
+    if comparison is None or not comparison.unpaired:
+        return ""
+    by_session: dict[str, list[str]] = {}
+    for curve in comparison.unpaired:
+        session = curve.session.name or curve.session.short_id
+        by_session.setdefault(session, []).append(curve.label.removesuffix(f" ({session})"))
+    names = [f"{', '.join(labels)} ({session})" for session, labels in by_session.items()]
+    why = (
+        "no series differing in one way only to compare it with"
+        if comparison.mode is Mode.WITHIN
+        else "no series of the same protocol, IP version and direction to compare"
+    )
+    return f"Unpaired: {'; '.join(names)} — {why}."
+
+
 class CompareTab(QWidget):
     status_message = Signal(str)
 
@@ -109,8 +127,8 @@ class CompareTab(QWidget):
         self.within = QCheckBox("Compare the series within one session")
         accessible(self.within, "Compare the series within one session")
         self.within.setToolTip(
-            "TCP against UDP, IPv4 against IPv6 in the session chosen on the left (its first "
-            "series is the baseline), instead of sessions against each other."
+            "TCP against UDP, IPv4 against IPv6 in the session chosen on the left, in pairs that "
+            "differ in one way only, instead of sessions against each other."
         )
         self.metric_box = ComboBox()
         self.metric_box.setObjectName("compare_metric")
@@ -161,6 +179,12 @@ class CompareTab(QWidget):
         accessible(self.pairs, "Pairs compared")
         self.pairs.setToolTip("Untick a pair to hide its curves on the chart.")
         self.pairs.setFixedHeight(96)
+        # The series left without a partner, each named once, wrapped: never a line to scroll.
+        self.unpaired = QLabel()
+        self.unpaired.setObjectName("compare_unpaired")
+        accessible(self.unpaired, "Unpaired series")
+        self.unpaired.setWordWrap(True)
+        self.unpaired.setVisible(False)
         self.chart = SweepChart("Comparison", "throughput", is_rate=True)
         self.chart.setObjectName("compare_chart")
         self.chart.setAccessibleName("Comparison chart")
@@ -193,6 +217,7 @@ class CompareTab(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.pairs)
+        top_layout.addWidget(self.unpaired)
         top_layout.addWidget(self.chart, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
@@ -345,14 +370,9 @@ class CompareTab(QWidget):
                 entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 entry.setCheckState(Qt.CheckState.Checked)
                 self.pairs.addItem(entry)
-            for curve in comparison.unpaired:
-                entry = QListWidgetItem(
-                    f"Unpaired: {curve.label} ({curve.session.name or curve.session.short_id})"
-                    f" — no series of the same protocol, IP version and direction to compare."
-                )
-                entry.setFlags(entry.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
-                self.pairs.addItem(entry)
         self.pairs.blockSignals(False)
+        self.unpaired.setText(unpaired_text(comparison))
+        self.unpaired.setVisible(bool(self.unpaired.text()))
         # As tall as its lines (up to four), so the chart keeps the rest.
         rows = min(max(self.pairs.count(), 1), 4)
         self.pairs.setFixedHeight(

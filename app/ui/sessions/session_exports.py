@@ -44,7 +44,7 @@ EXPORTS = (
         "html",
         "Export HTML…",
         "Export HTML report…",
-        "A self-contained report of this session: chart, series against its first, mean ± SD "
+        "A self-contained report of this session: chart, its series in pairs, mean ± SD "
         "tables, a typical run over time, the plan and conditions.",
         "html",
         "HTML report (*.html)",

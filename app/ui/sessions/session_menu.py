@@ -1,5 +1,6 @@
 """The Sessions list's context menu (what its buttons and the session's view offer, by the row
-clicked), deleting with a question first, and Undo of the last delete while it can be undone."""
+clicked), deleting with a question first, Undo of the last delete while it can be undone, and
+the sessions deleted within the day brought back (Recently deleted…)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from app.study.describe import local_time
 from app.study.frontdoor import DELETED_KEPT
 from app.study.responsiveness_kept import KeptResult
 from app.ui.context import AppContext
+from app.ui.sessions.recently_deleted import show_recently_deleted
 from app.ui.sessions.session_exports import (
     EXPORTS,
     SessionExports,
@@ -82,6 +84,7 @@ def build_menu(tab: SessionsTab) -> QMenu:
     _add(menu, tab, "export_button")
     _add(menu, tab, "resume_button")
     _add(menu, tab, "delete_button")
+    _add(menu, tab, "deleted_button")
     return menu
 
 
@@ -169,6 +172,11 @@ class UndoDelete:
         # Said once the list is read again (reading it puts the count in the message).
         self._tab.refresh(then=lambda: self._tab.say(said, False))
 
+    def forget(self, session_ids: Sequence[str]) -> None:
+        """Sessions brought back another way (Recently deleted…): not offered again."""
+        self._deleted = [s for s in self._deleted if s.id not in session_ids]
+        self.button.setVisible(bool(self._deleted))
+
     def undo(self) -> None:
         deleted, self._deleted = self._deleted, []
         self.button.setVisible(False)
@@ -191,6 +199,16 @@ class UndoDelete:
             said = f"Restored {len(deleted)} sessions with every run."
         problem = back < len(ids)
         self._tab.refresh(select=ids, then=lambda: self._tab.say(said, problem))
+
+
+def show_deleted(tab: SessionsTab, undo: UndoDelete) -> None:
+    """The sessions deleted within the day, to restore (also after a restart)."""
+
+    def restored(ids: list[str], said: str, problem: bool) -> None:
+        undo.forget(ids)
+        tab.refresh(select=ids, then=lambda: tab.say(said, problem))
+
+    show_recently_deleted(tab.table, tab.context.door(), restored, tab.show_error)
 
 
 def _on_view(tab: SessionsTab) -> SessionRecord | None:

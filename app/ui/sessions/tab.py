@@ -40,6 +40,7 @@ from app.ui.common.widgets import ComboBox
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
+from app.ui.sessions.recently_deleted import TIP as DELETED_TIP
 from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
 from app.ui.sessions.table_model import (
@@ -134,6 +135,7 @@ class SessionsTab(QWidget):
             ("compare_button", "Compare", COMPARE_TIP, self.compare),
             ("export_button", "Export for another computer…", EXPORT_TIP, self.exchange.ask_export),
             ("import_button", "Import…", IMPORT_TIP, self.exchange.ask_import),
+            ("deleted_button", "Recently deleted…", DELETED_TIP, self.show_deleted),
             ("refresh_button", "Refresh", "Read the database again.", self.refresh),
         ]
         bar = QHBoxLayout()
@@ -145,7 +147,8 @@ class SessionsTab(QWidget):
             button.setObjectName(name)
             button.setToolTip(tip)
             button.clicked.connect(lambda _checked=False, slot=slot: slot())
-            (bottom if name in ("export_button", "import_button") else bar).addWidget(button)
+            below = name in ("export_button", "import_button", "deleted_button")
+            (bottom if below else bar).addWidget(button)
             self.buttons[name] = button
 
         self.status = QLabel()
@@ -476,6 +479,9 @@ class SessionsTab(QWidget):
 
     def ask_delete(self) -> None:
         session_menu.ask_delete(self)
+
+    def show_deleted(self) -> None:
+        session_menu.show_deleted(self, self.undo)
 
     def resume(self) -> None:
         session = self.single_session()

@@ -153,8 +153,8 @@ class SessionView(QWidget):
         self.compare_button = QPushButton("Compare its series")
         self.compare_button.setObjectName("session_compare_within")
         self.compare_button.setToolTip(
-            "This session's series against each other (TCP against UDP, IPv4 against IPv6) "
-            "on the Compare tab, its first series the baseline."
+            "This session's series against each other on the Compare tab, in pairs that differ "
+            "in one way only (TCP against UDP at the same IP version, IPv4 against IPv6)."
         )
         self.compare_button.clicked.connect(lambda _checked=False: self.compare_asked.emit())
         top.addWidget(self.compare_button, 0, Qt.AlignmentFlag.AlignTop)

@@ -1,0 +1,66 @@
+"""The Compare tab at 1280x720 with long session names: the legend shortens each name (whole
+in its tooltip) and keeps to a few rows, so the plot keeps most of the chart's height; the
+"Unpaired" note wraps, names each series once and needs no horizontal scrolling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QLabel
+
+from app.domain.net import IpVersion
+from app.ui.context import AppContext
+from app.ui.main_window import MainWindow
+from tests.ui.test_sessions_tab import make_session
+from tests.ui.user import User, wait_for
+
+USABLE = (1280, 720)
+LONG_A = "Room B12 laptop to the lab server over the building's wired network, before the change"
+LONG_B = "Room B12 laptop to the lab server over the building's wired network, after the change"
+
+
+def test_long_names_leave_the_plot_most_of_the_chart(
+    window: MainWindow, user: User, context: AppContext
+) -> None:
+    db = Path(context.db_path)
+    both = (IpVersion.V4, IpVersion.V6)
+    make_session(db, LONG_A, when="2025-03-01T10:00:00+00:00", ip_versions=both)
+    make_session(db, LONG_B, when="2025-03-02T10:00:00+00:00")  # IPv4 only: IPv6 unpaired
+    window.resize(*USABLE)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: user.table_rows("Pairs compared"), 10, "the comparison")
+    paired = [row[0] for row in user.table_rows("Pairs compared") if "↔" in row[0]]
+    assert len(paired) == 2  # TCP · IPv4 and UDP · IPv4 of the two sessions
+    chart = window.compare_tab.chart
+    chart.redraw()
+    wait_for(lambda: chart.legend.isVisible(), 5, "the legend")
+    # Every curve is in the legend, shortened, its whole name in its tooltip.
+    labels = [label for _sample, label in chart.legend.items]
+    assert len(labels) == 6
+    tips = sorted(label.toolTip() for label in labels)
+    assert sorted(chart.series_names) == tips
+    assert any("…" in label.text for label in labels)
+    wait_for(
+        lambda: chart.plot_rect().height() >= 0.5 * chart.height(),
+        5,
+        f"the plot at half the chart: {chart.plot_rect().height()} of {chart.height()}",
+    )
+    legend = chart.legend.sceneBoundingRect()
+    assert legend.height() <= 0.25 * chart.height(), (legend.height(), chart.height())
+    assert legend.right() <= chart.width() + 1
+    # The unpaired series are said once each, wrapped, without scrolling sideways.
+    note = user.find("Unpaired series", QLabel)
+    assert note.isVisible() and note.wordWrap()
+    text = note.text()
+    assert text.count(LONG_A) == 1 and LONG_B not in text, text
+    assert text.startswith(f"Unpaired: TCP · IPv6, UDP · IPv6 ({LONG_A})"), text
+    assert note.width() <= window.compare_tab.width()
+    pairs = user.find("Pairs compared", QAbstractItemView)
+    assert isinstance(pairs, QAbstractScrollArea)
+    assert pairs.horizontalScrollBar().maximum() == 0
+    assert all("Unpaired" not in row[0] for row in user.table_rows("Pairs compared"))
