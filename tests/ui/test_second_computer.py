@@ -145,7 +145,9 @@ def test_a_retry_that_works_is_a_quiet_note_and_one_that_fails_an_error(
     errors = [line for line in log if "Error:" in line]
     # The retry at 128 B worked: no error. At 1408 B the last try failed too: that one is.
     assert len(errors) == 2, log
-    assert "refused the connection on port 51531" in errors[0]
+    # Refused by a server that answered the run before: it stopped, and the sentence says so.
+    assert "port 51531 stopped during run 4: it answered run 3" in errors[0]
+    assert "Restart it on the peer" in errors[0]
     assert "completed with failures" in errors[1]
 
 
