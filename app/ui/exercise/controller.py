@@ -75,7 +75,8 @@ class ExerciseController(QObject):
             context.settings,
             "exercise",
             "Open exercise",
-            f"LinkLab exercise (*{EXERCISE_SUFFIX})",
+            # .json too: LinkLab's own exercises (resources/exercises) are such files.
+            f"LinkLab exercise (*{EXERCISE_SUFFIX} *.json)",
             first=ready,
         )
         if path:
@@ -198,7 +199,8 @@ class ExerciseController(QObject):
             "exercise",
             "Save exercise",
             f"{safe_file_name(exercise.title)}{EXERCISE_SUFFIX}",
-            f"LinkLab exercise (*{EXERCISE_SUFFIX})",
+            # .json too: LinkLab's own exercises (resources/exercises) are such files.
+            f"LinkLab exercise (*{EXERCISE_SUFFIX} *.json)",
         )
         if path is None:
             return
