@@ -199,8 +199,7 @@ class ExerciseController(QObject):
             "exercise",
             "Save exercise",
             f"{safe_file_name(exercise.title)}{EXERCISE_SUFFIX}",
-            # .json too: LinkLab's own exercises (resources/exercises) are such files.
-            f"LinkLab exercise (*{EXERCISE_SUFFIX} *.json)",
+            f"LinkLab exercise (*{EXERCISE_SUFFIX})",
         )
         if path is None:
             return
