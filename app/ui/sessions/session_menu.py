@@ -88,7 +88,7 @@ def build_menu(tab: SessionsTab) -> QMenu:
 def _add(menu: QMenu, tab: SessionsTab, name: str) -> None:
     """A menu entry doing what the list's button of that name does, enabled as it is."""
     button = tab.buttons[name]
-    action = menu.addAction(button.text().replace("&&", "&"))
+    action = menu.addAction(button.text())  # the same text: "&&" is an ampersand in both
     action.setEnabled(button.isEnabled())
     action.triggered.connect(lambda _checked=False: button.click())
 
