@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         self.sessions.status_message.connect(self.status_label.setText)
         self._charted = ChartedSession(self.measure)
         self.sessions.sessions_deleted.connect(self._charted.forget)
+        self.sessions.sessions_restored.connect(self._charted.bring_back)
         self.sessions.sessions_deleted.connect(self.compare_tab.forget_sessions)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)

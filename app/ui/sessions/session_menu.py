@@ -190,6 +190,8 @@ class UndoDelete:
         else:
             said = f"Restored {len(deleted)} sessions with every run."
         problem = back < len(ids)
+        if back:
+            self._tab.sessions_restored.emit(ids)
         self._tab.refresh(select=ids, then=lambda: self._tab.say(said, problem))
 
 
