@@ -16,6 +16,7 @@ from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
 from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.units import plain_rate
 from app.engine.drivers import DRIVERS
@@ -235,8 +236,8 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
         f"{series.label} lost more than {UDP_LOSS_PCT:g} % of its datagrams {where} "
         f"({_span(losses)} lost, {sent}): its throughput "
         "there is what the link let through while it discarded the rest, not the link's "
-        f"capacity. Set a UDP bitrate {under} (Bitrate field, or --bitrate) to measure what "
-        "the link carries."
+        f"capacity. Set a UDP bitrate {under} ({where_set('bitrate')}) to measure what the "
+        "link carries."
     )
 
 
@@ -345,5 +346,5 @@ def few_runs(plan: Plan, series: Series | None, points: Sequence[PointSummary]) 
     return (
         f"{who} fewer than {MIN_RUNS} successful runs at {where}: with so few the standard "
         "deviation and the 95 % interval mean little (with one run, nothing). Measure "
-        f"{MIN_RUNS} or more runs per point (Repetitions, or --runs)."
+        f"{MIN_RUNS} or more runs per point ({where_set('repetitions')})."
     )

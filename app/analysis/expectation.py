@@ -14,7 +14,7 @@ from app.analysis.overhead import WIFI, Expected, LinkInputs, OverheadError, exp
 from app.analysis.wifi_overhead import CIPHER_PARTS
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
-from app.domain.plan_fields import point_text, x_of
+from app.domain.plan_fields import point_text, where_set, x_of
 from app.domain.units import format_rate, plain_rate
 
 #: The largest link rate a plan may state: 10 Tbit/s.
@@ -113,7 +113,7 @@ def link_inputs(plan: Plan, series: Series, value: float | str) -> LinkInputs:
         if series.protocol is Protocol.UDP:
             raise NoExpectation(
                 "The UDP datagram length was the engine's choice: hold a packet size fixed "
-                "(Advanced page, or --length) to get the expected goodput."
+                f"({where_set('length')}) to get the expected goodput."
             )
         length = DEFAULT_TCP_WRITE
     rate = conditions.link_rate_bps

@@ -11,6 +11,7 @@ from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary
 from app.domain.net import Protocol
 from app.domain.plan import Plan
+from app.domain.plan_fields import where_set
 from app.domain.units import format_rate, plain_rate
 
 #: Above this share of the expected goodput, a measurement is more than the link allows.
@@ -34,26 +35,26 @@ def above_model_causes(plan: Plan) -> str:
         )
     causes = []
     overhead = conditions.frame_overhead
+    tc_flag = f"--frame-overhead {TC_FRAME_OVERHEAD}"
     if overhead is None and conditions.medium not in WIFI:
         causes.append(
             f"a shaper sets the rate and counts fewer bytes per frame than Ethernet's "
             f"{ETHERNET_FRAME_OVERHEAD} (Linux tc counts {TC_FRAME_OVERHEAD}): state its "
-            f"frame overhead (the Frame overhead field, or --frame-overhead "
-            f"{TC_FRAME_OVERHEAD})"
+            f"frame overhead ({where_set('frame_overhead', tc_flag)})"
         )
     elif overhead is None:
         causes.append(
             f"a shaper, not the Wi-Fi link, sets the rate: state its frame overhead (Linux "
-            f"tc counts {TC_FRAME_OVERHEAD} B; the Frame overhead field, or --frame-overhead)"
+            f"tc counts {TC_FRAME_OVERHEAD} B; {where_set('frame_overhead', '--frame-overhead')})"
         )
     elif overhead > TC_FRAME_OVERHEAD:
         causes.append(
             f"the shaper counts fewer than the {overhead} B per frame stated (Linux tc "
-            f"counts {TC_FRAME_OVERHEAD}): correct the Frame overhead field"
+            f"counts {TC_FRAME_OVERHEAD}): correct {where_set('frame_overhead')}"
         )
     causes.append(
         f"or the link rate of {rate} stated is below the rate the link really runs at: "
-        "check it and correct the Link rate field"
+        f"check it and correct {where_set('link_rate')}"
     )
     if len(causes) == 1:
         return causes[0].removeprefix("or ")

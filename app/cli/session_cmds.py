@@ -245,15 +245,17 @@ def _show(session: SessionRecord) -> None:
     reason = f". {session.status_reason}" if session.status_reason else ""
     print(f"  status      {session.status_text}{reason}")
     print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
+    runs_words = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
     if plan.is_monitor:  # one flow over time: no sweep to state
         print(
-            f"  monitor     {plan.repetitions} runs of up to {plan.duration_s} s, back to "
-            f"back; {plan.direction.value}"
+            f"  monitor     {runs_words} of up to {plan.duration_s} s, back to back; "
+            f"{plan.direction.value}"
         )
     else:
         print(
             f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
-            f"{plan.repetitions} runs × {plan.duration_s} s; {plan.direction.value}"
+            f"{runs_words} × {plan.duration_s} s; "
+            f"{plan.direction.value}"
         )
     print(f"  conditions  {describe_conditions(session.conditions) or '—'}")
     if plan.conditions.notes:

@@ -113,6 +113,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "cpu_local",
         user_name="cpu",
         percent_points=True,
+        shown=Shown(report=(9, "CPU on this computer")),
     ),
     PointMetric(
         "cpu_remote_pct",
@@ -121,6 +122,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "cpu_remote_pct",
         user_name="cpu-peer",
         percent_points=True,
+        shown=Shown(report=(10, "CPU on the peer")),
     ),
     PointMetric(
         "jitter_ms",
@@ -206,7 +208,8 @@ POINT_METRICS: tuple[PointMetric, ...] = (
                 3,
                 "The 90th percentile of the probes' round trips during each run, mean over "
                 "the runs.",
-            )
+            ),
+            (7, "Working latency under load (90th percentile per run)"),
         ),
     ),
     PointMetric(
@@ -225,7 +228,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
                 "iperf 2's one-way delay (--trip-times) between clocks stated synchronised: "
                 "the receiver's mean per run, mean over the runs.",
             ),
-            (7, "One-way delay"),
+            (8, "One-way delay"),
         ),
     ),
     PointMetric(

@@ -386,3 +386,11 @@ def point_text(variable: Variable, value: float | str) -> str:
         return value
     unit = VARIABLE_LABELS[variable][1]
     return f"{value:g} {unit}" if unit else f"{value:g}"
+
+
+def where_set(key: str, flag: str = "") -> str:
+    """Where a sentence sends the user to set a field: its label on the form, as shown there,
+    and its `linklab run` option: "the UDP bitrate field, or --bitrate"."""
+    field = BY_KEY[key]
+    flag = flag or (field.cli.flag if field.cli is not None else "")
+    return f"the {field.label} field" + (f", or {flag}" if flag else "")

@@ -39,7 +39,11 @@ table.facts th { font-weight: normal; background-color: #f4f4f4; }
 div.session { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
 div.session h4 { margin: 0.8em 0 0.2em 0; }
 .note { color: #333; font-size: 9pt; }
-h1, h2, h3, h4, p, li, th { overflow-wrap: anywhere; }
+h1, h2, h3, h4, p, li { overflow-wrap: anywhere; }
+th { overflow-wrap: break-word; word-break: normal; hyphens: manual; }
+h2, h3, h4 { page-break-after: avoid; break-after: avoid; }
+table { break-inside: auto; }
+tr { page-break-inside: avoid; break-inside: avoid; }
 """
 
 
@@ -120,7 +124,8 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
     values = ", ".join(x(v) for v in plan.values)
     values_text = f"{values} {unit}".strip()
     runs = (
-        f"{plan.repetitions} runs × {plan.duration_s} s per point"
+        f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'} × {plan.duration_s} s "
+        "per point"
         + (f", first {plan.omit_s} s omitted" if plan.omit_s else "")
         + f", {plan.order.value} order"
     )

@@ -199,15 +199,25 @@ def _std_section(data: ReportData) -> str:
     )
 
 
-def _warnings(said: Iterable[str]) -> str:
+def _warnings(said: Iterable[str], sessions: int, paired: bool) -> str:
     items = "".join(f"<li>{e(s)}</li>" for s in said)
     if not items:
         return ""
+    if sessions > 1:
+        lead = (
+            "Where the sessions differ in more than the condition compared, and where the "
+            "numbers cannot mean what the labels say:"
+        )
+    elif paired:
+        lead = (
+            "Where the series compared differ in more than the condition compared, and where "
+            "the numbers cannot mean what the labels say:"
+        )
+    else:
+        lead = "Where the numbers cannot mean what the labels say:"
     return (
         '<div class="warnings" id="warnings"><h2>Before reading the numbers</h2>'
-        "<p>Where the sessions differ in more than the condition compared, and where the "
-        "numbers cannot mean what the labels say:</p>"
-        f"<ul>{items}</ul></div>"
+        f"<p>{lead}</p><ul>{items}</ul></div>"
     )
 
 
@@ -252,7 +262,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
     body = [
         f"<h1>{e(title)}</h1>",
         f'<p class="meta">{what} Made by LinkLab {e(__version__)} on {when(utc_now())}.</p>',
-        _warnings(comparison.warnings),
+        _warnings(comparison.warnings, len(sessions), bool(comparison.pairs)),
         _image(chart_png, f"{title}: mean of each series at each point, 95 % CI bars"),
     ]
     if not single:

@@ -71,7 +71,19 @@ def read_exercise(path: Path | str) -> Exercise:
             f"{path.name} is not a LinkLab exercise (it is not UTF-8 text): choose the "
             f".linklab-exercise file your instructor gave you."
         ) from None
-    return exercise_from_text(text, path.name)
+    return exercise_from_file_text(text, path.name)
+
+
+def exercise_from_file_text(text: str, name: str) -> Exercise:
+    """An exercise file's text, or one of LinkLab's own templates (resources/exercises, whose
+    steps may name a preset for their plan): both open the same way."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return exercise_from_text(text, name)  # raises the sentence for text that is not JSON
+    if not isinstance(data, dict):
+        return exercise_from_dict(data, name)
+    return _from_template(data, name)
 
 
 def write_exercise(path: Path | str, exercise: Exercise) -> Path:
@@ -135,14 +147,24 @@ def ready_exercise_files(folder: Path) -> Path:
 # -- ready exercises and new ones ------------------------------------------------------------
 def _from_template(data: Mapping[str, Any], name: str) -> Exercise:
     """A shipped exercise: like a file, but each step may name a preset for its plan."""
+    items = data.get("steps")
+    if not isinstance(items, list):
+        return exercise_from_dict(data, name)  # says what is wrong with its steps
     steps = []
-    for item in data.get("steps", []):
-        step = dict(item)
-        preset = step.pop("preset", None)
+    for n, item in enumerate(items, 1):
+        step = dict(item) if isinstance(item, dict) else item
+        preset = step.pop("preset", None) if isinstance(step, dict) else None
         if preset is not None:
-            plan = find_preset(str(preset)).plan.to_dict()
+            try:
+                plan = find_preset(str(preset)).plan.to_dict()
+            except BadOption:
+                raise BadOption(
+                    f"{name} names a preset this LinkLab does not have ({str(preset)[:60]!r}) "
+                    f"for step {n}: update LinkLab, or ask your instructor for the file again."
+                ) from None
             plan.pop("peer", None)
-            step["plan"] = {**plan, **step.get("plan", {})}
+            own = step.get("plan", {})
+            step["plan"] = {**plan, **(own if isinstance(own, dict) else {})}
         steps.append(step)
     return exercise_from_dict({**data, "steps": steps}, name)
 

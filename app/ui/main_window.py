@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QByteArray, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -48,6 +48,20 @@ def user_preset_dir() -> Path:
 
 class _StartupSignals(QObject):
     done = Signal(str)  # the sentence when the database could not be checked; "" when fine
+
+
+#: The window's size at its first start, on a screen with room for it.
+DEFAULT_SIZE = QSize(1280, 800)
+#: What a window system adds around the window (title bar, borders): unknown before the window
+#: is shown, so an allowance keeps the first size's title bar and status bar on screen.
+FRAME_ALLOWANCE = QSize(16, 40)
+
+
+def first_size(available: QSize) -> QSize:
+    """The first start's size: the default, or less on a screen whose usable area (its
+    availableGeometry: without taskbars) is smaller, frame included."""
+    room = available - FRAME_ALLOWANCE
+    return QSize(min(DEFAULT_SIZE.width(), room.width()), min(DEFAULT_SIZE.height(), room.height()))
 
 
 class MainWindow(QMainWindow):
@@ -116,12 +130,13 @@ class MainWindow(QMainWindow):
         self.sessions.status_message.connect(self.status_label.setText)
         self._charted = ChartedSession(self.measure)
         self.sessions.sessions_deleted.connect(self._charted.forget)
+        self.sessions.sessions_restored.connect(self._charted.bring_back)
         self.sessions.sessions_deleted.connect(self.compare_tab.forget_sessions)
         self.sessions.exchange.job_finished.connect(self._import_handed_over)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.context.settings_changed.connect(self.measure.engines_changed)
         self._build_menus()
-        self.resize(1280, 800)
+        self.resize(first_size(self.screen().availableGeometry().size()))
         self._restore_layout()
         self._shut_down = False
         self._guide: QWidget | None = None

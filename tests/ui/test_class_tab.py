@@ -16,6 +16,7 @@ from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.tab import dropped_source
 from app.ui.main_window import MainWindow
 from tests.ui.class_handins import Student, write_class
+from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as
 from tests.ui.user import User, wait_for
 
@@ -122,6 +123,7 @@ def test_open_a_class_read_it_chart_a_step_and_save_the_grades(
     ]
     assert float(table[0]["step1_mbit_s"]) == pytest.approx(float(ana["Step 1 (Mbit/s)"]), abs=0.06)
     assert user.text("Status") == "Saved grades.csv."
+    confirmed(user, grades)  # on screen, with Open folder
 
 
 def test_the_exercise_chosen_by_hand(

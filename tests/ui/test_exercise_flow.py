@@ -21,6 +21,7 @@ from app.domain.exercise import Exercise, with_id
 from app.domain.plan import Variable
 from app.study.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
+from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as
 from tests.ui.user import Unreachable, User, wait_for
 
@@ -113,9 +114,12 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
     with user.answering(save_as(docx)):
         user.click("Write lab report…")
     wait_for(docx.exists, 30, "the .docx report")
+    confirmed(user, docx)  # on screen, with Open folder
     with user.answering(save_as(pdf)):
         user.click("Write lab report…")
     wait_for(pdf.exists, 30, "the PDF report")
+    confirmed(user, pdf)
+    assert docx.name not in user.find("Saved files").toolTip()  # the newer save replaced it
     assert pdf.read_bytes().startswith(b"%PDF-")
     from docx import Document
 
@@ -136,6 +140,7 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
     with user.answering(save_as(handin)):
         user.click("Hand in…")
     wait_for(handin.exists, 10, "the hand-in")
+    confirmed(user, handin)
     document = json.loads(handin.read_text(encoding="utf-8"))
     assert document["handin"]["student"] == "Ann Lee" and document["handin"]["group"] == "G1"
     steps = sorted(s["plan"]["assignment"]["step"] for s in document["sessions"])

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QListView
 
 from app.study.exercises import read_exercise, ready_names
 from app.ui.main_window import MainWindow
+from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as
 from tests.ui.user import User, wait_for
 
@@ -96,6 +97,7 @@ def test_a_ready_exercise_opened_followed_handed_in_and_closed(
     with user.answering(anyway, save_as(handin)):
         user.click("Hand in…")
     wait_for(handin.exists, 10, "the hand-in")
+    confirmed(user, handin)  # on screen, with Open folder
 
     # Closing the exercise gives the form back as it was.
     user.click("Close exercise")

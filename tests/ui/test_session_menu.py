@@ -107,3 +107,19 @@ def arrow_points(header: QHeaderView, section: int) -> str:
     top, bottom = widths[rows[0]], widths[rows[-1]]
     assert top != bottom, "the arrow's rows are all as wide"
     return "down" if top > bottom else "up"
+
+
+def test_the_menus_tags_and_notes_reads_with_its_ampersand(window: MainWindow, user: User) -> None:
+    make_session(window.context.db_path, "office wifi", when="2026-01-01T08:00:00.000Z")
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the session")
+    titles: list[str] = []
+
+    def cancel(dialog: User) -> None:
+        titles.append(dialog.window.windowTitle())
+        dialog.click("Cancel")
+
+    # plain() reads "&&" as the "&" shown; a lone "&" would be a shortcut marker, not shown.
+    with user.answering(cancel):
+        context_menu(user, "Sessions", 0, "Tags & notes…")
+    assert titles == ["Tags and notes — office wifi"]

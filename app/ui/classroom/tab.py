@@ -34,6 +34,7 @@ from app.study.exercises import read_exercise
 from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.live import LiveBar
 from app.ui.common.background import Background
+from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ComboBox, accessible
 from app.ui.context import AppContext
 
@@ -406,3 +407,4 @@ class ClassTab(QWidget):
             )
             return
         self.status_message.emit(f"Saved {path.name}.")
+        confirm_saved(self, path)

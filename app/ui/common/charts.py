@@ -159,6 +159,20 @@ class LiveChart(_OnDemand, pg.PlotWidget):
     def point_count(self) -> int:
         return sum(len(v) for v in self._rates.values())
 
+    def held(self) -> tuple[object, ...]:
+        """What the chart shows, for show_held to put back (a deleted session's Undo)."""
+        title = self.getPlotItem().titleLabel.text
+        copies = ({k: deque(v, v.maxlen) for k, v in d.items()} for d in (self._times, self._rates))
+        return (title, self._key, self._colour, *copies)
+
+    def show_held(self, held: tuple[object, ...]) -> None:
+        title, key, colour, times, rates = held
+        self._clear()
+        self._key, self._colour = key, colour  # type: ignore[assignment]
+        self._times, self._rates = times, rates  # type: ignore[assignment]
+        self.getPlotItem().setTitle(str(title))
+        self._changed()
+
     def curve_names(self) -> list[str]:
         """The names of the curves drawn (as the legend shows them)."""
         return [str(curve.name()) for curve in self._curves.values()]
@@ -276,6 +290,16 @@ class SweepChart(_OnDemand, pg.PlotWidget):
         self._styles.clear()
         self._expected.clear()
         self._planned = []
+        self._changed()
+
+    def held(self) -> tuple[object, ...]:
+        """What the chart shows, for show_held to put back (a deleted session's Undo)."""
+        return dict(self._series), dict(self._styles), dict(self._expected), list(self._planned)
+
+    def show_held(self, held: tuple[object, ...]) -> None:
+        series, styles, expected, planned = held
+        self._series, self._styles = dict(series), dict(styles)  # type: ignore[call-overload]
+        self._expected, self._planned = dict(expected), list(planned)  # type: ignore[call-overload]
         self._changed()
 
     def set_planned(self, xs: Sequence[float]) -> None:

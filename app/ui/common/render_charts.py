@@ -22,8 +22,10 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextBlock,
     QTextCursor,
     QTextDocument,
+    QTextFormat,
     QTextImageFormat,
     QTextOption,
 )
@@ -351,6 +353,32 @@ def fit_image_tags(html: str, max_width: float) -> str:
     return _IMAGE_SIZE.sub(fit, html)
 
 
+def _keep_headings_with_next(document: QTextDocument, page_height: float) -> None:
+    """A heading that would end a page with what it heads on the next (a table: its first row
+    below the header) starts that next page (QTextDocument knows no page-break-after: avoid)."""
+    layout = document.documentLayout()
+
+    def page_of(block: QTextBlock) -> int:
+        return int(layout.blockBoundingRect(block).top() // page_height)
+
+    block = document.begin()
+    while block.isValid():
+        after = block.next()
+        while after.isValid() and not after.text().strip():
+            after = after.next()
+        level = block.blockFormat().headingLevel()
+        kept = after
+        table = QTextCursor(after).currentTable() if after.isValid() else None
+        if table is not None and table.rows() > 1:  # its header row and its first row
+            kept = table.cellAt(1, 0).firstCursorPosition().block()
+        if level and kept.isValid() and page_of(kept) > page_of(block):
+            cursor = QTextCursor(block)
+            moved = block.blockFormat()
+            moved.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            cursor.setBlockFormat(moved)  # what follows moves down: laid out again below
+        block = after if after.isValid() else block.next()
+
+
 def _fit_images(document: QTextDocument, max_width: float) -> None:
     """Shrink images wider than the text column, keeping their aspect ratio (those without
     a size in their tag)."""
@@ -417,6 +445,7 @@ def pdf_from_html(html: str, path: str | Path | None) -> bytes:
         document.setHtml(fit_image_tags(html, page.width()))
         document.setPageSize(page)
         _fit_images(document, page.width())
+    _keep_headings_with_next(document, page.height())
     document.print_(writer)
     del writer  # the writer finishes the file when it goes
     device.close()

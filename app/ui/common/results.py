@@ -6,6 +6,7 @@ it reached — each shown only once a point has a value for it; copyable."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
@@ -70,6 +71,7 @@ class ResultsTable(QTableWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self._rows: dict[tuple[str, float | str], int] = {}
+        self._shown: dict[tuple[str, float | str], tuple[Any, ...]] = {}  # update_point's args
         self._has: set[str] = set()
         copy = QAction("Copy table", self)
         copy.setShortcut(QKeySequence.StandardKey.Copy)
@@ -89,6 +91,7 @@ class ResultsTable(QTableWidget):
     def clear_rows(self) -> None:
         self.setRowCount(0)
         self._rows.clear()
+        self._shown.clear()
         self._has.clear()
         self._show_columns()
 
@@ -115,6 +118,7 @@ class ResultsTable(QTableWidget):
         and the expected goodput when the session has one (its share only where the link
         rate applies: not on the loopback)."""
         key = (series, value)
+        self._shown[key] = (series, value, metrics, expected_bps, share_applies)
         row = self._rows.get(key)
         if row is None:
             row = self.rowCount()
@@ -152,6 +156,15 @@ class ResultsTable(QTableWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.setItem(row, column, item)
         self._show_columns()
+
+    def held(self) -> list[tuple[Any, ...]]:
+        """The points shown, in order, for show_held to put back (a deleted session's Undo)."""
+        return list(self._shown.values())
+
+    def show_held(self, held: list[tuple[Any, ...]]) -> None:
+        self.clear_rows()
+        for point in held:
+            self.update_point(*point)
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.item(row, column)

@@ -75,7 +75,8 @@ class ExerciseController(QObject):
             context.settings,
             "exercise",
             "Open exercise",
-            f"LinkLab exercise (*{EXERCISE_SUFFIX})",
+            # .json too: LinkLab's own exercises (resources/exercises) are such files.
+            f"LinkLab exercise (*{EXERCISE_SUFFIX} *.json)",
             first=ready,
         )
         if path:

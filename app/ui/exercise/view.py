@@ -37,6 +37,7 @@ from app.ui.common.chart_style import style_plot
 from app.ui.common.charts import SweepChart
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.render_charts import fill_chart
+from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.context import AppContext
 from app.ui.exercise.answers import AnswersPanel
@@ -403,6 +404,7 @@ class ExerciseView(QWidget):
             self.status_message.emit(err.sentence)
             return
         self.status_message.emit(f"Saved the lab report {path.name} in {path.parent}.")
+        confirm_saved(self, path)
 
     def _ask_handin(self) -> None:
         if self._need_name() or self.exercise is None:
@@ -465,3 +467,4 @@ class ExerciseView(QWidget):
         self.handed_in.setText(said)
         self.handed_in.show()
         self.status_message.emit(said)
+        confirm_saved(self, path)

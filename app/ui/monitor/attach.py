@@ -89,6 +89,7 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     monitor.said.connect(said)
     monitor.peer_ready.connect(lambda plan: peer_ready(tab, plan))
     monitor.busy_elsewhere = busy
+    tab.setup.plan_changed.connect(lambda _plan: monitor.peer_changed())
     # The sweep's results table says nothing of a monitor: the chart takes its height.
     tab.charts.currentChanged.connect(
         lambda _index: tab.table.setVisible(tab.charts.currentWidget() is not monitor)

@@ -128,7 +128,8 @@ class MonitorPanel(QWidget):
             "Show the monitor from its start, each stretch as its mean with the lowest to "
             "highest shaded."
         )
-        self.status = QLabel("Choose the peer on the left, then Start monitor.")
+        self.status = QLabel()
+        self._idle = True  # the status line holds the hint, not a run's or a failure's news
         self.status.setWordWrap(True)
         accessible(self.status, "Monitor status")
         self.chart = MonitorChart()
@@ -151,6 +152,7 @@ class MonitorPanel(QWidget):
         self.whole.toggled.connect(self._window_changed)
         self._protocol_changed()
         self._window_changed()
+        self.peer_changed()
 
     def _layout(self) -> None:
         def labelled(text: str, control: QWidget) -> QLabel:
@@ -295,7 +297,22 @@ class MonitorPanel(QWidget):
             self._protocol_changed()
         self.running_changed.emit(running)
 
+    def idle_hint(self) -> str:
+        """What to do next, for the peer the form holds now."""
+        peer, _version = self._base()
+        if not peer.host:
+            return "Choose the peer on the left, then Start monitor."
+        who = "this computer's servers" if peer.is_this_computer else peer.host
+        return f"Start monitor measures one flow with {who} until Stop monitor."
+
+    def peer_changed(self) -> None:
+        """The form's peer changed: the hint follows it (a run's or a failure's news stays)."""
+        if self._idle and self.worker is None:
+            self.status.setText(self.idle_hint())
+            self.status.setStyleSheet("")
+
     def _show(self, text: str, error: bool = False) -> None:
+        self._idle = False
         self.status.setText(text)
         self.status.setStyleSheet(f"color: {ERROR_COLOUR};" if error else "")
         self.status_message.emit(text)

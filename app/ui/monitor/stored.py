@@ -26,6 +26,7 @@ from app.domain.results import Sample
 from app.report.monitor_export import monitor_csv
 from app.ui.common.chart_style import series_colour
 from app.ui.common.file_dialogs import save_file
+from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.monitor.chart import MonitorChart
 from app.ui.monitor.figures import FiguresModel
@@ -133,3 +134,4 @@ class StoredMonitor(QWidget):
             return
         self.status.setText(f"Saved {path.name}.")
         self.status.setStyleSheet("")
+        confirm_saved(self, path)

@@ -15,6 +15,7 @@ from app.domain.records import SessionRecord
 from app.report.csv_export import runs_csv
 from app.study.frontdoor import FrontDoor
 from app.ui.common.file_dialogs import save_file
+from app.ui.common.saved import confirm_saved
 
 
 @dataclass(frozen=True)
@@ -138,4 +139,5 @@ class SessionExports:
             return False
         name = session.name or session.short_id
         self._said(f"Saved {path.name}: {BY_KEY[key].what} of “{name}”.", False)
+        confirm_saved(self._parent, path)
         return True

@@ -91,7 +91,7 @@ def build_menu(tab: SessionsTab) -> QMenu:
 def _add(menu: QMenu, tab: SessionsTab, name: str) -> None:
     """A menu entry doing what the list's button of that name does, enabled as it is."""
     button = tab.buttons[name]
-    action = menu.addAction(button.text().replace("&&", "&"))
+    action = menu.addAction(button.text())  # the same text: "&&" is an ampersand in both
     action.setEnabled(button.isEnabled())
     action.triggered.connect(lambda _checked=False: button.click())
 
@@ -198,6 +198,8 @@ class UndoDelete:
         else:
             said = f"Restored {len(deleted)} sessions with every run."
         problem = back < len(ids)
+        if back:
+            self._tab.sessions_restored.emit(ids)
         self._tab.refresh(select=ids, then=lambda: self._tab.say(said, problem))
 
 

@@ -72,6 +72,7 @@ class SessionsTab(QWidget):
     compare_requested = Signal(list)  # session ids: two or more, or one to compare within
     status_message = Signal(str)  # what was done, for the window's status bar
     sessions_deleted = Signal(list)  # session ids, gone from the list
+    sessions_restored = Signal(list)  # session ids brought back by Undo delete
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
