@@ -22,7 +22,8 @@ from app.store.sessions import SessionStore
 from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
 from app.ui.context import AppContext
-from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab, TagsDialog
+from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab
+from app.ui.sessions.tags_dialog import TagsDialog
 from tests.ui.user import wait_for
 
 VALUES = (128, 640, 1408)
@@ -249,7 +250,7 @@ def test_rename_and_tags_persist(
     refreshed(tab)
     tab.select_session(sid)
     monkeypatch.setattr(
-        "app.ui.sessions.tab.QInputDialog.getText", lambda *_a, **_k: ("after", True)
+        "app.ui.sessions.session_menu.QInputDialog.getText", lambda *_a, **_k: ("after", True)
     )
     button(tab, "rename_button").click()
 

@@ -1,6 +1,6 @@
 """The Sessions list's context menu (what its buttons and the session's view offer, by the row
-clicked), deleting with a question first, Undo of the last delete while it can be undone, and
-the sessions deleted within the day brought back (Recently deleted…)."""
+clicked), renaming and tagging, deleting with a question first, Undo of the last delete while
+it can be undone, and the sessions deleted within the day brought back (Recently deleted…)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QPushButton, QTableView
+from PySide6.QtWidgets import (
+    QDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+)
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
@@ -25,6 +34,7 @@ from app.ui.sessions.session_exports import (
     can_export,
 )
 from app.ui.sessions.table_model import Row, SessionTableModel, runs_text
+from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView
 
 
@@ -45,6 +55,9 @@ class SessionsTab(Protocol):
     def say(self, sentence: str, problem: bool) -> None: ...
     def show_error(self, sentence: str) -> None: ...
     def delete_rows(self, session_ids: list[str], result_ids: list[str]) -> bool: ...
+    def rename_session(self, session_id: str, name: str) -> bool: ...
+    def rename_result(self, result_id: str, name: str) -> bool: ...
+    def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool: ...
     def refresh(
         self, select: Sequence[str] | None = None, then: Callable[[], None] | None = None
     ) -> None: ...
@@ -94,6 +107,35 @@ def _add(menu: QMenu, tab: SessionsTab, name: str) -> None:
     action = menu.addAction(button.text())  # the same text: "&&" is an ampersand in both
     action.setEnabled(button.isEnabled())
     action.triggered.connect(lambda _checked=False: button.click())
+
+
+def ask_rename(tab: SessionsTab) -> None:
+    """Rename the one session or responsiveness result selected, asking for the new name."""
+    chosen = tab.selected_rows()
+    if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
+        kept = chosen[0]
+        name, ok = QInputDialog.getText(
+            tab.table, "Rename result", "New name:", QLineEdit.EchoMode.Normal, kept.name
+        )
+        if ok and name.strip():
+            tab.rename_result(kept.id, name)
+        return
+    if (session := tab.single_session()) is None:
+        return
+    name, ok = QInputDialog.getText(
+        tab.table, "Rename session", "New name:", QLineEdit.EchoMode.Normal, session.name
+    )
+    if ok and name.strip():
+        tab.rename_session(session.id, name)
+
+
+def ask_tags(tab: SessionsTab) -> None:
+    """Edit the tags and notes of the one session selected."""
+    if (session := tab.single_session()) is None:
+        return
+    dialog = TagsDialog(session, tab.table)
+    if dialog.exec() == QDialog.DialogCode.Accepted:
+        tab.set_tags(session.id, dialog.tags, dialog.notes)
 
 
 def ask_delete(tab: SessionsTab) -> None:

@@ -15,10 +15,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -53,7 +51,6 @@ from app.ui.sessions.table_model import (
     point_sort_arrows,
     row_time,
 )
-from app.ui.sessions.tags_dialog import TagsDialog
 from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
@@ -454,29 +451,10 @@ class SessionsTab(QWidget):
         return True
 
     def ask_rename(self) -> None:
-        chosen = self.selected_rows()
-        if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
-            kept = chosen[0]
-            name, ok = QInputDialog.getText(
-                self, "Rename result", "New name:", QLineEdit.EchoMode.Normal, kept.name
-            )
-            if ok and name.strip():
-                self.rename_result(kept.id, name)
-            return
-        if (session := self.single_session()) is None:
-            return
-        name, ok = QInputDialog.getText(
-            self, "Rename session", "New name:", QLineEdit.EchoMode.Normal, session.name
-        )
-        if ok and name.strip():
-            self.rename_session(session.id, name)
+        session_menu.ask_rename(self)
 
     def ask_tags(self) -> None:
-        if (session := self.single_session()) is None:
-            return
-        dialog = TagsDialog(session, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.set_tags(session.id, dialog.tags, dialog.notes)
+        session_menu.ask_tags(self)
 
     def ask_delete(self) -> None:
         session_menu.ask_delete(self)
