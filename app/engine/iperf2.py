@@ -229,7 +229,10 @@ def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) ->
 
 
 #: Lines iperf 2 writes to stderr when a test fails although it exits with status 0.
-_STDERR_FAILED = re.compile(r"\[stderr\] .*(write failed|read failed|connect failed)", re.I)
+_STDERR_FAILED = re.compile(
+    r"\[stderr\] .*(write failed|read failed|connect failed|udp fin failed|did not receive ack)",
+    re.I,
+)
 
 
 class Iperf2Run(EngineRun):
