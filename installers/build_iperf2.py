@@ -154,7 +154,15 @@ def fetch_upstream(work: Path) -> Path:
     archive = work / ARCHIVE
     with archive.open("wb") as out:
         tar = subprocess.Popen(
-            ["git", "-C", str(repo), "archive", "--format=tar", f"--prefix=iperf-{VERSION}/", COMMIT],
+            [
+                "git",
+                "-C",
+                str(repo),
+                "archive",
+                "--format=tar",
+                f"--prefix=iperf-{VERSION}/",
+                COMMIT,
+            ],
             stdout=subprocess.PIPE,
         )
         subprocess.run(["gzip", "-n", "-9"], stdin=tar.stdout, stdout=out, check=True)
@@ -228,7 +236,12 @@ def check_windows(exe: Path) -> str:
         env = {**os.environ, "WINEDEBUG": "-all", "WINEPREFIX": prefix}
         env.setdefault("WINEDLLOVERRIDES", "mscoree,mshtml=")
         done = subprocess.run(
-            [wine, str(exe), "-v"], capture_output=True, text=True, env=env, check=False, timeout=300
+            [wine, str(exe), "-v"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=300,
         )
         subprocess.run(["wineserver", "-k"], env=env, check=False, capture_output=True)
     line = next((x for x in (done.stdout + done.stderr).splitlines() if "iperf version" in x), "")

@@ -49,7 +49,7 @@ def flow(total: RunSummary, which: Flow) -> FlowSummary:
 def test_tcp_upload_reads_the_window_after_the_bytes_in_flight() -> None:
     found = events("tcp-e")
     assert not [e for e in found if isinstance(e, EngineFailure)]
-    # [  1] 0.00-3.01 sec  7567616 KBytes  20570527 Kbits/sec  59123/0  6  0K(0)/3325K(52)/229(235) us
+    # [  1] 0.00-3.01 sec  7567616 KBytes  20570527 Kbits/sec  59123/0  6  0K(0)/3325K(52)/…
     up = flow(summary(found), Flow.UP)
     assert up.sender_bps == 20570527 * K and up.sender_bytes == 7567616 * 1024
     assert up.retransmits == 6
