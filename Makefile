@@ -53,8 +53,9 @@ dist: setup engines dist-tools
 
 # The Windows bundle and installer, built on this machine with Windows CPython under Wine (the
 # harness in WINE_HARNESS; its folder is LINKLAB_WINE_DIR, by default ~/.cache/linklab-wine-dist),
-# then installed and smoke-tested there. Engine-less (no Windows iperf3 here): the output, in
-# dist/windows-engineless-smoke/, is never a release. About 10 minutes; not part of `make test`.
+# then installed and smoke-tested there. Its engine is iperf 2.2.1, built for Windows from its
+# pinned source with MinGW-w64 (no Windows iperf3 can be had here; the release workflow bundles
+# both): the output is in dist/windows/. About 10 minutes; not part of `make test`.
 WINE_HARNESS ?= ../shared/wine
 .PHONY: dist-windows
 dist-windows: setup dist-tools
