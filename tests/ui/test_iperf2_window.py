@@ -41,7 +41,7 @@ def test_iperf2_is_chosen_and_what_it_lacks_is_greyed_out_saying_why(
     user.choose("Protocol", "TCP and UDP")
     assert "TCP only" in user.visible_text()  # RTT over UDP is refused at its field
     user.choose("Protocol", "TCP")
-    user.type("Values list", "64, 1408")
+    user.type("Values list", "68, 1408")
     plan = window.measure.setup.plan()
     assert plan is not None and plan.engine is Engine.IPERF2
     assert Metric.RTT in plan.metrics and plan.protocols == (Protocol.TCP,)

@@ -45,6 +45,7 @@ from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
+from app.ui.measure.engine_choice import choose_installed
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
@@ -141,8 +142,10 @@ class MeasureTab(QWidget):
         self.detection.link_detected.connect(self._link_detected)
         self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.attach(context)
+        self._engine_choice_said = False
         self.engines_changed()
         self._restore_last_plan()
+        self._choose_installed_engine()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
 
@@ -205,6 +208,16 @@ class MeasureTab(QWidget):
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
         self.setup.set_engine_unavailable(self.context.missing_engines())
         self._show_command()  # another engine binary: another command line
+        if hasattr(self, "_engine_choice_said"):  # not while the form is being made
+            self._choose_installed_engine()
+
+    def _choose_installed_engine(self) -> None:
+        said = choose_installed(
+            self.setup.study.engine, self.context.missing_engines(), self.context.drivers
+        )
+        if said and not self._engine_choice_said:
+            self._engine_choice_said = True  # once: not again at every change of Settings
+            self._say(said)
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
