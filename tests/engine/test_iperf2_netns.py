@@ -43,9 +43,9 @@ class HandStarted:
     """`iperf -s` (and -u for UDP) on the second computer, started by hand as a lab sheet says.
     It is the iperf LinkLab finds (2.2.1 after the set-up). iperf 2.1.8's server now and then
     dies of a segmentation fault in the middle of a suite (the kernel logs "iperf: segfault …
-    in libc"): a run that meets it fails as it should, and a technician would start the server again. `crashed` says whether that happened, so
-    a test repeats its command once on a fresh server instead of failing on the engine's bug
-    (any other failure still fails the test)."""
+    in libc"): a run that meets it fails as it should, and a technician would start the server
+    again. `crashed` says whether that happened, so a test repeats its command once on a fresh
+    server instead of failing on the engine's bug (any other failure still fails the test)."""
 
     def __init__(self, bed: TestBed) -> None:
         self.bed = bed
