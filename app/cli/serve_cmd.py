@@ -9,7 +9,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from types import FrameType
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
@@ -27,6 +26,7 @@ from app.engine.servers import (
     EXPOSED_MAX_DURATION_S,
     LocalServer,
     ServerOptions,
+    firewall_note,
     start_all,
 )
 from app.study.server_pool import pool_ports
@@ -170,19 +170,6 @@ def stand_ins(args: argparse.Namespace) -> tuple[str, dict[EngineDriver, int]]:
             f"{missing.sentence} Serving the {labels} instead: on the other computer, measure "
             f"with the {engines} engine."
         ), found
-
-
-def firewall_note(servers: list[LocalServer]) -> str | None:
-    """On Windows, what its firewall asks the first time a server listens, and what to say."""
-    if sys.platform != "win32" or not servers:
-        return None
-    programs = ", ".join(dict.fromkeys(Path(server.tool.path).name for server in servers))
-    return (
-        f"Windows Firewall may ask whether {programs} may accept connections: allow it on the "
-        f"networks the other computer is on (Private networks), or its tests will be refused "
-        f"or time out. If you said no before, allow {programs} in Windows Security > Firewall & "
-        f"network protection > Allow an app through firewall."
-    )
 
 
 def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:

@@ -4,6 +4,7 @@ log, stop."""
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -325,3 +326,16 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
         family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
         argv += ["-L", f"{options.bind_address},{family}"]
     return LocalServer(tool, argv, options.port, on_log, label="netserver")
+
+
+def firewall_note(servers: list[LocalServer]) -> str | None:
+    """On Windows, what its firewall asks the first time a server listens, and what to say."""
+    if sys.platform != "win32" or not servers:
+        return None
+    programs = ", ".join(dict.fromkeys(Path(server.tool.path).name for server in servers))
+    return (
+        f"Windows Firewall may ask whether {programs} may accept connections: allow it on the "
+        f"networks the other computer is on (Private networks), or its tests will be refused "
+        f"or time out. If you said no before, allow {programs} in Windows Security > Firewall & "
+        f"network protection > Allow an app through firewall."
+    )

@@ -4,6 +4,8 @@ study against this computer's own iperf 2 servers."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from app.domain.net import Direction, Protocol
@@ -103,5 +105,8 @@ def test_the_server_tab_runs_iperf2s_servers(window: MainWindow, user: User) -> 
     servers = window.servers.servers(Engine.IPERF2)
     assert [s.name for s in servers] == ["iperf 2 server", "iperf 2 UDP server"]
     assert all(s.running for s in servers)
+    # What Windows' firewall asks of the program (iperf.exe), said in the log there only.
+    said = "Windows Firewall may ask whether iperf.exe may accept connections"
+    assert (said in user.text("Server log")) == (sys.platform == "win32")
     user.click("Stop the iperf 2 server")
     wait_for(lambda: window.servers.servers(Engine.IPERF2) == [], what="the servers to stop")
