@@ -1,13 +1,14 @@
 """The engine chosen by LinkLab when the one on the form is not installed (the Windows bundle
-carries iperf 2 alone): an installed engine, with the sentence that says so."""
+carries iperf 2 alone): an installed engine, said once."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from app.domain.plan import Engine
 from app.engine.driver import EngineDriver
 from app.ui.common.widgets import ValueCombo
+from app.ui.context import AppContext
 
 
 def choose_installed(
@@ -30,3 +31,18 @@ def choose_installed(
         f"{was} is not installed on this computer, so LinkLab chose {now} ({drivers[chosen].about})"
         f"; choose another engine under Engine if you install one. {missing[current]}"
     )
+
+
+class EngineChooser:
+    """Chooses an installed engine whenever asked; says so the first time only (not at every
+    change of Settings)."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self._say = say
+        self._said = False
+
+    def choose(self, combo: ValueCombo, context: AppContext) -> None:
+        said = choose_installed(combo, context.missing_engines(), context.drivers)
+        if said and not self._said:
+            self._said = True
+            self._say(said)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -45,7 +46,7 @@ from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
-from app.ui.measure.engine_choice import choose_installed
+from app.ui.measure.engine_choice import EngineChooser
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
@@ -142,10 +143,9 @@ class MeasureTab(QWidget):
         self.detection.link_detected.connect(self._link_detected)
         self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.attach(context)
-        self._engine_choice_said = False
-        self.engines_changed()
+        self.engine_chooser = EngineChooser(self._say)
         self._restore_last_plan()
-        self._choose_installed_engine()
+        self.engines_changed()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
 
@@ -196,28 +196,15 @@ class MeasureTab(QWidget):
             self.setup.conditions_box.set_detected_link(link.rate_bps, link.medium)
 
     def _restore_last_plan(self) -> None:
-        text = self.context.last_plan_json()
-        if not text:
-            return
-        try:
-            self.setup.set_plan(plan_from_json(text))
-        except LinkLabError:
-            pass  # a plan from another version: start from the defaults
+        with contextlib.suppress(LinkLabError):  # a plan from another version: the defaults
+            if text := self.context.last_plan_json():
+                self.setup.set_plan(plan_from_json(text))
 
     def engines_changed(self) -> None:
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
         self.setup.set_engine_unavailable(self.context.missing_engines())
         self._show_command()  # another engine binary: another command line
-        if hasattr(self, "_engine_choice_said"):  # not while the form is being made
-            self._choose_installed_engine()
-
-    def _choose_installed_engine(self) -> None:
-        said = choose_installed(
-            self.setup.study.engine, self.context.missing_engines(), self.context.drivers
-        )
-        if said and not self._engine_choice_said:
-            self._engine_choice_said = True  # once: not again at every change of Settings
-            self._say(said)
+        self.engine_chooser.choose(self.setup.study.engine, self.context)  # and say so once
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
