@@ -80,3 +80,23 @@ def test_the_windows_build_imports_only_system_dlls_and_carries_the_notices() ->
     assert manifest["target"] == "windows" and manifest["source_sha256"] == ARCHIVE_SHA256
     notices = [n for n in manifest["licenses"] if "mingw" in n]
     assert notices and all((folder / n).is_file() for n in notices)
+
+
+def test_the_linux_bundle_carries_the_iperf_the_set_up_built(tmp_path: Path) -> None:
+    """installers/linux/stage_engines.py takes iperf 2.2.1 from build/built-engines/ (with its
+    licence), the other engines from the machine's packages."""
+    from installers.linux.stage_engines import stage
+
+    folder = build_iperf2.BUILT_DIR / build_iperf2.platform_tag("linux")
+    if sys.platform == "win32" or not (folder / "iperf").is_file():
+        pytest.skip("iperf 2.2.1 is not built here: run scripts/ensure-engines.sh")
+    if shutil.which("dpkg-query") is None or shutil.which("iperf3") is None:
+        pytest.skip("staging the Linux engines needs Debian's packages of iperf3")
+    manifest = stage(tmp_path / "engines")
+    engines = manifest["engines"]
+    assert isinstance(engines, dict)
+    assert engines["iperf"]["version"] == "2.2.1"
+    assert (tmp_path / "engines" / "iperf").read_bytes() == (folder / "iperf").read_bytes()
+    assert "iperf version 2.2.1" in build_iperf2.version_line(tmp_path / "engines" / "iperf")
+    assert "licenses/iperf2-COPYING.txt" in manifest["licenses"]  # type: ignore[operator]
+    assert (tmp_path / "engines" / "licenses" / "iperf2-COPYING.txt").is_file()
