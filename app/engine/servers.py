@@ -282,7 +282,23 @@ def _listening(pid: int, port: int) -> bool:
                     return True
     except psutil.Error:
         return False
-    return False
+    return sys.platform == "win32" and _ownerless_listener(port)
+
+
+def _ownerless_listener(port: int) -> bool:
+    """A socket listening on the port whose owner the system does not name (pid 0: Wine names
+    none, so a Windows LinkLab under Wine would never see its own servers listen)."""
+    try:
+        connections = psutil.net_connections(kind="inet")
+    except psutil.Error:
+        return False
+    return any(
+        conn.laddr
+        and conn.laddr.port == port
+        and not conn.pid
+        and (conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM)
+        for conn in connections
+    )
 
 
 def iperf3_server(

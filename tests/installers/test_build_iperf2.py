@@ -24,6 +24,10 @@ def test_a_source_archive_with_another_checksum_is_refused(tmp_path: Path) -> No
     assert ARCHIVE_SHA256 in str(caught.value)
 
 
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@needs_git
 def test_the_vendored_archive_is_found_beside_the_main_checkout_of_a_worktree(
     tmp_path: Path,
 ) -> None:
@@ -40,6 +44,7 @@ def test_the_vendored_archive_is_found_beside_the_main_checkout_of_a_worktree(
     assert tmp_path / "lab" / "shared" / "vendor" / "iperf2" / ARCHIVE in found
 
 
+@needs_git
 def test_without_the_archive_and_without_upstream_the_build_says_what_to_do(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,7 +50,7 @@ def test_iperf2_is_chosen_and_what_it_lacks_is_greyed_out_saying_why(
     assert user.find("iperf 2 port").isVisibleTo(window)
 
 
-@pytest.mark.usefixtures("iperf2")
+@pytest.mark.usefixtures("iperf2", "iperf3_tool")  # iperf3 too: it is chosen, then iperf2
 def test_clocks_synchronised_is_iperf2s_and_a_tcp_upload_is_refused(
     window: MainWindow, user: User
 ) -> None:
