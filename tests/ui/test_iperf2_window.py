@@ -92,7 +92,8 @@ def test_a_study_with_iperf2_against_this_computer(window: MainWindow, user: Use
     user.type("Seconds per run", "1")
     user.click("Start")
     wait_for(lambda: "completed" in user.visible_text(), timeout=90, what="the study to end")
-    assert "iperf -c 127.0.0.1" in user.visible_text()  # the command line shown
+    program = "iperf.exe" if sys.platform == "win32" else "iperf"
+    assert f"{program} -c 127.0.0.1" in user.visible_text()  # the command line shown
 
 
 @pytest.mark.usefixtures("iperf2")
