@@ -114,12 +114,9 @@ def stage(dest: Path) -> dict[str, object]:
         built = BUILT_DIR / f"linux-{_machine()}" / name
         if built.is_file():  # iperf 2.2.1 from its pinned source (installers/build_iperf2.py)
             shutil.copy2(built, dest / name)
-            manifest = json.loads((built.parent / BUILT_MANIFEST).read_text(encoding="utf-8"))
-            engines[name] = {
-                "built from source": manifest["commit"],
-                "version": manifest["version"],
-            }
-            for licence in manifest["licenses"]:
+            made = json.loads((built.parent / BUILT_MANIFEST).read_text(encoding="utf-8"))
+            engines[name] = {"built from source": made["commit"], "version": made["version"]}
+            for licence in made["licenses"]:
                 shutil.copyfile(built.parent / licence, dest / licence)
                 licenses.append(licence)
             found: str | None = str(built)
