@@ -16,12 +16,14 @@ test: setup engines test-tools
 	$(BIN)/python -m pytest -q
 
 # The suite under Windows Python: the official embeddable CPython and the pinned win_amd64 wheels
-# under Wine (../shared/wine). No engine runs there: tests that need one skip and say why.
+# under Wine (../shared/wine), with iperf 2.2.1 built for Windows from its pinned source (found in
+# build/built-engines/windows-x86_64); no Windows iperf3 or netperf: tests needing one skip.
 WINE_HARNESS ?= ../shared/wine
 WINDOWS_TIME_LIMIT ?= 2400
 
-test-windows:
+test-windows: dist-tools
 	bash $(WINE_HARNESS)/setup.sh
+	$(BIN)/python installers/build_iperf2.py --target windows
 	LINKLAB_TEST_MIN_WAIT_S=30 WINE_TIMEOUT=$(WINDOWS_TIME_LIMIT) WINE_TEST_TIMEOUT=300 \
 		bash $(WINE_HARNESS)/run.sh -q -p no:cacheprovider -rs tests
 
