@@ -362,7 +362,9 @@ def serve_answers_a_linux_client(prefix: Prefix, exe: str) -> None:
             try:
                 said.append(lines.get(timeout=1))
             except queue.Empty:
-                require(proc.poll() is None, f"linklab.exe serve ended: {''.join(said)[-300:]!r}")
+                if proc.poll() is not None:
+                    err = proc.stderr.read() if proc.stderr else ""
+                    raise SmokeFailure(f"linklab.exe serve ended: {err.strip()[-400:]!r}")
         require(
             any(f"iperf 2 UDP server listening on port {port}" in x for x in said),
             f"linklab.exe serve serves iperf 2 (TCP and UDP): {''.join(said)[-300:]!r}",
