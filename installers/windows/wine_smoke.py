@@ -364,7 +364,7 @@ def serve_answers_a_linux_client(prefix: Prefix, exe: str) -> None:
             except queue.Empty:
                 if proc.poll() is not None:
                     err = proc.stderr.read() if proc.stderr else ""
-                    raise SmokeFailure(f"linklab.exe serve ended: {err.strip()[-400:]!r}")
+                    raise SmokeFailure(f"linklab.exe serve ended: {err.strip()[-400:]!r}") from None
         require(
             any(f"iperf 2 UDP server listening on port {port}" in x for x in said),
             f"linklab.exe serve serves iperf 2 (TCP and UDP): {''.join(said)[-300:]!r}",
