@@ -111,6 +111,7 @@ def test_install_sentences_fit_the_system(platform: str, said: str, never: str) 
     # iperf3 comes with LinkLab's Windows installer: the sentence says so instead of a command.
     windows = install_hint("iperf3", "win32")
     assert "installer brings iperf3" in windows and "sudo" not in windows
+    assert "installer brings iperf with it" in install_hint("iperf", "win32")  # iperf 2.2.1
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")
