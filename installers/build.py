@@ -1,7 +1,8 @@
 """Build LinkLab's installable packages: `make dist` on Linux, the workflow on Windows.
 
 1. Stage the engines for this platform in <work>/engines/<os>-<arch>/: on Linux from the
-   machine's Debian packages, on Windows from a pinned, checksummed iperf3 release.
+   machine's Debian packages, on Windows from a pinned, checksummed iperf3 release and iperf
+   2.2.1 built from its pinned source (installers/build_iperf2.py; `--no-iperf3`: iperf 2 only).
 2. Freeze the app with PyInstaller (installers/linklab.spec) into <out>/linklab/.
 3. On Linux, wrap that folder as linklab-<version>-linux-<arch>.tar.gz and a .deb. (On
    Windows, makensis then makes the installer from installers/windows/linklab.nsi.)
@@ -9,6 +10,7 @@
     python installers/build.py [--out dist] [--work build] [--formats tar,deb]
         [--engines-url URL --engines-sha256 HEX]     (Windows: an engines zip other than the pin)
         [--engineless-smoke]                         (Windows: no engines; never a release)
+        [--no-iperf3]                                (Windows: iperf 2 only)
 
 --engineless-smoke exists for building on a machine where no Windows iperf3 can be had (the
 smoke test under Wine): the bundle goes to <out>/windows-engineless-smoke/linklab/ with
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -44,8 +47,36 @@ def say(text: str) -> None:
     print(f"build: {text}", flush=True)
 
 
-def stage_engines(dest: Path, url: str | None = None, sha256: str | None = None) -> None:
+def stage_iperf2_windows(dest: Path) -> None:
+    """iperf 2.2.1 for Windows, built from its pinned source by installers/build_iperf2.py (on
+    Linux, with MinGW-w64: `make dist-windows`, or the release workflow's job before this one),
+    with its licence and the MinGW-w64 runtime's notices, into dest beside the other engines."""
+    from installers.build_iperf2 import BUILT_DIR, MANIFEST
+
+    built = BUILT_DIR / "windows-x86_64"
+    if not (built / "iperf.exe").is_file():
+        raise SystemExit(
+            f"build: iperf 2 for Windows is not built ({built / 'iperf.exe'} is missing): build "
+            "it on Linux with python installers/build_iperf2.py --target windows."
+        )
+    (dest / "licenses").mkdir(parents=True, exist_ok=True)
+    # Bytes read and written, not shutil's copies: Python 3.12 on Windows copies with
+    # CopyFile2, which Wine 8 (make dist-windows) does not have.
+    names = ["iperf.exe", MANIFEST, *(f"licenses/{p.name}" for p in (built / "licenses").iterdir())]
+    for name in names:
+        (dest / name).write_bytes((built / name).read_bytes())
+    say(f"engines: iperf 2.2.1 for Windows ({(dest / 'iperf.exe').stat().st_size // 1024} kB)")
+
+
+def stage_engines(
+    dest: Path, url: str | None = None, sha256: str | None = None, *, iperf3: bool = True
+) -> None:
     if sys.platform == "win32":
+        if not iperf3:  # iperf 2 alone: a machine where no Windows iperf3 can be had
+            if dest.exists():
+                shutil.rmtree(dest)
+            stage_iperf2_windows(dest)
+            return
         fetch = ROOT / "installers" / "windows" / "fetch_engines.py"
         argv = [sys.executable, str(fetch), "--dest", str(dest)]
         if url is not None and sha256 is not None:
@@ -53,6 +84,7 @@ def stage_engines(dest: Path, url: str | None = None, sha256: str | None = None)
         done = subprocess.run(argv, check=False)
         if done.returncode != 0:
             raise SystemExit("build: the Windows engines could not be fetched (see above).")
+        stage_iperf2_windows(dest)
         return
     from installers.linux.stage_engines import StageError, stage
 
@@ -94,8 +126,9 @@ def freeze(out: Path, work: Path, engines: Path, *, engineless: bool = False) ->
             encoding="utf-8",
         )
         return bundle
-    if not (staged / ("iperf3.exe" if sys.platform == "win32" else "iperf3")).is_file():
-        raise SystemExit(f"build: the bundle lacks iperf3 in {staged}.")
+    suffix = ".exe" if sys.platform == "win32" else ""
+    if not any((staged / f"{name}{suffix}").is_file() for name in ("iperf3", "iperf")):
+        raise SystemExit(f"build: the bundle lacks an engine (iperf3 or iperf 2) in {staged}.")
     return bundle
 
 
@@ -115,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="Windows: no engines, for a smoke test only; the output is marked and never released",
     )
+    parser.add_argument(
+        "--no-iperf3",
+        action="store_true",
+        help="Windows: iperf 2 (built from source) only, where no Windows iperf3 can be had",
+    )
     args = parser.parse_args(argv)
     formats = {f for f in args.formats.split(",") if f and f != "none"}
     if not formats <= set(LINUX_FORMATS):
@@ -125,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--engineless-smoke and --engines-url are for the Windows build")
     if args.engineless_smoke and args.engines_url:
         parser.error("--engineless-smoke takes no engines")
+    if args.no_iperf3 and (sys.platform != "win32" or args.engines_url or args.engineless_smoke):
+        parser.error("--no-iperf3 is for the Windows build with iperf 2, without --engines-url")
     out, work = args.out.resolve(), args.work.resolve()
     tag = platform_tag()
     engines = work / "engines" / tag
@@ -136,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"build: {engines} must not exist for an engine-less build.")
         say("ENGINE-LESS SMOKE BUILD: no engines, not for release")
     else:
-        stage_engines(engines, args.engines_url, args.engines_sha256)
+        stage_engines(engines, args.engines_url, args.engines_sha256, iperf3=not args.no_iperf3)
     out.mkdir(parents=True, exist_ok=True)
     bundle = freeze(out, work, engines, engineless=args.engineless_smoke)
     say(f"bundle: {bundle} ({time.monotonic() - started:.0f} s)")

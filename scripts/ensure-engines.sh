@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Make sure the measurement engines are installed: iperf3 (required), netperf and iperf 2
-# (optional).
+# (optional), and iperf 2.2.1 built from its pinned source (installers/build_iperf2.py).
 # Uses what the system has; otherwise installs through the system package manager. On Debian
 # netperf lives in the non-free component (main from Debian 13), on Ubuntu in multiverse: the
 # extra component is derived from the machine's own apt sources, never from a fixed mirror.
@@ -144,6 +144,22 @@ elif install_pkg iperf; then
 else
     say "iperf 2 is not installed (optional: studies with the iperf2 engine need it)." \
         "Debian/Ubuntu: sudo apt-get install iperf"
+fi
+
+# iperf 2.2.1 built from its pinned source into build/built-engines/ (LinkLab prefers it to the
+# system's iperf 2: Debian 12's 2.1.8 server dies after a UDP test). Needs a C/C++ compiler.
+if ! command -v c++ >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+    install_pkg g++ >/dev/null 2>&1 && install_pkg make >/dev/null 2>&1 || true
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+if ! python3 "$here/../installers/build_iperf2.py" --target linux; then
+    if command -v iperf >/dev/null 2>&1; then
+        say "iperf 2.2.1 could not be built (see above): LinkLab uses this machine's iperf 2" \
+            "$(iperf -v 2>&1 | head -n1 | awk '{print $3}') instead, whose UDP server may crash" \
+            "on Debian 12 (2.1.8)."
+    else
+        say "iperf 2.2.1 could not be built (see above) and no iperf 2 is installed."
+    fi
 fi
 
 if [ "$with_test_tools" = 1 ]; then

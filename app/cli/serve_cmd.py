@@ -26,6 +26,7 @@ from app.engine.servers import (
     EXPOSED_MAX_DURATION_S,
     LocalServer,
     ServerOptions,
+    firewall_note,
     start_all,
 )
 from app.study.server_pool import pool_ports
@@ -120,15 +121,16 @@ def start_servers(
     on_log: Callable[[str], None] | None = None,
     count: int = 1,
     max_duration_s: int | None = None,
+    serve_main: bool = True,
 ) -> list[LocalServer]:
-    """Start the main server (iperf3, required; count servers on consecutive ports) and the
-    others asked for (when installed)."""
+    """Start the main server (iperf3, required unless main is False: count servers on
+    consecutive ports) and the others asked for (when installed)."""
     main = _main_driver()
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
     servers = [
         server
-        for pool_port in pool_ports(main.name, port, count)
+        for pool_port in (pool_ports(main.name, port, count) if serve_main else [])
         for server in main.servers(
             ServerOptions(pool_port, bind, idle_timeout_s or None, one_off, max_duration_s or None),
             on_log,
@@ -142,14 +144,45 @@ def start_servers(
     return start_all(servers)
 
 
+def stand_ins(args: argparse.Namespace) -> tuple[str, dict[EngineDriver, int]]:
+    """When the main server's program (iperf3) is missing: a sentence, and the servers that
+    measure by themselves instead (iperf 2, as bundled with LinkLab for Windows) with their
+    ports; EngineMissing when there are none either."""
+    main = _main_driver()
+    try:
+        main.server_tool()
+        return "", {}
+    except EngineMissing as missing:
+        found: dict[EngineDriver, int] = {}
+        for driver in DRIVERS.values():
+            if not driver.serve_optional or driver.serve_by_default:
+                continue  # netserver measures round trips, not what iperf3 measures
+            try:
+                driver.server_tool()
+            except EngineMissing:
+                continue
+            found[driver] = getattr(args, driver.port_dest, None) or driver.default_port
+        if not found or args.count != 1 or args.collector:
+            raise
+        labels = " and ".join(d.server_label for d in found)
+        engines = " or ".join(d.label for d in found)
+        return (
+            f"{missing.sentence} Serving the {labels} instead: on the other computer, measure "
+            f"with the {engines} engine."
+        ), found
+
+
 def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
     """What a stranger can do with these servers, in one line."""
     where = f"on {args.bind} only" if args.bind else "on every address of this computer"
     capped = any("--server-max-duration" in server.argv for server in servers)
     longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
+    main = _main_driver()
     idle = (
         f", an iperf3 server idle for {args.idle_timeout} s restarts"
-        if args.idle_timeout and not args.one_off
+        if args.idle_timeout
+        and not args.one_off
+        and any(server.tool.name == main.server_program for server in servers)
         else ""
     )
     return f"Limits: listening {where}; {longest}{idle}."
@@ -176,15 +209,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"linklab: {sentence}", file=sys.stderr)
 
     main = _main_driver()
+    instead, others = stand_ins(args)
+    if instead:
+        print(f"linklab: {instead}", file=sys.stderr, flush=True)
     servers = start_servers(
         getattr(args, main.port_dest) or main.default_port,
-        wanted(args),
+        {**wanted(args), **others},
         args.bind,
         None if args.one_off else args.idle_timeout,  # an idle one-off server would just end
         args.one_off,
         on_log=log,
         count=args.count,
         max_duration_s=args.max_duration,
+        serve_main=not instead,
     )
     echo: EchoResponder | None = None
     try:
@@ -195,6 +232,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             ):
                 print(f"Note: {warning}")
         print(serve_limits(args, servers))
+        if note := firewall_note(servers):
+            print(f"Note: {note}")
         for note in dict.fromkeys(n for server in servers for n in server.notes):
             print(f"Note: {note}")
         if not args.no_echo:

@@ -10,8 +10,8 @@ import sys
 PACKAGES = {"netserver": "netperf", "iperf2": "iperf"}
 #: Homebrew's formula names where they differ from the program's.
 FORMULAE = {"netserver": "netperf", "iperf2": "iperf"}
-#: What LinkLab's Windows installer bundles.
-BUNDLED_ON_WINDOWS = frozenset({"iperf3"})
+#: What LinkLab's Windows installer bundles (iperf: iperf 2.2.1, built from its pinned source).
+BUNDLED_ON_WINDOWS = frozenset({"iperf3", "iperf"})
 
 
 SETTINGS = "LinkLab's Settings › Engines"

@@ -48,8 +48,9 @@ from app.engine.validate import (
 
 #: Older iperf 2 releases print other reports (no -e columns) and lack what LinkLab uses.
 MIN_IPERF2 = (2, 0, 10)
-#: The smallest --bounceback message iperf 2 answers (its header); smaller ones hang.
-MIN_BOUNCEBACK = 64
+#: The smallest --bounceback message iperf 2 answers (its header: 64 bytes in 2.1, 68 in 2.2,
+#: whose server never answers a 64-byte request); smaller ones hang.
+MIN_BOUNCEBACK = 68
 #: What UDP "as fast as it can" asks of iperf 2, which refuses -b 0: far above any link.
 UNLIMITED_UDP = "100000M"
 
@@ -236,7 +237,10 @@ def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) ->
 
 
 #: Lines iperf 2 writes to stderr when a test fails although it exits with status 0.
-_STDERR_FAILED = re.compile(r"\[stderr\] .*(write failed|read failed|connect failed)", re.I)
+_STDERR_FAILED = re.compile(
+    r"\[stderr\] .*(write failed|read failed|connect failed|udp fin failed|did not receive ack)",
+    re.I,
+)
 
 
 class Iperf2Run(EngineRun):

@@ -2,7 +2,8 @@
 summary: TCP and UDP, upload (the client sends), -R download and --full-duplex (the client
 receives, its lines marked "*"), -P streams added up, the UDP server's report at the end,
 --bounceback round trips, and with --trip-times the receiver's one-way delay (the avg of its
-Latency columns). Older 2.0 output without -e reads too (its fewer columns)."""
+Latency columns). 2.2's columns (in-flight bytes before the window, intervals in hundredths,
+failures on numbered lines) and older 2.0 output without -e (its fewer columns) read too."""
 
 from __future__ import annotations
 
@@ -33,8 +34,13 @@ _REPORT = re.compile(
 )
 #: UDP receiver: "0.001 ms 0/5589 (0%)" (2.0: "0.017 ms    0/ 5350 (0%)").
 _UDP_RECEIVED = re.compile(r"^(\S+)\s+ms\s+(\d+)/\s*(\d+)\s+\((\S+?)%\)")
-#: TCP sender with -e: "6472/0  9  1023K/245(225) us": writes/errors, retries, cwnd/rtt.
-_TCP_SENT = re.compile(r"^\d+/\d+\s+(\d+)\s+(\S+?)([KMG]?)/(\d+)(?:\(\d+\))?\s+us")
+#: TCP sender with -e: writes/errors, retries, then cwnd/rtt: "6472/0  9  1023K/245(225) us"
+#: (2.1), or in-flight/cwnd/rtt with packet counts in brackets: "8579/0  20  127K(2)/1023K(16)/
+#: 118(22) us" (2.2).
+_TCP_SENT = re.compile(
+    r"^\d+/\d+\s+(\d+)\s+(?:[^\s/(]+\(\d+\)/(?=[^\s/]+/))?"
+    r"([^\s/(]+?)([KMG]?)(?:\(\d+\))?/(\d+)(?:\(\d+\))?\s+us"
+)
 #: Bounceback: "10=0.078/0.039/0.343/0.094 ms": count=avg/min/max/stdev.
 _BOUNCEBACK = re.compile(r"^(\d+)=(\S+)/(\S+)/(\S+)/(\S+)\s+ms")
 #: A receiver's Latency avg/min/max/stdev: first in TCP's tail ("3.510/0.043/13.109/1.981 ms
@@ -106,6 +112,10 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         star, stream, rest = match.groups()
         if "did not receive ack" in rest.lower():
+            yield EngineFailure(rest.strip())
+            continue
+        if _FAILED.search(rest) and " connected with " not in rest and not _REPORT.match(rest):
+            # 2.2 numbers its failures: "[  1] tcp connect to … failed (Connection refused)".
             yield EngineFailure(rest.strip())
             continue
         if rest.startswith("local ") and " connected with " in rest:

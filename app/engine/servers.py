@@ -4,6 +4,7 @@ log, stop."""
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -284,7 +285,23 @@ def _listening(pid: int, port: int) -> bool:
                     return True
     except psutil.Error:
         return False
-    return False
+    return sys.platform == "win32" and _ownerless_listener(port)
+
+
+def _ownerless_listener(port: int) -> bool:
+    """A socket listening on the port whose owner the system does not name (pid 0: Wine names
+    none, so a Windows LinkLab under Wine would never see its own servers listen)."""
+    try:
+        connections = psutil.net_connections(kind="inet")
+    except psutil.Error:
+        return False
+    return any(
+        conn.laddr
+        and conn.laddr.port == port
+        and not conn.pid
+        and (conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM)
+        for conn in connections
+    )
 
 
 def iperf3_server(
@@ -331,3 +348,16 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
         family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
         argv += ["-L", f"{options.bind_address},{family}"]
     return LocalServer(tool, argv, options.port, on_log, label="netserver")
+
+
+def firewall_note(servers: list[LocalServer]) -> str | None:
+    """On Windows, what its firewall asks the first time a server listens, and what to say."""
+    if sys.platform != "win32" or not servers:
+        return None
+    programs = ", ".join(dict.fromkeys(Path(server.tool.path).name for server in servers))
+    return (
+        f"Windows Firewall may ask whether {programs} may accept connections: allow it on the "
+        f"networks the other computer is on (Private networks), or its tests will be refused "
+        f"or time out. If you said no before, allow {programs} in Windows Security > Firewall & "
+        f"network protection > Allow an app through firewall."
+    )

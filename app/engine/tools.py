@@ -23,6 +23,7 @@ from app.resources import resource_dir
 class Source(StrEnum):
     SETTINGS = "settings"  # a path the user set
     BUNDLED = "bundled"  # resources/engines/<os>-<arch>/
+    BUILT = "built"  # built from pinned source by the set-up: build/built-engines/<os>-<arch>/
     PATH = "path"  # found on PATH
 
 
@@ -78,6 +79,12 @@ def bundled_dir() -> Path:
     return resource_dir() / "engines" / platform_tag()
 
 
+def built_dir() -> Path:
+    """Where the set-up of a source checkout puts the engines it builds from pinned source
+    (installers/build_iperf2.py); a frozen bundle has none (its engines are bundled)."""
+    return resource_dir().parent / "build" / "built-engines" / platform_tag()
+
+
 def _exe(name: str) -> str:
     return f"{name}.exe" if sys.platform == "win32" else name
 
@@ -117,7 +124,8 @@ class Program:
 
 
 def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
-    """Find a program: the user's path, then the bundled copy, then PATH."""
+    """Find a program: the user's path, then the bundled copy, then the one the set-up built,
+    then PATH."""
     if user_path:
         path = Path(user_path)
         if path.is_file() and os.access(path, os.X_OK):
@@ -130,6 +138,9 @@ def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
     bundled = bundled_dir() / _exe(name)
     if bundled.is_file() and os.access(bundled, os.X_OK):
         return str(bundled), Source.BUNDLED
+    built = built_dir() / _exe(name)
+    if not getattr(sys, "frozen", False) and built.is_file() and os.access(built, os.X_OK):
+        return str(built), Source.BUILT
     found = shutil.which(name)
     if found:
         return str(Path(found).resolve()), Source.PATH

@@ -1,4 +1,5 @@
-"""Copy this machine's packaged iperf3, netperf, netserver and iperf (2) for the bundle.
+"""Copy this machine's packaged iperf3, netperf and netserver for the bundle, and iperf 2.2.1 as
+the set-up built it from its pinned source (else the packaged iperf 2).
 
 The folder becomes resources/engines/linux-<arch>/ inside the bundle: the engines, the shared
 libraries they need beyond the C library (in lib/), the packages' copyright files (in
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.process import ENGINE_MANIFEST
+from installers.build_iperf2 import BUILT_DIR
+from installers.build_iperf2 import MANIFEST as BUILT_MANIFEST
 
 REQUIRED = ("iperf3",)
 OPTIONAL = ("netperf", "netserver", "iperf")
@@ -29,6 +33,11 @@ SYSTEM_LIBRARIES = re.compile(
     r"^(linux-vdso|linux-gate|ld-linux.*|libc|libm|libdl|libpthread|librt|libresolv|libutil)"
     r"\.so"
 )
+
+
+def _machine() -> str:
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "aarch64": "arm64"}.get(machine, machine)
 
 
 class StageError(Exception):
@@ -100,8 +109,19 @@ def stage(dest: Path) -> dict[str, object]:
     engines: dict[str, dict[str, str]] = {}
     libraries: dict[str, dict[str, str]] = {}
     packages: dict[str, Package] = {}
+    licenses = []
     for name in REQUIRED + OPTIONAL:
-        found = shutil.which(name)
+        built = BUILT_DIR / f"linux-{_machine()}" / name
+        if built.is_file():  # iperf 2.2.1 from its pinned source (installers/build_iperf2.py)
+            shutil.copy2(built, dest / name)
+            made = json.loads((built.parent / BUILT_MANIFEST).read_text(encoding="utf-8"))
+            engines[name] = {"built from source": made["commit"], "version": made["version"]}
+            for licence in made["licenses"]:
+                shutil.copyfile(built.parent / licence, dest / licence)
+                licenses.append(licence)
+            found: str | None = str(built)
+        else:
+            found = shutil.which(name)
         if found is None:
             if name in REQUIRED:
                 raise StageError(
@@ -111,11 +131,12 @@ def stage(dest: Path) -> dict[str, object]:
             print(f"stage-engines: {name} is not installed; the bundle will not carry it.")
             continue
         source = Path(found).resolve()
-        package = owning_package(Path(found))
-        packages[package.name] = package
-        shutil.copy2(source, dest / name)
+        if name not in engines:
+            package = owning_package(Path(found))
+            packages[package.name] = package
+            shutil.copy2(source, dest / name)
+            engines[name] = {"package": package.name, "version": package.version}
         os.chmod(dest / name, 0o755)  # noqa: S103 (an engine must be executable)
-        engines[name] = {"package": package.name, "version": package.version}
         for library in shared_libraries(source):
             soname = library.name
             if soname in libraries:
@@ -125,7 +146,6 @@ def stage(dest: Path) -> dict[str, object]:
             shutil.copy2(library.resolve(), dest / "lib" / soname)
             os.chmod(dest / "lib" / soname, 0o644)
             libraries[soname] = {"package": lib_package.name, "version": lib_package.version}
-    licenses = []
     for package in sorted(packages.values(), key=lambda p: p.name):
         copyright_file = Path("/usr/share/doc") / package.name / "copyright"
         if not copyright_file.is_file():

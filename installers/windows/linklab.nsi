@@ -7,7 +7,8 @@
 ; The setup program is written to dist/LinkLab-<version>-windows-x86_64-setup.exe.
 ; A bundle built with `build.py --engineless-smoke` (no iperf3; for the smoke test under Wine
 ; only) is refused unless -DENGINELESS_SMOKE is given, and then the setup program's name says
-; ENGINELESS-SMOKE-NOT-FOR-RELEASE; a bundle without iperf3 is refused either way otherwise.
+; ENGINELESS-SMOKE-NOT-FOR-RELEASE; a bundle with no engine (neither iperf3 nor iperf 2) is
+; refused either way otherwise.
 ;
 ; Silent install: setup.exe /S [/D=FOLDER]; silent uninstall: uninstall.exe /S.
 
@@ -53,6 +54,8 @@ SetCompressor /SOLID lzma
 ; What installers/build.py writes into a bundle built without engines, and where engines go.
 !define ENGINELESS_MARK "_internal\ENGINELESS-SMOKE-NOT-FOR-RELEASE.txt"
 !define ENGINE "_internal\resources\engines\windows-x86_64\iperf3.exe"
+; iperf 2.2.1, built from its pinned source by installers/build_iperf2.py: an engine by itself.
+!define ENGINE2 "_internal\resources\engines\windows-x86_64\iperf.exe"
 
 !if ! /FileExists "${BUNDLE}\${APPEXE}"
   !error "No ${APPEXE} in ${BUNDLE}: build the bundle first (python installers/build.py)."
@@ -64,7 +67,9 @@ SetCompressor /SOLID lzma
     !error "${BUNDLE} was built with --engineless-smoke: it has no engines and is never released."
   !endif
   !if ! /FileExists "${BUNDLE}\${ENGINE}"
-    !error "${BUNDLE} has no ${ENGINE}: a release ships its engines."
+    !if ! /FileExists "${BUNDLE}\${ENGINE2}"
+      !error "${BUNDLE} has neither ${ENGINE} nor ${ENGINE2}: a release ships its engines."
+    !endif
   !endif
   !define OUTNAME "${APPNAME}-${VERSION}-windows-x86_64-setup.exe"
 !endif

@@ -4,9 +4,11 @@
    Windows CPython with the win_amd64 wheels pinned in pyproject.toml in its own folder
    (LINKLAB_WINE_DIR, default ~/.cache/linklab-wine-dist); PyInstaller's win_amd64 wheels, pinned
    by the `dist` extra, go beside them.
-2. installers/build.py --engineless-smoke runs under that Python (PyInstaller on
-   installers/linklab.spec), into dist/windows-engineless-smoke/linklab/. No Windows iperf3 can
-   be had here, so this bundle has no engines, says so in a file inside, and is never released.
+2. iperf 2.2.1 is built for 64-bit Windows from its pinned source with Debian's MinGW-w64
+   (installers/build_iperf2.py: source checksum, only system DLLs, `iperf.exe -v` under Wine),
+   then installers/build.py --no-iperf3 runs under that Python (PyInstaller on
+   installers/linklab.spec), into dist/windows/linklab/, with that iperf.exe as its engine (no
+   Windows iperf3 can be had here: the release workflow bundles both).
 3. The bundle is made clean: the harness's Wine workarounds that PyInstaller collected (its two
    DLLs, and the numpy/scipy extension modules whose imports it rewrote) are taken out or
    restored byte for byte from the pinned wheels, and every file that comes from a wheel is
@@ -38,7 +40,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app import __version__  # noqa: E402
-from installers.build import ENGINELESS_DIR, ENGINELESS_MARK  # noqa: E402
+from installers.build import ENGINELESS_MARK  # noqa: E402
+from installers.build_iperf2 import BUILT_DIR, BuildError  # noqa: E402
+from installers.build_iperf2 import build as build_iperf2  # noqa: E402
 
 NSI = ROOT / "installers" / "windows" / "linklab.nsi"
 WINE_DIR_ENV = "LINKLAB_WINE_DIR"
@@ -49,6 +53,9 @@ PY_VERSION = "3.12"
 WINE_DLLS = ("wscmath.dll", "icuuc.dll")
 PYINSTALLER_PTH = "linklab_pyinstaller.pth"
 BUILD_TIMEOUT_S = 1800
+#: Where the bundle and installer go (under dist/), and the engine the bundle must carry.
+OUT_DIR = "windows"
+ENGINE = Path("_internal") / "resources" / "engines" / "windows-x86_64" / "iperf.exe"
 
 
 def say(text: str) -> None:
@@ -187,7 +194,7 @@ def folder_size(path: Path) -> int:
 
 
 def installer_path(out: Path) -> Path:
-    return out / f"LinkLab-{__version__}-windows-x86_64-ENGINELESS-SMOKE-NOT-FOR-RELEASE.exe"
+    return out / f"LinkLab-{__version__}-windows-x86_64-setup.exe"
 
 
 def make_installer(bundle: Path, out: Path) -> Path:
@@ -195,7 +202,7 @@ def make_installer(bundle: Path, out: Path) -> Path:
     if makensis is None:
         raise SystemExit("dist-windows: makensis is missing (Debian: sudo apt-get install nsis).")
     argv = [
-        makensis, "-V2", "-DENGINELESS_SMOKE", f"-DVERSION={__version__}",
+        makensis, "-V2", f"-DVERSION={__version__}",
         f"-DBUNDLE={bundle}", f"-DOUTDIR={out}", str(NSI),
     ]  # fmt: skip
     subprocess.run(argv, check=True)
@@ -224,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home = Path(os.environ.get(WINE_DIR_ENV) or DEFAULT_WINE_DIR).expanduser().absolute()
     harness = Harness(args.harness.resolve(), home)
-    out = ROOT / "dist" / ENGINELESS_DIR
+    out = ROOT / "dist" / OUT_DIR
     bundle = out / "linklab"
     times: dict[str, float] = {}
 
@@ -239,13 +246,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.skip_build:
         started = time.monotonic()
+        try:
+            build_iperf2("windows", BUILT_DIR / "windows-x86_64")
+        except BuildError as err:
+            raise SystemExit(f"dist-windows: {err}") from None
+        times["iperf 2.2.1 for Windows (MinGW-w64)"] = time.monotonic() - started
+        started = time.monotonic()
         work = ROOT / "build" / "windows"
         harness.python(
             [
                 "installers\\build.py",
-                "--engineless-smoke",
+                "--no-iperf3",
                 "--out",
-                "dist",
+                f"dist\\{OUT_DIR}",
                 "--work",
                 str(work.relative_to(ROOT)).replace("/", "\\"),
             ],
@@ -258,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         say(line)
     say(f"clean bundle: {checked} files equal to the pinned wheels' ({len(changed)} fixed)")
     times["cleaning"] = time.monotonic() - started
-    if not (bundle / "_internal" / ENGINELESS_MARK).is_file():
-        raise SystemExit(f"dist-windows: no engine-less bundle in {bundle}.")
+    if (bundle / "_internal" / ENGINELESS_MARK).is_file() or not (bundle / ENGINE).is_file():
+        raise SystemExit(f"dist-windows: the bundle in {bundle} lacks its engine ({ENGINE}).")
     started = time.monotonic()
     setup = make_installer(bundle, out)
     times["installer (makensis)"] = time.monotonic() - started

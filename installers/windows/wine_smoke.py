@@ -8,8 +8,10 @@ harness's own runs (its run.lock):
 3. the harness's Wine workarounds are applied to the installed copy only (Wine 8.0 cannot run
    numpy's complex functions nor load Qt without a system ICU; the installer and the bundle in
    dist/ stay clean);
-4. `linklab.exe --version`, `linklab.exe doctor` (and `doctor --json`: no engine, since this
-   bundle has none, and the data folder under the user's AppData);
+4. `linklab.exe --version`, `linklab.exe doctor` (and `doctor --json`: the bundled iperf 2.2.1,
+   no iperf3), then a study with the bundled iperf 2 against a Linux `iperf -s` on the loopback,
+   whose stored figures agree with the server's own report, and `linklab.exe serve` (no iperf3)
+   serving iperf 2 to a Linux iperf 2 client, TCP and UDP;
 5. the window (linklabw.exe, Qt offscreen) starts and keeps running; once it answers on its
    hand-over channel (asked by the harness's Windows Python), a second `linklab.exe` says it is
    already open; `linklab.exe FILE.linklab` hands the file over, and so does the .linklab
@@ -25,11 +27,14 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -262,6 +267,128 @@ def check_removed(prefix: Prefix, install: Path, shortcut: Path) -> None:
     )
 
 
+def linux_iperf2() -> str:
+    """The Linux iperf 2 the smoke test measures against: the one LinkLab finds here (the 2.2.1
+    built by the set-up, else the system's)."""
+    from app.engine.drivers import find_tool
+
+    return find_tool("iperf").path
+
+
+#: A TCP total of iperf 2's server with -f k: "[  1] 0.00-2.01 sec  5432 KBytes  22112 Kbits/sec".
+_SERVER_TOTAL = re.compile(r"^\[\s*\d+\]\s+0\.0+-(\d+\.\d+) sec\s+\S+ KBytes\s+(\S+) Kbits/sec")
+
+
+def measure_with_bundled_iperf2(prefix: Prefix, exe: str) -> None:
+    """The installed LinkLab runs a study with its bundled iperf 2 against a Linux `iperf -s` on
+    the loopback; the stored figures agree with the server's own report (within 5 %)."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [linux_iperf2(), "-s", "-p", str(port), "-B", "127.0.0.1", "-f", "k", "-e"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            db = Path(scratch) / "study.sqlite3"
+            argv = [exe, "run", "--engine", "iperf2", "--peer", "127.0.0.1"]
+            argv += ["--iperf2-port", str(port), "--protocol", "tcp", "--sizes", "131072"]
+            argv += ["--runs", "2", "--duration", "3", "--json", "--db", windows_path(db)]
+            started = time.monotonic()
+            status, out = prefix.run(argv, timeout_s=300)
+            elapsed = time.monotonic() - started
+            require(status == 0 and out.startswith("{"), f"linklab.exe run: status {status}")
+            result = json.loads(out)
+            check(
+                result["status"] == "completed" and result["runs_failed"] == 0,
+                f"the study with the bundled iperf 2 completed: {result['status_reason']}",
+            )
+            measured = result["points"][0]["throughput_bps"]["mean"]
+    finally:
+        server.terminate()  # our own child, by its PID
+        log, _ = server.communicate(timeout=30)
+    totals = [
+        float(m.group(2)) * 1e3
+        for m in map(_SERVER_TOTAL.match, log.splitlines())
+        if m and float(m.group(1)) >= 2.0
+    ]
+    require(len(totals) == 2, f"the Linux iperf -s reported 2 tests: {log[-400:]!r}")
+    served = sum(totals) / len(totals)
+    say(
+        f"study with the bundled iperf 2 in {elapsed:.0f} s: {measured / 1e6:.1f} Mbit/s stored, "
+        f"{served / 1e6:.1f} Mbit/s by the Linux server's own report"
+    )
+    check(abs(measured / served - 1) <= 0.05, "the stored figure is within 5 % of the server's")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def serve_answers_a_linux_client(prefix: Prefix, exe: str) -> None:
+    """The installed `linklab serve`, with no iperf3 in the bundle, serves its iperf 2 (TCP and
+    UDP): a Linux iperf 2 client measures against it on the loopback."""
+    from app.domain.results import RunSummary
+    from app.engine.iperf2_parse import parse_iperf2
+
+    port = _free_port()
+    argv = ["wine", exe, "serve", "--iperf2-port", str(port), "--bind", "127.0.0.1"]
+    proc = subprocess.Popen(
+        [*argv, "--no-netserver", "--no-echo"],
+        env=prefix.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    stdout = proc.stdout
+    assert stdout is not None
+
+    def read() -> None:  # a thread: Wine's pipe is read without blocking the wait for it
+        for line in stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    said: list[str] = []
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while not any("Press Ctrl+C" in x for x in said) and time.monotonic() < deadline:
+            try:
+                said.append(lines.get(timeout=1))
+            except queue.Empty:
+                if proc.poll() is not None:
+                    err = proc.stderr.read() if proc.stderr else ""
+                    raise SmokeFailure(f"linklab.exe serve ended: {err.strip()[-400:]!r}") from None
+        require(
+            any(f"iperf 2 UDP server listening on port {port}" in x for x in said),
+            f"linklab.exe serve serves iperf 2 (TCP and UDP): {''.join(said)[-300:]!r}",
+        )
+        client = [linux_iperf2(), "-c", "127.0.0.1", "-p", str(port), "-t", "2", "-i", "1"]
+        for extra in ([], ["-u", "-b", "10M"]):
+            done = subprocess.run(
+                [*client, "-f", "k", *extra], capture_output=True, text=True, timeout=120
+            )
+            found = [e for e in parse_iperf2(done.stdout.splitlines()) if isinstance(e, RunSummary)]
+            flows = found[0].flows if found else ()
+            answered = bool(flows) and bool(flows[0].sender_bps)
+            if extra:  # the Windows UDP server's own report came back to the client
+                answered = answered and bool(flows[0].receiver_bps)
+            kind = "UDP" if extra else "TCP"
+            check(answered, f"a Linux iperf 2 {kind} client measured against linklab.exe serve")
+            if answered:
+                say(f"{kind} against the installed serve: {flows[0].sender_bps or 0:.0f} bit/s")
+    finally:
+        prefix.stop_all()  # the serve and its iperf.exe servers, every Windows process
+        proc.communicate(timeout=60)
+        prefix.boot()
+
+
 def smoke(harness: Path, home: Path, setup: Path) -> None:
     prefix = Prefix(home)
     FAILED.clear()
@@ -306,11 +433,19 @@ def _smoke(prefix: Prefix, harness: Path, home: Path, setup: Path) -> None:
     shown = out.replace("\n", "\n    ")
     say(f"linklab.exe doctor (exit status {status}):\n    {shown}")
     check("iperf3" in out and "apt-get" not in out, "doctor names iperf3 without Debian's apt-get")
+    check("2.2.1" in out and "(bundled)" in out, "doctor names the bundled iperf 2.2.1")
     status, out = prefix.run([exe, "doctor", "--json"])
     is_json = out.startswith("{")
     require(is_json, "doctor --json printed JSON" + ("" if is_json else f": {out[:200]!r}"))
     report = json.loads(out)
     check(not report["engines"]["iperf3"]["found"], "doctor --json: no iperf3 in this bundle")
+    iperf2 = report["engines"]["iperf"]
+    check(
+        iperf2["found"] and iperf2["source"] == "bundled" and iperf2["version"] == "2.2.1",
+        f"doctor --json: iperf 2.2.1 bundled: {iperf2}",
+    )
+    measure_with_bundled_iperf2(prefix, exe)
+    serve_answers_a_linux_client(prefix, exe)
 
     window = prefix.start([str(install / "linklabw.exe")])
     db_path = data / "linklab.sqlite3"

@@ -18,6 +18,8 @@ import pytest
 from app.analysis.overhead import LinkInputs, expected
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium
+from app.engine.drivers import find_tool
+from app.engine.errors import EngineError
 from tests.testbed import ROOT, TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
@@ -39,11 +41,11 @@ def _listening(bed: TestBed, udp: bool) -> bool:
 
 class HandStarted:
     """`iperf -s` (and -u for UDP) on the second computer, started by hand as a lab sheet says.
-    iperf 2.1.8's server now and then dies of a segmentation fault in the middle of a suite
-    (the kernel logs "iperf: segfault … in libc"): a run that meets it fails as it should,
-    and a technician would start the server again. `crashed` says whether that happened, so
-    a test repeats its command once on a fresh server instead of failing on the engine's bug
-    (any other failure still fails the test)."""
+    It is the iperf LinkLab finds (2.2.1 after the set-up). iperf 2.1.8's server now and then
+    dies of a segmentation fault in the middle of a suite (the kernel logs "iperf: segfault …
+    in libc"): a run that meets it fails as it should, and a technician would start the server
+    again. `crashed` says whether that happened, so a test repeats its command once on a fresh
+    server instead of failing on the engine's bug (any other failure still fails the test)."""
 
     def __init__(self, bed: TestBed) -> None:
         self.bed = bed
@@ -52,7 +54,8 @@ class HandStarted:
             self.start(udp)
 
     def start(self, udp: bool) -> None:
-        argv = ["ip", "netns", "exec", self.bed.b, "iperf", "-s", "-V", "-p", str(PORT)]
+        iperf = find_tool("iperf").path  # as LinkLab finds it: the 2.2.1 the set-up built
+        argv = ["ip", "netns", "exec", self.bed.b, iperf, "-s", "-V", "-p", str(PORT)]
         proc = subprocess.Popen(
             [*argv, "-u"] if udp else argv,
             stdout=subprocess.DEVNULL,
@@ -84,8 +87,10 @@ def bed() -> Iterator[Iperf2Bed]:
     reason = unavailable_reason()
     if reason:
         pytest.skip(reason)
-    if shutil.which("iperf") is None:
-        pytest.skip("iperf 2 is not installed (scripts/ensure-engines.sh installs it)")
+    try:
+        find_tool("iperf")
+    except EngineError:
+        pytest.skip("iperf 2 is not installed (scripts/ensure-engines.sh builds or installs it)")
     with Iperf2Bed() as testbed:
         testbed.set_rate(RATE_MBIT)
         testbed.servers = HandStarted(testbed)
@@ -183,7 +188,8 @@ def test_bounceback_rtt_agrees_with_netperf_tcp_rr(bed: Iperf2Bed, tmp_path: Pat
     )
     bed._procs.append(server)
     time.sleep(0.5)
-    common = ["--peer", TestBed.B4, "--metric", "rtt", "--sizes", "64", "--runs", "3"]
+    # 68 bytes: the smallest request iperf 2.2's server answers (2.1's took 64).
+    common = ["--peer", TestBed.B4, "--metric", "rtt", "--sizes", "68", "--runs", "3"]
     common += ["--duration", "2", "--protocol", "tcp", "--ip", "4"]
     iperf2 = _study(bed, tmp_path / "i2.db", *common, "--iperf2-port", str(PORT))
     # The netperf study, as the same flags say it.
@@ -230,3 +236,41 @@ def test_live_intervals_arrive_from_iperf2(bed: Iperf2Bed) -> None:
     assert returncode == 0
     # Read while iperf 2 was still measuring: its intervals arrive live, not at the end.
     assert running_at_first_interval is True
+
+
+def test_a_udp_sweep_against_linklabs_own_iperf2_server_loses_no_run(
+    bed: Iperf2Bed, tmp_path: Path
+) -> None:
+    """`linklab serve --iperf2` on the second computer, then many short UDP tests in a row, both
+    ways, IPv4 and IPv6: every run completes (Debian 12's iperf 2.1.8 UDP server died of a
+    segmentation fault after the first one; 2.2.1 keeps serving). No retry on a crash here."""
+    port = PORT + 1
+    server = bed.start_server(
+        5202, "--iperf2", "--iperf2-port", str(port), "--no-echo",
+        ready="iperf 2 UDP server listening on port",
+    )  # fmt: skip
+    data = _study(
+        bed,
+        tmp_path / "udp.sqlite3",
+        "--peer", TestBed.B4, "--peer6", TestBed.B6, "--iperf2-port", str(port),
+        "--protocol", "udp", "--ip", "4,6", "--direction", "up",
+        "--sizes", "256,512,1024,1408", "--runs", "2", "--duration", "1",
+        "--bitrate", f"{RATE_MBIT / 2:g}M",
+    )  # fmt: skip
+    assert server.poll() is None, "LinkLab's iperf 2 server must still be running"
+    assert data["status"] == "completed", data["status_reason"]
+    assert data["runs_failed"] == 0 and data["runs_done"] == data["total_runs"] == 16
+    points = data["points"]
+    assert len(points) == 8
+    for point in points:
+        # Sent at half the link rate: all of it arrives (a run that failed has no figures).
+        assert point["throughput_bps"]["mean"] == pytest.approx(RATE_MBIT / 2 * 1e6, rel=0.05)
+    down = _study(
+        bed,
+        tmp_path / "udp-down.sqlite3",
+        "--peer", TestBed.B4, "--iperf2-port", str(port), "--protocol", "udp", "--ip", "4",
+        "--direction", "down", "--sizes", "512,1408", "--runs", "3", "--duration", "1",
+        "--bitrate", f"{RATE_MBIT / 2:g}M",
+    )  # fmt: skip
+    assert down["runs_failed"] == 0 and down["runs_done"] == down["total_runs"] == 6
+    assert server.poll() is None

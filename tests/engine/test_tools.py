@@ -111,3 +111,33 @@ def test_install_sentences_fit_the_system(platform: str, said: str, never: str) 
     # iperf3 comes with LinkLab's Windows installer: the sentence says so instead of a command.
     windows = install_hint("iperf3", "win32")
     assert "installer brings iperf3" in windows and "sudo" not in windows
+    assert "installer brings iperf with it" in install_hint("iperf", "win32")  # iperf 2.2.1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")
+def test_an_engine_built_by_the_set_up_comes_after_the_bundled_one_and_before_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """iperf 2.2.1 built from its pinned source (build/built-engines/<os>-<arch>/ of a checkout)
+    is preferred to the system's iperf; a copy bundled with LinkLab is preferred to it."""
+    root = tmp_path / "checkout"
+    bundled_folder = root / "resources" / "engines" / tools.platform_tag()
+    built = _fake_engine(root / "build" / "built-engines" / tools.platform_tag(), "iperf3", "3.20")
+    monkeypatch.setattr(tools, "resource_dir", lambda: root / "resources")
+    tool = find_tool("iperf3")
+    assert (tool.source, tool.path, tool.version) == (Source.BUILT, str(built), (3, 20))
+    bundled = _fake_engine(bundled_folder, "iperf3", "3.19.1")
+    assert find_tool("iperf3").path == str(bundled)
+    bundled.unlink()
+    built.unlink()
+    assert find_tool("iperf3").source is Source.PATH
+
+
+def test_the_set_up_builds_iperf_2_2_1_and_linklab_uses_it() -> None:
+    """After the set-up (scripts/ensure-engines.sh), `iperf` is the 2.2.1 it built."""
+    name = "iperf.exe" if sys.platform == "win32" else "iperf"
+    if not (tools.built_dir() / name).is_file():
+        pytest.skip("iperf 2.2.1 is not built here: run scripts/ensure-engines.sh (make test does)")
+    tool = find_tool("iperf")
+    assert tool.source is Source.BUILT and tool.version == (2, 2, 1)
+    assert "2.2.1" in tool.version_text

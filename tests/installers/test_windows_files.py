@@ -22,6 +22,7 @@ from tests.conftest import ROOT_DIR
 NSI = ROOT_DIR / "installers" / "windows" / "linklab.nsi"
 WORKFLOW = ROOT_DIR / ".github" / "workflows" / "windows.yml"
 ENGINE = Path("_internal/resources/engines/windows-x86_64/iperf3.exe")
+ENGINE2 = Path("_internal/resources/engines/windows-x86_64/iperf.exe")
 
 
 def _nsi() -> tuple[str, dict[str, str]]:
@@ -78,7 +79,7 @@ def test_the_workflow_builds_installs_and_checks_the_bundled_engine() -> None:
     assert '"bundled"' in text
 
 
-def _stand_in(folder: Path, *, engine: bool, mark: bool = False) -> Path:
+def _stand_in(folder: Path, *, engine: bool, mark: bool = False, iperf2: bool = False) -> Path:
     """A folder shaped like the bundle, with placeholder files."""
     bundle = folder / "linklab"
     (bundle / "_internal").mkdir(parents=True)
@@ -87,6 +88,9 @@ def _stand_in(folder: Path, *, engine: bool, mark: bool = False) -> Path:
     if engine:
         (bundle / ENGINE).parent.mkdir(parents=True)
         (bundle / ENGINE).write_bytes(b"MZ iperf3 stand-in")
+    if iperf2:
+        (bundle / ENGINE2).parent.mkdir(parents=True, exist_ok=True)
+        (bundle / ENGINE2).write_bytes(b"MZ iperf 2 stand-in")
     if mark:
         (bundle / "_internal" / ENGINELESS_MARK).write_text("no engines\n", encoding="utf-8")
     return bundle
@@ -133,6 +137,16 @@ def test_a_release_refuses_a_bundle_without_engines(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "a release ships its engines" in done.stdout + done.stderr
     assert not list(tmp_path.glob("*.exe"))
+
+
+@needs_makensis
+def test_a_bundle_with_iperf2_alone_is_a_release(tmp_path: Path) -> None:
+    """`make dist-windows` here: iperf 2 built from source, no iperf3 to be had."""
+    done = _makensis(_stand_in(tmp_path, engine=False, iperf2=True), tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [p.name for p in tmp_path.glob("*.exe")] == [
+        f"LinkLab-{__version__}-windows-x86_64-setup.exe"
+    ]
 
 
 @needs_makensis

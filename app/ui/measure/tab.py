@@ -44,6 +44,7 @@ from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
+from app.ui.measure.engine_choice import EngineChooser
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.last_form import LastForm
 from app.ui.measure.run_text import eta_text, series_name
@@ -140,8 +141,9 @@ class MeasureTab(QWidget):
         self.detection.link_detected.connect(self._link_detected)
         self.setup.peer_row.answered.connect(self.detection.detect)
         self.setup.peer_row.attach(context)
+        self.engine_chooser = EngineChooser(self._say)
+        self.last_form.restore()  # then an engine not installed here is replaced, said once
         self.engines_changed()
-        self.last_form.restore()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
 
@@ -195,6 +197,7 @@ class MeasureTab(QWidget):
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
         self.setup.set_engine_unavailable(self.context.missing_engines())
         self._show_command()  # another engine binary: another command line
+        self.engine_chooser.choose(self.setup.study.engine, self.context)  # and say so once
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan

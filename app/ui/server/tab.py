@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from app.domain.errors import LinkLabError
 from app.engine.driver import EngineDriver
 from app.engine.netinfo import LocalAddress, local_addresses
-from app.engine.servers import LocalServer
+from app.engine.servers import LocalServer, firewall_note
 from app.ui.common.log_view import LogView
 from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext
@@ -242,6 +242,8 @@ class ServerControls(QGroupBox):
                 self.logged.emit(self._name, "serves tests of up to an hour each")
             for note in server.notes:
                 self.logged.emit(self._name, note)
+            if firewall := firewall_note([server]):
+                self.logged.emit(self._name, firewall)
         finally:
             self._end_busy()
         if self._error:

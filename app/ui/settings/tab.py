@@ -31,6 +31,7 @@ from app.ui.server.tab import named, show_status
 SOURCE_WORDS = {
     Source.SETTINGS: "the path set here",
     Source.BUNDLED: "bundled with LinkLab",
+    Source.BUILT: "built by LinkLab's set-up",
     Source.PATH: "found on PATH",
 }
 ENGINE_USES = {name: program.use for name, program in PROGRAMS.items()}
