@@ -1,7 +1,8 @@
 """The newcomer's journeys across features, in the real window with real engines, each to the
 files it produced, opened and checked: a second computer found on the network (answering only
-by IPv6 link-local, as on a point-to-point link) chosen, measured, and its chart and table
-exported; and a first start measuring this computer, exported the same way."""
+by IPv6 link-local, as on a point-to-point link) chosen, a TCP and UDP sweep measured there,
+its series compared within it and exported as chart, table, HTML and PDF report, each opened
+and checked by its pixels; and a first start measuring this computer, exported the same way."""
 
 from __future__ import annotations
 
@@ -15,8 +16,17 @@ from PySide6.QtWidgets import QScrollArea
 
 from app.engine.discovery import FoundPeer, announcement, discover, parse_announcement, serve_facts
 from app.ui.main_window import MainWindow
+from tests.artifacts import CHROMIUM, NO_CHROMIUM, NO_POPPLER, PDFTOPPM
 from tests.testbed import NeighbourBed, unavailable_reason
-from tests.ui.journey import check_csv, check_png, compare_session, export_chart_and_table
+from tests.ui.journey import (
+    check_csv,
+    check_png,
+    compare_session,
+    confirmed,
+    export_chart_and_table,
+    save_as,
+)
+from tests.ui.test_export_journey import check_html, check_pdf
 from tests.ui.user import User, wait_for
 
 #: What a person must see whole on the Study page after choosing a found computer.
@@ -42,8 +52,8 @@ def whole(user: User, name: str) -> bool:
     return user.on_screen(widget).size() == widget.size() and widget.width() > 0
 
 
-def measure(user: User, window: MainWindow, name: str) -> None:
-    user.choose("Protocol", "TCP")
+def measure(user: User, window: MainWindow, name: str, protocol: str = "TCP") -> None:
+    user.choose("Protocol", protocol)
     user.choose("IP version", "IPv4 and IPv6")
     user.type("Values list", "128, 1408")
     user.type("Runs per point", "2")
@@ -78,6 +88,8 @@ def neighbour() -> Iterator[NeighbourBed]:
 
 
 @pytest.mark.netns
+@pytest.mark.skipif(PDFTOPPM is None, reason=NO_POPPLER)
+@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 @pytest.mark.usefixtures("iperf3_tool")
 def test_a_found_computer_is_measured_and_its_chart_and_table_exported(
     window: MainWindow, user: User, neighbour: NeighbourBed, tmp_path: Path
@@ -107,10 +119,28 @@ def test_a_found_computer_is_measured_and_its_chart_and_table_exported(
     assert f"-c {neighbour.THERE4}" in command and "No command yet" not in command, command
     assert "IPv6 address, but IPv4" not in user.text("Peer check")
     assert all(whole(user, name) for name in STUDY_CONTROLS)
-    measure(user, window, "Found computer")
+    measure(user, window, "Found computer", protocol="TCP and UDP")
     log = user.text("Log")
-    assert neighbour.THERE4 in log and neighbour.THERE6 in log  # both series went there
-    exported_and_checked(user, window, "Found computer", tmp_path)
+    assert neighbour.THERE4 in log and neighbour.THERE6 in log  # every series went there
+    # Its series compared within it: like with like, one difference per pair.
+    compare_session(user, window, "Found computer")
+    pairs = [row[0] for row in user.table_rows("Pairs compared")]
+    assert len(pairs) == 4, pairs
+    png, table = export_chart_and_table(user, tmp_path)
+    check_png(png)
+    (session,) = [s for s in window.context.door().sessions() if s.name == "Found computer"]
+    runs = window.context.door().runs(session.id)
+    assert check_csv(table, runs) == 4 * 2  # every pair at both packet sizes
+    # The reports a student hands in: opened, rendered, nothing at an edge, every point in.
+    html, pdf = tmp_path / "found.html", tmp_path / "found.pdf"
+    for path, button in ((html, "HTML report…"), (pdf, "PDF report…")):
+        with user.answering(save_as(path)):
+            user.click(button)
+        wait_for(path.exists, 60, path.name)
+        confirmed(user, path)
+    check_html(html, tmp_path / "html")
+    text = check_pdf(pdf, tmp_path / "pdf")
+    assert "Significant" in text and "1408" in text and "128" in text
 
 
 @pytest.mark.usefixtures("iperf3_tool")
