@@ -229,3 +229,24 @@ def test_rename_and_delete_a_result(window: MainWindow, user: User) -> None:
     assert [k.name for k in FrontDoor(window.context.db_path).results().kept()] == [
         "Lab B, busy morning"
     ]
+
+
+def test_a_result_and_a_comparison_on_view_leave_the_window_fitting_1280x720(
+    window: MainWindow, user: User, qtbot: object
+) -> None:
+    # A result's card, its charts and a comparison once made the window's least height 725,
+    # and it stayed so: the status bar went below a 1280x800 screen's usable area for good.
+    keep_two(window.context.db_path)
+    open_result(user, "Lab B, evening", 2)
+    listed = user.table_rows("Sessions")
+    user.click_row("Sessions", row_of(listed, "Lab B, evening"))
+    user.click_row(
+        "Sessions", row_of(listed, "Lab B, busy morning"), Qt.KeyboardModifier.ControlModifier
+    )
+    user.click("Compare")
+    wait_for(lambda: "against" in user.text("Comparison title"), 10, "the comparison")
+    window.resize(1280, 720)
+    wait_for(lambda: window.height() == 720, 5, "the window at 1280x720")
+    assert window.minimumSizeHint().height() <= 720
+    bar = window.statusBar()
+    assert bar.isVisible() and bar.geometry().bottom() < window.height()

@@ -34,7 +34,7 @@ from app.study.frontdoor import FrontDoor
 from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness_kept import KeptResult
 from app.ui.common.background import Background
-from app.ui.common.widgets import ComboBox
+from app.ui.common.widgets import ComboBox, scroll_when_small
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
@@ -166,7 +166,9 @@ class SessionsTab(QWidget):
         # The session on view, or the responsiveness result (or two compared) on view.
         self.shown = QStackedWidget()
         self.shown.addWidget(self.view)
-        self.shown.addWidget(self.results_view)
+        # A kept result's card and charts scroll rather than set the window's least height.
+        self.results_page = scroll_when_small(self.results_view)
+        self.shown.addWidget(self.results_page)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
@@ -251,7 +253,7 @@ class SessionsTab(QWidget):
             self.table.resizeColumnToContents(column)
         self._select(selected)
         kept_on_view = next((r for r in results if r.id == result_on_view), None)
-        if self.shown.currentWidget() is self.results_view and kept_on_view is not None:
+        if self.shown.currentWidget() is self.results_page and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
         elif on_view in by_id:
             if runs is not None:  # else opened while this list was read: its own read shows it
@@ -374,7 +376,7 @@ class SessionsTab(QWidget):
 
     def _show_result(self, kept: KeptResult) -> None:
         self.results_view.show_result(kept)
-        self.shown.setCurrentWidget(self.results_view)
+        self.shown.setCurrentWidget(self.results_page)
 
     def compare_results(self, ids: Sequence[str]) -> None:
         """Two results compared below the list, the older one the baseline."""
@@ -388,7 +390,7 @@ class SessionsTab(QWidget):
 
     def _show_comparison(self, comparison: ResponsivenessComparison) -> None:
         self.results_view.show_comparison(comparison)
-        self.shown.setCurrentWidget(self.results_view)
+        self.shown.setCurrentWidget(self.results_page)
         self.status.setStyleSheet("")
         baseline, other = comparison.names
         self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
