@@ -120,21 +120,30 @@ def cmd_class_server(args: argparse.Namespace) -> int:
     collector = Collector(store, token, host, port, limits=limits, on_log=log)
     collector.start()
     try:
+        # The token is a password: shown once, and only when this collector made it (the
+        # instructor already has one they wrote); never in a log line or a suggested command.
         if created:
-            print(f"A new class token was written to {args.token_file}.")
+            print(f"A new class token was written to {args.token_file}: {token}")
+        else:
+            print(f"The class token is the one in {args.token_file}.")
         print(f"Collecting the class at {collector.url} (listening on {host}:{collector.port}).")
         print(f"Store: {store_words}")
-        print(f"Class token: {token}")
         if args.exercise:
             write_into_exercise(Path(args.exercise), collector.url, token)
             print(
                 f"Wrote this address and the token into {args.exercise}: the students' LinkLab "
                 f"pushes each run here as it ends."
             )
-        print(
-            f"Students: linklab run --exercise FILE --student NAME --submit {collector.url} "
-            f"--token {token}"
-        )
+            print(
+                f"Students: linklab run --exercise FILE --student NAME (FILE: a copy of "
+                f"{args.exercise})"
+            )
+        else:
+            print(
+                f"Students: linklab run --exercise FILE --student NAME --submit {collector.url} "
+                f"--token TOKEN (TOKEN: the class token in {args.token_file}), or hand them an "
+                f"exercise written with --exercise FILE."
+            )
         print("Press Ctrl+C to stop.", flush=True)
         while collector.running:
             time.sleep(0.2)

@@ -152,8 +152,8 @@ class CollectorApp:
         ):
             raise _Refusal(
                 401,
-                "The class token is missing or wrong: use the token the instructor's LinkLab "
-                "shows beside the collector's address.",
+                "The class token is missing or wrong: use the exercise file the instructor "
+                "handed out (it carries the token), or ask the instructor for the token.",
                 [("WWW-Authenticate", 'Bearer realm="LinkLab class"')],
             )
 

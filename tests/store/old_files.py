@@ -44,6 +44,13 @@ def runs_before_schema_7(conn: sqlite3.Connection) -> None:
 
 
 def responsiveness_before_schema_8(conn: sqlite3.Connection) -> None:
-    """No responsiveness tables, as schemas 1 to 7 had."""
+    """No responsiveness tables (and none of what later schemas add), as schemas 1 to 7 had."""
+    class_tokens_before_schema_9(conn)
     for table in ("responsiveness_steps", "responsiveness_loads", "responsiveness"):
         conn.execute(f"DROP TABLE {table}")
+
+
+def class_tokens_before_schema_9(conn: sqlite3.Connection) -> None:
+    """No class_tokens table, as schemas 1 to 8 had: an exercise's collector token was kept
+    inside its stored exercise."""
+    conn.execute("DROP TABLE IF EXISTS class_tokens")
