@@ -112,3 +112,19 @@ def test_an_integer_beyond_any_float_is_refused_with_a_sentence(tmp_path: Path) 
     push["sessions"]["sessions"][0]["plan"]["values"][0] = 10**400
     with pytest.raises(BadOption, match="stored nothing"):
         check_push(push)
+
+
+def test_a_stream_count_too_long_to_be_a_number_reads_as_one_stream() -> None:
+    """What the fuzzer found: iperf3's "Starting Test" line with a stream count of 5000
+    digits ended the text parser with ValueError (Python's limit on integer digits)."""
+    from app.domain.results import RunSummary
+    from app.engine.iperf3_text import parse_text
+    from tests.conftest import DATA
+
+    lines = (DATA / "iperf3" / "text_tcp_v4.txt").read_text(encoding="utf-8").splitlines()
+    starting = [n for n, line in enumerate(lines) if line.startswith("Starting Test")]
+    assert starting, "the capture has its Starting Test line"
+    for n in starting:
+        lines[n] = "Starting Test: protocol: TCP, " + "9" * 5000 + " streams, 131072 byte blocks"
+    events = list(parse_text(lines))
+    assert any(isinstance(e, RunSummary) for e in events)

@@ -176,7 +176,8 @@ def _mutate_node(rng: random.Random, document: Any) -> Any:
     node = rng.choice(nodes)
     if isinstance(node, dict):
         if not node:
-            node[rng.choice(("start", "end", "intervals", "sessions", "x"))] = rng.choice(VALUES)
+            key = rng.choice(("start", "end", "intervals", "sessions", "x"))
+            node[key] = copy.deepcopy(rng.choice(VALUES))
             return document
         key = rng.choice(list(node))
         roll = rng.random()
@@ -191,7 +192,7 @@ def _mutate_node(rng: random.Random, document: Any) -> Any:
             node[key] = copy.deepcopy(other) if other is not node else None
         return document
     if not node:
-        node.append(rng.choice(VALUES))
+        node.append(copy.deepcopy(rng.choice(VALUES)))
         return document
     at = rng.randrange(len(node))
     roll = rng.random()
