@@ -128,3 +128,36 @@ def test_a_stream_count_too_long_to_be_a_number_reads_as_one_stream() -> None:
         lines[n] = "Starting Test: protocol: TCP, " + "9" * 5000 + " streams, 131072 byte blocks"
     events = list(parse_text(lines))
     assert any(isinstance(e, RunSummary) for e in events)
+
+
+def test_the_collector_never_opens_a_file_a_request_names(tmp_path: Path) -> None:
+    """What the fuzzer found: GET /v1/class?exercise=NAME looked for a file called NAME on the
+    instructor's computer; a name too long for a path ended the request with OSError."""
+    import io
+    import json
+
+    from app.store.class_backends import open_class_store
+    from app.study.collector_app import CollectorApp
+    from app.study.exercises import write_exercise
+    from tests.classlive import short_exercise
+
+    exercise_file = write_exercise(tmp_path / "lab.linklab-exercise", short_exercise())
+    store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
+    app = CollectorApp(store, "class-token-for-tests")
+    try:
+        for wanted in ("-" * 5000, str(exercise_file)):
+            said: list[str] = []
+            environ = {
+                "REQUEST_METHOD": "GET",
+                "PATH_INFO": "/v1/class",
+                "QUERY_STRING": f"exercise={wanted}",
+                "HTTP_AUTHORIZATION": "Bearer class-token-for-tests",
+                "REMOTE_ADDR": "192.0.2.1",
+                "wsgi.input": io.BytesIO(b""),
+            }
+            (body,) = app(environ, lambda status, _headers, said=said: said.append(status))
+            # Nothing has arrived: the file beside the collector is not the class.
+            assert said == ["404 Not Found"]
+            assert "No student's work has arrived yet" in json.loads(body)["sentence"]
+    finally:
+        store.close()

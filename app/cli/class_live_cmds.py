@@ -22,7 +22,7 @@ from app.engine.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
 from app.store.db import default_path
 from app.study.class_http import call
-from app.study.class_live import choose_exercise, live_class, view_from_wire
+from app.study.class_live import choose_exercise, is_file, live_class, view_from_wire
 from app.study.class_station import ClassPusher, announce_pool, my_server
 from app.study.classroom import ClassView
 from app.study.collector import (
@@ -33,6 +33,7 @@ from app.study.collector import (
     write_into_exercise,
 )
 from app.study.collector_app import Limits
+from app.study.exercises import read_exercise
 from app.study.server_pool import MAX_POOL, pool_for
 
 __all__ = [
@@ -169,6 +170,8 @@ def live_view(source: str, token: str | None, exercise: str | None) -> ClassView
             raise BadOption(
                 "Give the class token with --token (or --token-file) to read a collector."
             )
+        if exercise and is_file(exercise):  # the collector knows it by its id
+            exercise = read_exercise(exercise).id
         query = f"?exercise={_quote(exercise)}" if exercise else ""
         answer = call(collector_url(source), token, f"/v1/class{query}")
         if answer.status != 200:

@@ -231,7 +231,7 @@ class CollectorApp:
         wanted = (query.get("exercise") or [""])[0] or None
         changes = self.store.changes()
         try:
-            exercise = choose_exercise(self.store, wanted)
+            exercise = choose_exercise(self.store, wanted, files=False)
         except BadOption as err:
             raise _Refusal(404, err.sentence) from None
         tag = f'"{changes}-{exercise.id}"'

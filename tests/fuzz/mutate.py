@@ -163,7 +163,12 @@ def _new_value(rng: random.Random, old: Any) -> Any:
     if roll < 0.5:
         return copy.deepcopy(rng.choice(VALUES))
     if isinstance(old, int | float) and not isinstance(old, bool) and roll < 0.8:
-        return rng.choice((-old, old * 1000, old / 1000 if old else 1, str(old), int(old)))
+        changes = (lambda: -old, lambda: old * 1000, lambda: old / 1000, lambda: str(old),
+                   lambda: int(old))  # fmt: skip
+        try:
+            return rng.choice(changes)()
+        except (OverflowError, ValueError):  # beyond a float, or an infinity made whole
+            return None
     if isinstance(old, str) and roll < 0.8:
         return mutate_text(rng, old, 1)
     return rng.choice((str(old)[:50], [old], {"x": old}))
