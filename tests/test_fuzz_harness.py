@@ -161,3 +161,19 @@ def test_the_collector_never_opens_a_file_a_request_names(tmp_path: Path) -> Non
             assert "No student's work has arrived yet" in json.loads(body)["sentence"]
     finally:
         store.close()
+
+
+def test_iperf2_lines_that_made_its_patterns_backtrack_are_read_at_once() -> None:
+    """What the fuzzer found: "[" and 100,000 spaces (the header line's padding run long)
+    took iperf 2's parser minutes (the spaces either side of an optional "*" tried every
+    way); a bounceback figure of thousands of "/" split every way likewise."""
+    from app.engine.iperf2_parse import parse_iperf2
+
+    header = "[" + " " * 100_000 + "ID] Interval        Transfer    Bandwidth"
+    report = "[  1] 0.00-1.00 sec  1 KBytes  8 Kbits/sec  1=" + "/" * 5_000
+    inputs = [[header], [report], ["[ *" + " " * 100_000 + "x]"]]
+    target = Target(
+        "iperf2-lines", lambda: inputs, lambda _rng, x: x, lambda x: list(parse_iperf2(x))
+    )
+    result = fuzz(target, 6, limit_s=1.0, wall_limit_s=30.0)
+    assert result.ok, [f.words() for f in result.findings]
