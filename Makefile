@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-windows setup engines desktop test-tools dist-tools dist bench screenshots lint typecheck clean
+.PHONY: run test test-windows setup engines desktop test-tools dist-tools dist bench fuzz screenshots lint typecheck clean
 
 run: setup engines desktop
 	$(BIN)/linklab
@@ -74,6 +74,18 @@ screenshots: setup engines test-tools
 bench: setup engines dist-tools
 	@scripts/ensure-engines.sh --with-test-tools
 	$(BIN)/python benchmarks/run_all.py
+
+# Every reader (the five engine parsers, the exchange-file and hand-in readers, the collector's
+# requests) through FUZZ_COUNT mutated inputs each, each within 2 s of CPU, failing on any error
+# that is not LinkLab's own or any slow input (their inputs kept in build/fuzz-findings). Seeds:
+# tests/data and the captured engine outputs in FUZZ_OUTPUTS. CPU-heavy (run niced); not part
+# of `make test`, which runs it with 200 inputs each.
+FUZZ_COUNT ?= 100000
+FUZZ_OUTPUTS ?= ../shared/engine-outputs
+
+fuzz: setup
+	LINKLAB_FUZZ_COUNT=$(FUZZ_COUNT) LINKLAB_ENGINE_OUTPUTS=$(FUZZ_OUTPUTS) \
+		nice -n 19 $(BIN)/python -m tests.fuzz --findings build/fuzz-findings
 
 lint: setup
 	$(BIN)/ruff check app tests benchmarks installers scripts

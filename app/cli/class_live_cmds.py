@@ -22,7 +22,7 @@ from app.engine.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
 from app.store.db import default_path
 from app.study.class_http import call
-from app.study.class_live import choose_exercise, live_class, view_from_wire
+from app.study.class_live import choose_exercise, is_file, live_class, view_from_wire
 from app.study.class_station import ClassPusher, announce_pool, my_server
 from app.study.classroom import ClassView
 from app.study.collector import (
@@ -33,6 +33,7 @@ from app.study.collector import (
     write_into_exercise,
 )
 from app.study.collector_app import Limits
+from app.study.exercises import read_exercise
 from app.study.server_pool import MAX_POOL, pool_for
 
 __all__ = [
@@ -120,21 +121,30 @@ def cmd_class_server(args: argparse.Namespace) -> int:
     collector = Collector(store, token, host, port, limits=limits, on_log=log)
     collector.start()
     try:
+        # The token is a password: shown once, and only when this collector made it (the
+        # instructor already has one they wrote); never in a log line or a suggested command.
         if created:
-            print(f"A new class token was written to {args.token_file}.")
+            print(f"A new class token was written to {args.token_file}: {token}")
+        else:
+            print(f"The class token is the one in {args.token_file}.")
         print(f"Collecting the class at {collector.url} (listening on {host}:{collector.port}).")
         print(f"Store: {store_words}")
-        print(f"Class token: {token}")
         if args.exercise:
             write_into_exercise(Path(args.exercise), collector.url, token)
             print(
                 f"Wrote this address and the token into {args.exercise}: the students' LinkLab "
                 f"pushes each run here as it ends."
             )
-        print(
-            f"Students: linklab run --exercise FILE --student NAME --submit {collector.url} "
-            f"--token {token}"
-        )
+            print(
+                f"Students: linklab run --exercise FILE --student NAME (FILE: a copy of "
+                f"{args.exercise})"
+            )
+        else:
+            print(
+                f"Students: linklab run --exercise FILE --student NAME --submit {collector.url} "
+                f"--token TOKEN (TOKEN: the class token in {args.token_file}), or hand them an "
+                f"exercise written with --exercise FILE."
+            )
         print("Press Ctrl+C to stop.", flush=True)
         while collector.running:
             time.sleep(0.2)
@@ -160,6 +170,8 @@ def live_view(source: str, token: str | None, exercise: str | None) -> ClassView
             raise BadOption(
                 "Give the class token with --token (or --token-file) to read a collector."
             )
+        if exercise and is_file(exercise):  # the collector knows it by its id
+            exercise = read_exercise(exercise).id
         query = f"?exercise={_quote(exercise)}" if exercise else ""
         answer = call(collector_url(source), token, f"/v1/class{query}")
         if answer.status != 200:

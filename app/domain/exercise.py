@@ -218,10 +218,13 @@ def exercise_to_dict(exercise: Exercise) -> dict[str, Any]:
         ],
         "questions": list(exercise.questions),
     } | (
-        {"collector": {"url": exercise.collector.url, "token": exercise.collector.token}}
-        if exercise.collector is not None
-        else {}
+        {"collector": _collector_dict(exercise.collector)} if exercise.collector is not None else {}
     )
+
+
+def _collector_dict(collector: Collector) -> dict[str, str]:
+    # No token: the exercise as a student's database keeps it (the token is kept apart).
+    return {"url": collector.url} | ({"token": collector.token} if collector.token else {})
 
 
 def _plan_without_peer(plan: Plan) -> dict[str, Any]:

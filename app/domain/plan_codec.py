@@ -35,7 +35,11 @@ def _enum_tuple(kind: type[Any], value: object, name: str) -> tuple[Any, ...]:
 def _number(value: object, name: str, whole: bool = True) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{name} must be a number")
-    if not math.isfinite(value):
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer beyond any float
+        finite = False
+    if not finite:
         raise ValueError(f"{name} must be finite")
     if whole:
         if int(value) != value:

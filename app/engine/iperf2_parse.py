@@ -26,7 +26,9 @@ from app.engine.numbers import figure, figure_int
 ENGINE = "iperf"
 
 #: "[  1] ", "[ *1] ", "[SUM] ", "[SUM-2] ", "[FD1] ", "[ CT] ".
-_ID = re.compile(r"^\s*\[\s*(\*?)\s*(\d+|SUM(?:-\d+)?|FD\d+|CT)\]\s*(.*)$")
+#: Possessive: spaces on both sides of an optional "*" would otherwise be tried every way
+#: (a "[" and 100,000 spaces took minutes).
+_ID = re.compile(r"^\s*+\[\s*+(\*?)\s*+(\d+|SUM(?:-\d+)?|FD\d+|CT)\]\s*(.*)$")
 #: "0.0000-1.0000 sec  828416 KBytes  6786384 Kbits/sec  rest".
 _REPORT = re.compile(
     r"^(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s+sec\s+(\S+)\s+([KMGT]?)Bytes\s+"
@@ -42,7 +44,8 @@ _TCP_SENT = re.compile(
     r"([^\s/(]+?)([KMG]?)(?:\(\d+\))?/(\d+)(?:\(\d+\))?\s+us"
 )
 #: Bounceback: "10=0.078/0.039/0.343/0.094 ms": count=avg/min/max/stdev.
-_BOUNCEBACK = re.compile(r"^(\d+)=(\S+)/(\S+)/(\S+)/(\S+)\s+ms")
+#: (Each figure without a "/": a long run of them would otherwise be split every way.)
+_BOUNCEBACK = re.compile(r"^(\d+)=([^/\s]+)/([^/\s]+)/([^/\s]+)/(\S+)\s+ms")
 #: A receiver's Latency avg/min/max/stdev: first in TCP's tail ("3.510/0.043/13.109/1.981 ms
 #: (13431/131072)"), after the loss in UDP's ("0.001 ms 1/893 (0.11%) 0.006/0.002/0.179/0.006
 #: ms"). iperf 2 prints it without --trip-times too, then between unsynchronised ends.

@@ -132,7 +132,7 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         if line.startswith("Reverse mode"):
             state.reverse = True
         elif match := _STARTING.match(line):
-            state.streams = max(1, int(match.group("streams")))
+            state.streams = max(1, measured_int(match.group("streams")) or 1)
             state.udp_columns = match.group("proto").upper() == "UDP"
         elif _CONNECTED.match(line):
             state.connected += 1

@@ -105,6 +105,8 @@ _BINARY = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 def amount(value: float, unit: str) -> str:
     """A number with its unit as a user writes it: sizes in whole KiB/MiB/GiB where they are
     such, rates in kbit/s to Tbit/s, anything else without an exponent."""
+    if isinstance(value, int) and abs(value) >= 10**300:  # beyond a float: said by its size
+        return f"{'-' if value < 0 else ''}a number of more than 300 digits"
     if unit == "bytes" and float(value).is_integer():
         for name, size in _BINARY:
             if value >= size and value % size == 0:

@@ -1,11 +1,13 @@
 """A student's work on a lab exercise: the exercise as handed out, name and group, answers;
-and the sessions measured for it (those whose plan names the exercise and the student)."""
+and the sessions measured for it (those whose plan names the exercise and the student). The
+class token of the exercise's collector is kept apart from the stored exercise."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from app.domain.collector import Collector
 from app.domain.errors import BadOption
 from app.domain.exercise import MAX_ANSWER, Exercise, exercise_from_text, exercise_json
 from app.domain.plan import clean_text
@@ -14,6 +16,9 @@ from app.store.db import Database
 from app.store.trash import DELETABLE_SINCE
 
 __all__ = ["ExerciseStore", "Work"]
+
+#: The schema version from which class tokens live in their own table.
+CLASS_TOKENS_SINCE = 10
 
 
 _ALL_SESSIONS = (
@@ -41,14 +46,37 @@ class ExerciseStore:
         """The student's work on this exercise, created on first use; the group is updated
         and the exercise kept as first handed out (answers and sessions refer to it)."""
         now = utc_now()
+        named = exercise.collector
+        # The token is a password: the stored exercise keeps the collector's address only.
+        stored = exercise if named is None else replace(exercise, collector=Collector(named.url))
         with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO exercise_work (exercise_id, student, group_name, exercise_json, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (exercise_id, student) DO UPDATE SET group_name = excluded.group_name",
-                (exercise.id, student, group, exercise_json(exercise), now, now),
+                (exercise.id, student, group, exercise_json(stored), now, now),
             )
+            if named is not None and named.token:
+                conn.execute(
+                    "INSERT INTO class_tokens (collector_url, token, updated_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT (collector_url) DO UPDATE SET token = excluded.token, "
+                    "updated_at = excluded.updated_at",
+                    (named.url, named.token, now),
+                )
         return self.work(exercise.id, student)
+
+    def _with_token(self, exercise: Exercise) -> Exercise:
+        """The exercise with its collector's class token, kept apart (a file not yet migrated,
+        read only, has none apart: its stored exercise may still hold it)."""
+        named = exercise.collector
+        if named is None or named.token or self.db.version < CLASS_TOKENS_SINCE:
+            return exercise
+        rows = self.db.query("SELECT token FROM class_tokens WHERE collector_url = ?", (named.url,))
+        return (
+            replace(exercise, collector=Collector(named.url, rows[0]["token"]))
+            if rows
+            else exercise
+        )
 
     def work(self, exercise_id: str, student: str) -> Work:
         rows = self.db.query(
@@ -63,7 +91,7 @@ class ExerciseStore:
         row = rows[0]
         answers = json.loads(row["answers_json"] or "{}")
         return Work(
-            exercise_from_text(row["exercise_json"], "The stored exercise"),
+            self._with_token(exercise_from_text(row["exercise_json"], "The stored exercise")),
             row["student"],
             row["group_name"],
             {str(k): str(v) for k, v in answers.items()} if isinstance(answers, dict) else {},

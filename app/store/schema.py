@@ -333,4 +333,33 @@ _V9 = [
     "CREATE INDEX sessions_deleted ON sessions(deleted_at)",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
+# Version 10: the class token kept apart, like a password: an exercise names its class's
+# collector by address in exercise_work, and the token to push there is a row of its own per
+# collector (the latest given), never in the stored exercise. Older rows move theirs out.
+_V10 = [
+    """
+    CREATE TABLE class_tokens (
+        collector_url TEXT PRIMARY KEY,
+        token TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )
+    """,
+    """
+    INSERT OR REPLACE INTO class_tokens (collector_url, token, updated_at)
+        SELECT json_extract(exercise_json, '$.collector.url'),
+            json_extract(exercise_json, '$.collector.token'), updated_at
+        FROM exercise_work
+        WHERE json_valid(exercise_json)
+            AND json_type(exercise_json, '$.collector.url') = 'text'
+            AND json_type(exercise_json, '$.collector.token') = 'text'
+            AND json_extract(exercise_json, '$.collector.token') != ''
+        ORDER BY updated_at
+    """,
+    """
+    UPDATE exercise_work SET exercise_json = json_remove(exercise_json, '$.collector.token')
+        WHERE json_valid(exercise_json)
+            AND json_type(exercise_json, '$.collector.token') IS NOT NULL
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]

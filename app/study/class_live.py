@@ -31,6 +31,7 @@ from app.study.handin import Handin, RunFacts
 __all__ = [
     "CLASS_FORMAT",
     "choose_exercise",
+    "is_file",
     "live_class",
     "view_from_wire",
     "view_to_wire",
@@ -41,10 +42,11 @@ CLASS_VERSION = 1
 
 
 # -- from the store ----------------------------------------------------------------------------
-def choose_exercise(store: ClassStore, wanted: str | None) -> Exercise:
+def choose_exercise(store: ClassStore, wanted: str | None, *, files: bool = True) -> Exercise:
     """The exercise of the class view: the one named (an exercise file, its id or its title),
-    or the one most students pushed work for."""
-    if wanted and Path(wanted).is_file():
+    or the one most students pushed work for. Without files a name is never opened as a file
+    (what a collector's request names is not a path on the instructor's computer)."""
+    if files and wanted and is_file(wanted):
         return read_exercise(wanted)
     known = [
         exercise_from_text(row["exercise_json"], "A stored exercise") for row in store.exercises()
@@ -62,6 +64,14 @@ def choose_exercise(store: ClassStore, wanted: str | None) -> Exercise:
             return exercise
     titles = "; ".join(f"“{e.title}”" for e in known[:10])
     raise BadOption(f"No work for an exercise {wanted!r} has arrived: the class has {titles}.")
+
+
+def is_file(name: str) -> bool:
+    """Whether name is a file here (a name too long for a path, or with a NUL, is not)."""
+    try:
+        return Path(name).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _session(header: dict[str, Any], runs: list[StoredRun]) -> StoredSession:

@@ -152,8 +152,8 @@ class CollectorApp:
         ):
             raise _Refusal(
                 401,
-                "The class token is missing or wrong: use the token the instructor's LinkLab "
-                "shows beside the collector's address.",
+                "The class token is missing or wrong: use the exercise file the instructor "
+                "handed out (it carries the token), or ask the instructor for the token.",
                 [("WWW-Authenticate", 'Bearer realm="LinkLab class"')],
             )
 
@@ -231,7 +231,7 @@ class CollectorApp:
         wanted = (query.get("exercise") or [""])[0] or None
         changes = self.store.changes()
         try:
-            exercise = choose_exercise(self.store, wanted)
+            exercise = choose_exercise(self.store, wanted, files=False)
         except BadOption as err:
             raise _Refusal(404, err.sentence) from None
         tag = f'"{changes}-{exercise.id}"'

@@ -44,13 +44,22 @@ def runs_before_schema_7(conn: sqlite3.Connection) -> None:
 
 
 def responsiveness_before_schema_8(conn: sqlite3.Connection) -> None:
-    """No responsiveness tables, as schemas 1 to 7 had."""
+    """No responsiveness tables (and none of what later schemas add), as schemas 1 to 7 had."""
+    class_tokens_before_schema_10(conn)
     for table in ("responsiveness_steps", "responsiveness_loads", "responsiveness"):
         conn.execute(f"DROP TABLE {table}")
     sessions_before_schema_9(conn)  # and what schema 9 added was not there either
 
 
 def sessions_before_schema_9(conn: sqlite3.Connection) -> None:
-    """The sessions table as schemas 1 to 8 made it: no deleted_at (a delete was final)."""
+    """The sessions table as schemas 1 to 8 made it: no deleted_at (a delete was final), and
+    none of what later schemas add."""
+    class_tokens_before_schema_10(conn)
     conn.execute("DROP INDEX sessions_deleted")
     conn.execute("ALTER TABLE sessions DROP COLUMN deleted_at")
+
+
+def class_tokens_before_schema_10(conn: sqlite3.Connection) -> None:
+    """No class_tokens table, as schemas 1 to 9 had: an exercise's collector token was kept
+    inside its stored exercise."""
+    conn.execute("DROP TABLE IF EXISTS class_tokens")

@@ -1,0 +1,1 @@
+"""Fuzzing of LinkLab's readers (`make fuzz`; a smoke run of it is in the test suite)."""
