@@ -410,19 +410,25 @@ def shoot_working_latency(user: Any, window: Any, save: Any) -> None:
     user.check("Working latency", False)  # the later sweeps measure throughput only
 
 
-def shoot_monitor(user: Any, window: Any, save: Any) -> None:
-    """Measure › Monitor against this computer after a few minutes: TCP upload with working
-    latency, the last three minutes charted beside the figures since the start."""
-    from tests.ui.user import Unreachable, wait_for
+def close_exercise(user: Any) -> None:
+    """The exercise an earlier picture opened closed: the form the user had, not its steps."""
+    from tests.ui.user import Unreachable
 
-    window.resize(*SIZES[0])
     try:
         user.tab("Exercise")  # shown while an exercise is open
     except Unreachable:
-        pass
-    else:
-        if user.can_see("Close exercise"):  # the form the user had, not the exercise's steps
-            user.click("Close exercise")
+        return
+    if user.can_see("Close exercise"):
+        user.click("Close exercise")
+
+
+def shoot_monitor(user: Any, window: Any, save: Any) -> None:
+    """Measure › Monitor against this computer after a few minutes: TCP upload with working
+    latency, the last three minutes charted beside the figures since the start."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    close_exercise(user)
     user.tab("Measure")
     user.tab("Monitor")
     user.check("Monitor working latency")  # TCP upload, as the monitor starts
@@ -580,6 +586,7 @@ def shoot_small_screen(user: Any, window: Any, folder: Path, save: Any) -> None:
     from tests.ui.journey import compare_session, save_as
     from tests.ui.user import wait_for
 
+    close_exercise(user)
     window.resize(1280, 720)
     wait_for(lambda: window.height() == 720, 5, "the window at 1280x720")
     user.tab("Measure")
