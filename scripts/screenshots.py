@@ -701,6 +701,7 @@ def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], No
     window.resize(*SIZES[0])
     user.tab("Measure")
     user.tab("Study")
+    user.tab("Sweep")  # not the Monitor chart, whose own form an earlier picture left shown
     user.choose("Protocol", "TCP and UDP")
     user.choose("IP version", "IPv4")
     user.choose("Sweep", "Packet size")

@@ -114,6 +114,24 @@ def test_an_integer_beyond_any_float_is_refused_with_a_sentence(tmp_path: Path) 
         check_push(push)
 
 
+def test_a_number_too_large_for_json_in_a_runs_flows_is_refused_with_a_sentence() -> None:
+    """What the fuzzer found (make fuzz, the collector's requests): 1e999 inside a run's
+    flows parses as infinity, and storing the flows as JSON text ended with ValueError."""
+    import copy
+
+    import pytest
+
+    from app.domain.errors import BadOption
+    from app.study.class_push import check_push
+    from tests.fuzz.seeds import written
+
+    push = copy.deepcopy(written().pushes[-1])
+    run = push["sessions"]["sessions"][0]["runs"][0]
+    run["flows"] = [{"sender_bps": float("inf")}]
+    with pytest.raises(BadOption, match="number too large for JSON"):
+        check_push(push)
+
+
 def test_a_stream_count_too_long_to_be_a_number_reads_as_one_stream() -> None:
     """What the fuzzer found: iperf3's "Starting Test" line with a stream count of 5000
     digits ended the text parser with ValueError (Python's limit on integer digits)."""

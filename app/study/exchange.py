@@ -317,7 +317,10 @@ class _Obj:
         if not isinstance(value, kind) or _too_deep(value, MAX_DEPTH):
             what = "an object" if kind is dict else "a list"
             raise self.bad(f"has {key} that is not {what} nested at most {MAX_DEPTH} deep")
-        text = json.dumps(value, allow_nan=False)
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except ValueError:  # 1e999 parses as infinity, which JSON cannot carry on
+            raise self.bad(f"has {key} holding a number too large for JSON") from None
         if len(text) > cap:
             raise self.bad(f"has {key} larger than {cap} characters")
         return text
