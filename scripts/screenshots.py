@@ -547,6 +547,7 @@ def shoot_discovery(user: Any, window: Any, save: Any) -> None:
         print(f"skipped the discovery pictures: {reason}")
         return
     window.resize(*SIZES[0])
+    close_exercise(user)  # the user's own form, not an exercise's locked step
     with NeighbourBed() as bed:
         bed.serve("--port", "5201")
         window.context.find_peers = lambda port: discover(port, interfaces=[bed.here])
