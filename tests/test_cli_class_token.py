@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 from app.store.db import Database
@@ -48,7 +49,9 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
         collector.wait_for("refused 127.0.0.1")
         collector.wait_for("pool of 1 iperf3 server(s)")
     finally:
-        assert collector.stop() == 0
+        stopped = collector.stop()
+    # Windows has no SIGTERM: the process is ended from outside, with status 1.
+    assert stopped == 0 or sys.platform == "win32"
     text = collector.text()
     shown = _lines_with(text, token)
     assert len(shown) == 1, text

@@ -162,6 +162,7 @@ def test_every_field_is_set_by_a_person(window: MainWindow, user: User) -> None:
     assert plan is not None and Metric.RTT in plan.metrics and plan.engine is Engine.NETPERF
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # the form as it starts with iperf3 installed
 def test_options_that_do_not_apply_are_greyed_out_saying_why(
     window: MainWindow, user: User
 ) -> None:
@@ -184,6 +185,7 @@ def test_options_that_do_not_apply_are_greyed_out_saying_why(
         user.type("Shuffle seed", "3")
 
 
+@pytest.mark.usefixtures("iperf3_tool")  # the form as it starts with iperf3 installed
 def test_presets_are_listed_in_order_and_say_what_they_change(
     window: MainWindow, user: User
 ) -> None:

@@ -198,7 +198,10 @@ class SortArrowStyle(QProxyStyle):
 
 
 def point_sort_arrows(header: QHeaderView) -> None:
-    """The header's sort arrow drawn by SortArrowStyle (kept alive by the header)."""
+    """The header's sort arrow drawn by SortArrowStyle (kept alive by the header). Windows'
+    own styles already draw it the way the values run (a descending column points down)."""
+    if header.style().name().lower().startswith("windows"):
+        return
     style = SortArrowStyle(header.style().name())
     style.setParent(header)
     header.setStyle(style)
