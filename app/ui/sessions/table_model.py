@@ -198,10 +198,7 @@ class SortArrowStyle(QProxyStyle):
 
 
 def point_sort_arrows(header: QHeaderView) -> None:
-    """The header's sort arrow drawn by SortArrowStyle (kept alive by the header). Windows'
-    own styles already draw it the way the values run (a descending column points down)."""
-    if header.style().name().lower().startswith("windows"):
-        return
+    """The header's sort arrow drawn by SortArrowStyle (kept alive by the header)."""
     style = SortArrowStyle(header.style().name())
     style.setParent(header)
     header.setStyle(style)
