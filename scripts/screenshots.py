@@ -76,23 +76,9 @@ def render_report(page: Path, shot: Path, profile: Path) -> None:
     if CHROMIUM is None:
         print("Chromium is missing (scripts/ensure-desktop.sh --with-screenshots installs it)")
         return
-    argv = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        f"--screenshot={shot}",
-        "--window-size=1280,1800",
-        page.resolve().as_uri(),
-    ]
-    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+    from tests.artifacts import html_screenshot
+
+    html_screenshot(page, shot, profile, "1280,1800")
     print(f"wrote {shot.relative_to(ROOT)}")
 
 

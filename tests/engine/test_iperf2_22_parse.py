@@ -14,13 +14,14 @@ import pytest
 
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey, RunKind
-from app.domain.results import EngineFailure, FlowSummary, ParseEvent, RunSummary, Sample
+from app.domain.results import EngineFailure, ParseEvent
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, EngineError, HostUnresolved
 from app.engine.iperf2 import classifier, start_iperf2
 from app.engine.iperf2_parse import parse_iperf2
 from app.engine.tools import Source, Tool
 from tests.conftest import ROOT_DIR
 from tests.engine.engine_replay import FakeEngine, Replay
+from tests.engine.test_iperf2_parse import flow, samples, summary
 
 DATA = ROOT_DIR / "tests" / "data" / "iperf2"
 K = 1000.0  # -f k: Kbits are 1000 bits; KBytes are 1024 bytes
@@ -30,20 +31,6 @@ PREFIX = "local-iperf-2.2.1-linux-"
 def events(name: str) -> list[ParseEvent]:
     text = (DATA / f"{PREFIX}{name}.txt").read_text(encoding="utf-8")
     return list(parse_iperf2(text.splitlines()))
-
-
-def summary(found: list[ParseEvent]) -> RunSummary:
-    (total,) = [e for e in found if isinstance(e, RunSummary)]
-    return total
-
-
-def samples(found: list[ParseEvent]) -> list[Sample]:
-    return [e for e in found if isinstance(e, Sample)]
-
-
-def flow(total: RunSummary, which: Flow) -> FlowSummary:
-    (found,) = [f for f in total.flows if f.flow is which]
-    return found
 
 
 def test_tcp_upload_reads_the_window_after_the_bytes_in_flight() -> None:

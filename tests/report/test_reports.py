@@ -30,6 +30,7 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
 from app.ui.common.report_files import write_outputs
+from tests.artifacts import html_screenshot
 from tests.conftest import ROOT_DIR
 
 SCRIPT = "<script>alert(1)</script>"
@@ -241,24 +242,7 @@ def test_chromium_shows_the_report(stored: Stored, tmp_path: Path) -> None:
 
 
 def screenshot(page: Path, shot: Path, profile: Path, size: str = "1280,2000") -> None:
-    argv = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        f"--screenshot={shot}",
-        f"--window-size={size}",
-        page.resolve().as_uri(),
-    ]
-    subprocess.run(argv, check=True, capture_output=True, timeout=90)
-    assert shot.is_file()
+    html_screenshot(page, shot, profile, size)
 
 
 # Over 10 s: one `compare` command writes the PNG, HTML, PDF and CSV (Qt renders offscreen).
