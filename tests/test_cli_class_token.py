@@ -61,10 +61,11 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
     named = read_exercise(exercise_file).collector
     assert named is not None and named.token == token
 
-    # Started again with the same token file: the instructor already has the token.
+    # Started again with the same token file: the instructor already has the token. (On a
+    # new port: under Wine the ended collector's port can stay taken for a moment.)
     again = Running(
         tmp_path / "again.log",
-        "class-server", "--listen", f"127.0.0.1:{port}", "--store", store,
+        "class-server", "--listen", f"127.0.0.1:{free_port()}", "--store", store,
         "--token-file", str(token_file),
     )  # fmt: skip
     try:

@@ -201,4 +201,10 @@ def _start_sentence(host: str, port: int, err: OSError) -> str:
             f"This computer has no address {host}: listen on one of its own addresses, or on "
             f"0.0.0.0 for all of them."
         )
+    if err.errno in (13, 10013):  # EACCES: a privileged port, or Windows keeps the port
+        return (
+            f"This computer does not let the collector use port {port} (a port below 1024 "
+            f"needs administrator rights; Windows also keeps some ports for itself or for a "
+            f"program just ended): choose another port with --listen {host}:PORT."
+        )
     return f"The collector cannot listen on {host}:{port} ({err.strerror or err})."

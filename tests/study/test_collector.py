@@ -187,3 +187,12 @@ def test_the_pool_gives_each_station_its_own_port(collector: Collector) -> None:
     # Asked again, a station keeps its port.
     again = call(collector.url, TOKEN, "/v1/station?student=S0")
     assert again.data == given[0].data
+
+
+@pytest.mark.parametrize("code", [13, 10013])  # EACCES on POSIX, WSAEACCES on Windows
+def test_a_port_the_system_refuses_is_named_with_what_to_do(code: int) -> None:
+    from app.study.collector import _start_sentence
+
+    sentence = _start_sentence("127.0.0.1", 80, OSError(code, "Access denied"))
+    assert "port 80" in sentence and "--listen 127.0.0.1:PORT" in sentence
+    assert "Access denied" not in sentence
