@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from app.store.outbox import Outbox
-from app.study.outbox import Sender
+from app.study.lab.sender import Sender
 
 #: A station keeps trying this long (a collector killed and restarted comes back in seconds).
 GIVE_UP_S = float(os.environ.get("STATION_GIVE_UP_S", "90"))

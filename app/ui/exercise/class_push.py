@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.store.outbox import OutboxStatus
-from app.study.class_station import ClassPusher
+from app.study.lab.class_station import ClassPusher
 from app.ui.common.background import Background
 
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMenu, QTabWidget, QWidget
 from app.domain.errors import LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX, Exercise
 from app.store.outbox import OutboxStatus
-from app.study.exercises import (
+from app.study.lab.exercises import (
     read_exercise,
     ready_exercise_files,
     safe_file_name,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from app.store.outbox import Outbox, OutboxStatus
-from app.study.class_http import Answer, call
+from app.study.lab.class_http import Answer, call
 
 __all__ = ["Sender", "backoff"]
 
