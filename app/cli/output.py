@@ -16,8 +16,8 @@ from app.analysis.shares import link_shares
 from app.domain.plan_fields import value_word
 from app.domain.records import RunRecord, SessionRecord, status_words
 from app.domain.units import counted, format_rate
-from app.study.describe import latency_methods
-from app.study.events import (
+from app.study.sweep.describe import latency_methods
+from app.study.sweep.events import (
     LatencyNote,
     Progress,
     RunFailed,

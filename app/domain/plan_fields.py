@@ -263,7 +263,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         variable=Variable.LOSS,
         sweep_label="Emulated loss",
     ),
-    # A monitor sweeps nothing: one flow over time until stopped (app.study.monitor).
+    # A monitor sweeps nothing: one flow over time until stopped (app.study.sweep.monitor).
     PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
     PlanField("interval_s", "report interval", "interval", Kind.DECIMAL, "s"),
     PlanField("early_stop", "early stop", "early_stop"),

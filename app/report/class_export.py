@@ -8,7 +8,7 @@ import io
 from typing import Any
 
 from app.report.csv_export import write_rows
-from app.study.classroom import ClassView, StudentRow
+from app.study.lab.classroom import ClassView, StudentRow
 
 __all__ = ["GRADE_COLUMNS", "class_json", "grades_csv", "row_json"]
 

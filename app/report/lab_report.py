@@ -21,8 +21,8 @@ from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord, utc_now
 from app.domain.units import DASH, format_rate
 from app.report.html_parts import CSP, STYLE, e, png_size, table, when, x
-from app.study.describe import describe_environment, describe_plan
 from app.study.frontdoor import FrontDoor
+from app.study.sweep.describe import describe_environment, describe_plan
 
 __all__ = ["LabReport", "StepReport", "collect_lab_report", "lab_report_html", "step_tables"]
 

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX
-from app.study.describe import changes, extent_text
-from app.study.presets import Preset, list_presets, save_preset
+from app.study.sweep.describe import changes, extent_text
+from app.study.sweep.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
 from app.ui.common import main_thread_gc
 from app.ui.common.widgets import scroll_when_small

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain.exercise import Step, asked_metrics
 from app.domain.plan import Metric, Peer, Plan, Variable
-from app.study.exercises import find_ready
+from app.study.lab.exercises import find_ready
 
 
 @pytest.mark.parametrize(

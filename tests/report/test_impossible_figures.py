@@ -22,7 +22,7 @@ from app.domain.results import Sample
 from app.engine.bounds import LIMITS, RUN_LIMITS
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import export_sessions
+from app.study.files.exchange import export_sessions
 from tests.conftest import linklab
 
 

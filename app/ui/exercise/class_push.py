@@ -11,8 +11,8 @@ from PySide6.QtCore import QObject, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.study.class_station import ClassPusher
-from app.study.outbox import OutboxStatus
+from app.store.outbox import OutboxStatus
+from app.study.lab.class_station import ClassPusher
 from app.ui.common.background import Background
 
 

@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QMenu, QTabWidget, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX, Exercise
-from app.study.exercises import (
+from app.store.outbox import OutboxStatus
+from app.study.lab.exercises import (
     read_exercise,
     ready_exercise_files,
     safe_file_name,
     write_exercise,
 )
-from app.study.outbox import OutboxStatus
 from app.ui.common.file_dialogs import open_file, save_file
 from app.ui.context import AppContext
 from app.ui.exercise.class_push import ClassPush

@@ -29,9 +29,9 @@ from app.analysis.compare import METRIC_INFO, Comparison
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.report.lab_report import LabReport, collect_lab_report, step_findings
-from app.study.describe import describe_plan
-from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
-from app.study.exercises import StepProgress, safe_file_name
+from app.study.files.exchange import EXCHANGE_SUFFIX, write_exchange
+from app.study.lab.exercises import StepProgress, safe_file_name
+from app.study.sweep.describe import describe_plan
 from app.ui.common.background import Background
 from app.ui.common.chart_style import style_plot
 from app.ui.common.charts import SweepChart

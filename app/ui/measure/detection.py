@@ -8,7 +8,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from app.study.environment import DetectedLink
+from app.study.host.environment import DetectedLink
 
 
 class _Signals(QObject):
@@ -18,7 +18,7 @@ class _Signals(QObject):
 
 
 def _detect(host: str, signals: _Signals) -> None:
-    from app.study import environment
+    from app.study.host import environment
 
     snapshot = environment.capture(host)
     link = environment.detected_link(snapshot)

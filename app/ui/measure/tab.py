@@ -25,8 +25,8 @@ from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus, status_words
-from app.study.environment import DetectedLink
-from app.study.events import (
+from app.study.host.environment import DetectedLink
+from app.study.sweep.events import (
     LatencyProbed,
     PointUpdated,
     Progress,

@@ -10,7 +10,8 @@ from PySide6.QtCore import QThread, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Plan
-from app.study.events import (
+from app.study.frontdoor import FrontDoor, PeerUnreachable
+from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
     MonitorResumed,
@@ -27,8 +28,7 @@ from app.study.events import (
     StudyEvent,
     StudyPrepared,
 )
-from app.study.frontdoor import FrontDoor, PeerUnreachable
-from app.study.study_run import StudyRun
+from app.study.sweep.study_run import StudyRun
 
 
 class StudyWorker(QThread):

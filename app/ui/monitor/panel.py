@@ -28,8 +28,8 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
 from app.domain.records import status_words
 from app.domain.units import parse_rate
-from app.study.describe import clock_text
-from app.study.events import (
+from app.study.sweep.describe import clock_text
+from app.study.sweep.events import (
     LatencyProbed,
     MonitorResumed,
     MonitorWaiting,
@@ -41,7 +41,7 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.study.monitor import DEFAULT_RUN_S, UDP_RUN_S, monitor_plan
+from app.study.sweep.monitor import DEFAULT_RUN_S, UDP_RUN_S, monitor_plan
 from app.ui.common.chart_style import series_colour
 from app.ui.common.widgets import ERROR_COLOUR, _combo, _spin, accessible
 from app.ui.context import AppContext

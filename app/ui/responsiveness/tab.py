@@ -24,8 +24,8 @@ from app.domain.units import format_rate
 from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_kept import KeptResult
-from app.study.responsiveness_results import (
+from app.study.responsiveness.kept import KeptResult
+from app.study.responsiveness.results import (
     MAX_FLOWS,
     IdleMeasured,
     PhaseFinished,

@@ -11,8 +11,8 @@ from app.domain.errors import LinkLabError
 from app.domain.plan import Peer
 from app.engine.errors import StoppedByUser
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness import ResponsivenessTest
-from app.study.responsiveness_results import ResponsivenessEvent, ResponsivenessSettings
+from app.study.responsiveness.results import ResponsivenessEvent, ResponsivenessSettings
+from app.study.responsiveness.run import ResponsivenessTest
 
 
 class ResponsivenessWorker(QThread):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QLineEdit, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.exchange import EXCHANGE_SUFFIX
+from app.study.files.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
 from app.ui.common.saved import confirm_saved
 from app.ui.context import AppContext

@@ -1,5 +1,5 @@
 """A class collected live: its view built from the class store (the same rows, flags and
-medians as a folder of hand-ins: app.study.classroom), and that view as the JSON the
+medians as a folder of hand-ins: app.study.lab.classroom), and that view as the JSON the
 collector serves and the Class tab and `linklab class URL` read back."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from app.domain.records import (
 )
 from app.store.class_store import ClassRows, ClassStore
 from app.store.rows import StoredRun, StoredSession
-from app.study.classroom import ClassView, StepResult, StudentRow, class_from_handins
-from app.study.exchange import ExchangeFile
-from app.study.exercises import read_exercise
-from app.study.handin import Handin, RunFacts
+from app.study.files.exchange import ExchangeFile
+from app.study.lab.classroom import ClassView, StepResult, StudentRow, class_from_handins
+from app.study.lab.exercises import read_exercise
+from app.study.lab.handin import Handin, RunFacts
 
 __all__ = [
     "CLASS_FORMAT",

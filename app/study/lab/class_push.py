@@ -2,8 +2,8 @@
 
 A push is one JSON document: the student, group and exercise, then either their answers or one
 session's header with at most one finished run, in the session exchange format (so it is
-checked exactly as an import is: app.study.exchange) and scrubbed as a hand-in is
-(app.study.handin). A run is known by its id, its session's id and its run key: sent again, it
+checked exactly as an import is: app.study.files.exchange) and scrubbed as a hand-in is
+(app.study.lab.handin). A run is known by its id, its session's id and its run key: sent again, it
 is the same run; the same measurement under another id is a replay."""
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from app.store.class_store import PushRow, RunRow, SessionRow
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
-from app.study.classroom import run_facts
-from app.study.exchange import exchange_from_data
-from app.study.handin import handin_document
+from app.study.files.exchange import exchange_from_data
+from app.study.lab.classroom import run_facts
+from app.study.lab.handin import handin_document
 
 __all__ = [
     "PUSH_FORMAT",
@@ -151,7 +151,7 @@ def _refuse(problem: str) -> BadOption:
 
 def check_push(data: object) -> CheckedPush:
     """Check a push as an import is checked; BadOption with one sentence for the first fault.
-    The figures, texts and sizes are those of app.study.exchange."""
+    The figures, texts and sizes are those of app.study.files.exchange."""
     if not isinstance(data, dict) or data.get("format") != PUSH_FORMAT:
         raise _refuse("is not a LinkLab push")
     version = data.get("format_version")

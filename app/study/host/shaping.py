@@ -115,7 +115,7 @@ class LossEmulationFailed(EngineError):
 
 def route_interfaces(addresses: list[str]) -> list[str]:
     """The interfaces this computer sends through to reach the addresses."""
-    from app.study.environment import route_to
+    from app.study.host.environment import route_to
 
     found = []
     for address in addresses:

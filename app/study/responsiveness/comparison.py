@@ -17,8 +17,8 @@ from app.analysis.responsiveness_compare import (
 from app.analysis.saturation import STABLE_STEPS
 from app.domain.errors import BadOption
 from app.domain.units import DASH, format_p
-from app.study.responsiveness_kept import KeptResult
-from app.study.responsiveness_results import LOAD_PHASES, LoadResult, Phase
+from app.study.responsiveness.kept import KeptResult
+from app.study.responsiveness.results import LOAD_PHASES, LoadResult, Phase
 
 #: The directions as a comparison names them.
 DIRECTION_LABELS = {Phase.DOWNLOAD: "Download", Phase.UPLOAD: "Upload", Phase.BOTH: "Both at once"}

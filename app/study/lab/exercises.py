@@ -33,9 +33,9 @@ from app.resources import resource_dir
 from app.store.db import Database
 from app.store.exercises import ExerciseStore, Work
 from app.store.sessions import SessionStore
-from app.study.handin import handin_document
-from app.study.plan_checks import validate_plan
-from app.study.presets import find_preset
+from app.study.lab.handin import handin_document
+from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.presets import find_preset
 
 __all__ = [
     "EXERCISE_SUFFIX",

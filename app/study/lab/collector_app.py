@@ -1,4 +1,4 @@
-"""The class collector's web application (WSGI; served by waitress in app.study.collector):
+"""The class collector's web application (WSGI; served by waitress in app.study.lab.collector):
 every request authenticated by the class token and bounded in size and rate; a push checked
 as an import is, then stored once by its run's id; the class view served as JSON and
 recomputed only when a push changed it.
@@ -26,8 +26,8 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import student_name
 from app.store.class_store import ClassStore, PutOutcome
 from app.store.db import StoreError
-from app.study.class_live import choose_exercise, live_class, view_to_wire
-from app.study.class_push import check_push
+from app.study.lab.class_live import choose_exercise, live_class, view_to_wire
+from app.study.lab.class_push import check_push
 
 __all__ = ["CollectorApp", "Limits"]
 

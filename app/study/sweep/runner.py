@@ -28,8 +28,14 @@ from app.engine.errors import (
 )
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
-from app.study.cpu_sampler import CpuSampler
-from app.study.events import (
+from app.study.host.cpu_sampler import CpuSampler
+from app.study.host.shaping import (
+    LossEmulationFailed,
+    LossEmulator,
+    peer_addresses,
+    route_interfaces,
+)
+from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
     PointUpdated,
@@ -43,19 +49,13 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.outcomes import Outcome, RetryPolicy, gave_up, transient, verdict
-from app.study.plan_checks import validate_plan
-from app.study.sample_writer import SampleWriter
-from app.study.shaping import (
-    LossEmulationFailed,
-    LossEmulator,
-    peer_addresses,
-    route_interfaces,
-)
+from app.study.sweep.outcomes import Outcome, RetryPolicy, gave_up, transient, verdict
+from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
     from app.engine.latency import MethodChoice
-    from app.study.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
+    from app.study.sweep.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
 Observer = Callable[[StudyEvent], None]
 #: Makes the working-latency part of a plan that measures it (tests give their own probes).
@@ -99,7 +99,7 @@ class StudyRunner:
         self._latency: WorkingLatency | None = None
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
             # The probes' modules load only for a plan that measures latency.
-            from app.study.working_latency import WorkingLatency
+            from app.study.sweep.working_latency import WorkingLatency
 
             self._latency = (latency or WorkingLatency)(plan, self._latency_chosen)
 

@@ -12,8 +12,8 @@ from app.domain.plan import Engine, Plan
 from app.engine.drivers import EngineDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import StudyEvent
-from app.study.runner import Outcome, StudyRunner
+from app.study.sweep.events import StudyEvent
+from app.study.sweep.runner import Outcome, StudyRunner
 
 Observer = Callable[[StudyEvent], None]
 
@@ -66,7 +66,7 @@ class StudyRun:
             db.require_writable()
             runner_class = StudyRunner
             if self.plan.is_monitor:  # one flow until stopped (loaded only when used)
-                from app.study.monitor import MonitorRunner
+                from app.study.sweep.monitor import MonitorRunner
 
                 runner_class = MonitorRunner
             runner = runner_class(

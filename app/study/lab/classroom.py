@@ -19,7 +19,7 @@ from app.domain.records import RunRecord, SessionStatus
 from app.domain.units import plain_rate
 from app.engine.reparse import reparsed_throughput
 from app.store.rows import StoredSession
-from app.study.handin import Handin, RunFacts, read_handin
+from app.study.lab.handin import Handin, RunFacts, read_handin
 
 __all__ = [
     "ALTERED_SHARE",

@@ -101,8 +101,11 @@ class RunProbes:
         self._loaded_at = 0.0  # perf_counter when the loaded prober started
         self._engine_at: float | None = None
         self._timer: threading.Timer | None = None
-        self._pending: list[tuple[float, float | None]] = []
+        # Probes not yet handed on, each with its phase: a late idle probe (its prober's last
+        # answer) is never handed on as a loaded one.
+        self._pending: list[tuple[Phase, float, float | None]] = []
         self._flushed_at = 0.0
+        self._flushing = threading.Lock()
         # Probes that knock on the engine's own server wait for the engine's first interval.
         self._early_ok = not (
             choice.method is LatencyMethod.TCP_CONNECT and choice.server == engine_server(engine)
@@ -122,7 +125,7 @@ class RunProbes:
             if self._cancelled.is_set():
                 prober.stop()
                 return False
-        self._flush(Phase.IDLE, force=True)
+        self._flush(force=True)
         if prober.error is not None:
             self.problem = prober.error.sentence
         else:
@@ -164,7 +167,7 @@ class RunProbes:
             else:
                 found = loaded.summary()
                 summary = found if found.received + found.lost else None
-        self._flush(Phase.LOADED, force=True)
+        self._flush(force=True)
         return LatencyFigures(self.choice.method, self._idle, summary)
 
     def cancel(self) -> None:
@@ -193,21 +196,26 @@ class RunProbes:
     def _prober(self, phase: Phase, offset: float, duration_s: float | None = None) -> Prober:
         def on_record(record: ProbeRecord) -> None:
             with self._lock:
-                self._pending.append((offset + record.sent_s, record.rtt_ms))
-            self._flush(phase)
+                self._pending.append((phase, offset + record.sent_s, record.rtt_ms))
+            self._flush()
 
         return self._make(
             self.choice, duration_s=duration_s, on_record=on_record, ip_version=self.ip_version
         )
 
-    def _flush(self, phase: Phase, force: bool = False) -> None:
-        now = time.monotonic()
-        with self._lock:
-            if not self._pending or (not force and now - self._flushed_at < FLUSH_S):
-                return
-            batch, self._pending = self._pending, []
-            self._flushed_at = now
-        self._on_probes(phase, sorted(batch))
+    def _flush(self, force: bool = False) -> None:
+        # One flush at a time: two probers' threads never hand their batches on out of order.
+        with self._flushing:
+            now = time.monotonic()
+            with self._lock:
+                if not self._pending or (not force and now - self._flushed_at < FLUSH_S):
+                    return
+                batch, self._pending = self._pending, []
+                self._flushed_at = now
+            for phase in Phase:
+                times = sorted((t, rtt) for p, t, rtt in batch if p is phase)
+                if times:
+                    self._on_probes(phase, times)
 
 
 class WorkingLatency:

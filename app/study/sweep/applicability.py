@@ -110,7 +110,7 @@ def unavailable_choices(
         variables.setdefault(
             Variable.BITRATE, "Only UDP runs have a target bitrate: choose UDP to sweep it."
         )
-    from app.study.shaping import unavailable_reason  # needs nftables and root: Linux only
+    from app.study.host.shaping import unavailable_reason  # needs nftables and root: Linux only
 
     loss = unavailable_reason()
     if loss:

@@ -19,7 +19,7 @@ import psutil
 from app.domain.plan import Medium
 from app.engine.netinfo import interface_addresses, interface_stats
 from app.engine.process import child_environment, run_short
-from app.study.wifi import (
+from app.study.host.wifi import (
     SECURITY_VALUES,
     WifiInfo,
     channel_from_frequency,

@@ -6,7 +6,7 @@ so a monitor runs the engine for up to `run_s` seconds at a time and starts the 
 ends (a second or so between them; with working latency, the idle probes' two seconds too). It
 is stored as a session like any other: its plan sweeps nothing (Variable.NONE, the one value
 0) and its runs are the chained runs, numbered as repetitions, each run's samples written
-about once a second while it runs (app.study.sample_writer), so a crash loses at most the
+about once a second while it runs (app.study.sweep.sample_writer), so a crash loses at most the
 last second. The plan's repetitions count the runs begun so far (at its end, those kept).
 """
 
@@ -26,9 +26,9 @@ from app.engine.drivers import RunHandle
 from app.engine.interval_totals import summary_of
 from app.store.db import StoreError
 from app.store.monitors import count_monitor_runs
-from app.study.cpu_sampler import CpuSampler
-from app.study.describe import duration_text
-from app.study.events import (
+from app.study.host.cpu_sampler import CpuSampler
+from app.study.sweep.describe import duration_text
+from app.study.sweep.events import (
     LatencyNote,
     MonitorResumed,
     MonitorWaiting,
@@ -38,12 +38,12 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.plan_checks import validate_plan
-from app.study.runner import STOPPED, Outcome, RetryPolicy, StudyRunner
-from app.study.sample_writer import SampleWriter
+from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.runner import STOPPED, Outcome, RetryPolicy, StudyRunner
+from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
-    from app.study.working_latency import RunProbes
+    from app.study.sweep.working_latency import RunProbes
 
 #: Seconds per chained run: long enough that the gaps between runs cost under 1 % of the
 #: time, short enough that a UDP upload's loss (reported by the receiving end when a run

@@ -1,5 +1,5 @@
 """The class collector as a server: waitress (an established WSGI server) serving
-app.study.collector_app on the lab network, started by `linklab class-server` or the Class
+app.study.lab.collector_app on the lab network, started by `linklab class-server` or the Class
 tab's Collect live switch and stopped cleanly from any thread; the class token kept in a file;
 the collector's address written into the exercise that students open."""
 
@@ -22,8 +22,8 @@ from app.domain.collector import check_token
 from app.domain.errors import BadOption, LinkLabError
 from app.engine import netinfo
 from app.store.class_store import ClassStore
-from app.study.collector_app import CollectorApp, Limits
-from app.study.exercises import read_exercise, write_exercise
+from app.study.lab.collector_app import CollectorApp, Limits
+from app.study.lab.exercises import read_exercise, write_exercise
 
 __all__ = [
     "DEFAULT_PORT",

@@ -36,7 +36,7 @@ from app.engine.probe import Prober
 from app.engine.probe_results import ProbeRecord, trimmed_mean
 from app.engine.run import EngineRun
 from app.engine.tools import Capability, Tool
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     IdleMeasured,
     LoadResult,
     Phase,

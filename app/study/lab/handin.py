@@ -19,7 +19,7 @@ from app.domain.records import utc_now
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
-from app.study.exchange import (
+from app.study.files.exchange import (
     ExchangeFile,
     exchange_from_data,
     export_sessions,

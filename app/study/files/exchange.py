@@ -31,8 +31,8 @@ from app.domain.records import (
 from app.domain.results import Sample
 from app.engine.bounds import beyond, limit
 from app.store.sessions import SessionStore, StoredRun, StoredSession
-from app.study.json_files import Unreadable, load_json
-from app.study.plan_checks import plan_problems
+from app.study.files.json_files import Unreadable, load_json
+from app.study.sweep.plan_checks import plan_problems
 
 EXCHANGE_FORMAT = "linklab-sessions"
 EXCHANGE_VERSION = 2  # 2: a sample's sent_bps and received_bps (1: bits_per_second)
@@ -205,7 +205,7 @@ def exchange_from_data(data: object, name: str) -> ExchangeFile:
 
 def load_json_file(path: Path) -> object:
     """The JSON document of an exchange file (or hand-in), read within the memory bound of
-    app.study.json_files; BadOption with one sentence when it cannot be."""
+    app.study.files.json_files; BadOption with one sentence when it cannot be."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:

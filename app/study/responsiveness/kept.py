@@ -20,7 +20,7 @@ from app.domain.records import utc_now
 from app.engine.probe_results import LatencyMethod
 from app.store.db import Database, StoreError
 from app.store.responsiveness import LoadRow, ResponsivenessStore, ResultRow, StepRow
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     LOAD_PHASES,
     LoadResult,
     Phase,

@@ -15,10 +15,17 @@ from pathlib import Path
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
 from app.store.db import Database
-from app.study.class_http import call
-from app.study.class_push import station_pushes
-from app.study.events import RunFailed, RunFinished, SessionFinished, SessionStarted, StudyEvent
-from app.study.outbox import Outbox, OutboxStatus, Sender, outbox_path
+from app.store.outbox import Outbox, OutboxStatus, outbox_path
+from app.study.lab.class_http import call
+from app.study.lab.class_push import station_pushes
+from app.study.lab.sender import Sender
+from app.study.sweep.events import (
+    RunFailed,
+    RunFinished,
+    SessionFinished,
+    SessionStarted,
+    StudyEvent,
+)
 
 __all__ = ["ClassPusher", "announce_pool", "my_server"]
 

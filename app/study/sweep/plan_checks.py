@@ -14,8 +14,8 @@ from app.domain.plan import Engine, Medium, Metric, Plan, Security, Variable
 from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, categorical
 from app.engine.drivers import DRIVERS, EngineDriver
 from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
-from app.study.applicability import engines_that, engines_with, sweep_needs, upload_only
-from app.study.describe import METRIC_WORDS
+from app.study.sweep.applicability import engines_that, engines_with, sweep_needs, upload_only
+from app.study.sweep.describe import METRIC_WORDS
 
 Check = Callable[[bool, str, str], None]
 
@@ -250,7 +250,7 @@ def _capabilities(
         f"choose {engines_that(lambda d: d.one_way_delay, drivers)}.",
     )
     if plan.variable is Variable.LOSS:
-        from app.study.shaping import unavailable_reason  # nftables and root: Linux only
+        from app.study.host.shaping import unavailable_reason  # nftables and root: Linux only
 
         reason = unavailable_reason()
         check(reason is None, "variable", reason or "")
