@@ -8,12 +8,15 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
+from app.domain.metrics import FIGURES
 from app.domain.net import Flow
 from app.domain.results import Sample
 
 #: The far end's intervals are coarser than this end's when their usual width is more than this
 #: many times wider (beyond the few per cent two ends' clocks and timers differ by).
 COARSER = 1.5
+#: The counts of events per interval (datagrams lost, out of order...), which add up.
+_COUNTS = tuple(f.name for f in FIGURES if f.count and f.interval)
 
 
 def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
@@ -136,8 +139,7 @@ def _merged(first: Sample, second: Sample) -> Sample:
         received_bps=rate(first.received_bps, second.received_bps),
         sent_bps=rate(first.sent_bps, second.sent_bps),
         bytes=add(first.bytes, second.bytes),
-        lost_packets=add(first.lost_packets, second.lost_packets),
-        packets=add(first.packets, second.packets),
+        **{name: add(getattr(first, name), getattr(second, name)) for name in _COUNTS},
         jitter_ms=second.jitter_ms if second.jitter_ms is not None else first.jitter_ms,
         owd_ms=rate(first.owd_ms, second.owd_ms),
     )
