@@ -111,8 +111,17 @@ class FarEndIntervals:
     samples: tuple[Sample, ...]
 
 
+@dataclass(frozen=True)
+class LateCounts:
+    """Counts the engine stated after an interval's report had been passed on (iperf 2 prints
+    a receiver's out-of-order datagrams on a line of their own after the report): added to
+    the run's sample of the same flow and start when the run ends."""
+
+    samples: tuple[Sample, ...]
+
+
 # What a parser yields, line by line.
-ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals
+ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals | LateCounts
 
 
 @dataclass(frozen=True)

@@ -143,3 +143,20 @@ def _merged(first: Sample, second: Sample) -> Sample:
         jitter_ms=second.jitter_ms if second.jitter_ms is not None else first.jitter_ms,
         owd_ms=rate(first.owd_ms, second.owd_ms),
     )
+
+
+def with_late(samples: Sequence[Sample], late: Sequence[Sample]) -> tuple[Sample, ...]:
+    """The samples with the counts the engine stated late (LateCounts) added to those of the
+    sample of the same flow and start."""
+    revised = list(samples)
+    for extra in late:
+        for index, sample in enumerate(revised):
+            if sample.flow is extra.flow and abs(sample.start_s - extra.start_s) < 1e-3:
+                counts = {
+                    name: (getattr(sample, name) or 0) + value
+                    for name in _COUNTS
+                    if (value := getattr(extra, name)) is not None
+                }
+                revised[index] = replace(sample, **counts)
+                break
+    return tuple(revised)
