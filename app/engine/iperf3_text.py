@@ -97,6 +97,8 @@ class _State:
     far_lines: list[str] = field(default_factory=list)
     #: This end's out-of-order datagrams (of the download it received): per stream, summed.
     out_of_order: dict[bool, int] = field(default_factory=dict)
+    #: Out-of-order lines in the server's report, until the line after them says whose.
+    far_held: list[str] = field(default_factory=list)
 
     @property
     def stream_count(self) -> int:
@@ -126,12 +128,18 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if state.far is not None and not line.startswith("iperf Done"):
             match = _INTERVAL.match(line)
-            if state.far == "text" and match and (match.group("role") or "").endswith("-C"):
+            if state.far == "text" and _OUT_OF_ORDER.match(line):
+                # Whose it is shows on the next line: the receiver's total it is printed before.
+                state.far_held.append(line)
+            elif state.far == "text" and match and (match.group("role") or "").endswith("-C"):
                 # iperf3 3.12 --bidir prints the client's RX-C totals after the server's report.
                 state.in_summary = True
                 _interval(match, state)
+                _count_out_of_order(state.far_held, state.out_of_order)
+                state.far_held.clear()
             else:
-                state.far_lines.append(line)
+                state.far_lines += [*state.far_held, line]
+                state.far_held.clear()
             continue
         after_separator, state.after_separator = state.after_separator, False
         if line.startswith(_SEPARATOR):
@@ -160,10 +168,8 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         elif line.startswith("iperf Done"):
             finished = True
             continue
-        if found := _OUT_OF_ORDER.match(line):
-            is_sum = found.group("id") == "SUM"
-            counted = measured_int(found.group("count")) or 0
-            state.out_of_order[is_sum] = state.out_of_order.get(is_sum, 0) + counted
+        if _OUT_OF_ORDER.match(line):
+            _count_out_of_order([line], state.out_of_order)
             continue
         if match := _INTERVAL.match(line):
             sample = _interval(match, state)
@@ -172,6 +178,7 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if line.startswith(_LOG_PREFIXES):
             yield EngineMessage(line)
+    state.far_lines += state.far_held
     if far := _far_end(state):
         yield FarEndIntervals(far)
     if finished or state.totals:
@@ -182,6 +189,14 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         yield summary
 
 
+def _count_out_of_order(lines: Iterable[str], counts: dict[bool, int]) -> None:
+    """Add the counts of out-of-order lines, by whether they are [SUM] lines."""
+    for line in lines:
+        if found := _OUT_OF_ORDER.match(line.strip()):
+            is_sum = found.group("id") == "SUM"
+            counts[is_sum] = counts.get(is_sum, 0) + (measured_int(found.group("count")) or 0)
+
+
 def out_of_order_text(lines: Iterable[str]) -> int | None:
     """The out-of-order datagrams a UDP receiver's text states at its end (the [SUM] line's
     count, else its streams' added up; 0 when it states none); None for no UDP receiver's."""
@@ -189,9 +204,8 @@ def out_of_order_text(lines: Iterable[str]) -> int | None:
     received = False
     for raw in lines:
         line = raw.strip()
-        if found := _OUT_OF_ORDER.match(line):
-            is_sum = found.group("id") == "SUM"
-            counts[is_sum] = counts.get(is_sum, 0) + (measured_int(found.group("count")) or 0)
+        if _OUT_OF_ORDER.match(line):
+            _count_out_of_order([line], counts)
         elif (match := _INTERVAL.match(line)) and _UDP_RECEIVER.match(match.group("rest").strip()):
             received = True
     return counts.get(True, counts.get(False, 0)) if received or counts else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,8 @@ SHARED = ENGINE_OUTPUTS
 #: "[ *1] 0.00-1.00 sec  461 datagrams received out-of-order" (iperf 2) and
 #: "[SUM]  0.0- 2.0 sec  920 datagrams received out-of-order" (iperf3).
 OOO_LINE = re.compile(
-    r"^\[\s*\*?(\d+|SUM)\]\s+(\d+(?:\.\d+)?)-\s*(\d+(?:\.\d+)?)\s+sec\s+(\d+) datagrams"
+    r"^\[\s*\*?(\d+|SUM)\](?:\[[TR]X-[CS]\])?\s+"
+    r"(\d+(?:\.\d+)?)-\s*(\d+(?:\.\d+)?)\s+sec\s+(\d+) datagrams"
 )
 
 
@@ -116,6 +118,25 @@ def test_iperf3_counts_the_receiving_end(name: str, flow: Flow, after: str) -> N
     assert expected > 0 and _ooo(found, flow) == expected
     # iperf3 states no count per interval, in any version.
     assert {s.out_of_order for s in found if isinstance(s, Sample)} == {None}
+
+
+def test_iperf3_bidir_counts_each_end_as_a_flow_of_its_own() -> None:
+    """Both ends receive: the server's count is the upload's, this end's the download's (in
+    text, iperf3 3.12 prints this end's totals and their count after the server's report)."""
+    path = DATA / "iperf3" / "json_udp_bidir_reordered_get_server_output_json.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+
+    def received(end: dict[str, Any]) -> int:
+        return sum(s["udp"]["out_of_order"] for s in end["streams"] if not s["udp"]["sender"])
+
+    found = _read(path)
+    assert _ooo(found, Flow.UP) == received(doc["server_output_json"]["end"]) > 0
+    assert _ooo(found, Flow.DOWN) == received(doc["end"]) > 0
+    text = DATA / "iperf3" / "text_k_udp_bidir_reordered_get_server_output_text.txt"
+    found = _read(text)
+    server, client = (n for *_, n in _printed(text, "Server output:"))
+    assert (_ooo(found, Flow.UP), _ooo(found, Flow.DOWN)) == (server, client)
+    assert server > 0 and client > 0
 
 
 #: Every UDP output of the shared engine outputs: what each holds of the receiver's count.
