@@ -174,6 +174,8 @@ class PointMetric:
     protocol: Protocol | None = None  # only runs of this protocol have it
     since_schema: int = 1
     shown: Shown = Shown()
+    #: The words by which an exercise's question asks about it (a regular expression).
+    asked_by: str | None = None
 
 
 POINT_METRICS: tuple[PointMetric, ...] = (
@@ -185,6 +187,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         Better.HIGHER,
         "throughput",
         shown=Shown(report=(0, "Throughput")),
+        asked_by=r"throughput|goodput|bandwidth|mbit|bit/s|delivered",
     ),
     PointMetric(
         "rtt_ms",
@@ -193,6 +196,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "rtt_mean_ms",
         user_name="rtt",
         shown=Shown((3, "RTT ms", 3, "Round-trip time, mean per run."), (4, "Round-trip time")),
+        asked_by=r"round[- ]trip|\brtt\b",
     ),
     PointMetric(
         "cpu_local_pct",
@@ -202,6 +206,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         user_name="cpu",
         percent_points=True,
         shown=Shown(report=(9, "CPU on this computer")),
+        asked_by=r"\bcpu\b",
     ),
     PointMetric(
         "cpu_remote_pct",
@@ -211,6 +216,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         user_name="cpu-peer",
         percent_points=True,
         shown=Shown(report=(10, "CPU on the peer")),
+        asked_by=r"\bcpu\b",
     ),
     PointMetric(
         "jitter_ms",
@@ -224,6 +230,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             (2, "UDP jitter"),
             terminal=(1, "jitter ms", 3),
         ),
+        asked_by=r"\bjitter",
     ),
     PointMetric(
         "loss_pct",
@@ -238,6 +245,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             (1, "UDP loss"),
             terminal=(0, "UDP loss %", 2),
         ),
+        asked_by=r"\bloss\b|\blost\b",
     ),
     PointMetric(
         "retransmits",
@@ -288,6 +296,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             ),
             (6, "Working latency under load (median per run)"),
         ),
+        asked_by=r"responsive|bufferbloat",
     ),
     PointMetric(
         "latency_p90_ms",
@@ -326,6 +335,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             (8, "One-way delay"),
             terminal=(3, "one-way ms", 3),
         ),
+        asked_by=r"one-way",
     ),
     PointMetric(
         "latency_loss_pct",
@@ -354,6 +364,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             (11, "UDP datagrams out of order"),
             terminal=(4, "reordered", 1),
         ),
+        asked_by=r"out[- ]of[- ]order|reorder",
     ),
 )
 
