@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from app.domain.metrics import FIGURES
 from app.domain.net import Flow
@@ -25,6 +26,7 @@ def summary_of(samples: Sequence[Sample]) -> RunSummary:
             continue
         sent, sent_bytes = _rate(mine, lambda s: s.sent_bps)
         received, received_bytes = _rate(mine, lambda s: s.received_bps)
+        counts: dict[str, Any] = {n: _total([getattr(s, n) for s in mine]) for n in _COUNTS}
         flows.append(
             FlowSummary(
                 flow=flow,
@@ -34,7 +36,7 @@ def summary_of(samples: Sequence[Sample]) -> RunSummary:
                 receiver_bytes=received_bytes,
                 jitter_ms=_mean([s.jitter_ms for s in mine]),
                 owd_ms=_mean([s.owd_ms for s in mine]),
-                **{name: _total([getattr(s, name) for s in mine]) for name in _COUNTS},
+                **counts,
             )
         )
     rtts = [s.rtt_ms for s in measured if s.rtt_ms is not None]

@@ -7,6 +7,7 @@ import bisect
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from app.domain.metrics import FIGURES
 from app.domain.net import Flow
@@ -133,13 +134,14 @@ def _merged(first: Sample, second: Sample) -> Sample:
     def add(a: int | None, b: int | None) -> int | None:
         return a + b if a is not None and b is not None else a
 
+    counts: dict[str, Any] = {n: add(getattr(first, n), getattr(second, n)) for n in _COUNTS}
     return replace(
         first,
         end_s=second.end_s,
         received_bps=rate(first.received_bps, second.received_bps),
         sent_bps=rate(first.sent_bps, second.sent_bps),
         bytes=add(first.bytes, second.bytes),
-        **{name: add(getattr(first, name), getattr(second, name)) for name in _COUNTS},
+        **counts,
         jitter_ms=second.jitter_ms if second.jitter_ms is not None else first.jitter_ms,
         owd_ms=rate(first.owd_ms, second.owd_ms),
     )
@@ -152,7 +154,7 @@ def with_late(samples: Sequence[Sample], late: Sequence[Sample]) -> tuple[Sample
     for extra in late:
         for index, sample in enumerate(revised):
             if sample.flow is extra.flow and abs(sample.start_s - extra.start_s) < 1e-3:
-                counts = {
+                counts: dict[str, Any] = {
                     name: (getattr(sample, name) or 0) + value
                     for name in _COUNTS
                     if (value := getattr(extra, name)) is not None
