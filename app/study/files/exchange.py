@@ -15,7 +15,7 @@ from typing import Any
 
 from app import __version__
 from app.domain.errors import BadOption
-from app.domain.metrics import COLUMNS
+from app.domain.metrics import COLUMNS, SAMPLE_FIGURES
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Plan, RunKey, RunKind
 from app.domain.plan_codec import plan_from_dict
@@ -57,10 +57,11 @@ _ID = re.compile(r"[0-9a-f]{32}")
 _INT_METRICS = frozenset(column.name for column in COLUMNS if column.kind is int)
 #: Metrics LinkLab added after the first exchange files: a file without them still imports.
 _LATER_METRICS = frozenset(column.name for column in COLUMNS if column.since_schema > 1)
-_SAMPLE_FLOATS = ("sent_bps", "received_bps", "rtt_ms", "jitter_ms", "owd_ms")
-_SAMPLE_INTS = ("bytes", "retransmits", "cwnd_bytes", "lost_packets", "packets")
+#: A sample's figures, as the metric table lists them.
+_SAMPLE_VALUES = tuple(figure.name for figure in SAMPLE_FIGURES)
+_INT_SAMPLE_VALUES = frozenset(figure.name for figure in SAMPLE_FIGURES if figure.kind is int)
 #: Sample figures LinkLab added after the first exchange files: a file without them imports.
-_LATER_SAMPLE_VALUES = frozenset({"owd_ms"})
+_LATER_SAMPLE_VALUES = frozenset(f.name for f in SAMPLE_FIGURES if f.since_schema > 1)
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
 _RUN_FIELDS = (
     "value", "error_kind", "error", "attempts", "started_at", "ended_at", "elapsed_s", "engine",
@@ -70,7 +71,6 @@ _SESSION_FIELDS = (
     "id", "name", "status_reason", "created_at", "started_at", "ended_at", "app_version",
     "total_runs",
 )  # fmt: skip
-_SAMPLE_VALUES = _SAMPLE_FLOATS + _SAMPLE_INTS
 
 # A session and its runs as the file holds them: the store's own types.
 ExchangeRun = StoredRun
@@ -449,11 +449,10 @@ def _sample(item: object, number: int, run_label: str) -> Sample:
         end_s=obj.number("end_s", whole=False, optional=False),
         flow=Flow(obj.choice("flow", [f.value for f in Flow])),
         **{
-            k: obj.number(k, whole=False, optional=True)
-            for k in _SAMPLE_FLOATS
+            k: obj.number(k, whole=k in _INT_SAMPLE_VALUES, optional=True)
+            for k in _SAMPLE_VALUES
             if not (legacy and k in rates) and not (k in _LATER_SAMPLE_VALUES and k not in obj.data)
         },
-        **{k: obj.number(k, whole=True, optional=True) for k in _SAMPLE_INTS},
     )
     if not legacy:
         return sample
