@@ -139,7 +139,7 @@ class MainWindow(QMainWindow):
         self.handed_over_count = 0  # second launches that brought this window to the front
         self._handed_over: list[Path] = []
         startup = Worker(once(self._start_up), "startup")
-        startup.event.connect(self._started_up)
+        startup.yielded.connect(self._started_up)
         startup.failed.connect(self._started_up)
         startup.start()
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -17,7 +17,7 @@ def _collect(worker: Worker) -> tuple[list[object], list[str], list[bool]]:
     events: list[object] = []
     failures: list[str] = []
     ended: list[bool] = []
-    worker.event.connect(events.append)
+    worker.yielded.connect(events.append)
     worker.failed.connect(failures.append)
     worker.finished.connect(lambda: ended.append(True))
     return events, failures, ended
@@ -30,12 +30,12 @@ def _threads(name: str) -> list[threading.Thread]:
 def test_events_arrive_in_order_on_the_gui_thread_then_finished(qtbot: QtBot) -> None:
     seen_on: list[threading.Thread] = []
 
-    def work(_stop: Stop) -> Iterator[int]:
+    def work(_stop: Stop) -> Generator[int, None, None]:
         yield from (1, 2, 3)
 
     worker = Worker(work, "test-order")
     events, failures, ended = _collect(worker)
-    worker.event.connect(lambda _e: seen_on.append(threading.current_thread()))
+    worker.yielded.connect(lambda _e: seen_on.append(threading.current_thread()))
     worker.start()
     qtbot.waitUntil(lambda: ended == [True], timeout=10_000)
     assert events == [1, 2, 3]
@@ -49,7 +49,7 @@ def test_stop_is_seen_between_events_and_the_generator_tidies(qtbot: QtBot) -> N
     tidied = threading.Event()
     produced: list[int] = []
 
-    def work(_stop: Stop) -> Iterator[int]:
+    def work(_stop: Stop) -> Generator[int, None, None]:
         try:
             for n in range(1_000):
                 produced.append(n)
@@ -77,7 +77,7 @@ def test_a_work_that_ends_itself_gets_stop_at_once_and_its_last_events_come(
 ) -> None:
     release = threading.Event()
 
-    def work(stop: Stop) -> Iterator[str]:
+    def work(stop: Stop) -> Generator[str, None, None]:
         given = stop.later()
 
         def run(emit: Callable[[str], None]) -> str:
@@ -154,7 +154,7 @@ def test_wire_hands_each_event_to_the_handler_of_its_type(qtbot: QtBot) -> None:
 
     got: list[str] = []
 
-    def work(_stop: Stop) -> Iterator[object]:
+    def work(_stop: Stop) -> Generator[object, None, None]:
         yield from (1, "text", Derived(), 2.5)
 
     worker = Worker(work, "test-wire")

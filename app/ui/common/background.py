@@ -37,7 +37,7 @@ class Background(QObject):
         worker = Worker(once(work), "read")
         # Connected to this reader, not to the view's callbacks: a view closed while the read
         # runs takes its reader with it, and the result then reaches nobody.
-        worker.event.connect(self._done)
+        worker.yielded.connect(self._done)
         worker.failed.connect(self._failed)
         worker.setProperty("number", number)
         _READING.add(worker)

@@ -4,7 +4,7 @@ and measuring both happen in the worker, never on the GUI thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from app.domain.plan import Plan
@@ -22,7 +22,7 @@ class PeerRefused:
 
 def study_events(
     door: FrontDoor, plan: Plan | None, resume_session: str | None, stop: Stop
-) -> Iterator[StudyEvent | PeerRefused]:
+) -> Generator[StudyEvent | PeerRefused, None, None]:
     """The study's events as the runner reports them; Stop ends the run in progress within
     about a second (or, while preparing, starts nothing), and the session's last events
     still come."""

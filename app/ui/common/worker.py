@@ -1,17 +1,19 @@
 """The window's one way to work off the GUI thread: a generator runs in a thread of its own, each
-value it yields reaches the GUI thread as the queued `event` signal, Stop is seen between events,
+value it yields reaches the GUI thread as the queued `yielded` signal, Stop is seen between events,
 and the end is `finished` (after `failed` with the sentence of a LinkLabError that ended it).
 
-Written here rather than taken from superqt (whose GeneratorWorker has the same shape): that
-package is not among the ones this project can install, it would bring qtpy's layer over the
-one Qt binding LinkLab uses, and a study needs what it lacks: Stop must reach a run blocked in
-an engine at once (`Stop.on_request`), not only at the next event."""
+Written here rather than taken from superqt, whose GeneratorWorker has the same shape: it runs
+on Qt's global thread pool, as many threads as cores, which a monitor (it runs until Stop) and
+a study would hold and starve every background read of; it turns any exception into its
+`errored` signal, where a bug must surface; and a study needs Stop to reach a run blocked in
+an engine at once (`Stop.on_request`), not only at the next event. Each work here has a thread
+of its own, and only a LinkLabError is a failure."""
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
@@ -82,7 +84,7 @@ class Stop:
 
 
 #: A work: given its Stop, the generator of its events.
-Work = Callable[[Stop], Iterator[Any]]
+Work = Callable[[Stop], Generator[Any, None, Any]]
 
 #: Workers started and not yet seen ended on the GUI thread: nobody needs to keep one alive.
 _RUNNING: set[Worker] = set()
@@ -92,7 +94,7 @@ class Worker(QObject):
     """One work in one thread. Parentless, so that closing the view that started it never
     destroys it while it runs; it deletes itself once ended."""
 
-    event = Signal(object)  # a value the work yielded (its typed events), in order
+    yielded = Signal(object)  # a value the work yielded (its typed events), in order
     failed = Signal(str)  # the sentence of the LinkLabError that ended the work
     finished = Signal()  # the work ended (after its last event and any failure)
 
@@ -129,7 +131,7 @@ class Worker(QObject):
             events = self._work(stop)
             try:
                 for event in events:
-                    self.event.emit(event)
+                    self.yielded.emit(event)
                     if stop.requested and not stop.ends_itself:
                         break
             finally:
@@ -150,7 +152,7 @@ class Worker(QObject):
 def once(call: Callable[[], T]) -> Work:
     """A work of one step: its one event is what call() returns."""
 
-    def work(_stop: Stop) -> Iterator[T]:
+    def work(_stop: Stop) -> Generator[T, None, None]:
         yield call()
 
     return work
@@ -199,6 +201,6 @@ def wire(
                 handler(event)
                 return
 
-    worker.event.connect(dispatch)
+    worker.yielded.connect(dispatch)
     worker.failed.connect(failed)
     worker.finished.connect(finished)

@@ -136,7 +136,7 @@ class ExerciseController(QObject):
         """Push after each run the study stores (and as its session starts and ends)."""
         worker = self.window.measure.worker
         if running and worker is not None:
-            worker.event.connect(self._study_event)
+            worker.yielded.connect(self._study_event)
         else:
             self._push()
 

@@ -43,7 +43,7 @@ class LinkDetection(QObject):
         self._asked = host
         self.answered = False
         worker = Worker(once(lambda: _detect(host)), "detect-link")
-        worker.event.connect(self._found)
+        worker.yielded.connect(self._found)
         worker.start()
 
     def _found(self, found: _Found) -> None:

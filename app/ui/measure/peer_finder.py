@@ -55,7 +55,7 @@ class PeerFinder(QObject):
         self.searched.emit("Looking for computers running LinkLab's servers…")
         search, port = self.search, self.echo_port
         worker = Worker(once(lambda: search(port)), "find-peers")
-        worker.event.connect(self._found)
+        worker.yielded.connect(self._found)
         worker.start()
 
     def found_peer(self, text: str) -> FoundPeer | None:

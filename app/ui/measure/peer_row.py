@@ -306,7 +306,7 @@ class PeerRow(QWidget):
         self.check_button.setEnabled(False)
         self.show_note(f"Checking {peer.host}…")
         worker = Worker(once(lambda: check_peer(peer.host, peer_servers(peer))), "check-peer")
-        worker.event.connect(self._checked)
+        worker.yielded.connect(self._checked)
         worker.start()
 
     def _checked(self, result: PeerCheck) -> None:

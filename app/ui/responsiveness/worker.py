@@ -4,7 +4,7 @@ together)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
 from app.domain.errors import LinkLabError
@@ -39,7 +39,7 @@ WorkerEvent = (
 
 def responsiveness_events(
     door: FrontDoor, peer: Peer, settings: ResponsivenessSettings, stop: Stop
-) -> Iterator[WorkerEvent]:
+) -> Generator[WorkerEvent, None, None]:
     """Stop ends the test within about a second."""
     stopped_by = stop.later()
 

@@ -190,7 +190,7 @@ class SessionExchange(QObject):
         self.tab.status.setText(f"Importing {', '.join(p.name for p in paths)}…")
         door, files = self.tab.context.door(), list(paths)
         worker = Worker(once(lambda: tuple(import_file(f, door) for f in files)), "import")
-        worker.event.connect(self._show_imports)
+        worker.yielded.connect(self._show_imports)
         self._start(worker)
         return True
 
@@ -202,7 +202,7 @@ class SessionExchange(QObject):
         self.tab.status.setText(f"Exporting {_count(len(session_ids))} to {path.name}…")
         door, ids = self.tab.context.door(), list(session_ids)
         worker = Worker(once(lambda: export_file(ids, path, door)), "export")
-        worker.event.connect(self._show_export)
+        worker.yielded.connect(self._show_export)
         self._start(worker)
         return True
 
