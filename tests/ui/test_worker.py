@@ -76,11 +76,13 @@ def test_a_work_that_ends_itself_gets_stop_at_once_and_its_last_events_come(
     qtbot: QtBot,
 ) -> None:
     release = threading.Event()
+    ran_in: list[str] = []
 
     def work(stop: Stop) -> Generator[str, None, None]:
         given = stop.later()
 
         def run(emit: Callable[[str], None]) -> str:
+            ran_in.append(threading.current_thread().name)
             emit("started")
             given(release.set)  # what ends the blocking call below
             release.wait(10)
@@ -98,7 +100,8 @@ def test_a_work_that_ends_itself_gets_stop_at_once_and_its_last_events_come(
     qtbot.waitUntil(lambda: ended == [True], timeout=10_000)
     assert events == ["started", "stopped", "result"]
     assert failures == []
-    assert _threads("test-ends-itself") == [] and _threads("bridge") == []
+    assert ran_in == ["test-ends-itself-call"]  # the callback's own thread, named after it
+    assert _threads("test-ends-itself") == [] and _threads("test-ends-itself-call") == []
 
 
 def test_a_linklab_error_reaches_failed_with_its_sentence(qtbot: QtBot) -> None:

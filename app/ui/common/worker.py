@@ -171,7 +171,8 @@ def bridged(run: Callable[[Callable[[Any], None]], T]) -> Generator[Any, None, T
         except BaseException as err:  # handed over: the generator's thread raises it
             box.put((True, err))
 
-    thread = threading.Thread(target=target, name="bridge", daemon=True)
+    name = f"{threading.current_thread().name}-call"  # "study-call" beside its worker's "study"
+    thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
     while True:
         done, value = box.get()
