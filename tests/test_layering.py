@@ -83,7 +83,9 @@ CHECKED_ELSEWHERE = "reads the source, the same on every system: make test check
 
 def test_layers_contract() -> None:
     """cli > ui > report > study > analysis > store > engine > domain, and the parts inside
-    layers (pyproject.toml): no module imports from a layer above its own, each contract kept."""
+    layers (pyproject.toml): no module imports from a layer above its own; in the window, no
+    screen imports another beyond the imports listed, and the shared pieces import no screen;
+    each contract kept."""
     lint = Path(sys.executable).with_name("lint-imports")
     if sys.platform == "win32" and not lint.with_suffix(".exe").exists():
         pytest.skip(f"import-linter is not installed: the contract {CHECKED_ELSEWHERE}")
