@@ -97,8 +97,14 @@ def collect_lab_report(door: FrontDoor, exercise: Exercise, student: str) -> Lab
     equipment = list(machines.items())
     if peers:
         equipment.append(("Peer", [", ".join(peers)]))
-    return LabReport(exercise, work.student if work else student, work.group if work else "",
-                     steps, final, equipment)  # fmt: skip
+    return LabReport(
+        exercise,
+        work.student if work else student,
+        work.group if work else "",
+        steps,
+        final,
+        equipment,
+    )
 
 
 def step_tables(step: StepReport) -> list[tuple[str, list[str], list[list[str]]]]:

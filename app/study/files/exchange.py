@@ -64,13 +64,27 @@ _INT_SAMPLE_VALUES = frozenset(figure.name for figure in SAMPLE_FIGURES if figur
 _LATER_SAMPLE_VALUES = frozenset(f.name for f in SAMPLE_FIGURES if f.since_schema > 1)
 # Columns named like the fields of RunRecord and ExchangeRun (and of the sessions table).
 _RUN_FIELDS = (
-    "value", "error_kind", "error", "attempts", "started_at", "ended_at", "elapsed_s", "engine",
-    "engine_version", "raw_output",
-)  # fmt: skip
+    "value",
+    "error_kind",
+    "error",
+    "attempts",
+    "started_at",
+    "ended_at",
+    "elapsed_s",
+    "engine",
+    "engine_version",
+    "raw_output",
+)
 _SESSION_FIELDS = (
-    "id", "name", "status_reason", "created_at", "started_at", "ended_at", "app_version",
+    "id",
+    "name",
+    "status_reason",
+    "created_at",
+    "started_at",
+    "ended_at",
+    "app_version",
     "total_runs",
-)  # fmt: skip
+)
 
 # A session and its runs as the file holds them: the store's own types.
 ExchangeRun = StoredRun

@@ -184,9 +184,15 @@ def check_push(data: object) -> CheckedPush:
     elif answers_json is None:
         raise _refuse("holds neither answers nor a session")
     row = PushRow(
-        exercise.id, student, clean_text(group, 200), exercise_json(exercise), seq,
-        answers_json, session_row, run_row,
-    )  # fmt: skip
+        exercise.id,
+        student,
+        clean_text(group, 200),
+        exercise_json(exercise),
+        seq,
+        answers_json,
+        session_row,
+        run_row,
+    )
     return CheckedPush(row, what)
 
 

@@ -334,8 +334,9 @@ class ExerciseDesk:
         if changed:
             plan = replace(plan, **changed)
         refuse_locked(exercise, step, locked_differences(step, plan))
-        assignment = Assignment(exercise.id, exercise.title, number, student_name(student),
-                                clean_text(group, 200))  # fmt: skip
+        assignment = Assignment(
+            exercise.id, exercise.title, number, student_name(student), clean_text(group, 200)
+        )
         plan = replace(plan, peer=peer, assignment=assignment, name=plan.name or step.title)
         validate_plan(plan)
         return plan
@@ -346,8 +347,11 @@ class ExerciseDesk:
         with self._open(write=False) as db:
             store = SessionStore(db)
             sessions = [store.get(ref) for ref in session_refs]
-            owners = {(s.plan.assignment.exercise_id, s.plan.assignment.student)
-                      for s in sessions if s.plan.assignment}  # fmt: skip
+            owners = {
+                (s.plan.assignment.exercise_id, s.plan.assignment.student)
+                for s in sessions
+                if s.plan.assignment
+            }
             if len(owners) != 1 or any(s.plan.assignment is None for s in sessions):
                 raise BadOption(
                     "A hand-in holds one student's sessions of one exercise: choose sessions "

@@ -78,8 +78,9 @@ class Sender:
         if self._next_try is not None:
             next_try = max(0.0, self._next_try - time.monotonic())
         problem = self._problem if status.waiting else ""
-        return OutboxStatus(status.waiting, status.sent, status.refused, problem, next_try,
-                            status.refusals)  # fmt: skip
+        return OutboxStatus(
+            status.waiting, status.sent, status.refused, problem, next_try, status.refusals
+        )
 
     def flush(self, timeout: float) -> OutboxStatus:
         """Wait until nothing is waiting, or timeout seconds; the status then."""

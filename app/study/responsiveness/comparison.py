@@ -114,9 +114,7 @@ def compare_results(baseline: KeptResult, other: KeptResult) -> ResponsivenessCo
     its steps: a listed result has none)."""
     if baseline.id == other.id:
         raise BadOption("A result compared with itself has no difference: choose two results.")
-    phases = [
-        p for p in LOAD_PHASES if baseline.result.load(p) or other.result.load(p)
-    ]  # fmt: skip
+    phases = [p for p in LOAD_PHASES if baseline.result.load(p) or other.result.load(p)]
     inputs = [
         DirectionInput(
             DIRECTION_LABELS[phase],

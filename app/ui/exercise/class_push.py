@@ -40,9 +40,13 @@ class ClassPush(QObject):
         if pusher is None or pusher.student != student:
             self.close()
             pusher = ClassPusher(
-                self._db_path, self.exercise, student, self.url, self._token,
+                self._db_path,
+                self.exercise,
+                student,
+                self.url,
+                self._token,
                 on_change=self.status_changed.emit,
-            )  # fmt: skip
+            )
             self._pusher = pusher
             self._syncer.run(pusher.start, lambda _p: None, lambda _sentence: None)
             return

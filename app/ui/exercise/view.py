@@ -127,8 +127,13 @@ class ExerciseView(QWidget):
         self.answers = AnswersPanel(self._save_answer)
         detail = QWidget()
         box = QVBoxLayout(detail)
-        for widget in (self.step_title, self.step_state, self.instructions, self.locked,
-                       self.plan_text):  # fmt: skip
+        for widget in (
+            self.step_title,
+            self.step_state,
+            self.instructions,
+            self.locked,
+            self.plan_text,
+        ):
             box.addWidget(widget)
         row = QHBoxLayout()
         row.addWidget(self.setup_button)
@@ -289,8 +294,13 @@ class ExerciseView(QWidget):
             self.instructions.setText(
                 "Answer the exercise's own questions, then write your report."
             )
-            for widget in (self.locked, self.plan_text, self.setup_button, *self.charts,
-                           self.findings):  # fmt: skip
+            for widget in (
+                self.locked,
+                self.plan_text,
+                self.setup_button,
+                *self.charts,
+                self.findings,
+            ):
                 widget.setVisible(False)
             self.answers.show_questions(
                 [(qid, q) for qid, q, _ in read.report.final_answers], answers

@@ -6,13 +6,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -52,6 +46,7 @@ from app.ui.measure.engine_choice import EngineChooser
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.last_form import LastForm
 from app.ui.measure.monitor_page import attach_monitor
+from app.ui.measure.run_controls import RunControls
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.server.local_servers import LocalServers
@@ -83,7 +78,10 @@ class MeasureTab(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.setup, 1)
-        left_layout.addLayout(self._controls())
+        controls = RunControls(self, lambda: self.start(), lambda: self.stop())
+        self.command, self.progress = controls.command, controls.progress
+        self.start_button, self.stop_button = controls.start_button, controls.stop_button
+        left_layout.addLayout(controls)
         self.live_chart = LiveChart()
         self.live_chart.setObjectName("live_chart")
         self.live_chart.setAccessibleName("Current run chart")
@@ -149,44 +147,6 @@ class MeasureTab(QWidget):
         self.engines_changed()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
-
-    def _controls(self) -> QVBoxLayout:
-        box = QVBoxLayout()
-        command_row = QHBoxLayout()
-        self.command = QLineEdit()
-        self.command.setReadOnly(True)
-        self.command.setObjectName("command_line")
-        self.command.setAccessibleName("Command")
-        self.command.setToolTip("The exact command LinkLab runs for the current (or first) run.")
-        copy = QPushButton("Copy")
-        copy.setToolTip("Copy the command line.")
-        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
-        command_row.addWidget(QLabel("Command"))
-        command_row.addWidget(self.command, 1)
-        command_row.addWidget(copy)
-        buttons = QHBoxLayout()
-        self.start_button = QPushButton("Start")
-        self.start_button.setObjectName("start")
-        self.start_button.setToolTip("Start the study (Ctrl+R).")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip("Stop now (Esc): finished runs are kept.")
-        self.stop_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setObjectName("progress")
-        self.progress.setAccessibleName("Progress")
-        self.progress.setFormat("%v / %m runs")
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.progress, 1)
-        box.addLayout(command_row)
-        box.addLayout(buttons)
-        self.start_button.clicked.connect(lambda: self.start())
-        self.stop_button.clicked.connect(lambda: self.stop())
-        QShortcut(QKeySequence("Ctrl+R"), self, lambda: self.start())
-        QShortcut(QKeySequence("F5"), self, lambda: self.start())
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
-        return box
 
     # -- form ------------------------------------------------------------------------------
     def _link_detected(self, link: DetectedLink | None) -> None:
@@ -261,10 +221,18 @@ class MeasureTab(QWidget):
         if plan.assignment is not None and self.exercise is not None:
             a = plan.assignment
             try:  # the locked fields as the exercise set them, and the steps in order
-                plan = self.context.door().exercises().plan_for(
-                    self.exercise, a.step, student=a.student, group=a.group, peer=plan.peer,
-                    base=plan,
-                )  # fmt: skip
+                plan = (
+                    self.context.door()
+                    .exercises()
+                    .plan_for(
+                        self.exercise,
+                        a.step,
+                        student=a.student,
+                        group=a.group,
+                        peer=plan.peer,
+                        base=plan,
+                    )
+                )
             except LinkLabError as err:
                 self._say(err.sentence, error=True)
                 return
