@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from app import __version__
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
@@ -86,15 +86,29 @@ def files_to_open(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, writing its help, usage and errors to the command's environment
-    (set while it parses), not to the process's streams."""
+    """argparse's parser, writing its help and version to the stdout of the environment it
+    parses for (set while it parses) and its errors to its stderr, not to the process's."""
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         env = _PARSING.get()
-        if env is None or not message:
+        if env is None:
             super()._print_message(message, file)
-        else:
-            (env.stderr if file is sys.stderr else env.stdout).write(message)
+        elif message:
+            (env.stderr if file is env.stderr else env.stdout).write(message)
+
+    def error(self, message: str) -> NoReturn:
+        env = _PARSING.get()
+        if env is None:
+            super().error(message)
+        self.print_usage(env.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        env = _PARSING.get()
+        if env is not None and message:
+            env.stderr.write(message)
+            message = None
+        super().exit(status, message)
 
 
 _PARSING: ContextVar[Environment | None] = ContextVar("linklab_parsing", default=None)
