@@ -84,10 +84,11 @@ def linklab(
     the process variant's; pytest-timeout ends a stuck in-process command."""
     out, err = io.StringIO(), io.StringIO()
     variables = {**os.environ, **env} if env else dict(os.environ)
-    before, threads = _process_state(), _own_threads()
+    before, threads, files = _process_state(), _own_threads(), _open_files()
     code = main(list(args), Environment.of(variables, stdout=out, stderr=err))
     _nothing_left_behind(args, threads)
     assert _process_state() == before, f"`linklab {' '.join(args)}` changed this process"
+    assert not _open_files() - files, f"`linklab {' '.join(args)}` left files open"
     return subprocess.CompletedProcess(["linklab", *args], code, out.getvalue(), err.getvalue())
 
 
@@ -126,6 +127,11 @@ def _nothing_left_behind(args: tuple[str, ...], threads: set[threading.Thread]) 
         time.sleep(0.02)
         left = _own_threads() - threads
     assert not left, f"`linklab {' '.join(args)}` left threads running: {left}"
+
+
+def _open_files() -> set[str]:
+    """The files this process holds open (a database a command did not close, a log)."""
+    return {f.path for f in psutil.Process().open_files()}
 
 
 def _own_threads() -> set[threading.Thread]:
