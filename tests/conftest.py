@@ -130,7 +130,10 @@ def _nothing_left_behind(args: tuple[str, ...], threads: set[threading.Thread]) 
 
 
 def _open_files() -> set[str]:
-    """The files this process holds open (a database a command did not close, a log)."""
+    """The files this process holds open (a database a command did not close, a log): read
+    on Linux, where it is exact and quick (the same code leaves the same files elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return set()
     return {f.path for f in psutil.Process().open_files()}
 
 
