@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TextIO
 
 from app.domain.paths import DB_ENV, data_folder
@@ -44,7 +45,7 @@ class Environment:
             stdin=stdin if stdin is not None else io.StringIO(),
             stdout=stdout if stdout is not None else io.StringIO(),
             stderr=stderr if stderr is not None else io.StringIO(),
-            variables=dict(variables),
+            variables=MappingProxyType(dict(variables)),  # a copy no command can change
             engine_settings=EngineSettings.from_environment(variables, PROGRAM_NAMES),
         )
 
