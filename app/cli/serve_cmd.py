@@ -17,7 +17,7 @@ from app.cli.discover_cmd import start_echo
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS
+from app.engine.drivers import DRIVERS, server_programs
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineMissing
 from app.engine.server_records import stop_left_behind
@@ -205,7 +205,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
 
     _stop_on_signals()
-    for sentence in stop_left_behind():
+    for sentence in stop_left_behind(server_programs()):
         print(f"linklab: {sentence}", file=sys.stderr)
 
     main = _main_driver()

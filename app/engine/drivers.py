@@ -54,6 +54,12 @@ def program_engine(name: str) -> EngineDriver | None:
     return next((d for d in DRIVERS.values() if any(p.name == name for p in d.programs)), None)
 
 
+def server_programs(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, str]:
+    """Each engine's server program by name, with its server's label ("iperf3": "iperf3
+    server"): what a server left by a LinkLab that is gone may be (app.engine.server_records)."""
+    return {d.server_program: d.server_label for d in drivers.values()}
+
+
 def by_port_key(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, EngineDriver]:
     """The drivers by the key of their port on a peer (one per server a peer may run)."""
     return {d.port_key: d for d in drivers.values()}
