@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
-from app.engine import limits as engine_limits
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectTimeout,
@@ -21,11 +20,11 @@ from app.engine.errors import (
     OptionRefused,
     PeerVanished,
 )
-from app.engine.limits import NETPERF as LIMITS
+from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netperf_parse import parse_keyval
 from app.engine.options import NetperfOptions, NetperfTest, SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
-from app.engine.servers import LocalServer, LogCallback, ServerOptions, netserver
+from app.engine.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
 from app.engine.validate import (
     check_port,
@@ -47,6 +46,15 @@ __all__ = [
 
 #: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
 NO_DEMO = "Demo Mode not configured"
+
+# -- what netperf accepts --------------------------------------------------------------------------
+LIMITS = Limits(
+    duration_s=DURATION,
+    interval_s=INTERVAL,
+    tcp_length=TCP_LENGTH,
+    udp_length=Span(1, 65_507, "bytes"),
+    congestion=CONGESTION,  # the omni tests' -K
+)
 
 #: Stream tests: the sender's and the receiver's rates (they differ for UDP, where the
 #: receiver's count is what got through), and send/receive calls, which for UDP are
@@ -255,6 +263,20 @@ def probe_netserver(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
     return parse_version(version_text), version_text, frozenset()
 
 
+# -- its server ------------------------------------------------------------------------------------
+def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
+    """netserver on one port (-D: in the foreground, so that LinkLab owns it)."""
+    check_port(options.port)
+    if options.one_off or options.idle_timeout_s is not None:
+        raise BadOption("netserver has no one-off or idle-timeout mode: clear those options.")
+    argv = [tool.path, "-D", "-p", str(options.port)]
+    if options.bind_address:
+        validate_host(options.bind_address, "bind address")
+        family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
+        argv += ["-L", f"{options.bind_address},{family}"]
+    return LocalServer(tool, argv, options.port, on_log, label=NetperfDriver.server_label)
+
+
 # -- the driver ------------------------------------------------------------------------------------
 def netperf_test(key: RunKey) -> NetperfTest:
     """The netperf test of one run: request/response for RTT, else the stream test."""
@@ -265,7 +287,7 @@ def netperf_test(key: RunKey) -> NetperfTest:
 
 class NetperfDriver(EngineDriver):
     engine = Engine.NETPERF
-    limits = engine_limits.NETPERF
+    limits = LIMITS
     metrics = frozenset(Metric)
     directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
     sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION})

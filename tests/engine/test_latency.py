@@ -23,12 +23,12 @@ from app.engine.latency import (
     measure_idle,
     netperf_rr_options,
 )
-from app.engine.netperf import build_argv
+from app.engine.netperf import build_argv, netserver
 from app.engine.options import Iperf3Options, NetperfTest
 from app.engine.peercheck import Server
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod
-from app.engine.servers import LocalServer, ServerOptions, netserver
+from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 from tests.conftest import free_port
 
