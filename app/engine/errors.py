@@ -305,7 +305,7 @@ class NotIperf3(ParseError):
             self,
             f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
             f"different program with other options and output: iperf3 3.1 or newer is needed; "
-            f"{install_hint('iperf3')}.",
+            f"{install_hint('iperf3', bundled_on_windows=True)}.",
             detail=seen,
         )
 

@@ -374,7 +374,9 @@ class Iperf3Driver(EngineDriver):
     sweeps = frozenset(Variable)
     concurrent = True
     about = "iperf3 measures throughput (and jitter and loss for UDP) in both directions"
-    programs = (Program("iperf3", probe_iperf3, "the iperf3 client and server"),)
+    programs = (
+        Program("iperf3", probe_iperf3, "the iperf3 client and server", bundled_on_windows=True),
+    )
     server_program = "iperf3"
     server_label = SERVER_LABEL
     server_command = "iperf3 -s"

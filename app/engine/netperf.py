@@ -294,7 +294,13 @@ class NetperfDriver(EngineDriver):
     about = "netperf also measures round-trip time"
     programs = (
         Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
-        Program("netserver", probe_netserver, "the netserver LinkLab starts on this computer"),
+        Program(
+            "netserver",
+            probe_netserver,
+            "the netserver LinkLab starts on this computer",
+            package="netperf",  # netserver comes with netperf
+            formula="netperf",
+        ),
     )
     port_flags_text = "netperf -p / netserver -p"
     server_program = "netserver"
