@@ -18,7 +18,7 @@ from app.domain.plan import Engine
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine import netinfo
-from app.engine.drivers import DRIVERS, PROGRAMS, find_tool, program_engine
+from app.engine.drivers import DRIVERS, PROGRAMS, default_driver, find_tool, program_engine
 from app.engine.iperf3 import start_iperf3
 from app.engine.options import Iperf3Options, NetperfTest, SingleRun
 from app.engine.run import EngineRun
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
     measure.add_argument("--peer", required=True, metavar="HOST")
     measure.add_argument(
-        "--engine", choices=[engine.value for engine in DRIVERS], default=Engine.IPERF3.value
+        "--engine", choices=[engine.value for engine in DRIVERS], default=default_driver().name
     )
     add_port_arguments(measure)
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
@@ -101,6 +101,12 @@ def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
     }
 
 
+def _needed_found(report: dict[str, Any]) -> bool:
+    """Whether the program LinkLab cannot do without (the default engine's) was found."""
+    found: bool = report["engines"][default_driver().programs[0].name]["found"]
+    return found
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     if args.db is not None:
         return db_doctor.cmd_db_doctor(args)
@@ -109,7 +115,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report = doctor_report(getattr(args, "engine_settings", None))
     if args.json:
         print(json.dumps(report, indent=2))
-        return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+        return EXIT_OK if _needed_found(report) else EXIT_FAILED
     print(f"LinkLab {report['linklab']}")
     for name, info in report["engines"].items():
         if not info["found"]:
@@ -125,7 +131,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     for addr in report["addresses"] or [{"address": "(none: no network interface is up)"}]:
         where = f"  ({addr['interface']}, {addr['scope']})" if "interface" in addr else ""
         print(f"    {addr['address']}{where}")
-    return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+    return EXIT_OK if _needed_found(report) else EXIT_FAILED
 
 
 # -- measure -----------------------------------------------------------------------------------

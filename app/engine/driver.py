@@ -91,6 +91,11 @@ class EngineDriver(ABC):
     #: the sentence "… : choose iperf3 to set it." where the engine has no such setting.
     missing: ClassVar[dict[str, str]] = {}
 
+    # -- what else is the engine's own (read through the registry, app.engine.drivers) ----------
+    #: Its runs load a link for the responsiveness test (parallel streams that grow, both
+    #: directions at once): one engine's.
+    loads_responsiveness: ClassVar[bool] = False
+
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.engine_settings = settings or EngineSettings()
 

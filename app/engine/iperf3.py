@@ -387,6 +387,7 @@ class Iperf3Driver(EngineDriver):
     port_options = ("--port",)
     port_flags_text = "iperf3 -p"
     serve_optional = False
+    loads_responsiveness = True
     reported_capabilities = (
         Capability.JSON_STREAM,
         Capability.BIDIR,

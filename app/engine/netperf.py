@@ -274,7 +274,11 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
         validate_host(options.bind_address, "bind address")
         family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
         argv += ["-L", f"{options.bind_address},{family}"]
-    return LocalServer(tool, argv, options.port, on_log, label=NetperfDriver.server_label)
+    # "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …": the port is taken.
+    taken = ("unable to start netserver",)
+    return LocalServer(
+        tool, argv, options.port, on_log, label=NetperfDriver.server_label, port_taken=taken
+    )
 
 
 # -- the driver ------------------------------------------------------------------------------------

@@ -64,10 +64,13 @@ class LocalServer:
         on_log: LogCallback | None,
         notes: tuple[str, ...] = (),
         label: str = "",
+        port_taken: tuple[str, ...] = (),
     ):
         self.tool = tool
         self.label = label or tool.name
         self.notes = notes  # what the user should know: limits this engine cannot apply
+        #: What the engine says, beyond the system's words, when its port is taken.
+        self.port_taken = port_taken
         self.argv = argv
         self.port = port
         self._on_log = on_log
@@ -135,16 +138,10 @@ class LocalServer:
     def _start_failure(self, process: ManagedProcess) -> str:
         words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
         lowered = words.lower()
-        # iperf3: "unable to start listener for connections: Address already in use";
-        # netserver: "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …".
-        if any(
-            words in lowered
-            for words in (
-                "address already in use",
-                "unable to start listener",
-                "unable to start netserver",
-            )
-        ):
+        # iperf3: "unable to start listener for connections: Address already in use"; an
+        # engine that says it otherwise tells its server (port_taken).
+        taken = ("address already in use", "unable to start listener", *self.port_taken)
+        if any(words in lowered for words in taken):
             holder = port_holder(self.port)
             by = f" by {holder}" if holder else ""
             return (

@@ -22,9 +22,9 @@ from app.analysis.responsiveness import Rating, rating, rpm
 from app.analysis.saturation import STABLE_STEPS, confidence, next_flows, stability
 from app.domain.errors import LinkLabError
 from app.domain.net import Direction, Flow, Protocol
-from app.domain.plan import Engine, Peer
+from app.domain.plan import Peer
 from app.domain.results import Sample
-from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
+from app.engine.drivers import EngineDriver, peer_servers, responsiveness_driver
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineError, StoppedByUser
 from app.engine.iperf3 import start_iperf3
@@ -133,7 +133,7 @@ class ResponsivenessTest:
         driver: EngineDriver | None = None,
     ) -> None:
         # The load is iperf3's (its parallel streams and both directions at once).
-        self._driver = driver or DRIVERS[Engine.IPERF3]
+        self._driver = driver or responsiveness_driver()
         self.peer = peer
         self.settings = settings or ResponsivenessSettings()
         self._observer = observer
