@@ -42,8 +42,8 @@ class ConnectionRefused(EngineError):
         self,
         host: str,
         port: int,
-        server: str = "iperf3 server",
-        command: str = "iperf3 -s",
+        server: str,  # the driver's server_label
+        command: str,  # how a person starts it (the driver's server_command)
         detail: str | None = None,
         *,
         after_data: bool = False,

@@ -233,7 +233,8 @@ def classifier(opts: Iperf3Options) -> Classifier:
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
-            return ConnectionRefused(host, port, detail=message)
+            server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
+            return ConnectionRefused(host, port, server, command, detail=message)
         if "address family" in text or (wants_v6 and "network is unreachable" in text):
             if wants_v6:
                 return Ipv6Unavailable(host, detail=message)
