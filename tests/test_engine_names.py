@@ -34,6 +34,8 @@ ALLOWED: dict[str, set[str]] = {
     # and the names formats of the past stored (plan format 1, the window's old port list).
     "app/domain/plan.py": {"IPERF3", "NETPERF", "IPERF2", "Engine.IPERF3", "iperf3", "netperf"}
     | {"iperf2"},
+    # A latency method stored with runs ("netperf-rr"): a value of the database's.
+    "app/engine/probe_results.py": {"NETPERF_RR"},
 }
 
 #: Code that still names an engine outside its driver: to move into the drivers.
@@ -43,13 +45,10 @@ DEBT: dict[str, set[str]] = {
     # The engines' error classes the classifiers return (NoNetserver, NotIperf3 and the
     # iperf3 prose of ServerBusy) are shared here, not yet their drivers'.
     "app/engine/errors.py": {"NoNetserver", "NotIperf3", "netserver", "iperf3"},
-    # Latency's fallback of netperf's TCP_RR test builds netperf's options itself.
-    "app/engine/latency.py": {"NetperfOptions", "NetperfTest", "netperf_rr_options"},
-    "app/engine/probe_results.py": {"NETPERF_RR"},
     # The responsiveness test loads the link with iperf3's own options and run.
     "app/study/responsiveness.py": {"Iperf3Options", "app.engine.iperf3", "start_iperf3"},
-    # `linklab demo` runs iperf3 directly; `measure --test` offers netperf's tests.
-    "app/cli/engine_cmds.py": {"Iperf3Options", "NetperfTest", "app.engine.iperf3", "start_iperf3"},
+    # `linklab demo` runs iperf3's client directly.
+    "app/cli/engine_cmds.py": {"Iperf3Options", "app.engine.iperf3", "start_iperf3"},
 }
 
 #: Sentences that name an engine, per file (help and tooltips citing an engine's flags, the
@@ -63,7 +62,6 @@ PROSE_DEBT: dict[str, int] = {
     "app/domain/metrics.py": 1,
     "app/domain/plan_fields.py": 3,
     "app/engine/errors.py": 14,
-    "app/engine/latency.py": 1,
     "app/engine/peercheck.py": 1,
     "app/engine/udp_totals.py": 1,
     "app/report/html_report.py": 1,

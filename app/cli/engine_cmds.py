@@ -20,7 +20,7 @@ from app.domain.units import format_rate, format_received
 from app.engine import netinfo
 from app.engine.drivers import DRIVERS, PROGRAMS, default_driver, find_tool, program_engine
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options, NetperfTest, SingleRun
+from app.engine.options import Iperf3Options, SingleRun
 from app.engine.run import EngineRun
 from app.engine.tools import EngineSettings, Tool
 
@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure.add_argument("--rsa-public-key", metavar="FILE", help="the server's public key")
     measure.add_argument(
         "--test",
-        choices=[t.value for t in NetperfTest],
+        choices=[test for d in DRIVERS.values() for test in d.run_tests],
         help="netperf test (default: TCP_STREAM or UDP_STREAM by --protocol)",
     )
     measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")

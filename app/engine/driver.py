@@ -95,6 +95,8 @@ class EngineDriver(ABC):
     #: Its runs load a link for the responsiveness test (parallel streams that grow, both
     #: directions at once): one engine's.
     loads_responsiveness: ClassVar[bool] = False
+    #: The tests `linklab measure --test` may choose for one run (netperf's TCP_RR, …).
+    run_tests: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.engine_settings = settings or EngineSettings()

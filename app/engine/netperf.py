@@ -281,6 +281,28 @@ def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = N
     )
 
 
+# -- its round trips as a latency method -----------------------------------------------------------
+def netperf_rr_options(
+    host: str,
+    port: int = 12865,  # NetperfDriver.default_port
+    duration_s: int = 10,
+    ip_version: IpVersion | None = None,
+    interval_s: float = 1.0,
+) -> NetperfOptions:
+    """netperf TCP_RR with one-byte requests and responses, no CPU measurement (its
+    calibration would delay the start): the round trip is 1 / the transaction rate."""
+    return NetperfOptions(
+        host=host,
+        port=port,
+        test=NetperfTest.TCP_RR,
+        ip_version=ip_version,
+        duration_s=duration_s,
+        message_size=1,
+        cpu=False,
+        interval_s=interval_s,
+    )
+
+
 # -- the driver ------------------------------------------------------------------------------------
 def netperf_test(key: RunKey) -> NetperfTest:
     """The netperf test of one run: request/response for RTT, else the stream test."""
@@ -316,6 +338,7 @@ class NetperfDriver(EngineDriver):
     default_port = 12865
     port_options = ("--netserver-port", "--netperf-port")  # the second: earlier versions' name
     reported_capabilities = (Capability.INTERIM,)
+    run_tests = tuple(test.value for test in NetperfTest)
     server_flags = ("-p", "-L")
     cpu_of_all_cores = True
     check_tries = 3
