@@ -45,17 +45,13 @@ DEBT: dict[str, set[str]] = {
     # The engines' error classes the classifiers return (NoNetserver, NotIperf3 and the
     # iperf3 prose of ServerBusy) are shared here, not yet their drivers'.
     "app/engine/errors.py": {"NoNetserver", "NotIperf3", "netserver", "iperf3"},
-    # The responsiveness test loads the link with iperf3's own options and run.
-    "app/study/responsiveness.py": {"Iperf3Options", "app.engine.iperf3", "start_iperf3"},
-    # `linklab demo` runs iperf3's client directly.
-    "app/cli/engine_cmds.py": {"Iperf3Options", "app.engine.iperf3", "start_iperf3"},
 }
 
 #: Sentences that name an engine, per file (help and tooltips citing an engine's flags, the
 #: engines' error sentences): to be built from the drivers; the counts only go down.
 PROSE_DEBT: dict[str, int] = {
     "app/cli/discover_cmd.py": 1,
-    "app/cli/engine_cmds.py": 5,
+    "app/cli/engine_cmds.py": 4,
     "app/cli/responsiveness_cmd.py": 2,
     "app/cli/serve_cmd.py": 5,
     "app/cli/study_cmds.py": 2,

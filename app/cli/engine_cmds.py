@@ -18,9 +18,15 @@ from app.domain.plan import Engine
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine import netinfo
-from app.engine.drivers import DRIVERS, PROGRAMS, default_driver, find_tool, program_engine
-from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options, SingleRun
+from app.engine.drivers import (
+    DRIVERS,
+    PROGRAMS,
+    default_driver,
+    find_tool,
+    main_server,
+    program_engine,
+)
+from app.engine.options import SingleRun
 from app.engine.run import EngineRun
 from app.engine.tools import EngineSettings, Tool
 
@@ -261,9 +267,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     servers = start_servers(port)
     tool: Tool = servers[0].tool
     try:
-        print(f"Local iperf3 {tool.version_string} server on port {port}.")
-        opts = Iperf3Options(host="127.0.0.1", port=port, duration_s=args.duration)
-        run = start_iperf3(tool, opts)
+        print(f"Local {tool.name} {tool.version_string} server on port {port}.")
+        main = main_server()
+        timeout = main.connect_timeout_ms
+        run = main.single_run(
+            SingleRun("127.0.0.1", port, duration_s=args.duration, connect_timeout_ms=timeout)
+        )
+        assert isinstance(run, EngineRun)
         print("$ " + " ".join(run.argv), flush=True)
         print_result(run.run(print_event))
     finally:

@@ -97,6 +97,9 @@ class EngineDriver(ABC):
     loads_responsiveness: ClassVar[bool] = False
     #: The tests `linklab measure --test` may choose for one run (netperf's TCP_RR, …).
     run_tests: ClassVar[tuple[str, ...]] = ()
+    #: How long its client waits for the server (ms) in a study's runs; None: it has no such
+    #: option (the silence watchdog stands in).
+    connect_timeout_ms: ClassVar[int | None] = None
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.engine_settings = settings or EngineSettings()

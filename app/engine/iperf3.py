@@ -389,6 +389,7 @@ class Iperf3Driver(EngineDriver):
     port_flags_text = "iperf3 -p"
     serve_optional = False
     loads_responsiveness = True
+    connect_timeout_ms = CONNECT_TIMEOUT_MS_DEFAULT
     reported_capabilities = (
         Capability.JSON_STREAM,
         Capability.BIDIR,
