@@ -102,18 +102,6 @@ class EngineCrashed(EngineError):
         )
 
 
-class NoNetserver(ConnectionRefused):
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        EngineError.__init__(
-            self,
-            f"No netserver answered at {host} port {port}: start netserver on the peer "
-            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
-            detail=detail,
-        )
-        self.host, self.port, self.server, self.command = host, port, "netserver", "netserver"
-        self.after_data, self.known_crash = False, ""
-
-
 class ServerBusy(EngineError):
     transient = True
 

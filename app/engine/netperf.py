@@ -11,12 +11,13 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
+    ConnectionRefused,
     ConnectTimeout,
     DataConnectionFailed,
+    EngineError,
     EngineFailed,
     HostUnresolved,
     Ipv6Unavailable,
-    NoNetserver,
     OptionRefused,
     PeerVanished,
 )
@@ -46,6 +47,21 @@ __all__ = [
 
 #: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
 NO_DEMO = "Demo Mode not configured"
+
+
+# -- its failures ----------------------------------------------------------------------------------
+class NoNetserver(ConnectionRefused):
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        EngineError.__init__(
+            self,
+            f"No netserver answered at {host} port {port}: start netserver on the peer "
+            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
+            detail=detail,
+        )
+        self.host, self.port = host, port
+        self.server, self.command = NetperfDriver.server_label, NetperfDriver.server_command
+        self.after_data, self.known_crash = False, ""
+
 
 # -- what netperf accepts --------------------------------------------------------------------------
 LIMITS = Limits(
