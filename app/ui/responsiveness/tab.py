@@ -73,9 +73,9 @@ class ResponsivenessTab(QWidget):
         self.port.setRange(1, 65535)
         # The port of the engine that loads the link, by its key in a peer's ports.
         load = responsiveness_driver(context.drivers)
-        self._port_key, label = load.port_key, load.port_label
+        self._port_key, port_label = load.port_key, load.port_label
         self.port.setValue(context.default_port(self._port_key))
-        accessible(self.port, f"Responsiveness {label} port")
+        accessible(self.port, f"Responsiveness {port_label} port")
         self.flows = SpinBox()
         self.flows.setRange(1, MAX_FLOWS)
         self.flows.setValue(MAX_FLOWS)
@@ -90,7 +90,7 @@ class ResponsivenessTab(QWidget):
         form = QFormLayout()
         for text, field in (
             ("Peer", self.peer),
-            (f"{label} port", self.port),
+            (f"{port_label} port", self.port),
             ("Most parallel flows", self.flows),
             ("Seconds per direction", self.seconds),
         ):
