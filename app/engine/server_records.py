@@ -99,21 +99,22 @@ def program_of(process_name: str) -> str:
     return process_name.removesuffix(".exe")
 
 
-def is_ours(record: ServerRecord, programs: Mapping[str, str]) -> psutil.Process | None:
-    """The recorded server, when that very process still runs and is one of the programs;
-    None otherwise."""
+def is_ours(record: ServerRecord, servers: Mapping[str, str]) -> tuple[psutil.Process, str] | None:
+    """The recorded server and its label, when that very process still runs and is one of
+    the servers' programs; None otherwise."""
     try:
         proc = psutil.Process(record.pid)
         if not _same(proc.create_time(), record.started):
             return None
-        if program_of(proc.name()) not in programs:
+        label = servers.get(program_of(proc.name()))
+        if label is None:
             return None
         if proc.status() == psutil.STATUS_ZOMBIE:
             return None
         with contextlib.suppress(psutil.AccessDenied):
             if tuple(proc.cmdline()) != record.argv:
                 return None
-        return proc
+        return proc, label
     except psutil.Error:
         return None
 
@@ -155,9 +156,9 @@ def stop_left_behind(servers: Mapping[str, str], folder: Path | None = None) -> 
             continue
         if _same(_start_time(record.owner_pid), record.owner_started):
             continue  # its LinkLab still runs: its servers are its own business
-        proc = is_ours(record, servers)
-        if proc is not None:
-            label = servers[program_of(proc.name())]
+        found = is_ours(record, servers)
+        if found is not None:
+            proc, label = found
             _end(proc)
             stopped.append(
                 f"Stopped the {label} (pid {record.pid}) that a LinkLab which ended "
