@@ -24,8 +24,9 @@ from app.cli import main
 from app.cli.environment import Environment
 from app.engine.drivers import find_tool
 from app.engine.errors import EngineMissing
+from app.engine.iperf3_server import iperf3_server
 from app.engine.server_records import records_folder
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server
+from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 
 ROOT_DIR = Path(__file__).resolve().parent.parent

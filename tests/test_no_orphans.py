@@ -18,6 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from app.engine.drivers import find_tool, server_programs
+from app.engine.errors import EngineMissing
 from app.engine.server_records import (
     ServerRecord,
     read_record,
@@ -177,6 +179,64 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
     assert not record.exists()
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="Windows has no watchdog process to kill: a job object ends the engines "
+    "(tests/engine/test_winjob.py)",
+)
+@pytest.mark.usefixtures("iperf3_tool")
+def test_iperf2_servers_left_by_a_killed_linklab_are_stopped_at_next_start(
+    tmp_path: Path,
+) -> None:
+    """As above with `serve --iperf2-port`: iperf 2's servers (program `iperf`, one for TCP
+    and one for UDP) are recognised as LinkLab's and ended by the next LinkLab too."""
+    try:
+        find_tool("iperf")
+    except EngineMissing as err:
+        pytest.skip(f"iperf 2 is not installed: {err.sentence}")
+    db = tmp_path / "lab.sqlite3"
+    port, iperf2_port = free_port(), free_port()
+    app = _linklab(
+        db,
+        *("serve", "--port", str(port), "--iperf2-port", str(iperf2_port)),
+        *("--bind", "127.0.0.1", "--no-netserver", "--no-echo"),
+    )
+    with _reaped(app):
+        assert app.stdout is not None
+        for line in app.stdout:
+            if "Press Ctrl+C" in line:
+                break
+        iperf2 = [
+            p for p in psutil.Process(app.pid).children(recursive=True) if p.name() == "iperf"
+        ]
+        assert len(iperf2) == 2  # its TCP and its UDP server
+        assert len(list((tmp_path / "servers").glob("*.json"))) == 3  # and iperf3's
+        (watchdog,) = _watchdog_of(app.pid)
+        watchdog.kill()
+        seconds_until_gone([watchdog], set(), 5.0)
+        app.kill()
+    try:
+        time.sleep(0.5)
+        assert all(p.is_running() for p in iperf2)  # left behind: nothing ended them yet
+        later = subprocess.run(
+            [sys.executable, "-m", "app", "sessions", "list"],
+            cwd=ROOT_DIR,
+            env={**os.environ, "LINKLAB_DB": str(db)},
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+        )
+        for proc in iperf2:
+            assert f"Stopped the iperf 2 server (pid {proc.pid})" in later.stderr, later.stderr
+        seconds_until_gone(iperf2, {port, iperf2_port}, CLEANUP_LIMIT_S)
+        assert not list((tmp_path / "servers").glob("*.json"))
+    finally:
+        for proc in iperf2:  # the servers this test left behind, should LinkLab not end them
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.kill()
+
+
 def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL)
 
@@ -237,7 +297,7 @@ def test_only_verifiably_ours_is_ever_stopped(tmp_path: Path, iperf3_tool: Tool)
             ),
         )
         # The record of this (living) test process's own server is left alone.
-        assert stop_left_behind(folder) == []
+        assert stop_left_behind(server_programs(), folder) == []
         assert orphan.poll() is None and left.exists()
         # Its owner gone, the very server recorded is stopped; the others are not touched.
         mine = read_record(left)
@@ -246,7 +306,7 @@ def test_only_verifiably_ours_is_ever_stopped(tmp_path: Path, iperf3_tool: Tool)
             folder, ServerRecord(orphan.pid, mine.started, tuple(argv), owner_pid, owner_started)
         )
         left.unlink()
-        said = stop_left_behind(folder)
+        said = stop_left_behind(server_programs(), folder)
         assert said == [
             f"Stopped the iperf3 server (pid {orphan.pid}) that a LinkLab which ended had "
             f"left running."

@@ -18,6 +18,7 @@ from app.cli.environment import Environment
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
+from app.engine.drivers import main_server
 from app.engine.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
 from app.study.host.server_pool import MAX_POOL, pool_for
@@ -263,8 +264,8 @@ def add_pool_arguments(serve: argparse.ArgumentParser) -> None:
         type=number(int, 1, MAX_POOL),
         default=1,
         metavar="N",
-        help="N iperf3 servers on consecutive ports (for concurrent series, or one per station "
-        "of a class: see --collector)",
+        help=f"N {main_server().server_label}s on consecutive ports (for concurrent series, or "
+        "one per station of a class: see --collector)",
     )
     serve.add_argument(
         "--collector",
@@ -283,7 +284,8 @@ def tell_collector(args: argparse.Namespace, servers: list[LocalServer]) -> str:
     token = class_token(args)
     if not token:
         raise BadOption("Give the class token (--token or --token-file) with --collector.")
-    pool = pool_for("iperf3", [s.port for s in servers if s.tool.name == "iperf3"])
+    main = main_server()
+    pool = pool_for(main.name, [s.port for s in servers if s.tool.name == main.server_program])
     try:
         return announce_pool(
             collector_url(args.collector), token, pool.ports, pool.engine, args.bind, pool.shared

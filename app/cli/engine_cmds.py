@@ -18,9 +18,15 @@ from app.domain.plan import Engine
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine import netinfo
-from app.engine.drivers import DRIVERS, PROGRAMS, find_tool, program_engine
-from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options, NetperfTest, SingleRun
+from app.engine.drivers import (
+    DRIVERS,
+    PROGRAMS,
+    default_driver,
+    find_tool,
+    main_server,
+    program_engine,
+)
+from app.engine.options import SingleRun
 from app.engine.run import EngineRun
 from app.engine.tools import EngineSettings, Tool
 
@@ -37,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = sub.add_parser("measure", help="one run against a peer, printed live")
     measure.add_argument("--peer", required=True, metavar="HOST")
     measure.add_argument(
-        "--engine", choices=[engine.value for engine in DRIVERS], default=Engine.IPERF3.value
+        "--engine", choices=[engine.value for engine in DRIVERS], default=default_driver().name
     )
     add_port_arguments(measure)
     measure.add_argument("--protocol", choices=("tcp", "udp"), default="tcp")
@@ -56,7 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure.add_argument("--rsa-public-key", metavar="FILE", help="the server's public key")
     measure.add_argument(
         "--test",
-        choices=[t.value for t in NetperfTest],
+        choices=[test for d in DRIVERS.values() for test in d.run_tests],
         help="netperf test (default: TCP_STREAM or UDP_STREAM by --protocol)",
     )
     measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")
@@ -101,6 +107,12 @@ def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
     }
 
 
+def _needed_found(report: dict[str, Any]) -> bool:
+    """Whether the program LinkLab cannot do without (the default engine's) was found."""
+    found: bool = report["engines"][default_driver().programs[0].name]["found"]
+    return found
+
+
 def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
     if args.db is not None:
         return db_doctor.cmd_db_doctor(args, env)
@@ -109,7 +121,7 @@ def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
     report = doctor_report(env.engine_settings)
     if args.json:
         print(json.dumps(report, indent=2), file=env.stdout)
-        return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+        return EXIT_OK if _needed_found(report) else EXIT_FAILED
     print(f"LinkLab {report['linklab']}", file=env.stdout)
     for name, info in report["engines"].items():
         if not info["found"]:
@@ -127,7 +139,7 @@ def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
     for addr in report["addresses"] or [{"address": "(none: no network interface is up)"}]:
         where = f"  ({addr['interface']}, {addr['scope']})" if "interface" in addr else ""
         print(f"    {addr['address']}{where}", file=env.stdout)
-    return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
+    return EXIT_OK if _needed_found(report) else EXIT_FAILED
 
 
 # -- measure -----------------------------------------------------------------------------------
@@ -257,9 +269,13 @@ def cmd_demo(args: argparse.Namespace, env: Environment) -> int:
     servers = start_servers(port, stderr=env.stderr)
     tool: Tool = servers[0].tool
     try:
-        print(f"Local iperf3 {tool.version_string} server on port {port}.", file=env.stdout)
-        opts = Iperf3Options(host="127.0.0.1", port=port, duration_s=args.duration)
-        run = start_iperf3(tool, opts)
+        print(f"Local {tool.name} {tool.version_string} server on port {port}.", file=env.stdout)
+        main = main_server()
+        timeout = main.connect_timeout_ms
+        run = main.single_run(
+            SingleRun("127.0.0.1", port, duration_s=args.duration, connect_timeout_ms=timeout)
+        )
+        assert isinstance(run, EngineRun)
         print("$ " + " ".join(run.argv), flush=True, file=env.stdout)
         print_result(run.run(partial(print_event, env=env)), env)
     finally:

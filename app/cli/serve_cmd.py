@@ -18,7 +18,7 @@ from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS
+from app.engine.drivers import DRIVERS, server_programs
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineMissing
 from app.engine.server_records import stop_left_behind
@@ -208,7 +208,7 @@ def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
         print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True, file=env.stdout)
 
     _stop_on_signals()
-    for sentence in stop_left_behind():
+    for sentence in stop_left_behind(server_programs()):
         print(f"linklab: {sentence}", file=env.stderr)
 
     main = _main_driver()

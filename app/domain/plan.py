@@ -19,12 +19,19 @@ from app.domain.net import Direction, IpVersion, Protocol
 PLAN_FORMAT = 2
 #: Format 1's port fields of a peer, and the engine port keys they became.
 OLD_PORT_FIELDS = {"iperf3_port": "iperf3", "netperf_port": "netperf"}
+#: A peer's two ports as the window's settings once kept them, a list in this order, and the
+#: engine port keys they became.
+OLD_PORT_ORDER = ("iperf3", "netperf")
 
 
 class Engine(StrEnum):
     IPERF3 = "iperf3"
     NETPERF = "netperf"
     IPERF2 = "iperf2"
+
+
+#: The engine of a plan, a monitor and `linklab measure` unless told otherwise.
+DEFAULT_ENGINE = Engine.IPERF3
 
 
 class Variable(StrEnum):
@@ -259,7 +266,7 @@ class RunKey:
 @dataclass(frozen=True)
 class Plan:
     peer: Peer
-    engine: Engine = Engine.IPERF3
+    engine: Engine = DEFAULT_ENGINE
     protocols: tuple[Protocol, ...] = (Protocol.TCP,)
     ip_versions: tuple[IpVersion, ...] = (IpVersion.V4,)
     direction: Direction = Direction.UP

@@ -91,6 +91,16 @@ class EngineDriver(ABC):
     #: the sentence "… : choose iperf3 to set it." where the engine has no such setting.
     missing: ClassVar[dict[str, str]] = {}
 
+    # -- what else is the engine's own (read through the registry, app.engine.drivers) ----------
+    #: Its runs load a link for the responsiveness test (parallel streams that grow, both
+    #: directions at once): one engine's.
+    loads_responsiveness: ClassVar[bool] = False
+    #: The tests `linklab measure --test` may choose for one run (netperf's TCP_RR, …).
+    run_tests: ClassVar[tuple[str, ...]] = ()
+    #: How long its client waits for the server (ms) in a study's runs; None: it has no such
+    #: option (the silence watchdog stands in).
+    connect_timeout_ms: ClassVar[int | None] = None
+
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.engine_settings = settings or EngineSettings()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.domain.plan import Engine, Peer
+from app.domain.plan import DEFAULT_ENGINE, Engine, Peer
 from app.engine import limits
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.iperf2 import Iperf2Driver
@@ -49,9 +49,32 @@ def find_tool(
     return program_tool(program, user_path or (settings or EngineSettings()).path(name))
 
 
+def default_driver(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> EngineDriver:
+    """The engine of a plan, a monitor and `linklab measure` unless told otherwise; the one
+    `linklab doctor` needs."""
+    return drivers[DEFAULT_ENGINE]
+
+
+def main_server(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> EngineDriver:
+    """The engine whose server `linklab serve` always starts (the others are optional): the
+    one a class's pool of servers runs."""
+    return next(d for d in drivers.values() if not d.serve_optional)
+
+
+def responsiveness_driver(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> EngineDriver:
+    """The engine whose runs load the link for the responsiveness test."""
+    return next(d for d in drivers.values() if d.loads_responsiveness)
+
+
 def program_engine(name: str) -> EngineDriver | None:
     """The engine a program belongs to."""
     return next((d for d in DRIVERS.values() if any(p.name == name for p in d.programs)), None)
+
+
+def server_programs(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, str]:
+    """Each engine's server program by name, with its server's label ("iperf3": "iperf3
+    server"): what a server left by a LinkLab that is gone may be (app.engine.server_records)."""
+    return {d.server_program: d.server_label for d in drivers.values()}
 
 
 def by_port_key(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, EngineDriver]:

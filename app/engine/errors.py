@@ -42,8 +42,8 @@ class ConnectionRefused(EngineError):
         self,
         host: str,
         port: int,
-        server: str = "iperf3 server",
-        command: str = "iperf3 -s",
+        server: str,  # the driver's server_label
+        command: str,  # how a person starts it (the driver's server_command)
         detail: str | None = None,
         *,
         after_data: bool = False,
@@ -100,18 +100,6 @@ class EngineCrashed(EngineError):
             f"release of {engine}.",
             detail=detail,
         )
-
-
-class NoNetserver(ConnectionRefused):
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        EngineError.__init__(
-            self,
-            f"No netserver answered at {host} port {port}: start netserver on the peer "
-            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
-            detail=detail,
-        )
-        self.host, self.port, self.server, self.command = host, port, "netserver", "netserver"
-        self.after_data, self.known_crash = False, ""
 
 
 class ServerBusy(EngineError):
@@ -305,7 +293,7 @@ class NotIperf3(ParseError):
             self,
             f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
             f"different program with other options and output: iperf3 3.1 or newer is needed; "
-            f"{install_hint('iperf3')}.",
+            f"{install_hint('iperf3', bundled_on_windows=True)}.",
             detail=seen,
         )
 

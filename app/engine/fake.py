@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
-from app.domain.plan import Engine, Plan, RunKey, RunKind, Variable
+from app.domain.plan import DEFAULT_ENGINE, Engine, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, FlowSummary, RunResult, RunSummary, Sample
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import StoppedByUser
@@ -39,7 +39,7 @@ class FakeDriver(EngineDriver):
 
     def __init__(
         self,
-        engine: Engine = Engine.IPERF3,
+        engine: Engine = DEFAULT_ENGINE,
         *,
         throughput: Throughput = default_throughput,
         fail: Failure | None = None,

@@ -324,7 +324,12 @@ class Iperf2Driver(EngineDriver):
     one_way_delay = True  # --trip-times, read from the receiver's Latency columns
     takes_bare_connections = False  # 2.1.8's server crashes on one during a test
     about = "iperf2 serves many clients at once and measures round trips with --bounceback"
-    programs = (Program("iperf", probe_iperf2, "iperf 2 measurements and its server"),)
+    #: LinkLab's Windows installer brings iperf 2.2.1, built from its pinned source.
+    programs = (
+        Program(
+            "iperf", probe_iperf2, "iperf 2 measurements and its server", bundled_on_windows=True
+        ),
+    )
     server_program = "iperf"
     server_label = "iperf 2 server"
     server_command = "iperf -s (and iperf -s -u for UDP)"

@@ -10,7 +10,6 @@ from enum import StrEnum
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
-from app.engine import limits as engine_limits
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     AuthenticationFailed,
@@ -29,9 +28,11 @@ from app.engine.errors import (
     ServerBusy,
 )
 from app.engine.iperf3_json import parse_document, parse_stream
+from app.engine.iperf3_server import LABEL as SERVER_LABEL
+from app.engine.iperf3_server import iperf3_server
+from app.engine.iperf3_server import security_warning as server_security_warning
 from app.engine.iperf3_text import parse_text
-from app.engine.limits import CONNECT_TIMEOUT_MS, Span
-from app.engine.limits import IPERF3 as LIMITS
+from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.options import Iperf3Options, SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.servers import (
@@ -40,9 +41,7 @@ from app.engine.servers import (
     LogCallback,
     ServerOptions,
     exposed,
-    iperf3_server,
 )
-from app.engine.servers import security_warning as server_security_warning
 from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
 from app.engine.validate import (
     check_port,
@@ -59,6 +58,23 @@ MIN_IPERF3 = (3, 1)
 #: and the silence watchdog stands in.
 CONNECT_TIMEOUT_MS_DEFAULT = 8000
 _IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
+
+# -- what iperf3 accepts ---------------------------------------------------------------------------
+LIMITS = Limits(
+    duration_s=DURATION,
+    interval_s=INTERVAL,
+    tcp_length=TCP_LENGTH,
+    # iperf3 refuses UDP datagrams below 16 bytes (its sequence number and timestamp need
+    # them); 65507 is the largest UDP payload over IPv4.
+    udp_length=Span(16, 65_507, "bytes"),
+    window=Span(1024, 1024**3, "bytes"),
+    parallel=Span(1, 128),
+    bitrate_bps=Span(0, 10**14, "bit/s"),
+    omit_s=Span(0, 600, "s"),
+    congestion=CONGESTION,
+)
+#: iperf3's --connect-timeout bounds (ms).
+CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
 
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
 
@@ -217,7 +233,8 @@ def classifier(opts: Iperf3Options) -> Classifier:
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
-            return ConnectionRefused(host, port, detail=message)
+            server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
+            return ConnectionRefused(host, port, server, command, detail=message)
         if "address family" in text or (wants_v6 and "network is unreachable" in text):
             if wants_v6:
                 return Ipv6Unavailable(host, detail=message)
@@ -352,15 +369,17 @@ def probe_iperf3(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
 # -- the driver ------------------------------------------------------------------------------------
 class Iperf3Driver(EngineDriver):
     engine = Engine.IPERF3
-    limits = engine_limits.IPERF3
+    limits = LIMITS
     metrics = frozenset({Metric.THROUGHPUT, Metric.CPU, Metric.LATENCY})
     directions = frozenset(Direction)
     sweeps = frozenset(Variable)
     concurrent = True
     about = "iperf3 measures throughput (and jitter and loss for UDP) in both directions"
-    programs = (Program("iperf3", probe_iperf3, "the iperf3 client and server"),)
+    programs = (
+        Program("iperf3", probe_iperf3, "the iperf3 client and server", bundled_on_windows=True),
+    )
     server_program = "iperf3"
-    server_label = "iperf3 server"
+    server_label = SERVER_LABEL
     server_command = "iperf3 -s"
     port_key = "iperf3"
     serve_name = "iperf3"
@@ -369,6 +388,8 @@ class Iperf3Driver(EngineDriver):
     port_options = ("--port",)
     port_flags_text = "iperf3 -p"
     serve_optional = False
+    loads_responsiveness = True
+    connect_timeout_ms = CONNECT_TIMEOUT_MS_DEFAULT
     reported_capabilities = (
         Capability.JSON_STREAM,
         Capability.BIDIR,

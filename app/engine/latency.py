@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from app.domain.net import IpVersion
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import NoLatencyMethod
-from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.peercheck import Server, handshake
 from app.engine.probe import (
     DEFAULT_INTERVAL_S,
@@ -125,8 +124,8 @@ def make_prober(
             on_record=on_record,
             ip_version=ip_version,
         )
-    # A caller's mistake, not the user's: netperf's test is an engine run.
-    raise ValueError("netperf's request/response test runs as netperf: see netperf_rr_options")
+    # A caller's mistake, not the user's: a method without a prober is its engine's own run.
+    raise ValueError(f"the {choice.method} method runs as its engine's test, not a prober")
 
 
 def measure_idle(
@@ -134,27 +133,6 @@ def measure_idle(
 ) -> ProbeSummary:
     """Latency over a few seconds with nothing else running: the baseline for loaded runs."""
     return make_prober(choice, duration_s=seconds, ip_version=ip_version).run()
-
-
-def netperf_rr_options(
-    host: str,
-    port: int = 12865,
-    duration_s: int = 10,
-    ip_version: IpVersion | None = None,
-    interval_s: float = 1.0,
-) -> NetperfOptions:
-    """netperf TCP_RR with one-byte requests and responses, no CPU measurement (its
-    calibration would delay the start): the round trip is 1 / the transaction rate."""
-    return NetperfOptions(
-        host=host,
-        port=port,
-        test=NetperfTest.TCP_RR,
-        ip_version=ip_version,
-        duration_s=duration_s,
-        message_size=1,
-        cpu=False,
-        interval_s=interval_s,
-    )
 
 
 def _echo_answers(

@@ -1,5 +1,6 @@
-"""The limits of each engine's settings, defined once: the engine's argv checks, the plan
-checks, the window's fields and the command line's options all read them from here."""
+"""What an engine's limits are (a span per setting) and the spans every engine shares. Each
+engine's own Limits live in its driver (EngineDriver.limits); the engine's argv checks, the
+plan checks, the window's fields and the command line's options all read them from there."""
 
 from __future__ import annotations
 
@@ -58,28 +59,3 @@ INTERVAL = Span(0.1, 60, "s")
 TCP_LENGTH = Span(1, 1024 * 1024, "bytes")  # 1 MiB writes: larger only wastes memory
 #: A congestion control's name, as Linux's TCP_CA_NAME_MAX allows it.
 CONGESTION = Span(1, 15, "characters")
-
-IPERF3 = Limits(
-    duration_s=DURATION,
-    interval_s=INTERVAL,
-    tcp_length=TCP_LENGTH,
-    # iperf3 refuses UDP datagrams below 16 bytes (its sequence number and timestamp need
-    # them); 65507 is the largest UDP payload over IPv4.
-    udp_length=Span(16, 65_507, "bytes"),
-    window=Span(1024, 1024**3, "bytes"),
-    parallel=Span(1, 128),
-    bitrate_bps=Span(0, 10**14, "bit/s"),
-    omit_s=Span(0, 600, "s"),
-    congestion=CONGESTION,
-)
-
-NETPERF = Limits(
-    duration_s=DURATION,
-    interval_s=INTERVAL,
-    tcp_length=TCP_LENGTH,
-    udp_length=Span(1, 65_507, "bytes"),
-    congestion=CONGESTION,  # the omni tests' -K
-)
-
-#: iperf3's --connect-timeout bounds (ms).
-CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")

@@ -9,23 +9,23 @@ from collections.abc import Sequence
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
-from app.engine import limits as engine_limits
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
+    ConnectionRefused,
     ConnectTimeout,
     DataConnectionFailed,
+    EngineError,
     EngineFailed,
     HostUnresolved,
     Ipv6Unavailable,
-    NoNetserver,
     OptionRefused,
     PeerVanished,
 )
-from app.engine.limits import NETPERF as LIMITS
+from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netperf_parse import parse_keyval
 from app.engine.options import NetperfOptions, NetperfTest, SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
-from app.engine.servers import LocalServer, LogCallback, ServerOptions, netserver
+from app.engine.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
 from app.engine.validate import (
     check_port,
@@ -47,6 +47,30 @@ __all__ = [
 
 #: What a netperf built without demo mode prints for -D (netsh.c), then goes on without it.
 NO_DEMO = "Demo Mode not configured"
+
+
+# -- its failures ----------------------------------------------------------------------------------
+class NoNetserver(ConnectionRefused):
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        EngineError.__init__(
+            self,
+            f"No netserver answered at {host} port {port}: start netserver on the peer "
+            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
+            detail=detail,
+        )
+        self.host, self.port = host, port
+        self.server, self.command = NetperfDriver.server_label, NetperfDriver.server_command
+        self.after_data, self.known_crash = False, ""
+
+
+# -- what netperf accepts --------------------------------------------------------------------------
+LIMITS = Limits(
+    duration_s=DURATION,
+    interval_s=INTERVAL,
+    tcp_length=TCP_LENGTH,
+    udp_length=Span(1, 65_507, "bytes"),
+    congestion=CONGESTION,  # the omni tests' -K
+)
 
 #: Stream tests: the sender's and the receiver's rates (they differ for UDP, where the
 #: receiver's count is what got through), and send/receive calls, which for UDP are
@@ -255,6 +279,46 @@ def probe_netserver(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
     return parse_version(version_text), version_text, frozenset()
 
 
+# -- its server ------------------------------------------------------------------------------------
+def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
+    """netserver on one port (-D: in the foreground, so that LinkLab owns it)."""
+    check_port(options.port)
+    if options.one_off or options.idle_timeout_s is not None:
+        raise BadOption("netserver has no one-off or idle-timeout mode: clear those options.")
+    argv = [tool.path, "-D", "-p", str(options.port)]
+    if options.bind_address:
+        validate_host(options.bind_address, "bind address")
+        family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
+        argv += ["-L", f"{options.bind_address},{family}"]
+    # "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …": the port is taken.
+    taken = ("unable to start netserver",)
+    return LocalServer(
+        tool, argv, options.port, on_log, label=NetperfDriver.server_label, port_taken=taken
+    )
+
+
+# -- its round trips as a latency method -----------------------------------------------------------
+def netperf_rr_options(
+    host: str,
+    port: int = 12865,  # NetperfDriver.default_port
+    duration_s: int = 10,
+    ip_version: IpVersion | None = None,
+    interval_s: float = 1.0,
+) -> NetperfOptions:
+    """netperf TCP_RR with one-byte requests and responses, no CPU measurement (its
+    calibration would delay the start): the round trip is 1 / the transaction rate."""
+    return NetperfOptions(
+        host=host,
+        port=port,
+        test=NetperfTest.TCP_RR,
+        ip_version=ip_version,
+        duration_s=duration_s,
+        message_size=1,
+        cpu=False,
+        interval_s=interval_s,
+    )
+
+
 # -- the driver ------------------------------------------------------------------------------------
 def netperf_test(key: RunKey) -> NetperfTest:
     """The netperf test of one run: request/response for RTT, else the stream test."""
@@ -265,14 +329,20 @@ def netperf_test(key: RunKey) -> NetperfTest:
 
 class NetperfDriver(EngineDriver):
     engine = Engine.NETPERF
-    limits = engine_limits.NETPERF
+    limits = LIMITS
     metrics = frozenset(Metric)
     directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
     sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION})
     about = "netperf also measures round-trip time"
     programs = (
         Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
-        Program("netserver", probe_netserver, "the netserver LinkLab starts on this computer"),
+        Program(
+            "netserver",
+            probe_netserver,
+            "the netserver LinkLab starts on this computer",
+            package="netperf",  # netserver comes with netperf
+            formula="netperf",
+        ),
     )
     port_flags_text = "netperf -p / netserver -p"
     server_program = "netserver"
@@ -284,6 +354,7 @@ class NetperfDriver(EngineDriver):
     default_port = 12865
     port_options = ("--netserver-port", "--netperf-port")  # the second: earlier versions' name
     reported_capabilities = (Capability.INTERIM,)
+    run_tests = tuple(test.value for test in NetperfTest)
     server_flags = ("-p", "-L")
     cpu_of_all_cores = True
     check_tries = 3

@@ -6,7 +6,8 @@ start time and command line, and the pid and start time of the LinkLab that owns
 written when the server starts and removed when LinkLab stops it. At start-up LinkLab looks
 at the records left behind: a record whose owner still runs (another LinkLab) is left alone;
 otherwise the server is ended only when the same pid still has the same start time, is an
-engine and has the same command line — never a process that is not verifiably LinkLab's.
+engine's server program (the registry names them: app.engine.drivers.server_programs) and has
+the same command line — never a process that is not verifiably LinkLab's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -23,7 +25,6 @@ import psutil
 
 from app.domain.paths import data_folder
 
-ENGINE_NAMES = frozenset({"iperf3", "netserver", "iperf3.exe", "netserver.exe"})
 _SAME_START_S = 0.05  # psutil's start times are exact to the clock tick
 STOP_GRACE_S = 1.0
 
@@ -53,10 +54,6 @@ class ServerRecord:
     argv: tuple[str, ...]
     owner_pid: int
     owner_started: float
-
-    @property
-    def name(self) -> str:
-        return "netserver" if "netserver" in Path(self.argv[0]).name else "iperf3 server"
 
 
 def _start_time(pid: int) -> float | None:
@@ -111,18 +108,27 @@ def read_record(path: Path) -> ServerRecord | None:
         return None
 
 
-def is_ours(record: ServerRecord) -> psutil.Process | None:
-    """The recorded server, when that very process still runs; None otherwise."""
+def program_of(process_name: str) -> str:
+    """The program a process runs, as the registry names it ("iperf3" for Windows' iperf3.exe)."""
+    return process_name.removesuffix(".exe")
+
+
+def is_ours(record: ServerRecord, servers: Mapping[str, str]) -> tuple[psutil.Process, str] | None:
+    """The recorded server and its label, when that very process still runs and is one of
+    the servers' programs; None otherwise."""
     try:
         proc = psutil.Process(record.pid)
-        if not _same(proc.create_time(), record.started) or proc.name() not in ENGINE_NAMES:
+        if not _same(proc.create_time(), record.started):
+            return None
+        label = servers.get(program_of(proc.name()))
+        if label is None:
             return None
         if proc.status() == psutil.STATUS_ZOMBIE:
             return None
         with contextlib.suppress(psutil.AccessDenied):
             if tuple(proc.cmdline()) != record.argv:
                 return None
-        return proc
+        return proc, label
     except psutil.Error:
         return None
 
@@ -146,9 +152,11 @@ def _end(proc: psutil.Process) -> None:
         pass
 
 
-def stop_left_behind(folder: Path | None = None) -> list[str]:
-    """End the servers a LinkLab that is gone left running; remove their records. Returns a
-    sentence for each server ended. Records of a LinkLab that still runs are left alone."""
+def stop_left_behind(servers: Mapping[str, str], folder: Path | None = None) -> list[str]:
+    """End the servers a LinkLab that is gone left running; remove their records. servers:
+    each engine's server program by name, with the server's label for the sentence
+    (app.engine.drivers.server_programs). Returns a sentence for each server ended. Records
+    of a LinkLab that still runs are left alone."""
     folder = folder or records_folder()
     try:
         paths = sorted(folder.glob("*.json"))
@@ -162,11 +170,12 @@ def stop_left_behind(folder: Path | None = None) -> list[str]:
             continue
         if _same(_start_time(record.owner_pid), record.owner_started):
             continue  # its LinkLab still runs: its servers are its own business
-        proc = is_ours(record)
-        if proc is not None:
+        found = is_ours(record, servers)
+        if found is not None:
+            proc, label = found
             _end(proc)
             stopped.append(
-                f"Stopped the {record.name} (pid {record.pid}) that a LinkLab which ended "
+                f"Stopped the {label} (pid {record.pid}) that a LinkLab which ended "
                 f"had left running."
             )
         forget_server(path)

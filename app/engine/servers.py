@@ -1,5 +1,5 @@
-"""Local engine servers (iperf3 -s, netserver, …) as managed children: start, wait until ready,
-log, stop."""
+"""Local engine servers as managed children: start, wait until ready, log, stop (each driver
+builds its server's argv: EngineDriver.servers)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,10 @@ from pathlib import Path
 
 import psutil
 
-from app.domain.errors import BadOption
 from app.engine.errors import EngineError
 from app.engine.process import IdleTimeout, ManagedProcess
 from app.engine.server_records import forget_server, record_server
-from app.engine.tools import Capability, Tool
-from app.engine.validate import check_port, check_range, is_ipv6_literal, validate_host
+from app.engine.tools import Tool
 
 LogCallback = Callable[[str], None]
 READY_TIMEOUT_S = 5.0
@@ -30,8 +28,6 @@ EXPOSED_IDLE_TIMEOUT_S = 300
 #: again, at most this many times within RESTART_WINDOW_S: more is a server that cannot run.
 RESTARTS = 3
 RESTART_WINDOW_S = 60.0
-#: iperf3 servers older than this have known remotely triggerable flaws.
-SAFE_IPERF3_SERVER = (3, 19, 1)
 
 
 class ServerStartFailed(EngineError):
@@ -57,20 +53,8 @@ def exposed(port: int, bind: str | None = None, *, one_off: bool = False) -> Ser
     return ServerOptions(port, bind, idle, one_off, EXPOSED_MAX_DURATION_S)
 
 
-def security_warning(tool: Tool) -> str | None:
-    """A sentence when this iperf3 is too old to be exposed as a server without care."""
-    if tool.version and tool.version < SAFE_IPERF3_SERVER:
-        safe = ".".join(str(p) for p in SAFE_IPERF3_SERVER)
-        return (
-            f"iperf3 {tool.version_string} is older than {safe}, whose servers have known "
-            f"remotely triggerable flaws: run the server only on a trusted network, stop it "
-            f"when the tests are done, or install iperf3 {safe} or newer."
-        )
-    return None
-
-
 class LocalServer:
-    """One server process (iperf3 -s or netserver) owned by LinkLab."""
+    """One engine server process owned by LinkLab."""
 
     def __init__(
         self,
@@ -80,10 +64,13 @@ class LocalServer:
         on_log: LogCallback | None,
         notes: tuple[str, ...] = (),
         label: str = "",
+        port_taken: tuple[str, ...] = (),
     ):
         self.tool = tool
         self.label = label or tool.name
         self.notes = notes  # what the user should know: limits this engine cannot apply
+        #: What the engine says, beyond the system's words, when its port is taken.
+        self.port_taken = port_taken
         self.argv = argv
         self.port = port
         self._on_log = on_log
@@ -96,7 +83,7 @@ class LocalServer:
 
     @property
     def name(self) -> str:
-        """The server as a sentence names it: "iperf3 server", "netserver"."""
+        """The server as a sentence names it (its driver's server_label)."""
         return self.label
 
     @property
@@ -151,16 +138,10 @@ class LocalServer:
     def _start_failure(self, process: ManagedProcess) -> str:
         words = " ".join(process.stderr_lines() + self.log[-3:]).strip()
         lowered = words.lower()
-        # iperf3: "unable to start listener for connections: Address already in use";
-        # netserver: "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …".
-        if any(
-            words in lowered
-            for words in (
-                "address already in use",
-                "unable to start listener",
-                "unable to start netserver",
-            )
-        ):
+        # iperf3: "unable to start listener for connections: Address already in use"; an
+        # engine that says it otherwise tells its server (port_taken).
+        taken = ("address already in use", "unable to start listener", *self.port_taken)
+        if any(words in lowered for words in taken):
             holder = port_holder(self.port)
             by = f" by {holder}" if holder else ""
             return (
@@ -302,52 +283,6 @@ def _ownerless_listener(port: int) -> bool:
         and (conn.status == psutil.CONN_LISTEN or conn.type == socket.SOCK_DGRAM)
         for conn in connections
     )
-
-
-def iperf3_server(
-    tool: Tool, options: ServerOptions, on_log: LogCallback | None = None
-) -> LocalServer:
-    check_port(options.port)
-    argv = [tool.path, "-s", "-p", str(options.port)]
-    if options.bind_address:
-        validate_host(options.bind_address, "bind address")
-        argv += ["-B", options.bind_address]
-    if options.idle_timeout_s is not None:
-        check_range(options.idle_timeout_s, 1, 86400, "server idle timeout", "s")
-        tool.require(Capability.IDLE_TIMEOUT, "restart an idle server (--idle-timeout)")
-        argv += ["--idle-timeout", str(options.idle_timeout_s)]
-    if options.interval_s is not None:
-        check_range(options.interval_s, 0.1, 60, "server report interval", "s")
-        argv += ["-i", f"{options.interval_s:g}"]
-    if options.one_off:
-        tool.require(Capability.ONE_OFF, "serve a single test (--one-off)")
-        argv.append("-1")
-    notes: list[str] = []
-    if options.max_duration_s:
-        check_range(options.max_duration_s, 1, 86400, "longest test", "s")
-        if tool.has(Capability.SERVER_MAX_DURATION):
-            argv += ["--server-max-duration", str(options.max_duration_s)]
-        else:
-            notes.append(
-                f"iperf3 {tool.version_string} cannot cap the length of a test (its "
-                f"--server-max-duration came with iperf3 3.20): a client may run tests of any "
-                f"length. Stop the server when the tests are done."
-            )
-    if tool.has(Capability.FORCEFLUSH):
-        argv.append("--forceflush")  # the log of tests served arrives as they happen
-    return LocalServer(tool, argv, options.port, on_log, tuple(notes), "iperf3 server")
-
-
-def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
-    check_port(options.port)
-    if options.one_off or options.idle_timeout_s is not None:
-        raise BadOption("netserver has no one-off or idle-timeout mode: clear those options.")
-    argv = [tool.path, "-D", "-p", str(options.port)]
-    if options.bind_address:
-        validate_host(options.bind_address, "bind address")
-        family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
-        argv += ["-L", f"{options.bind_address},{family}"]
-    return LocalServer(tool, argv, options.port, on_log, label="netserver")
 
 
 def firewall_note(servers: list[LocalServer]) -> str | None:

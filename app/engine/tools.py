@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from app.engine.errors import EngineMissing, EngineTooOld
+from app.engine.install_hint import install_hint
 from app.engine.process import run_short
 from app.resources import resource_dir
 
@@ -121,11 +122,27 @@ class Program:
     name: str
     probe: Probe
     use: str = ""  # what LinkLab runs it for, ending a sentence: "the iperf3 client and server"
+    #: Debian's package and Homebrew's formula that carry it, where not named after it
+    #: (netserver comes with netperf), and whether LinkLab's Windows installer brings it.
+    package: str = ""
+    formula: str = ""
+    bundled_on_windows: bool = False
+
+    def install_hint(self, platform: str | None = None) -> str:
+        """What to do when it is missing, as the end of a sentence (app.engine.install_hint)."""
+        return install_hint(
+            self.name,
+            platform,
+            package=self.package,
+            formula=self.formula,
+            bundled_on_windows=self.bundled_on_windows,
+        )
 
 
-def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
+def locate(program: Program, user_path: str | None = None) -> tuple[str, Source]:
     """Find a program: the user's path, then the bundled copy, then the one the set-up built,
     then PATH."""
+    name = program.name
     if user_path:
         path = Path(user_path)
         if path.is_file() and os.access(path, os.X_OK):
@@ -144,12 +161,12 @@ def locate(name: str, user_path: str | None = None) -> tuple[str, Source]:
     found = shutil.which(name)
     if found:
         return str(Path(found).resolve()), Source.PATH
-    raise EngineMissing(name)
+    raise EngineMissing(name, f"{name} was not found: {program.install_hint()}.")
 
 
 def program_tool(program: Program, user_path: str | None = None) -> Tool:
     """The program found and probed (once per binary: a changed file is probed again)."""
-    path, source = locate(program.name, user_path)
+    path, source = locate(program, user_path)
     stat = os.stat(path)
     return _probe(program, path, source, stat.st_mtime_ns, stat.st_size)
 

@@ -23,7 +23,13 @@ from app.domain.plan import Engine, Metric, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
-from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
+from app.engine.drivers import (
+    DRIVERS,
+    EngineDriver,
+    peer_servers,
+    responsiveness_driver,
+    server_programs,
+)
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
@@ -187,7 +193,7 @@ class FrontDoor:
         left_behind), the file is checked whole, and sessions left running by a LinkLab that
         is gone become interrupted. Returns how many; nothing to do without a database.
         Reads the whole file: never on a GUI thread."""
-        self.left_behind = stop_left_behind()
+        self.left_behind = stop_left_behind(server_programs(self.drivers))
         if not self.db_path.is_file():
             return 0
         try:
@@ -297,7 +303,7 @@ class FrontDoor:
             settings,
             echo_port=echo_port,
             loopback=self.loopback,
-            driver=self.drivers[Engine.IPERF3],  # the test loads the link with iperf3
+            driver=responsiveness_driver(self.drivers),
         )
 
     @staticmethod

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.paths import DB_ENV
-from app.domain.plan import DEFAULT_ECHO_PORT, Engine
+from app.domain.plan import DEFAULT_ECHO_PORT, OLD_PORT_ORDER, Engine
 from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
 from app.engine.loopback import LoopbackServers
@@ -169,8 +169,8 @@ class AppContext(QObject):
         keys = {d.port_key for d in self.drivers.values()}
         known = {}
         for host, ports in stored.items():
-            if isinstance(ports, list) and len(ports) == 2:  # (iperf3, netserver), as once kept
-                ports = dict(zip(("iperf3", "netperf"), ports, strict=True))
+            if isinstance(ports, list) and len(ports) == len(OLD_PORT_ORDER):  # as once kept
+                ports = dict(zip(OLD_PORT_ORDER, ports, strict=True))
             if not isinstance(ports, dict):
                 continue
             valid = {

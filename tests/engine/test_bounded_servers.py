@@ -13,12 +13,12 @@ from dataclasses import replace
 import pytest
 
 from app.engine.iperf3 import iperf3_capabilities
+from app.engine.iperf3_server import iperf3_server
 from app.engine.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
     ServerStartFailed,
     exposed,
-    iperf3_server,
     port_holder,
 )
 from app.engine.tools import Capability, Tool

@@ -21,14 +21,13 @@ from app.engine.latency import (
     detect_method,
     make_prober,
     measure_idle,
-    netperf_rr_options,
 )
-from app.engine.netperf import build_argv
+from app.engine.netperf import build_argv, netperf_rr_options, netserver
 from app.engine.options import Iperf3Options, NetperfTest
 from app.engine.peercheck import Server
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod
-from app.engine.servers import LocalServer, ServerOptions, netserver
+from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 from tests.conftest import free_port
 
@@ -158,7 +157,7 @@ def test_netperf_request_response_options(netperf_tool: Tool) -> None:
     assert argv[argv.index("-t") + 1] == "TCP_RR" and "-c" not in argv
     assert argv[argv.index("-r") + 1] == "1,1"
     choice = MethodChoice(LatencyMethod.NETPERF_RR, "192.0.2.1", 12866, "netserver", "")
-    with pytest.raises(ValueError, match="runs as netperf"):
+    with pytest.raises(ValueError, match="runs as its engine's test"):
         make_prober(choice)
 
 

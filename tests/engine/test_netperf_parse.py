@@ -22,7 +22,6 @@ from app.engine.errors import (
     ImpossibleValue,
     Ipv6Unavailable,
     LinkLocalNeedsZone,
-    NoNetserver,
     OptionRefused,
     ParseError,
     PeerVanished,
@@ -30,6 +29,7 @@ from app.engine.errors import (
 from app.engine.netperf import (
     RR_SELECTORS,
     STREAM_SELECTORS,
+    NoNetserver,
     build_argv,
     classify,
     idle_timeout_s,

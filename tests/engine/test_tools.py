@@ -10,9 +10,8 @@ import pytest
 
 from app.domain.plan import Engine
 from app.engine import tools
-from app.engine.drivers import find_tool, registry
+from app.engine.drivers import PROGRAMS, find_tool, registry
 from app.engine.errors import EngineMissing
-from app.engine.install_hint import install_hint
 from app.engine.iperf3 import iperf3_capabilities
 from app.engine.tools import Capability, EngineSettings, Source, parse_version
 from tests.conftest import require_engine
@@ -94,7 +93,7 @@ def test_missing_engine_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     monkeypatch.setattr(tools, "resource_dir", lambda: tmp_path)
     with pytest.raises(EngineMissing) as info:
         find_tool("netserver")
-    assert install_hint("netserver") in str(info.value)
+    assert PROGRAMS["netserver"].install_hint() in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -106,12 +105,13 @@ def test_missing_engine_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     ],
 )
 def test_install_sentences_fit_the_system(platform: str, said: str, never: str) -> None:
-    hint = install_hint("netserver", platform)
+    hint = PROGRAMS["netserver"].install_hint(platform)
     assert said in hint and never not in hint
     # iperf3 comes with LinkLab's Windows installer: the sentence says so instead of a command.
-    windows = install_hint("iperf3", "win32")
+    windows = PROGRAMS["iperf3"].install_hint("win32")
     assert "installer brings iperf3" in windows and "sudo" not in windows
-    assert "installer brings iperf with it" in install_hint("iperf", "win32")  # iperf 2.2.1
+    iperf2 = PROGRAMS["iperf"].install_hint("win32")  # iperf 2.2.1
+    assert "installer brings iperf with it" in iperf2
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="stand-in engines are shebang scripts")

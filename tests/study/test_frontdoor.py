@@ -12,7 +12,8 @@ import pytest
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
-from app.engine.servers import LocalServer, ServerOptions, iperf3_server
+from app.engine.iperf3_server import iperf3_server
+from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore

@@ -114,7 +114,7 @@ def test_a_peer_that_stops_answering_is_tried_again_with_growing_waits(
 ) -> None:
     def fail(key: RunKey, _attempt: int) -> LinkLabError | None:
         gone = 2 <= key.repetition <= 4  # runs 2 to 4 find nobody
-        return ConnectionRefused("lab-peer", 5201) if gone else None
+        return ConnectionRefused("lab-peer", 5201, "iperf3 server", "iperf3 -s") if gone else None
 
     runner, events = monitor(store, FakeDriver(fail=fail, interval_s=0.001), samples=8)
     outcome = runner.run()
@@ -146,7 +146,11 @@ def test_a_run_the_peers_absence_cut_after_measuring_is_kept_finished(
         )
 
     def fail(key: RunKey, _attempt: int) -> LinkLabError | None:
-        return ConnectionRefused("lab-peer", 5201) if key.repetition == 2 else None
+        return (
+            ConnectionRefused("lab-peer", 5201, "iperf3 server", "iperf3 -s")
+            if key.repetition == 2
+            else None
+        )
 
     driver = FakeDriver(fail=fail, cut=cut, interval_s=0.001)
     runner, _events = monitor(store, driver, samples=6)

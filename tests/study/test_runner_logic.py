@@ -105,7 +105,7 @@ def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> Non
         if key.value_index == 0 and key.repetition == 1 and attempt <= 2:
             return ServerBusy("lab-peer", 5201)
         if key.value_index == 1 and key.repetition == 1:
-            return ConnectionRefused("lab-peer", 5201)
+            return ConnectionRefused("lab-peer", 5201, "iperf3 server", "iperf3 -s")
         return None
 
     outcome, events = run(
@@ -155,7 +155,11 @@ def test_a_failed_run_is_kept_and_the_sweep_goes_on(store: SessionStore) -> None
 
 
 def test_consecutive_failures_end_the_session(store: SessionStore) -> None:
-    refuse = FakeDriver(fail=lambda _key, _attempt: ConnectionRefused("lab-peer", 5201))
+    refuse = FakeDriver(
+        fail=lambda _key, _attempt: ConnectionRefused(
+            "lab-peer", 5201, "iperf3 server", "iperf3 -s"
+        )
+    )
     outcome, _ = run(store, plan(max_consecutive_failures=2), refuse)
     assert outcome.status is SessionStatus.FAILED
     assert "Stopped after 2 failures in a row" in outcome.reason and "refused" in outcome.reason
@@ -171,7 +175,7 @@ def test_failures_in_a_row_after_good_runs_end_completed_with_the_good_ones_coun
 
     def fail(key: RunKey, attempt: int) -> LinkLabError | None:
         late = key.value_index > 0 or key.repetition > 1
-        return ConnectionRefused("lab-peer", 5201) if late else None
+        return ConnectionRefused("lab-peer", 5201, "iperf3 server", "iperf3 -s") if late else None
 
     the_plan = plan(
         protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,), max_consecutive_failures=2

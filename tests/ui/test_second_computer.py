@@ -129,7 +129,7 @@ def test_a_retry_that_works_is_a_quiet_note_and_one_that_fails_an_error(
     # once (as a server still ending the test before refuses), at the second run.
     def refuse(key: RunKey, attempt: int) -> LinkLabError | None:
         if key.repetition == 2 and (attempt == 1 or key.value_index == 1):
-            return ConnectionRefused("::1", 51531)
+            return ConnectionRefused("::1", 51531, "iperf3 server", "iperf3 -s")
         return None
 
     window.context.drivers = {**DRIVERS, Engine.IPERF3: FakeDriver(fail=refuse)}

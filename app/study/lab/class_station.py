@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
+from app.engine.drivers import main_server
 from app.store.db import Database
 from app.store.outbox import Outbox, OutboxStatus, outbox_path
 from app.study.lab.class_http import call
@@ -124,7 +125,7 @@ def my_server(url: str, token: str, student: str) -> tuple[str, int, str]:
         data = answer.data
         host, port = data.get("host"), data.get("port")
         if isinstance(host, str) and isinstance(port, int):
-            return host, port, str(data.get("engine", "iperf3"))
+            return host, port, str(data.get("engine", main_server().name))
     words = answer.sentence or "it gave no server"
     raise BadOption(f"The collector could not tell which server is yours: {words.rstrip('.')}.")
 

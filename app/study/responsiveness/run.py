@@ -22,20 +22,18 @@ from app.analysis.responsiveness import Rating, rating, rpm
 from app.analysis.saturation import STABLE_STEPS, confidence, next_flows, stability
 from app.domain.errors import LinkLabError
 from app.domain.net import Direction, Flow, Protocol
-from app.domain.plan import Engine, Peer
+from app.domain.plan import Peer
 from app.domain.results import Sample
-from app.engine.drivers import DRIVERS, EngineDriver, peer_servers
+from app.engine.drivers import EngineDriver, RunHandle, peer_servers, responsiveness_driver
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineError, StoppedByUser
-from app.engine.iperf3 import start_iperf3
 from app.engine.latency import MethodChoice, detect_method, make_prober
 from app.engine.loopback import LoopbackServers
-from app.engine.options import Iperf3Options
+from app.engine.options import SingleRun
 from app.engine.peercheck import check_peer
 from app.engine.probe import Prober
 from app.engine.probe_results import ProbeRecord, trimmed_mean
-from app.engine.run import EngineRun
-from app.engine.tools import Capability, Tool
+from app.engine.tools import Capability
 from app.study.responsiveness.results import (
     IdleMeasured,
     LoadResult,
@@ -133,7 +131,7 @@ class ResponsivenessTest:
         driver: EngineDriver | None = None,
     ) -> None:
         # The load is iperf3's (its parallel streams and both directions at once).
-        self._driver = driver or DRIVERS[Engine.IPERF3]
+        self._driver = driver or responsiveness_driver()
         self.peer = peer
         self.settings = settings or ResponsivenessSettings()
         self._observer = observer
@@ -141,7 +139,7 @@ class ResponsivenessTest:
         self._loopback = loopback
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._engine_run: EngineRun | None = None
+        self._engine_run: RunHandle | None = None
         self._prober: Prober | None = None
         self._started = 0.0
         self._settings = self.settings  # as run: less a phase the installed iperf3 cannot do
@@ -186,7 +184,7 @@ class ResponsivenessTest:
             host, port, echo, choice = self._prepare()
             self._emit(TestStarted(host, choice.method, choice.sentence, settings.phases))
             idle_ms, idle_answered = self._idle(choice)
-            loads = [self._load(tool, host, port, choice, phase) for phase in settings.phases[1:]]
+            loads = [self._load(host, port, choice, phase) for phase in settings.phases[1:]]
         finally:
             self._set(None, None)
             if echo is not None:
@@ -236,7 +234,7 @@ class ResponsivenessTest:
         within = min(1.0, phase_elapsed / phase_length) if phase_length > 0 else 1.0
         return min(1.0, (index + within) / count)
 
-    def _set(self, engine_run: EngineRun | None, prober: Prober | None) -> None:
+    def _set(self, engine_run: RunHandle | None, prober: Prober | None) -> None:
         with self._lock:
             self._engine_run, self._prober = engine_run, prober
         if self._stopping.is_set():
@@ -270,9 +268,7 @@ class ResponsivenessTest:
         self._emit(IdleMeasured(idle, len(rtts), self._fraction(1, 0, 1)))
         return idle, len(rtts)
 
-    def _load(
-        self, tool: Tool, host: str, port: int, choice: MethodChoice, phase: Phase
-    ) -> LoadResult:
+    def _load(self, host: str, port: int, choice: MethodChoice, phase: Phase) -> LoadResult:
         settings = self._settings
         index = settings.phases.index(phase)
         self._emit(PhaseStarted(phase, index, len(settings.phases), self._fraction(index, 0, 1)))
@@ -282,7 +278,7 @@ class ResponsivenessTest:
         flows = 1
         while True:
             start_s = time.monotonic() - self._started
-            run = self._step(tool, host, port, choice, phase, flows)
+            run = self._step(host, port, choice, phase, flows)
             runs.append(run)
             steps.append(step_figures(flows, run, start_s, time.monotonic() - self._started))
             verdict = stability([s.goodput_bps for s in steps], [s.latency_ms for s in steps])
@@ -304,23 +300,24 @@ class ResponsivenessTest:
         return result
 
     def _step(
-        self, tool: Tool, host: str, port: int, choice: MethodChoice, phase: Phase, flows: int
+        self, host: str, port: int, choice: MethodChoice, phase: Phase, flows: int
     ) -> _StepRun:
-        """One iperf3 client with `flows` streams for step_s seconds, probed after warm-up."""
+        """One client run with `flows` streams for step_s seconds, probed after warm-up."""
         settings = self._settings
-        options = Iperf3Options(
+        options = SingleRun(
             host=host,
             port=port,
             duration_s=settings.step_s,
             interval_s=settings.interval_s,
             parallel=flows,
             direction=DIRECTION[phase],
+            connect_timeout_ms=self._driver.connect_timeout_ms,
         )
         for attempt in range(1, BUSY_TRIES + 1):
             self._check_stop()
             collected = _StepRun()
             try:
-                self._measure_step(tool, options, choice, collected)
+                self._measure_step(options, choice, collected)
             except LinkLabError as err:
                 retry = err.transient and not collected.samples and attempt < BUSY_TRIES
                 if isinstance(err, StoppedByUser) or self.stopping or not retry:
@@ -332,11 +329,9 @@ class ResponsivenessTest:
             return collected
         raise AssertionError("unreachable")
 
-    def _measure_step(
-        self, tool: Tool, options: Iperf3Options, choice: MethodChoice, collected: _StepRun
-    ) -> None:
+    def _measure_step(self, options: SingleRun, choice: MethodChoice, collected: _StepRun) -> None:
         settings = self._settings
-        engine_run = start_iperf3(tool, options, live=True)
+        engine_run = self._driver.single_run(options)
         self._set(engine_run, None)
         prober: Prober | None = None
         try:

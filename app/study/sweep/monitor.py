@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.domain.errors import LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKey, Variable, as_point
+from app.domain.plan import Conditions, Metric, Peer, Plan, RunKey, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus
 from app.domain.results import RunResult
 from app.domain.units import counted
@@ -72,7 +72,6 @@ def monitor_plan(
     metrics = (Metric.THROUGHPUT, Metric.LATENCY) if latency else (Metric.THROUGHPUT,)
     return Plan(
         peer=peer,
-        engine=Engine.IPERF3,
         protocols=(protocol,),
         ip_versions=(ip_version,),
         direction=direction,

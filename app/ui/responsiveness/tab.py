@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.domain.units import format_rate
+from app.engine.drivers import responsiveness_driver
 from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
@@ -72,8 +73,11 @@ class ResponsivenessTab(QWidget):
         accessible(self.peer, "Responsiveness peer")
         self.port = SpinBox()
         self.port.setRange(1, 65535)
-        self.port.setValue(context.default_port("iperf3"))
-        accessible(self.port, "Responsiveness iperf3 port")
+        # The port of the engine that loads the link, by its key in a peer's ports.
+        load = responsiveness_driver(context.drivers)
+        self._port_key, port_label = load.port_key, load.port_label
+        self.port.setValue(context.default_port(self._port_key))
+        accessible(self.port, f"Responsiveness {port_label} port")
         self.flows = SpinBox()
         self.flows.setRange(1, MAX_FLOWS)
         self.flows.setValue(MAX_FLOWS)
@@ -88,7 +92,7 @@ class ResponsivenessTab(QWidget):
         form = QFormLayout()
         for text, field in (
             ("Peer", self.peer),
-            ("iperf3 port", self.port),
+            (f"{port_label} port", self.port),
             ("Most parallel flows", self.flows),
             ("Seconds per direction", self.seconds),
         ):
@@ -163,12 +167,13 @@ class ResponsivenessTab(QWidget):
             self.peer.blockSignals(False)
 
     def _known_port(self) -> None:
-        """A peer of the history gets the iperf3 port it answered on (else the default)."""
+        """A peer of the history gets the port it answered on (else the default)."""
         host = self.peer.currentText().strip()
         if host in ("", THIS_COMPUTER):
             return
         ports = self.context.peer_ports().get(host, {})
-        self.port.setValue(ports.get("iperf3", self.context.default_port("iperf3")))
+        key = self._port_key
+        self.port.setValue(ports.get(key, self.context.default_port(key)))
 
     def showEvent(self, event: QShowEvent) -> None:
         # Peers used on the Measure tab since this tab was last shown are offered too.
@@ -182,8 +187,8 @@ class ResponsivenessTab(QWidget):
     def _chosen_peer(self) -> Peer:
         text = self.peer.currentText().strip()
         if text in ("", THIS_COMPUTER):
-            return Peer.this_computer({"iperf3": self.context.default_port("iperf3")})
-        return Peer(validate_host(text, "peer"), {"iperf3": self.port.value()})
+            return Peer.this_computer({self._port_key: self.context.default_port(self._port_key)})
+        return Peer(validate_host(text, "peer"), {self._port_key: self.port.value()})
 
     def start(self) -> None:
         if self.worker is not None:

@@ -12,7 +12,7 @@ from app.domain.errors import LinkLabError
 from app.domain.plan import DEFAULT_ECHO_PORT, Engine
 from app.engine.discovery import announcing_responder
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS
+from app.engine.drivers import DRIVERS, main_server
 from app.engine.echo import EchoResponder
 from app.engine.loopback import LoopbackServers
 from app.engine.servers import LocalServer, start_all
@@ -36,7 +36,7 @@ class LocalServers(QObject):
         # Beside them, LinkLab's latency responder, which also answers Find computers.
         self.responder: EchoResponder | None = None
         self.echo_port = DEFAULT_ECHO_PORT
-        self.pool: list[LocalServer] = []  # a class's stations: an iperf3 server each
+        self.pool: list[LocalServer] = []  # a class's stations: a server each (main_driver)
         # "This computer": servers of its own, on the loopback only (the front door starts
         # them for a study; they stop with the window).
         self.loopback = loopback or LoopbackServers()
@@ -104,10 +104,15 @@ class LocalServers(QObject):
             if servers
         }
 
+    def main_driver(self) -> EngineDriver:
+        """The engine whose server a class's pool runs (drivers.main_server)."""
+        return main_server(self._drivers())
+
     def start_pool(self, ports: list[int]) -> list[LocalServer]:
-        """An iperf3 server on each port, with the limits of a server others reach."""
+        """The main engine's server (drivers.main_server) on each port, with the limits of a
+        server others reach."""
         self.stop_pool()
-        driver = self._drivers()[Engine.IPERF3]
+        driver = self.main_driver()
         try:
             for port in ports:
                 log = self._log(f"{driver.serve_name}:{port}")

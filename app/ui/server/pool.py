@@ -32,7 +32,9 @@ class PoolControls(QGroupBox):
         self.count.setRange(1, MAX_POOL)
         self.count.setValue(30)
         accessible(self.count, "Stations")
-        self.count.setToolTip("How many stations measure at once: one iperf3 server each.")
+        self.count.setToolTip(
+            f"How many stations measure at once: one {servers.main_driver().server_label} each."
+        )
         self.first_port = SpinBox()
         self.first_port.setRange(1, 65535 - MAX_POOL)
         self.first_port.setValue(5301)
@@ -79,16 +81,17 @@ class PoolControls(QGroupBox):
         try:
             url = collector_url(self.collector.text()) if self.collector.text().strip() else ""
             token = check_token(self.token.text()) if url else ""
-            ports = pool_ports("iperf3", self.first_port.value(), self.count.value())
+            driver = self._servers.main_driver()
+            ports = pool_ports(driver.name, self.first_port.value(), self.count.value())
             self._servers.start_pool(ports)
         except LinkLabError as err:
             self.status.setText(err.sentence)
             return
-        started = f"{len(ports)} iperf3 servers on ports {ports[0]}–{ports[-1]}."
+        started = f"{len(ports)} {driver.server_label}s on ports {ports[0]}–{ports[-1]}."
         self.status.setText(started + (" Telling the collector…" if url else ""))
         self.refresh()
         if url:
-            pool = pool_for("iperf3", ports)
+            pool = pool_for(driver.name, ports)
             self._teller.run(
                 lambda: announce_pool(url, token, pool.ports, pool.engine, None, pool.shared),
                 lambda said: self.status.setText(f"{started} {said}"),
