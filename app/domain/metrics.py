@@ -347,7 +347,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
     ),
     PointMetric(
         "out_of_order",
-        "datagrams out of order",
+        "out of order",
         "datagrams",
         "out_of_order",
         user_name="out-of-order",
