@@ -6,7 +6,7 @@ the descriptions, the applicability rules, the exercise locks and the confounds 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -58,8 +58,14 @@ class PlanField:
     missing: str = ""  # why an engine without it cannot take it ({name}, {engines})
     confound: str = ""  # why sessions differing in it may not compare
     confound_words: str = ""  # what the confound calls it, where not the words
-    udp_only: bool = False  # only UDP runs have it
+    udp_only: bool = False  # only UDP runs have it (a fixed value; a swept one reaches all)
+    tcp_only: bool = False  # only TCP runs have it, fixed or swept
+    run: bool = False  # an engine setting of each run (app.domain.run_settings.RunSettings)
     examples: tuple[str, ...] = ()  # for a field of names: the values a new sweep starts with
+    sweep_range: tuple[int, int, int] = (0, 0, 0)  # a new sweep's from, to, step (0: doubling)
+    #: A name's own reading: the value as the plan keeps it; ValueError says what is wrong.
+    parse: Callable[[str], str] | None = None
+    placeholder: str = ""  # the form's empty field: "system default"
     tip: str = ""  # the form's tooltip, where the command line's help is not enough
 
     @property
@@ -74,6 +80,37 @@ class PlanField:
     @property
     def attributes(self) -> tuple[str, ...]:
         return (self.name,) if self.name else ()
+
+
+#: The Wi-Fi access categories by the DSCP RFC 8325 maps each to (section 4.3).
+ACCESS_CATEGORIES: Mapping[str, int] = {"BK": 8, "BE": 0, "VI": 34, "VO": 46}
+#: The DSCP classes by name (RFC 2474's class selectors, RFC 2597's AF, RFC 3246's EF).
+DSCP_CLASSES: Mapping[str, int] = {
+    **{f"CS{n}": 8 * n for n in range(8)},
+    **{f"AF{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)},
+    "EF": 46,
+}
+
+
+def dscp_name(text: str) -> str:
+    """A DSCP mark as a plan keeps it: an access category or class in capitals ("VO",
+    "AF41"), or a number 0-63 ("46"); ValueError says what is wrong."""
+    word = text.strip().upper()
+    if word in ACCESS_CATEGORIES or word in DSCP_CLASSES:
+        return word
+    if word.isdigit() and int(word) <= 63:
+        return str(int(word))
+    raise ValueError(
+        f"{text!r} is no DSCP mark: write an access category (BK, BE, VI, VO), a class "
+        f"(CS1, AF41, EF) or a number 0-63"
+    )
+
+
+def dscp_code(name: str) -> int:
+    """The DSCP (0-63) of a mark as the plan keeps it."""
+    word = dscp_name(name)
+    codes = {**ACCESS_CATEGORIES, **DSCP_CLASSES}
+    return codes[word] if word in codes else int(word)
 
 
 PLAN_FIELDS: tuple[PlanField, ...] = (
@@ -133,6 +170,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Run duration",
         swept_words="Run durations",
         limit="duration_s",
+        run=True,
+        sweep_range=(10, 60, 10),
         confound="short runs weigh the start of TCP's ramp-up more.",
         confound_words="run duration",
     ),
@@ -149,7 +188,6 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         neutral=0,
         limit="omit_s",
         clear_hint="set it to 0",
-        missing="{name} has no warm-up to leave out: a warm-up needs {engines}.",
     ),
     PlanField(
         "pause_s",
@@ -183,6 +221,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         form_label="Packet size (when not swept)",
         variable=Variable.LENGTH,
         sweep_label="Packet size",
+        run=True,
+        sweep_range=(128, 1408, 256),
         confound="per-packet overhead weighs more on small packets.",
     ),
     PlanField(
@@ -199,7 +239,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         swept_words="A TCP window",
         limit="window",
         clear_hint="clear the window",
-        missing="LinkLab sets the TCP window for iperf3 only: choose {engines} to set it.",
+        run=True,
+        sweep_range=(2048, 524288, 0),
         confound="the window caps TCP.",
     ),
     PlanField(
@@ -216,7 +257,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         neutral=1,
         limit="parallel",
         clear_hint="set them to 1",
-        missing="{name} runs one stream per test: parallel streams need {engines}.",
+        run=True,
+        sweep_range=(1, 8, 1),
         confound="several streams fill a link differently from one.",
     ),
     PlanField(
@@ -234,9 +276,10 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         neutral=0,
         limit="bitrate_bps",
         clear_hint="set it to 0",
-        missing="{name} sends UDP as fast as it can: a target bitrate needs {engines}.",
         confound="UDP throughput follows the rate it is sent at.",
         udp_only=True,
+        run=True,
+        sweep_range=(10_000_000, 100_000_000, 10_000_000),
     ),
     PlanField(
         "congestion",
@@ -250,9 +293,40 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Congestion control",
         limit="congestion",
         clear_hint="clear it",
-        missing="{name} cannot choose TCP's congestion control: choose {engines} to set it.",
         confound="congestion controls share a link and fill queues differently.",
+        tcp_only=True,
+        run=True,
         examples=("cubic", "reno"),
+        placeholder="system default",
+        tip="TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
+        "cubic or reno: one the systems at both ends have.",
+    ),
+    PlanField(
+        "dscp",
+        "DSCP / access category",
+        "dscp",
+        Kind.NAME,
+        cli=Cli(
+            "--dscp",
+            "MARK",
+            "the DSCP mark of the test traffic: a Wi-Fi access category (BK, BE, VI, VO, "
+            "as RFC 8325 maps them), a class (CS1, AF41, EF) or a number 0-63",
+        ),
+        lock="dscp",
+        lock_words="the DSCP mark",
+        variable=Variable.DSCP,
+        sweep_label="DSCP / access category",
+        clear_hint="clear it",
+        confound="a network may queue, police or re-mark each DSCP class differently.",
+        confound_words="DSCP mark",
+        run=True,
+        examples=("BK", "BE", "VI", "VO"),
+        parse=dscp_name,
+        placeholder="unmarked",
+        tip="The DSCP mark of the test traffic (its IP TOS / traffic class): a Wi-Fi access "
+        "category as RFC 8325 maps it, BK background (CS1), BE best effort (0), VI video "
+        "(AF41), VO voice (EF); a class name such as AF21; or a number 0-63. Empty: "
+        "unmarked, as the system sends.",
     ),
     PlanField(
         "",
@@ -262,6 +336,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "%",
         variable=Variable.LOSS,
         sweep_label="Emulated loss",
+        sweep_range=(0, 25, 5),
     ),
     # A monitor sweeps nothing: one flow over time until stopped (app.study.monitor).
     PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
@@ -337,8 +412,10 @@ BY_NAME: Mapping[str, PlanField] = {
 BY_KEY: Mapping[str, PlanField] = {f.key: f for f in PLAN_FIELDS}
 #: What each variable sweeps.
 SWEPT: Mapping[Variable, PlanField] = {f.variable: f for f in PLAN_FIELDS if f.variable}
-#: The settings an engine may lack (its Limits have no such span).
-ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.limit and f.clear_hint)
+#: The settings an engine may lack: each driver says how it passes them, or why it cannot.
+ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.clear_hint)
+#: The engine settings of each run, as app.domain.run_settings.RunSettings holds them.
+RUN_FIELDS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.run)
 #: Each variable's label and unit, as the sweep choice and the charts' axes read them.
 VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
     variable: (SWEPT[variable].sweep_label, SWEPT[variable].unit) for variable in Variable
@@ -373,6 +450,13 @@ def parse_names(text: str) -> list[str]:
         if not NAME.match(name):
             raise ValueError(f"{name!r} is not a name such as cubic (letters, digits, _ . -)")
     return list(dict.fromkeys(names))
+
+
+def swept_names(variable: Variable, text: str) -> list[str]:
+    """The names of a sweep over names, each as its field reads it ("vo, bk" -> VO, BK for
+    the DSCP mark); ValueError names one that is none."""
+    parse = SWEPT[variable].parse
+    return list(dict.fromkeys(parse(n) if parse else n for n in parse_names(text)))
 
 
 def value_word(value: float | str) -> str:

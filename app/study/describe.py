@@ -17,7 +17,7 @@ from app.domain.plan import (
     Security,
     Variable,
 )
-from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, Kind, categorical
+from app.domain.plan_fields import BY_NAME, RUN_FIELDS, VARIABLE_LABELS, Kind, categorical
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
@@ -94,6 +94,8 @@ def setting_text(plan: Plan, name: str) -> str:
         return "yes" if value else "no"
     if name == "name":
         return repr(value) if value else "none"
+    if value is None and name in BY_NAME:  # a setting by name left to the system
+        return BY_NAME[name].placeholder or "default"
     return str(getattr(value, "value", value))
 
 
@@ -146,7 +148,9 @@ def default_name(plan: Plan) -> str:
     label, unit = VARIABLE_LABELS[plan.variable]
     numbers = [v for v in plan.values if not isinstance(v, str)]
     if categorical(plan.variable):
-        sweep = f"{label.lower()} {' vs '.join(str(v) for v in plan.values)}"
+        # "congestion control", but "DSCP / access category": an acronym keeps its capitals
+        said = label if label[:2].isupper() else label.lower()
+        sweep = f"{said} {' vs '.join(str(v) for v in plan.values)}"
     elif numbers:
         low, high = min(numbers), max(numbers)
         span = f"{low:g}" if low == high else f"{low:g}–{high:g}"
@@ -210,8 +214,17 @@ def describe_plan(plan: Plan) -> str:
         return f"{head} · monitor: {runs} of up to {plan.duration_s} s, back to back"
     # A duration sweep's runs last as long as its values say.
     each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
+    # The settings by name held fixed: "· TCP congestion control bbr", "· DSCP / … VO".
+    named = [
+        f" · {f.words} {value}"
+        for f in RUN_FIELDS
+        if f.kind is Kind.NAME
+        and f.variable is not plan.variable
+        and (value := getattr(plan, f.name)) is not None
+    ]
     return (
         f"{head} · {counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
+        + "".join(named)
     )
 
 

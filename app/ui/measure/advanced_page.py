@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
-from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind
+from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind, parse_names
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -28,6 +28,9 @@ from app.ui.measure.conditions_box import ConditionsBox
 
 #: The plan's yes-or-no settings on this page, each a check box under the form's key.
 PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
+#: The engine settings given by name (a congestion control, a DSCP mark): each a text field
+#: made from its row of the field table, its placeholder and tooltip from there.
+NAMED = tuple(f for f in PLAN_FIELDS if f.kind is Kind.NAME and f.run)
 
 
 class AdvancedControls:
@@ -43,12 +46,12 @@ class AdvancedControls:
         self.window = QLineEdit()
         self.window.setPlaceholderText("system default")
         self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
-        self.congestion = QLineEdit()
-        self.congestion.setPlaceholderText("system default")
-        self.congestion.setToolTip(
-            "TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
-            "cubic or reno: one the systems at both ends have."
-        )
+        self.names: dict[str, QLineEdit] = {}
+        for field in NAMED:
+            edit = QLineEdit()
+            edit.setPlaceholderText(field.placeholder)
+            edit.setToolTip(field.tip)
+            self.names[field.key] = edit
         streams = drivers.widest("parallel")
         self.parallel: SpinBox = _spin(
             int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
@@ -135,6 +138,29 @@ class AdvancedControls:
             "clocks_synchronised": self.clocks_synchronised,
             "early": self.early_stop,
         }
+
+    def named(self) -> tuple[dict[str, str | None], list[tuple[str, str]]]:
+        """The settings given by name, by the plan's attribute (None: left empty), and a
+        (key, sentence) problem for each that is no such name."""
+        values: dict[str, str | None] = {}
+        problems: list[tuple[str, str]] = []
+        for field in NAMED:
+            text = self.names[field.key].text().strip()
+            values[field.name] = None
+            if not text:
+                continue
+            try:
+                names = parse_names(text)
+                if len(names) != 1:
+                    raise ValueError(f"write one {field.words}")
+                values[field.name] = field.parse(names[0]) if field.parse else names[0]
+            except ValueError as err:
+                problems.append((field.key, f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."))
+        return values, problems
+
+    def set_named(self, plan: Plan) -> None:
+        for field in NAMED:
+            self.names[field.key].setText(getattr(plan, field.name) or "")
 
     def flags(self) -> dict[str, bool]:
         """The plan's yes-or-no settings as ticked."""

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY, parse_names, value_word
+from app.domain.plan_fields import BY_KEY, value_word
 from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
@@ -208,7 +208,7 @@ class SetupPanel(QWidget):
             ("window", adv.window),
             ("parallel", adv.parallel),
             ("bitrate", adv.bitrate),
-            ("congestion", adv.congestion),
+            *adv.names.items(),
             ("omit", adv.omit),
             ("interval", adv.interval),
             ("pause", adv.pause),
@@ -234,7 +234,8 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        return adv.layout_page(rows[:11] + checks + rows[11:])
+        at = 10 + len(adv.names)  # after the seed and the echo port
+        return adv.layout_page(rows[:at] + checks + rows[at:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
@@ -271,7 +272,7 @@ class SetupPanel(QWidget):
             adv.length,
             adv.window,
             adv.bitrate,
-            adv.congestion,
+            *adv.names.values(),
         ):
             edit.textChanged.connect(self._changed)
         for check in (*self.study.metric_boxes.values(), *adv.checks.values()):
@@ -367,11 +368,8 @@ class SetupPanel(QWidget):
         except ValueError:
             problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
             bitrate = 0
-        try:
-            congestion = parse_names(adv.congestion.text())[:1]
-        except ValueError:
-            problems.append(("congestion", "Write one name such as bbr or cubic, or clear it."))
-            congestion = []
+        named, named_problems = adv.named()
+        problems += named_problems
         problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
@@ -394,7 +392,7 @@ class SetupPanel(QWidget):
             window=sizes["window"],
             parallel=adv.parallel.value(),
             bitrate_bps=bitrate,
-            congestion=congestion[0] if congestion else None,
+            **named,
             interval_s=round(adv.interval.value(), 3),
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
@@ -466,7 +464,7 @@ class SetupPanel(QWidget):
             adv.parallel.setValue(plan.parallel)
             adv.length.setText(str(plan.length) if plan.length is not None else "")
             adv.window.setText(str(plan.window) if plan.window is not None else "")
-            adv.congestion.setText(plan.congestion or "")
+            adv.set_named(plan)
             adv.bitrate.setText(str(plan.bitrate_bps))
             adv.seed.setValue(plan.seed)
             adv.echo_port.setValue(plan.peer.echo_port)
