@@ -101,15 +101,20 @@ def _both_ends(words: list[str]) -> list[str]:
     return [f"{words[0]},{words[0]}"]
 
 
-#: The plan's engine settings as netperf's test options (after "--"): -K and -Y take the
-#: local and the remote end's value; -Y the TOS byte.
+def _tos_hex(mark: object) -> list[str]:
+    """The TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
+    return [f"{int(tos_byte(mark)[0]):#x}"]
+
+
+#: The plan's engine settings as netperf options, each taking this end's and the netserver's
+#: value: -K a test option (after "--"); -Y the TOS byte, a global one in netperf 2.7.
 ARGUMENTS: Arguments = {
     "window": Absent("LinkLab sets the TCP window for iperf3 only: choose {engines} to set it."),
     "parallel": Absent("{name} runs one stream per test: parallel streams need {engines}."),
     "bitrate": Absent("{name} sends UDP as fast as it can: a target bitrate needs {engines}."),
     "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
     "congestion": Argument("-K", lambda name: _both_ends([str(name)])),
-    "dscp": Argument("-Y", lambda mark: _both_ends(tos_byte(mark))),
+    "dscp": Argument("-Y", lambda mark: _both_ends(_tos_hex(mark))),
 }
 
 
@@ -137,6 +142,7 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         # a count to wait for instead (`-D 1,65536`), a slow link (20 Mbit/s, 1408 B) gave one
         # interim report in 6 s and a slower one none before the silence watchdog's limit.
         argv += ["-D", f"-{opts.interval_s:g}"]
+    argv += ARGUMENTS["dscp"].argv(opts.dscp)
     argv.append("--")
     if opts.message_size is not None:
         size = opts.message_size
@@ -146,7 +152,6 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
     if test.protocol is Protocol.TCP:
         argv += ARGUMENTS["congestion"].argv(opts.congestion)
-    argv += ARGUMENTS["dscp"].argv(opts.dscp)
     argv += ["-k", selectors(test)]
     return argv
 

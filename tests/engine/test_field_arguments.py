@@ -74,15 +74,18 @@ def test_a_setting_reaches_argv_or_says_why_not(engine: Engine, key: str) -> Non
 
 
 def test_the_dscp_reaches_each_engine_as_its_tos_byte() -> None:
-    """VO is EF (46, RFC 8325), the TOS byte 184; BK is CS1 (8), 32; a number is a DSCP."""
+    """VO is EF (46, RFC 8325), the TOS byte 184 (0xb8); BK is CS1 (8), 32; a number is a
+    DSCP. netperf's -Y is a global option: before the test options' "--"."""
     plan = replace(
         _plan(Engine.IPERF3, "dscp", None), variable=Variable.DSCP, values=("VO", "BK", "10")
     )
-    marks = {"iperf3": ["-S", "184"], "iperf2": ["--tos", "184"], "netperf": ["-Y", "184,184"]}
+    marks = {"iperf3": ["-S", "184"], "iperf2": ["--tos", "184"], "netperf": ["-Y", "0xb8,0xb8"]}
     for engine in DRIVERS:
         argv = _argv(replace(plan, engine=engine))
         flag, value = marks[engine.value]
         assert argv[argv.index(flag) + 1] == value
+        if engine is Engine.NETPERF:
+            assert argv.index(flag) < argv.index("--")
     key = RunKey(Protocol.TCP, IpVersion.V4, 1, 1)
     assert "32" in DRIVERS[Engine.IPERF3].argv(plan, key)
     assert "40" in DRIVERS[Engine.IPERF3].argv(plan, replace(key, value_index=2))
