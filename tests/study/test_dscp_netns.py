@@ -110,6 +110,29 @@ def servers(bed: TestBed) -> None:
         time.sleep(0.05)
 
 
+def _linklab(bed: TestBed, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        bed.linklab(bed.a, *args), cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _sweep(bed: TestBed, db: Path, engine: str, values: str, name: str) -> dict[str, Any]:
+    """`linklab run` in A sweeping the marks: one TCP run of DURATION_S per category."""
+    ports = [
+        *("--port", str(IPERF3_PORT), "--iperf2-port", str(IPERF2_PORT)),
+        *("--netserver-port", str(NETSERVER_PORT)),
+    ]
+    plan = [
+        *("--engine", engine, "--vary", "dscp", "--values", values, "--protocol", "tcp"),
+        *("--ip", "4", "--runs", "1", "--duration", str(DURATION_S), "--metric", "throughput"),
+    ]
+    where = ["--name", name, "--db", str(db), "--json"]
+    return _linklab(bed, "run", "--peer", bed.B4, *ports, *plan, *where)
+
+
 # Each under 20 s: four categories of one 2 s run each, the peer counting what arrives.
 @pytest.mark.parametrize(
     ("engine", "flag"), [("iperf3", "-S"), ("iperf2", "--tos"), ("netperf", "-Y")]
@@ -119,41 +142,7 @@ def test_each_access_category_arrives_with_its_own_mark(
 ) -> None:
     _count_marks(bed)
     db = tmp_path / "dscp.sqlite3"
-    args = [
-        "run",
-        "--peer",
-        bed.B4,
-        "--engine",
-        engine,
-        "--port",
-        str(IPERF3_PORT),
-        "--iperf2-port",
-        str(IPERF2_PORT),
-        "--netserver-port",
-        str(NETSERVER_PORT),
-        "--vary",
-        "dscp",
-        "--values",
-        "bk,BE,VI,vo",
-        "--protocol",
-        "tcp",
-        "--ip",
-        "4",
-        "--runs",
-        "1",
-        "--duration",
-        str(DURATION_S),
-        "--metric",
-        "throughput",
-        "--db",
-        str(db),
-        "--json",
-    ]
-    done = subprocess.run(
-        bed.linklab(bed.a, *args), cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    points = json.loads(done.stdout)["points"]
+    points = _sweep(bed, db, engine, "bk,BE,VI,vo", "marked")["points"]
     assert [p["value"] for p in points] == list(MARKS)  # named, in the plan's order
     counted = _counted(bed)
     print(engine, counted)
@@ -171,3 +160,26 @@ def test_each_access_category_arrives_with_its_own_mark(
         # What the peer counted under this mark is this run's traffic (its 2 s of goodput,
         # headers on top), not another category's.
         assert counted[category] > 0.5 * throughput_bps * DURATION_S / 8, category
+
+
+# Under 20 s: two sessions of two categories, compared point by point by category.
+def test_marked_sessions_compare_point_by_category(bed: TestBed, tmp_path: Path) -> None:
+    db = tmp_path / "compare.sqlite3"
+    _sweep(bed, db, "iperf3", "VO,BK", "voice first")
+    _sweep(bed, db, "iperf2", "VO,BK", "with iperf 2")
+    html = tmp_path / "report.html"
+    compared = _linklab(
+        bed,
+        "compare",
+        "voice first",
+        "with iperf 2",
+        "--html",
+        str(html),
+        "--json",
+        "--db",
+        str(db),
+    )
+    (pair,) = compared["comparisons"]
+    assert [p["value"] for p in pair["points"]] == ["VO", "BK"]
+    report = html.read_text(encoding="utf-8")
+    assert "DSCP / access category" in report and "VO" in report and "BK" in report
