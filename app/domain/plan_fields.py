@@ -66,6 +66,7 @@ class PlanField:
     #: A name's own reading: the value as the plan keeps it; ValueError says what is wrong.
     parse: Callable[[str], str] | None = None
     placeholder: str = ""  # the form's empty field: "system default"
+    example: str = ""  # values as the form's sentence for a wrong one gives them: "64K or 262144"
     tip: str = ""  # the form's tooltip, where the command line's help is not enough
 
     @property
@@ -223,6 +224,10 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Packet size",
         run=True,
         sweep_range=(128, 1408, 256),
+        placeholder="engine default",
+        example="1408 or 64K",
+        tip="The packet (write) size held fixed while something else is swept (iperf3 -l, "
+        "netperf -m), e.g. 1408 or 64K.",
         confound="per-packet overhead weighs more on small packets.",
     ),
     PlanField(
@@ -241,6 +246,9 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         clear_hint="clear the window",
         run=True,
         sweep_range=(2048, 524288, 0),
+        placeholder="system default",
+        example="64K or 262144",
+        tip="TCP window / socket buffer size (iperf3 -w), e.g. 64K.",
         confound="the window caps TCP.",
     ),
     PlanField(
@@ -280,6 +288,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         udp_only=True,
         run=True,
         sweep_range=(10_000_000, 100_000_000, 10_000_000),
+        example="0, 30M or 1G",
+        tip="UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s.",
     ),
     PlanField(
         "congestion",

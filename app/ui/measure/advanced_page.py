@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -13,7 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
-from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind, parse_names
+from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, RUN_FIELDS, Kind, PlanField, parse_names
+from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -28,37 +31,25 @@ from app.ui.measure.conditions_box import ConditionsBox
 
 #: The plan's yes-or-no settings on this page, each a check box under the form's key.
 PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
-#: The engine settings given by name (a congestion control, a DSCP mark): each a text field
-#: made from its row of the field table, its placeholder and tooltip from there.
-NAMED = tuple(f for f in PLAN_FIELDS if f.kind is Kind.NAME and f.run)
+#: The engine settings typed as text (a size, a rate, a name such as a congestion control or
+#: a DSCP mark): each a text field made from its row of the field table (its placeholder,
+#: tooltip, neutral value and examples), read by its kind.
+TYPED = tuple(f for f in RUN_FIELDS if f.kind in (Kind.SIZE, Kind.RATE, Kind.NAME))
 
 
 class AdvancedControls:
     """The controls of the Advanced page; the set-up form registers and lays them out."""
 
     def __init__(self, conditions: ConditionsBox) -> None:
-        self.length = QLineEdit()
-        self.length.setPlaceholderText("engine default")
-        self.length.setToolTip(
-            "The packet (write) size held fixed while something else is swept (iperf3 -l, "
-            "netperf -m), e.g. 1408 or 64K."
-        )
-        self.window = QLineEdit()
-        self.window.setPlaceholderText("system default")
-        self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
-        self.names: dict[str, QLineEdit] = {}
-        for field in NAMED:
-            edit = QLineEdit()
+        self.texts: dict[str, QLineEdit] = {}
+        for field in TYPED:
+            edit = QLineEdit("" if field.neutral is None else str(field.neutral))
             edit.setPlaceholderText(field.placeholder)
             edit.setToolTip(field.tip)
-            self.names[field.key] = edit
+            self.texts[field.key] = edit
         streams = drivers.widest("parallel")
         self.parallel: SpinBox = _spin(
             int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
-        )
-        self.bitrate = QLineEdit("0")
-        self.bitrate.setToolTip(
-            "UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s."
         )
         self.omit: SpinBox = _spin(
             0, 600, 0, "Warm-up seconds left out of the results (iperf3 -O).", " s"
@@ -139,28 +130,30 @@ class AdvancedControls:
             "early": self.early_stop,
         }
 
-    def named(self) -> tuple[dict[str, str | None], list[tuple[str, str]]]:
-        """The settings given by name, by the plan's attribute (None: left empty), and a
-        (key, sentence) problem for each that is no such name."""
-        values: dict[str, str | None] = {}
+    @property
+    def run_controls(self) -> dict[str, QWidget]:
+        """The controls of the engine settings on this page, by key, in the table's order."""
+        controls: dict[str, QWidget] = {**self.texts, "parallel": self.parallel}
+        return {f.key: controls[f.key] for f in RUN_FIELDS if f.key in controls}
+
+    def typed(self) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The settings typed as text, by the plan's attribute, and a (key, sentence) problem
+        for each that cannot be read (its value then the neutral one)."""
+        values: dict[str, Any] = {}
         problems: list[tuple[str, str]] = []
-        for field in NAMED:
-            text = self.names[field.key].text().strip()
-            values[field.name] = None
-            if not text:
-                continue
+        for field in TYPED:
+            text = self.texts[field.key].text().strip()
+            values[field.name] = field.neutral
             try:
-                names = parse_names(text)
-                if len(names) != 1:
-                    raise ValueError(f"write one {field.words}")
-                values[field.name] = field.parse(names[0]) if field.parse else names[0]
+                values[field.name] = _read(field, text)
             except ValueError as err:
-                problems.append((field.key, f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."))
+                problems.append((field.key, _problem(field, err)))
         return values, problems
 
-    def set_named(self, plan: Plan) -> None:
-        for field in NAMED:
-            self.names[field.key].setText(getattr(plan, field.name) or "")
+    def set_typed(self, plan: Plan) -> None:
+        for field in TYPED:
+            value = getattr(plan, field.name)
+            self.texts[field.key].setText("" if value is None else str(value))
 
     def flags(self) -> dict[str, bool]:
         """The plan's yes-or-no settings as ticked."""
@@ -195,3 +188,25 @@ class AdvancedControls:
         layout.addWidget(self.early_min)
         layout.addWidget(QLabel("runs"))
         return row
+
+
+def _read(field: PlanField, text: str) -> object:
+    """One typed setting by its kind; empty: the neutral value (a rate: 0)."""
+    if field.kind is Kind.RATE:
+        return parse_rate(text or "0")
+    if not text:
+        return field.neutral
+    if field.kind is Kind.SIZE:
+        return parse_size(text)
+    names = parse_names(text)
+    if len(names) != 1:
+        raise ValueError(f"write one {field.words}")
+    return field.parse(names[0]) if field.parse else names[0]
+
+
+def _problem(field: PlanField, err: ValueError) -> str:
+    if field.kind is Kind.SIZE:
+        return f"Write a size such as {field.example}, or leave it empty."
+    if field.kind is Kind.RATE:
+        return f"The {field.words} must be a rate such as {field.example}."
+    return f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."

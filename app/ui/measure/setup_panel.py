@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
 from app.domain.plan_fields import BY_KEY, value_word
-from app.domain.units import parse_rate, parse_size
 from app.study.applicability import inapplicable, unavailable_choices
 from app.study.describe import default_name, duration_text
 from app.study.plan_checks import plan_problems, port_field_key
@@ -204,11 +203,7 @@ class SetupPanel(QWidget):
         adv = self.adv
         rows: list[tuple[QLabel | None, QWidget]] = []
         for key, control in (
-            ("length", adv.length),
-            ("window", adv.window),
-            ("parallel", adv.parallel),
-            ("bitrate", adv.bitrate),
-            *adv.names.items(),
+            *adv.run_controls.items(),
             ("omit", adv.omit),
             ("interval", adv.interval),
             ("pause", adv.pause),
@@ -234,7 +229,7 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        at = 10 + len(adv.names)  # after the seed and the echo port
+        at = len(adv.run_controls) + 6  # after the seed and the echo port
         return adv.layout_page(rows[:at] + checks + rows[at:])
 
     def _connect(self) -> None:
@@ -269,10 +264,7 @@ class SetupPanel(QWidget):
         for edit in (
             self.study.custom_values,
             self.study.name_edit,
-            adv.length,
-            adv.window,
-            adv.bitrate,
-            *adv.names.values(),
+            *adv.texts.values(),
         ):
             edit.textChanged.connect(self._changed)
         for check in (*self.study.metric_boxes.values(), *adv.checks.values()):
@@ -352,24 +344,8 @@ class SetupPanel(QWidget):
         if values_problem:
             problems.append(("values", values_problem))
         adv = self.adv
-        sizes: dict[str, int | None] = {}
-        for key, edit, example in (
-            ("length", adv.length, "1408 or 64K"),
-            ("window", adv.window, "64K or 262144"),
-        ):
-            sizes[key] = None
-            if edit.text().strip():
-                try:
-                    sizes[key] = parse_size(edit.text())
-                except ValueError:
-                    problems.append((key, f"Write a size such as {example}, or leave it empty."))
-        try:
-            bitrate = parse_rate(adv.bitrate.text() or "0")
-        except ValueError:
-            problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
-            bitrate = 0
-        named, named_problems = adv.named()
-        problems += named_problems
+        typed, typed_problems = adv.typed()
+        problems += typed_problems
         problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
@@ -388,11 +364,8 @@ class SetupPanel(QWidget):
             pause_s=adv.pause.value(),
             order=adv.order.currentData(),
             metrics=tuple(m for m, box in self.study.metric_boxes.items() if box.isChecked()),
-            length=sizes["length"],
-            window=sizes["window"],
             parallel=adv.parallel.value(),
-            bitrate_bps=bitrate,
-            **named,
+            **typed,
             interval_s=round(adv.interval.value(), 3),
             early_stop=early,
             max_consecutive_failures=adv.max_failures.value(),
@@ -462,10 +435,7 @@ class SetupPanel(QWidget):
             adv.pause.setValue(plan.pause_s)
             adv.interval.setValue(plan.interval_s)
             adv.parallel.setValue(plan.parallel)
-            adv.length.setText(str(plan.length) if plan.length is not None else "")
-            adv.window.setText(str(plan.window) if plan.window is not None else "")
-            adv.set_named(plan)
-            adv.bitrate.setText(str(plan.bitrate_bps))
+            adv.set_typed(plan)
             adv.seed.setValue(plan.seed)
             adv.echo_port.setValue(plan.peer.echo_port)
             adv.max_failures.setValue(plan.max_consecutive_failures)

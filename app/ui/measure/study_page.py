@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import SWEEPS, Metric, Variable
-from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, categorical, swept_names
+from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, Kind, categorical, swept_names
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible
@@ -153,10 +153,11 @@ class StudyControls:
         text = self.custom_values.text().strip()
         if categorical(variable):
             try:
-                return swept_names(variable, text), "" if text else "Type the names to compare."
+                names: list[int | str] = [*swept_names(variable, text)]
+                return names, "" if text else "Type the names to compare."
             except ValueError as err:
                 return [], f"{str(err)[:1].upper()}{str(err)[1:]}."
-        parse = parse_rate if variable is Variable.BITRATE else parse_size
+        parse = parse_rate if SWEPT[variable].kind is Kind.RATE else parse_size
         if text:
             try:
                 return [parse(p) for p in text.replace(";", ",").split(",") if p.strip()], ""
