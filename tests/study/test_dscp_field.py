@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from app.analysis.pair_findings import where
 from app.cli import build_parser
 from app.cli.study_cmds import plan_from_args
 from app.domain.exercise import LOCKABLE, Step, locked_differences
@@ -82,3 +83,8 @@ def test_the_descriptions_name_it() -> None:
     fixed = replace(PLAN, variable=Variable.LENGTH, values=(1408,), dscp="VO")
     assert describe_plan(fixed).endswith(" · DSCP / access category VO")
     assert "DSCP" not in describe_plan(PLAN).split("·")[-1]  # swept: the points name it
+
+
+def test_findings_name_the_categories() -> None:
+    assert where(["VO", "BK"], "", "DSCP / access category") == "DSCP / access category VO and BK"
+    assert where(["cubic", "bbr"], "", "Congestion control") == "congestion control cubic and bbr"
