@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.domain.dscp import dscp_name
 from app.domain.plan import Plan, Variable
 
 
@@ -67,6 +68,7 @@ class PlanField:
     parse: Callable[[str], str] | None = None
     placeholder: str = ""  # the form's empty field: "system default"
     example: str = ""  # values as the form's sentence for a wrong one gives them: "64K or 262144"
+    bounds: tuple[int, int] | None = None  # a number's range where no limit or option gives one
     tip: str = ""  # the form's tooltip, where the command line's help is not enough
 
     @property
@@ -81,37 +83,6 @@ class PlanField:
     @property
     def attributes(self) -> tuple[str, ...]:
         return (self.name,) if self.name else ()
-
-
-#: The Wi-Fi access categories by the DSCP RFC 8325 maps each to (section 4.3).
-ACCESS_CATEGORIES: Mapping[str, int] = {"BK": 8, "BE": 0, "VI": 34, "VO": 46}
-#: The DSCP classes by name (RFC 2474's class selectors, RFC 2597's AF, RFC 3246's EF).
-DSCP_CLASSES: Mapping[str, int] = {
-    **{f"CS{n}": 8 * n for n in range(8)},
-    **{f"AF{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)},
-    "EF": 46,
-}
-
-
-def dscp_name(text: str) -> str:
-    """A DSCP mark as a plan keeps it: an access category or class in capitals ("VO",
-    "AF41"), or a number 0-63 ("46"); ValueError says what is wrong."""
-    word = text.strip().upper()
-    if word in ACCESS_CATEGORIES or word in DSCP_CLASSES:
-        return word
-    if word.isdigit() and int(word) <= 63:
-        return str(int(word))
-    raise ValueError(
-        f"{text!r} is no DSCP mark: write an access category (BK, BE, VI, VO), a class "
-        f"(CS1, AF41, EF) or a number 0-63"
-    )
-
-
-def dscp_code(name: str) -> int:
-    """The DSCP (0-63) of a mark as the plan keeps it."""
-    word = dscp_name(name)
-    codes = {**ACCESS_CATEGORIES, **DSCP_CLASSES}
-    return codes[word] if word in codes else int(word)
 
 
 PLAN_FIELDS: tuple[PlanField, ...] = (
@@ -188,6 +159,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         form_label="Warm-up (omit)",
         neutral=0,
         limit="omit_s",
+        tip="Warm-up seconds left out of the results (iperf3 -O).",
         clear_hint="set it to 0",
     ),
     PlanField(
@@ -199,6 +171,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         cli=Cli("--pause", "S", "", 0, 3600),
         lock="pause",
         lock_words="the pause between runs",
+        tip="A pause between runs, to let the link settle.",
     ),
     PlanField("order", "order", "order", Kind.CHOICE, lock="order", lock_words="the run order"),
     PlanField(
@@ -267,6 +240,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         clear_hint="set them to 1",
         run=True,
         sweep_range=(1, 8, 1),
+        tip="Parallel streams per run (iperf3 -P).",
         confound="several streams fill a link differently from one.",
     ),
     PlanField(
@@ -350,7 +324,15 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
     ),
     # A monitor sweeps nothing: one flow over time until stopped (app.study.monitor).
     PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
-    PlanField("interval_s", "report interval", "interval", Kind.DECIMAL, "s"),
+    PlanField(
+        "interval_s",
+        "report interval",
+        "interval",
+        Kind.DECIMAL,
+        "s",
+        limit="interval_s",
+        tip="How often the engine reports (iperf3 -i, netperf -D).",
+    ),
     PlanField("early_stop", "early stop", "early_stop"),
     PlanField(
         "max_consecutive_failures",
@@ -358,6 +340,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "max_consecutive_failures",
         Kind.COUNT,
         form_label="Failures in a row allowed",
+        bounds=(1, 1000),
+        tip="After this many failed runs in a row the session stops (a peer that went away).",
     ),
     PlanField(
         "concurrent",
@@ -385,7 +369,14 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "against the other, so unsynchronised clocks give a figure off by their offset; "
         "left off, no one-way delay is measured.",
     ),
-    PlanField("seed", "shuffle seed", "seed", Kind.COUNT),
+    PlanField(
+        "seed",
+        "shuffle seed",
+        "seed",
+        Kind.COUNT,
+        bounds=(0, 2**31 - 1),
+        tip="The seed of the shuffled order: the same seed gives the same order again.",
+    ),
     PlanField("name", "name", "name", Kind.TEXT),
     # Conditions the user states: lockable by an exercise, described elsewhere.
     PlanField(

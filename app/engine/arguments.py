@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.domain.plan_fields import dscp_code
+from app.domain.dscp import dscp_code
 
 
 def _word(value: Any) -> list[str]:

@@ -11,10 +11,11 @@ import pytest
 from app.analysis.pair_findings import where
 from app.cli import build_parser
 from app.cli.study_cmds import plan_from_args
+from app.domain.dscp import dscp_code, dscp_name
 from app.domain.exercise import LOCKABLE, Step, locked_differences
 from app.domain.plan import Peer, Plan, Variable
 from app.domain.plan_codec import plan_from_json
-from app.domain.plan_fields import BY_KEY, SWEPT, categorical, dscp_code, dscp_name
+from app.domain.plan_fields import BY_KEY, SWEPT, categorical
 from app.study.describe import default_name, describe_plan
 
 PLAN = Plan(Peer("198.18.0.2"), variable=Variable.DSCP, values=("BK", "BE", "VI", "VO"))

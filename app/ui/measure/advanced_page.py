@@ -35,6 +35,10 @@ PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
 #: a DSCP mark): each a text field made from its row of the field table (its placeholder,
 #: tooltip, neutral value and examples), read by its kind.
 TYPED = tuple(f for f in RUN_FIELDS if f.kind in (Kind.SIZE, Kind.RATE, Kind.NAME))
+#: The plan's numbers set on this page (the Study page has its runs and seconds): each a spin
+#: box made from its row of the table, with its range (the engines' widest limit, the option's
+#: bounds or the table's own), the plan's default, its unit and its tooltip.
+NUMBERS = tuple(f for f in PLAN_FIELDS if f.kind in (Kind.COUNT, Kind.DECIMAL) and f.tip)
 
 
 class AdvancedControls:
@@ -47,19 +51,7 @@ class AdvancedControls:
             edit.setPlaceholderText(field.placeholder)
             edit.setToolTip(field.tip)
             self.texts[field.key] = edit
-        streams = drivers.widest("parallel")
-        self.parallel: SpinBox = _spin(
-            int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
-        )
-        self.omit: SpinBox = _spin(
-            0, 600, 0, "Warm-up seconds left out of the results (iperf3 -O).", " s"
-        )
-        self.interval: DoubleSpinBox = _double(
-            0.1, 60, 1.0, "How often the engine reports (iperf3 -i, netperf -D).", " s"
-        )
-        self.pause: DoubleSpinBox = _double(
-            0, 3600, 0, "A pause between runs, to let the link settle.", " s"
-        )
+        self.numbers: dict[str, SpinBox | DoubleSpinBox] = {f.key: _number(f) for f in NUMBERS}
         self.order: ValueCombo = _combo(
             [
                 ("Sequential", Order.SEQUENTIAL),
@@ -68,12 +60,6 @@ class AdvancedControls:
             ],
             "The order of runs: interleaved alternates the series run by run, "
             "so drift in the link hits every series alike.",
-        )
-        self.seed: SpinBox = _spin(
-            0,
-            2**31 - 1,
-            0,
-            "The seed of the shuffled order: the same seed gives the same order again.",
         )
         self.concurrent = QCheckBox("Run the series at the same time")
         self.concurrent.setObjectName("concurrent")
@@ -96,12 +82,6 @@ class AdvancedControls:
         )
         self.early_min: SpinBox = _spin(
             2, 1000, 5, "Runs a point always gets before it may stop early."
-        )
-        self.max_failures: SpinBox = _spin(
-            1,
-            1000,
-            5,
-            "After this many failed runs in a row the session stops (a peer that went away).",
         )
         self.echo_port: SpinBox = _spin(
             1,
@@ -133,7 +113,7 @@ class AdvancedControls:
     @property
     def run_controls(self) -> dict[str, QWidget]:
         """The controls of the engine settings on this page, by key, in the table's order."""
-        controls: dict[str, QWidget] = {**self.texts, "parallel": self.parallel}
+        controls: dict[str, QWidget] = {**self.texts, **self.numbers}
         return {f.key: controls[f.key] for f in RUN_FIELDS if f.key in controls}
 
     def typed(self) -> tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -149,6 +129,18 @@ class AdvancedControls:
             except ValueError as err:
                 problems.append((field.key, _problem(field, err)))
         return values, problems
+
+    def number_values(self) -> dict[str, Any]:
+        """The numbers as set, by the plan's attribute (decimals to the thousandth)."""
+        values: dict[str, Any] = {}
+        for field in NUMBERS:
+            value = self.numbers[field.key].value()
+            values[field.name] = round(value, 3) if field.kind is Kind.DECIMAL else value
+        return values
+
+    def set_numbers(self, plan: Plan) -> None:
+        for field in NUMBERS:
+            self.numbers[field.key].setValue(getattr(plan, field.name))
 
     def set_typed(self, plan: Plan) -> None:
         for field in TYPED:
@@ -210,3 +202,20 @@ def _problem(field: PlanField, err: ValueError) -> str:
     if field.kind is Kind.RATE:
         return f"The {field.words} must be a rate such as {field.example}."
     return f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."
+
+
+def _number(field: PlanField) -> SpinBox | DoubleSpinBox:
+    """A spin box for one of the plan's numbers, all of it from the table and the plan."""
+    if field.limit is not None:
+        span = drivers.widest(field.limit)
+        low, high = span.low, span.high
+    elif field.cli is not None and field.cli.low is not None and field.cli.high is not None:
+        low, high = field.cli.low, field.cli.high
+    else:
+        assert field.bounds is not None, f"{field.name} has no range"
+        low, high = field.bounds
+    default: Any = Plan.__dataclass_fields__[field.name].default
+    suffix = f" {field.unit}" if field.unit else ""
+    if field.kind is Kind.DECIMAL:
+        return _double(low, high, float(default), field.tip, suffix)
+    return _spin(int(low), int(high), int(default), field.tip, suffix)

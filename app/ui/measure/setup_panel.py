@@ -204,13 +204,13 @@ class SetupPanel(QWidget):
         rows: list[tuple[QLabel | None, QWidget]] = []
         for key, control in (
             *adv.run_controls.items(),
-            ("omit", adv.omit),
-            ("interval", adv.interval),
-            ("pause", adv.pause),
+            ("omit", adv.numbers["omit"]),
+            ("interval", adv.numbers["interval"]),
+            ("pause", adv.numbers["pause"]),
             ("order", adv.order),
-            ("seed", adv.seed),
+            ("seed", adv.numbers["seed"]),
             ("echo_port", adv.echo_port),
-            ("max_consecutive_failures", adv.max_failures),
+            ("max_consecutive_failures", adv.numbers["max_consecutive_failures"]),
             ("frame_overhead", self.conditions_box.frame_overhead),
             ("tags", self.tags),
             ("notes", self.conditions_box.notes),
@@ -251,15 +251,11 @@ class SetupPanel(QWidget):
             self.study.range_step,
             self.study.repetitions,
             self.study.duration,
-            adv.parallel,
-            adv.omit,
             adv.early_min,
-            adv.seed,
-            adv.max_failures,
             adv.echo_port,
         ):
             spin.valueChanged.connect(self._changed)
-        for dspin in (adv.pause, adv.interval, adv.early_fraction):
+        for dspin in (*adv.numbers.values(), adv.early_fraction):
             dspin.valueChanged.connect(self._changed)
         for edit in (
             self.study.custom_values,
@@ -360,17 +356,12 @@ class SetupPanel(QWidget):
             values=tuple(values),
             repetitions=self.study.repetitions.value(),
             duration_s=self.study.duration.value(),
-            omit_s=adv.omit.value(),
-            pause_s=adv.pause.value(),
             order=adv.order.currentData(),
             metrics=tuple(m for m, box in self.study.metric_boxes.items() if box.isChecked()),
-            parallel=adv.parallel.value(),
             **typed,
-            interval_s=round(adv.interval.value(), 3),
+            **adv.number_values(),
             early_stop=early,
-            max_consecutive_failures=adv.max_failures.value(),
             **adv.flags(),
-            seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
             assignment=self.assignment,
@@ -431,14 +422,9 @@ class SetupPanel(QWidget):
             self.study.custom_values.setText(", ".join(str(v) for v in plan.values))
             self.study.repetitions.setValue(plan.repetitions)
             self.study.duration.setValue(plan.duration_s)
-            adv.omit.setValue(plan.omit_s)
-            adv.pause.setValue(plan.pause_s)
-            adv.interval.setValue(plan.interval_s)
-            adv.parallel.setValue(plan.parallel)
+            adv.set_numbers(plan)
             adv.set_typed(plan)
-            adv.seed.setValue(plan.seed)
             adv.echo_port.setValue(plan.peer.echo_port)
-            adv.max_failures.setValue(plan.max_consecutive_failures)
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
             adv.early_stop.setChecked(plan.early_stop is not None)
