@@ -27,9 +27,9 @@ from app.domain.exercise import Exercise, Step, exercise_json, new_exercise_id  
 from app.domain.plan import Assignment, Peer  # noqa: E402
 from app.store.class_backends import open_class_store  # noqa: E402
 from app.store.class_store import ClassStore, PushRow, RunRow, SessionRow  # noqa: E402
-from app.study.class_http import call  # noqa: E402
-from app.study.class_live import live_class  # noqa: E402
-from app.study.exercises import find_ready  # noqa: E402
+from app.study.lab.class_http import call  # noqa: E402
+from app.study.lab.class_live import live_class  # noqa: E402
+from app.study.lab.exercises import find_ready  # noqa: E402
 from tests.classlive import TOKEN, as_station, measure_ada, write_station  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
 from tests.pg import Postgres  # noqa: E402

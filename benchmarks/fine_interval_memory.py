@@ -32,8 +32,8 @@ from app.engine.drivers import registry
 from app.engine.tools import EngineSettings
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import SampleArrived, StudyEvent
-from app.study.runner import StudyRunner
+from app.study.sweep.events import SampleArrived, StudyEvent
+from app.study.sweep.runner import StudyRunner
 
 HOURS = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0  # `fine_interval_memory.py 1`
 INTERVALS = int(36_000 * HOURS)  # an hour at 0.1 s

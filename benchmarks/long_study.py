@@ -23,8 +23,8 @@ from app.domain.plan import Peer, Plan
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import StudyEvent
-from app.study.runner import StudyRunner
+from app.study.sweep.events import StudyEvent
+from app.study.sweep.runner import StudyRunner
 
 HOURS = 10
 PLAN = Plan(
@@ -102,7 +102,7 @@ def window(folder: Path) -> None:
         if count % 2000 == 0:
             app.processEvents()
 
-    from app.study.events import StudyPrepared
+    from app.study.sweep.events import StudyPrepared
 
     observe(StudyPrepared(PLAN, ()))
     with Database(folder / "window.sqlite3") as db:

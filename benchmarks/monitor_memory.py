@@ -24,8 +24,8 @@ from app.domain.plan import Peer
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import StudyEvent, StudyPrepared
-from app.study.monitor import MonitorRunner, monitor_plan
+from app.study.sweep.events import StudyEvent, StudyPrepared
+from app.study.sweep.monitor import MonitorRunner, monitor_plan
 
 HOURS = int(sys.argv[1]) if len(sys.argv) > 1 else 12  # `monitor_memory.py 2`: a quick look
 INTERVALS = 3600 * HOURS

@@ -85,7 +85,7 @@ def render_report(page: Path, shot: Path, profile: Path) -> None:
 def open_class(user: User, folder: Path) -> None:
     """A class's hand-ins of the student lab opened in the Class tab, the packet-loss step
     charted. The hand-ins are stored, not measured: a class's runs take hours."""
-    from app.study.exercises import find_ready
+    from app.study.lab.exercises import find_ready
     from tests.ui.class_handins import Student, write_class
     from tests.ui.user import wait_for
 
@@ -328,9 +328,9 @@ def shoot_live_class(user: Any, folder: Path, save: Any) -> None:
     import json
 
     from app.store.db import Database
-    from app.study.class_http import call
-    from app.study.class_push import station_pushes
-    from app.study.exercises import find_ready
+    from app.study.lab.class_http import call
+    from app.study.lab.class_push import station_pushes
+    from app.study.lab.exercises import find_ready
     from tests.conftest import free_port
     from tests.ui.class_handins import Student, _measure
     from tests.ui.user import wait_for
@@ -613,7 +613,7 @@ def shoot_exercise(user: Any, window: Any, folder: Path, save: Any) -> None:
 
     from app.domain.exercise import with_id
     from app.domain.plan import Variable
-    from app.study.exercises import find_ready, write_exercise
+    from app.study.lab.exercises import find_ready, write_exercise
     from tests.ui.user import wait_for
 
     lab = find_ready("student-lab")

@@ -18,8 +18,8 @@ from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.plan import Variable
 from app.domain.records import iso
 from app.store.db import Database
-from app.study.class_push import PushItem, station_pushes
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.class_push import PushItem, station_pushes
+from app.study.lab.exercises import find_ready, write_exercise
 from tests.conftest import linklab
 
 ADA = "Ada Lovelace"

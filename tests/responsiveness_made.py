@@ -9,13 +9,13 @@ import random
 from app.analysis.saturation import STABLE_STEPS
 from app.domain.plan import THIS_COMPUTER
 from app.engine.probe_results import LatencyMethod
-from app.study.responsiveness import _StepRun, load_result, step_figures
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     Phase,
     ResponsivenessResult,
     ResponsivenessSettings,
     Step,
 )
+from app.study.responsiveness.run import _StepRun, load_result, step_figures
 
 SETTINGS = ResponsivenessSettings(max_flows=4, phase_s=8, step_s=2, idle_s=1)
 

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from app.study.outbox import Outbox, Sender
+from app.store.outbox import Outbox
+from app.study.lab.sender import Sender
 
 #: A station keeps trying this long (a collector killed and restarted comes back in seconds).
 GIVE_UP_S = float(os.environ.get("STATION_GIVE_UP_S", "90"))

@@ -21,7 +21,7 @@ import pytest
 from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.net import Protocol
 from app.domain.plan import Variable
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.exercises import find_ready, write_exercise
 from tests.conftest import linklab, require_engine
 
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")

@@ -21,9 +21,9 @@ import pytest
 
 from app.store.class_backends import open_class_store
 from app.store.class_store import ClassStore
-from app.study.class_http import call
-from app.study.class_live import view_from_wire
-from app.study.exercises import read_exercise
+from app.study.lab.class_http import call
+from app.study.lab.class_live import view_from_wire
+from app.study.lab.exercises import read_exercise
 from tests.classlive import (
     ADA,
     TOKEN,
@@ -112,7 +112,7 @@ def test_a_student_runs_are_collected_as_they_end(
 ) -> None:
     require_engine("iperf3")
     exercise_file = tmp_path / "lab.linklab-exercise"
-    from app.study.exercises import write_exercise
+    from app.study.lab.exercises import write_exercise
 
     write_exercise(exercise_file, short_exercise())
     port = free_port()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
-from app.study.class_http import call
-from app.study.class_station import announce_pool
-from app.study.exercises import read_exercise, write_exercise
-from app.study.outbox import outbox_path
+from app.store.outbox import outbox_path
+from app.study.lab.class_http import call
+from app.study.lab.class_station import announce_pool
+from app.study.lab.exercises import read_exercise, write_exercise
 from tests.classlive import TOKEN, short_exercise
 from tests.conftest import free_port, require_engine
 from tests.test_cli_class_live import Running, start_collector

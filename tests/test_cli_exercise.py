@@ -20,7 +20,7 @@ from app.domain.exercise import (
     locked_differences,
     with_id,
 )
-from app.study.exercises import find_ready, ready_exercises, write_exercise
+from app.study.lab.exercises import find_ready, ready_exercises, write_exercise
 from tests.conftest import linklab as run_linklab
 
 
@@ -72,7 +72,7 @@ def test_damaged_exercise_files_are_refused(tmp_path: Path, content: str | None,
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     with pytest.raises(BadOption):
-        from app.study.exercises import read_exercise
+        from app.study.lab.exercises import read_exercise
 
         read_exercise(path)
 

@@ -14,8 +14,8 @@ import pytest
 
 from app.report.responsiveness_export import step_rows, summary_rows
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_comparison import compare_results
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.comparison import compare_results
+from app.study.responsiveness.kept import KeptResult
 from tests.conftest import linklab as run_linklab
 from tests.responsiveness_made import SETTINGS, three_ways
 from tests.ui.test_sessions_tab import make_session

@@ -100,8 +100,8 @@ def test_an_integer_beyond_any_float_is_refused_with_a_sentence(tmp_path: Path) 
     import pytest
 
     from app.domain.errors import BadOption
-    from app.study.class_push import check_push
-    from app.study.exchange import read_exchange
+    from app.study.files.exchange import read_exchange
+    from app.study.lab.class_push import check_push
     from tests.fuzz.seeds import written
 
     for where in ("values", "peer"):
@@ -129,7 +129,7 @@ def test_a_number_too_large_for_json_in_a_runs_flows_is_refused_with_a_sentence(
     import pytest
 
     from app.domain.errors import BadOption
-    from app.study.class_push import check_push
+    from app.study.lab.class_push import check_push
     from tests.fuzz.seeds import written
 
     push = copy.deepcopy(written().pushes[-1])
@@ -162,8 +162,8 @@ def test_the_collector_never_opens_a_file_a_request_names(tmp_path: Path) -> Non
     import json
 
     from app.store.class_backends import open_class_store
-    from app.study.collector_app import CollectorApp
-    from app.study.exercises import write_exercise
+    from app.study.lab.collector_app import CollectorApp
+    from app.study.lab.exercises import write_exercise
     from tests.classlive import short_exercise
 
     exercise_file = write_exercise(tmp_path / "lab.linklab-exercise", short_exercise())

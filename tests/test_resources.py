@@ -9,7 +9,7 @@ import pytest
 
 from app.engine import tools
 from app.resources import resource_dir
-from app.study.presets import preset_dirs
+from app.study.sweep.presets import preset_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 

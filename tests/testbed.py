@@ -178,6 +178,34 @@ class TestBed:
             ]
         )
 
+    def set_reorder(self, percent: int, slow_mbit: float = 8) -> None:
+        """Reorder UDP data both ways: percent % of it, at random, leaves through a slower htb
+        class (nftables sets its priority), so the datagrams sent after it overtake it. (This
+        kernel has no netem.) 0 takes the classes and the rule away."""
+        table = ("inet", "llabooo")
+        for ns, dev in ((self.a, self.dev_a), (self.b, self.dev_b)):
+            tc = ["tc", "-n", ns]
+            nft = ["ip", "netns", "exec", ns, "nft"]
+            for undo in (
+                [*tc, "qdisc", "del", "dev", dev, "root"],
+                [*nft, "delete", "table", *table],
+            ):
+                subprocess.run(undo, capture_output=True, timeout=20)
+            if not percent:
+                continue
+            _run([*tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])
+            for classid, rate in (("1:10", "10gbit"), ("1:20", f"{slow_mbit}mbit")):
+                add = [*tc, "class", "add", "dev", dev, "parent", "1:", "classid", classid]
+                _run([*add, "htb", "rate", rate])
+            _run([*nft, "add", "table", *table])
+            hook = "{ type filter hook output priority 0 ; }"
+            _run([*nft, "add", "chain", *table, "out", hook])
+            # Data only, as set_loss: the engines' small control datagrams keep their order.
+            data = ["meta", "l4proto", "udp", "meta", "length", "gt", "100"]
+            share = ["numgen", "random", "mod", "100", "<", str(percent)]
+            slow = ["meta", "priority", "set", "1:20"]
+            _run([*nft, "add", "rule", *table, "out", *data, *share, *slow])
+
     def linklab(self, ns: str, *args: str) -> list[str]:
         """argv that runs LinkLab's CLI inside a namespace."""
         return ["ip", "netns", "exec", ns, sys.executable, "-m", "app", *args]

@@ -298,9 +298,16 @@ def breakdown(plan: Plan, series: Series, value: float | str) -> Breakdown:
             if problem is not None:
                 notes = (*notes, problem)
         return Breakdown(
-            series, point, unit, result.frames, layers, result.payload_bytes, result,
-            arithmetic, notes,
-        )  # fmt: skip
+            series,
+            point,
+            unit,
+            result.frames,
+            layers,
+            result.payload_bytes,
+            result,
+            arithmetic,
+            notes,
+        )
     layers = _ordered(result, _RATE_BOUND if wifi else None)
     total = sum(layer.bytes for layer in layers)
     share = result.payload_bytes / total
@@ -326,9 +333,16 @@ def breakdown(plan: Plan, series: Series, value: float | str) -> Breakdown:
             "--link-rate), this page also gives the expected goodput in Mbit/s."
         )
     return Breakdown(
-        series, point, unit, result.frames, layers, result.payload_bytes, None, arithmetic,
+        series,
+        point,
+        unit,
+        result.frames,
+        layers,
+        result.payload_bytes,
+        None,
+        arithmetic,
         tuple(words),
-    )  # fmt: skip
+    )
 
 
 def _model_words(plan: Plan, series: Series, result: Expected) -> tuple[str, ...]:

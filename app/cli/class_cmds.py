@@ -13,10 +13,10 @@ from app.cli.class_live_cmds import class_token, is_live_source, live_view
 from app.domain.errors import BadOption
 from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
-from app.study.classroom import read_class
-from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
-from app.study.exercises import read_exercise
+from app.study.files.exchange import EXCHANGE_SUFFIX, write_exchange
 from app.study.frontdoor import FrontDoor
+from app.study.lab.classroom import read_class
+from app.study.lab.exercises import read_exercise
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

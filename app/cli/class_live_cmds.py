@@ -21,20 +21,20 @@ from app.domain.exercise import Exercise
 from app.engine.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
 from app.store.db import default_path
-from app.study.class_http import call
-from app.study.class_live import choose_exercise, is_file, live_class, view_from_wire
-from app.study.class_station import ClassPusher, announce_pool, my_server
-from app.study.classroom import ClassView
-from app.study.collector import (
+from app.study.host.server_pool import MAX_POOL, pool_for
+from app.study.lab.class_http import call
+from app.study.lab.class_live import choose_exercise, is_file, live_class, view_from_wire
+from app.study.lab.class_station import ClassPusher, announce_pool, my_server
+from app.study.lab.classroom import ClassView
+from app.study.lab.collector import (
     DEFAULT_PORT,
     Collector,
     parse_listen,
     read_token_file,
     write_into_exercise,
 )
-from app.study.collector_app import Limits
-from app.study.exercises import read_exercise
-from app.study.server_pool import MAX_POOL, pool_for
+from app.study.lab.collector_app import Limits
+from app.study.lab.exercises import read_exercise
 
 __all__ = [
     "add_pool_arguments",

@@ -15,7 +15,8 @@ from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
 from app.domain.units import counted
-from app.study.exercises import (
+from app.study.frontdoor import FrontDoor
+from app.study.lab.exercises import (
     EXERCISE_SUFFIX,
     build_exercise,
     find_ready,
@@ -23,7 +24,6 @@ from app.study.exercises import (
     ready_names,
     write_exercise,
 )
-from app.study.frontdoor import FrontDoor
 
 
 def _names(allowed: tuple[str, ...] | list[str], what: str) -> Any:

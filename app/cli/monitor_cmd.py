@@ -16,8 +16,8 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Peer
 from app.domain.records import status_words
 from app.domain.units import format_rate, parse_rate
-from app.study.describe import clock_text
-from app.study.events import (
+from app.study.sweep.describe import clock_text
+from app.study.sweep.events import (
     LatencyNote,
     MonitorResumed,
     MonitorWaiting,
@@ -29,7 +29,7 @@ from app.study.events import (
     StudyEvent,
     StudyPrepared,
 )
-from app.study.monitor import DEFAULT_RUN_S, MAX_RUN_S, UDP_RUN_S, monitor_plan
+from app.study.sweep.monitor import DEFAULT_RUN_S, MAX_RUN_S, UDP_RUN_S, monitor_plan
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,11 +13,12 @@ from app.analysis.context_checks import context_checks
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
+from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
 from app.domain.records import RunRecord, SessionRecord, status_words
 from app.domain.units import counted, format_rate
-from app.study.describe import latency_methods
-from app.study.events import (
+from app.study.sweep.describe import latency_methods
+from app.study.sweep.events import (
     LatencyNote,
     Progress,
     RunFailed,
@@ -190,18 +191,13 @@ def session_json(session: SessionRecord, runs: list[RunRecord]) -> dict[str, Any
     return data
 
 
-#: Columns of the points table beyond throughput: (metric, header), shown when measured.
-EXTRA_COLUMNS = (
-    ("loss_pct", "UDP loss %"),
-    ("jitter_ms", "jitter ms"),
-    ("retransmits", "retransmits"),
-    ("owd_ms", "one-way ms"),
+#: Columns of the points table beyond throughput: (metric, header), shown when measured,
+#: and how each is written: the metrics the metric table shows there.
+EXTRA_COLUMNS = tuple(
+    (m.name, m.shown.terminal[1]) for m in ranked("terminal") if m.shown.terminal is not None
 )
 EXTRA_FORMATS = {
-    "loss_pct": "{:.2f}",
-    "jitter_ms": "{:.3f}",
-    "retransmits": "{:.1f}",
-    "owd_ms": "{:.3f}",
+    m.name: f"{{:.{m.shown.terminal[2]}f}}" for m in ranked("terminal") if m.shown.terminal
 }
 
 

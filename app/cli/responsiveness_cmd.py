@@ -19,8 +19,7 @@ from app.engine.drivers import registry
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness import ResponsivenessTest
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     MAX_FLOWS,
     IdleMeasured,
     LoadResult,
@@ -32,6 +31,7 @@ from app.study.responsiveness_results import (
     StepMeasured,
     TestStarted,
 )
+from app.study.responsiveness.run import ResponsivenessTest
 
 #: Names that mean this computer, measured against LinkLab's own servers on the loopback.
 THIS_COMPUTER_NAMES = ("this-computer", "localhost")

@@ -18,11 +18,11 @@ from app.report.responsiveness_export import (
     headline,
     step_rows,
 )
-from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_comparison import compare_results
-from app.study.responsiveness_kept import KeptResult, lookup
-from app.study.responsiveness_results import Phase, latency_number, rpm_number
+from app.study.responsiveness.comparison import compare_results
+from app.study.responsiveness.kept import KeptResult, lookup
+from app.study.responsiveness.results import Phase, latency_number, rpm_number
+from app.study.sweep.describe import local_time
 
 #: The comparison's columns a terminal has room for, with short headers (--csv has them all).
 TERMINAL_COLUMNS = (

@@ -29,7 +29,7 @@ from app.engine.servers import (
     firewall_note,
     start_all,
 )
-from app.study.server_pool import pool_ports
+from app.study.host.server_pool import pool_ports
 
 
 def _main_driver() -> EngineDriver:

@@ -18,19 +18,19 @@ from app.domain.units import counted
 from app.report.csv_export import points_csv, runs_csv, write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.describe import (
-    describe_conditions,
-    describe_environment,
-    describe_latency,
-    local_time,
-)
-from app.study.exchange import (
+from app.study.files.exchange import (
     EXCHANGE_SUFFIX,
     dumps_exchange,
     export_sessions,
 )
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.kept import KeptResult
+from app.study.sweep.describe import (
+    describe_conditions,
+    describe_environment,
+    describe_latency,
+    local_time,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

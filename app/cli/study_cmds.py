@@ -49,11 +49,11 @@ from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
 from app.engine.drivers import DRIVERS, registry
-from app.study.events import StudyEvent
 from app.study.frontdoor import FrontDoor
-from app.study.plan_checks import validate_plan
-from app.study.presets import find_preset
-from app.study.study_run import StudyRun
+from app.study.sweep.events import StudyEvent
+from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.presets import find_preset
+from app.study.sweep.study_run import StudyRun
 
 #: --peer this-computer: what the window calls "This computer".
 THIS_COMPUTER_ARG = "this-computer"
@@ -362,7 +362,7 @@ def _run_exercise(args: argparse.Namespace) -> int:
     exercise leaves open; the session records the student, the group and the step."""
     # Exercises and the class's collector load only for an exercise.
     from app.cli.class_live_cmds import finish_pushing, pusher_for, station_peer
-    from app.study.exercises import read_exercise
+    from app.study.lab.exercises import read_exercise
 
     exercise = read_exercise(args.exercise)
     if not args.student:

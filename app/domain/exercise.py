@@ -64,17 +64,8 @@ class Step:
 _STEP_PREFIX = re.compile(r"^\s*step\s+\d+\s*[:.\-–—]\s*", re.IGNORECASE)
 
 #: Words by which a question asks about a measured figure, and the point metrics they name.
-_ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), names)
-    for pattern, names in (
-        (r"throughput|goodput|bandwidth|mbit|bit/s|delivered", ("throughput_bps",)),
-        (r"round[- ]trip|\brtt\b", ("rtt_ms",)),
-        (r"\bjitter", ("jitter_ms",)),
-        (r"\bloss\b|\blost\b", ("loss_pct",)),
-        (r"\bcpu\b", ("cpu_local_pct", "cpu_remote_pct")),
-        (r"one-way", ("owd_ms",)),
-        (r"responsive|bufferbloat", ("latency_ms",)),
-    )
+_ASKED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(m.asked_by, re.IGNORECASE), m.name) for m in POINT_METRICS if m.asked_by
 )
 #: What can be charted and compared, in the metric table's order (idle latency before loaded).
 _ORDER = {m.name: rank for rank, m in enumerate(POINT_METRICS) if m in COMPARABLE}
@@ -99,9 +90,7 @@ def asked_metrics(step: Step) -> tuple[str, ...]:
     asked: set[str] = set()
     for text in (*step.questions, step.instructions):
         asked.update(_latencies(text))
-        for pattern, names in _ASKED:
-            if pattern.search(text):
-                asked.update(names)
+        asked.update(name for pattern, name in _ASKED if pattern.search(text))
     if step.plan.variable is Variable.LOSS:
         asked.discard("loss_pct")
     if Metric.LATENCY in step.plan.metrics:

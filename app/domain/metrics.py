@@ -1,8 +1,9 @@
-"""Every measured figure described once. COLUMNS are a run's stored figures (the runs table, the
-exchange files, the runs CSV); POINT_METRICS are what a point summarises over its runs, with
-the words, unit, which way is better, physical bounds and where each is shown. Point
-summaries, comparisons, the results table, the CSV and HTML exports and the import checks
-loop over them."""
+"""Every measured figure described once. FIGURES are the figures engines report and runs keep,
+with their physical bounds and where each is stored (per run, per interval, per flow);
+POINT_METRICS are what a point summarises over its runs, with the words, unit, which way is
+better and where each is shown. Storage and its migrations, the bounds checks, point
+summaries, comparisons, the results tables, the CSV, HTML and exchange files and the import
+checks loop over them."""
 
 from __future__ import annotations
 
@@ -19,44 +20,135 @@ class Better(StrEnum):
     LOWER = "lower"
 
 
+#: Faster than any link an engine on a desktop can drive, by orders of magnitude.
+MAX_BPS = 10e12
+#: Longer than any run lasts: the longest run a plan allows (a day) with its warm-up, waits
+#: and retries, several times over.
+MAX_SECONDS = 7 * 86_400.0
+
+
 @dataclass(frozen=True)
-class Column:
-    """One stored figure of a run (a RunMetrics field and a column of the runs table)."""
+class Figure:
+    """One figure an engine reports or a run keeps, with its physical bounds (0 to largest),
+    which every figure must keep before a run is stored, an import is taken or a stored value
+    is trusted. Where it lives follows from the flags: a RunMetrics field and a column of the
+    runs table, the runs CSV and exchange files (run); a Sample field and a column of the
+    samples table, the samples CSV and exchange files (interval); a FlowSummary field (flow)."""
 
     name: str
-    kind: type = float  # float, int or str
-    since_schema: int = 1  # the database schema it arrived in (older runs have none)
+    what: str  # in the sentence that refuses a value: "lost datagram count"
+    unit: str = ""
+    largest: float = math.inf
+    kind: type = float  # float, int or str (words: no bounds)
+    run: bool = False
+    interval: bool = False
+    flow: bool = False
+    #: A count of events: adds up over a run's flows and over intervals.
+    count: bool = False
+    #: The database schema it arrived in: older runs have none (absent, never 0). From
+    #: schema 11 on, its columns are added by the migration to that version (app.store.schema).
+    since_schema: int = 1
 
 
-COLUMNS: tuple[Column, ...] = (
-    Column("throughput_bps"),
-    Column("sender_bps"),
-    Column("receiver_bps"),
-    Column("bytes_sent", int),
-    Column("bytes_received", int),
-    Column("retransmits", int),
-    Column("rtt_mean_ms"),
-    Column("rtt_min_ms"),
-    Column("rtt_max_ms"),
-    Column("jitter_ms"),
-    Column("lost_packets", int),
-    Column("packets", int),
-    Column("loss_pct"),
-    Column("cpu_local_pct"),
-    Column("cpu_remote_pct"),
-    Column("cpu_host_mean_pct"),
-    Column("cpu_host_peak_pct"),
-    Column("transactions_per_s"),
+def _bps(name: str, *, run: bool = False, interval: bool = False, flow: bool = False) -> Figure:
+    return Figure(name, "throughput", "bit/s", MAX_BPS, run=run, interval=interval, flow=flow)
+
+
+def _bytes(name: str, *, run: bool = False, interval: bool = False, flow: bool = False) -> Figure:
+    return Figure(name, "byte count", "bytes", kind=int, run=run, interval=interval, flow=flow)
+
+
+def _rtt(name: str, *, run: bool = False, interval: bool = False, since: int = 1) -> Figure:
+    return Figure(name, "round-trip time", "ms", run=run, interval=interval, since_schema=since)
+
+
+def _cpu(name: str) -> Figure:
+    # Not capped at 100 %: iperf3 adds up the CPU time of all its threads.
+    return Figure(name, "CPU load", "%", run=True)
+
+
+#: Every figure, in the order of the runs table's metric columns (and of the runs CSV) and,
+#: among those per interval, of the samples CSV. A new metric is a line here (and its field
+#: in app.domain.results and app.domain.records); storage, its migration, the CSV, the CLI,
+#: exchange files and the import checks follow.
+FIGURES: tuple[Figure, ...] = (
+    Figure("start_s", "interval time", "s", MAX_SECONDS),
+    Figure("end_s", "interval time", "s", MAX_SECONDS),
+    Figure("elapsed_s", "run time", "s", MAX_SECONDS),
+    # A sample's one rate in exchange files of format 1 (now sent_bps and received_bps).
+    _bps("bits_per_second"),
+    _bps("throughput_bps", run=True),
+    _bps("sender_bps", run=True, flow=True),
+    _bps("receiver_bps", run=True, flow=True),
+    _bps("received_bps", interval=True),
+    _bps("sent_bps", interval=True),
+    _bytes("bytes_sent", run=True),
+    _bytes("bytes_received", run=True),
+    _bytes("sender_bytes", flow=True),
+    _bytes("receiver_bytes", flow=True),
+    _bytes("bytes", interval=True),
+    Figure(
+        "retransmits", "retransmit count", kind=int, run=True, interval=True, flow=True, count=True
+    ),
+    _rtt("rtt_ms", interval=True),
+    Figure("cwnd_bytes", "congestion window", "bytes", kind=int, interval=True),
+    _rtt("rtt_mean_ms", run=True),
+    _rtt("rtt_min_ms", run=True),
+    _rtt("rtt_max_ms", run=True),
+    Figure("jitter_ms", "jitter", "ms", run=True, interval=True, flow=True),
+    Figure(
+        "lost_packets",
+        "lost datagram count",
+        kind=int,
+        run=True,
+        interval=True,
+        flow=True,
+        count=True,
+    ),
+    Figure("packets", "datagram count", kind=int, run=True, interval=True, flow=True, count=True),
+    Figure("loss_pct", "loss", "%", 100.0, run=True, flow=True),
+    _cpu("cpu_local_pct"),
+    _cpu("cpu_remote_pct"),
+    _cpu("cpu_host_mean_pct"),
+    _cpu("cpu_host_peak_pct"),
+    Figure("transactions_per_s", "transaction rate", "per second", run=True),
     # Working latency (schema 4): the median probe round trip before the run (idle) and
     # during it (loaded), the loaded p90, the share of probes lost and the method used.
-    Column("latency_idle_ms", since_schema=4),
-    Column("latency_ms", since_schema=4),
-    Column("latency_p90_ms", since_schema=4),
-    Column("latency_loss_pct", since_schema=4),
-    Column("latency_method", str, since_schema=4),
+    _rtt("latency_idle_ms", run=True, since=4),
+    _rtt("latency_ms", run=True, since=4),
+    _rtt("latency_p90_ms", run=True, since=4),
+    Figure("latency_loss_pct", "loss", "%", 100.0, run=True, since_schema=4),
+    Figure("latency_method", "latency method", kind=str, run=True, since_schema=4),
     # One-way delay (schema 7): iperf 2's --trip-times, with the clocks stated synchronised.
-    Column("owd_ms", since_schema=7),
+    # Ten minutes: far beyond any path, yet an offset between clocks stays within it.
+    Figure(
+        "owd_ms",
+        "one-way delay",
+        "ms",
+        600_000.0,
+        run=True,
+        interval=True,
+        flow=True,
+        since_schema=7,
+    ),
+    # UDP datagrams that arrived after one sent later (schema 11), as the receiver counted.
+    Figure(
+        "out_of_order",
+        "out-of-order datagram count",
+        "datagrams",
+        kind=int,
+        run=True,
+        interval=True,
+        flow=True,
+        count=True,
+        since_schema=11,
+    ),
 )
+FIGURE: Mapping[str, Figure] = {f.name: f for f in FIGURES}
+#: A run's stored figures (RunMetrics, the runs table), in order.
+COLUMNS: tuple[Figure, ...] = tuple(f for f in FIGURES if f.run)
+#: An interval sample's figures (Sample, the samples table), in order.
+SAMPLE_FIGURES: tuple[Figure, ...] = tuple(f for f in FIGURES if f.interval)
 
 
 @dataclass(frozen=True)
@@ -66,6 +158,7 @@ class Shown:
     results: tuple[int, str, int, str] | None = None  # (rank, header, digits, tooltip)
     report: tuple[int, str] | None = None  # (rank, the report's table title)
     csv: bool = True  # a column of the points CSV
+    terminal: tuple[int, str, int] | None = None  # the CLI's points table: (rank, header, digits)
 
 
 @dataclass(frozen=True)
@@ -75,17 +168,15 @@ class PointMetric:
     unit: str
     read: str  # the RunMetrics attribute a run gives it from
     better: Better = Better.LOWER
-    largest: float = math.inf  # the physical bound of a figure
     user_name: str | None = None  # what a user types to compare it (`--metric rtt`); None: not
     percent_points: bool = False  # differences said in percentage points
     loaded: bool = False  # measured under the run's load (findings say which load)
     protocol: Protocol | None = None  # only runs of this protocol have it
     since_schema: int = 1
     shown: Shown = Shown()
+    #: The words by which an exercise's question asks about it (a regular expression).
+    asked_by: str | None = None
 
-
-#: Faster than any link an engine on a desktop can drive, by orders of magnitude.
-MAX_BPS = 10e12
 
 POINT_METRICS: tuple[PointMetric, ...] = (
     PointMetric(
@@ -94,9 +185,9 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "bit/s",
         "throughput_bps",
         Better.HIGHER,
-        MAX_BPS,
         "throughput",
         shown=Shown(report=(0, "Throughput")),
+        asked_by=r"throughput|goodput|bandwidth|mbit|bit/s|delivered",
     ),
     PointMetric(
         "rtt_ms",
@@ -105,6 +196,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "rtt_mean_ms",
         user_name="rtt",
         shown=Shown((3, "RTT ms", 3, "Round-trip time, mean per run."), (4, "Round-trip time")),
+        asked_by=r"round[- ]trip|\brtt\b",
     ),
     PointMetric(
         "cpu_local_pct",
@@ -114,6 +206,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         user_name="cpu",
         percent_points=True,
         shown=Shown(report=(9, "CPU on this computer")),
+        asked_by=r"\bcpu\b",
     ),
     PointMetric(
         "cpu_remote_pct",
@@ -123,6 +216,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         user_name="cpu-peer",
         percent_points=True,
         shown=Shown(report=(10, "CPU on the peer")),
+        asked_by=r"\bcpu\b",
     ),
     PointMetric(
         "jitter_ms",
@@ -131,18 +225,27 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "jitter_ms",
         user_name="jitter",
         protocol=Protocol.UDP,
-        shown=Shown((2, "Jitter ms", 3, "UDP jitter (RFC 3550), mean per run."), (2, "UDP jitter")),
+        shown=Shown(
+            (2, "Jitter ms", 3, "UDP jitter (RFC 3550), mean per run."),
+            (2, "UDP jitter"),
+            terminal=(1, "jitter ms", 3),
+        ),
+        asked_by=r"\bjitter",
     ),
     PointMetric(
         "loss_pct",
         "loss",
         "%",
         "loss_pct",
-        largest=100.0,
         user_name="loss",
         percent_points=True,
         protocol=Protocol.UDP,
-        shown=Shown((1, "Loss %", 2, "UDP datagrams lost, mean per run."), (1, "UDP loss")),
+        shown=Shown(
+            (1, "Loss %", 2, "UDP datagrams lost, mean per run."),
+            (1, "UDP loss"),
+            terminal=(0, "UDP loss %", 2),
+        ),
+        asked_by=r"\bloss\b|\blost\b",
     ),
     PointMetric(
         "retransmits",
@@ -154,6 +257,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             (0, "Retransmits", 1, "TCP segments sent again, mean per run."),
             (3, "TCP retransmits per run"),
             csv=False,
+            terminal=(2, "retransmits", 1),
         ),
     ),
     PointMetric(
@@ -192,6 +296,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
             ),
             (6, "Working latency under load (median per run)"),
         ),
+        asked_by=r"responsive|bufferbloat",
     ),
     PointMetric(
         "latency_p90_ms",
@@ -217,7 +322,6 @@ POINT_METRICS: tuple[PointMetric, ...] = (
         "one-way delay",
         "ms",
         "owd_ms",
-        largest=600_000.0,
         user_name="owd",
         since_schema=7,
         shown=Shown(
@@ -229,16 +333,38 @@ POINT_METRICS: tuple[PointMetric, ...] = (
                 "the receiver's mean per run, mean over the runs.",
             ),
             (8, "One-way delay"),
+            terminal=(3, "one-way ms", 3),
         ),
+        asked_by=r"one-way",
     ),
     PointMetric(
         "latency_loss_pct",
         "latency probes lost",
         "%",
         "latency_loss_pct",
-        largest=100.0,
         percent_points=True,
         since_schema=4,
+    ),
+    PointMetric(
+        "out_of_order",
+        "datagrams out of order",
+        "datagrams",
+        "out_of_order",
+        user_name="out-of-order",
+        protocol=Protocol.UDP,
+        since_schema=11,
+        shown=Shown(
+            (
+                8,
+                "Out of order",
+                1,
+                "UDP datagrams that arrived after one sent later, as the receiver counted them; "
+                "mean per run.",
+            ),
+            (11, "UDP datagrams out of order"),
+            terminal=(4, "reordered", 1),
+        ),
+        asked_by=r"out[- ]of[- ]order|reorder",
     ),
 )
 
@@ -258,12 +384,14 @@ COMPARABLE: tuple[PointMetric, ...] = tuple(
         "latency_idle_ms",
         "latency_p90_ms",
         "owd_ms",
+        "out_of_order",
     )
 )
 assert {m.name for m in COMPARABLE} == {m.name for m in POINT_METRICS if m.user_name}
 
 
 def ranked(where: str) -> list[PointMetric]:
-    """The metrics shown in the results table ("results") or the report ("report"), in order."""
+    """The metrics shown in the results table ("results"), the report ("report") or the CLI's
+    points table ("terminal"), in order."""
     shown = [m for m in POINT_METRICS if getattr(m.shown, where) is not None]
     return sorted(shown, key=lambda m: getattr(m.shown, where)[0])

@@ -1,7 +1,7 @@
 """The study plan: what to measure, against which peer, under which stated conditions.
 
-Pure data and its structure (series, runs in order); whether a plan
-can run is for app.study.plan_checks to say, with the engines' limits."""
+Pure data and its structure (series, runs in order); whether a plan can run is for
+app.study.sweep.plan_checks to say, with the engines' limits."""
 
 from __future__ import annotations
 
@@ -297,7 +297,7 @@ class Plan:
     # -- structure -----------------------------------------------------------------------------
     @property
     def is_monitor(self) -> bool:
-        """One flow over time until stopped, not a sweep (app.study.monitor)."""
+        """One flow over time until stopped, not a sweep (app.study.sweep.monitor)."""
         return self.variable is Variable.NONE
 
     @property

@@ -322,7 +322,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Emulated loss",
         sweep_range=(0, 25, 5),
     ),
-    # A monitor sweeps nothing: one flow over time until stopped (app.study.monitor).
+    # A monitor sweeps nothing: one flow over time until stopped (app.study.sweep.monitor).
     PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
     PlanField(
         "interval_s",

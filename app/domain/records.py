@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from app.domain.metrics import COLUMNS
+from app.domain.metrics import COLUMNS, FIGURES
 from app.domain.plan import Plan, RunKey
 from app.domain.results import RunResult
 
@@ -78,19 +78,21 @@ class RunMetrics:
     # One-way delay (iperf 2 --trip-times, clocks stated synchronised): the receiver's mean;
     # with both directions at once, the larger.
     owd_ms: float | None = None
+    out_of_order: int | None = None  # UDP datagrams the receiver got out of order
 
     @classmethod
     def from_result(
         cls, result: RunResult, cpu_mean: float | None = None, cpu_peak: float | None = None
     ) -> RunMetrics:
-        """Totals over the run's flows (two with --bidir)."""
+        """Totals over the run's flows (two with --bidir): counts of events added up."""
         flows = result.summary.flows
 
         def total(name: str) -> Any:
             values = [getattr(f, name) for f in flows if getattr(f, name) is not None]
             return sum(values) if values else None
 
-        lost, packets = total("lost_packets"), total("packets")
+        counts = {f.name: total(f.name) for f in FIGURES if f.count and f.run and f.flow}
+        lost, packets = counts["lost_packets"], counts["packets"]
         if lost is not None and packets:
             loss_pct: float | None = 100.0 * lost / packets
         else:
@@ -104,13 +106,10 @@ class RunMetrics:
             receiver_bps=total("receiver_bps"),
             bytes_sent=total("sender_bytes"),
             bytes_received=total("receiver_bytes"),
-            retransmits=total("retransmits"),
             rtt_mean_ms=summary.rtt_mean_ms,
             rtt_min_ms=summary.rtt_min_ms,
             rtt_max_ms=summary.rtt_max_ms,
             jitter_ms=max(jitters) if jitters else None,
-            lost_packets=lost,
-            packets=packets,
             loss_pct=loss_pct,
             cpu_local_pct=summary.cpu_local_pct,
             cpu_remote_pct=summary.cpu_remote_pct,
@@ -118,6 +117,7 @@ class RunMetrics:
             cpu_host_peak_pct=cpu_peak,
             transactions_per_s=summary.transactions_per_s,
             owd_ms=max(delays) if delays else None,
+            **counts,
         )
 
     @property

@@ -31,6 +31,7 @@ class Sample:
     lost_packets: int | None = None
     packets: int | None = None
     owd_ms: float | None = None  # one-way delay, mean over the interval (synchronised clocks)
+    out_of_order: int | None = None  # UDP datagrams the receiver got out of order
     omitted: bool = False
 
     def goodput_bps(self, protocol: Protocol) -> float | None:
@@ -64,6 +65,7 @@ class FlowSummary:
     packets: int | None = None
     loss_pct: float | None = None
     owd_ms: float | None = None  # one-way delay, the receiver's mean (synchronised clocks)
+    out_of_order: int | None = None  # UDP datagrams the receiver got out of order
     #: Set when the engine gave no receiver total and receiver_bps/receiver_bytes were worked
     #: out from what it did give (iperf3 before 3.11 in UDP); None when the engine stated them.
     receiver_derived: Derivation | None = None
@@ -109,8 +111,17 @@ class FarEndIntervals:
     samples: tuple[Sample, ...]
 
 
+@dataclass(frozen=True)
+class LateCounts:
+    """Counts the engine stated after an interval's report had been passed on (iperf 2 prints
+    a receiver's out-of-order datagrams on a line of their own after the report): added to
+    the run's sample of the same flow and start when the run ends."""
+
+    samples: tuple[Sample, ...]
+
+
 # What a parser yields, line by line.
-ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals
+ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals | LateCounts
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from app.domain.metrics import FIGURES
 from app.domain.net import Flow
 from app.domain.results import FlowSummary, RunSummary, Sample
 
 
 def summary_of(samples: Sequence[Sample]) -> RunSummary:
     """The totals of the intervals given: rates as their time-weighted means (bytes over
-    seconds, as iperf3 states a run's rate), byte, retransmit and datagram counts added up,
-    jitter and one-way delay as the intervals' mean, round-trip times as the intervals' mean,
-    lowest and highest."""
+    seconds, as iperf3 states a run's rate), bytes and counts of events (retransmits,
+    datagrams) added up, jitter and one-way delay as the intervals' mean, round-trip times
+    as the intervals' mean, lowest and highest."""
     flows: list[FlowSummary] = []
     measured = [s for s in samples if not s.omitted and s.end_s > s.start_s]
     for flow in (Flow.UP, Flow.DOWN):
@@ -24,6 +26,7 @@ def summary_of(samples: Sequence[Sample]) -> RunSummary:
             continue
         sent, sent_bytes = _rate(mine, lambda s: s.sent_bps)
         received, received_bytes = _rate(mine, lambda s: s.received_bps)
+        counts: dict[str, Any] = {n: _total([getattr(s, n) for s in mine]) for n in _COUNTS}
         flows.append(
             FlowSummary(
                 flow=flow,
@@ -31,11 +34,9 @@ def summary_of(samples: Sequence[Sample]) -> RunSummary:
                 receiver_bps=received,
                 sender_bytes=sent_bytes,
                 receiver_bytes=received_bytes,
-                retransmits=_total([s.retransmits for s in mine]),
                 jitter_ms=_mean([s.jitter_ms for s in mine]),
-                lost_packets=_total([s.lost_packets for s in mine]),
-                packets=_total([s.packets for s in mine]),
                 owd_ms=_mean([s.owd_ms for s in mine]),
+                **counts,
             )
         )
     rtts = [s.rtt_ms for s in measured if s.rtt_ms is not None]
@@ -45,6 +46,10 @@ def summary_of(samples: Sequence[Sample]) -> RunSummary:
         rtt_min_ms=min(rtts) if rtts else None,
         rtt_max_ms=max(rtts) if rtts else None,
     )
+
+
+#: The counts of events a flow states per interval, which add up over them.
+_COUNTS = tuple(f.name for f in FIGURES if f.count and f.interval and f.flow)
 
 
 def _rate(

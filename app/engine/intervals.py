@@ -7,13 +7,17 @@ import bisect
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
+from app.domain.metrics import FIGURES
 from app.domain.net import Flow
 from app.domain.results import Sample
 
 #: The far end's intervals are coarser than this end's when their usual width is more than this
 #: many times wider (beyond the few per cent two ends' clocks and timers differ by).
 COARSER = 1.5
+#: The counts of events per interval (datagrams lost, out of order...), which add up.
+_COUNTS = tuple(f.name for f in FIGURES if f.count and f.interval)
 
 
 def join(own: Sequence[Sample], far: Sequence[Sample]) -> tuple[Sample, ...]:
@@ -130,14 +134,31 @@ def _merged(first: Sample, second: Sample) -> Sample:
     def add(a: int | None, b: int | None) -> int | None:
         return a + b if a is not None and b is not None else a
 
+    counts: dict[str, Any] = {n: add(getattr(first, n), getattr(second, n)) for n in _COUNTS}
     return replace(
         first,
         end_s=second.end_s,
         received_bps=rate(first.received_bps, second.received_bps),
         sent_bps=rate(first.sent_bps, second.sent_bps),
         bytes=add(first.bytes, second.bytes),
-        lost_packets=add(first.lost_packets, second.lost_packets),
-        packets=add(first.packets, second.packets),
+        **counts,
         jitter_ms=second.jitter_ms if second.jitter_ms is not None else first.jitter_ms,
         owd_ms=rate(first.owd_ms, second.owd_ms),
     )
+
+
+def with_late(samples: Sequence[Sample], late: Sequence[Sample]) -> tuple[Sample, ...]:
+    """The samples with the counts the engine stated late (LateCounts) added to those of the
+    sample of the same flow and start."""
+    revised = list(samples)
+    for extra in late:
+        for index, sample in enumerate(revised):
+            if sample.flow is extra.flow and abs(sample.start_s - extra.start_s) < 1e-3:
+                counts: dict[str, Any] = {
+                    name: (getattr(sample, name) or 0) + value
+                    for name in _COUNTS
+                    if (value := getattr(extra, name)) is not None
+                }
+                revised[index] = replace(sample, **counts)
+                break
+    return tuple(revised)

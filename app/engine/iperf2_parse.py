@@ -1,9 +1,11 @@
 """iperf 2's client output (-e enhanced reports, -f k) read line by line into samples and a
 summary: TCP and UDP, upload (the client sends), -R download and --full-duplex (the client
 receives, its lines marked "*"), -P streams added up, the UDP server's report at the end,
---bounceback round trips, and with --trip-times the receiver's one-way delay (the avg of its
-Latency columns). 2.2's columns (in-flight bytes before the window, intervals in hundredths,
-failures on numbered lines) and older 2.0 output without -e (its fewer columns) read too."""
+--bounceback round trips, with --trip-times the receiver's one-way delay (the avg of its
+Latency columns), and a UDP receiver's datagrams out of order (a line of their own after its
+report, printed only when there were some). 2.2's columns (in-flight bytes before the
+window, intervals in hundredths, failures on numbered lines) and older 2.0 output without -e
+(its fewer columns) read too."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from app.domain.results import (
     EngineFailure,
     EngineMessage,
     FlowSummary,
+    LateCounts,
     ParseEvent,
     RunSummary,
     Sample,
@@ -50,6 +53,10 @@ _BOUNCEBACK = re.compile(r"^(\d+)=([^/\s]+)/([^/\s]+)/([^/\s]+)/(\S+)\s+ms")
 #: (13431/131072)"), after the loss in UDP's ("0.001 ms 1/893 (0.11%) 0.006/0.002/0.179/0.006
 #: ms"). iperf 2 prints it without --trip-times too, then between unsynchronised ends.
 _LATENCY = re.compile(r"(?:^|\)\s+)(\d+(?:\.\d+)?)/\d+(?:\.\d+)?/\d+(?:\.\d+)?/\S+\s+ms")
+#: A UDP receiver's "0.00-1.00 sec  3 datagrams received out-of-order", after its report.
+_OUT_OF_ORDER = re.compile(
+    r"^(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s+sec\s+(\d+)\s+datagrams\s+received\s+out-of-order"
+)
 _BYTES = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _BITS = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 #: Words iperf 2 prints when a test fails, sometimes with a zero exit status.
@@ -79,6 +86,8 @@ class _Report:
     packets: int | None = None
     bounceback: tuple[int, float, float, float] | None = None  # count, avg, min, max (ms)
     owd_ms: float | None = None  # the receiver's one-way delay, mean (--trip-times)
+    out_of_order: int | None = None  # a UDP receiver's (0 unless a line of its own says more)
+    passed: bool = False  # in a Sample passed on already
 
 
 @dataclass
@@ -92,6 +101,7 @@ class _State:
     udp: bool = False
     connected: set[str] = field(default_factory=set)
     trip_times: bool = False  # the test runs with --trip-times: its Latency is one-way delay
+    last: dict[str, _Report] = field(default_factory=dict)  # each stream's latest report
 
 
 def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
@@ -128,9 +138,13 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
         if rest.strip() == "Server Report:":
             state.server_next.add(stream)
             continue
+        if found := _OUT_OF_ORDER.match(rest.strip()):
+            yield from _out_of_order(state.last.get(stream), found)
+            continue
         report = _report(stream, Flow.DOWN if star else Flow.UP, rest, state.trip_times)
         if report is None or stream == "CT" or stream.startswith("FD"):
             continue
+        state.last[stream] = report
         if stream in state.server_next:
             state.server_next.discard(stream)
             state.server[stream] = report
@@ -160,6 +174,24 @@ def parse_iperf2(lines: Iterable[str]) -> Iterator[ParseEvent]:
         yield EngineFailure("no data: iperf 2's totals carry 0 bytes")
     if summary is not None:
         yield summary
+
+
+def _out_of_order(report: _Report | None, found: re.Match[str]) -> Iterator[LateCounts]:
+    """The count on the line after a receiver's report, given to that report; passed on as
+    LateCounts when the report's sample has been passed on already."""
+    start, end, counted = found.groups()
+    what = "interval time"
+    if report is None or report.out_of_order is None:
+        return  # no UDP receiver's report before it
+    if (
+        abs(report.start_s - _number(start, what)) > 1e-3
+        or abs(report.end_s - _number(end, what)) > 1e-3
+    ):
+        return
+    number = _whole(counted, "out-of-order datagram count")
+    more, report.out_of_order = number - report.out_of_order, number
+    if report.passed and more > 0:
+        yield LateCounts((Sample(report.start_s, report.end_s, report.flow, out_of_order=more),))
 
 
 def _interval(state: _State, report: _Report) -> Iterator[Sample]:
@@ -196,6 +228,8 @@ def _sample(reports: list[_Report]) -> Sample:
     jitters = [r.jitter_ms for r in reports if r.jitter_ms is not None]
     bounce = [r.bounceback for r in reports if r.bounceback is not None]
     delays = [r.owd_ms for r in reports if r.owd_ms is not None]
+    for report in reports:
+        report.passed = True
     return Sample(
         first.start_s,
         max(r.end_s for r in reports),
@@ -210,6 +244,7 @@ def _sample(reports: list[_Report]) -> Sample:
         lost_packets=_sum([r.lost for r in reports]),
         packets=_sum([r.packets for r in reports]),
         owd_ms=max(delays) if delays else None,
+        out_of_order=_sum([r.out_of_order for r in reports]),
     )
 
 
@@ -243,6 +278,7 @@ def _summary(state: _State) -> RunSummary | None:
                     packets=packets,
                     loss_pct=100.0 * lost / packets if lost is not None and packets else None,
                     owd_ms=max(delays) if delays else None,
+                    out_of_order=_sum([r.out_of_order for r in received]) if received else None,
                 )
             )
         else:
@@ -260,6 +296,7 @@ def _summary(state: _State) -> RunSummary | None:
                     packets=packets,
                     loss_pct=100.0 * lost / packets if lost is not None and packets else None,
                     owd_ms=max(delays) if delays else None,
+                    out_of_order=_sum([r.out_of_order for r in totals]),
                 )
             )
     bounce = [r.bounceback for r in state.totals.values() if r.bounceback is not None]
@@ -296,6 +333,7 @@ def _report(stream: str, flow: Flow, rest: str, trip_times: bool = False) -> _Re
         report.jitter_ms = _number(jitter, "jitter")
         report.lost = _whole(lost, "lost datagram count")
         report.packets = _whole(total, "datagram count")
+        report.out_of_order = 0  # iperf 2 states the count on a line of its own when not 0
     elif found := _TCP_SENT.match(tail):
         retries, cwnd, cwnd_unit, rtt_us = found.groups()
         report.retransmits = _whole(retries, "retransmit count")

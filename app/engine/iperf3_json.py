@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from app.domain.net import Flow
@@ -23,8 +24,15 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import ParseError
-from app.engine.iperf3_sums import count, far_end_json, number, rtt_ms, sum_sample
-from app.engine.iperf3_text import far_end_text
+from app.engine.iperf3_sums import (
+    count,
+    far_end_json,
+    number,
+    out_of_order,
+    rtt_ms,
+    sum_sample,
+)
+from app.engine.iperf3_text import far_end_text, out_of_order_text
 from app.engine.lines import split_lines
 
 _MAX_DOCUMENT = 64 * 1024 * 1024
@@ -41,6 +49,9 @@ class _Context:
         # What this end received, from its own UDP interval reports (for old -J output).
         self.received_bytes = 0
         self.received_s = 0.0
+        # The datagrams out of order the server counted in what it received (the upload),
+        # from its report (--get-server-output).
+        self.far_out_of_order: int | None = None
 
     def learn(self, start: object) -> None:
         if not isinstance(start, Mapping):
@@ -134,10 +145,14 @@ def _event(name: str, data: Any, context: _Context) -> Iterator[ParseEvent]:
     elif name == "error":
         yield EngineFailure(str(data) if data is not None else "unknown error")
     elif name == "server_output_json" and isinstance(data, Mapping):
+        context.far_out_of_order = out_of_order(
+            data.get("end"), received_unsaid=not context.reverse
+        )
         if far := far_end_json(data):
             yield FarEndIntervals(far)
     elif name == "server_output_text" and isinstance(data, str):
         lines = data.splitlines()
+        context.far_out_of_order = out_of_order_text(lines)
         if far := far_end_text(lines, reverse=context.reverse, streams=context.streams):
             yield FarEndIntervals(far)
     # Unknown future events: nothing to measure.
@@ -190,6 +205,15 @@ def _summary(end: Mapping[str, Any], context: _Context) -> RunSummary:
     flows = [_flow_summary(end, context.main_flow if not context.bidir else Flow.UP, "", context)]
     if context.bidir or "sum_sent_bidir_reverse" in end:
         flows.append(_flow_summary(end, Flow.DOWN, "_bidir_reverse", context))
+    # Each end counts what it received: this end the download, the server the upload.
+    ooo = {
+        Flow.DOWN: out_of_order(end, received_unsaid=context.reverse),
+        Flow.UP: context.far_out_of_order,
+    }
+    flows = [
+        replace(f, out_of_order=ooo[f.flow]) if f is not None and f.packets is not None else f
+        for f in flows
+    ]
     rtt_mean: list[float] = []
     rtt_min: list[float] = []
     rtt_max: list[float] = []

@@ -1,6 +1,6 @@
-"""One sum object of iperf3's JSON intervals as a Sample, and the server's JSON report
-(--get-server-output) as Samples: shared by the JSON parsers and the text parser, which meets
-that report when the server runs with -J."""
+"""One sum object of iperf3's JSON intervals as a Sample, the server's JSON report
+(--get-server-output) as Samples, and the out-of-order datagrams an end counted: shared by
+the JSON parsers and the text parser, which meets that report when the server runs with -J."""
 
 from __future__ import annotations
 
@@ -40,6 +40,24 @@ def far_end_json(doc: Mapping[str, Any]) -> tuple[Sample, ...]:
             except ParseError:
                 continue
     return tuple(samples)
+
+
+def out_of_order(end: object, *, received_unsaid: bool) -> int | None:
+    """The datagrams out of order an end counted in the UDP streams it received (end.streams[]
+    .udp out_of_order, per run only: iperf3 states none per interval). A stream that does not
+    say whether it sent (3.1) was received when received_unsaid. None when no received stream
+    states a count (TCP, or the counting end's report absent)."""
+    streams = end.get("streams") if isinstance(end, Mapping) else None
+    counts = []
+    for stream in streams if isinstance(streams, list) else []:
+        udp = stream.get("udp") if isinstance(stream, Mapping) else None
+        if not isinstance(udp, Mapping) or "out_of_order" not in udp:
+            continue
+        sender = udp.get("sender")
+        if sender is False or (not isinstance(sender, bool) and received_unsaid):
+            counts.append(count(udp, "out_of_order"))
+    known = [c for c in counts if c is not None]
+    return sum(known) if known else None
 
 
 def sum_sample(
@@ -88,6 +106,7 @@ _WHAT = {
     "lost_packets": "lost datagram count",
     "packets": "datagram count",
     "lost_percent": "loss",
+    "out_of_order": "out-of-order datagram count",
     "host_total": "CPU load",
     "remote_total": "CPU load",
 }

@@ -25,7 +25,7 @@ from app.domain.results import (
 )
 from app.engine import udp_totals
 from app.engine.errors import NotIperf3, ParseError
-from app.engine.iperf3_sums import far_end_json
+from app.engine.iperf3_sums import far_end_json, out_of_order
 from app.engine.lines import split_lines
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes
 
@@ -49,6 +49,12 @@ _CPU = re.compile(
 )
 _STARTING = re.compile(r"^Starting Test: protocol: (?P<proto>\w+), (?P<streams>\d+) streams")
 _CONNECTED = re.compile(r"^\[\s*\d+\](?:\[[TR]X-[CS]\])?\s+local\s.*\sconnected to\s")
+#: A UDP receiver's count at the end, per stream or summed, printed only when not 0:
+#: "[  5]   0.00-10.00  sec  3 datagrams received out-of-order", "[SUM]  0.0-300.0 sec  2452 …".
+_OUT_OF_ORDER = re.compile(
+    r"^\[\s*(?P<id>\d+|SUM)\](?:\[[TR]X-[CS]\])?\s+\d+(?:\.\d+)?-\s*\d+(?:\.\d+)?\s+sec\s+"
+    r"(?P<count>\d+)\s+datagrams\s+received\s+out-of-order"
+)
 _SEPARATOR = "- - - -"
 #: What iperf 2 prints and iperf3 never does: the same name on a different program.
 _IPERF2 = re.compile(
@@ -89,6 +95,10 @@ class _State:
     #: After "Server output:" (text) or "Server JSON output:" (json): the server's report.
     far: str | None = None
     far_lines: list[str] = field(default_factory=list)
+    #: This end's out-of-order datagrams (of the download it received): per stream, summed.
+    out_of_order: dict[bool, int] = field(default_factory=dict)
+    #: Out-of-order lines in the server's report, until the line after them says whose.
+    far_held: list[str] = field(default_factory=list)
 
     @property
     def stream_count(self) -> int:
@@ -118,12 +128,18 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if state.far is not None and not line.startswith("iperf Done"):
             match = _INTERVAL.match(line)
-            if state.far == "text" and match and (match.group("role") or "").endswith("-C"):
+            if state.far == "text" and _OUT_OF_ORDER.match(line):
+                # Whose it is shows on the next line: the receiver's total it is printed before.
+                state.far_held.append(line)
+            elif state.far == "text" and match and (match.group("role") or "").endswith("-C"):
                 # iperf3 3.12 --bidir prints the client's RX-C totals after the server's report.
                 state.in_summary = True
                 _interval(match, state)
+                _count_out_of_order(state.far_held, state.out_of_order)
+                state.far_held.clear()
             else:
-                state.far_lines.append(line)
+                state.far_lines += [*state.far_held, line]
+                state.far_held.clear()
             continue
         after_separator, state.after_separator = state.after_separator, False
         if line.startswith(_SEPARATOR):
@@ -152,6 +168,9 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
         elif line.startswith("iperf Done"):
             finished = True
             continue
+        if _OUT_OF_ORDER.match(line):
+            _count_out_of_order([line], state.out_of_order)
+            continue
         if match := _INTERVAL.match(line):
             sample = _interval(match, state)
             if sample is not None:
@@ -159,6 +178,7 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             continue
         if line.startswith(_LOG_PREFIXES):
             yield EngineMessage(line)
+    state.far_lines += state.far_held
     if far := _far_end(state):
         yield FarEndIntervals(far)
     if finished or state.totals:
@@ -167,6 +187,42 @@ def parse_text(lines: Iterable[str]) -> Iterator[ParseEvent]:
             if (note := udp_totals.note(flow)) is not None:
                 yield EngineMessage(note)
         yield summary
+
+
+def _count_out_of_order(lines: Iterable[str], counts: dict[bool, int]) -> None:
+    """Add the counts of out-of-order lines, by whether they are [SUM] lines."""
+    for line in lines:
+        if found := _OUT_OF_ORDER.match(line.strip()):
+            is_sum = found.group("id") == "SUM"
+            counts[is_sum] = counts.get(is_sum, 0) + (measured_int(found.group("count")) or 0)
+
+
+def out_of_order_text(lines: Iterable[str]) -> int | None:
+    """The out-of-order datagrams a UDP receiver's text states at its end (the [SUM] line's
+    count, else its streams' added up; 0 when it states none); None for no UDP receiver's."""
+    counts: dict[bool, int] = {}
+    received = False
+    for raw in lines:
+        line = raw.strip()
+        if _OUT_OF_ORDER.match(line):
+            _count_out_of_order([line], counts)
+        elif (match := _INTERVAL.match(line)) and _UDP_RECEIVER.match(match.group("rest").strip()):
+            received = True
+    return counts.get(True, counts.get(False, 0)) if received or counts else None
+
+
+def _far_out_of_order(state: _State) -> int | None:
+    """What the server counted out of order in the upload, from its report."""
+    if state.far == "text":
+        return out_of_order_text(state.far_lines)
+    if state.far == "json":
+        try:
+            doc = json.loads("\n".join(state.far_lines))
+        except (ValueError, RecursionError):
+            return None
+        end = doc.get("end") if isinstance(doc, dict) else None
+        return out_of_order(end, received_unsaid=not state.reverse)
+    return None
 
 
 def _far_end(state: _State) -> tuple[Sample, ...]:
@@ -317,6 +373,9 @@ def far_end_text(lines: Iterable[str], *, reverse: bool, streams: int) -> tuple[
 
 def _summary(state: _State) -> RunSummary:
     flows = []
+    # Each end counts what it received: this end the download, the server the upload.
+    own = state.out_of_order
+    ooo = {Flow.DOWN: own.get(True, own.get(False, 0)), Flow.UP: _far_out_of_order(state)}
     for flow in (Flow.UP, Flow.DOWN):
         totals = state.totals.get((flow, True)) or state.totals.get((flow, False))
         if totals is None:
@@ -335,6 +394,7 @@ def _summary(state: _State) -> RunSummary:
             lost_packets=_int(loss_source.get("lost")),
             packets=_int(loss_source.get("packets") or sender.get("packets")),
             loss_pct=_float(loss_source.get("loss_pct")),
+            out_of_order=ooo[flow] if "lost" in loss_source else None,
         )
         flows.append(udp_totals.from_loss_counters(summary) if totals.combined else summary)
     return RunSummary(

@@ -13,6 +13,7 @@ from app.domain.results import (
     EngineFailure,
     EngineMessage,
     FarEndIntervals,
+    LateCounts,
     ParseEvent,
     RunResult,
     RunSummary,
@@ -149,6 +150,7 @@ class EngineRun:
         process.start()
         samples = SampleSpool()
         far: list[Sample] = []  # the far end's interval reports, given when the run ends
+        late: list[Sample] = []  # counts the engine stated after their interval was passed on
         started = False  # any interval, omitted ones included
         summary: RunSummary | None = None
         failure: str | None = None
@@ -173,6 +175,8 @@ class EngineRun:
                         raise DataStopped(self._host, silent_s, detail=self._raw.text())
                 elif isinstance(event, RunSummary):
                     summary = event
+                elif isinstance(event, LateCounts):
+                    late.extend(event.samples)
                 elif isinstance(event, FarEndIntervals):
                     problem = next(filter(None, map(impossible, event.samples)), None)
                     if problem is not None:
@@ -240,7 +244,8 @@ class EngineRun:
             raise self._classify(_shortened(message), started=started)
         own = tuple(samples.samples())
         samples.close()
-        joined = intervals.join(own, far) if far else own
+        counted = intervals.with_late(own, late) if late else own
+        joined = intervals.join(counted, far) if far else counted
         self.result = RunResult(
             engine=self.tool.name,
             engine_version=self.tool.version_string,

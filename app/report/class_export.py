@@ -8,12 +8,20 @@ import io
 from typing import Any
 
 from app.report.csv_export import write_rows
-from app.study.classroom import ClassView, StudentRow
+from app.study.lab.classroom import ClassView, StudentRow
 
 __all__ = ["GRADE_COLUMNS", "class_json", "grades_csv", "row_json"]
 
-GRADE_COLUMNS = ("student", "group", "status", "flags", "steps_done", "runs_done", "runs_planned",
-                 "answers")  # fmt: skip
+GRADE_COLUMNS = (
+    "student",
+    "group",
+    "status",
+    "flags",
+    "steps_done",
+    "runs_done",
+    "runs_planned",
+    "answers",
+)
 
 
 def _mbit(bps: float | None) -> float | None:

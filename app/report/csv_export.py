@@ -10,6 +10,7 @@ from typing import TextIO
 
 from app.analysis.points import plain_number
 from app.domain.metrics import POINT_METRICS as ALL_POINT_METRICS
+from app.domain.metrics import SAMPLE_FIGURES
 from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
 from app.domain.results import Sample
 from app.domain.tags import tags_text
@@ -166,16 +167,10 @@ SAMPLE_COLUMNS = (
     "flow",
     "start_s",
     "end_s",
-    "received_bps",  # what the receiver got: the throughput (goodput)
-    "sent_bps",  # the sender's rate in the same interval
-    "bytes",
-    "retransmits",
-    "rtt_ms",
-    "cwnd_bytes",
-    "jitter_ms",
-    "lost_packets",
-    "packets",
-    "owd_ms",  # one-way delay (iperf 2 --trip-times, clocks stated synchronised)
+    # received_bps (what the receiver got: the throughput, goodput), then the sender's rate
+    # in the same interval (sent_bps) and the other figures per interval, as the metric
+    # table lists them.
+    *(figure.name for figure in SAMPLE_FIGURES),
 )
 
 
@@ -211,16 +206,7 @@ def write_samples_csv(
                 sample.flow.value,
                 sample.start_s,
                 sample.end_s,
-                sample.received_bps,
-                sample.sent_bps,
-                sample.bytes,
-                sample.retransmits,
-                sample.rtt_ms,
-                sample.cwnd_bytes,
-                sample.jitter_ms,
-                sample.lost_packets,
-                sample.packets,
-                sample.owd_ms,
+                *(getattr(sample, figure.name) for figure in SAMPLE_FIGURES),
             ]
             writer.writerow([safe_cell(v) for v in row])
             count += 1

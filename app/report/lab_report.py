@@ -21,8 +21,8 @@ from app.domain.plan_fields import VARIABLE_LABELS
 from app.domain.records import SessionRecord, utc_now
 from app.domain.units import DASH, format_rate
 from app.report.html_parts import CSP, STYLE, e, png_size, table, when, x
-from app.study.describe import describe_environment, describe_plan
 from app.study.frontdoor import FrontDoor
+from app.study.sweep.describe import describe_environment, describe_plan
 
 __all__ = ["LabReport", "StepReport", "collect_lab_report", "lab_report_html", "step_tables"]
 
@@ -97,8 +97,14 @@ def collect_lab_report(door: FrontDoor, exercise: Exercise, student: str) -> Lab
     equipment = list(machines.items())
     if peers:
         equipment.append(("Peer", [", ".join(peers)]))
-    return LabReport(exercise, work.student if work else student, work.group if work else "",
-                     steps, final, equipment)  # fmt: skip
+    return LabReport(
+        exercise,
+        work.student if work else student,
+        work.group if work else "",
+        steps,
+        final,
+        equipment,
+    )
 
 
 def step_tables(step: StepReport) -> list[tuple[str, list[str], list[list[str]]]]:

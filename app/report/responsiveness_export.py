@@ -11,16 +11,16 @@ from typing import Any
 from app.domain.units import DASH
 from app.report.csv_export import write_rows
 from app.report.html_parts import CSP, STYLE, e, facts, table
-from app.study.describe import local_time
-from app.study.responsiveness_comparison import TABLE_HEADERS, ResponsivenessComparison
-from app.study.responsiveness_kept import KeptResult
-from app.study.responsiveness_results import (
+from app.study.responsiveness.comparison import TABLE_HEADERS, ResponsivenessComparison
+from app.study.responsiveness.kept import KeptResult
+from app.study.responsiveness.results import (
     LOAD_PHASES,
     Phase,
     latency_number,
     latency_text,
     rpm_number,
 )
+from app.study.sweep.describe import local_time
 
 #: Bumped when a field of the JSON file changes meaning.
 FORMAT_VERSION = 1

@@ -25,8 +25,9 @@ class Dialect:
 
 
 SQLITE = Dialect("sqlite", "INTEGER PRIMARY KEY", "INTEGER", "?")
-POSTGRESQL = Dialect("postgresql", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "BIGINT",
-                     "%s")  # fmt: skip
+POSTGRESQL = Dialect(
+    "postgresql", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "BIGINT", "%s"
+)
 
 _META = "CREATE TABLE IF NOT EXISTS class_meta (name TEXT PRIMARY KEY, value {bigint} NOT NULL)"
 

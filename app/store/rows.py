@@ -15,6 +15,7 @@ from typing import Any
 import psutil
 
 from app.domain.errors import BadOption
+from app.domain.metrics import SAMPLE_FIGURES
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, RunKey, RunKind
 from app.domain.plan_codec import conditions_from_dict, plan_from_json
@@ -156,10 +157,8 @@ def trusted(name: str, value: object) -> Any:
     return None if beyond(name, value) is not None else value
 
 
-_SAMPLE_FIGURES = (
-    "sent_bps", "received_bps", "bytes", "retransmits", "rtt_ms", "cwnd_bytes", "jitter_ms",
-    "lost_packets", "packets", "owd_ms",
-)  # fmt: skip
+#: A sample's figures as the metric table lists them (the columns of the samples table).
+_SAMPLE_FIGURES = tuple(figure.name for figure in SAMPLE_FIGURES)
 
 
 def sample_from_row(row: sqlite3.Row) -> Sample:
@@ -288,10 +287,10 @@ def insert_run(
     return int(cursor.lastrowid or 0)
 
 
-SAMPLE_COLUMNS = (
-    "flow, start_s, end_s, sent_bps, received_bps, bytes, retransmits, rtt_ms, cwnd_bytes, "
-    "jitter_ms, lost_packets, packets, owd_ms"
-)
+SAMPLE_COLUMNS = "flow, start_s, end_s, " + ", ".join(_SAMPLE_FIGURES)
+#: How a file from before schema 5 that is only read (never migrated) gives the two rates
+#: from its one bits_per_second, sorted as the migration sorts them.
+_LEGACY_RATES = {"sent_bps": LEGACY_SENT_BPS, "received_bps": LEGACY_RECEIVED_BPS}
 
 
 def readable_sample_columns(conn: sqlite3.Connection) -> str:
@@ -304,26 +303,30 @@ def readable_sample_columns(conn: sqlite3.Connection) -> str:
 
 
 def sample_columns_for(present: set[str]) -> str:
-    """SAMPLE_COLUMNS for a samples table with these columns: a file from before schema 5
-    that is only read (never migrated) has one bits_per_second column, sorted into sent
-    and received as the migration does; one from before schema 7 has no one-way delay."""
-    columns = SAMPLE_COLUMNS
-    if present and "owd_ms" not in present:
-        columns = columns.replace(", owd_ms", ", NULL AS owd_ms")
-    if "sent_bps" in present or "bits_per_second" not in present:
-        return columns
-    return columns.replace(
-        "sent_bps, received_bps",
-        f"{LEGACY_SENT_BPS} AS sent_bps, {LEGACY_RECEIVED_BPS} AS received_bps",
-    )
+    """SAMPLE_COLUMNS for a samples table with these columns (none known: all of them): a
+    file of an older schema that is only read (never migrated) gives NULL for the figures
+    that arrived later, and one from before schema 5 its one bits_per_second sorted into
+    sent and received."""
+    if not present or all(name in present for name in _SAMPLE_FIGURES):
+        return SAMPLE_COLUMNS
+    legacy = "bits_per_second" in present
+    columns = ["flow", "start_s", "end_s"]
+    for name in _SAMPLE_FIGURES:
+        if name in present:
+            columns.append(name)
+        elif legacy and name in _LEGACY_RATES:
+            columns.append(f"{_LEGACY_RATES[name]} AS {name}")
+        else:
+            columns.append(f"NULL AS {name}")
+    return ", ".join(columns)
 
 
 def insert_samples(
     conn: sqlite3.Connection, run_id: int, samples: Sequence[Sample], first_seq: int = 0
 ) -> None:
+    placeholders = ", ".join("?" for _ in range(5 + len(_SAMPLE_FIGURES)))
     conn.executemany(
-        f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO samples (run_id, seq, {SAMPLE_COLUMNS}) VALUES ({placeholders})",
         [
             (
                 run_id,
@@ -331,16 +334,7 @@ def insert_samples(
                 s.flow.value,
                 s.start_s,
                 s.end_s,
-                s.sent_bps,
-                s.received_bps,
-                s.bytes,
-                s.retransmits,
-                s.rtt_ms,
-                s.cwnd_bytes,
-                s.jitter_ms,
-                s.lost_packets,
-                s.packets,
-                s.owd_ms,
+                *(getattr(s, name) for name in _SAMPLE_FIGURES),
             )
             for seq, s in enumerate(samples, start=first_seq)
         ],

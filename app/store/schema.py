@@ -1,9 +1,13 @@
 """The database schema as forward migrations: MIGRATIONS[n] takes user_version n to n + 1.
 
-Never edit a released migration; append a new one.
+Never edit a released migration; append a new one. From version 11 on, a metric's columns
+are not written here: the migration to the version its spec names (Figure.since_schema in
+app.domain.metrics) adds them.
 """
 
 from __future__ import annotations
+
+from app.domain.metrics import FIGURES, Figure
 
 _V1 = [
     """
@@ -362,4 +366,27 @@ _V10 = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+#: Released migrations written by hand, up to the last whose metric columns were written too.
+_WRITTEN = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+#: Migrations written by hand after it, by the version they lead to (run before the columns of
+#: the metrics arriving in that version).
+_WRITTEN_LATER: dict[int, list[str]] = {}
+_SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
+
+
+def figure_columns(figure: Figure) -> list[str]:
+    """The statements that add a figure's columns: to runs and/or samples, as its spec says."""
+    tables = [t for t, where in (("runs", figure.run), ("samples", figure.interval)) if where]
+    kind = _SQL_TYPES[figure.kind]
+    return [f"ALTER TABLE {table} ADD COLUMN {figure.name} {kind}" for table in tables]
+
+
+def _migration_to(version: int) -> list[str]:
+    arriving = [figure for figure in FIGURES if figure.since_schema == version]
+    return _WRITTEN_LATER.get(version, []) + [s for f in arriving for s in figure_columns(f)]
+
+
+_LATEST = max(len(_WRITTEN), *_WRITTEN_LATER, *(figure.since_schema for figure in FIGURES))
+MIGRATIONS: list[list[str]] = _WRITTEN + [
+    _migration_to(version) for version in range(len(_WRITTEN) + 1, _LATEST + 1)
+]

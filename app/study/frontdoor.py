@@ -32,19 +32,19 @@ from app.engine.server_records import stop_left_behind
 from app.store.db import Database, StoreDamaged, StoreError, default_path
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
-from app.study.describe import default_name
-from app.study.events import StudyPrepared
-from app.study.plan_checks import validate_plan
-from app.study.study_run import Observer, StudyRun
+from app.study.sweep.describe import default_name
+from app.study.sweep.events import StudyPrepared
+from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.study_run import Observer, StudyRun
 
 if TYPE_CHECKING:
     # Exchange files, exercises and the responsiveness test load when first used: a study
     # started from the command line does not wait for them.
-    from app.study.exercises import ExerciseDesk
-    from app.study.responsiveness import Observer as ResponsivenessObserver
-    from app.study.responsiveness import ResponsivenessTest
-    from app.study.responsiveness_kept import KeptResults
-    from app.study.responsiveness_results import ResponsivenessSettings
+    from app.study.lab.exercises import ExerciseDesk
+    from app.study.responsiveness.kept import KeptResults
+    from app.study.responsiveness.results import ResponsivenessSettings
+    from app.study.responsiveness.run import Observer as ResponsivenessObserver
+    from app.study.responsiveness.run import ResponsivenessTest
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
 RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
@@ -104,7 +104,7 @@ class Prepared:
 
 def snapshot(peer_host: str, engines: Mapping[str, str]) -> dict[str, Any]:
     """The environment snapshot as stored with a session."""
-    from app.study import environment  # runs the system's query tools: only when needed
+    from app.study.host import environment  # runs the system's query tools: only when needed
 
     return environment.capture(peer_host, engines).to_dict()
 
@@ -164,13 +164,13 @@ class FrontDoor:
 
     def exercises(self) -> ExerciseDesk:
         """Students' work on lab exercises in this database."""
-        from app.study.exercises import ExerciseDesk
+        from app.study.lab.exercises import ExerciseDesk
 
         return ExerciseDesk(self.db_path, self._open)
 
     def results(self) -> KeptResults:
         """The responsiveness results kept in this database."""
-        from app.study.responsiveness_kept import KeptResults
+        from app.study.responsiveness.kept import KeptResults
 
         return KeptResults(self.db_path, self._open)
 
@@ -289,7 +289,7 @@ class FrontDoor:
         results().keep()."""
         if peer.is_this_computer and self.loopback is None:
             self.loopback = LoopbackServers(drivers=self.drivers)
-        from app.study.responsiveness import ResponsivenessTest
+        from app.study.responsiveness.run import ResponsivenessTest
 
         return ResponsivenessTest(
             peer,
@@ -456,7 +456,7 @@ class FrontDoor:
         with self._open(write=False) as db:
             store = SessionStore(db)
             ids = [store.get(ref).id for ref in refs]
-            from app.study.exchange import export_sessions, write_exchange
+            from app.study.files.exchange import export_sessions, write_exchange
 
             write_exchange(path, export_sessions(store, ids, notes))
         return ids
@@ -464,7 +464,7 @@ class FrontDoor:
     def import_file(self, path: Path) -> ImportedFile:
         """The sessions of an exchange file, checked whole before the database opens, added in
         one transaction (all or nothing); those already here are skipped."""
-        from app.study.exchange import import_sessions, read_exchange
+        from app.study.files.exchange import import_sessions, read_exchange
 
         exchange = read_exchange(path)
         with self._open(write=True) as db:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,6 +57,7 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
         return _already_open(open_files)  # another LinkLab started at the same moment
     from app.analysis.stats import preload
     from app.engine.process import cancel_all
+    from app.ui.common.worker import Worker, once
     from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
 
@@ -74,7 +74,7 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
 
     def preload_once(_index: int = 0) -> None:
         tabs.currentChanged.disconnect(preload_once)
-        threading.Thread(target=preload, name="preload-stats", daemon=True).start()
+        Worker(once(preload), "preload-stats").start()
 
     tabs.currentChanged.connect(preload_once)
     if tabs.currentWidget() is not window.measure:  # opened on a file: Sessions already

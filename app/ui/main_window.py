@@ -3,13 +3,12 @@ menu, status bar."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QByteArray, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -22,13 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app.domain.errors import BadOption, LinkLabError
+from app.domain.errors import BadOption
 from app.domain.exercise import EXERCISE_SUFFIX
-from app.study.describe import changes, extent_text
-from app.study.presets import Preset, list_presets, save_preset
+from app.study.sweep.describe import changes, extent_text
+from app.study.sweep.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
 from app.ui.common import main_thread_gc
 from app.ui.common.widgets import scroll_when_small
+from app.ui.common.worker import Worker, once
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.exercise.controller import ExerciseController
@@ -44,10 +44,6 @@ from app.ui.settings.tab import SettingsTab
 
 def user_preset_dir() -> Path:
     return platformdirs.user_data_path("LinkLab", appauthor=False) / "presets"
-
-
-class _StartupSignals(QObject):
-    done = Signal(str)  # the sentence when the database could not be checked; "" when fine
 
 
 #: The window's size at its first start, on a screen with room for it.
@@ -142,24 +138,22 @@ class MainWindow(QMainWindow):
         self._guide: QWidget | None = None
         self.handed_over_count = 0  # second launches that brought this window to the front
         self._handed_over: list[Path] = []
-        self._startup_signals = _StartupSignals()
-        self._startup_signals.done.connect(self._started_up)
-        threading.Thread(target=self._start_up, name="startup", daemon=True).start()
+        startup = Worker(once(self._start_up), "startup")
+        startup.yielded.connect(self._started_up)
+        startup.failed.connect(self._started_up)
+        startup.start()
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
             files = list(open_files)
             QTimer.singleShot(0, self, lambda: self.open_handed_over(files))
 
-    def _start_up(self) -> None:
+    def _start_up(self) -> str:
         """Off the GUI thread: the whole-file check of the database, and sessions left
-        running by a LinkLab that is gone marked interrupted."""
-        try:
-            door = self.context.door()
-            door.startup()
-        except LinkLabError as err:
-            self._startup_signals.done.emit(err.sentence)
-            return
+        running by a LinkLab that is gone marked interrupted; "" when it went well (a
+        LinkLabError's sentence comes as the worker's failure)."""
+        door = self.context.door()
+        door.startup()
         self.context.damaged = door.damaged  # read-only for the rest of the session
-        self._startup_signals.done.emit("")
+        return ""
 
     def _started_up(self, problem: str) -> None:
         damaged = self.context.damaged

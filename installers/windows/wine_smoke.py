@@ -45,7 +45,7 @@ from app.domain.plan import Peer, Plan
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
+from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 
 ROOT = Path(__file__).resolve().parents[2]
 WINE_DLLS = ("wscmath.dll", "icuuc.dll")

@@ -29,7 +29,7 @@ from app.domain.plan_codec import plan_from_dict, plan_from_json
 from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
 from app.report.csv_export import POINT_COLUMNS, points_csv
 from app.store.sessions import SessionStore
-from app.study.plan_checks import plan_problems
+from app.study.sweep.plan_checks import plan_problems
 
 TCP4 = Series(Protocol.TCP, IpVersion.V4)
 TCP6 = Series(Protocol.TCP, IpVersion.V6)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from app.analysis.responsiveness_compare import DirectionInput, compare_directions, kept_rtts
 from app.engine.probe_results import trimmed_mean
-from app.study.responsiveness_comparison import compare_results
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.comparison import compare_results
+from app.study.responsiveness.kept import KeptResult
 from tests.responsiveness_made import three_ways
 
 LABELS = ("Download", "Upload", "Both at once")
@@ -110,7 +110,7 @@ def test_a_deeper_queue_is_beyond_the_noise_and_a_repeat_is_not() -> None:
 
 
 def test_a_direction_only_one_result_measured_is_named_and_not_compared() -> None:
-    from app.study.responsiveness_results import Phase
+    from app.study.responsiveness.results import Phase
     from tests.responsiveness_made import made_result
 
     two = _kept("a", made_result({Phase.DOWNLOAD: 8.0, Phase.UPLOAD: 12.0}))

@@ -10,7 +10,7 @@ import pytest
 
 from app.domain.exercise import Step, asked_metrics
 from app.domain.plan import Metric, Peer, Plan, Variable
-from app.study.exercises import find_ready
+from app.study.lab.exercises import find_ready
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,9 @@ def test_words_of_a_question_name_the_metrics() -> None:
     assert asked_metrics(swept) == ("throughput_bps",)
     measured = step("Explain what you saw.", metrics=(Metric.THROUGHPUT, Metric.LATENCY))
     assert asked_metrics(measured) == ("latency_idle_ms", "latency_ms")
+
+
+def test_a_question_about_reordering_charts_the_datagrams_out_of_order() -> None:
+    question = "How many datagrams arrived out of order, and how much jitter was there?"
+    assert asked_metrics(step(question)) == ("jitter_ms", "out_of_order")
+    assert asked_metrics(step("Did the link reorder datagrams?")) == ("out_of_order",)

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.domain.metrics import MAX_BPS
 from app.domain.net import Flow, Protocol
 from app.domain.results import EngineMessage, FlowSummary, RunSummary, Sample
-from app.engine.bounds import LIMITS, MAX_BPS, impossible
+from app.engine.bounds import LIMITS, impossible
 from app.engine.errors import ImpossibleValue
 from app.engine.iperf3 import start_iperf3
 from app.engine.options import Iperf3Options

@@ -14,8 +14,8 @@ from app.domain.plan_fields import BY_KEY, ENGINE_SETTINGS, RUN_FIELDS
 from app.domain.run_settings import RunSettings
 from app.engine.arguments import Absent, Argument
 from app.engine.drivers import DRIVERS
-from app.study.applicability import engines_with, inapplicable
-from app.study.plan_checks import plan_problems
+from app.study.sweep.applicability import engines_with, inapplicable
+from app.study.sweep.plan_checks import plan_problems
 from tests.conftest import require_engine
 
 #: A value that asks something of the engine, per setting (none is the field's neutral one).

@@ -6,7 +6,7 @@ import psutil
 import pytest
 
 from app.engine import netinfo
-from app.study import environment
+from app.study.host import environment
 
 
 def _fails() -> dict[str, object]:

@@ -19,10 +19,10 @@ from app.engine.iperf3_json import parse_document
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
-from app.study.class_push import station_pushes
-from app.study.exchange import export_sessions
-from app.study.exercises import ExerciseDesk
-from app.study.handin import handin_document
+from app.study.files.exchange import export_sessions
+from app.study.lab.class_push import station_pushes
+from app.study.lab.exercises import ExerciseDesk
+from app.study.lab.handin import handin_document
 from tests.conftest import DATA, ROOT_DIR
 
 __all__ = ["Written", "engine_outputs", "outputs", "written"]

@@ -20,9 +20,9 @@ from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_text import far_end_text, parse_text
 from app.engine.netperf_parse import parse_keyval
 from app.store.class_backends import open_class_store
-from app.study.collector_app import CollectorApp, Limits
-from app.study.exchange import read_exchange
-from app.study.handin import read_handin
+from app.study.files.exchange import read_exchange
+from app.study.lab.collector_app import CollectorApp, Limits
+from app.study.lab.handin import read_handin
 from tests.fuzz.harness import Target
 from tests.fuzz.mutate import json_text, mutate_json, mutate_text, split_lines
 from tests.fuzz.seeds import outputs, written

@@ -23,8 +23,8 @@ from app.domain.exercise import EXERCISE_SUFFIX, with_id
 from app.engine.process import ENGINE_MANIFEST
 from app.engine.tools import platform_tag
 from app.guide_pages import shipped_files
-from app.study.exchange import EXCHANGE_SUFFIX
-from app.study.exercises import find_ready, write_exercise
+from app.study.files.exchange import EXCHANGE_SUFFIX
+from app.study.lab.exercises import find_ready, write_exercise
 from installers.linux import smoke
 from installers.linux.package import deb_arch
 from tests.installers import early_build

@@ -15,7 +15,7 @@ import pytest
 
 from app import __version__
 from app.domain.exercise import EXERCISE_SUFFIX
-from app.study.exchange import EXCHANGE_SUFFIX
+from app.study.files.exchange import EXCHANGE_SUFFIX
 from installers.build import ENGINELESS_MARK
 from tests.conftest import ROOT_DIR
 

@@ -19,10 +19,10 @@ from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import METRIC_FIELDS, TEXT_METRIC_FIELDS, RunMetrics, SessionStatus, utc_now
 from app.domain.results import Sample
-from app.engine.bounds import LIMITS, RUN_LIMITS
+from app.engine.bounds import LIMITS
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import export_sessions
+from app.study.files.exchange import export_sessions
 from tests.conftest import linklab
 
 
@@ -190,7 +190,7 @@ def test_every_stored_figure_has_bounds() -> None:
     """Each numeric metric of a run is checked on import and trusted on read only within the
     engine's bounds: none is left out."""
     numeric = [name for name in METRIC_FIELDS if name not in TEXT_METRIC_FIELDS]
-    assert [name for name in numeric if name not in RUN_LIMITS] == []
-    assert "elapsed_s" in RUN_LIMITS
-    assert RUN_LIMITS["loss_pct"][2] == 100.0 and RUN_LIMITS["latency_loss_pct"][2] == 100.0
+    assert [name for name in numeric if name not in LIMITS] == []
+    assert "elapsed_s" in LIMITS
+    assert LIMITS["loss_pct"][2] == 100.0 and LIMITS["latency_loss_pct"][2] == 100.0
     assert LIMITS["end_s"][2] < float("inf")

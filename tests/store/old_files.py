@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from app.domain.metrics import FIGURES
 from app.store.schema import MIGRATIONS
 
 _KEPT = (
@@ -12,9 +13,21 @@ _KEPT = (
 )
 
 
+def figures_before(conn: sqlite3.Connection, version: int) -> None:
+    """No columns of the figures that arrived after this schema version (those the metric
+    table's since_schema adds from schema 11 on)."""
+    for table, where in (("runs", "run"), ("samples", "interval")):
+        present = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+        for figure in FIGURES:
+            if figure.since_schema > max(version, 10) and getattr(figure, where):
+                if figure.name in present:
+                    conn.execute(f"ALTER TABLE {table} DROP COLUMN {figure.name}")
+
+
 def samples_before_schema_5(conn: sqlite3.Connection) -> None:
     """The samples table as schemas 1 to 4 made it: one bits_per_second column, which held
     the client's count (the receiver's where there was one, as the client reported it)."""
+    figures_before(conn, 4)
     conn.execute("ALTER TABLE samples RENAME TO samples_now")
     conn.execute(MIGRATIONS[0][4])  # version 1's CREATE TABLE samples
     conn.execute(
@@ -26,6 +39,7 @@ def samples_before_schema_5(conn: sqlite3.Connection) -> None:
 
 def peers_before_schema_6(conn: sqlite3.Connection) -> None:
     """The peers table as schemas 1 to 5 made it: a port column per engine, no peer_ports."""
+    figures_before(conn, 5)
     conn.execute("ALTER TABLE peers ADD COLUMN iperf3_port INTEGER NOT NULL DEFAULT 5201")
     conn.execute("ALTER TABLE peers ADD COLUMN netperf_port INTEGER NOT NULL DEFAULT 12865")
     conn.execute(
@@ -37,6 +51,7 @@ def peers_before_schema_6(conn: sqlite3.Connection) -> None:
 
 def runs_before_schema_7(conn: sqlite3.Connection) -> None:
     """The runs and samples tables as schemas 1 to 6 made them: no one-way delay column."""
+    figures_before(conn, 6)
     conn.execute("ALTER TABLE runs DROP COLUMN owd_ms")
     samples = {str(row[1]) for row in conn.execute("PRAGMA table_info(samples)")}
     if "owd_ms" in samples:  # not after samples_before_schema_5, which rebuilt the table
@@ -62,4 +77,5 @@ def sessions_before_schema_9(conn: sqlite3.Connection) -> None:
 def class_tokens_before_schema_10(conn: sqlite3.Connection) -> None:
     """No class_tokens table, as schemas 1 to 9 had: an exercise's collector token was kept
     inside its stored exercise."""
+    figures_before(conn, 9)
     conn.execute("DROP TABLE IF EXISTS class_tokens")

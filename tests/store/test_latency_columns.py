@@ -12,7 +12,7 @@ from app.domain.plan import Metric, Peer, Plan, RunKey
 from app.domain.records import RunMetrics, utc_now
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
-from app.study.exchange import export_sessions, import_sessions, read_exchange, write_exchange
+from app.study.files.exchange import export_sessions, import_sessions, read_exchange, write_exchange
 from tests.store.old_files import (
     peers_before_schema_6,
     responsiveness_before_schema_8,

@@ -13,7 +13,7 @@ from app.domain.records import RunMetrics, utc_now
 from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
-from app.study.exchange import export_sessions, import_sessions, read_exchange, write_exchange
+from app.study.files.exchange import export_sessions, import_sessions, read_exchange, write_exchange
 from tests.store.old_files import responsiveness_before_schema_8, runs_before_schema_7
 
 KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)

@@ -17,7 +17,7 @@ from app.store.db import SCHEMA_VERSION, Database, StoreError
 from app.store.schema import MIGRATIONS
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
-from app.study.sample_writer import SampleWriter
+from app.study.sweep.sample_writer import SampleWriter
 from tests.store.old_files import (
     peers_before_schema_6,
     responsiveness_before_schema_8,

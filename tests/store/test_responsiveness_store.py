@@ -15,7 +15,7 @@ from app.domain.plan import Peer, Plan
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_results import Phase
+from app.study.responsiveness.results import Phase
 from tests.responsiveness_made import SETTINGS, three_ways
 from tests.store.old_files import responsiveness_before_schema_8
 

@@ -14,7 +14,7 @@ from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.recover import recover
 from app.store.sessions import SessionStore
-from app.study.sample_writer import SampleWriter
+from app.study.sweep.sample_writer import SampleWriter
 from tests.store.old_files import (
     peers_before_schema_6,
     responsiveness_before_schema_8,

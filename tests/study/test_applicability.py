@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Order, Peer, Plan, Variable
-from app.study.applicability import inapplicable, unavailable_choices
-from app.study.plan_checks import plan_problems
+from app.study.sweep.applicability import inapplicable, unavailable_choices
+from app.study.sweep.plan_checks import plan_problems
 
 
 def test_netperf_greys_out_iperf3_options() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.store.db import Database
-from app.study.class_station import ClassPusher
+from app.study.lab.class_station import ClassPusher
 from tests.classlive import TOKEN, short_exercise
 
 

@@ -12,9 +12,9 @@ from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Peer, Plan
 from app.domain.plan_codec import plan_from_dict
 from app.domain.plan_fields import BY_KEY, Kind
-from app.study.applicability import inapplicable
-from app.study.describe import changes, setting_text
-from app.study.plan_checks import plan_problems
+from app.study.sweep.applicability import inapplicable
+from app.study.sweep.describe import changes, setting_text
+from app.study.sweep.plan_checks import plan_problems
 
 
 def _plan(**changes: object) -> Plan:

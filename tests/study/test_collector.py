@@ -17,14 +17,14 @@ from app.report.class_export import class_json
 from app.store.class_backends import open_class_store
 from app.store.class_store import ClassStore
 from app.store.db import Database
-from app.study.class_http import call
-from app.study.class_live import view_from_wire
-from app.study.class_push import PushItem
-from app.study.classroom import read_class
-from app.study.collector import Collector
-from app.study.collector_app import Limits
-from app.study.exchange import write_exchange
-from app.study.handin import handin_document
+from app.study.files.exchange import write_exchange
+from app.study.lab.class_http import call
+from app.study.lab.class_live import view_from_wire
+from app.study.lab.class_push import PushItem
+from app.study.lab.classroom import read_class
+from app.study.lab.collector import Collector
+from app.study.lab.collector_app import Limits
+from app.study.lab.handin import handin_document
 from tests.classlive import ADA, TOKEN, Measured, as_station, body, measure_ada, store_url
 
 STORES = ["sqlite", "postgresql"]
@@ -191,7 +191,7 @@ def test_the_pool_gives_each_station_its_own_port(collector: Collector) -> None:
 
 @pytest.mark.parametrize("code", [13, 10013])  # EACCES on POSIX, WSAEACCES on Windows
 def test_a_port_the_system_refuses_is_named_with_what_to_do(code: int) -> None:
-    from app.study.collector import _start_sentence
+    from app.study.lab.collector import _start_sentence
 
     sentence = _start_sentence("127.0.0.1", 80, OSError(code, "Access denied"))
     assert "port 80" in sentence and "--listen 127.0.0.1:PORT" in sentence

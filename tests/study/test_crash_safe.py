@@ -22,10 +22,10 @@ from app.engine.fake import FakeDriver
 from app.report.csv_export import write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study import sample_writer
-from app.study.events import SampleArrived, StudyEvent
 from app.study.frontdoor import FrontDoor
-from app.study.runner import RetryPolicy, StudyRunner
+from app.study.sweep import sample_writer
+from app.study.sweep.events import SampleArrived, StudyEvent
+from app.study.sweep.runner import RetryPolicy, StudyRunner
 from tests.conftest import ROOT_DIR
 
 PLAN = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=2, duration_s=60, interval_s=0.1)
@@ -39,8 +39,8 @@ CHILD = textwrap.dedent(
     from app.engine.fake import FakeDriver
     from app.store.db import Database
     from app.store.sessions import SessionStore
-    from app.study.events import SampleArrived
-    from app.study.runner import StudyRunner
+    from app.study.sweep.events import SampleArrived
+    from app.study.sweep.runner import StudyRunner
 
     seen = 0
     def observe(event):

@@ -6,7 +6,7 @@ from dataclasses import fields, replace
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Conditions, EarlyStop, Engine, Peer, Plan, Security, Variable
-from app.study.describe import FIELD_LABELS, changes, default_name, extent_text
+from app.study.sweep.describe import FIELD_LABELS, changes, default_name, extent_text
 
 
 def test_every_setting_has_words() -> None:

@@ -4,7 +4,7 @@ Ethernet interface's line rate, nothing for the loopback."""
 from __future__ import annotations
 
 from app.domain.plan import Medium
-from app.study.environment import DetectedLink, EnvironmentSnapshot, WifiInfo, detected_link
+from app.study.host.environment import DetectedLink, EnvironmentSnapshot, WifiInfo, detected_link
 
 
 def test_wifi_gives_its_phy_rate_and_standard() -> None:

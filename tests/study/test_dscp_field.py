@@ -16,7 +16,7 @@ from app.domain.exercise import LOCKABLE, Step, locked_differences
 from app.domain.plan import Peer, Plan, Variable
 from app.domain.plan_codec import plan_from_json
 from app.domain.plan_fields import BY_KEY, SWEPT, categorical
-from app.study.describe import default_name, describe_plan
+from app.study.sweep.describe import default_name, describe_plan
 
 PLAN = Plan(Peer("198.18.0.2"), variable=Variable.DSCP, values=("BK", "BE", "VI", "VO"))
 

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine.netinfo import ipv6_available
-from app.study import environment
-from app.study.environment import (
+from app.study.host import environment
+from app.study.host.environment import (
     FORMAT_VERSION,
     EnvironmentSnapshot,
     WifiInfo,
@@ -27,7 +27,7 @@ from app.study.environment import (
     run_command,
     security_from_text,
 )
-from app.study.wifi import (
+from app.study.host.wifi import (
     channel_from_frequency,
     frequency_from_channel,
     iw_dev_interfaces,

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from app.study import environment
-from app.study.environment import parse_netsh_interfaces, query_wifi
+from app.study.host import environment
+from app.study.host.environment import parse_netsh_interfaces, query_wifi
 from tests.conftest import DATA
 
 GERMAN = (DATA / "wifi" / "netsh_german.txt").read_bytes().decode("utf-8")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import app.store.sessions as sessions_module
-import app.study.exchange as exchange_module
+import app.study.files.exchange as exchange_module
 from app.domain.errors import BadOption
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Conditions, Engine, Metric, Peer, Plan, RunKind
@@ -22,7 +22,7 @@ from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.results import FlowSummary, Sample
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import (
+from app.study.files.exchange import (
     EXCHANGE_VERSION,
     MAX_NAME,
     ImportResult,

@@ -19,8 +19,8 @@ from app.engine.servers import LocalServer, ServerOptions, iperf3_server
 from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import StudyEvent, StudyPrepared
 from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused
+from app.study.sweep.events import StudyEvent, StudyPrepared
 from tests.conftest import ROOT_DIR, free_port
 
 #: Columns that differ between any two sessions, whoever started them.

@@ -19,9 +19,9 @@ from app.engine.reparse import reparsed_throughput
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
-from app.study.classroom import read_class
-from app.study.exchange import write_exchange
-from app.study.handin import HIDDEN, handin_document, read_handin
+from app.study.files.exchange import write_exchange
+from app.study.lab.classroom import read_class
+from app.study.lab.handin import HIDDEN, handin_document, read_handin
 from tests.conftest import DATA
 
 HOST = "alice-laptop"

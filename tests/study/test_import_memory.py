@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import app.study.json_files as json_files
+import app.study.files.json_files as json_files
 from app.domain.errors import BadOption
 from app.domain.exercise import MAX_EXERCISE_BYTES
 from app.domain.net import Flow
@@ -22,7 +22,7 @@ from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.results import Sample
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import MAX_FILE_BYTES, export_sessions, read_exchange, write_exchange
+from app.study.files.exchange import MAX_FILE_BYTES, export_sessions, read_exchange, write_exchange
 from tests.conftest import ROOT_DIR
 from tests.study.test_exchange import BAD_TEXTS
 

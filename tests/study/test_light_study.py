@@ -17,7 +17,7 @@ from app.domain.plan import Peer, Plan
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.runner import StudyRunner
+from app.study.sweep.runner import StudyRunner
 
 plan = Plan(peer=Peer("lab-peer"), values=(128, 1408), repetitions=4, duration_s=2)
 with tempfile.TemporaryDirectory() as folder, Database(Path(folder) / "s.sqlite3") as db:

@@ -11,7 +11,7 @@ import pytest
 from app.domain.records import SessionStatus
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.shaping import TABLE
+from app.study.host.shaping import TABLE
 from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]

@@ -24,16 +24,16 @@ from app.domain.results import Sample
 from app.engine.errors import ConnectionRefused, PeerVanished
 from app.engine.fake import FakeDriver
 from app.store.sessions import SessionStore
-from app.study.describe import describe_plan
-from app.study.events import (
+from app.study.sweep.describe import describe_plan
+from app.study.sweep.events import (
     MonitorResumed,
     MonitorWaiting,
     RunStarted,
     SampleArrived,
     StudyEvent,
 )
-from app.study.monitor import MonitorRunner, monitor_plan
-from app.study.runner import RetryPolicy
+from app.study.sweep.monitor import MonitorRunner, monitor_plan
+from app.study.sweep.runner import RetryPolicy
 
 PLAN = monitor_plan(Peer("lab-peer"), run_s=5)
 

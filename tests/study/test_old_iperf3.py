@@ -14,7 +14,7 @@ from app.domain.records import SessionStatus
 from app.engine.drivers import registry
 from app.engine.tools import EngineSettings
 from app.store.sessions import SessionStore
-from app.study.runner import StudyRunner
+from app.study.sweep.runner import StudyRunner
 from tests.engine.engine_replay import ENGINE_OUTPUTS, iperf3_3_1_3
 
 pytestmark = [

@@ -24,9 +24,9 @@ from app.domain.plan import (
 )
 from app.domain.plan_codec import plan_from_json
 from app.domain.run_settings import RunSettings, run_settings
-from app.study.plan_checks import plan_problems, validate_plan
-from app.study.presets import find_preset, list_presets, load_preset_file, save_preset
-from app.study.shaping import unavailable_reason
+from app.study.host.shaping import unavailable_reason
+from app.study.sweep.plan_checks import plan_problems, validate_plan
+from app.study.sweep.presets import find_preset, list_presets, load_preset_file, save_preset
 
 BASE = Plan(
     peer=Peer("127.0.0.1", host6="::1"),

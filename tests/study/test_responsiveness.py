@@ -19,8 +19,7 @@ from app.engine.drivers import find_tool
 from app.engine.errors import StoppedByUser
 from app.engine.loopback import LoopbackServers
 from app.engine.probe_results import ProbeRecord
-from app.study.responsiveness import ResponsivenessTest, _StepRun, load_result, step_figures
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     IdleMeasured,
     Phase,
     PhaseFinished,
@@ -30,6 +29,7 @@ from app.study.responsiveness_results import (
     StepMeasured,
     TestStarted,
 )
+from app.study.responsiveness.run import ResponsivenessTest, _StepRun, load_result, step_figures
 from tests.conftest import engine_children, require_engine
 
 

@@ -9,9 +9,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.study.responsiveness_comparison import compare_results
-from app.study.responsiveness_kept import KeptResult, from_row, to_row
-from app.study.responsiveness_results import Phase, rpm_number
+from app.study.responsiveness.comparison import compare_results
+from app.study.responsiveness.kept import KeptResult, from_row, to_row
+from app.study.responsiveness.results import Phase, rpm_number
 from tests.responsiveness_made import SETTINGS, made_result
 
 latency = st.floats(min_value=0.5, max_value=400.0, allow_nan=False)

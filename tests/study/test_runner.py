@@ -23,7 +23,7 @@ from app.engine.servers import LocalServer, ServerOptions, iperf3_server, netser
 from app.engine.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import (
+from app.study.sweep.events import (
     PointUpdated,
     Progress,
     RunFailed,
@@ -34,7 +34,7 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.runner import RetryPolicy, StudyRunner
+from app.study.sweep.runner import RetryPolicy, StudyRunner
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

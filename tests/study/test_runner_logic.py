@@ -15,7 +15,7 @@ from app.engine.errors import ClosedBeforeStart, ConnectionRefused, PeerVanished
 from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.events import (
+from app.study.sweep.events import (
     PointUpdated,
     Progress,
     RunFailed,
@@ -26,7 +26,7 @@ from app.study.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.runner import RetryPolicy, StudyRunner
+from app.study.sweep.runner import RetryPolicy, StudyRunner
 
 NO_WAIT = RetryPolicy(first_wait_s=0.0, max_wait_s=0.0)
 

@@ -20,10 +20,10 @@ from app.engine.latency import MethodChoice
 from app.engine.probe import Prober
 from app.engine.probe_results import LatencyMethod
 from app.store.sessions import SessionStore
-from app.study.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
-from app.study.plan_checks import plan_problems
-from app.study.runner import StudyRunner
-from app.study.working_latency import WorkingLatency
+from app.study.sweep.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
+from app.study.sweep.plan_checks import plan_problems
+from app.study.sweep.runner import StudyRunner
+from app.study.sweep.working_latency import WorkingLatency
 
 IDLE_MS, LOADED_MS = 1.0, 20.0
 

@@ -18,8 +18,8 @@ from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
-from app.study.exchange import write_exchange
-from app.study.handin import handin_document
+from app.study.files.exchange import write_exchange
+from app.study.lab.handin import handin_document
 
 LAB_PEER = Peer("192.168.1.20")
 

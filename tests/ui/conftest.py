@@ -16,7 +16,7 @@ from PySide6.QtCore import QSettings
 
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
+from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow
 from app.ui.qt_fonts import point_offscreen_at_fonts

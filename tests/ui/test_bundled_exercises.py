@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.resources import resource_dir
-from app.study.exercises import read_exercise, ready_names
+from app.study.lab.exercises import read_exercise, ready_names
 from app.ui.main_window import MainWindow
 from tests.ui.user import User, wait_for
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from app.domain.plan import Peer
-from app.study.exercises import find_ready
+from app.study.lab.exercises import find_ready
 from app.ui.main_window import MainWindow
 from tests.ui.class_handins import Student, write_class
 from tests.ui.test_class_tab import choose_folder

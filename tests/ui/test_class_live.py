@@ -16,10 +16,10 @@ from app.domain.collector import Collector as CollectorAddress
 from app.domain.exercise import Exercise
 from app.store.class_backends import open_class_store
 from app.store.db import Database
-from app.study.class_http import call
-from app.study.class_push import station_pushes
-from app.study.collector import Collector
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.class_http import call
+from app.study.lab.class_push import station_pushes
+from app.study.lab.collector import Collector
+from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
 from tests.classlive import TOKEN, short_exercise
 from tests.conftest import free_port

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.tab import dropped_source
 from app.ui.main_window import MainWindow

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLineEdit
 
 from app.domain.exercise import Exercise, Step, with_id
 from app.domain.plan import Peer, Plan
-from app.study.exercises import write_exercise
+from app.study.lab.exercises import write_exercise
 from app.ui.main_window import MainWindow
 from tests.ui.test_exercise_flow import open_file
 from tests.ui.user import User, wait_for

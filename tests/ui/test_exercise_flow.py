@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.domain.exercise import Exercise, with_id
 from app.domain.plan import Variable
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
 from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as

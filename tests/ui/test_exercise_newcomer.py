@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QFileDialog, QListView
 
-from app.study.exercises import read_exercise, ready_names
+from app.study.lab.exercises import read_exercise, ready_names
 from app.ui.main_window import MainWindow
 from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain.plan import Conditions, Medium
-from app.study.environment import DetectedLink
+from app.study.host.environment import DetectedLink
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep, sessions
 from tests.ui.test_sessions_tab import make_session

@@ -19,8 +19,8 @@ import pytest
 from app.domain.collector import Collector as CollectorAddress
 from app.domain.exercise import Exercise, with_id
 from app.store.class_backends import open_class_store
-from app.study.collector import Collector
-from app.study.exercises import find_ready, write_exercise
+from app.study.lab.collector import Collector
+from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
 from tests.classlive import TOKEN
 from tests.ui.test_class_tab import choose_folder

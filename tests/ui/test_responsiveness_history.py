@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_comparison import compare_results
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.comparison import compare_results
+from app.study.responsiveness.kept import KeptResult
 from app.ui.main_window import MainWindow
 from app.ui.responsiveness.result_files import CARD_WIDTH
 from tests.responsiveness_made import SETTINGS, three_ways

@@ -13,11 +13,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
-import app.study.exchange as exchange_module
+import app.study.files.exchange as exchange_module
 from app.domain.errors import BadOption
 from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
-from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
+from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from app.ui.sessions.exchange import (

@@ -19,8 +19,8 @@ from app.domain.tags import TagError, parse_tags
 from app.domain.units import format_rate
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
+from app.study.sweep.describe import local_time
 from app.ui.context import AppContext
 from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab
 from app.ui.sessions.tags_dialog import TagsDialog

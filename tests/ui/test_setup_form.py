@@ -9,7 +9,7 @@ import pytest
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import EarlyStop, Engine, Medium, Metric, Order, Plan, Security, Variable
-from app.study.presets import list_presets
+from app.study.sweep.presets import list_presets
 from app.ui.main_window import MainWindow
 from tests.ui.user import Unreachable, User
 

@@ -25,7 +25,7 @@ import app.ui.main_window
 import app.ui.single_instance as single_instance
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
+from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, write_exchange
 from app.ui.app import run_app
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 from app.domain.plan import Variable
 from app.domain.plan_fields import VARIABLE_LABELS, categorical
 from app.domain.units import format_rate, rate_unit
-from app.study.classroom import ClassView
+from app.study.lab.classroom import ClassView
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
 
 MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue

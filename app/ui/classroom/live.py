@@ -28,10 +28,10 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX
 from app.store.class_backends import open_class_store, shown_url
 from app.store.class_store import ClassStore
-from app.study.class_http import call
-from app.study.class_live import choose_exercise, live_class, view_from_wire
-from app.study.classroom import ClassView
-from app.study.collector import DEFAULT_PORT, Collector, read_token_file, write_into_exercise
+from app.study.lab.class_http import call
+from app.study.lab.class_live import choose_exercise, live_class, view_from_wire
+from app.study.lab.classroom import ClassView
+from app.study.lab.collector import DEFAULT_PORT, Collector, read_token_file, write_into_exercise
 from app.ui.common.background import Background
 from app.ui.common.widgets import accessible
 from app.ui.context import AppContext

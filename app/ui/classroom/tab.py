@@ -28,9 +28,9 @@ from app.domain.errors import BadOption
 from app.domain.exercise import EXERCISE_SUFFIX
 from app.domain.units import format_rate
 from app.report.class_export import grades_csv
-from app.study.classroom import ClassView, StudentRow, read_class
-from app.study.exchange import EXCHANGE_SUFFIX
-from app.study.exercises import read_exercise
+from app.study.files.exchange import EXCHANGE_SUFFIX
+from app.study.lab.classroom import ClassView, StudentRow, read_class
+from app.study.lab.exercises import read_exercise
 from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.live import LiveBar
 from app.ui.common.background import Background

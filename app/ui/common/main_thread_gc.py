@@ -1,7 +1,7 @@
 """Python's cycle collector run on the GUI thread only.
 
-Left automatic, the collector runs in whichever thread happens to allocate: a reader in Qt's
-thread pool or a study's thread may then be the one to free a cycle that holds widgets, and a
+Left automatic, the collector runs in whichever thread happens to allocate: a worker's thread
+(a background read, a study) may then be the one to free a cycle that holds widgets, and a
 widget destroyed there, while the GUI thread deletes its own objects, deadlocks the two on a
 Qt lock (the GUI thread holding Python's lock). So the automatic collector is switched off
 and the same generational collection is run on a timer in the GUI thread, where widgets may

@@ -11,8 +11,8 @@ from PySide6.QtCore import QObject, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.study.class_station import ClassPusher
-from app.study.outbox import OutboxStatus
+from app.store.outbox import OutboxStatus
+from app.study.lab.class_station import ClassPusher
 from app.ui.common.background import Background
 
 
@@ -40,9 +40,13 @@ class ClassPush(QObject):
         if pusher is None or pusher.student != student:
             self.close()
             pusher = ClassPusher(
-                self._db_path, self.exercise, student, self.url, self._token,
+                self._db_path,
+                self.exercise,
+                student,
+                self.url,
+                self._token,
                 on_change=self.status_changed.emit,
-            )  # fmt: skip
+            )
             self._pusher = pusher
             self._syncer.run(pusher.start, lambda _p: None, lambda _sentence: None)
             return

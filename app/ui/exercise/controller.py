@@ -13,13 +13,14 @@ from PySide6.QtWidgets import QMenu, QTabWidget, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import EXERCISE_SUFFIX, Exercise
-from app.study.exercises import (
+from app.store.outbox import OutboxStatus
+from app.study.lab.exercises import (
     read_exercise,
     ready_exercise_files,
     safe_file_name,
     write_exercise,
 )
-from app.study.outbox import OutboxStatus
+from app.study.sweep.events import RunFailed, RunFinished, SessionFinished, SessionStarted
 from app.ui.common.file_dialogs import open_file, save_file
 from app.ui.context import AppContext
 from app.ui.exercise.class_push import ClassPush
@@ -135,10 +136,13 @@ class ExerciseController(QObject):
         """Push after each run the study stores (and as its session starts and ends)."""
         worker = self.window.measure.worker
         if running and worker is not None:
-            for stored in (worker.session_started, worker.run_finished, worker.session_finished):
-                stored.connect(lambda _event: self._push())
-            worker.run_failed.connect(lambda event: None if event.will_retry else self._push())
+            worker.yielded.connect(self._study_event)
         else:
+            self._push()
+
+    def _study_event(self, event: object) -> None:
+        stored = isinstance(event, SessionStarted | RunFinished | SessionFinished)
+        if stored or (isinstance(event, RunFailed) and not event.will_retry):
             self._push()
 
     def _push(self) -> None:

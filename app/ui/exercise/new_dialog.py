@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
-from app.study.exercises import build_exercise, ready_names
-from app.study.presets import list_presets
+from app.study.lab.exercises import build_exercise, ready_names
+from app.study.sweep.presets import list_presets
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, accessible
 
 REVEAL_WORDS = {

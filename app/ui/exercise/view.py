@@ -29,9 +29,9 @@ from app.analysis.compare import METRIC_INFO, Comparison
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.report.lab_report import LabReport, collect_lab_report, step_findings
-from app.study.describe import describe_plan
-from app.study.exchange import EXCHANGE_SUFFIX, write_exchange
-from app.study.exercises import StepProgress, safe_file_name
+from app.study.files.exchange import EXCHANGE_SUFFIX, write_exchange
+from app.study.lab.exercises import StepProgress, safe_file_name
+from app.study.sweep.describe import describe_plan
 from app.ui.common.background import Background
 from app.ui.common.chart_style import style_plot
 from app.ui.common.charts import SweepChart
@@ -127,8 +127,13 @@ class ExerciseView(QWidget):
         self.answers = AnswersPanel(self._save_answer)
         detail = QWidget()
         box = QVBoxLayout(detail)
-        for widget in (self.step_title, self.step_state, self.instructions, self.locked,
-                       self.plan_text):  # fmt: skip
+        for widget in (
+            self.step_title,
+            self.step_state,
+            self.instructions,
+            self.locked,
+            self.plan_text,
+        ):
             box.addWidget(widget)
         row = QHBoxLayout()
         row.addWidget(self.setup_button)
@@ -289,8 +294,13 @@ class ExerciseView(QWidget):
             self.instructions.setText(
                 "Answer the exercise's own questions, then write your report."
             )
-            for widget in (self.locked, self.plan_text, self.setup_button, *self.charts,
-                           self.findings):  # fmt: skip
+            for widget in (
+                self.locked,
+                self.plan_text,
+                self.setup_button,
+                *self.charts,
+                self.findings,
+            ):
                 widget.setVisible(False)
             self.answers.show_questions(
                 [(qid, q) for qid, q, _ in read.report.final_answers], answers

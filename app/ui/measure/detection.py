@@ -4,25 +4,26 @@ answers Check peer."""
 
 from __future__ import annotations
 
-import threading
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from app.study.environment import DetectedLink
+from app.study.host.environment import DetectedLink
+from app.ui.common.worker import Worker, once
 
 
-class _Signals(QObject):
-    """Parentless: a detection thread may outlive the tab that asked."""
+@dataclass(frozen=True)
+class _Found:
+    host: str
+    security: str  # the detected Wi-Fi security, or ""
+    link: DetectedLink | None
 
-    found = Signal(str, str, object)  # (host, detected security or "", DetectedLink | None)
 
-
-def _detect(host: str, signals: _Signals) -> None:
-    from app.study import environment
+def _detect(host: str) -> _Found:
+    from app.study.host import environment
 
     snapshot = environment.capture(host)
-    link = environment.detected_link(snapshot)
-    signals.found.emit(host, snapshot.detected_security or "", link)
+    return _Found(host, snapshot.detected_security or "", environment.detected_link(snapshot))
 
 
 class LinkDetection(QObject):
@@ -34,8 +35,6 @@ class LinkDetection(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._signals = _Signals()
-        self._signals.found.connect(self._found)
         self._asked = ""
         self.answered = True  # False while the latest question waits for its answer
 
@@ -43,14 +42,14 @@ class LinkDetection(QObject):
         """Ask about the link to host; only the latest question's answer is passed on."""
         self._asked = host
         self.answered = False
-        threading.Thread(
-            target=_detect, args=(host, self._signals), name="detect-link", daemon=True
-        ).start()
+        worker = Worker(once(lambda: _detect(host)), "detect-link")
+        worker.yielded.connect(self._found)
+        worker.start()
 
-    def _found(self, host: str, security: str, link: DetectedLink | None) -> None:
-        if host != self._asked:
+    def _found(self, found: _Found) -> None:
+        if found.host != self._asked:
             return  # the user has asked about another peer since
         self.answered = True
-        if security:
-            self.security_detected.emit(security)
-        self.link_detected.emit(link)
+        if found.security:
+            self.security_detected.emit(found.security)
+        self.link_detected.emit(found.link)

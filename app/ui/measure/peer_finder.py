@@ -3,7 +3,6 @@ offers them in the Peer field, each with its name, address and engines."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -11,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 
 from app.domain.plan import DEFAULT_ECHO_PORT
 from app.engine.discovery import FoundPeer, discover
+from app.ui.common.worker import Worker, once
 
 #: port -> the computers found (the window's search; tests narrow it to their own link).
 Search = Callable[[int], list[FoundPeer]]
@@ -33,10 +33,6 @@ def details(peer: FoundPeer) -> str:
     return f"{peer.name} at {peer.host}{also}: {engines}{echo}."
 
 
-class _Signals(QObject):
-    done = Signal(object)  # list[FoundPeer]
-
-
 class PeerFinder(QObject):
     """The Find computers button and the found computers in the Peer drop-down."""
 
@@ -52,17 +48,15 @@ class PeerFinder(QObject):
             "Ask the computers on this network (never beyond it) whether LinkLab's servers run "
             "there (linklab serve), and list them under Peer with their engines."
         )
-        self._signals = _Signals()
-        self._signals.done.connect(self._found)
         self.button.clicked.connect(self.find)
 
     def find(self) -> None:
         self.button.setEnabled(False)
         self.searched.emit("Looking for computers running LinkLab's servers…")
-        search, port, signals = self.search, self.echo_port, self._signals
-        threading.Thread(
-            target=lambda: signals.done.emit(search(port)), name="find-peers", daemon=True
-        ).start()
+        search, port = self.search, self.echo_port
+        worker = Worker(once(lambda: search(port)), "find-peers")
+        worker.yielded.connect(self._found)
+        worker.start()
 
     def found_peer(self, text: str) -> FoundPeer | None:
         """The found computer whose label or address text is, if any."""

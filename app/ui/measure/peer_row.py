@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QGridLayout,
@@ -22,6 +21,7 @@ from app.engine.discovery import FoundPeer
 from app.engine.drivers import DRIVERS, peer_servers
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.common.worker import Worker, once
 from app.ui.measure.peer_finder import FOUND_ROLE, PeerFinder, details
 
 if TYPE_CHECKING:
@@ -37,10 +37,6 @@ PORTS_TIP_LOCAL = (
     "LinkLab's own servers for this computer listen on the loopback only, on free ports it "
     "picks at Start; the ports in use are shown here."
 )
-
-
-class _CheckSignals(QObject):
-    done = Signal(object)  # PeerCheck
 
 
 class PeerRow(QWidget):
@@ -144,8 +140,6 @@ class PeerRow(QWidget):
             spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
         self.check_button.clicked.connect(self.check)
-        self._check_signals = _CheckSignals()
-        self._check_signals.done.connect(self._checked)
         self._context: AppContext | None = None
         # Ports of a typed peer: its own from the history, else the defaults, unless the
         # user typed one for the host being entered.
@@ -311,12 +305,9 @@ class PeerRow(QWidget):
         peer = self.peer()
         self.check_button.setEnabled(False)
         self.show_note(f"Checking {peer.host}…")
-        signals = self._check_signals
-        threading.Thread(
-            target=lambda: signals.done.emit(check_peer(peer.host, peer_servers(peer))),
-            name="check-peer",
-            daemon=True,
-        ).start()
+        worker = Worker(once(lambda: check_peer(peer.host, peer_servers(peer))), "check-peer")
+        worker.yielded.connect(self._checked)
+        worker.start()
 
     def _checked(self, result: PeerCheck) -> None:
         self.check_button.setEnabled(True)

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
 from app.domain.plan_fields import BY_KEY, value_word
-from app.study.applicability import inapplicable, unavailable_choices
-from app.study.describe import default_name, duration_text
-from app.study.plan_checks import plan_problems, port_field_key
+from app.study.sweep.applicability import inapplicable, unavailable_choices
+from app.study.sweep.describe import default_name, duration_text
+from app.study.sweep.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,

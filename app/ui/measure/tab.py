@@ -6,13 +6,7 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -25,14 +19,16 @@ from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus, status_words
-from app.study.environment import DetectedLink
-from app.study.events import (
+from app.study.host.environment import DetectedLink
+from app.study.sweep.events import (
+    LatencyNote,
     LatencyProbed,
     PointUpdated,
     Progress,
     RunFailed,
     RunStarted,
     SampleArrived,
+    SamplesRevised,
     SessionFinished,
     SessionStarted,
     StudyPrepared,
@@ -42,15 +38,17 @@ from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
+from app.ui.common.study_worker import PeerRefused, study_worker
+from app.ui.common.worker import Worker, wire
 from app.ui.context import AppContext
 from app.ui.measure.detection import LinkDetection
 from app.ui.measure.engine_choice import EngineChooser
 from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.last_form import LastForm
+from app.ui.measure.monitor_page import attach_monitor
+from app.ui.measure.run_controls import RunControls
 from app.ui.measure.run_text import eta_text, series_name
 from app.ui.measure.setup_panel import SetupPanel
-from app.ui.measure.worker import StudyWorker
-from app.ui.monitor.attach import attach_monitor
 from app.ui.server.local_servers import LocalServers
 
 
@@ -65,7 +63,7 @@ class MeasureTab(QWidget):
         super().__init__(parent)
         self.context = context
         self.servers = servers
-        self.worker: StudyWorker | None = None
+        self.worker: Worker | None = None
         self.exercise: Exercise | None = None  # the lab exercise whose step is set up
         #: Set by the window: a responsiveness test loads the link this study would measure.
         self.other_test_running: Callable[[], bool] = lambda: False
@@ -80,7 +78,10 @@ class MeasureTab(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.setup, 1)
-        left_layout.addLayout(self._controls())
+        controls = RunControls(self, lambda: self.start(), lambda: self.stop())
+        self.command, self.progress = controls.command, controls.progress
+        self.start_button, self.stop_button = controls.start_button, controls.stop_button
+        left_layout.addLayout(controls)
         self.live_chart = LiveChart()
         self.live_chart.setObjectName("live_chart")
         self.live_chart.setAccessibleName("Current run chart")
@@ -146,44 +147,6 @@ class MeasureTab(QWidget):
         self.engines_changed()
         self._plan_changed(self.setup.plan())
         self.detection.detect(self.setup.peer_row.peer().host)
-
-    def _controls(self) -> QVBoxLayout:
-        box = QVBoxLayout()
-        command_row = QHBoxLayout()
-        self.command = QLineEdit()
-        self.command.setReadOnly(True)
-        self.command.setObjectName("command_line")
-        self.command.setAccessibleName("Command")
-        self.command.setToolTip("The exact command LinkLab runs for the current (or first) run.")
-        copy = QPushButton("Copy")
-        copy.setToolTip("Copy the command line.")
-        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.command.text()))
-        command_row.addWidget(QLabel("Command"))
-        command_row.addWidget(self.command, 1)
-        command_row.addWidget(copy)
-        buttons = QHBoxLayout()
-        self.start_button = QPushButton("Start")
-        self.start_button.setObjectName("start")
-        self.start_button.setToolTip("Start the study (Ctrl+R).")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip("Stop now (Esc): finished runs are kept.")
-        self.stop_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setObjectName("progress")
-        self.progress.setAccessibleName("Progress")
-        self.progress.setFormat("%v / %m runs")
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addWidget(self.progress, 1)
-        box.addLayout(command_row)
-        box.addLayout(buttons)
-        self.start_button.clicked.connect(lambda: self.start())
-        self.stop_button.clicked.connect(lambda: self.stop())
-        QShortcut(QKeySequence("Ctrl+R"), self, lambda: self.start())
-        QShortcut(QKeySequence("F5"), self, lambda: self.start())
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
-        return box
 
     # -- form ------------------------------------------------------------------------------
     def _link_detected(self, link: DetectedLink | None) -> None:
@@ -258,10 +221,18 @@ class MeasureTab(QWidget):
         if plan.assignment is not None and self.exercise is not None:
             a = plan.assignment
             try:  # the locked fields as the exercise set them, and the steps in order
-                plan = self.context.door().exercises().plan_for(
-                    self.exercise, a.step, student=a.student, group=a.group, peer=plan.peer,
-                    base=plan,
-                )  # fmt: skip
+                plan = (
+                    self.context.door()
+                    .exercises()
+                    .plan_for(
+                        self.exercise,
+                        a.step,
+                        student=a.student,
+                        group=a.group,
+                        peer=plan.peer,
+                        base=plan,
+                    )
+                )
             except LinkLabError as err:
                 self._say(err.sentence, error=True)
                 return
@@ -271,7 +242,7 @@ class MeasureTab(QWidget):
             else f"Checking {plan.peer.host} before starting…"
         )
         self._say(where)
-        self._launch(StudyWorker(self.context.door(), plan))
+        self._launch(study_worker(self.context.door(), plan))
 
     def lock_exercise_step(self, exercise: Exercise, number: int, student: str, group: str) -> None:
         """Set up step number of a lab exercise: its plan, its locked fields greyed out."""
@@ -288,23 +259,28 @@ class MeasureTab(QWidget):
         if self.worker is not None:
             return
         self._say(f"Resuming session {session_id[:8]}…")
-        self._launch(StudyWorker(self.context.door(), resume_session=session_id))
+        self._launch(study_worker(self.context.door(), resume_session=session_id))
 
-    def _launch(self, worker: StudyWorker) -> None:
-        worker.prepared.connect(self._prepared)
-        worker.session_started.connect(self._session_started)
-        worker.run_started.connect(self._run_started)
-        worker.sample_arrived.connect(self._sample)
-        worker.samples_revised.connect(lambda e: self.live_chart.revise(e.key, e.samples))
-        worker.latency_probed.connect(self._probed)
-        worker.latency_note.connect(lambda event: self._say(event.sentence))
-        worker.run_failed.connect(self._run_failed)
-        worker.point_updated.connect(self._point)
-        worker.progress_changed.connect(self._progress)
-        worker.session_finished.connect(self._session_finished)
-        worker.refused.connect(self._refused)
-        worker.failed.connect(self._failed)
-        worker.finished.connect(self._worker_done)
+    def _launch(self, worker: Worker) -> None:
+        wire(
+            worker,
+            {
+                StudyPrepared: self._prepared,
+                SessionStarted: self._session_started,
+                RunStarted: self._run_started,
+                SampleArrived: self._sample,
+                SamplesRevised: self._revised,
+                LatencyProbed: self._probed,
+                LatencyNote: lambda event: self._say(event.sentence),
+                RunFailed: self._run_failed,
+                PointUpdated: self._point,
+                Progress: self._progress,
+                SessionFinished: self._session_finished,
+                PeerRefused: self._refused,
+            },
+            failed=self._failed,
+            finished=self._worker_done,
+        )
         self.worker = worker
         self._set_running(True)
         worker.start()
@@ -341,9 +317,9 @@ class MeasureTab(QWidget):
         self.progress.setValue(0)
         self._eta = "time"
 
-    def _refused(self, sentence: str) -> None:
-        self.setup.peer_row.show_problem(sentence, focus=True)
-        self._say(sentence, error=True)
+    def _refused(self, event: PeerRefused) -> None:
+        self.setup.peer_row.show_problem(event.sentence, focus=True)
+        self._say(event.sentence, error=True)
 
     def stop(self) -> None:
         if self.worker is not None:
@@ -415,6 +391,9 @@ class MeasureTab(QWidget):
         if sample.rtt_ms is not None and self.latency_chart.isVisible():
             self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])
 
+    def _revised(self, event: SamplesRevised) -> None:
+        self.live_chart.revise(event.key, event.samples)
+
     def _probed(self, event: LatencyProbed) -> None:
         self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
 
@@ -478,9 +457,7 @@ class MeasureTab(QWidget):
         self._say(sentence, error=True)
 
     def _worker_done(self) -> None:
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            worker.deleteLater()
+        self.worker = None
         self._stop_asked_at = None
         self._set_running(False)
         self._show_command()  # the last run's command gives way to the plan on screen

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces, Trace
 from app.domain.net import Protocol
 from app.domain.units import rate_unit
-from app.study.describe import clock_text
+from app.study.sweep.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
 

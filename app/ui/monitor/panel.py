@@ -1,6 +1,6 @@
 """Measure › Monitor: one flow against the peer chosen on the Measure tab, measured until Stop,
 charted on a rolling window of the last minutes beside its current, mean, lowest and highest
-figures. The monitor runs through the front door in a StudyWorker like any study, and is stored
+figures. The monitor runs through the front door in a study worker like any study, and is stored
 as a session (every interval), listed in Sessions afterwards."""
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
 from app.domain.records import status_words
 from app.domain.units import parse_rate
-from app.study.describe import clock_text
-from app.study.events import (
+from app.study.sweep.describe import clock_text
+from app.study.sweep.events import (
+    LatencyNote,
     LatencyProbed,
     MonitorResumed,
     MonitorWaiting,
@@ -41,11 +42,12 @@ from app.study.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.study.monitor import DEFAULT_RUN_S, UDP_RUN_S, monitor_plan
+from app.study.sweep.monitor import DEFAULT_RUN_S, UDP_RUN_S, monitor_plan
 from app.ui.common.chart_style import series_colour
+from app.ui.common.study_worker import PeerRefused, study_worker
 from app.ui.common.widgets import ERROR_COLOUR, _combo, _spin, accessible
+from app.ui.common.worker import Worker, wire
 from app.ui.context import AppContext
-from app.ui.measure.worker import StudyWorker
 from app.ui.monitor.chart import MonitorChart
 from app.ui.monitor.figures import FiguresModel
 
@@ -75,7 +77,7 @@ class MonitorPanel(QWidget):
         self.setAccessibleName("Monitor")
         self.context = context
         self._base = base
-        self.worker: StudyWorker | None = None
+        self.worker: Worker | None = None
         self.traces: MonitorTraces | None = None
         self._plan: Plan | None = None
         self.clock: Callable[[], float] = time.monotonic  # the benchmark's runs faster
@@ -257,21 +259,26 @@ class MonitorPanel(QWidget):
         self._plan = plan
         who = "this computer's servers" if plan.peer.is_this_computer else plan.peer.host
         self._show(f"Starting the monitor against {who}…")
-        worker = StudyWorker(self.context.door(), plan)
-        worker.prepared.connect(self._prepared)
-        worker.session_started.connect(self._session_started)
-        worker.run_started.connect(self._run_started)
-        worker.sample_arrived.connect(self._sample)
-        worker.samples_revised.connect(self._revised)
-        worker.latency_probed.connect(self._probed)
-        worker.latency_note.connect(lambda event: self.said.emit(event.sentence, False))
-        worker.run_failed.connect(self._run_failed)
-        worker.monitor_waiting.connect(self._waiting)
-        worker.monitor_resumed.connect(self._resumed)
-        worker.session_finished.connect(self._finished)
-        worker.refused.connect(lambda sentence: self._show(sentence, error=True))
-        worker.failed.connect(lambda sentence: self._show(sentence, error=True))
-        worker.finished.connect(self._worker_done)
+        worker = study_worker(self.context.door(), plan)
+        wire(
+            worker,
+            {
+                StudyPrepared: self._prepared,
+                SessionStarted: self._session_started,
+                RunStarted: self._run_started,
+                SampleArrived: self._sample,
+                SamplesRevised: self._revised,
+                LatencyProbed: self._probed,
+                LatencyNote: lambda event: self.said.emit(event.sentence, False),
+                RunFailed: self._run_failed,
+                MonitorWaiting: self._waiting,
+                MonitorResumed: self._resumed,
+                SessionFinished: self._finished,
+                PeerRefused: lambda event: self._show(event.sentence, error=True),
+            },
+            failed=lambda sentence: self._show(sentence, error=True),
+            finished=self._worker_done,
+        )
         self.worker = worker
         self._set_running(True)
         worker.start()
@@ -397,9 +404,7 @@ class MonitorPanel(QWidget):
         self.session_saved.emit(event.session_id)
 
     def _worker_done(self) -> None:
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            worker.deleteLater()
+        self.worker = None
         self._tick.stop()
         self._set_running(False)
 

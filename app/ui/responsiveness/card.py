@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.analysis.responsiveness import Rating
 from app.domain.units import format_rate
-from app.study.responsiveness_results import (
+from app.study.responsiveness.results import (
     LoadResult,
     Phase,
     ResponsivenessResult,

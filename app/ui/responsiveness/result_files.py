@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from app.domain.errors import BadOption
 from app.report.responsiveness_export import result_csv, result_html, result_json
-from app.study.describe import local_time
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.kept import KeptResult
+from app.study.sweep.describe import local_time
 
 KINDS = ("csv", "json", "png", "html")
 #: The card as a PNG is this wide, its height what the card needs at that width.

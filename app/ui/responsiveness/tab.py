@@ -4,6 +4,7 @@ result card (rating, RPM, idle and loaded latency per direction)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
@@ -24,8 +25,8 @@ from app.domain.units import format_rate
 from app.engine.loopback import LoopbackServers
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_kept import KeptResult
-from app.study.responsiveness_results import (
+from app.study.responsiveness.kept import KeptResult
+from app.study.responsiveness.results import (
     MAX_FLOWS,
     IdleMeasured,
     PhaseFinished,
@@ -38,9 +39,10 @@ from app.study.responsiveness_results import (
     latency_text,
 )
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.common.worker import Worker, wire
 from app.ui.context import AppContext
 from app.ui.responsiveness.card import ResultCard
-from app.ui.responsiveness.worker import ResponsivenessWorker
+from app.ui.responsiveness.worker import NotKept, ResponsivenessStopped, responsiveness_worker
 
 INTRO = (
     "How responsive the link stays while it is busy: LinkLab measures the latency with the "
@@ -59,7 +61,7 @@ class ResponsivenessTab(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.worker: ResponsivenessWorker | None = None
+        self.worker: Worker | None = None
         self._loopback = LoopbackServers(drivers=context.drivers)
         intro = QLabel(INTRO)
         intro.setWordWrap(True)
@@ -204,14 +206,19 @@ class ResponsivenessTab(QWidget):
             drivers=self.context.drivers,
             damaged=self.context.damaged,  # a damaged database keeps no result: said so
         )
-        worker = ResponsivenessWorker(door, peer, settings)
-        worker.progressed.connect(self._progressed)
-        worker.measured.connect(self._measured)
-        worker.kept.connect(self._kept)
-        worker.not_kept.connect(self._not_kept)
-        worker.stopped.connect(self._stopped)
-        worker.failed.connect(self._failed)
-        worker.finished.connect(self._worker_done)
+        worker = responsiveness_worker(door, peer, settings)
+        wire(
+            worker,
+            {
+                **dict.fromkeys(get_args(ResponsivenessEvent), self._progressed),
+                ResponsivenessResult: self._measured,
+                KeptResult: self._kept,
+                NotKept: self._not_kept,
+                ResponsivenessStopped: self._stopped,
+            },
+            failed=self._failed,
+            finished=self._worker_done,
+        )
         self.worker = worker
         self.card.hide()
         self.show_button.hide()
@@ -276,10 +283,10 @@ class ResponsivenessTab(QWidget):
         self.show_button.show()
         self.result_kept.emit(kept.id)
 
-    def _not_kept(self, sentence: str) -> None:
-        self._problem(f"{self.state.text()} Not kept: {sentence}")
+    def _not_kept(self, event: NotKept) -> None:
+        self._problem(f"{self.state.text()} Not kept: {event.sentence}")
 
-    def _stopped(self) -> None:
+    def _stopped(self, _event: ResponsivenessStopped) -> None:
         self.state.setText("Stopped: no result.")
         self.status_message.emit("The responsiveness test was stopped.")
 
@@ -292,8 +299,6 @@ class ResponsivenessTab(QWidget):
         self.state.setText(sentence)
 
     def _worker_done(self) -> None:
-        if self.worker is not None:
-            self.worker.deleteLater()
         self.worker = None
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.domain.units import rate_unit
-from app.study.responsiveness_results import Phase, ResponsivenessResult
+from app.study.responsiveness.results import Phase, ResponsivenessResult
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot
 
 #: A direction's colour in both plots (Okabe-Ito), the same in the window and the PNGs.

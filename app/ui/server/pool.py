@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
 
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import LinkLabError
-from app.study.class_station import announce_pool
-from app.study.server_pool import MAX_POOL, pool_for, pool_ports
+from app.study.host.server_pool import MAX_POOL, pool_for, pool_ports
+from app.study.lab.class_station import announce_pool
 from app.ui.common.background import Background
 from app.ui.common.widgets import SpinBox, accessible
 from app.ui.server.local_servers import LocalServers

@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QLineEdit, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.exchange import EXCHANGE_SUFFIX
+from app.study.files.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor, SessionName
 from app.ui.common.saved import confirm_saved
+from app.ui.common.worker import Worker, once
 from app.ui.context import AppContext
 
 
@@ -130,33 +131,6 @@ def _names(sessions: Sequence[SessionName]) -> str:
     return f"{shown} and {more} more" if more > 0 else shown
 
 
-class ImportWorker(QThread):
-    """Imports files one after the other, each all or nothing; never touches a widget."""
-
-    files_imported = Signal(object)  # tuple[FileImported, ...]
-
-    def __init__(self, paths: Sequence[Path], door: FrontDoor) -> None:
-        super().__init__()
-        self.paths = list(paths)
-        self.door = door
-
-    def run(self) -> None:  # in the worker thread
-        self.files_imported.emit(tuple(import_file(p, self.door) for p in self.paths))
-
-
-class ExportWorker(QThread):
-    file_exported = Signal(object)  # FileExported
-
-    def __init__(self, session_ids: Sequence[str], path: Path, door: FrontDoor) -> None:
-        super().__init__()
-        self.session_ids = list(session_ids)
-        self.path = path
-        self.door = door
-
-    def run(self) -> None:  # in the worker thread
-        self.file_exported.emit(export_file(self.session_ids, self.path, self.door))
-
-
 class SessionExchange(QObject):
     """The Sessions tab's Import… and Export buttons: dialogs, one worker at a time, results
     shown in the tab's status line with the sessions selected."""
@@ -167,7 +141,7 @@ class SessionExchange(QObject):
         super().__init__(widget)
         self.tab = tab
         self.widget = widget  # the dialogs' parent
-        self.worker: QThread | None = None
+        self.worker: Worker | None = None
 
     @property
     def busy(self) -> bool:
@@ -214,8 +188,9 @@ class SessionExchange(QObject):
         self._remember_folder(paths[-1])
         self.tab.status.setStyleSheet("")
         self.tab.status.setText(f"Importing {', '.join(p.name for p in paths)}…")
-        worker = ImportWorker(paths, self.tab.context.door())
-        worker.files_imported.connect(self._show_imports)
+        door, files = self.tab.context.door(), list(paths)
+        worker = Worker(once(lambda: tuple(import_file(f, door) for f in files)), "import")
+        worker.yielded.connect(self._show_imports)
         self._start(worker)
         return True
 
@@ -225,8 +200,9 @@ class SessionExchange(QObject):
         self._remember_folder(path)
         self.tab.status.setStyleSheet("")
         self.tab.status.setText(f"Exporting {_count(len(session_ids))} to {path.name}…")
-        worker = ExportWorker(session_ids, path, self.tab.context.door())
-        worker.file_exported.connect(self._show_export)
+        door, ids = self.tab.context.door(), list(session_ids)
+        worker = Worker(once(lambda: export_file(ids, path, door)), "export")
+        worker.yielded.connect(self._show_export)
         self._start(worker)
         return True
 
@@ -241,16 +217,14 @@ class SessionExchange(QObject):
             return False
         return True
 
-    def _start(self, worker: QThread) -> None:
+    def _start(self, worker: Worker) -> None:
         self.worker = worker
         worker.finished.connect(self._job_ended)
         self.tab.update_actions()
         worker.start()
 
     def _job_ended(self) -> None:
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            worker.deleteLater()
+        self.worker = None
         self.tab.update_actions()
         self.job_finished.emit()
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.describe import local_time
 from app.study.frontdoor import DELETED_KEPT, FrontDoor
+from app.study.sweep.describe import local_time
 from app.ui.common.widgets import accessible
 from app.ui.sessions.table_model import runs_text
 

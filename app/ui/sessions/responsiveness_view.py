@@ -30,8 +30,8 @@ from app.report.responsiveness_export import (
     step_rows,
     summary_rows,
 )
-from app.study.responsiveness_comparison import TABLE_HEADERS, ResponsivenessComparison
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.comparison import TABLE_HEADERS, ResponsivenessComparison
+from app.study.responsiveness.kept import KeptResult
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.saved import confirm_saved
 from app.ui.responsiveness.card import ResultCard

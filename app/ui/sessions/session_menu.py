@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.describe import local_time
 from app.study.frontdoor import DELETED_KEPT
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.kept import KeptResult
+from app.study.sweep.describe import local_time
 from app.ui.context import AppContext
 from app.ui.sessions.recently_deleted import show_recently_deleted
 from app.ui.sessions.session_exports import (

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord, SessionStatus
-from app.study.describe import local_time
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness_comparison import ResponsivenessComparison, compare_results
-from app.study.responsiveness_kept import KeptResult
+from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
+from app.study.responsiveness.kept import KeptResult
+from app.study.sweep.describe import local_time
 from app.ui.common.background import Background
 from app.ui.common.widgets import ComboBox, scroll_when_small
 from app.ui.context import AppContext

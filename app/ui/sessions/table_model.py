@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 
 from app.domain.records import SessionRecord
 from app.domain.units import DASH
-from app.study.describe import describe_conditions, local_time
-from app.study.responsiveness_kept import KeptResult
-from app.study.responsiveness_results import LOAD_PHASES, Phase, rpm_number
+from app.study.responsiveness.kept import KeptResult
+from app.study.responsiveness.results import LOAD_PHASES, Phase, rpm_number
+from app.study.sweep.describe import describe_conditions, local_time
 
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs", "Kind")
 STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width

@@ -31,7 +31,8 @@ from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.results import Sample
-from app.study.describe import (
+from app.study.frontdoor import FrontDoor
+from app.study.sweep.describe import (
     describe_conditions,
     describe_environment,
     describe_latency,
@@ -39,7 +40,6 @@ from app.study.describe import (
     local_time,
     variable_label,
 )
-from app.study.frontdoor import FrontDoor
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable

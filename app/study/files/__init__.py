@@ -1,0 +1,1 @@
+"""Session exchange files and the bounded JSON reading they share."""

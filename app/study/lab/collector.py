@@ -1,0 +1,210 @@
+"""The class collector as a server: waitress (an established WSGI server) serving
+app.study.lab.collector_app on the lab network, started by `linklab class-server` or the Class
+tab's Collect live switch and stopped cleanly from any thread; the class token kept in a file;
+the collector's address written into the exercise that students open."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from waitress import wasyncore
+from waitress.server import create_server
+
+from app.domain.collector import Collector as CollectorAddress
+from app.domain.collector import check_token
+from app.domain.errors import BadOption, LinkLabError
+from app.engine import netinfo
+from app.store.class_store import ClassStore
+from app.study.lab.collector_app import CollectorApp, Limits
+from app.study.lab.exercises import read_exercise, write_exercise
+
+__all__ = [
+    "DEFAULT_PORT",
+    "Collector",
+    "parse_listen",
+    "read_token_file",
+    "station_url",
+    "write_into_exercise",
+]
+
+DEFAULT_PORT = 8765
+#: Listening on every address is the point: the stations are other computers of the lab.
+EVERY_ADDRESS = "0.0.0.0"  # noqa: S104
+#: Waitress's workers: enough for a lab's stations pushing at once (each push is a short
+#: transaction), few enough that their buffers keep the collector's memory small.
+THREADS = 8
+CONNECTIONS = 256
+
+
+class CollectorStartFailed(LinkLabError):
+    pass
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """ADDR:PORT ([v6]:PORT, or a bare port on every address) as (host, port)."""
+    text = text.strip()
+    host, _, port_text = text.rpartition(":")
+    if not _ and text.isdigit():
+        host, port_text = EVERY_ADDRESS, text
+    host = host.strip("[]") or EVERY_ADDRESS
+    try:
+        port = int(port_text)
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise BadOption(
+            f"{text!r} is not an address to listen on: give ADDRESS:PORT, such as "
+            f"0.0.0.0:{DEFAULT_PORT} (every address) or 192.168.1.10:{DEFAULT_PORT}."
+        ) from None
+    if not 0 <= port <= 65535:
+        raise BadOption(f"Port {port} is outside 1-65535: choose another --listen port.")
+    return host, port
+
+
+def read_token_file(path: Path, create: bool = True) -> tuple[str, bool]:
+    """The class token in the file (its first line), and whether it was just created: a
+    missing file gets a new random token, readable by its owner only."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if not create:
+            raise BadOption(f"There is no token file {path}: name the token file.") from None
+        token = secrets.token_urlsafe(24)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                handle.write(token + "\n")
+        except OSError as err:
+            raise BadOption(
+                f"Cannot write the token file {path} ({err.strerror or err}): choose another "
+                f"place with --token-file."
+            ) from None
+        return token, True
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadOption(f"Cannot read the token file {path} ({err}): check it.") from None
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return check_token(first, f"The token in {path}"), False
+
+
+def station_url(host: str, port: int) -> str:
+    """The address students' LinkLab use: the listening address, or (when it listens on every
+    address) this computer's first address another computer can reach."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        ip = None
+    if ip is not None and ip.is_unspecified:
+        found = [a for a in netinfo.local_addresses() if a.version == ip.version]
+        found.sort(key=lambda a: a.scope != "global" and a.scope != "private")
+        host = found[0].address if found else ("127.0.0.1" if ip.version == 4 else "::1")
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def write_into_exercise(path: Path, url: str, token: str) -> None:
+    """Write the collector's address and the class token into an exercise file, so that the
+    students' LinkLab pushes their runs here as they measure."""
+    exercise = read_exercise(path)
+    write_exercise(path, replace(exercise, collector=CollectorAddress(url, token)))
+
+
+class Collector:
+    """A collector listening on host:port until stop()."""
+
+    def __init__(
+        self,
+        store: ClassStore,
+        token: str,
+        host: str = EVERY_ADDRESS,
+        port: int = DEFAULT_PORT,
+        *,
+        limits: Limits | None = None,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.app = CollectorApp(store, token, limits, on_log)
+        self.token = token
+        self.host = host
+        self.port = port
+        self._server: object | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return station_url(self.host, self.port)
+
+    def start(self) -> None:
+        limits = self.app.limits
+        try:
+            server = create_server(
+                self.app,
+                host=self.host,
+                port=self.port,
+                threads=THREADS,
+                connection_limit=CONNECTIONS,
+                # Up to here the app reads the length and answers 413 with a sentence; beyond
+                # it waitress cuts the connection. Bodies are buffered on disk past 512 KB.
+                max_request_body_size=limits.max_body * 4 + 2**20,
+                channel_timeout=30,
+                ident="LinkLab",
+                expose_tracebacks=False,
+            )
+        except OSError as err:
+            raise CollectorStartFailed(_start_sentence(self.host, self.port, err)) from None
+        self.port = int(server.effective_port)
+        self._server = server
+        self._thread = threading.Thread(target=self._serve, name="collector", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        server = self._server
+        assert server is not None
+        socket_map = server._map  # type: ignore[attr-defined]
+        try:
+            while not self._stop.is_set():
+                wasyncore.loop(timeout=0.5, map=socket_map, count=1)
+        finally:
+            # Closed in this thread, which owns the sockets' loop.
+            wasyncore.close_all(socket_map)
+            server.task_dispatcher.shutdown(timeout=5)  # type: ignore[attr-defined]
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        self._stop.set()
+        server = self._server
+        if server is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                server.pull_trigger()  # type: ignore[attr-defined]
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+
+def _start_sentence(host: str, port: int, err: OSError) -> str:
+    if err.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+        return (
+            f"Port {port} is in use on this computer (another collector, or another program): "
+            f"choose another port with --listen {host}:PORT."
+        )
+    if err.errno in (99, 49, 10049):  # EADDRNOTAVAIL
+        return (
+            f"This computer has no address {host}: listen on one of its own addresses, or on "
+            f"0.0.0.0 for all of them."
+        )
+    if err.errno in (13, 10013):  # EACCES: a privileged port, or Windows keeps the port
+        return (
+            f"This computer does not let the collector use port {port} (a port below 1024 "
+            f"needs administrator rights; Windows also keeps some ports for itself or for a "
+            f"program just ended): choose another port with --listen {host}:PORT."
+        )
+    return f"The collector cannot listen on {host}:{port} ({err.strerror or err})."

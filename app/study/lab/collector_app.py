@@ -1,0 +1,328 @@
+"""The class collector's web application (WSGI; served by waitress in app.study.lab.collector):
+every request authenticated by the class token and bounded in size and rate; a push checked
+as an import is, then stored once by its run's id; the class view served as JSON and
+recomputed only when a push changed it.
+
+Statuses: 200 stored (or already stored: a resend), 400 not JSON, 401 wrong token, 404 no
+such thing yet, 409 a replay or a conflicting run, 413 too large, 422 refused by the checks,
+429 too many requests, 503 the class database does not answer. Every refusal carries a
+sentence, and stores nothing."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import threading
+import time
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from app import __version__
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.exercise import student_name
+from app.store.class_store import ClassStore, PutOutcome
+from app.store.db import StoreError
+from app.study.lab.class_live import choose_exercise, live_class, view_to_wire
+from app.study.lab.class_push import check_push
+
+__all__ = ["CollectorApp", "Limits"]
+
+Environ = dict[str, Any]
+StartResponse = Callable[[str, list[tuple[str, str]]], Any]
+
+#: While pushes pour in, the class view is built at most this often (a view this young is
+#: served as it is): a run still shows within a second or two, and a burst of 60 stations
+#: does not rebuild the view for every push.
+VIEW_REUSE_S = 0.5
+
+_REASONS = {
+    200: "OK",
+    304: "Not Modified",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    411: "Length Required",
+    413: "Content Too Large",
+    422: "Unprocessable Content",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one collector accepts: a push's size, and requests per second from one address
+    (a burst of up to `burst` at once, then `rate` a second)."""
+
+    max_body: int = 8 * 1024 * 1024
+    rate: float = 50.0
+    burst: int = 200
+    addresses: int = 4096  # addresses remembered for their rate (the oldest forgotten)
+
+
+class _Buckets:
+    """A token bucket per client address, in bounded memory."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._lock = threading.Lock()
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, address: str) -> float:
+        """0 when a request may go ahead, else the seconds until it may."""
+        now = time.monotonic()
+        limits = self.limits
+        with self._lock:
+            tokens, when = self._buckets.pop(address, (float(limits.burst), now))
+            tokens = min(float(limits.burst), tokens + (now - when) * limits.rate)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / limits.rate
+            self._buckets[address] = (tokens - 1 if wait == 0 else tokens, now)
+            while len(self._buckets) > limits.addresses:
+                self._buckets.popitem(last=False)
+        return wait
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, sentence: str, headers: Iterable[tuple[str, str]] = ()):
+        super().__init__(sentence)
+        self.status = status
+        self.sentence = sentence
+        self.headers = list(headers)
+
+
+class CollectorApp:
+    """The WSGI application of one class collector."""
+
+    def __init__(
+        self,
+        store: ClassStore,
+        token: str,
+        limits: Limits | None = None,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self._token = token.encode("utf-8")
+        self.limits = limits or Limits()
+        self._buckets = _Buckets(self.limits)
+        self._log = on_log or (lambda _line: None)
+        self._views: dict[str, tuple[int, bytes, float]] = {}
+        self._view_lock = threading.Lock()
+        self.refused = 0  # requests refused since the start
+        self.stored = 0  # runs stored since the start
+
+    # -- WSGI --------------------------------------------------------------------------------
+    def __call__(self, environ: Environ, start_response: StartResponse) -> list[bytes]:
+        address = str(environ.get("REMOTE_ADDR", "?"))
+        try:
+            wait = self._buckets.take(address)
+            if wait:
+                raise _Refusal(
+                    429,
+                    f"Too many requests from {address}: wait {wait:.1f} s, then send again.",
+                    [("Retry-After", str(max(1, round(wait))))],
+                )
+            self._authenticate(environ)
+            status, body, headers = self._route(environ)
+        except _Refusal as refusal:
+            self.refused += 1
+            self._log(f"refused {address} ({refusal.status}): {refusal.sentence}")
+            status, body, headers = refusal.status, _said(refusal.sentence), refusal.headers
+        except StoreError as err:  # the database is down or busy: the station sends again
+            self._log(f"could not answer {address}: {err.sentence}")
+            status, body, headers = 503, _said(err.sentence), [("Retry-After", "5")]
+        except LinkLabError as err:
+            self._log(f"refused {address} (500): {err.sentence}")
+            status, body, headers = 500, _said(err.sentence), []
+        all_headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        start_response(f"{status} {_REASONS.get(status, '')}", all_headers + list(headers))
+        return [body]
+
+    def _authenticate(self, environ: Environ) -> None:
+        given = str(environ.get("HTTP_AUTHORIZATION", ""))
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode("utf-8", "replace"), self._token
+        ):
+            raise _Refusal(
+                401,
+                "The class token is missing or wrong: use the exercise file the instructor "
+                "handed out (it carries the token), or ask the instructor for the token.",
+                [("WWW-Authenticate", 'Bearer realm="LinkLab class"')],
+            )
+
+    def _route(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        method = environ.get("REQUEST_METHOD", "GET")
+        path = environ.get("PATH_INFO", "")
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""), max_num_fields=10)
+        routes: dict[tuple[str, str], Callable[..., tuple[int, bytes, list[tuple[str, str]]]]]
+        routes = {
+            ("POST", "/v1/push"): lambda: self._push(environ),
+            ("GET", "/v1/class"): lambda: self._class(environ, query),
+            ("GET", "/v1/exercises"): self._exercises,
+            ("POST", "/v1/pool"): lambda: self._pool(environ),
+            ("GET", "/v1/station"): lambda: self._station(query),
+            ("GET", "/v1/health"): self._health,
+        }
+        handler = routes.get((method, path))
+        if handler is None:
+            known = {p for _, p in routes}
+            if path in known:
+                raise _Refusal(405, f"{path} does not take {method}.")
+            raise _Refusal(404, f"This collector has no {path[:80]}: update LinkLab.")
+        return handler()
+
+    # -- reading a request -------------------------------------------------------------------
+    def _body(self, environ: Environ) -> object:
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or "")
+        except ValueError:
+            raise _Refusal(411, "The request must say its length (Content-Length).") from None
+        if length > self.limits.max_body:
+            raise _Refusal(
+                413,
+                f"The push is larger than {self.limits.max_body // 2**20} MB, more than one "
+                f"run holds: nothing was stored.",
+            )
+        raw = environ["wsgi.input"].read(length)
+        try:
+            return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise _Refusal(
+                400, "The push is not JSON that LinkLab wrote: nothing was stored."
+            ) from None
+
+    # -- the routes --------------------------------------------------------------------------
+    def _push(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        data = self._body(environ)
+        try:
+            checked = check_push(data)
+        except BadOption as err:
+            raise _Refusal(422, err.sentence) from None
+        outcome, whose = self.store.put(checked.row)
+        address = environ.get("REMOTE_ADDR", "?")
+        if outcome is PutOutcome.STORED:
+            if checked.row.run is not None:
+                self.stored += 1
+            self._log(f"stored {checked.what} from {address}")
+            return 200, _said("Stored.", outcome=outcome.value), []
+        if outcome is PutOutcome.ALREADY:
+            self._log(f"already had {checked.what} (sent again from {address})")
+            return 200, _said("Already stored: nothing new.", outcome=outcome.value), []
+        sentences = {
+            PutOutcome.CONFLICT: "A run with this id is stored with other figures: a run is "
+            "stored once and never replaced.",
+            PutOutcome.REPLAY: f"This measurement was already handed in ({whose}'s run): a "
+            f"measurement counts once, for the student who measured it.",
+            PutOutcome.FOREIGN: f"This session was handed in by {whose}: a session belongs to "
+            f"the student who measured it.",
+        }
+        raise _Refusal(409, sentences[outcome])
+
+    def _class(
+        self, environ: Environ, query: dict[str, list[str]]
+    ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        wanted = (query.get("exercise") or [""])[0] or None
+        changes = self.store.changes()
+        try:
+            exercise = choose_exercise(self.store, wanted, files=False)
+        except BadOption as err:
+            raise _Refusal(404, err.sentence) from None
+        tag = f'"{changes}-{exercise.id}"'
+        if environ.get("HTTP_IF_NONE_MATCH") == tag:
+            return 304, b"", [("ETag", tag)]
+        with self._view_lock:
+            cached = self._views.get(exercise.id)
+            fresh = cached is not None and time.monotonic() - cached[2] < VIEW_REUSE_S
+            if cached is None or (cached[0] != changes and not fresh):
+                view = live_class(self.store, exercise)
+                body = json.dumps(view_to_wire(view, changes), ensure_ascii=False).encode()
+                cached = (changes, body, time.monotonic())
+                self._views = {exercise.id: cached}  # one class at a time is kept
+        tag = f'"{cached[0]}-{exercise.id}"'
+        return 200, cached[1], [("ETag", tag)]
+
+    def _exercises(self) -> tuple[int, bytes, list[tuple[str, str]]]:
+        found = []
+        for row in self.store.exercises():
+            data = json.loads(row["exercise_json"])
+            found.append({"id": data["id"], "title": data["title"], "students": row["students"]})
+        return 200, json.dumps({"exercises": found}).encode(), []
+
+    def _pool(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        data = self._body(environ)
+        if not isinstance(data, dict):
+            raise _Refusal(422, "The pool announcement is not an object.")
+        ports, engine = data.get("ports"), data.get("engine")
+        host = data.get("host") or environ.get("REMOTE_ADDR", "")
+        shared = data.get("shared", False)
+        if (
+            not isinstance(ports, list)
+            or not 1 <= len(ports) <= 1000
+            or not all(_is_port(p) for p in ports)
+            or not isinstance(engine, str)
+            or not engine.isalnum()
+            or not isinstance(shared, bool)
+            or not _is_address(host)
+        ):
+            raise _Refusal(
+                422, "The pool announcement needs ports 1-65535, an engine and an address."
+            )
+        self.store.announce_pool(str(host), sorted(set(ports)), engine, shared)
+        self._log(f"pool of {len(ports)} {engine} server(s) at {host}: ports {_ports(ports)}")
+        return 200, _said(f"The pool at {host} serves {len(ports)} port(s)."), []
+
+    def _station(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
+        try:
+            student = student_name((query.get("student") or [""])[0])
+        except BadOption as err:
+            raise _Refusal(422, err.sentence) from None
+        found = self.store.station(student)
+        if found is None:
+            raise _Refusal(
+                404,
+                "No server is free for you: ask your instructor to start one for every station "
+                "(linklab serve --count N, or the Server tab).",
+            )
+        host, port, engine = found
+        return 200, json.dumps({"host": host, "port": port, "engine": engine}).encode(), []
+
+    def _health(self) -> tuple[int, bytes, list[tuple[str, str]]]:
+        counts = self.store.counts()
+        body = {"linklab": __version__, "store": self.store.dialect.name, "counts": counts}
+        return 200, json.dumps(body).encode(), []
+
+
+def _no_constant(text: str) -> object:
+    raise ValueError(text)
+
+
+def _said(sentence: str, **extra: str) -> bytes:
+    return json.dumps({"sentence": sentence, **extra}, ensure_ascii=False).encode("utf-8")
+
+
+def _is_address(host: object) -> bool:
+    if not isinstance(host, str) or len(host) > 100:
+        return False
+    try:
+        ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _is_port(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
+
+
+def _ports(ports: list[int]) -> str:
+    ordered = sorted(ports)
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}-{ordered[-1]}"
+    return ", ".join(str(p) for p in ordered)

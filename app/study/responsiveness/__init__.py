@@ -1,0 +1,1 @@
+"""The responsiveness test: run against a peer, kept, compared."""

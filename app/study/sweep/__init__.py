@@ -1,0 +1,1 @@
+"""The sweep: plans checked, run point by point, monitors, their events and words."""

@@ -1,0 +1,85 @@
+"""One study running in this process: run() measures (in any thread) with the runner its plan
+needs, a sweep's or a monitor's, until the plan is done or stop() is called."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from app.domain.plan import Engine, Plan
+from app.engine.drivers import EngineDriver
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.study.sweep.events import StudyEvent
+from app.study.sweep.runner import Outcome, StudyRunner
+
+Observer = Callable[[StudyEvent], None]
+
+
+class StudyRun:
+    """One study: run() measures (in any thread) until the plan is done or stop() is called
+    (from any thread)."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        plan: Plan,
+        observer: Observer,
+        *,
+        environment: dict[str, Any] | None = None,
+        resume_session: str | None = None,
+        notes: tuple[str, ...] = (),
+        drivers: Mapping[Engine, EngineDriver] | None = None,
+    ) -> None:
+        self.db_path = db_path
+        self._drivers = drivers
+        self.plan = plan
+        self.notes = notes
+        self._observer = observer
+        self._environment = environment
+        self._resume = resume_session
+        self._runner: StudyRunner | None = None
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    @property
+    def session_id(self) -> str | None:
+        runner = self._runner
+        return runner.session_id if runner is not None else self._resume
+
+    def stop(self) -> None:
+        """Thread-safe: the run in progress ends within about a second, finished runs stay."""
+        self._stopped.set()
+        with self._lock:
+            runner = self._runner
+        if runner is not None:
+            runner.stop()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopped.is_set()
+
+    def run(self) -> Outcome:
+        with Database(self.db_path) as db:
+            db.require_writable()
+            runner_class = StudyRunner
+            if self.plan.is_monitor:  # one flow until stopped (loaded only when used)
+                from app.study.sweep.monitor import MonitorRunner
+
+                runner_class = MonitorRunner
+            runner = runner_class(
+                SessionStore(db),
+                self.plan,
+                self._observer,
+                environment=self._environment,
+                resume_session=self._resume,
+                reason=" ".join(self.notes),
+                drivers=self._drivers,
+            )
+            with self._lock:
+                self._runner = runner
+            if self._stopped.is_set():
+                runner.stop()
+            return runner.run()

@@ -1,0 +1,53 @@
+"""A study through the front door as a worker's events, for the pages that run one (Measure,
+its Monitor): preparing (the peer check, this computer's servers, the environment snapshot)
+and measuring both happen in the worker, never on the GUI thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+
+from app.domain.plan import Plan
+from app.study.frontdoor import FrontDoor, PeerUnreachable
+from app.study.sweep.events import StudyEvent
+from app.ui.common.worker import Stop, Worker, bridged
+
+
+@dataclass(frozen=True)
+class PeerRefused:
+    """The peer does not answer: nothing started (the sentence is shown at the peer)."""
+
+    sentence: str
+
+
+def study_events(
+    door: FrontDoor, plan: Plan | None, resume_session: str | None, stop: Stop
+) -> Generator[StudyEvent | PeerRefused, None, None]:
+    """The study's events as the runner reports them; Stop ends the run in progress within
+    about a second (or, while preparing, starts nothing), and the session's last events
+    still come."""
+    stopped_by = stop.later()
+
+    def run(emit: Callable[[StudyEvent], None]) -> None:
+        if resume_session is not None:
+            study = door.resume(resume_session, emit)
+        else:
+            assert plan is not None
+            prepared = door.prepare(plan)
+            if stop.requested:
+                return
+            study = door.start(prepared, emit)
+        stopped_by(study.stop)
+        study.run()
+
+    try:
+        yield from bridged(run)
+    except PeerUnreachable as err:
+        yield PeerRefused(err.sentence)
+
+
+def study_worker(
+    door: FrontDoor, plan: Plan | None = None, *, resume_session: str | None = None
+) -> Worker:
+    """Runs one plan (or resumes one session)."""
+    return Worker(lambda stop: study_events(door, plan, resume_session, stop), "study")
