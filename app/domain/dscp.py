@@ -34,3 +34,9 @@ def dscp_code(name: str) -> int:
     word = dscp_name(name)
     codes = {**ACCESS_CATEGORIES, **DSCP_CLASSES}
     return codes[word] if word in codes else int(word)
+
+
+def tos_byte(name: str) -> int:
+    """The IP TOS byte (IPv6: traffic class) of a mark, as the engines' options take it: the
+    DSCP in its upper six bits, the two ECN bits left clear."""
+    return dscp_code(name) << 2

@@ -7,8 +7,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.domain.dscp import dscp_code
-
 
 def _word(value: Any) -> list[str]:
     return [str(value)]
@@ -43,9 +41,3 @@ class Absent:
 
 #: What a driver declares per engine setting, by the table's key ("window", "dscp").
 Arguments = Mapping[str, Argument | Absent]
-
-
-def tos_byte(mark: Any) -> list[str]:
-    """A DSCP mark as the IP TOS byte the engines' --tos / -S take (the DSCP in its upper six
-    bits, the two ECN bits left clear)."""
-    return [str(dscp_code(str(mark)) << 2)]

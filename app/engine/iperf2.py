@@ -11,12 +11,13 @@ import re
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, Sample
 from app.domain.run_settings import RunSettings, run_settings
-from app.engine.arguments import Absent, Argument, Arguments, tos_byte
+from app.engine.arguments import Absent, Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
@@ -79,7 +80,7 @@ ARGUMENTS: Arguments = {
     "bitrate": Argument("-b", _rate),
     "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
     "congestion": Argument("-Z"),
-    "dscp": Argument("--tos", tos_byte),
+    "dscp": Argument("--tos", lambda mark: [str(tos_byte(mark))]),
 }
 
 

@@ -7,12 +7,13 @@ import re
 from collections.abc import Sequence
 from enum import StrEnum
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
 from app.domain.run_settings import run_settings
 from app.engine import limits as engine_limits
-from app.engine.arguments import Argument, Arguments, tos_byte
+from app.engine.arguments import Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     AuthenticationFailed,
@@ -73,7 +74,7 @@ ARGUMENTS: Arguments = {
     "bitrate": Argument("-b"),
     "omit": Argument("-O", unset=0),
     "congestion": Argument("-C"),
-    "dscp": Argument("-S", tos_byte),
+    "dscp": Argument("-S", lambda mark: [str(tos_byte(mark))]),
 }
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.run_settings import run_settings
 from app.engine import limits as engine_limits
-from app.engine.arguments import Absent, Argument, Arguments, tos_byte
+from app.engine.arguments import Absent, Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectTimeout,
@@ -103,7 +104,7 @@ def _both_ends(words: list[str]) -> list[str]:
 
 def _tos_hex(mark: object) -> list[str]:
     """The TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
-    return [f"{int(tos_byte(mark)[0]):#x}"]
+    return [f"{tos_byte(str(mark)):#x}"]
 
 
 #: The plan's engine settings as netperf options, each taking this end's and the netserver's
