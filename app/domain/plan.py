@@ -378,6 +378,8 @@ class Plan:
         for key in LINK_FIELDS:
             if data["conditions"][key] is None:
                 del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
+        if self.dscp is None:
+            del data["dscp"]  # unmarked plans read in LinkLabs from before the DSCP mark
         return data
 
     def to_json(self) -> str:

@@ -69,6 +69,9 @@ def test_the_plan_file_keeps_it() -> None:
     marked = replace(PLAN, dscp="AF21")
     again = plan_from_json(marked.to_json())
     assert again == marked and again.values == ("BK", "BE", "VI", "VO")
+    unmarked = replace(PLAN, variable=Variable.LENGTH, values=(1408,))
+    assert "dscp" not in unmarked.to_dict()  # as earlier LinkLabs wrote and read it
+    assert plan_from_json(unmarked.to_json()) == unmarked
 
 
 def test_an_exercise_locks_it() -> None:
