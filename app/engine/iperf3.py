@@ -67,7 +67,7 @@ PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads t
 
 
 #: The plan's engine settings as iperf3 options. The DSCP goes as the TOS byte (-S, in every
-#: iperf3; --dscp came later), which iperf3 also hands its server for a download.
+#: iperf3 LinkLab takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
 ARGUMENTS: Arguments = {
     "window": Argument("-w"),
     "parallel": Argument("-P", unset=1),
