@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import faulthandler
 import gc
+import io
+import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -16,8 +20,11 @@ from typing import Any
 import psutil
 import pytest
 
+from app.cli import main
+from app.cli.environment import Environment
 from app.engine.drivers import find_tool
 from app.engine.errors import EngineMissing
+from app.engine.server_records import records_folder
 from app.engine.servers import LocalServer, ServerOptions, iperf3_server
 from app.engine.tools import Tool
 
@@ -70,6 +77,24 @@ def free_port() -> int:
 def linklab(
     *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
+    """`linklab ARGS` run in this process with an environment of its own (empty stdin, its
+    output as text, this process's variables and env's on top), as the process would: its
+    exit status, what it printed and what it stored are the user's. A command about the
+    process itself (signals, Ctrl+C, a child that outlives it) uses linklab_process. timeout:
+    the process variant's; pytest-timeout ends a stuck in-process command."""
+    out, err = io.StringIO(), io.StringIO()
+    variables = {**os.environ, **env} if env else dict(os.environ)
+    before, threads, files = _process_state(), _own_threads(), _open_files()
+    code = main(list(args), Environment.of(variables, stdout=out, stderr=err))
+    _nothing_left_behind(args, threads)
+    assert _process_state() == before, f"`linklab {' '.join(args)}` changed this process"
+    assert not _open_files() - files, f"`linklab {' '.join(args)}` left files open"
+    return subprocess.CompletedProcess(["linklab", *args], code, out.getvalue(), err.getvalue())
+
+
+def linklab_process(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """`linklab ARGS` as a user runs it (`python -m app` from this tree), run to its end, its
     output as text. env: variables set on top of this process's own."""
     return subprocess.run(
@@ -81,6 +106,39 @@ def linklab(
         encoding="utf-8",
         timeout=timeout,
     )
+
+
+def _process_state() -> dict[str, Any]:
+    """What a command run in-process must leave as it found it."""
+    return {
+        "current folder": Path.cwd(),
+        "signal handlers": {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)},
+        "logging handlers": list(logging.getLogger().handlers),
+        "server records folder": records_folder(),
+        "standard streams": (sys.stdin, sys.stdout, sys.stderr),
+    }
+
+
+def _nothing_left_behind(args: tuple[str, ...], threads: set[threading.Thread]) -> None:
+    """No thread of the command's still running (a server's reader may take a moment to end)."""
+    deadline = time.monotonic() + 5
+    left = _own_threads() - threads
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = _own_threads() - threads
+    assert not left, f"`linklab {' '.join(args)}` left threads running: {left}"
+
+
+def _open_files() -> set[str]:
+    """The files this process holds open (a database a command did not close, a log): read
+    on Linux, where it is exact and quick (the same code leaves the same files elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return set()
+    return {f.path for f in psutil.Process().open_files()}
+
+
+def _own_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if not t.daemon and t.is_alive()}
 
 
 def start_linklab(*args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from app.domain.plan import Engine, Security
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.analysis.test_compare import A, B, make_session
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab
 
 BOTH = (Protocol.TCP, Protocol.UDP)
 
@@ -32,10 +31,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def compare(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "app", "compare", *args, "--db", str(db)]
-    return subprocess.run(
-        argv, cwd=ROOT_DIR, capture_output=True, text=True, encoding="utf-8", timeout=120
-    )
+    return linklab("compare", *args, "--db", str(db))
 
 
 def test_sessions_pair_series_by_series(db: Path) -> None:

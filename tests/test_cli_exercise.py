@@ -77,7 +77,7 @@ def test_damaged_exercise_files_are_refused(tmp_path: Path, content: str | None,
         read_exercise(path)
 
 
-# Over 10 s: the instructor's exercise commands, each a process of its own.
+# The instructor's exercise commands.
 def test_an_instructor_writes_exercises(tmp_path: Path) -> None:
     listed = linklab("exercise", "new", "--list")
     assert "student-lab:" in listed.stdout and "open-vs-wpa2:" in listed.stdout

@@ -36,13 +36,7 @@ def _statuses(db: Path) -> list[str]:
 
 
 def test_help_documents_the_exit_codes() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "run", "--help"],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    )
+    done = run_linklab("run", "--help")
     assert "3 the study completed but some runs failed" in " ".join(done.stdout.split())
 
 

@@ -6,7 +6,6 @@ that session works."""
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sqlite3
 import subprocess
@@ -19,7 +18,6 @@ import pytest
 
 from app.domain.results import RunSummary
 from app.engine.iperf3_json import parse_stream
-from tests.conftest import ROOT_DIR
 from tests.conftest import linklab as run_linklab
 from tests.engine.engine_replay import (
     ENGINE_OUTPUTS,
@@ -291,14 +289,7 @@ def test_netperf_without_demo_mode_runs_a_study_to_its_end(tmp_path: Path, liste
     db = tmp_path / "lab.sqlite3"
     argv = ["run", "--engine", "netperf", "--peer", "127.0.0.1", "--netserver-port"]
     argv += [str(listener), "--duration", "15", "--runs", "1", "--sizes", "1408"]
-    done = subprocess.run(
-        [sys.executable, "-m", "app", *argv, "--db", str(db), "--json"],
-        cwd=ROOT_DIR,
-        env={**os.environ, "LINKLAB_NETPERF": str(engine)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_linklab(*argv, "--db", str(db), "--json", env={"LINKLAB_NETPERF": str(engine)})
     assert done.returncode == 0, done.stderr
     assert "built without demo mode" in done.stderr
     assert "the live chart stays empty while netperf runs" in done.stderr

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import free_port
 from tests.conftest import linklab as run_linklab
 from tests.test_cli_serve import serving
 
@@ -60,14 +59,7 @@ def test_this_computer_gives_the_json_keys() -> None:
     assert "Download…" in done.stderr and "idle latency" in done.stderr
     # Kept like a session: listed with its kind, the same figures as printed.
     assert "Kept as " in done.stderr
-    listed = subprocess.run(
-        [sys.executable, "-m", "app", "sessions", "--json"],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    listed = run_linklab("sessions", "--json")
     (kept,) = json.loads(listed.stdout)
     assert kept["kind"] == "responsiveness" and kept["session_id"] == data["session_id"]
     assert kept["rpm"] == data["rpm"] and kept["loaded_latency_ms"] == data["loaded_latency_ms"]

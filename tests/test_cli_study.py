@@ -158,7 +158,7 @@ def test_run_json_agrees_with_database_and_csv(
     assert listed[0]["session_id"] == result["session_id"]
 
 
-# Over 10 s: rename, tag and delete commands on a really measured session (a process each).
+# Rename, tag and delete commands on a really measured session.
 def test_sessions_rename_tag_delete(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:

@@ -1,5 +1,6 @@
 """House rules that can be checked mechanically: the layers contract (import-linter), no
-import cycles, Qt only under app/ui, no shell anywhere, one module that starts processes."""
+import cycles, Qt only under app/ui, no shell anywhere, one module that starts processes, the
+process's variables and streams read only at the entry point."""
 
 from __future__ import annotations
 
@@ -65,6 +66,52 @@ def test_only_the_process_module_starts_processes() -> None:
                 ):
                     users.add(path.relative_to(ROOT_DIR).as_posix())
     assert users == {"app/engine/process.py"}
+
+
+#: Where LinkLab may touch its process's variables and standard streams: the entry point
+#: (`python -m app`, and the command line's Environment.from_process), the window, the child
+#: processes' environment (an engine inherits the process's variables) and the engines'
+#: watchdog (a process of its own, reading its pipe).
+PROCESS_ENTRY = {
+    Path("__main__.py"),
+    Path("cli/environment.py"),
+    Path("engine/process.py"),
+    Path("engine/watchdog.py"),
+}
+
+
+def test_only_the_entry_point_reads_the_process() -> None:
+    """Every command runs in an Environment (app/cli/environment.py): no other module reads
+    os.environ or writes to sys.stdout or sys.stderr (a bare print() does), so that a command
+    runs in-process exactly as in a process of its own."""
+    offenders = []
+    for path in APP.rglob("*.py"):
+        relative = path.relative_to(APP)
+        if relative.parts[0] == "ui" or relative in PROCESS_ENTRY:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            process = (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr)
+                in {("os", "environ"), ("os", "getenv"), ("os", "putenv"), ("sys", "stdin")}
+                | {("sys", "stdout"), ("sys", "stderr")}
+            )
+            imported = isinstance(node, ast.ImportFrom) and any(
+                (node.module, alias.name)
+                in {("os", "environ"), ("os", "getenv")}
+                | {("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin")}
+                for alias in node.names
+            )
+            printed = (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and (node.func.id == "input" or node.func.id == "print")
+                and not any(keyword.arg == "file" for keyword in node.keywords)
+            )
+            if process or imported or printed:
+                offenders.append(f"{relative}:{getattr(node, 'lineno', '?')}")
+    assert not offenders
 
 
 def test_modules_stay_small() -> None:

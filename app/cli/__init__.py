@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
-import os
 import signal
 import sys
 from collections.abc import Sequence
+from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from app import __version__
 from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE
+from app.cli.environment import Environment
 from app.domain.errors import BadOption, LinkLabError
-from app.engine.drivers import PROGRAM_NAMES
 from app.engine.errors import StoppedByUser
 from app.engine.process import install_exit_handlers
-from app.engine.tools import EngineSettings
+from app.engine.server_records import keep_records_in
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 #: The module (under app.cli) that registers each command, in the order `linklab --help`
 #: lists them. A command line naming one of them imports that module only: a study does not
@@ -46,7 +49,7 @@ COMMANDS = {
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command-line parser; given the arguments, only the command they name (when the
     first of them is one) is registered, else every command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="linklab",
         description="Measure what a network link really delivers, and what a setting costs.",
         epilog=EXIT_CODES_HELP,
@@ -82,46 +85,97 @@ def files_to_open(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
     return [path.absolute() for path in paths]
 
 
-def speak_utf8() -> None:
-    """Write stdout and stderr in UTF-8 whatever the system's code page: LinkLab's sentences
-    and figures use characters (−, α, ›) that Windows' ANSI code page (cp1252) cannot encode
-    when the output goes to a pipe or a file, which would end the command mid-sentence.
-    A Windows console already takes UTF-8, and so do Linux and macOS; nothing changes there."""
-    for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").replace("-", "").lower()
-        if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(encoding="utf-8")
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, writing its help and version to the stdout of the environment it
+    parses for (set while it parses) and its errors to its stderr, not to the process's."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        env = _PARSING.get()
+        if env is None:
+            super()._print_message(message, file)
+        elif message:
+            (env.stderr if file is env.stderr else env.stdout).write(message)
+
+    def error(self, message: str) -> NoReturn:
+        env = _PARSING.get()
+        if env is None:
+            super().error(message)
+        self.print_usage(env.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        env = _PARSING.get()
+        if env is not None and message:
+            env.stderr.write(message)
+            message = None
+        super().exit(status, message)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    speak_utf8()
-    install_exit_handlers()
+_PARSING: ContextVar[Environment | None] = ContextVar("linklab_parsing", default=None)
+
+
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """`linklab ARGS`: the command argv names, run in env, its exit status returned. Without
+    env, the process's own (its streams, its variables, Ctrl+C and SIGTERM as a process
+    takes them); with one, the command runs in-process and touches nothing but env."""
+    process = env is None
+    if env is None:
+        env = Environment.from_process()
+        install_exit_handlers()
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(arguments)
-    open_files = files_to_open(parser, arguments)
-    args = None if open_files else parser.parse_args(arguments)
+    token = _PARSING.set(env)
+    try:
+        parser = build_parser(arguments)
+        open_files = files_to_open(parser, arguments)
+        args = None if open_files else parser.parse_args(arguments)
+    except SystemExit as stop:  # --help, --version, a wrong option: argparse has said why
+        if process:
+            raise  # the process ends with argparse's own status, as it always did
+        return stop.code if isinstance(stop.code, int) else EXIT_OK if stop.code is None else 1
+    finally:
+        _PARSING.reset(token)
     if args is None or args.command is None:
+        keep_records_in(env.data_folder)
         from app.ui.app import run_app  # the window; Qt is imported only now
 
         return run_app(open_files=open_files or [])
-    # Ctrl+C stops every command, also one started as a background job (`linklab measure &`),
-    # which the shell starts with SIGINT ignored and Python then leaves ignored.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    # Where the engines are: LINKLAB_<NAME> variables, read here once and handed on.
-    args.engine_settings = EngineSettings.from_environment(os.environ, PROGRAM_NAMES)
+    if process:
+        keep_records_in(env.data_folder)
+        # Ctrl+C stops every command, also one started as a background job (`linklab measure
+        # &`), which the shell starts with SIGINT ignored and Python then leaves ignored.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return _run(args, env)
+    # In-process: the handlers a command sets to stop on Ctrl+C, and where it keeps its
+    # servers' records, are the caller's again after it.
+    saved = {signum: signal.getsignal(signum) for signum in _STOP_SIGNALS}
+    records = keep_records_in(env.data_folder)
     try:
-        return int(args.handler(args))
+        return _run(args, env)
+    finally:
+        keep_records_in(records)
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+#: The signals a command may take over to stop cleanly (Ctrl+C, an end asked from outside).
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _run(args: argparse.Namespace, env: Environment) -> int:
+    """The command's handler, its errors said in sentences with the exit status they mean."""
+    try:
+        return int(args.handler(args, env))
     except BadOption as err:
         # A value the user gave: same exit status as an argparse error.
-        print(f"linklab: {err.sentence}", file=sys.stderr)
+        print(f"linklab: {err.sentence}", file=env.stderr)
         return EXIT_USAGE
     except LinkLabError as err:
-        print(f"linklab: {err.sentence}", file=sys.stderr)
+        print(f"linklab: {err.sentence}", file=env.stderr)
         return EXIT_STOPPED if isinstance(err, StoppedByUser) else EXIT_FAILED
     except KeyboardInterrupt:
-        print("linklab: stopped.", file=sys.stderr)
+        print("linklab: stopped.", file=env.stderr)
         return EXIT_STOPPED
     except BrokenPipeError:
         # The reader went away (e.g. `linklab doctor | head`): nothing left to say.
-        sys.stderr.close()
+        env.stderr.close()
         return EXIT_OK

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from app.cli.args import EXIT_OK
 from app.cli.class_live_cmds import class_token, is_live_source, live_view
+from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
@@ -42,24 +42,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cls.set_defaults(handler=cmd_class)
 
 
-def export_handin(args: argparse.Namespace) -> int:
+def export_handin(args: argparse.Namespace, env: Environment) -> int:
     if args.out == "-":
         raise BadOption(
             f"A hand-in is a file: give its name with --out (ending {EXCHANGE_SUFFIX})."
         )
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(env.db(args.db))
     document = door.exercises().handin(args.sessions)
     write_exchange(args.out, document)
     about = document["handin"]
     print(
         f"Wrote {args.out}: {about['student']}'s hand-in of “{about['exercise']['title']}” "
         f"({counted(len(document['sessions']), 'session')}).",
-        file=sys.stderr,
+        file=env.stderr,
     )
     return EXIT_OK
 
 
-def cmd_class(args: argparse.Namespace) -> int:
+def cmd_class(args: argparse.Namespace, env: Environment) -> int:
     if is_live_source(args.folder):
         view = live_view(args.folder, class_token(args), args.exercise)
     else:
@@ -73,10 +73,10 @@ def cmd_class(args: argparse.Namespace) -> int:
                 f"Cannot write {args.csv} ({err.strerror}): choose another place."
             ) from None
     if args.json:
-        print(json.dumps(class_json(view), indent=2, ensure_ascii=False))
+        print(json.dumps(class_json(view), indent=2, ensure_ascii=False), file=env.stdout)
         return EXIT_OK
     what = "student" if is_live_source(args.folder) else "hand-in"
-    print(f"{view.exercise.title}: {counted(len(view.rows), what)}")
+    print(f"{view.exercise.title}: {counted(len(view.rows), what)}", file=env.stdout)
     for row in view.rows:
         flags = f"  [{', '.join(row.flags)}]" if row.flags else ""
         results = "  ".join(
@@ -86,16 +86,17 @@ def cmd_class(args: argparse.Namespace) -> int:
         print(
             f"{row.student} ({row.group or 'no group'}): {row.status}, steps "
             f"{row.steps_done}/{len(row.steps)}, runs {row.runs_done}/{row.runs_planned}; "
-            f"{results}{flags}"
+            f"{results}{flags}",
+            file=env.stdout,
         )
         for note in row.notes:
-            print(f"    {note}")
+            print(f"    {note}", file=env.stdout)
     medians = "  ".join(
         f"{n}: {format_rate(m) if m is not None else '—'}" for n, m in enumerate(view.medians, 1)
     )
-    print(f"Class median: {medians}")
+    print(f"Class median: {medians}", file=env.stdout)
     for sentence in view.unreadable:
-        print(f"Not read: {sentence}", file=sys.stderr)
+        print(f"Not read: {sentence}", file=env.stderr)
     if args.csv:
-        print(f"Wrote {args.csv}.", file=sys.stderr)
+        print(f"Wrote {args.csv}.", file=env.stderr)
     return EXIT_OK

@@ -9,18 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sys
 import time
 from pathlib import Path
 from types import FrameType
 
 from app.cli.args import EXIT_OK, add_submit_arguments, number
+from app.cli.environment import Environment
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
 from app.engine.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
-from app.store.db import default_path
 from app.study.host.server_pool import MAX_POOL, pool_for
 from app.study.lab.class_http import call
 from app.study.lab.class_live import choose_exercise, is_file, live_class, view_from_wire
@@ -107,14 +106,14 @@ def stop_on_signals() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def cmd_class_server(args: argparse.Namespace) -> int:
+def cmd_class_server(args: argparse.Namespace, env: Environment) -> int:
     host, port = parse_listen(args.listen)
     token, created = read_token_file(Path(args.token_file))
-    store = open_class_store(args.store)
-    store_words = shown_url(args.store) if args.store else f"sqlite:{default_path()}"
+    store = open_class_store(args.store or f"sqlite:{env.database}")
+    store_words = shown_url(args.store) if args.store else f"sqlite:{env.database}"
 
     def log(line: str) -> None:
-        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True, file=env.stdout)
 
     limits = Limits(max_body=args.max_mb * 2**20, rate=args.rate, burst=max(20, int(args.rate)))
     stop_on_signals()
@@ -124,33 +123,39 @@ def cmd_class_server(args: argparse.Namespace) -> int:
         # The token is a password: shown once, and only when this collector made it (the
         # instructor already has one they wrote); never in a log line or a suggested command.
         if created:
-            print(f"A new class token was written to {args.token_file}: {token}")
+            print(f"A new class token was written to {args.token_file}: {token}", file=env.stdout)
         else:
-            print(f"The class token is the one in {args.token_file}.")
-        print(f"Collecting the class at {collector.url} (listening on {host}:{collector.port}).")
-        print(f"Store: {store_words}")
+            print(f"The class token is the one in {args.token_file}.", file=env.stdout)
+        print(
+            f"Collecting the class at {collector.url} (listening on {host}:{collector.port}).",
+            file=env.stdout,
+        )
+        print(f"Store: {store_words}", file=env.stdout)
         if args.exercise:
             write_into_exercise(Path(args.exercise), collector.url, token)
             print(
                 f"Wrote this address and the token into {args.exercise}: the students' LinkLab "
-                f"pushes each run here as it ends."
+                f"pushes each run here as it ends.",
+                file=env.stdout,
             )
             print(
                 f"Students: linklab run --exercise FILE --student NAME (FILE: a copy of "
-                f"{args.exercise})"
+                f"{args.exercise})",
+                file=env.stdout,
             )
         else:
             print(
                 f"Students: linklab run --exercise FILE --student NAME --submit {collector.url} "
                 f"--token TOKEN (TOKEN: the class token in {args.token_file}), or hand them an "
-                f"exercise written with --exercise FILE."
+                f"exercise written with --exercise FILE.",
+                file=env.stdout,
             )
-        print("Press Ctrl+C to stop.", flush=True)
+        print("Press Ctrl+C to stop.", flush=True, file=env.stdout)
         while collector.running:
             time.sleep(0.2)
         return EXIT_OK
     except KeyboardInterrupt:
-        print("Stopping the collector.", file=sys.stderr)
+        print("Stopping the collector.", file=env.stderr)
         return EXIT_OK
     finally:
         collector.stop()
@@ -223,20 +228,20 @@ def station_peer(pusher: ClassPusher, student: str) -> tuple[str, int]:
     return host, port
 
 
-def finish_pushing(pusher: ClassPusher) -> None:
+def finish_pushing(pusher: ClassPusher, env: Environment) -> None:
     status = pusher.close(FLUSH_S)
-    print(f"linklab: class at {pusher.url}: {status.words}", file=sys.stderr)
+    print(f"linklab: class at {pusher.url}: {status.words}", file=env.stderr)
     if status.waiting:
         print(
             "linklab: the runs still waiting are kept on this computer and sent the next time "
             "(linklab exercise push FILE --student NAME sends them now).",
-            file=sys.stderr,
+            file=env.stderr,
         )
     for sentence in status.refusals:
-        print(f"linklab: refused by the collector: {sentence}", file=sys.stderr)
+        print(f"linklab: refused by the collector: {sentence}", file=env.stderr)
 
 
-def cmd_push(args: argparse.Namespace, db_path: Path, exercise: Exercise) -> int:
+def cmd_push(args: argparse.Namespace, db_path: Path, exercise: Exercise, env: Environment) -> int:
     """`linklab exercise push`: everything of this student's work not yet acknowledged, sent
     until it is (or --wait seconds pass)."""
     pusher = pusher_for(args, db_path, exercise, args.student)
@@ -246,8 +251,8 @@ def cmd_push(args: argparse.Namespace, db_path: Path, exercise: Exercise) -> int
         )
     pusher.start()
     status = pusher.close(args.wait)
-    print(json.dumps({"sent": status.sent, "waiting": status.waiting,
-                      "refused": status.refused}) if args.json else status.words)  # fmt: skip
+    counts = {"sent": status.sent, "waiting": status.waiting, "refused": status.refused}
+    print(json.dumps(counts) if args.json else status.words, file=env.stdout)
     return EXIT_OK if not status.waiting else 1
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.points import plain_number
 from app.cli import responsiveness_sessions
 from app.cli.args import EXIT_OK
+from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.units import format_p, signed
@@ -232,51 +232,55 @@ def build_comparison(
     return compare(items, metric, mode=Mode.SESSIONS, baseline_session=base, context=checks)
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
+def cmd_compare(args: argparse.Namespace, env: Environment) -> int:
     refs = list(args.sessions)
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(env.db(args.db))
     if responsiveness_sessions.all_results_named(door, refs):
-        return responsiveness_sessions.compare(door, refs, args)
-    with Database(args.db, readonly=True) as db:
+        return responsiveness_sessions.compare(door, refs, args, env)
+    with Database(door.db_path, readonly=True) as db:
         store = SessionStore(db)
         items = load_series(store, refs, args.metric)
         context = load_context(store, items)
     comparison = build_comparison(items, refs, args.metric, args.baseline, args.within, context)
     if args.csv:
-        _write(args.csv, comparison_csv(comparison))
+        _write(args.csv, comparison_csv(comparison), env)
     if args.png or args.html or args.pdf:
         from app.ui.common.report_files import write_outputs  # Qt only when charts are asked
 
-        data = collect(comparison, FrontDoor(Path(args.db) if args.db else None))
+        data = collect(comparison, FrontDoor(env.db(args.db)))
         write_outputs(data, png=args.png, html=args.html, pdf=args.pdf, png_size=args.png_size)
     if args.json:
-        print(json.dumps(comparison_json(comparison), indent=2))
+        print(json.dumps(comparison_json(comparison), indent=2), file=env.stdout)
     else:
-        _print(comparison)
+        _print(comparison, env)
     return EXIT_OK
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, text: str, env: Environment) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8", newline="")
     except OSError as err:
         raise BadOption(f"Cannot write {path} ({err.strerror}): choose another place.") from None
-    print(f"Wrote {path}.", file=sys.stderr)
+    print(f"Wrote {path}.", file=env.stderr)
 
 
-def _print(comparison: Comparison) -> None:
+def _print(comparison: Comparison, env: Environment) -> None:
     metric = comparison.metric
     if comparison.baseline_session is not None and comparison.mode is Mode.SESSIONS:
         base = comparison.baseline_session
-        print(f"Baseline session: {base.name or base.short_id}  ({METRIC_INFO[metric][0]})")
+        print(
+            f"Baseline session: {base.name or base.short_id}  ({METRIC_INFO[metric][0]})",
+            file=env.stdout,
+        )
     for warning in comparison.warnings:
-        print(f"Warning: {warning}")
+        print(f"Warning: {warning}", file=env.stdout)
     for pair in comparison.pairs:
-        print(f"\n{pair.other.label} vs {pair.baseline.label}")
+        print(f"\n{pair.other.label} vs {pair.baseline.label}", file=env.stdout)
         print(
             f"  {comparison.variable_label:>12} {'baseline':>12} {'other':>12} "
             f"{'difference':>12} {'%':>7} {'p':>8} {'p Holm':>8}  significant  "
-            "interval of the difference (its level)"
+            "interval of the difference (its level)",
+            file=env.stdout,
         )
         for p in pair.points:
 
@@ -289,10 +293,14 @@ def _print(comparison: Comparison) -> None:
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
                 f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "
-                f"{format_p(p.p_holm):>8}  {sig:<11}  {interval_cell(metric, p)}"
+                f"{format_p(p.p_holm):>8}  {sig:<11}  {interval_cell(metric, p)}",
+                file=env.stdout,
             )
     for item in comparison.unpaired:
-        print(f"\nUnpaired: {item.label} ({item.session.name or item.session.short_id})")
-    print("\nFindings:")
+        print(
+            f"\nUnpaired: {item.label} ({item.session.name or item.session.short_id})",
+            file=env.stdout,
+        )
+    print("\nFindings:", file=env.stdout)
     for sentence in comparison.findings:
-        print(f"- {sentence}")
+        print(f"- {sentence}", file=env.stdout)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 
 from app.cli.args import EXIT_OK, number
+from app.cli.environment import Environment
 from app.engine.discovery import SEARCH_S, announcing_responder, discover
 from app.engine.drivers import program_engine
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
@@ -49,29 +50,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(handler=cmd_discover)
 
 
-def cmd_discover(args: argparse.Namespace) -> int:
+def cmd_discover(args: argparse.Namespace, env: Environment) -> int:
     found = discover(args.port, args.wait, args.interface)
     if args.json:
-        print(json.dumps({"computers": [peer.to_dict() for peer in found]}, indent=2))
+        print(
+            json.dumps({"computers": [peer.to_dict() for peer in found]}, indent=2), file=env.stdout
+        )
         return EXIT_OK
     if not found:
         print(
             f"No computer on this network answered on UDP port {args.port}: start `linklab "
             f"serve` on the other computer (a plain iperf3 -s does not answer), or type its "
-            f"address as the peer."
+            f"address as the peer.",
+            file=env.stdout,
         )
         return EXIT_OK
     count = f"{len(found)} computer{'s' if len(found) != 1 else ''}"
-    print(f"Found {count} running LinkLab's servers:")
+    print(f"Found {count} running LinkLab's servers:", file=env.stdout)
     for peer in found:
         # Its IPv4 address first (what --peer takes), even when the answer came by IPv6.
         others = [a for a in dict.fromkeys((*peer.addresses, peer.address)) if a != peer.host]
         also = f" (also {', '.join(others)})" if others else ""
-        print(f"  {peer.name}  {peer.host}{also}")
+        print(f"  {peer.name}  {peer.host}{also}", file=env.stdout)
         engines = peer.engine_words or "no engine server"
         echo = f", latency responder port {peer.echo_port}" if peer.echo_port else ""
-        print(f"    {engines}{echo}")
-    print("Measure one with: linklab run --peer ADDRESS")
+        print(f"    {engines}{echo}", file=env.stdout)
+    print("Measure one with: linklab run --peer ADDRESS", file=env.stdout)
     return EXIT_OK
 
 

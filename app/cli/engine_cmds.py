@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
-import os
-import sys
+from functools import partial
 from typing import Any
 
 from app import __version__
 from app.cli import db_doctor
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number, rate, size, within
+from app.cli.environment import Environment
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine
@@ -101,49 +101,48 @@ def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
     }
 
 
-def cmd_doctor(args: argparse.Namespace) -> int:
+def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
     if args.db is not None:
-        return db_doctor.cmd_db_doctor(args)
+        return db_doctor.cmd_db_doctor(args, env)
     if args.recover_to is not None:
         raise BadOption("--recover-to goes with --db: linklab doctor --db PATH --recover-to NEW")
-    report = doctor_report(getattr(args, "engine_settings", None))
+    report = doctor_report(env.engine_settings)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2), file=env.stdout)
         return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
-    print(f"LinkLab {report['linklab']}")
+    print(f"LinkLab {report['linklab']}", file=env.stdout)
     for name, info in report["engines"].items():
         if not info["found"]:
-            print(f"  {name:<10} missing: {info['problem']}")
+            print(f"  {name:<10} missing: {info['problem']}", file=env.stdout)
             continue
         caps = ", ".join(c for c, ok in info["capabilities"].items() if ok) or "-"
-        print(f"  {name:<10} {info['version']:<8} {info['path']} ({info['source']})")
-        print(f"  {'':<10} capabilities: {caps}")
+        print(
+            f"  {name:<10} {info['version']:<8} {info['path']} ({info['source']})", file=env.stdout
+        )
+        print(f"  {'':<10} capabilities: {caps}", file=env.stdout)
         if info.get("server_warning"):
-            print(f"  {'':<10} note: {info['server_warning']}")
-    print(f"  IPv6 on this computer: {'yes' if report['ipv6'] else 'no'}")
-    print("  Addresses a peer can use:")
+            print(f"  {'':<10} note: {info['server_warning']}", file=env.stdout)
+    print(f"  IPv6 on this computer: {'yes' if report['ipv6'] else 'no'}", file=env.stdout)
+    print("  Addresses a peer can use:", file=env.stdout)
     for addr in report["addresses"] or [{"address": "(none: no network interface is up)"}]:
         where = f"  ({addr['interface']}, {addr['scope']})" if "interface" in addr else ""
-        print(f"    {addr['address']}{where}")
+        print(f"    {addr['address']}{where}", file=env.stdout)
     return EXIT_OK if report["engines"]["iperf3"]["found"] else EXIT_FAILED
 
 
 # -- measure -----------------------------------------------------------------------------------
-def _password(args: argparse.Namespace) -> str | None:
+def _password(args: argparse.Namespace, env: Environment) -> str | None:
     if args.username is None:
         return None
-    if "IPERF3_PASSWORD" in os.environ:
-        return os.environ["IPERF3_PASSWORD"]
-    if sys.stdin.isatty():
-        return getpass.getpass(f"iperf3 password for {args.username}: ")
+    if "IPERF3_PASSWORD" in env.variables:
+        return env.variables["IPERF3_PASSWORD"]
+    if env.stdin.isatty():
+        return getpass.getpass(f"iperf3 password for {args.username}: ", stream=env.stderr)
     return None
 
 
-def prepare_run(args: argparse.Namespace) -> EngineRun:
-    driver = DRIVERS[Engine(args.engine)]
-    settings = getattr(args, "engine_settings", None)
-    if settings is not None:
-        driver = type(driver)(settings)
+def prepare_run(args: argparse.Namespace, env: Environment) -> EngineRun:
+    driver = type(DRIVERS[Engine(args.engine)])(env.engine_settings)
     run = SingleRun(
         host=args.peer,
         port=getattr(args, driver.port_dest) or args.port or driver.default_port,
@@ -160,7 +159,7 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
         connect_timeout_ms=args.connect_timeout,
         bind_address=args.bind,
         username=args.username,
-        password=_password(args),
+        password=_password(args, env),
         rsa_public_key_path=args.rsa_public_key,
         test=args.test,
         live=not args.no_live,
@@ -170,7 +169,7 @@ def prepare_run(args: argparse.Namespace) -> EngineRun:
     return handle
 
 
-def print_event(event: Sample | EngineMessage) -> None:
+def print_event(event: Sample | EngineMessage, env: Environment) -> None:
     if isinstance(event, Sample):
         note = " (warm-up, not counted)" if event.omitted else ""
         shown = format_received(event.received_bps, event.sent_bps)
@@ -178,8 +177,11 @@ def print_event(event: Sample | EngineMessage) -> None:
         if event.lost_packets is not None and event.packets:
             extra += f"  lost {event.lost_packets}/{event.packets}"
         arrow = "↑" if event.flow.value == "up" else "↓"
-        print(f"  {event.start_s:6.2f}-{event.end_s:6.2f} s {arrow} {shown:>12}{extra}{note}")
-    sys.stdout.flush()
+        print(
+            f"  {event.start_s:6.2f}-{event.end_s:6.2f} s {arrow} {shown:>12}{extra}{note}",
+            file=env.stdout,
+        )
+    env.stdout.flush()
 
 
 def result_dict(result: RunResult) -> dict[str, Any]:
@@ -204,9 +206,9 @@ def result_dict(result: RunResult) -> dict[str, Any]:
     }
 
 
-def print_result(result: RunResult) -> None:
+def print_result(result: RunResult, env: Environment) -> None:
     summary = result.summary
-    print(f"Result ({result.engine} {result.engine_version}):")
+    print(f"Result ({result.engine} {result.engine_version}):", file=env.stdout)
     for flow in summary.flows:
         line = (
             f"  {flow.flow.value:>4}: sent {format_rate(flow.sender_bps)}, "
@@ -218,51 +220,51 @@ def print_result(result: RunResult) -> None:
             line += f", loss {flow.loss_pct:.2f} % ({flow.lost_packets}/{flow.packets})"
         if flow.jitter_ms is not None:
             line += f", jitter {flow.jitter_ms:.3f} ms"
-        print(line)
+        print(line, file=env.stdout)
     if summary.rtt_mean_ms is not None:
         low, high = summary.rtt_min_ms, summary.rtt_max_ms
         span = f" (min {low:.3f}, max {high:.3f})" if low is not None and high is not None else ""
-        print(f"  RTT: {summary.rtt_mean_ms:.3f} ms{span}")
+        print(f"  RTT: {summary.rtt_mean_ms:.3f} ms{span}", file=env.stdout)
     if summary.transactions_per_s is not None:
-        print(f"  Transactions: {summary.transactions_per_s:.0f}/s")
+        print(f"  Transactions: {summary.transactions_per_s:.0f}/s", file=env.stdout)
     cpu = [
         f"{label} {value:.1f} %"
         for label, value in (("local", summary.cpu_local_pct), ("remote", summary.cpu_remote_pct))
         if value is not None
     ]
     if cpu:
-        print(f"  CPU: {', '.join(cpu)}")
+        print(f"  CPU: {', '.join(cpu)}", file=env.stdout)
 
 
-def cmd_measure(args: argparse.Namespace) -> int:
-    run = prepare_run(args)
+def cmd_measure(args: argparse.Namespace, env: Environment) -> int:
+    run = prepare_run(args, env)
     if not args.json:
-        print("$ " + " ".join(run.argv), flush=True)
-    result = run.run(None if args.json else print_event)
+        print("$ " + " ".join(run.argv), flush=True, file=env.stdout)
+    result = run.run(None if args.json else partial(print_event, env=env))
     if args.json:
-        print(json.dumps(result_dict(result), indent=2))
+        print(json.dumps(result_dict(result), indent=2), file=env.stdout)
     else:
-        print_result(result)
+        print_result(result, env)
     return EXIT_OK
 
 
 # -- demo: a first measurement in the terminal ----------------------------------------------------
-def cmd_demo(args: argparse.Namespace) -> int:
+def cmd_demo(args: argparse.Namespace, env: Environment) -> int:
     port = netinfo.free_port(0)
-    print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.")
+    print(f"LinkLab {__version__}: a {args.duration}-second loopback measurement.", file=env.stdout)
     from app.cli.serve_cmd import start_servers  # a command of its own
 
-    servers = start_servers(port)
+    servers = start_servers(port, stderr=env.stderr)
     tool: Tool = servers[0].tool
     try:
-        print(f"Local iperf3 {tool.version_string} server on port {port}.")
+        print(f"Local iperf3 {tool.version_string} server on port {port}.", file=env.stdout)
         opts = Iperf3Options(host="127.0.0.1", port=port, duration_s=args.duration)
         run = start_iperf3(tool, opts)
-        print("$ " + " ".join(run.argv), flush=True)
-        print_result(run.run(print_event))
+        print("$ " + " ".join(run.argv), flush=True, file=env.stdout)
+        print_result(run.run(partial(print_event, env=env)), env)
     finally:
         for server in servers:
             server.stop()
-    print("To measure another computer: run `linklab serve` there, then")
-    print("  linklab measure --peer ADDRESS   (see `linklab measure --help`).")
+    print("To measure another computer: run `linklab serve` there, then", file=env.stdout)
+    print("  linklab measure --peer ADDRESS   (see `linklab measure --help`).", file=env.stdout)
     return EXIT_OK

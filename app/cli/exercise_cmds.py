@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from app.cli.args import EXIT_OK, number
 from app.cli.class_live_cmds import add_submit_arguments, cmd_push
+from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
@@ -108,10 +107,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     push.set_defaults(handler=cmd_exercise_push)
 
 
-def cmd_new(args: argparse.Namespace) -> int:
+def cmd_new(args: argparse.Namespace, env: Environment) -> int:
     if args.list:
         for name, exercise in ready_names().items():
-            print(f"{name}: {exercise.title} ({counted(len(exercise.steps), 'step')})")
+            print(
+                f"{name}: {exercise.title} ({counted(len(exercise.steps), 'step')})",
+                file=env.stdout,
+            )
         return EXIT_OK
     if not args.out:
         raise BadOption(f"Say where to write the exercise: --out FILE{EXERCISE_SUFFIX}.")
@@ -129,7 +131,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         )
     path = write_exercise(args.out, exercise)
     steps = counted(len(exercise.steps), "step")
-    print(f"Wrote {path}: “{exercise.title}”, {steps}.", file=sys.stderr)
+    print(f"Wrote {path}: “{exercise.title}”, {steps}.", file=env.stderr)
     return EXIT_OK
 
 
@@ -171,11 +173,11 @@ def exercise_summary(exercise: Exercise) -> dict[str, Any]:
     }
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def cmd_show(args: argparse.Namespace, env: Environment) -> int:
     exercise = read_exercise(args.file)
     data = exercise_summary(exercise)
     if args.student:
-        desk = FrontDoor(Path(args.db) if args.db else None).exercises()
+        desk = FrontDoor(env.db(args.db)).exercises()
         work = desk.work(exercise, args.student)
         for entry, progress in zip(
             data["steps"], desk.progress(exercise, args.student), strict=True
@@ -186,33 +188,33 @@ def cmd_show(args: argparse.Namespace) -> int:
         data["group"] = work.group if work else ""
         data["answers"] = work.answers if work else {}
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(data, indent=2, ensure_ascii=False), file=env.stdout)
         return EXIT_OK
-    print(exercise.title)
+    print(exercise.title, file=env.stdout)
     if exercise.aims:
-        print(f"Aims: {exercise.aims}")
+        print(f"Aims: {exercise.aims}", file=env.stdout)
     for entry in data["steps"]:
         state = f" [{entry['state']}]" if "state" in entry else ""
         runs = counted(entry["runs_planned"], "run")
-        print(f"\n{entry['number']}. {entry['title']}{state} ({runs})")
+        print(f"\n{entry['number']}. {entry['title']}{state} ({runs})", file=env.stdout)
         if entry["locked"]:
-            print(f"   locked: {', '.join(entry['locked'])}")
+            print(f"   locked: {', '.join(entry['locked'])}", file=env.stdout)
         for q, text in enumerate(entry["questions"], 1):
-            print(f"   Q{entry['number']}.{q} {text}")
+            print(f"   Q{entry['number']}.{q} {text}", file=env.stdout)
     for q, text in enumerate(exercise.questions, 1):
-        print(f"\nQE.{q} {text}")
+        print(f"\nQE.{q} {text}", file=env.stdout)
     return EXIT_OK
 
 
-def cmd_exercise_push(args: argparse.Namespace) -> int:
+def cmd_exercise_push(args: argparse.Namespace, env: Environment) -> int:
     exercise = read_exercise(args.file)
-    door = FrontDoor(Path(args.db) if args.db else None)
-    return cmd_push(args, door.db_path, exercise)
+    door = FrontDoor(env.db(args.db))
+    return cmd_push(args, door.db_path, exercise, env)
 
 
-def cmd_answer(args: argparse.Namespace) -> int:
+def cmd_answer(args: argparse.Namespace, env: Environment) -> int:
     exercise = read_exercise(args.file)
-    desk = FrontDoor(Path(args.db) if args.db else None).exercises()
+    desk = FrontDoor(env.db(args.db)).exercises()
     desk.answer(exercise, args.student, args.question, args.text)
-    print(f"Kept the answer to {args.question} for {args.student}.", file=sys.stderr)
+    print(f"Kept the answer to {args.question} for {args.student}.", file=env.stderr)
     return EXIT_OK

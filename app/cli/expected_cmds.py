@@ -8,6 +8,7 @@ import json
 from app.analysis.overhead import Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import Cipher
 from app.cli.args import EXIT_OK, number, rate, size
+from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium, Security
@@ -76,7 +77,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(handler=cmd_expected)
 
 
-def cmd_expected(args: argparse.Namespace) -> int:
+def cmd_expected(args: argparse.Namespace, env: Environment) -> int:
     spec = LinkInputs(
         link_rate_bps=float(args.link_rate),
         medium=Medium(args.medium),
@@ -97,33 +98,38 @@ def cmd_expected(args: argparse.Namespace) -> int:
     except OverheadError as err:
         raise BadOption(str(err)) from None
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), file=env.stdout)
     else:
-        _print(result)
+        _print(result, env)
     return EXIT_OK
 
 
-def _print(result: Expected) -> None:
+def _print(result: Expected, env: Environment) -> None:
     spec = result.inputs
     rate = format_rate(spec.link_rate_bps)
     print(
         f"Expected goodput: {format_rate(result.expected_bps, 4)} "
-        f"({result.efficiency * 100:.2f} % of {rate})"
+        f"({result.efficiency * 100:.2f} % of {rate})",
+        file=env.stdout,
     )
     frames = f"{result.frames} frame{'s' if result.frames > 1 else ''}"
     print(
         f"{spec.protocol.value.upper()} over IPv{int(spec.ip_version)} on {spec.medium.value}, "
-        f"MTU {spec.mtu}: bytes of one {result.unit} ({frames})"
+        f"MTU {spec.mtu}: bytes of one {result.unit} ({frames})",
+        file=env.stdout,
     )
     rows = [*result.overhead, ("payload", result.payload_bytes)]
     rows.append(("total", result.payload_bytes + result.overhead_bytes))
     width = max(len(name) for name, _ in rows)
     decimals = 0 if all(float(n).is_integer() for _, n in rows) else 1
-    print()
+    print(file=env.stdout)
     for name, n in rows:
-        print(f"  {name:<{width}}  {n:>9.{decimals}f}")
+        print(f"  {name:<{width}}  {n:>9.{decimals}f}", file=env.stdout)
     if result.aggregated is not None:
-        print("  (air time is counted as the bytes the link rate carries in that time)")
-    print()
+        print(
+            "  (air time is counted as the bytes the link rate carries in that time)",
+            file=env.stdout,
+        )
+    print(file=env.stdout)
     for sentence in result.explanation:
-        print(f"- {sentence}")
+        print(f"- {sentence}", file=env.stdout)

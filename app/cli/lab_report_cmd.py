@@ -4,19 +4,18 @@ exercise those sessions were measured for, drafted as HTML, PDF or an editable .
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from app.cli.args import EXIT_OK
+from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.report.lab_report import collect_lab_report
 from app.study.frontdoor import FrontDoor
 
 
-def export_lab_report(args: argparse.Namespace) -> int:
+def export_lab_report(args: argparse.Namespace, env: Environment) -> int:
     if args.out == "-":
         raise BadOption("A lab report is a file: give its name with --out (.html, .pdf, .docx).")
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(env.db(args.db))
     sessions = [door.session(ref) for ref in args.sessions]
     owners = {(s.plan.assignment.exercise_id, s.plan.assignment.student)
               for s in sessions if s.plan.assignment}  # fmt: skip
@@ -31,5 +30,5 @@ def export_lab_report(args: argparse.Namespace) -> int:
     from app.ui.common.report_files import write_lab_report  # Qt only for the charts
 
     path = write_lab_report(report, args.out)
-    print(f"Wrote {path}.", file=sys.stderr)
+    print(f"Wrote {path}.", file=env.stderr)
     return EXIT_OK

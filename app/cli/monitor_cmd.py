@@ -4,12 +4,12 @@ is stored as a session (every interval), as the window's Monitor stores it."""
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from typing import TextIO
 
 from app.analysis.monitor_trace import flow_name
 from app.cli.args import EXIT_OK, add_port_arguments, number, peer_ports
+from app.cli.environment import Environment
 from app.cli.study_cmds import THIS_COMPUTER_ARG, _install_stop, add_db_argument, open_door
 from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cmd.set_defaults(handler=cmd_monitor)
 
 
-def cmd_monitor(args: argparse.Namespace) -> int:
+def cmd_monitor(args: argparse.Namespace, env: Environment) -> int:
     protocol = Protocol(args.protocol)
     try:
         bitrate = parse_rate(args.bitrate) if protocol is Protocol.UDP else 0
@@ -93,9 +93,9 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         latency=args.latency,
         interval_s=args.interval,
     )
-    door = open_door(args)
+    door = open_door(args, env)
     try:
-        study = door.start(door.prepare(plan), IntervalPrinter(sys.stdout, sys.stderr))
+        study = door.start(door.prepare(plan), IntervalPrinter(env.stdout, env.stderr))
         _install_stop(study)
         study.run()
     finally:

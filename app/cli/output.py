@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from dataclasses import asdict
 from typing import Any, TextIO
@@ -58,7 +57,7 @@ def format_duration(seconds: float | None) -> str:
 class ProgressPrinter:
     """Observer for the runner: a live bar on a terminal, one line per run otherwise."""
 
-    def __init__(self, out: TextIO = sys.stderr, *, quiet: bool = False) -> None:
+    def __init__(self, out: TextIO, *, quiet: bool = False) -> None:
         self._out = out
         self._tty = out.isatty()
         self._quiet = quiet
@@ -201,7 +200,7 @@ EXTRA_FORMATS = {
 }
 
 
-def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO = sys.stdout) -> None:
+def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO) -> None:
     """A readable table of the point summaries (throughput, and RTT and working latency when
     measured), after the warnings of the session's context checks."""
     plan = session.plan

@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sys
-from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
 from app.cli.args import EXIT_CODES_HELP, EXIT_OK, add_port_arguments, number, peer_ports
+from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
 from app.domain.units import format_rate
@@ -107,7 +106,7 @@ def peer_from_args(args: argparse.Namespace) -> Peer:
 class ProgressLines:
     """The test's progress on stderr, one line per step."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
+    def __init__(self, out: TextIO) -> None:
         self._out = out
 
     def __call__(self, event: ResponsivenessEvent) -> None:
@@ -145,7 +144,7 @@ def _load_line(name: str, load: LoadResult | None) -> list[str]:
     ]
 
 
-def print_result(result: ResponsivenessResult, out: TextIO = sys.stdout) -> None:
+def print_result(result: ResponsivenessResult, out: TextIO) -> None:
     lines = ["==== SUMMARY ===="]
     lines += _load_line("Downlink", result.load(Phase.DOWNLOAD))
     lines += _load_line("Uplink", result.load(Phase.UPLOAD))
@@ -168,7 +167,7 @@ def _stop_on_signals(test: ResponsivenessTest) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def cmd_responsiveness(args: argparse.Namespace) -> int:
+def cmd_responsiveness(args: argparse.Namespace, env: Environment) -> int:
     peer = peer_from_args(args)
     settings = ResponsivenessSettings(
         max_flows=args.max_flows,
@@ -177,11 +176,8 @@ def cmd_responsiveness(args: argparse.Namespace) -> int:
         idle_s=args.idle_seconds,
         both=not args.no_both,
     )
-    db = getattr(args, "db", None)
-    door = FrontDoor(
-        Path(db) if db else None, drivers=registry(getattr(args, "engine_settings", None))
-    )
-    test = door.responsiveness(peer, ProgressLines(), settings, echo_port=args.echo_port)
+    door = FrontDoor(env.db(getattr(args, "db", None)), drivers=registry(env.engine_settings))
+    test = door.responsiveness(peer, ProgressLines(env.stderr), settings, echo_port=args.echo_port)
     _stop_on_signals(test)
     try:
         result = test.run()
@@ -192,10 +188,10 @@ def cmd_responsiveness(args: argparse.Namespace) -> int:
     print(
         f"Kept as {kept.short_id} (“{kept.name}”): `linklab sessions show {kept.short_id}` "
         f"shows it, `linklab export {kept.short_id} --format csv|json|png|html` exports it.",
-        file=sys.stderr,
+        file=env.stderr,
     )
     if args.json:
-        print(json.dumps({**result.to_dict(), "session_id": kept.id}, indent=2))
+        print(json.dumps({**result.to_dict(), "session_id": kept.id}, indent=2), file=env.stdout)
     else:
-        print_result(result)
+        print_result(result, env.stdout)
     return EXIT_OK

@@ -6,14 +6,15 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import signal
-import sys
 import time
 from collections.abc import Callable
 from types import FrameType
+from typing import TextIO
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
 from app.cli.class_live_cmds import add_pool_arguments, tell_collector
 from app.cli.discover_cmd import start_echo
+from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
@@ -122,6 +123,8 @@ def start_servers(
     count: int = 1,
     max_duration_s: int | None = None,
     serve_main: bool = True,
+    *,
+    stderr: TextIO,
 ) -> list[LocalServer]:
     """Start the main server (iperf3, required unless main is False: count servers on
     consecutive ports) and the others asked for (when installed)."""
@@ -140,7 +143,7 @@ def start_servers(
         try:
             servers += driver.servers(ServerOptions(other_port, bind))
         except EngineMissing as err:
-            print(f"linklab: {err.sentence} Serving without it.", file=sys.stderr)
+            print(f"linklab: {err.sentence} Serving without it.", file=stderr)
     return start_all(servers)
 
 
@@ -200,18 +203,18 @@ def _stop_on_signals() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
     def log(line: str) -> None:
-        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True)
+        print(f"  [{time.strftime('%H:%M:%S')}] {line}", flush=True, file=env.stdout)
 
     _stop_on_signals()
     for sentence in stop_left_behind():
-        print(f"linklab: {sentence}", file=sys.stderr)
+        print(f"linklab: {sentence}", file=env.stderr)
 
     main = _main_driver()
     instead, others = stand_ins(args)
     if instead:
-        print(f"linklab: {instead}", file=sys.stderr, flush=True)
+        print(f"linklab: {instead}", file=env.stderr, flush=True)
     servers = start_servers(
         getattr(args, main.port_dest) or main.default_port,
         {**wanted(args), **others},
@@ -222,38 +225,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
         count=args.count,
         max_duration_s=args.max_duration,
         serve_main=not instead,
+        stderr=env.stderr,
     )
     echo: EchoResponder | None = None
     try:
         for server in servers:
-            print(f"{server.name} listening on port {server.port} (pid {server.pid})")
+            print(
+                f"{server.name} listening on port {server.port} (pid {server.pid})", file=env.stdout
+            )
             if server.tool.name == main.server_program and (
                 warning := main.server_note(server.tool)
             ):
-                print(f"Note: {warning}")
-        print(serve_limits(args, servers))
+                print(f"Note: {warning}", file=env.stdout)
+        print(serve_limits(args, servers), file=env.stdout)
         if note := firewall_note(servers):
-            print(f"Note: {note}")
+            print(f"Note: {note}", file=env.stdout)
         for note in dict.fromkeys(n for server in servers for n in server.notes):
-            print(f"Note: {note}")
+            print(f"Note: {note}", file=env.stdout)
         if not args.no_echo:
             echo, why_off = start_echo(args.echo_port, args.bind, servers)
             if echo is not None:
-                print(f"LinkLab latency responder listening on UDP port {echo.port}")
+                print(
+                    f"LinkLab latency responder listening on UDP port {echo.port}", file=env.stdout
+                )
             else:
-                print(f"linklab: {why_off}", file=sys.stderr, flush=True)
+                print(f"linklab: {why_off}", file=env.stderr, flush=True)
         for line in _peer_addresses(args.bind):
-            print(line)
+            print(line, file=env.stdout)
         if args.collector:
-            print(tell_collector(args, servers), flush=True)
-        print("Press Ctrl+C to stop.", flush=True)
+            print(tell_collector(args, servers), flush=True, file=env.stdout)
+        print("Press Ctrl+C to stop.", flush=True, file=env.stdout)
         while all(server.running for server in servers):
             time.sleep(0.2)
         stopped = [server.name for server in servers if not server.running]
-        print(f"linklab: the {', '.join(stopped)} stopped.", file=sys.stderr)
+        print(f"linklab: the {', '.join(stopped)} stopped.", file=env.stderr)
         return EXIT_OK if args.one_off else EXIT_FAILED
     except KeyboardInterrupt:
-        print("Stopping the servers.", file=sys.stderr)
+        print("Stopping the servers.", file=env.stderr)
         return EXIT_OK
     finally:
         if echo is not None:

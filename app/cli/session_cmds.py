@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from app.cli import responsiveness_sessions as kept_results
 from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
+from app.cli.environment import Environment
 from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
@@ -114,32 +114,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imports.set_defaults(handler=cmd_import)
 
 
-def cmd_sessions(args: argparse.Namespace) -> int:
+def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     action = args.action or "list"
-    door = open_door(args)  # a session whose LinkLab died shows as interrupted, not running
+    door = open_door(args, env)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
         search, status = getattr(args, "search", ""), getattr(args, "status", None)
         found = door.sessions(search, status)
         # A kept result is a finished test: listed unless another status is asked for.
         results = door.results().kept(search) if status in (None, "completed") else []
-        return _list(found, results, args.json)
+        return _list(found, results, args.json, env)
     if action == "restore":
         restored = door.restore_one(args.session)
-        print(f"Restored session {restored.short_id} ({counted(restored.runs_done, 'run')}).")
+        print(
+            f"Restored session {restored.short_id} ({counted(restored.runs_done, 'run')}).",
+            file=env.stdout,
+        )
         return EXIT_OK
     kept = kept_results.find(door, args.session)
     if kept is not None:
-        return _result_action(door, kept, action, args)
+        return _result_action(door, kept, action, args, env)
     session = door.session(args.session)
     if action == "show":
         runs = door.runs(session.id)
         if args.json:
-            print(json_text(session_json(session, runs)))
+            print(json_text(session_json(session, runs)), file=env.stdout)
         else:
-            _show(session)
+            _show(session, env)
             if latency := describe_latency(runs):
-                print(f"  latency     {latency.removeprefix('Working latency ')}")
-            print_points(session, runs)
+                print(f"  latency     {latency.removeprefix('Working latency ')}", file=env.stdout)
+            print_points(session, runs, env.stdout)
         return EXIT_OK
     if action == "rename":
         updated = door.rename(session.id, args.new_name)
@@ -147,75 +150,83 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         updated = door.tag(session.id, dict(args.tags), remove=args.remove)
     else:  # delete
         if not args.yes and not _confirm(
-            f"Delete session {session.short_id} ({counted(session.runs_done, 'run')})? [y/N] "
+            f"Delete session {session.short_id} ({counted(session.runs_done, 'run')})? [y/N] ",
+            env,
         ):
-            print("Nothing deleted.", file=sys.stderr)
+            print("Nothing deleted.", file=env.stderr)
             return EXIT_FAILED
         door.delete([session.id])
         print(
             f"Deleted session {session.short_id}: `linklab sessions restore "
             f"{session.short_id}` brings it back within a day.",
-            file=sys.stderr,
+            file=env.stderr,
         )
         return EXIT_OK
     if args.json:
-        print(json_text(session_summary(updated)))
+        print(json_text(session_summary(updated)), file=env.stdout)
     else:
         print(
             f"Session {updated.short_id}: name {updated.name!r}, "
-            f"conditions {describe_conditions(updated.conditions) or '—'}."
+            f"conditions {describe_conditions(updated.conditions) or '—'}.",
+            file=env.stdout,
         )
     return EXIT_OK
 
 
-def _confirm(question: str) -> bool:
-    if not sys.stdin.isatty():
+def _confirm(question: str, env: Environment) -> bool:
+    answer = env.ask(question)
+    if answer is None:
         raise BadOption("Deleting needs confirmation: add --yes.")
-    return input(question).strip().lower() in ("y", "yes")
+    return answer.strip().lower() in ("y", "yes")
 
 
-def _result_action(door: FrontDoor, kept: KeptResult, action: str, args: argparse.Namespace) -> int:
+def _result_action(
+    door: FrontDoor, kept: KeptResult, action: str, args: argparse.Namespace, env: Environment
+) -> int:
     if action == "show":
-        kept_results.show(door.results().get(kept.id), args.json)
+        kept_results.show(door.results().get(kept.id), args.json, env)
         return EXIT_OK
     if action == "rename":
-        return kept_results.rename(door, kept, args.new_name, args.json)
+        return kept_results.rename(door, kept, args.new_name, args.json, env)
     if action == "delete":
-        return kept_results.delete(door, kept, args.yes)
+        return kept_results.delete(door, kept, args.yes, env)
     raise BadOption(
         f"{kept.name!r} is a responsiveness result: it has no tags (rename it to tell it apart)."
     )
 
 
-def _list(found: list[SessionRecord], results: list[KeptResult], as_json: bool) -> int:
+def _list(
+    found: list[SessionRecord], results: list[KeptResult], as_json: bool, env: Environment
+) -> int:
     if as_json:
         listed = [(s.started_at or s.created_at, session_summary(s)) for s in found] + [
             (k.created_at, k.summary()) for k in results
         ]
         listed.sort(key=lambda pair: pair[0], reverse=True)
-        print(json_text([summary for _, summary in listed]))
+        print(json_text([summary for _, summary in listed]), file=env.stdout)
         return EXIT_OK
     if not found and not results:
-        print("No sessions yet: `linklab run --peer HOST` makes one.")
+        print("No sessions yet: `linklab run --peer HOST` makes one.", file=env.stdout)
         return EXIT_OK
     if found:
-        _print_sessions(found)
+        _print_sessions(found, env)
     if results:
         if found:
-            print()
-        print("Responsiveness results")
-        kept_results.print_listing(results)
+            print(file=env.stdout)
+        print("Responsiveness results", file=env.stdout)
+        kept_results.print_listing(results, env)
     count = counted(len(found), "session")
     if results:
         count += f", {counted(len(results), 'responsiveness result')}"
-    print(f"{count}.")
+    print(f"{count}.", file=env.stdout)
     return EXIT_OK
 
 
-def _print_sessions(found: list[SessionRecord]) -> None:
+def _print_sessions(found: list[SessionRecord], env: Environment) -> None:
     print(
         f"{'id':<8}  {'started':<16}  {'name':<20}  {'peer':<16}  {'series':<14}  "
-        f"{'conditions':<16}  {'status':<23}  runs"
+        f"{'conditions':<16}  {'status':<23}  runs",
+        file=env.stdout,
     )
     for s in found:
         plan = s.plan
@@ -228,7 +239,8 @@ def _print_sessions(found: list[SessionRecord]) -> None:
         print(
             f"{s.short_id:<8}  {local_time(s.created_at):<16}  {s.name[:20]:<20}  "
             f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
-            f"{s.status_text:<23}  {s.runs_done}/{s.total_runs}"
+            f"{s.status_text:<23}  {s.runs_done}/{s.total_runs}",
+            file=env.stdout,
         )
 
 
@@ -237,78 +249,86 @@ def peer_name(session: SessionRecord) -> str:
     return "this computer" if session.plan.peer.is_this_computer else session.peer_host
 
 
-def _show(session: SessionRecord) -> None:
+def _show(session: SessionRecord, env: Environment) -> None:
     plan = session.plan
-    print(f"Session {session.id}")
-    print(f"  name        {session.name or '—'}")
-    print(f"  peer        {peer_name(session)} ({plan.engine.value})")
+    print(f"Session {session.id}", file=env.stdout)
+    print(f"  name        {session.name or '—'}", file=env.stdout)
+    print(f"  peer        {peer_name(session)} ({plan.engine.value})", file=env.stdout)
     reason = f". {session.status_reason}" if session.status_reason else ""
-    print(f"  status      {session.status_text}{reason}")
-    print(f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}")
+    print(f"  status      {session.status_text}{reason}", file=env.stdout)
+    print(
+        f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}",
+        file=env.stdout,
+    )
     runs_words = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
     if plan.is_monitor:  # one flow over time: no sweep to state
         print(
             f"  monitor     {runs_words} of up to {plan.duration_s} s, back to back; "
-            f"{plan.direction.value}"
+            f"{plan.direction.value}",
+            file=env.stdout,
         )
     else:
         print(
             f"  sweep       {plan.variable.value}: {', '.join(str(v) for v in plan.values)}; "
             f"{runs_words} × {plan.duration_s} s; "
-            f"{plan.direction.value}"
+            f"{plan.direction.value}",
+            file=env.stdout,
         )
-    print(f"  conditions  {describe_conditions(session.conditions) or '—'}")
+    print(f"  conditions  {describe_conditions(session.conditions) or '—'}", file=env.stdout)
     if plan.conditions.notes:
-        print(f"  notes       {plan.conditions.notes}")
-    print(f"  runs        {session.runs_done}/{session.total_runs} ({session.runs_failed} failed)")
+        print(f"  notes       {plan.conditions.notes}", file=env.stdout)
+    print(
+        f"  runs        {session.runs_done}/{session.total_runs} ({session.runs_failed} failed)",
+        file=env.stdout,
+    )
     for line in describe_environment(session.environment):
         label, _, rest = line.partition(": ")
-        print(f"  {label.lower():<11} {rest}")
+        print(f"  {label.lower():<11} {rest}", file=env.stdout)
 
 
-def cmd_export(args: argparse.Namespace) -> int:
+def cmd_export(args: argparse.Namespace, env: Environment) -> int:
     if args.format in ("csv", "json", "png", "html") and len(args.sessions) == 1:
-        door = FrontDoor(Path(args.db) if args.db else None)
+        door = FrontDoor(env.db(args.db))
         if (kept := kept_results.find(door, args.sessions[0])) is not None:
-            return kept_results.export(door.results().get(kept.id), args.format, args.out)
+            return kept_results.export(door.results().get(kept.id), args.format, args.out, env)
     if args.format in ("html", "pdf"):
-        return _export_report(args)
+        return _export_report(args, env)
     if args.format == "handin":
         from app.cli.class_cmds import export_handin
 
-        return export_handin(args)
+        return export_handin(args, env)
     if args.format == "report":
         from app.cli.lab_report_cmd import export_lab_report
 
-        return export_lab_report(args)
+        return export_lab_report(args, env)
     if args.format in ("csv", "points", "samples") and len(args.sessions) > 1:
         raise BadOption(
             "CSV export takes one session: export them one by one, or use --format json "
             "for several in one file."
         )
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(env.db(args.db))
     if args.format == "png":
         raise BadOption("png is a responsiveness result's card: a session's chart is in html.")
     if args.format == "samples":
-        return _export_samples(door, args.sessions[0], args.out)
+        return _export_samples(door, args.sessions[0], args.out, env)
     if args.format == "json":
         notes: list[str] = []
         if args.out != "-":
             door.export(args.sessions, Path(args.out), notes)
             for note in notes:
-                print(note, file=sys.stderr)
-            print(f"Wrote {args.out}.", file=sys.stderr)
+                print(note, file=env.stderr)
+            print(f"Wrote {args.out}.", file=env.stderr)
             return EXIT_OK
         with Database(door.db_path, readonly=True) as db:
             text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions), notes))
         for note in notes:
-            print(note, file=sys.stderr)
+            print(note, file=env.stderr)
     else:
         session = door.session(args.sessions[0])
         runs = door.runs(session.id)
         text = runs_csv(session, runs) if args.format == "csv" else points_csv(session, runs)
     if args.out == "-":
-        sys.stdout.write(text)
+        env.stdout.write(text)
         return EXIT_OK
     else:
         try:
@@ -317,56 +337,56 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise BadOption(
                 f"Cannot write {args.out} ({err.strerror}): choose another place."
             ) from None
-    print(f"Wrote {args.out}.", file=sys.stderr)
+    print(f"Wrote {args.out}.", file=env.stderr)
     return EXIT_OK
 
 
-def cmd_import(args: argparse.Namespace) -> int:
-    door = FrontDoor(Path(args.db) if args.db else None)
+def cmd_import(args: argparse.Namespace, env: Environment) -> int:
+    door = FrontDoor(env.db(args.db))
     result = door.import_file(Path(args.file))
     imported = [s.id for s in result.imported]
     skipped = [s.id for s in result.skipped]
     if args.json:
-        print(json.dumps({"imported": imported, "skipped": skipped}, indent=2))
+        print(json.dumps({"imported": imported, "skipped": skipped}, indent=2), file=env.stdout)
         return EXIT_OK
     count = len(imported)
     line = f"Imported {counted(count, 'session')}"
     if skipped:
         shown = ", ".join(sid[:8] for sid in skipped)
         line += f", skipped {len(skipped)} already present ({shown})"
-    print(line + ".")
+    print(line + ".", file=env.stdout)
     return EXIT_OK
 
 
-def _export_report(args: argparse.Namespace) -> int:
+def _export_report(args: argparse.Namespace, env: Environment) -> int:
     """A report of one session's series, or of several sessions compared like with like (the
     first one is the baseline)."""
     from app.report.report_data import collect, sessions_comparison
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
-    door = FrontDoor(Path(args.db) if args.db else None)
+    door = FrontDoor(env.db(args.db))
     comparison = sessions_comparison(door, args.sessions)
     from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 
     write_outputs(collect(comparison, door), **{args.format: args.out})
-    print(f"Wrote {args.out}.", file=sys.stderr)
+    print(f"Wrote {args.out}.", file=env.stderr)
     return EXIT_OK
 
 
-def _export_samples(door: FrontDoor, ref: str, out: str) -> int:
+def _export_samples(door: FrontDoor, ref: str, out: str, env: Environment) -> int:
     """One row per interval sample, written as it is read (a long session is large)."""
     session = door.session(ref)
     with Database(door.db_path, readonly=True) as db:
         store = SessionStore(db)
         runs = store.runs(session.id, partial=True)
         if out == "-":
-            write_samples_csv(sys.stdout, session, runs, store.samples)
+            write_samples_csv(env.stdout, session, runs, store.samples)
             return EXIT_OK
         try:
             with open(out, "w", encoding="utf-8", newline="") as handle:
                 rows = write_samples_csv(handle, session, runs, store.samples)
         except OSError as err:
             raise BadOption(f"Cannot write {out} ({err.strerror}): choose another place.") from None
-    print(f"Wrote {out} ({rows} samples).", file=sys.stderr)
+    print(f"Wrote {out} ({rows} samples).", file=env.stderr)
     return EXIT_OK

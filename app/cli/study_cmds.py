@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -30,6 +29,7 @@ from app.cli.args import (
     rate,
     value_list,
 )
+from app.cli.environment import Environment
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise, Step, locked_differences, refuse_locked
@@ -295,7 +295,7 @@ def _install_stop(study: StudyRun) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
+def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun, env: Environment) -> int:
     _install_stop(study)
     try:
         outcome = study.run()
@@ -305,59 +305,59 @@ def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun) -> int:
     session = door.session(outcome.session_id)
     runs = door.runs(outcome.session_id)
     if args.json:
-        print(json_text(session_json(session, runs)))
+        print(json_text(session_json(session, runs)), file=env.stdout)
     else:
-        print_points(session, runs)
+        print_points(session, runs, env.stdout)
     if outcome.status is SessionStatus.COMPLETED and outcome.runs_failed:
         return EXIT_SOME_FAILED
     return EXIT_FOR[outcome.status]
 
 
-def cli_drivers(args: argparse.Namespace) -> Mapping[Engine, EngineDriver]:
+def cli_drivers(env: Environment) -> Mapping[Engine, EngineDriver]:
     """The engines' drivers with the settings the command line was given (LINKLAB_<NAME>)."""
-    return registry(getattr(args, "engine_settings", None))
+    return registry(env.engine_settings)
 
 
-def open_door(args: argparse.Namespace) -> FrontDoor:
+def open_door(args: argparse.Namespace, env: Environment) -> FrontDoor:
     """The front door of --db (or the default database), after its start-up work."""
-    door = FrontDoor(Path(args.db) if args.db else None, drivers=cli_drivers(args))
+    door = FrontDoor(env.db(args.db), drivers=cli_drivers(env))
     door.startup()
     for sentence in door.left_behind:
-        print(f"linklab: {sentence}", file=sys.stderr)
+        print(f"linklab: {sentence}", file=env.stderr)
     return door
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace, env: Environment) -> int:
     if args.exercise:
-        return _run_exercise(args)
+        return _run_exercise(args, env)
     if args.student or args.step or args.submit:
         raise BadOption(
             "--student, --step and --submit go with --exercise FILE: name the exercise."
         )
     plan = plan_from_args(args)
-    door = open_door(args)
-    printer = ProgressPrinter(sys.stderr)
+    door = open_door(args, env)
+    printer = ProgressPrinter(env.stderr)
     try:
         prepared = door.prepare(plan)
     except BaseException:
         if door.loopback is not None:
             door.loopback.stop()
         raise
-    return _execute(args, door, door.start(prepared, printer))
+    return _execute(args, door, door.start(prepared, printer), env)
 
 
-def cmd_resume(args: argparse.Namespace) -> int:
-    door = open_door(args)
+def cmd_resume(args: argparse.Namespace, env: Environment) -> int:
+    door = open_door(args, env)
     study = door.resume(
         args.session,
-        ProgressPrinter(sys.stderr),
+        ProgressPrinter(env.stderr),
         ports=peer_ports(args),
         echo_port=args.echo_port,
     )
-    return _execute(args, door, study)
+    return _execute(args, door, study, env)
 
 
-def _run_exercise(args: argparse.Namespace) -> int:
+def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
     """A step of a lab exercise: the step's plan, the student's own peer and the fields the
     exercise leaves open; the session records the student, the group and the step."""
     # Exercises and the class's collector load only for an exercise.
@@ -367,7 +367,7 @@ def _run_exercise(args: argparse.Namespace) -> int:
     exercise = read_exercise(args.exercise)
     if not args.student:
         raise BadOption("Give your name with --student NAME: the exercise records who measured.")
-    door = open_door(args)
+    door = open_door(args, env)
     pusher = pusher_for(args, door.db_path, exercise, args.student)
     if pusher is not None and args.peer is None:
         # The collector tells each station which of the class's engine servers is its own.
@@ -385,9 +385,9 @@ def _run_exercise(args: argparse.Namespace) -> int:
     print(
         f"linklab: {exercise.title}, "
         f"{exercise.steps[number - 1].heading(number, len(exercise.steps)).lower()}",
-        file=sys.stderr,
+        file=env.stderr,
     )
-    observer: Callable[[StudyEvent], None] = ProgressPrinter(sys.stderr)
+    observer: Callable[[StudyEvent], None] = ProgressPrinter(env.stderr)
     if pusher is not None:
         pusher.start()
         observer = pusher.observe(observer)
@@ -398,7 +398,7 @@ def _run_exercise(args: argparse.Namespace) -> int:
             if door.loopback is not None:
                 door.loopback.stop()
             raise
-        return _execute(args, door, door.start(prepared, observer))
+        return _execute(args, door, door.start(prepared, observer), env)
     finally:
         if pusher is not None:
-            finish_pushing(pusher)
+            finish_pushing(pusher, env)

@@ -3,7 +3,6 @@ names (so that a test's own database keeps its own records too)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import platformdirs
@@ -11,9 +10,10 @@ import platformdirs
 DB_ENV = "LINKLAB_DB"
 
 
-def data_folder() -> Path:
-    """The folder of LinkLab's database and of its records of running servers."""
-    override = os.environ.get(DB_ENV)
-    if override:
-        return Path(override).absolute().parent
+def data_folder(database: str | None) -> Path:
+    """The folder of LinkLab's database and of its records of running servers; database: the
+    value of LINKLAB_DB, read by the entry point (the command line's environment, the
+    window's process)."""
+    if database:
+        return Path(database).absolute().parent
     return platformdirs.user_data_path("LinkLab", appauthor=False)

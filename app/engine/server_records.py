@@ -28,8 +28,22 @@ _SAME_START_S = 0.05  # psutil's start times are exact to the clock tick
 STOP_GRACE_S = 1.0
 
 
+#: The folder of the records, beside the database in use: chosen by the entry point (from
+#: LINKLAB_DB) before any server starts; the platform's user-data folder until then.
+_records: Path | None = None
+
+
+def keep_records_in(data: Path | None) -> Path | None:
+    """Keep the records of servers in data's servers/ sub-folder (the entry point's data
+    folder; None: the platform's); returns the data folder chosen before."""
+    global _records
+    before = _records.parent if _records is not None else None
+    _records = data / "servers" if data is not None else None
+    return before
+
+
 def records_folder() -> Path:
-    return data_folder() / "servers"
+    return _records if _records is not None else data_folder(None) / "servers"
 
 
 @dataclass(frozen=True)

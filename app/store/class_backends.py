@@ -11,7 +11,7 @@ from pathlib import Path
 from app.domain.errors import LinkLabError
 from app.store.class_schema import POSTGRESQL, SQLITE
 from app.store.class_store import MIGRATION_LOCK, ClassStore, ClassStoreDown, Connection
-from app.store.db import Database, StoreError, default_path, translate
+from app.store.db import Database, StoreError, translate
 
 __all__ = ["open_class_store", "shown_url"]
 
@@ -91,11 +91,9 @@ class _PostgresClassStore(ClassStore):
         return None
 
 
-def open_class_store(url: str | None = None) -> ClassStore:
-    """The store of --store: sqlite:PATH, postgresql://… (postgres://…), or None for this
-    computer's own LinkLab database."""
-    if url is None or url == "":
-        return _SqliteClassStore(default_path())
+def open_class_store(url: str) -> ClassStore:
+    """The store of --store: sqlite:PATH (this computer's own LinkLab database when --store is
+    not given), postgresql://… (postgres://…)."""
     if url.startswith(("postgresql://", "postgres://")):
         return _PostgresClassStore(url)
     if url.startswith("sqlite:"):

@@ -3,7 +3,6 @@ written), WAL and foreign keys, and forward migrations keyed by PRAGMA user_vers
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.domain.errors import LinkLabError
-from app.domain.paths import DB_ENV, data_folder
+from app.domain.paths import data_folder
 from app.store.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -39,12 +38,12 @@ class StoreFull(StoreError):
     pass
 
 
-def default_path() -> Path:
-    """The database in the platform's user-data folder (LINKLAB_DB overrides it)."""
-    override = os.environ.get(DB_ENV)
-    if override:
-        return Path(override)
-    return data_folder() / "linklab.sqlite3"
+def default_path(database: str | None) -> Path:
+    """The database in the platform's user-data folder; database: the value of LINKLAB_DB,
+    which overrides it, read by the entry point."""
+    if database:
+        return Path(database)
+    return data_folder(None) / "linklab.sqlite3"
 
 
 def translate(err: sqlite3.Error, path: Path) -> StoreError:
@@ -106,10 +105,8 @@ def damaged_sentence(path: Path, why: str) -> str:
 class Database:
     """One connection to the LinkLab database (the writer, or a reader of its own)."""
 
-    def __init__(
-        self, path: Path | str | None = None, *, readonly: bool = False, verify: bool = False
-    ) -> None:
-        self.path = Path(path) if path is not None else default_path()
+    def __init__(self, path: Path | str, *, readonly: bool = False, verify: bool = False) -> None:
+        self.path = Path(path)
         self.readonly = readonly
         # PRAGMA quick_check reads the whole file (about 0.1 s per 30 MB): done once per
         # start-up (FrontDoor.startup, off the GUI thread), not on every open. SQLite still

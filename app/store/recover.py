@@ -16,6 +16,7 @@ from app.domain.errors import BadOption, LinkLabError
 from app.domain.records import METRIC_FIELDS, SessionStatus
 from app.domain.results import Sample
 from app.store.db import Database
+from app.store.imported import import_sessions
 from app.store.rows import (
     StoredRun,
     StoredSession,
@@ -25,7 +26,6 @@ from app.store.rows import (
     sample_from_row,
     session_from_row,
 )
-from app.store.sessions import SessionStore
 
 
 @dataclass(frozen=True)
@@ -330,9 +330,8 @@ def recover(source: Path, target: Path) -> Recovered:
     found = Recovered()
     try:
         with Database(target) as out:
-            store = SessionStore(out)
             for session in _sessions(conn, found):
-                store.import_sessions([session])
+                import_sessions(out, [session])
     finally:
         conn.close()
     return found

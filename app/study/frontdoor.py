@@ -29,7 +29,7 @@ from app.engine.errors import EngineError
 from app.engine.loopback import LoopbackServers
 from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.server_records import stop_left_behind
-from app.store.db import Database, StoreDamaged, StoreError, default_path
+from app.store.db import Database, StoreDamaged, StoreError
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.sweep.describe import default_name
@@ -137,7 +137,7 @@ class FrontDoor:
 
     def __init__(
         self,
-        db_path: Path | None = None,
+        db_path: Path,
         *,
         loopback: LoopbackServers | None = None,
         take_snapshot: Snapshot = snapshot,
@@ -145,7 +145,7 @@ class FrontDoor:
         drivers: Mapping[Engine, EngineDriver] | None = None,
         damaged: str | None = None,
     ) -> None:
-        self.db_path = Path(db_path) if db_path is not None else default_path()
+        self.db_path = Path(db_path)
         #: Set when the whole-file check failed (by startup(), or given by a window that ran
         #: it): the database is then only read for the rest of the session, saying why.
         self.damaged = damaged

@@ -4,6 +4,7 @@ the engines in use, and the local servers LinkLab runs for "This computer"."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from app.domain.errors import LinkLabError
+from app.domain.paths import DB_ENV
 from app.domain.plan import DEFAULT_ECHO_PORT, Engine
 from app.engine.discovery import FoundPeer, discover
 from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
@@ -59,7 +61,8 @@ class AppContext(QObject):
         if self._db_override is not None:
             return self._db_override
         stored = str(self.settings.value("data/db_path", "") or "")
-        return Path(stored) if stored else default_path()
+        # The window's entry: LINKLAB_DB (a test's own database) read from its own process.
+        return Path(stored) if stored else default_path(os.environ.get(DB_ENV))
 
     def set_db_path(self, path: Path | None) -> None:
         self.settings.setValue("data/db_path", str(path) if path else "")

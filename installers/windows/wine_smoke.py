@@ -50,12 +50,15 @@ from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, write_exc
 ROOT = Path(__file__).resolve().parents[2]
 WINE_DLLS = ("wscmath.dll", "icuuc.dll")
 PROBE = """
+import os
 import sys
 from PySide6.QtCore import QCoreApplication
+from app.domain.paths import DB_ENV
 from app.store.db import default_path
 from app.ui.single_instance import send_files, server_name
 app = QCoreApplication(sys.argv)
-sys.exit(0 if send_files(server_name(default_path()), [], timeout_ms=5000) else 3)
+name = server_name(default_path(os.environ.get(DB_ENV)))
+sys.exit(0 if send_files(name, [], timeout_ms=5000) else 3)
 """
 APPID = "{854B3B89-AB87-4975-A0ED-96644E74E42E}"
 CLASSES = r"HKCU\Software\Classes"

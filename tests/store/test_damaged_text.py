@@ -7,8 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from app.domain.net import IpVersion, Protocol
@@ -17,19 +15,8 @@ from app.domain.records import RunMetrics, utc_now
 from app.domain.results import Sample
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab
 from tests.store.test_recover import _damaged
-
-
-def linklab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-    )
 
 
 def _two_sessions(path: Path) -> dict[str, str]:

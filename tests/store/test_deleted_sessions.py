@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.frontdoor import FrontDoor
+from tests.conftest import linklab as run_linklab
 from tests.store.old_files import sessions_before_schema_9
 
 
@@ -110,8 +110,7 @@ def test_the_command_line_deletes_lists_and_restores(tmp_path: Path) -> None:
     sid = _session(path, "measured on Tuesday")
 
     def linklab(*args: str) -> subprocess.CompletedProcess[str]:
-        argv = [sys.executable, "-m", "app", *args, "--db", str(path)]
-        return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        return run_linklab(*args, "--db", str(path))
 
     deleted = linklab("sessions", "delete", sid[:8], "--yes")
     assert deleted.returncode == 0

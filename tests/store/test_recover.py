@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from app.store.db import Database, StoreDamaged
 from app.store.recover import check, recover
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor, ReadOnly
-from tests.conftest import ROOT_DIR
+from tests.conftest import linklab
 
 PAGE = 4096
 RUNS = {"first": 2, "middle": 40, "last": 2}
@@ -97,14 +96,7 @@ def test_recover_copies_what_can_be_read_into_a_new_file(damaged: Path, tmp_path
 
 def test_doctor_db_says_what_is_wrong_and_recovers(damaged: Path, tmp_path: Path) -> None:
     def doctor(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "app", "doctor", "--db", str(damaged), *args],
-            cwd=ROOT_DIR,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=60,
-        )
+        return linklab("doctor", "--db", str(damaged), *args)
 
     said = doctor()
     assert said.returncode == 1

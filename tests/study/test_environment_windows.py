@@ -90,7 +90,9 @@ def test_windows_name_and_version(
 def test_windows_cpu_name_from_the_processor_identifier(monkeypatch: pytest.MonkeyPatch) -> None:
     identifier = "Intel64 Family 6 Model 140 Stepping 1, GenuineIntel"
     monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(platform, "processor", lambda: "")
+    # What platform.processor() answers on Windows (uncached): Python's own reading of
+    # PROCESSOR_IDENTIFIER, which LinkLab leaves to it.
+    monkeypatch.setattr(platform, "processor", platform._Processor.get)  # type: ignore[attr-defined]
     monkeypatch.setenv("PROCESSOR_IDENTIFIER", identifier)
     assert environment._cpu_model() == identifier
     monkeypatch.setattr(platform, "processor", lambda: identifier + "  ")

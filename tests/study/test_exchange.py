@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import app.store.sessions as sessions_module
+import app.store.imported as imported_module
 import app.study.files.exchange as exchange_module
 from app.domain.errors import BadOption
 from app.domain.net import Flow, Protocol
@@ -204,7 +204,7 @@ def test_import_is_all_or_nothing(
 ) -> None:
     file = target.parent / "in.json"
     write_exchange(file, document)
-    counts, real_insert = _counts(target), sessions_module.upsert_peer
+    counts, real_insert = _counts(target), imported_module.upsert_peer
     calls: list[object] = []
 
     def failing_second(*args: Any) -> int:
@@ -214,7 +214,7 @@ def test_import_is_all_or_nothing(
         return real_insert(*args)
 
     # The second session's first write fails: the first one is not kept either.
-    monkeypatch.setattr(sessions_module, "upsert_peer", failing_second)
+    monkeypatch.setattr(imported_module, "upsert_peer", failing_second)
     with pytest.raises(RuntimeError):
         _import(file, target)
     assert _counts(target) == counts

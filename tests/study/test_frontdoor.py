@@ -4,10 +4,7 @@ the same fields; one rule for resuming and deleting; one peer check, IPv6 includ
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,7 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused
 from app.study.sweep.events import StudyEvent, StudyPrepared
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import free_port, linklab
 
 #: Columns that differ between any two sessions, whoever started them.
 PER_SESSION = {"id", "created_at", "started_at", "ended_at", "owner_pid", "owner_started"}
@@ -55,12 +52,10 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
         assert door.loopback is not None
         door.loopback.stop()
     assert outcome.status is SessionStatus.COMPLETED
-    env = {**os.environ, "LINKLAB_DB": str(db)}
-    argv = [sys.executable, "-m", "app", "run", "--peer", "this-computer", "--sizes", "1408"]
+    env = {"LINKLAB_DB": str(db)}
+    argv = ["run", "--peer", "this-computer", "--sizes", "1408"]
     argv += ["--runs", "1", "--duration", "1", "--name", "b"]
-    done = subprocess.run(
-        argv, cwd=ROOT_DIR, env=env, capture_output=True, text=True, encoding="utf-8", timeout=60
-    )
+    done = linklab(*argv, env=env)
     assert done.returncode == 0, done.stderr
     window, cli = stored_row(db, "a"), stored_row(db, "b")
     for row in (window, cli):
@@ -70,15 +65,7 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
     environment = normalised(cli)["environment_json"]
     assert isinstance(environment, dict)
     assert environment["os_name"] and environment["engine_versions"]["iperf3"]
-    shown = subprocess.run(
-        [sys.executable, "-m", "app", "sessions", "show", "b", "--json"],
-        cwd=ROOT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    shown = linklab("sessions", "show", "b", "--json", env=env)
     assert json.loads(shown.stdout)["environment"]["interface"] == environment["interface"]
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR, free_port
+from tests.conftest import free_port, linklab
 
 pytestmark = pytest.mark.skipif(shutil.which("iperf") is None, reason="iperf 2 is not installed")
 
@@ -29,13 +28,7 @@ def _udp_listening(port: int) -> bool:
 
 
 def _linklab(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", *args, "--db", str(db)],
-        cwd=ROOT_DIR,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    return linklab(*args, "--db", str(db))
 
 
 #: The crash comes as a later UDP test begins, most times but not every time (under load the

@@ -23,7 +23,7 @@ plan = Plan(peer=Peer("lab-peer"), values=(128, 1408), repetitions=4, duration_s
 with tempfile.TemporaryDirectory() as folder, Database(Path(folder) / "s.sqlite3") as db:
     store = SessionStore(db)
     outcome = StudyRunner(store, plan, drivers={plan.engine: FakeDriver()}).run()
-    print_points(store.get(outcome.session_id), store.runs(outcome.session_id))
+    print_points(store.get(outcome.session_id), store.runs(outcome.session_id), sys.stdout)
 print("loaded:", sorted(m for m in ("scipy", "numpy") if m in sys.modules))
 """
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ from tests.artifacts import (
     pdf_text,
     rightmost_share,
 )
+from tests.conftest import linklab
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -61,8 +60,9 @@ def check_html(page: Path, folder: Path) -> None:
 
 def sessions_listed(db: Path) -> str:
     """What `linklab sessions` prints for the window's database."""
-    argv = [sys.executable, "-m", "app", "sessions", "--db", str(db)]
-    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=60).stdout
+    done = linklab("sessions", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 @pytest.mark.skipif(PDFTOPPM is None, reason=NO_POPPLER)

@@ -30,6 +30,7 @@ from app.domain.records import (
 )
 from app.domain.results import Sample
 from app.engine.bounds import beyond, limit
+from app.store.imported import import_sessions as stored_in
 from app.store.sessions import SessionStore, StoredRun, StoredSession
 from app.study.files.json_files import Unreadable, load_json
 from app.study.sweep.plan_checks import plan_problems
@@ -481,5 +482,5 @@ def _sample(item: object, number: int, run_label: str) -> Sample:
 # -- import ------------------------------------------------------------------------------------
 def import_sessions(store: SessionStore, exchange: ExchangeFile) -> ImportResult:
     """Add the file's sessions in one transaction; sessions already present are skipped."""
-    imported, skipped = store.import_sessions(exchange.sessions)
+    imported, skipped = stored_in(store.db, exchange.sessions)
     return ImportResult(imported, skipped)

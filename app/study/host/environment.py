@@ -343,13 +343,10 @@ def _cpu_model() -> str:
             model = None
         if model:
             return model
-    # Windows: "Intel64 Family 6 Model 140 Stepping 1, GenuineIntel" (the brand name is only
-    # in the registry, which LinkLab does not read).
-    candidates = (
-        platform.processor(),
-        os.environ.get("PROCESSOR_IDENTIFIER", "") if sys.platform == "win32" else "",
-        platform.machine(),
-    )
+    # Windows: "Intel64 Family 6 Model 140 Stepping 1, GenuineIntel", the PROCESSOR_IDENTIFIER
+    # that platform.processor() reads there (the brand name is only in the registry, which
+    # LinkLab does not read).
+    candidates = (platform.processor(), platform.machine())
     return next((c.strip() for c in candidates if c and c.strip()), "unknown")
 
 
