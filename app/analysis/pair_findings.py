@@ -83,7 +83,8 @@ def where(values: Sequence[float | str], unit: str, variable: str = "") -> str:
     """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'; a
     variable without a unit is named: 'parallel streams 1 and 4'; names are listed, never
     spanned: 'congestion control cubic, bbr and reno'."""
-    named = "" if unit or not variable else f"{variable.lower()} "
+    said = variable if variable[:2].isupper() else variable.lower()  # "DSCP / …" keeps its capitals
+    named = "" if unit or not variable else f"{said} "
     if any(isinstance(v, str) for v in values):
         words = [str(v) for v in values]
         listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

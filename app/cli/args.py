@@ -88,7 +88,7 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
         elif field.kind is Kind.RATE:
             kind = rate
         elif field.kind is Kind.NAME:
-            kind = str
+            kind = read_name(field.parse) if field.parse else str
         elif field.limit is not None:
             kind = within(field.limit, float if field.kind is Kind.DECIMAL else int)
         else:
@@ -101,6 +101,18 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
             metavar=cli.metavar or None,
             help=cli.help or None,
         )
+
+
+def read_name(parse: Callable[[str], str]) -> Callable[[str], str]:
+    """A name as its field reads it, its refusal said as argparse says a wrong value."""
+
+    def convert(text: str) -> str:
+        try:
+            return parse(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    return convert
 
 
 def field_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from app.domain.plan import (
     Variable,
 )
 from app.domain.plan_codec import plan_from_dict
-from app.domain.plan_fields import categorical, parse_names
+from app.domain.plan_fields import SWEPT, Kind, categorical, swept_names
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
@@ -192,10 +192,10 @@ def _values(text: str, variable: str) -> list[int] | list[str]:
     of names takes names (cubic,bbr,reno)."""
     if categorical(Variable(variable)):
         try:
-            return parse_names(text)
+            return swept_names(Variable(variable), text)
         except ValueError as err:
             raise BadOption(f"argument --sizes/--values: {err}.") from None
-    parse = parse_rate if variable == Variable.BITRATE.value else parse_size
+    parse = parse_rate if SWEPT[Variable(variable)].kind is Kind.RATE else parse_size
     try:
         return value_list(parse)(text)
     except argparse.ArgumentTypeError as err:

@@ -1,7 +1,7 @@
 """The study plan: what to measure, against which peer, under which stated conditions.
 
-Pure data and its structure (series, runs in order, the settings of each run); whether a plan
-can run is for app.study.sweep.plan_checks to say, with the engines' limits."""
+Pure data and its structure (series, runs in order); whether a plan can run is for
+app.study.sweep.plan_checks to say, with the engines' limits."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ class Variable(StrEnum):
     BITRATE = "bitrate"  # UDP target bitrate, bit/s
     LOSS = "loss"  # emulated packet loss, % (nftables on this computer)
     CONGESTION = "congestion"  # TCP congestion control, by name (cubic, bbr, reno)
+    DSCP = "dscp"  # the traffic's DSCP mark, by access category or class (BK, VO, AF41)
     # Nothing swept: one flow measured over time until the user stops it (a monitor). Its
     # plan has the one value 0; its runs are the engine runs chained back to back, numbered
     # as repetitions.
@@ -284,6 +285,7 @@ class Plan:
     parallel: int = 1
     bitrate_bps: int = 0  # UDP target; 0 = unlimited, as throughput studies want
     congestion: str | None = None  # TCP congestion control by name; None: the system's
+    dscp: str | None = None  # the DSCP mark ("VO", "AF41", "46"); None: unmarked
     interval_s: float = 1.0
     early_stop: EarlyStop | None = None
     max_consecutive_failures: int = 5
@@ -373,23 +375,6 @@ class Plan:
             groups.setdefault((key.value_index, key.repetition, key.kind), []).append(key)
         return list(groups.values())
 
-    def setting(self, key: RunKey) -> dict[str, Any]:
-        """The engine settings of one run: the fixed ones with the swept variable applied."""
-        value = self.values[key.value_index]
-        settings: dict[str, Any] = {
-            "length": self.length,
-            "window": self.window,
-            "parallel": self.parallel,
-            "bitrate": self.bitrate_bps if key.protocol is Protocol.UDP else None,
-            "duration": self.duration_s,
-            "congestion": self.congestion if key.protocol is Protocol.TCP else None,
-        }
-        if self.variable not in (Variable.LOSS, Variable.NONE):  # loss: set on this computer
-            settings[self.variable.value] = value
-        if key.protocol is not Protocol.TCP:
-            settings["congestion"] = None  # a TCP setting
-        return settings
-
     # -- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -400,6 +385,8 @@ class Plan:
         for key in LINK_FIELDS:
             if data["conditions"][key] is None:
                 del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
+        if self.dscp is None:
+            del data["dscp"]  # unmarked plans read in LinkLabs from before the DSCP mark
         return data
 
     def to_json(self) -> str:

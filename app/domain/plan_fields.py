@@ -6,10 +6,11 @@ the descriptions, the applicability rules, the exercise locks and the confounds 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.domain.dscp import dscp_name
 from app.domain.plan import Plan, Variable
 
 
@@ -58,8 +59,16 @@ class PlanField:
     missing: str = ""  # why an engine without it cannot take it ({name}, {engines})
     confound: str = ""  # why sessions differing in it may not compare
     confound_words: str = ""  # what the confound calls it, where not the words
-    udp_only: bool = False  # only UDP runs have it
+    udp_only: bool = False  # only UDP runs have it (a fixed value; a swept one reaches all)
+    tcp_only: bool = False  # only TCP runs have it, fixed or swept
+    run: bool = False  # an engine setting of each run (app.domain.run_settings.RunSettings)
     examples: tuple[str, ...] = ()  # for a field of names: the values a new sweep starts with
+    sweep_range: tuple[int, int, int] = (0, 0, 0)  # a new sweep's from, to, step (0: doubling)
+    #: A name's own reading: the value as the plan keeps it; ValueError says what is wrong.
+    parse: Callable[[str], str] | None = None
+    placeholder: str = ""  # the form's empty field: "system default"
+    example: str = ""  # values as the form's sentence for a wrong one gives them: "64K or 262144"
+    bounds: tuple[int, int] | None = None  # a number's range where no limit or option gives one
     tip: str = ""  # the form's tooltip, where the command line's help is not enough
 
     @property
@@ -133,6 +142,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Run duration",
         swept_words="Run durations",
         limit="duration_s",
+        run=True,
+        sweep_range=(10, 60, 10),
         confound="short runs weigh the start of TCP's ramp-up more.",
         confound_words="run duration",
     ),
@@ -148,8 +159,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         form_label="Warm-up (omit)",
         neutral=0,
         limit="omit_s",
+        tip="Warm-up seconds left out of the results (iperf3 -O).",
         clear_hint="set it to 0",
-        missing="{name} has no warm-up to leave out: a warm-up needs {engines}.",
     ),
     PlanField(
         "pause_s",
@@ -160,6 +171,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         cli=Cli("--pause", "S", "", 0, 3600),
         lock="pause",
         lock_words="the pause between runs",
+        tip="A pause between runs, to let the link settle.",
     ),
     PlanField("order", "order", "order", Kind.CHOICE, lock="order", lock_words="the run order"),
     PlanField(
@@ -183,6 +195,12 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         form_label="Packet size (when not swept)",
         variable=Variable.LENGTH,
         sweep_label="Packet size",
+        run=True,
+        sweep_range=(128, 1408, 256),
+        placeholder="engine default",
+        example="1408 or 64K",
+        tip="The packet (write) size held fixed while something else is swept (iperf3 -l, "
+        "netperf -m), e.g. 1408 or 64K.",
         confound="per-packet overhead weighs more on small packets.",
     ),
     PlanField(
@@ -199,7 +217,11 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         swept_words="A TCP window",
         limit="window",
         clear_hint="clear the window",
-        missing="LinkLab sets the TCP window for iperf3 only: choose {engines} to set it.",
+        run=True,
+        sweep_range=(2048, 524288, 0),
+        placeholder="system default",
+        example="64K or 262144",
+        tip="TCP window / socket buffer size (iperf3 -w), e.g. 64K.",
         confound="the window caps TCP.",
     ),
     PlanField(
@@ -216,7 +238,9 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         neutral=1,
         limit="parallel",
         clear_hint="set them to 1",
-        missing="{name} runs one stream per test: parallel streams need {engines}.",
+        run=True,
+        sweep_range=(1, 8, 1),
+        tip="Parallel streams per run (iperf3 -P).",
         confound="several streams fill a link differently from one.",
     ),
     PlanField(
@@ -234,9 +258,12 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         neutral=0,
         limit="bitrate_bps",
         clear_hint="set it to 0",
-        missing="{name} sends UDP as fast as it can: a target bitrate needs {engines}.",
         confound="UDP throughput follows the rate it is sent at.",
         udp_only=True,
+        run=True,
+        sweep_range=(10_000_000, 100_000_000, 10_000_000),
+        example="0, 30M or 1G",
+        tip="UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s.",
     ),
     PlanField(
         "congestion",
@@ -250,9 +277,40 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_label="Congestion control",
         limit="congestion",
         clear_hint="clear it",
-        missing="{name} cannot choose TCP's congestion control: choose {engines} to set it.",
         confound="congestion controls share a link and fill queues differently.",
+        tcp_only=True,
+        run=True,
         examples=("cubic", "reno"),
+        placeholder="system default",
+        tip="TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
+        "cubic or reno: one the systems at both ends have.",
+    ),
+    PlanField(
+        "dscp",
+        "DSCP / access category",
+        "dscp",
+        Kind.NAME,
+        cli=Cli(
+            "--dscp",
+            "MARK",
+            "the DSCP mark of the test traffic: a Wi-Fi access category (BK, BE, VI, VO, "
+            "as RFC 8325 maps them), a class (CS1, AF41, EF) or a number 0-63",
+        ),
+        lock="dscp",
+        lock_words="the DSCP mark",
+        variable=Variable.DSCP,
+        sweep_label="DSCP / access category",
+        clear_hint="clear it",
+        confound="a network may queue, police or re-mark each DSCP class differently.",
+        confound_words="DSCP mark",
+        run=True,
+        examples=("BK", "BE", "VI", "VO"),
+        parse=dscp_name,
+        placeholder="unmarked",
+        tip="The DSCP mark of the test traffic (its IP TOS / traffic class): a Wi-Fi access "
+        "category as RFC 8325 maps it, BK background (CS1), BE best effort (0), VI video "
+        "(AF41), VO voice (EF); a class name such as AF21; or a number 0-63. Empty: "
+        "unmarked, as the system sends.",
     ),
     PlanField(
         "",
@@ -262,10 +320,19 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "%",
         variable=Variable.LOSS,
         sweep_label="Emulated loss",
+        sweep_range=(0, 25, 5),
     ),
     # A monitor sweeps nothing: one flow over time until stopped (app.study.sweep.monitor).
     PlanField("", "nothing swept", "monitor", variable=Variable.NONE, sweep_label="Monitor"),
-    PlanField("interval_s", "report interval", "interval", Kind.DECIMAL, "s"),
+    PlanField(
+        "interval_s",
+        "report interval",
+        "interval",
+        Kind.DECIMAL,
+        "s",
+        limit="interval_s",
+        tip="How often the engine reports (iperf3 -i, netperf -D).",
+    ),
     PlanField("early_stop", "early stop", "early_stop"),
     PlanField(
         "max_consecutive_failures",
@@ -273,6 +340,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "max_consecutive_failures",
         Kind.COUNT,
         form_label="Failures in a row allowed",
+        bounds=(1, 1000),
+        tip="After this many failed runs in a row the session stops (a peer that went away).",
     ),
     PlanField(
         "concurrent",
@@ -300,7 +369,14 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         "against the other, so unsynchronised clocks give a figure off by their offset; "
         "left off, no one-way delay is measured.",
     ),
-    PlanField("seed", "shuffle seed", "seed", Kind.COUNT),
+    PlanField(
+        "seed",
+        "shuffle seed",
+        "seed",
+        Kind.COUNT,
+        bounds=(0, 2**31 - 1),
+        tip="The seed of the shuffled order: the same seed gives the same order again.",
+    ),
     PlanField("name", "name", "name", Kind.TEXT),
     # Conditions the user states: lockable by an exercise, described elsewhere.
     PlanField(
@@ -337,8 +413,10 @@ BY_NAME: Mapping[str, PlanField] = {
 BY_KEY: Mapping[str, PlanField] = {f.key: f for f in PLAN_FIELDS}
 #: What each variable sweeps.
 SWEPT: Mapping[Variable, PlanField] = {f.variable: f for f in PLAN_FIELDS if f.variable}
-#: The settings an engine may lack (its Limits have no such span).
-ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.limit and f.clear_hint)
+#: The settings an engine may lack: each driver says how it passes them, or why it cannot.
+ENGINE_SETTINGS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.clear_hint)
+#: The engine settings of each run, as app.domain.run_settings.RunSettings holds them.
+RUN_FIELDS: tuple[PlanField, ...] = tuple(f for f in PLAN_FIELDS if f.run)
 #: Each variable's label and unit, as the sweep choice and the charts' axes read them.
 VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
     variable: (SWEPT[variable].sweep_label, SWEPT[variable].unit) for variable in Variable
@@ -373,6 +451,13 @@ def parse_names(text: str) -> list[str]:
         if not NAME.match(name):
             raise ValueError(f"{name!r} is not a name such as cubic (letters, digits, _ . -)")
     return list(dict.fromkeys(names))
+
+
+def swept_names(variable: Variable, text: str) -> list[str]:
+    """The names of a sweep over names, each as its field reads it ("vo, bk" -> VO, BK for
+    the DSCP mark); ValueError names one that is none."""
+    parse = SWEPT[variable].parse
+    return list(dict.fromkeys(parse(n) if parse else n for n in parse_names(text)))
 
 
 def value_word(value: float | str) -> str:

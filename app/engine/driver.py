@@ -13,6 +13,7 @@ from typing import Protocol as TypingProtocol
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric, Peer, Plan, RunKey, Variable
 from app.domain.results import EngineMessage, RunResult, Sample
+from app.engine.arguments import Absent, Argument, Arguments
 from app.engine.limits import Limits
 from app.engine.options import SingleRun
 from app.engine.peercheck import Server
@@ -87,9 +88,9 @@ class EngineDriver(ABC):
     #: Whether the engine's CPU figures are the whole system's share of all its CPUs (0-100 %
     #: whatever their number) rather than its own process's time, where 100 % is one core.
     cpu_of_all_cores: ClassVar[bool] = False
-    #: Why an option this engine lacks is greyed out, by setting (plan field key): completes
-    #: the sentence "… : choose iperf3 to set it." where the engine has no such setting.
-    missing: ClassVar[dict[str, str]] = {}
+    #: How each engine setting of the plan-field table reaches this engine's argv, or why it
+    #: cannot (app.engine.arguments), by the field's key: every one is declared.
+    arguments: ClassVar[Arguments]
 
     # -- what else is the engine's own (read through the registry, app.engine.drivers) ----------
     #: Its runs load a link for the responsiveness test (parallel streams that grow, both
@@ -116,11 +117,13 @@ class EngineDriver(ABC):
     def settings(self) -> frozenset[str]:
         """The plan's fixed settings this engine honours (the others it would ignore)."""
         honoured = {"length", "duration", "interval"}
-        for name in ("window", "parallel", "bitrate", "omit", "congestion"):
-            field = {"bitrate": "bitrate_bps", "omit": "omit_s"}.get(name, name)
-            if getattr(self.limits, field, None) is not None:
-                honoured.add(name)
+        honoured |= {key for key, how in self.arguments.items() if isinstance(how, Argument)}
         return frozenset(honoured)
+
+    def absent(self, key: str) -> str | None:
+        """Why this engine has no such setting (its {name} and {engines} to fill), or None."""
+        how = self.arguments.get(key)
+        return how.reason if isinstance(how, Absent) else None
 
     def program(self, name: str) -> Tool:
         """One of this engine's programs as in use (settings, bundled copy, or PATH)."""

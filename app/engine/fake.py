@@ -77,7 +77,7 @@ class FakeDriver(EngineDriver):
             "one_way_delay",
             "serves_many",
             "takes_bare_connections",
-            "missing",
+            "arguments",
         ):
             setattr(self, name, getattr(real, name))
         self.throughput = throughput

@@ -11,10 +11,13 @@ import re
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, Sample
+from app.domain.run_settings import RunSettings, run_settings
+from app.engine.arguments import Absent, Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
@@ -66,6 +69,21 @@ LIMITS = Limits(
 )
 
 
+def _rate(bitrate: int) -> list[str]:
+    return [str(bitrate) if bitrate else UNLIMITED_UDP]
+
+
+#: The plan's engine settings as iperf 2 options (the DSCP as the TOS byte, --tos).
+ARGUMENTS: Arguments = {
+    "window": Argument("-w"),
+    "parallel": Argument("-P", unset=1),
+    "bitrate": Argument("-b", _rate),
+    "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
+    "congestion": Argument("-Z"),
+    "dscp": Argument("--tos", lambda mark: [str(tos_byte(mark))]),
+}
+
+
 class Iperf2Capability(StrEnum):
     REVERSE = "reverse"  # -R, the server sends (2.1+)
     FULL_DUPLEX = "full-duplex"
@@ -110,8 +128,8 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
     """The exact iperf 2 command line of one run of the plan."""
     validate_host(host, "peer")
     check_port(port)
-    setting = plan.setting(key)
-    duration = int(setting["duration"] or plan.duration_s)
+    setting = run_settings(plan, key)
+    duration = int(setting.duration_s or plan.duration_s)
     check_range(duration, DURATION.low, DURATION.high, "run duration", "s")
     check_range(plan.interval_s, INTERVAL.low, INTERVAL.high, "report interval", "s")
     _check_family(host, key.ip_version)
@@ -119,24 +137,20 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
     argv += ["-i", f"{plan.interval_s:g}", "-e", "-f", "k"]
     if key.ip_version is IpVersion.V6:
         argv.append("-V")
-    length = setting["length"]
+    length = setting.length
     if key.kind is RunKind.RR:
         tool.require(Iperf2Capability.BOUNCEBACK, "measure round trips (--bounceback)")
         argv.append("--bounceback")
         if length is not None:
             argv += ["-l", str(length)]
-        return argv + _congestion(tool, plan, key)
+        return argv + _tcp_and_mark(tool, setting)
     if key.protocol is Protocol.UDP:
         argv.append("-u")
-        bitrate = setting["bitrate"]
-        argv += ["-b", str(bitrate) if bitrate else UNLIMITED_UDP]
+        argv += ARGUMENTS["bitrate"].argv(setting.bitrate_bps or 0)
     if length is not None:
         argv += ["-l", str(length)]
-    if setting["window"] is not None:
-        argv += ["-w", str(setting["window"])]
-    parallel = int(setting["parallel"] or 1)
-    if parallel != 1:
-        argv += ["-P", str(parallel)]
+    argv += ARGUMENTS["window"].argv(setting.window)
+    argv += ARGUMENTS["parallel"].argv(int(setting.parallel or 1))
     if plan.direction is Direction.DOWN:
         tool.require(Iperf2Capability.REVERSE, "measure a download (-R, iperf 2.1 or newer)")
         argv.append("-R")
@@ -146,15 +160,14 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
     if plan.clocks_synchronised:
         tool.require(Iperf2Capability.TRIP_TIMES, "measure one-way delay (--trip-times)")
         argv.append("--trip-times")
-    return argv + _congestion(tool, plan, key)
+    return argv + _tcp_and_mark(tool, setting)
 
 
-def _congestion(tool: Tool, plan: Plan, key: RunKey) -> list[str]:
-    name = plan.setting(key).get("congestion")
-    if name is None or key.protocol is Protocol.UDP:
-        return []
-    tool.require(Iperf2Capability.CONGESTION, "choose the TCP congestion control (-Z)")
-    return ["-Z", str(name)]
+def _tcp_and_mark(tool: Tool, setting: RunSettings) -> list[str]:
+    """The congestion control (a TCP run's only: RunSettings has none for UDP) and the mark."""
+    if setting.congestion is not None:
+        tool.require(Iperf2Capability.CONGESTION, "choose the TCP congestion control (-Z)")
+    return ARGUMENTS["congestion"].argv(setting.congestion) + ARGUMENTS["dscp"].argv(setting.dscp)
 
 
 def _check_family(host: str, ip_version: IpVersion) -> None:
@@ -266,13 +279,13 @@ def start_iperf2(
     tool: Tool, argv: list[str], host: str, port: int, key: RunKey, plan: Plan
 ) -> EngineRun:
     """An EngineRun of one iperf 2 client run (not yet started: call events() or run())."""
-    setting = plan.setting(key)
+    setting = run_settings(plan, key)
     udp = key.protocol is Protocol.UDP and key.kind is RunKind.STREAM
-    duration = int(setting["duration"] or plan.duration_s)
+    duration = int(setting.duration_s or plan.duration_s)
     quiet = max(SILENT_DATA_S, 2 * plan.interval_s)
-    bitrate = setting["bitrate"]
+    bitrate = setting.bitrate_bps
     if udp and bitrate:
-        quiet = max(quiet, 3 * 8 * (setting["length"] or 1470) / bitrate)
+        quiet = max(quiet, 3 * 8 * (setting.length or 1470) / bitrate)
     run = Iperf2Run(
         tool,
         argv,
@@ -341,6 +354,7 @@ class Iperf2Driver(EngineDriver):
     serve_name = "iperf2"
     serve_by_default = False
     reported_capabilities = tuple(Iperf2Capability)
+    arguments = ARGUMENTS
 
     @property
     def label(self) -> str:

@@ -7,9 +7,12 @@ import re
 from collections.abc import Sequence
 from enum import StrEnum
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
+from app.domain.run_settings import run_settings
+from app.engine.arguments import Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     AuthenticationFailed,
@@ -77,6 +80,18 @@ LIMITS = Limits(
 CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
 
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
+
+
+#: The plan's engine settings as iperf3 options. The DSCP goes as the TOS byte (-S, in every
+#: iperf3 LinkLab takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
+ARGUMENTS: Arguments = {
+    "window": Argument("-w"),
+    "parallel": Argument("-P", unset=1),
+    "bitrate": Argument("-b"),
+    "omit": Argument("-O", unset=0),
+    "congestion": Argument("-C"),
+    "dscp": Argument("-S", lambda mark: [str(tos_byte(mark))]),
+}
 
 
 def _span(span: Span) -> tuple[float, float]:
@@ -167,21 +182,18 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         argv.append("-u")
     if opts.length is not None:
         argv += ["-l", str(opts.length)]
-    if opts.window is not None:
-        argv += ["-w", str(opts.window)]
-    if opts.parallel != 1:
-        argv += ["-P", str(opts.parallel)]
+    argv += ARGUMENTS["window"].argv(opts.window)
+    argv += ARGUMENTS["parallel"].argv(opts.parallel)
     if opts.direction is Direction.DOWN:
         argv.append("-R")
     elif opts.direction is Direction.BIDIR:
         tool.require(Capability.BIDIR, "measure both directions at once (--bidir)")
         argv.append("--bidir")
-    if opts.bitrate_bps is not None:
-        argv += ["-b", str(opts.bitrate_bps)]
-    if opts.omit_s:
-        argv += ["-O", str(opts.omit_s)]
-    if opts.congestion is not None and opts.protocol is Protocol.TCP:
-        argv += ["-C", opts.congestion]
+    argv += ARGUMENTS["bitrate"].argv(opts.bitrate_bps)
+    argv += ARGUMENTS["omit"].argv(opts.omit_s)
+    if opts.protocol is Protocol.TCP:
+        argv += ARGUMENTS["congestion"].argv(opts.congestion)
+    argv += ARGUMENTS["dscp"].argv(opts.dscp)
     if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
         # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
@@ -390,6 +402,7 @@ class Iperf3Driver(EngineDriver):
     serve_optional = False
     loads_responsiveness = True
     connect_timeout_ms = CONNECT_TIMEOUT_MS_DEFAULT
+    arguments = ARGUMENTS
     reported_capabilities = (
         Capability.JSON_STREAM,
         Capability.BIDIR,
@@ -403,21 +416,22 @@ class Iperf3Driver(EngineDriver):
 
     def options(self, plan: Plan, key: RunKey) -> Iperf3Options:
         """The iperf3 client options of one run of the plan."""
-        setting = plan.setting(key)
+        setting = run_settings(plan, key)
         return Iperf3Options(
             host=plan.peer.host_for(key.ip_version),
             port=self.port(plan, key),
             protocol=key.protocol,
             ip_version=key.ip_version,
-            duration_s=int(setting["duration"] or plan.duration_s),
+            duration_s=int(setting.duration_s or plan.duration_s),
             omit_s=plan.omit_s,
             interval_s=plan.interval_s,
-            length=setting["length"],
-            window=setting["window"],
-            parallel=int(setting["parallel"] or 1),
+            length=setting.length,
+            window=setting.window,
+            parallel=int(setting.parallel or 1),
             direction=plan.direction,
-            bitrate_bps=setting["bitrate"],
-            congestion=setting["congestion"],
+            bitrate_bps=setting.bitrate_bps,
+            congestion=setting.congestion,
+            dscp=setting.dscp,
             connect_timeout_ms=CONNECT_TIMEOUT_MS_DEFAULT,
         )
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
+from app.domain.run_settings import run_settings
+from app.engine.arguments import Absent, Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
@@ -118,6 +121,28 @@ def selectors(test: NetperfTest) -> str:
     return ",".join(RR_SELECTORS if test.is_rr else STREAM_SELECTORS)
 
 
+def _both_ends(words: list[str]) -> list[str]:
+    """One value for this end and the netserver's: "cubic,cubic"."""
+    return [f"{words[0]},{words[0]}"]
+
+
+def _tos_hex(mark: object) -> list[str]:
+    """The TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
+    return [f"{tos_byte(str(mark)):#x}"]
+
+
+#: The plan's engine settings as netperf options, each taking this end's and the netserver's
+#: value: -K a test option (after "--"); -Y the TOS byte, a global one in netperf 2.7.
+ARGUMENTS: Arguments = {
+    "window": Absent("LinkLab sets the TCP window for iperf3 only: choose {engines} to set it."),
+    "parallel": Absent("{name} runs one stream per test: parallel streams need {engines}."),
+    "bitrate": Absent("{name} sends UDP as fast as it can: a target bitrate needs {engines}."),
+    "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
+    "congestion": Argument("-K", lambda name: _both_ends([str(name)])),
+    "dscp": Argument("-Y", lambda mark: _both_ends(_tos_hex(mark))),
+}
+
+
 def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
     """netperf's argv: global options, then `--`, then the omni test options."""
     host = validate_host(opts.host)
@@ -142,6 +167,7 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         # a count to wait for instead (`-D 1,65536`), a slow link (20 Mbit/s, 1408 B) gave one
         # interim report in 6 s and a slower one none before the silence watchdog's limit.
         argv += ["-D", f"-{opts.interval_s:g}"]
+    argv += ARGUMENTS["dscp"].argv(opts.dscp)
     argv.append("--")
     if opts.message_size is not None:
         size = opts.message_size
@@ -149,8 +175,8 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
             raise BadOption("The message size must be a whole number of bytes.")
         _check_message_size(size, test)
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
-    if opts.congestion is not None and test.protocol is Protocol.TCP:
-        argv += ["-K", f"{opts.congestion},{opts.congestion}"]
+    if test.protocol is Protocol.TCP:
+        argv += ARGUMENTS["congestion"].argv(opts.congestion)
     argv += ["-k", selectors(test)]
     return argv
 
@@ -332,7 +358,9 @@ class NetperfDriver(EngineDriver):
     limits = LIMITS
     metrics = frozenset(Metric)
     directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
-    sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION})
+    sweeps = frozenset(
+        {Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION, Variable.DSCP}
+    )
     about = "netperf also measures round-trip time"
     programs = (
         Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
@@ -355,6 +383,7 @@ class NetperfDriver(EngineDriver):
     port_options = ("--netserver-port", "--netperf-port")  # the second: earlier versions' name
     reported_capabilities = (Capability.INTERIM,)
     run_tests = tuple(test.value for test in NetperfTest)
+    arguments = ARGUMENTS
     server_flags = ("-p", "-L")
     cpu_of_all_cores = True
     check_tries = 3
@@ -362,16 +391,17 @@ class NetperfDriver(EngineDriver):
 
     def options(self, plan: Plan, key: RunKey) -> NetperfOptions:
         """The netperf client options of one run of the plan."""
-        setting = plan.setting(key)
+        setting = run_settings(plan, key)
         return NetperfOptions(
             host=plan.peer.host_for(key.ip_version),
             port=self.port(plan, key),
             test=netperf_test(key),
             ip_version=key.ip_version,
-            duration_s=int(setting["duration"] or plan.duration_s),
-            message_size=setting["length"],
+            duration_s=int(setting.duration_s or plan.duration_s),
+            message_size=setting.length,
             interval_s=plan.interval_s,
-            congestion=setting["congestion"],
+            congestion=setting.congestion,
+            dscp=setting.dscp,
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

@@ -41,6 +41,7 @@ class Iperf3Options:
     direction: Direction = Direction.UP
     bitrate_bps: int | None = None  # -b; 0 = unlimited; None = iperf3's default
     congestion: str | None = None  # -C: TCP congestion control
+    dscp: str | None = None  # -S: the DSCP mark, as the plan keeps it ("VO", "46")
     connect_timeout_ms: int | None = 8000
     bind_address: str | None = None
     username: str | None = None
@@ -62,6 +63,7 @@ class NetperfOptions:
     cpu: bool = True  # -c -C
     interval_s: float = 1.0  # -D interim results, for the live view
     congestion: str | None = None  # -K: TCP congestion control, here and at the netserver
+    dscp: str | None = None  # -Y: the DSCP mark, here and at the netserver
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from app.domain.plan import (
     Variable,
 )
 from app.domain.plan_codec import plan_from_json
+from app.domain.run_settings import RunSettings, run_settings
 from app.study.host.shaping import unavailable_reason
 from app.study.sweep.plan_checks import plan_problems, validate_plan
 from app.study.sweep.presets import find_preset, list_presets, load_preset_file, save_preset
@@ -158,19 +159,17 @@ def test_settings_apply_the_swept_variable() -> None:
         BASE, variable=Variable.DURATION, values=(10, 20), length=1408, bitrate_bps=30_000_000
     )
     udp = next(k for k in plan.run_keys() if k.protocol is Protocol.UDP and k.value_index == 1)
-    assert plan.setting(udp) == {
-        "length": 1408,
-        "window": None,
-        "parallel": 1,
-        "bitrate": 30_000_000,
-        "duration": 20,
-        "congestion": None,  # a TCP setting
-    }
+    assert run_settings(plan, udp) == RunSettings(
+        duration_s=20, length=1408, bitrate_bps=30_000_000, congestion=None
+    )
     tcp = next(k for k in plan.run_keys() if k.protocol is Protocol.TCP)
-    assert plan.setting(tcp)["bitrate"] is None
+    assert run_settings(plan, tcp).bitrate_bps is None
     named = replace(plan, variable=Variable.CONGESTION, values=("reno", "bbr"))
-    assert named.setting(replace(tcp, value_index=1))["congestion"] == "bbr"
-    assert named.setting(udp)["congestion"] is None
+    assert run_settings(named, replace(tcp, value_index=1)).congestion == "bbr"
+    assert run_settings(named, udp).congestion is None  # a TCP setting
+    marked = replace(plan, variable=Variable.DSCP, values=("BK", "VO"), congestion="bbr")
+    assert run_settings(marked, udp).dscp == "VO"  # a mark reaches UDP runs too
+    assert run_settings(marked, replace(tcp, value_index=0)).dscp == "BK"
     assert plan.estimated_seconds(overhead_s=0) == (10 + 20) * 4 * 2
 
 

@@ -35,6 +35,7 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "parallel": ("Advanced", ("Parallel streams",)),
     "bitrate_bps": ("Advanced", ("UDP bitrate",)),
     "congestion": ("Advanced", ("TCP congestion control",)),
+    "dscp": ("Advanced", ("DSCP / access category",)),
     "omit_s": ("Advanced", ("Warm-up (omit)",)),
     "interval_s": ("Advanced", ("Report interval",)),
     "pause_s": ("Advanced", ("Pause between runs",)),

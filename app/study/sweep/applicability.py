@@ -57,9 +57,9 @@ def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -
     driver = drivers[plan.engine]
     honoured = driver.settings()
     reasons = {
-        field.key: field.missing.format(name=driver.name, engines=engines_with(field.key, drivers))
+        field.key: reason.format(name=driver.name, engines=engines_with(field.key, drivers))
         for field in ENGINE_SETTINGS
-        if field.key not in honoured and field.missing
+        if field.key not in honoured and (reason := driver.absent(field.key))
     }
     if not driver.concurrent:
         together = engines_that(lambda d: d.concurrent, drivers)

@@ -17,7 +17,14 @@ from app.domain.plan import (
     Security,
     Variable,
 )
-from app.domain.plan_fields import BY_NAME, VARIABLE_LABELS, Kind, categorical
+from app.domain.plan_fields import (
+    BY_NAME,
+    RUN_FIELDS,
+    SWEPT,
+    VARIABLE_LABELS,
+    Kind,
+    categorical,
+)
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
@@ -55,12 +62,12 @@ def values_text(plan: Plan, limit: int = 6) -> str:
         more = " …" if len(plan.values) > limit else ""
         return ", ".join(str(v) for v in plan.values[:limit]) + more
     unit = VARIABLE_LABELS[plan.variable][1]
+    rates = SWEPT[plan.variable].kind is Kind.RATE  # each says its own unit: "30 Mbit/s"
     shown = [
-        format_rate(v) if plan.variable is Variable.BITRATE and not isinstance(v, str) else str(v)
-        for v in plan.values[:limit]
+        format_rate(v) if rates and not isinstance(v, str) else str(v) for v in plan.values[:limit]
     ]
     more = " …" if len(plan.values) > limit else ""
-    suffix = f" {unit}" if unit and plan.variable is not Variable.BITRATE else ""
+    suffix = f" {unit}" if unit and not rates else ""
     count = f" ({len(plan.values)} values)" if len(plan.values) > 1 else ""
     return ", ".join(shown) + more + suffix + count
 
@@ -84,16 +91,20 @@ def setting_text(plan: Plan, name: str) -> str:
         if not isinstance(value, EarlyStop):
             return "off"
         return f"within {value.relative_ci * 100:g} % after {value.min_runs} runs"
-    if name == "bitrate_bps":
+    field = BY_NAME.get(name)
+    kind = field.kind if field is not None else Kind.OTHER
+    if kind is Kind.RATE:
         return "unlimited" if not value else format_rate(value)
-    if name in ("length", "window"):
+    if kind is Kind.SIZE:
         return "engine default" if value is None else f"{value} B"
-    if name in ("duration_s", "omit_s", "pause_s", "interval_s"):
+    if field is not None and field.unit == "s":
         return f"{value:g} s"
-    if name in BY_NAME and BY_NAME[name].kind is Kind.FLAG:
+    if kind is Kind.FLAG:
         return "yes" if value else "no"
-    if name == "name":
+    if kind is Kind.TEXT:
         return repr(value) if value else "none"
+    if kind is Kind.NAME and value is None:  # left to the system
+        return field.placeholder if field is not None and field.placeholder else "default"
     return str(getattr(value, "value", value))
 
 
@@ -146,11 +157,13 @@ def default_name(plan: Plan) -> str:
     label, unit = VARIABLE_LABELS[plan.variable]
     numbers = [v for v in plan.values if not isinstance(v, str)]
     if categorical(plan.variable):
-        sweep = f"{label.lower()} {' vs '.join(str(v) for v in plan.values)}"
+        # "congestion control", but "DSCP / access category": an acronym keeps its capitals
+        said = label if label[:2].isupper() else label.lower()
+        sweep = f"{said} {' vs '.join(str(v) for v in plan.values)}"
     elif numbers:
         low, high = min(numbers), max(numbers)
         span = f"{low:g}" if low == high else f"{low:g}–{high:g}"
-        if plan.variable is Variable.BITRATE:
+        if SWEPT[plan.variable].kind is Kind.RATE:
             span = format_rate(low) if low == high else f"{format_rate(low)}–{format_rate(high)}"
         elif unit:
             span += f" {unit}"
@@ -210,8 +223,17 @@ def describe_plan(plan: Plan) -> str:
         return f"{head} · monitor: {runs} of up to {plan.duration_s} s, back to back"
     # A duration sweep's runs last as long as its values say.
     each = "" if plan.variable is Variable.DURATION else f" of {plan.duration_s} s"
+    # The settings by name held fixed: "· TCP congestion control bbr", "· DSCP / … VO".
+    named = [
+        f" · {f.words} {value}"
+        for f in RUN_FIELDS
+        if f.kind is Kind.NAME
+        and f.variable is not plan.variable
+        and (value := getattr(plan, f.name)) is not None
+    ]
     return (
         f"{head} · {counted(len(plan.values), 'point')} × {counted(plan.repetitions, 'run')}{each}"
+        + "".join(named)
     )
 
 

@@ -40,6 +40,9 @@ def plan_problems(
     if categorical(plan.variable):
         if not all(isinstance(v, str) for v in plan.values):
             found.append(("values", "Every value must be a name, such as cubic, bbr or reno."))
+        parse = SWEPT[plan.variable].parse
+        refusals = [r for v in plan.values if parse is not None and (r := _refusal(parse, str(v)))]
+        check(not refusals, "values", refusals[0] if refusals else "")
     elif all(isinstance(v, int) and not isinstance(v, bool) for v in plan.values):
         _values(plan, driver, check)
     else:
@@ -188,6 +191,9 @@ def _settings(
         elif value is not None and span is not None:
             size = len(value) if isinstance(value, str) else value  # a name: its length
             check(span.holds(size), field.key, f"The {words} must be {span.text()}.")
+        if field.parse is not None and isinstance(value, str):
+            refusal = _refusal(field.parse, value)
+            check(not refusal, field.key, refusal)
     check(
         plan.omit_s < max(plan.duration_s, 1),
         "omit",
@@ -303,6 +309,15 @@ def _values(plan: Plan, driver: EngineDriver, check: Check) -> None:
         check(
             all(0 <= v <= 100 for v in values), where, "Emulated loss must be between 0 and 100 %."
         )
+
+
+def _refusal(parse: Callable[[str], str], text: str) -> str:
+    """What a field's own reading says of a value it refuses ("" when it reads it)."""
+    try:
+        parse(text)
+    except ValueError as err:
+        return f"{str(err)[:1].upper()}{str(err)[1:]}."
+    return ""
 
 
 def _link(plan: Plan, check: Check) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -13,7 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
-from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind
+from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, RUN_FIELDS, Kind, PlanField, parse_names
+from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import (
     DoubleSpinBox,
@@ -28,44 +31,27 @@ from app.ui.measure.conditions_box import ConditionsBox
 
 #: The plan's yes-or-no settings on this page, each a check box under the form's key.
 PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
+#: The engine settings typed as text (a size, a rate, a name such as a congestion control or
+#: a DSCP mark): each a text field made from its row of the field table (its placeholder,
+#: tooltip, neutral value and examples), read by its kind.
+TYPED = tuple(f for f in RUN_FIELDS if f.kind in (Kind.SIZE, Kind.RATE, Kind.NAME))
+#: The plan's numbers set on this page (the Study page has its runs and seconds): each a spin
+#: box made from its row of the table, with its range (the engines' widest limit, the option's
+#: bounds or the table's own), the plan's default, its unit and its tooltip.
+NUMBERS = tuple(f for f in PLAN_FIELDS if f.kind in (Kind.COUNT, Kind.DECIMAL) and f.tip)
 
 
 class AdvancedControls:
     """The controls of the Advanced page; the set-up form registers and lays them out."""
 
     def __init__(self, conditions: ConditionsBox) -> None:
-        self.length = QLineEdit()
-        self.length.setPlaceholderText("engine default")
-        self.length.setToolTip(
-            "The packet (write) size held fixed while something else is swept (iperf3 -l, "
-            "netperf -m), e.g. 1408 or 64K."
-        )
-        self.window = QLineEdit()
-        self.window.setPlaceholderText("system default")
-        self.window.setToolTip("TCP window / socket buffer size (iperf3 -w), e.g. 64K.")
-        self.congestion = QLineEdit()
-        self.congestion.setPlaceholderText("system default")
-        self.congestion.setToolTip(
-            "TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
-            "cubic or reno: one the systems at both ends have."
-        )
-        streams = drivers.widest("parallel")
-        self.parallel: SpinBox = _spin(
-            int(streams.low), int(streams.high), 1, "Parallel streams per run (iperf3 -P)."
-        )
-        self.bitrate = QLineEdit("0")
-        self.bitrate.setToolTip(
-            "UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s."
-        )
-        self.omit: SpinBox = _spin(
-            0, 600, 0, "Warm-up seconds left out of the results (iperf3 -O).", " s"
-        )
-        self.interval: DoubleSpinBox = _double(
-            0.1, 60, 1.0, "How often the engine reports (iperf3 -i, netperf -D).", " s"
-        )
-        self.pause: DoubleSpinBox = _double(
-            0, 3600, 0, "A pause between runs, to let the link settle.", " s"
-        )
+        self.texts: dict[str, QLineEdit] = {}
+        for field in TYPED:
+            edit = QLineEdit("" if field.neutral is None else str(field.neutral))
+            edit.setPlaceholderText(field.placeholder)
+            edit.setToolTip(field.tip)
+            self.texts[field.key] = edit
+        self.numbers: dict[str, SpinBox | DoubleSpinBox] = {f.key: _number(f) for f in NUMBERS}
         self.order: ValueCombo = _combo(
             [
                 ("Sequential", Order.SEQUENTIAL),
@@ -74,12 +60,6 @@ class AdvancedControls:
             ],
             "The order of runs: interleaved alternates the series run by run, "
             "so drift in the link hits every series alike.",
-        )
-        self.seed: SpinBox = _spin(
-            0,
-            2**31 - 1,
-            0,
-            "The seed of the shuffled order: the same seed gives the same order again.",
         )
         self.concurrent = QCheckBox("Run the series at the same time")
         self.concurrent.setObjectName("concurrent")
@@ -102,12 +82,6 @@ class AdvancedControls:
         )
         self.early_min: SpinBox = _spin(
             2, 1000, 5, "Runs a point always gets before it may stop early."
-        )
-        self.max_failures: SpinBox = _spin(
-            1,
-            1000,
-            5,
-            "After this many failed runs in a row the session stops (a peer that went away).",
         )
         self.echo_port: SpinBox = _spin(
             1,
@@ -135,6 +109,43 @@ class AdvancedControls:
             "clocks_synchronised": self.clocks_synchronised,
             "early": self.early_stop,
         }
+
+    @property
+    def run_controls(self) -> dict[str, QWidget]:
+        """The controls of the engine settings on this page, by key, in the table's order."""
+        controls: dict[str, QWidget] = {**self.texts, **self.numbers}
+        return {f.key: controls[f.key] for f in RUN_FIELDS if f.key in controls}
+
+    def typed(self) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The settings typed as text, by the plan's attribute, and a (key, sentence) problem
+        for each that cannot be read (its value then the neutral one)."""
+        values: dict[str, Any] = {}
+        problems: list[tuple[str, str]] = []
+        for field in TYPED:
+            text = self.texts[field.key].text().strip()
+            values[field.name] = field.neutral
+            try:
+                values[field.name] = _read(field, text)
+            except ValueError as err:
+                problems.append((field.key, _problem(field, err)))
+        return values, problems
+
+    def number_values(self) -> dict[str, Any]:
+        """The numbers as set, by the plan's attribute (decimals to the thousandth)."""
+        values: dict[str, Any] = {}
+        for field in NUMBERS:
+            value = self.numbers[field.key].value()
+            values[field.name] = round(value, 3) if field.kind is Kind.DECIMAL else value
+        return values
+
+    def set_numbers(self, plan: Plan) -> None:
+        for field in NUMBERS:
+            self.numbers[field.key].setValue(getattr(plan, field.name))
+
+    def set_typed(self, plan: Plan) -> None:
+        for field in TYPED:
+            value = getattr(plan, field.name)
+            self.texts[field.key].setText("" if value is None else str(value))
 
     def flags(self) -> dict[str, bool]:
         """The plan's yes-or-no settings as ticked."""
@@ -169,3 +180,42 @@ class AdvancedControls:
         layout.addWidget(self.early_min)
         layout.addWidget(QLabel("runs"))
         return row
+
+
+def _read(field: PlanField, text: str) -> object:
+    """One typed setting by its kind; empty: the neutral value (a rate: 0)."""
+    if field.kind is Kind.RATE:
+        return parse_rate(text or "0")
+    if not text:
+        return field.neutral
+    if field.kind is Kind.SIZE:
+        return parse_size(text)
+    names = parse_names(text)
+    if len(names) != 1:
+        raise ValueError(f"write one {field.words}")
+    return field.parse(names[0]) if field.parse else names[0]
+
+
+def _problem(field: PlanField, err: ValueError) -> str:
+    if field.kind is Kind.SIZE:
+        return f"Write a size such as {field.example}, or leave it empty."
+    if field.kind is Kind.RATE:
+        return f"The {field.words} must be a rate such as {field.example}."
+    return f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."
+
+
+def _number(field: PlanField) -> SpinBox | DoubleSpinBox:
+    """A spin box for one of the plan's numbers, all of it from the table and the plan."""
+    if field.limit is not None:
+        span = drivers.widest(field.limit)
+        low, high = span.low, span.high
+    elif field.cli is not None and field.cli.low is not None and field.cli.high is not None:
+        low, high = field.cli.low, field.cli.high
+    else:
+        assert field.bounds is not None, f"{field.name} has no range"
+        low, high = field.bounds
+    default: Any = Plan.__dataclass_fields__[field.name].default
+    suffix = f" {field.unit}" if field.unit else ""
+    if field.kind is Kind.DECIMAL:
+        return _double(low, high, float(default), field.tip, suffix)
+    return _spin(int(low), int(high), int(default), field.tip, suffix)

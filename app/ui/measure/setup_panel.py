@@ -23,8 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY, parse_names, value_word
-from app.domain.units import parse_rate, parse_size
+from app.domain.plan_fields import BY_KEY, value_word
 from app.study.sweep.applicability import inapplicable, unavailable_choices
 from app.study.sweep.describe import default_name, duration_text
 from app.study.sweep.plan_checks import plan_problems, port_field_key
@@ -204,18 +203,14 @@ class SetupPanel(QWidget):
         adv = self.adv
         rows: list[tuple[QLabel | None, QWidget]] = []
         for key, control in (
-            ("length", adv.length),
-            ("window", adv.window),
-            ("parallel", adv.parallel),
-            ("bitrate", adv.bitrate),
-            ("congestion", adv.congestion),
-            ("omit", adv.omit),
-            ("interval", adv.interval),
-            ("pause", adv.pause),
+            *adv.run_controls.items(),
+            ("omit", adv.numbers["omit"]),
+            ("interval", adv.numbers["interval"]),
+            ("pause", adv.numbers["pause"]),
             ("order", adv.order),
-            ("seed", adv.seed),
+            ("seed", adv.numbers["seed"]),
             ("echo_port", adv.echo_port),
-            ("max_consecutive_failures", adv.max_failures),
+            ("max_consecutive_failures", adv.numbers["max_consecutive_failures"]),
             ("frame_overhead", self.conditions_box.frame_overhead),
             ("tags", self.tags),
             ("notes", self.conditions_box.notes),
@@ -234,7 +229,8 @@ class SetupPanel(QWidget):
         )
         checks.append((None, with_error(adv.early_row(), early_error)))
         # The check boxes after the order, before the failures allowed, tags and notes.
-        return adv.layout_page(rows[:11] + checks + rows[11:])
+        at = len(adv.run_controls) + 6  # after the seed and the echo port
+        return adv.layout_page(rows[:at] + checks + rows[at:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
@@ -255,23 +251,16 @@ class SetupPanel(QWidget):
             self.study.range_step,
             self.study.repetitions,
             self.study.duration,
-            adv.parallel,
-            adv.omit,
             adv.early_min,
-            adv.seed,
-            adv.max_failures,
             adv.echo_port,
         ):
             spin.valueChanged.connect(self._changed)
-        for dspin in (adv.pause, adv.interval, adv.early_fraction):
+        for dspin in (*adv.numbers.values(), adv.early_fraction):
             dspin.valueChanged.connect(self._changed)
         for edit in (
             self.study.custom_values,
             self.study.name_edit,
-            adv.length,
-            adv.window,
-            adv.bitrate,
-            adv.congestion,
+            *adv.texts.values(),
         ):
             edit.textChanged.connect(self._changed)
         for check in (*self.study.metric_boxes.values(), *adv.checks.values()):
@@ -351,27 +340,8 @@ class SetupPanel(QWidget):
         if values_problem:
             problems.append(("values", values_problem))
         adv = self.adv
-        sizes: dict[str, int | None] = {}
-        for key, edit, example in (
-            ("length", adv.length, "1408 or 64K"),
-            ("window", adv.window, "64K or 262144"),
-        ):
-            sizes[key] = None
-            if edit.text().strip():
-                try:
-                    sizes[key] = parse_size(edit.text())
-                except ValueError:
-                    problems.append((key, f"Write a size such as {example}, or leave it empty."))
-        try:
-            bitrate = parse_rate(adv.bitrate.text() or "0")
-        except ValueError:
-            problems.append(("bitrate", "The bitrate must be a rate such as 0, 30M or 1G."))
-            bitrate = 0
-        try:
-            congestion = parse_names(adv.congestion.text())[:1]
-        except ValueError:
-            problems.append(("congestion", "Write one name such as bbr or cubic, or clear it."))
-            congestion = []
+        typed, typed_problems = adv.typed()
+        problems += typed_problems
         problems += self.conditions_box.problems()
         early = None
         if adv.early_stop.isChecked():
@@ -386,20 +356,12 @@ class SetupPanel(QWidget):
             values=tuple(values),
             repetitions=self.study.repetitions.value(),
             duration_s=self.study.duration.value(),
-            omit_s=adv.omit.value(),
-            pause_s=adv.pause.value(),
             order=adv.order.currentData(),
             metrics=tuple(m for m, box in self.study.metric_boxes.items() if box.isChecked()),
-            length=sizes["length"],
-            window=sizes["window"],
-            parallel=adv.parallel.value(),
-            bitrate_bps=bitrate,
-            congestion=congestion[0] if congestion else None,
-            interval_s=round(adv.interval.value(), 3),
+            **typed,
+            **adv.number_values(),
             early_stop=early,
-            max_consecutive_failures=adv.max_failures.value(),
             **adv.flags(),
-            seed=adv.seed.value(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
             assignment=self.assignment,
@@ -460,17 +422,9 @@ class SetupPanel(QWidget):
             self.study.custom_values.setText(", ".join(str(v) for v in plan.values))
             self.study.repetitions.setValue(plan.repetitions)
             self.study.duration.setValue(plan.duration_s)
-            adv.omit.setValue(plan.omit_s)
-            adv.pause.setValue(plan.pause_s)
-            adv.interval.setValue(plan.interval_s)
-            adv.parallel.setValue(plan.parallel)
-            adv.length.setText(str(plan.length) if plan.length is not None else "")
-            adv.window.setText(str(plan.window) if plan.window is not None else "")
-            adv.congestion.setText(plan.congestion or "")
-            adv.bitrate.setText(str(plan.bitrate_bps))
-            adv.seed.setValue(plan.seed)
+            adv.set_numbers(plan)
+            adv.set_typed(plan)
             adv.echo_port.setValue(plan.peer.echo_port)
-            adv.max_failures.setValue(plan.max_consecutive_failures)
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
             adv.early_stop.setChecked(plan.early_stop is not None)

@@ -6,20 +6,10 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import SWEEPS, Metric, Variable
-from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, categorical, parse_names
+from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, Kind, categorical, swept_names
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import _combo, _spin, accessible
-
-#: Default sweep per variable: (from, to, step).
-DEFAULT_RANGES = {
-    Variable.LENGTH: (128, 1408, 256),
-    Variable.DURATION: (10, 60, 10),
-    Variable.WINDOW: (2048, 524288, 0),  # step 0: doubling
-    Variable.PARALLEL: (1, 8, 1),
-    Variable.BITRATE: (10_000_000, 100_000_000, 10_000_000),
-    Variable.LOSS: (0, 25, 5),
-}
 
 
 class StudyControls:
@@ -152,7 +142,7 @@ class StudyControls:
         if categorical(variable):  # names have no range: the list starts with examples
             self.custom_values.setText(", ".join(SWEPT[variable].examples))
             return
-        start, stop, step = DEFAULT_RANGES[variable]
+        start, stop, step = SWEPT[variable].sweep_range
         self.range_from.setValue(start)
         self.range_to.setValue(stop)
         self.range_step.setValue(step)
@@ -163,10 +153,11 @@ class StudyControls:
         text = self.custom_values.text().strip()
         if categorical(variable):
             try:
-                return list(parse_names(text)), "" if text else "Type the names to compare."
+                names: list[int | str] = [*swept_names(variable, text)]
+                return names, "" if text else "Type the names to compare."
             except ValueError as err:
                 return [], f"{str(err)[:1].upper()}{str(err)[1:]}."
-        parse = parse_rate if variable is Variable.BITRATE else parse_size
+        parse = parse_rate if SWEPT[variable].kind is Kind.RATE else parse_size
         if text:
             try:
                 return [parse(p) for p in text.replace(";", ",").split(",") if p.strip()], ""
