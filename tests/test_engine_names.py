@@ -40,8 +40,6 @@ ALLOWED: dict[str, set[str]] = {
 
 #: Code that still names an engine outside its driver: to move into the drivers.
 DEBT: dict[str, set[str]] = {
-    # The engines' client options are shared dataclasses, not yet each driver's own.
-    "app/engine/options.py": {"Iperf3Options", "NetperfOptions", "NetperfTest"},
     # iperf3's error classes (NotIperf3, which iperf3's text parser raises, and the iperf3
     # prose of ServerBusy) are shared here, not yet its driver's.
     "app/engine/errors.py": {"NotIperf3", "iperf3"},

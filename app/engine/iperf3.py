@@ -31,12 +31,13 @@ from app.engine.errors import (
     ServerBusy,
 )
 from app.engine.iperf3_json import parse_document, parse_stream
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import LABEL as SERVER_LABEL
 from app.engine.iperf3_server import iperf3_server
 from app.engine.iperf3_server import security_warning as server_security_warning
 from app.engine.iperf3_text import parse_text
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
-from app.engine.options import Iperf3Options, SingleRun
+from app.engine.options import SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.servers import (
     EXPOSED_IDLE_TIMEOUT_S,

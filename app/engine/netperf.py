@@ -25,8 +25,9 @@ from app.engine.errors import (
     PeerVanished,
 )
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.netperf_parse import parse_keyval
-from app.engine.options import NetperfOptions, NetperfTest, SingleRun
+from app.engine.options import SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.tools import Capability, Program, Tool, parse_version, run_probe

@@ -14,8 +14,9 @@ from app.domain.results import Derivation, EngineMessage
 from app.engine.drivers import find_tool
 from app.engine.errors import EngineTooOld, NotIperf3
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.netperf import idle_timeout_s, netperf_capabilities, start_netperf
-from app.engine.options import Iperf3Options, NetperfOptions
+from app.engine.netperf_options import NetperfOptions
 from app.engine.tools import Capability, Tool
 from tests.engine.engine_replay import ENGINE_OUTPUTS, FakeEngine, Probe, Replay, iperf3_3_1_3
 
