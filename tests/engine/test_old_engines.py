@@ -57,7 +57,7 @@ def test_iperf3_3_1_runs(tmp_path: Path, protocol: Protocol) -> None:
     run = start_iperf3(tool, opts)
     assert "--connect-timeout" not in run.argv and "--forceflush" not in run.argv
     assert "-J" in run.argv
-    assert run.idle_timeout_s >= opts.duration_s  # no output until the end
+    assert run.idle_timeout_s >= opts.settings.duration_s  # no output until the end
     events = list(run.events())
     notes = [e.text for e in events if isinstance(e, EngineMessage)]
     assert any("live samples are not available" in note for note in notes)
@@ -139,8 +139,8 @@ def test_netperf_without_demo_mode_waits_for_the_end(tmp_path: Path) -> None:
     opts = NetperfOptions(host="127.0.0.1", duration_s=20, interval_s=1.0)
     run = start_netperf(tool, opts)
     assert "-D" not in run.argv
-    assert run.idle_timeout_s == opts.duration_s + idle_timeout_s(opts)
-    assert idle_timeout_s(opts) < opts.duration_s  # what a demo-mode run allows
+    assert run.idle_timeout_s == opts.settings.duration_s + idle_timeout_s(opts)
+    assert idle_timeout_s(opts) < opts.settings.duration_s  # what a demo-mode run allows
     events = list(run.events())
     notes = [e.text for e in events if isinstance(e, EngineMessage)]
     assert "live samples are not available" in notes[0]
