@@ -105,13 +105,20 @@ class EngineCrashed(EngineError):
 class ServerBusy(EngineError):
     transient = True
 
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        server: str,  # the driver's server_label
+        command: str,  # how a person starts it (the driver's server_command)
+        detail: str | None = None,
+    ) -> None:
         other = port + 1 if port < 65535 else port - 1
         super().__init__(
-            f"The iperf3 server at {host} port {port} is busy: another client is testing "
-            f"against it right now, and an iperf3 server runs one test at a time. Wait for "
+            f"The {server} at {host} port {port} is busy: another client is testing "
+            f"against it right now, and an {server} runs one test at a time. Wait for "
             f"that test to end (LinkLab tries again by itself), or start a second server on "
-            f"the peer on another port (iperf3 -s -p {other}) and use that port.",
+            f"the peer on another port ({command} -p {other}) and use that port.",
             detail=detail,
         )
 
@@ -282,19 +289,6 @@ class NoLatencyMethod(EngineError):
             f"LinkLab cannot measure latency to {host}: {tried}. Run `linklab serve` (or "
             f"LinkLab's Server tab) on the peer, or check the ports and any firewall between.",
             detail=detail,
-        )
-
-
-class NotIperf3(ParseError):
-    """The program run as iperf3 is iperf 2, a different program with other options."""
-
-    def __init__(self, seen: str) -> None:
-        EngineError.__init__(
-            self,
-            f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
-            f"different program with other options and output: iperf3 3.1 or newer is needed; "
-            f"{install_hint('iperf3', bundled_on_windows=True)}.",
-            detail=seen,
         )
 
 

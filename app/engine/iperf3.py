@@ -26,11 +26,11 @@ from app.engine.errors import (
     HostUnresolved,
     Interrupted,
     Ipv6Unavailable,
-    NotIperf3,
     OptionRefused,
     PeerVanished,
     ServerBusy,
 )
+from app.engine.iperf3_errors import NotIperf3
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import LABEL as SERVER_LABEL
@@ -233,12 +233,13 @@ def parser_for(mode: OutputMode) -> Parser:
 def classifier(opts: Iperf3Options) -> Classifier:
     """Map iperf3's own error words to a typed error with a sentence for this peer."""
     host, port = opts.host, opts.port
+    server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
     wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
     def classify(message: str, *, started: bool = True) -> LinkLabError:
         text = message.lower()
         if "busy" in text:
-            return ServerBusy(host, port, detail=message)
+            return ServerBusy(host, port, server, command, detail=message)
         if "must specify username" in text or (
             opts.username is None and ("authorization failed" in text or "authentication" in text)
         ):
@@ -248,7 +249,6 @@ def classifier(opts: Iperf3Options) -> Classifier:
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
-            server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
             return ConnectionRefused(host, port, server, command, detail=message)
         if "address family" in text or (wants_v6 and "network is unreachable" in text):
             if wants_v6:

@@ -10,23 +10,31 @@ from app.engine.errors import (
     EngineError,
     ImpossibleValue,
     Interrupted,
-    NotIperf3,
     ServerBusy,
 )
+from app.engine.iperf3 import Iperf3Driver
+from app.engine.iperf3_errors import NotIperf3
+
+#: How iperf3's driver names its server and the command that starts one.
+IPERF3_SERVER = (Iperf3Driver.server_label, Iperf3Driver.server_command)
 
 
 def test_busy_server_says_another_client_is_testing() -> None:
-    err = ServerBusy("10.0.0.5", 5201)
+    err = ServerBusy("10.0.0.5", 5201, *IPERF3_SERVER)
     assert err.transient
-    assert "another client is testing against it right now" in str(err)
-    assert "iperf3 -s -p 5202" in str(err)
-    assert "iperf3 -s -p 65534" in str(ServerBusy("10.0.0.5", 65535))
+    assert str(err) == (
+        "The iperf3 server at 10.0.0.5 port 5201 is busy: another client is testing against "
+        "it right now, and an iperf3 server runs one test at a time. Wait for that test to "
+        "end (LinkLab tries again by itself), or start a second server on the peer on another "
+        "port (iperf3 -s -p 5202) and use that port."
+    )
+    assert "iperf3 -s -p 65534" in str(ServerBusy("10.0.0.5", 65535, *IPERF3_SERVER))
 
 
 @pytest.mark.parametrize(
     "err",
     [
-        ServerBusy("10.0.0.5", 5201),
+        ServerBusy("10.0.0.5", 5201, *IPERF3_SERVER),
         ClosedBeforeStart("10.0.0.5", 5201),
         DataConnectionFailed("10.0.0.5", 12865),
         Interrupted("iperf3"),

@@ -12,8 +12,9 @@ import pytest
 from app.domain.net import Flow, Protocol
 from app.domain.results import Derivation, EngineMessage
 from app.engine.drivers import find_tool
-from app.engine.errors import EngineTooOld, NotIperf3
+from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_errors import NotIperf3
 from app.engine.iperf3_options import Iperf3Options
 from app.engine.netperf import idle_timeout_s, netperf_capabilities, start_netperf
 from app.engine.netperf_options import NetperfOptions
