@@ -52,7 +52,6 @@ PROSE_DEBT: dict[str, int] = {
     "app/cli/study_cmds.py": 2,
     "app/domain/metrics.py": 1,
     "app/domain/plan_fields.py": 9,  # the Advanced page's tooltips, now in the field table
-    "app/engine/errors.py": 8,
     "app/engine/peercheck.py": 1,
     "app/engine/udp_totals.py": 1,
     "app/report/html_report.py": 1,

@@ -16,9 +16,6 @@ from app.domain.run_settings import run_settings
 from app.engine.arguments import Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
-    AuthenticationFailed,
-    AuthenticationRequired,
-    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineFailed,
@@ -30,7 +27,12 @@ from app.engine.errors import (
     PeerVanished,
     ServerBusy,
 )
-from app.engine.iperf3_errors import NotIperf3
+from app.engine.iperf3_errors import (
+    AuthenticationFailed,
+    AuthenticationRequired,
+    NotIperf3,
+    closed_before_start,
+)
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import LABEL as SERVER_LABEL
@@ -285,7 +287,7 @@ def classifier(opts: Iperf3Options) -> Classifier:
             if not started:
                 # Accepted, then closed before the first interval: no vanished peer, but a
                 # program that is no (compatible) iperf3 server, or a firewall.
-                return ClosedBeforeStart(host, port, detail=message)
+                return closed_before_start(host, port, server, detail=message)
             return PeerVanished(host, detail=message)
         if "unrecognized option" in text or "invalid option" in text:
             return EngineTooOld(

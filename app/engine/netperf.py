@@ -17,7 +17,6 @@ from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
     ConnectTimeout,
-    DataConnectionFailed,
     EngineError,
     EngineFailed,
     HostUnresolved,
@@ -66,6 +65,20 @@ class NoNetserver(ConnectionRefused):
         self.host, self.port = host, port
         self.server, self.command = NetperfDriver.server_label, NetperfDriver.server_command
         self.after_data, self.known_crash = False, ""
+
+
+class DataConnectionFailed(EngineError):
+    """netperf reached netserver but could not open the separate data connection."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"netserver at {host} answered on its control port {port} but refused the data "
+            f"connection: a firewall on the peer may block the data port (netperf opens it on "
+            f"a port of its own choosing; let netserver through the firewall), or netperf and "
+            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
+            f"the same netperf release on both ends, then run again.",
+            detail=detail,
+        )
 
 
 # -- what netperf accepts --------------------------------------------------------------------------
