@@ -53,7 +53,6 @@ PROSE_DEBT: dict[str, int] = {
     "app/domain/metrics.py": 1,
     "app/domain/plan_fields.py": 9,  # the Advanced page's tooltips, now in the field table
     "app/engine/peercheck.py": 1,
-    "app/engine/udp_totals.py": 1,
     "app/report/html_report.py": 1,
     "app/store/schema.py": 2,  # a migration's SQL: the old columns it reads
     "app/study/sweep/describe.py": 1,
