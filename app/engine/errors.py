@@ -105,13 +105,20 @@ class EngineCrashed(EngineError):
 class ServerBusy(EngineError):
     transient = True
 
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        server: str,  # the driver's server_label
+        command: str,  # how a person starts it (the driver's server_command)
+        detail: str | None = None,
+    ) -> None:
         other = port + 1 if port < 65535 else port - 1
         super().__init__(
-            f"The iperf3 server at {host} port {port} is busy: another client is testing "
-            f"against it right now, and an iperf3 server runs one test at a time. Wait for "
+            f"The {server} at {host} port {port} is busy: another client is testing "
+            f"against it right now, and an {server} runs one test at a time. Wait for "
             f"that test to end (LinkLab tries again by itself), or start a second server on "
-            f"the peer on another port (iperf3 -s -p {other}) and use that port.",
+            f"the peer on another port ({command} -p {other}) and use that port.",
             detail=detail,
         )
 
@@ -153,28 +160,22 @@ class DataStopped(EngineError):
 class ClosedBeforeStart(EngineError):
     """The peer accepted the control connection, then closed it before the first interval."""
 
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        server: str,  # the driver's server_label
+        program: str,  # whose release both ends should run (the driver's server_program)
+        detail: str | None = None,
+        *,
+        aside: str = "",  # what else may listen there and close the connection this way
+    ) -> None:
         super().__init__(
             f"The peer {host} accepted the connection on port {port}, then closed it before "
-            f"the test started: the program listening there may not be an iperf3 server (a "
-            f"device's built-in iperf server, such as lwIP's, closes the connection this way), "
-            f"the iperf3 server may be a release too far from this one, or a firewall may cut "
+            f"the test started: the program listening there may not be an {server}{aside}, "
+            f"the {server} may be a release too far from this one, or a firewall may cut "
             f"the test connections. Check what listens on port {port} on the peer and run the "
-            f"same iperf3 release on both ends, then run again.",
-            detail=detail,
-        )
-
-
-class DataConnectionFailed(EngineError):
-    """netperf reached netserver but could not open the separate data connection."""
-
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        super().__init__(
-            f"netserver at {host} answered on its control port {port} but refused the data "
-            f"connection: a firewall on the peer may block the data port (netperf opens it on "
-            f"a port of its own choosing; let netserver through the firewall), or netperf and "
-            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
-            f"the same netperf release on both ends, then run again.",
+            f"same {program} release on both ends, then run again.",
             detail=detail,
         )
 
@@ -193,30 +194,6 @@ class LinkLocalNeedsZone(BadOption):
         super().__init__(
             f"{host} is an IPv6 link-local address, which needs the interface it is reached "
             f"through: write it as {host}%eth0 (Linux) or {host}%12 (Windows interface index)."
-        )
-
-
-class AuthenticationFailed(EngineError):
-    def __init__(self, host: str, detail: str | None = None) -> None:
-        super().__init__(
-            f"The iperf3 server at {host} refused the user name or password: check both, and "
-            f"that the public key file is the one that belongs to that server.",
-            detail=detail,
-        )
-
-
-class AuthenticationRequired(EngineError):
-    """The iperf3 server demands a user name and password, and none was given (or not all)."""
-
-    def __init__(self, host: str, detail: str | None = None) -> None:
-        said = f" (iperf3 said: {detail.strip().removeprefix('iperf3: ')})" if detail else ""
-        super().__init__(
-            f"The iperf3 server at {host} demands a user name and password{said}. Give them "
-            f"with `linklab measure --peer {host} --username NAME --rsa-public-key FILE` (FILE "
-            f"is the server's RSA public key; the password is asked for, or read from "
-            f"IPERF3_PASSWORD). Studies and the window do not authenticate: for them, start the "
-            f"server on the peer without authentication.",
-            detail=detail,
         )
 
 
@@ -282,19 +259,6 @@ class NoLatencyMethod(EngineError):
             f"LinkLab cannot measure latency to {host}: {tried}. Run `linklab serve` (or "
             f"LinkLab's Server tab) on the peer, or check the ports and any firewall between.",
             detail=detail,
-        )
-
-
-class NotIperf3(ParseError):
-    """The program run as iperf3 is iperf 2, a different program with other options."""
-
-    def __init__(self, seen: str) -> None:
-        EngineError.__init__(
-            self,
-            f"The program LinkLab ran as iperf3 is iperf 2 (it printed {seen[:80]!r}), a "
-            f"different program with other options and output: iperf3 3.1 or newer is needed; "
-            f"{install_hint('iperf3', bundled_on_windows=True)}.",
-            detail=seen,
         )
 
 

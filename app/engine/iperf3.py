@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from enum import StrEnum
 
 from app.domain.dscp import tos_byte
@@ -15,9 +16,6 @@ from app.domain.run_settings import run_settings
 from app.engine.arguments import Argument, Arguments
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
-    AuthenticationFailed,
-    AuthenticationRequired,
-    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineFailed,
@@ -25,18 +23,24 @@ from app.engine.errors import (
     HostUnresolved,
     Interrupted,
     Ipv6Unavailable,
-    NotIperf3,
     OptionRefused,
     PeerVanished,
     ServerBusy,
 )
+from app.engine.iperf3_errors import (
+    AuthenticationFailed,
+    AuthenticationRequired,
+    NotIperf3,
+    closed_before_start,
+)
 from app.engine.iperf3_json import parse_document, parse_stream
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import LABEL as SERVER_LABEL
 from app.engine.iperf3_server import iperf3_server
 from app.engine.iperf3_server import security_warning as server_security_warning
 from app.engine.iperf3_text import parse_text
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
-from app.engine.options import Iperf3Options, SingleRun
+from app.engine.options import SingleRun
 from app.engine.run import SILENT_DATA_S, Classifier, EngineRun, Parser
 from app.engine.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
@@ -127,21 +131,21 @@ def validate_options(opts: Iperf3Options) -> None:
     """Raise BadOption with a sentence for any value iperf3 would refuse or misread."""
     validate_host(opts.host, "peer")
     check_port(opts.port)
-    limits = LIMITS
-    check_range(opts.duration_s, *_span(limits.duration_s), "run duration", "s")
+    limits, setting = LIMITS, opts.settings
+    check_range(setting.duration_s, *_span(limits.duration_s), "run duration", "s")
     assert limits.omit_s is not None and limits.parallel is not None
     check_range(opts.omit_s, *_span(limits.omit_s), "warm-up (omit) time", "s")
     check_range(opts.interval_s, *_span(limits.interval_s), "report interval", "s")
-    check_range(opts.parallel, *_span(limits.parallel), "number of parallel streams")
-    if opts.length is not None:
+    check_range(setting.parallel, *_span(limits.parallel), "number of parallel streams")
+    if setting.length is not None:
         if opts.protocol is Protocol.UDP:
-            check_range(opts.length, *_span(limits.udp_length), "UDP packet size", "bytes")
+            check_range(setting.length, *_span(limits.udp_length), "UDP packet size", "bytes")
         else:
-            check_range(opts.length, *_span(limits.tcp_length), "TCP write length", "bytes")
-    if opts.window is not None and limits.window is not None:
-        check_range(opts.window, *_span(limits.window), "TCP window (socket buffer)", "bytes")
-    if opts.bitrate_bps is not None and limits.bitrate_bps is not None:
-        check_range(opts.bitrate_bps, *_span(limits.bitrate_bps), "target bitrate", "bit/s")
+            check_range(setting.length, *_span(limits.tcp_length), "TCP write length", "bytes")
+    if setting.window is not None and limits.window is not None:
+        check_range(setting.window, *_span(limits.window), "TCP window (socket buffer)", "bytes")
+    if setting.bitrate_bps is not None and limits.bitrate_bps is not None:
+        check_range(setting.bitrate_bps, *_span(limits.bitrate_bps), "target bitrate", "bit/s")
     if opts.connect_timeout_ms is not None:
         check_range(opts.connect_timeout_ms, *_span(CONNECT_TIMEOUT_MS), "connect timeout", "ms")
     if opts.bind_address is not None:
@@ -174,26 +178,27 @@ def validate_options(opts: Iperf3Options) -> None:
 def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
     """The exact iperf3 command line for these options; refuses what this iperf3 lacks."""
     validate_options(opts)
-    argv = [tool.path, "-c", opts.host, "-p", str(opts.port), "-t", str(opts.duration_s)]
+    setting = opts.settings
+    argv = [tool.path, "-c", opts.host, "-p", str(opts.port), "-t", str(setting.duration_s)]
     argv += ["-i", f"{opts.interval_s:g}"]
     if opts.ip_version is not None:
         argv.append(f"-{int(opts.ip_version)}")
     if opts.protocol is Protocol.UDP:
         argv.append("-u")
-    if opts.length is not None:
-        argv += ["-l", str(opts.length)]
-    argv += ARGUMENTS["window"].argv(opts.window)
-    argv += ARGUMENTS["parallel"].argv(opts.parallel)
+    if setting.length is not None:
+        argv += ["-l", str(setting.length)]
+    argv += ARGUMENTS["window"].argv(setting.window)
+    argv += ARGUMENTS["parallel"].argv(setting.parallel)
     if opts.direction is Direction.DOWN:
         argv.append("-R")
     elif opts.direction is Direction.BIDIR:
         tool.require(Capability.BIDIR, "measure both directions at once (--bidir)")
         argv.append("--bidir")
-    argv += ARGUMENTS["bitrate"].argv(opts.bitrate_bps)
+    argv += ARGUMENTS["bitrate"].argv(setting.bitrate_bps)
     argv += ARGUMENTS["omit"].argv(opts.omit_s)
     if opts.protocol is Protocol.TCP:
-        argv += ARGUMENTS["congestion"].argv(opts.congestion)
-    argv += ARGUMENTS["dscp"].argv(opts.dscp)
+        argv += ARGUMENTS["congestion"].argv(setting.congestion)
+    argv += ARGUMENTS["dscp"].argv(setting.dscp)
     if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
         # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
@@ -230,12 +235,13 @@ def parser_for(mode: OutputMode) -> Parser:
 def classifier(opts: Iperf3Options) -> Classifier:
     """Map iperf3's own error words to a typed error with a sentence for this peer."""
     host, port = opts.host, opts.port
+    server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
     wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
 
     def classify(message: str, *, started: bool = True) -> LinkLabError:
         text = message.lower()
         if "busy" in text:
-            return ServerBusy(host, port, detail=message)
+            return ServerBusy(host, port, server, command, detail=message)
         if "must specify username" in text or (
             opts.username is None and ("authorization failed" in text or "authentication" in text)
         ):
@@ -245,7 +251,6 @@ def classifier(opts: Iperf3Options) -> Classifier:
         if "authorization failed" in text or "authentication" in text:
             return AuthenticationFailed(host, detail=message)
         if "connection refused" in text:
-            server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
             return ConnectionRefused(host, port, server, command, detail=message)
         if "address family" in text or (wants_v6 and "network is unreachable" in text):
             if wants_v6:
@@ -282,7 +287,7 @@ def classifier(opts: Iperf3Options) -> Classifier:
             if not started:
                 # Accepted, then closed before the first interval: no vanished peer, but a
                 # program that is no (compatible) iperf3 server, or a firewall.
-                return ClosedBeforeStart(host, port, detail=message)
+                return closed_before_start(host, port, server, detail=message)
             return PeerVanished(host, detail=message)
         if "unrecognized option" in text or "invalid option" in text:
             return EngineTooOld(
@@ -316,7 +321,7 @@ def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> Engin
     # output the whole run is silent, so the watchdog allows for its full length.
     idle = 3 * opts.interval_s + 10.0
     if mode is OutputMode.JSON:
-        idle += opts.duration_s + opts.omit_s
+        idle += opts.settings.duration_s + opts.omit_s
     notices = (no_live_notice(tool),) if live and mode is OutputMode.JSON else ()
     return EngineRun(
         tool,
@@ -336,9 +341,10 @@ def silence_s(opts: Iperf3Options) -> float:
     """How long intervals may carry no bytes before the data counts as stopped: SILENT_DATA_S,
     at least two intervals, and at least three datagrams' time at a slow UDP target rate."""
     quiet = max(SILENT_DATA_S, 2 * opts.interval_s)
-    if opts.protocol is Protocol.UDP and opts.bitrate_bps:
-        datagram_bits = 8 * (opts.length or LIMITS.udp_length.high)
-        quiet = max(quiet, 3 * datagram_bits / opts.bitrate_bps)
+    setting = opts.settings
+    if opts.protocol is Protocol.UDP and setting.bitrate_bps:
+        datagram_bits = 8 * (setting.length or LIMITS.udp_length.high)
+        quiet = max(quiet, 3 * datagram_bits / setting.bitrate_bps)
     return quiet
 
 
@@ -417,22 +423,17 @@ class Iperf3Driver(EngineDriver):
     def options(self, plan: Plan, key: RunKey) -> Iperf3Options:
         """The iperf3 client options of one run of the plan."""
         setting = run_settings(plan, key)
+        duration_s = int(setting.duration_s or plan.duration_s)
         return Iperf3Options(
             host=plan.peer.host_for(key.ip_version),
             port=self.port(plan, key),
             protocol=key.protocol,
             ip_version=key.ip_version,
-            duration_s=int(setting.duration_s or plan.duration_s),
             omit_s=plan.omit_s,
             interval_s=plan.interval_s,
-            length=setting.length,
-            window=setting.window,
-            parallel=int(setting.parallel or 1),
             direction=plan.direction,
-            bitrate_bps=setting.bitrate_bps,
-            congestion=setting.congestion,
-            dscp=setting.dscp,
             connect_timeout_ms=CONNECT_TIMEOUT_MS_DEFAULT,
+            settings=replace(setting, duration_s=duration_s, parallel=int(setting.parallel or 1)),
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

@@ -22,7 +22,7 @@ from app.domain.results import (
     RunSummary,
     Sample,
 )
-from app.engine import udp_totals
+from app.engine import iperf3_udp_totals as udp_totals
 from app.engine.errors import ParseError
 from app.engine.iperf3_sums import (
     count,

@@ -23,8 +23,9 @@ from app.domain.results import (
     RunSummary,
     Sample,
 )
-from app.engine import udp_totals
-from app.engine.errors import NotIperf3, ParseError
+from app.engine import iperf3_udp_totals as udp_totals
+from app.engine.errors import ParseError
+from app.engine.iperf3_errors import NotIperf3
 from app.engine.iperf3_sums import far_end_json, out_of_order
 from app.engine.lines import split_lines
 from app.engine.numbers import measured, measured_int, scaled_bits, scaled_bytes

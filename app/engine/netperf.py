@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
@@ -16,7 +17,6 @@ from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
     ConnectTimeout,
-    DataConnectionFailed,
     EngineError,
     EngineFailed,
     HostUnresolved,
@@ -25,8 +25,9 @@ from app.engine.errors import (
     PeerVanished,
 )
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.netperf_parse import parse_keyval
-from app.engine.options import NetperfOptions, NetperfTest, SingleRun
+from app.engine.options import SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.tools import Capability, Program, Tool, parse_version, run_probe
@@ -64,6 +65,20 @@ class NoNetserver(ConnectionRefused):
         self.host, self.port = host, port
         self.server, self.command = NetperfDriver.server_label, NetperfDriver.server_command
         self.after_data, self.known_crash = False, ""
+
+
+class DataConnectionFailed(EngineError):
+    """netperf reached netserver but could not open the separate data connection."""
+
+    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
+        super().__init__(
+            f"netserver at {host} answered on its control port {port} but refused the data "
+            f"connection: a firewall on the peer may block the data port (netperf opens it on "
+            f"a port of its own choosing; let netserver through the firewall), or netperf and "
+            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
+            f"the same netperf release on both ends, then run again.",
+            detail=detail,
+        )
 
 
 # -- what netperf accepts --------------------------------------------------------------------------
@@ -146,16 +161,17 @@ ARGUMENTS: Arguments = {
 def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
     """netperf's argv: global options, then `--`, then the omni test options."""
     host = validate_host(opts.host)
+    setting = opts.settings
     check_port(opts.port, "netserver port")
-    if not isinstance(opts.duration_s, int) or isinstance(opts.duration_s, bool):
+    if not isinstance(setting.duration_s, int) or isinstance(setting.duration_s, bool):
         raise BadOption("The test duration must be a whole number of seconds.")
     span = LIMITS.duration_s
-    check_range(opts.duration_s, span.low, span.high, "test duration", "s")
+    check_range(setting.duration_s, span.low, span.high, "test duration", "s")
     span = LIMITS.interval_s
     check_range(opts.interval_s, span.low, span.high, "interim interval", "s")
     test = NetperfTest(opts.test)
     _check_family(host, opts.ip_version)
-    argv = [tool.path, "-H", host, "-p", str(opts.port), "-l", str(opts.duration_s)]
+    argv = [tool.path, "-H", host, "-p", str(opts.port), "-l", str(setting.duration_s)]
     argv += ["-t", test.value]
     if opts.ip_version is not None:
         # Global -4/-6 set the family of the control and (by default) the data connection.
@@ -167,16 +183,16 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         # a count to wait for instead (`-D 1,65536`), a slow link (20 Mbit/s, 1408 B) gave one
         # interim report in 6 s and a slower one none before the silence watchdog's limit.
         argv += ["-D", f"-{opts.interval_s:g}"]
-    argv += ARGUMENTS["dscp"].argv(opts.dscp)
+    argv += ARGUMENTS["dscp"].argv(setting.dscp)
     argv.append("--")
-    if opts.message_size is not None:
-        size = opts.message_size
+    if setting.length is not None:
+        size = setting.length
         if not isinstance(size, int) or isinstance(size, bool):
             raise BadOption("The message size must be a whole number of bytes.")
         _check_message_size(size, test)
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
     if test.protocol is Protocol.TCP:
-        argv += ARGUMENTS["congestion"].argv(opts.congestion)
+        argv += ARGUMENTS["congestion"].argv(setting.congestion)
     argv += ["-k", selectors(test)]
     return argv
 
@@ -257,7 +273,7 @@ def idle_timeout_s(opts: NetperfOptions, live: bool = True) -> float:
     more (stdout is block-buffered, so even the banner waits for it). Without demo mode it
     prints nothing at all until it exits."""
     slack = 3 * opts.interval_s + 10
-    return slack if live else opts.duration_s + slack
+    return slack if live else opts.settings.duration_s + slack
 
 
 def start_netperf(tool: Tool, opts: NetperfOptions) -> EngineRun:
@@ -397,11 +413,8 @@ class NetperfDriver(EngineDriver):
             port=self.port(plan, key),
             test=netperf_test(key),
             ip_version=key.ip_version,
-            duration_s=int(setting.duration_s or plan.duration_s),
-            message_size=setting.length,
             interval_s=plan.interval_s,
-            congestion=setting.congestion,
-            dscp=setting.dscp,
+            settings=replace(setting, duration_s=int(setting.duration_s or plan.duration_s)),
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

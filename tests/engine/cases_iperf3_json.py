@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from app.engine.errors import (
-    AuthenticationFailed,
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineFailed,
 )
+from app.engine.iperf3_errors import AuthenticationFailed
 from tests.engine.engine_replay import HOST, LOSS, Case
 
 JSON_CASES = [

@@ -21,8 +21,9 @@ from app.domain.net import Direction, Flow, Protocol
 from app.domain.results import Derivation, EngineMessage, RunResult, Sample
 from app.engine.errors import EngineError
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.netperf import start_netperf
-from app.engine.options import Iperf3Options, NetperfOptions, NetperfTest
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.run import EngineRun
 from app.engine.tools import Capability, Source, Tool, parse_version
 from tests.conftest import ROOT_DIR

@@ -20,7 +20,7 @@ from app.domain.results import EngineMessage, FlowSummary, RunSummary, Sample
 from app.engine.bounds import LIMITS, impossible
 from app.engine.errors import ImpossibleValue
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.tools import Capability, Source, Tool
 from tests.engine.engine_replay import FakeEngine, Replay
 

@@ -23,7 +23,7 @@ from app.engine.errors import (
     ServerBusy,
 )
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
 from tests.conftest import engine_children, free_port

@@ -14,9 +14,9 @@ import psutil
 import pytest
 
 from app.domain.errors import BadOption
-from app.engine.errors import AuthenticationFailed, AuthenticationRequired
 from app.engine.iperf3 import PASSWORD_ENV, start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_errors import AuthenticationFailed, AuthenticationRequired
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.process import ManagedProcess
 from app.engine.tools import Capability, Tool
 from tests.conftest import free_port

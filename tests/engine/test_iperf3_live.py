@@ -11,7 +11,7 @@ from app.domain.net import Direction, Flow, IpVersion, Protocol
 from app.domain.results import Sample
 from app.engine.errors import StoppedByUser
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
 from tests.conftest import engine_children

@@ -15,6 +15,7 @@ from app.engine.drivers import DRIVERS, find_tool
 from app.engine.echo import LOOPBACK, EchoResponder
 from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.latency import (
     MethodChoice,
     TcpConnectProber,
@@ -23,7 +24,7 @@ from app.engine.latency import (
     measure_idle,
 )
 from app.engine.netperf import build_argv, netperf_rr_options, netserver
-from app.engine.options import Iperf3Options, NetperfTest
+from app.engine.netperf_options import NetperfTest
 from app.engine.peercheck import Server
 from app.engine.probe import UdpProber
 from app.engine.probe_results import LatencyMethod

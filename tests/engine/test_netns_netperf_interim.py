@@ -13,8 +13,8 @@ from app.domain.net import IpVersion
 from app.domain.results import Sample
 from app.engine.drivers import find_tool
 from app.engine.netperf import build_argv
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.netperf_parse import parse_keyval
-from app.engine.options import NetperfOptions, NetperfTest
 from app.engine.tools import Tool
 from tests.testbed import Bed, TestBed
 

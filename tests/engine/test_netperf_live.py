@@ -15,7 +15,7 @@ from app.domain.results import EngineMessage, Sample
 from app.engine.drivers import find_tool
 from app.engine.errors import ConnectTimeout, EngineMissing, StoppedByUser
 from app.engine.netperf import NoNetserver, netserver, start_netperf
-from app.engine.options import NetperfOptions, NetperfTest
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.servers import ServerOptions
 from app.engine.tools import Tool
 from tests.conftest import engine_children, engine_name, free_port

@@ -35,7 +35,7 @@ from app.engine.netperf import (
     idle_timeout_s,
     parse_keyval,
 )
-from app.engine.options import NetperfOptions, NetperfTest
+from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.tools import Capability, Source, Tool
 from tests.conftest import DATA
 

@@ -12,10 +12,12 @@ import pytest
 from app.domain.net import Flow, Protocol
 from app.domain.results import Derivation, EngineMessage
 from app.engine.drivers import find_tool
-from app.engine.errors import EngineTooOld, NotIperf3
+from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_errors import NotIperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.netperf import idle_timeout_s, netperf_capabilities, start_netperf
-from app.engine.options import Iperf3Options, NetperfOptions
+from app.engine.netperf_options import NetperfOptions
 from app.engine.tools import Capability, Tool
 from tests.engine.engine_replay import ENGINE_OUTPUTS, FakeEngine, Probe, Replay, iperf3_3_1_3
 
@@ -56,7 +58,7 @@ def test_iperf3_3_1_runs(tmp_path: Path, protocol: Protocol) -> None:
     run = start_iperf3(tool, opts)
     assert "--connect-timeout" not in run.argv and "--forceflush" not in run.argv
     assert "-J" in run.argv
-    assert run.idle_timeout_s >= opts.duration_s  # no output until the end
+    assert run.idle_timeout_s >= opts.settings.duration_s  # no output until the end
     events = list(run.events())
     notes = [e.text for e in events if isinstance(e, EngineMessage)]
     assert any("live samples are not available" in note for note in notes)
@@ -138,8 +140,8 @@ def test_netperf_without_demo_mode_waits_for_the_end(tmp_path: Path) -> None:
     opts = NetperfOptions(host="127.0.0.1", duration_s=20, interval_s=1.0)
     run = start_netperf(tool, opts)
     assert "-D" not in run.argv
-    assert run.idle_timeout_s == opts.duration_s + idle_timeout_s(opts)
-    assert idle_timeout_s(opts) < opts.duration_s  # what a demo-mode run allows
+    assert run.idle_timeout_s == opts.settings.duration_s + idle_timeout_s(opts)
+    assert idle_timeout_s(opts) < opts.settings.duration_s  # what a demo-mode run allows
     events = list(run.events())
     notes = [e.text for e in events if isinstance(e, EngineMessage)]
     assert "live samples are not available" in notes[0]

@@ -16,7 +16,7 @@ import pytest
 from app.domain.results import Sample
 from app.engine import process
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.process import (
     IdleTimeout,
     ManagedProcess,

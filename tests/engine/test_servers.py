@@ -17,9 +17,9 @@ from app.domain.net import IpVersion
 from app.engine.drivers import find_tool
 from app.engine.errors import EngineTooOld
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import iperf3_server, security_warning
 from app.engine.netperf import netserver
-from app.engine.options import Iperf3Options
 from app.engine.servers import (
     RESTARTS,
     LocalServer,

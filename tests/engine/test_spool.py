@@ -13,7 +13,7 @@ from app.domain.net import Flow
 from app.domain.results import Sample
 from app.engine import spool
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.spool import LineSpool, SampleSpool
 from app.engine.tools import Capability, Source, Tool
 from tests.conftest import DATA

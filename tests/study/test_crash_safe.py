@@ -156,7 +156,7 @@ def test_a_stopped_run_with_samples_stays_partial_and_is_no_repetition(
 
 def test_a_retried_attempt_that_measured_nothing_leaves_no_row(store: SessionStore) -> None:
     def busy_once(_key: object, attempt: int) -> ServerBusy | None:
-        return ServerBusy("lab-peer", 5201) if attempt == 1 else None
+        return ServerBusy("lab-peer", 5201, "iperf3 server", "iperf3 -s") if attempt == 1 else None
 
     the_plan = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=1, duration_s=2)
     outcome = StudyRunner(

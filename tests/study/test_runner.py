@@ -17,10 +17,10 @@ from app.domain.records import SessionStatus
 from app.domain.results import Sample
 from app.engine.drivers import find_tool
 from app.engine.iperf3 import start_iperf3
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.iperf3_server import iperf3_server
 from app.engine.netinfo import free_block
 from app.engine.netperf import netserver
-from app.engine.options import Iperf3Options
 from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 from app.store.db import Database

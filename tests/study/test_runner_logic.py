@@ -103,7 +103,7 @@ def test_interleaved_order_alternates_the_series(store: SessionStore) -> None:
 def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> None:
     def fail(key: RunKey, attempt: int) -> LinkLabError | None:
         if key.value_index == 0 and key.repetition == 1 and attempt <= 2:
-            return ServerBusy("lab-peer", 5201)
+            return ServerBusy("lab-peer", 5201, "iperf3 server", "iperf3 -s")
         if key.value_index == 1 and key.repetition == 1:
             return ConnectionRefused("lab-peer", 5201, "iperf3 server", "iperf3 -s")
         return None
@@ -127,9 +127,9 @@ def test_a_connection_closed_before_the_test_is_tried_once_more(store: SessionSt
 
     def fail(key: RunKey, attempt: int) -> LinkLabError | None:
         if key.value_index == 0 and key.repetition == 1 and attempt == 1:
-            return ClosedBeforeStart("lab-peer", 5201)
+            return ClosedBeforeStart("lab-peer", 5201, "iperf3 server", "iperf3")
         if key.value_index == 1 and key.repetition == 1:
-            return ClosedBeforeStart("lab-peer", 5201)
+            return ClosedBeforeStart("lab-peer", 5201, "iperf3 server", "iperf3")
         return None
 
     outcome, _ = run(

@@ -24,7 +24,7 @@ from pytestqt.qtbot import QtBot
 
 from app.domain.plan import Engine
 from app.engine.iperf3 import start_iperf3
-from app.engine.options import Iperf3Options
+from app.engine.iperf3_options import Iperf3Options
 from app.engine.servers import LocalServer
 from app.engine.tools import Tool
 from app.ui.context import AppContext
