@@ -423,6 +423,13 @@ VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
 }
 
 
+def variable_words(variable: Variable) -> str:
+    """The variable's label as a sentence says it: 'packet size'; an acronym keeps its
+    capitals: 'DSCP / access category'."""
+    label = VARIABLE_LABELS[variable][0]
+    return label if label[:2].isupper() else label.lower()
+
+
 def categorical(variable: Variable) -> bool:
     """Whether the variable's values are names (charted as categories), not numbers."""
     return SWEPT[variable].kind is Kind.NAME

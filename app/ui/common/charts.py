@@ -21,7 +21,7 @@ from app.analysis.compare import SeriesData
 from app.analysis.expectation import expected_curve
 from app.domain.net import Flow, Protocol
 from app.domain.plan import RunKey, Variable
-from app.domain.plan_fields import VARIABLE_LABELS
+from app.domain.plan_fields import VARIABLE_LABELS, variable_words
 from app.domain.results import Sample
 from app.domain.units import rate_unit
 from app.ui.common.chart_style import (
@@ -47,8 +47,7 @@ EXPECTED_DASHES = (
 
 def x_title(variable: Variable) -> str:
     """A sweep chart's x axis title: 'packet size (B)'; 'DSCP / …' keeps its capitals."""
-    label, unit = VARIABLE_LABELS[variable]
-    said = label if label[:2].isupper() else label.lower()
+    said, unit = variable_words(variable), VARIABLE_LABELS[variable][1]
     return f"{said} ({unit})" if unit else said
 
 
