@@ -2,8 +2,9 @@
 test's own that reorders datagrams (namespaces, a share of the data through a slower htb
 class, as tests/study/test_out_of_order_netns.py), its database then opened by the window.
 In Sessions the session's table has an "Out of order" column whose figures are the stored
-runs' means; Compare charts and tables "out of order" for its two series; Export CSV… holds
-each run's count, and the table's means are theirs."""
+runs' means; Export CSV… holds each run's count, and the table's means are theirs; Compare
+charts and tables "out of order" for its two series with the same means, and its findings say
+of each point what its table says."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from app.analysis.compare import format_value
+from app.analysis.compare import METRIC_INFO, format_value
 from app.domain.records import RunRecord
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
+from tests.analysis.findings_text import covered_points, statement_verdicts
 from tests.conftest import require_engine
 from tests.testbed import ROOT, Bed, TestBed
 from tests.ui.journey import confirmed, save_as
@@ -48,15 +50,12 @@ def reordered(tmp_path: Path) -> str:
         assert isinstance(bed, TestBed)
         bed.start_server(PORT, "--no-echo")
         bed.set_reorder(20)
-        done = subprocess.run(
-            bed.linklab(
-                bed.a, "run", "--peer", TestBed.B4, "--peer6", TestBed.B6, "--port", str(PORT),
-                "--protocol", "udp", "--ip", "4,6", "--direction", "up", "--bitrate", "20M",
-                "--sizes", ",".join(SIZES), "--runs", "2", "--duration", "1", "--name", NAME,
-                "--db", str(tmp_path / "linklab.sqlite3"), "--json",
-            ),
-            cwd=ROOT, capture_output=True, text=True, timeout=90,
-        )  # fmt: skip
+        peer = ["--peer", TestBed.B4, "--peer6", TestBed.B6, "--port", str(PORT)]
+        traffic = ["--protocol", "udp", "--ip", "4,6", "--direction", "up", "--bitrate", "20M"]
+        points = ["--sizes", ",".join(SIZES), "--runs", "2", "--duration", "1"]
+        stored = ["--name", NAME, "--db", str(tmp_path / "linklab.sqlite3"), "--json"]
+        argv = bed.linklab(bed.a, "run", *peer, *traffic, *points, *stored)
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr
     session: str = json.loads(done.stdout)["session_id"]
     return session
@@ -137,10 +136,29 @@ def test_out_of_order_in_the_table_the_comparison_and_the_csv(
     assert drawn == sorted(round(m, 6) for m in means.values()), drawn
     user.tab("Differences")
     headers = user.headers("Differences")
-    for row in user.table_rows("Differences"):
-        cells = dict(zip(headers, row, strict=True))
+    differences = [dict(zip(headers, r, strict=True)) for r in user.table_rows("Differences")]
+    assert [c["Value"] for c in differences] == list(SIZES)
+    for cells in differences:
         assert (cells["Series"], cells["Against"]) == ("UDP · IPv6", "UDP · IPv4")
         for side, version in (("Baseline mean", 4), ("Mean", 6)):
             # The comparison's three significant digits of the same stored mean.
             mean = means[(version, cells["Value"])]
             assert cells[side] == format_value("out_of_order", mean), (side, cells, mean)
+    # The findings say of each point what the table says: significant or not.
+    user.tab("Findings")
+    said = [s for s in user.text("Findings").split("\n\n") if s]
+    values = [float(v) for v in SIZES]
+    assert covered_points(said, values, "B") == values, said
+    verdicts = statement_verdicts(
+        said,
+        "UDP · IPv4",
+        "UDP · IPv6",
+        "B",
+        higher_is_better=METRIC_INFO["out_of_order"][2],
+        values=values,
+    )
+    for cells in differences:
+        verdict = verdicts[float(cells["Value"])]
+        significant = cells["Significant (α = 0.05)"]
+        assert (significant == "yes") == (verdict in ("higher", "lower")), (cells, said)
+        assert (significant == "no") == (verdict == "same"), (cells, said)
