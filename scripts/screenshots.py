@@ -424,12 +424,11 @@ def shoot_out_of_order(user: Any, window: Any, save: Any) -> None:
             assert isinstance(bed, TestBed)
             bed.start_server(5201, "--no-echo")
             bed.set_reorder(20)
-            argv = bed.linklab(
-                bed.a, "run", "--peer", TestBed.B4, "--port", "5201", "--protocol", "udp",
-                "--ip", "4", "--direction", "up", "--bitrate", "20M",
-                "--sizes", "600,1000,1400", "--runs", "3", "--duration", "2", "--name", name,
-                "--db", str(window.context.db_path),
-            )  # fmt: skip
+            peer = ["--peer", TestBed.B4, "--port", "5201"]
+            traffic = ["--protocol", "udp", "--ip", "4", "--direction", "up", "--bitrate", "20M"]
+            points = ["--sizes", "600,1000,1400", "--runs", "3", "--duration", "2"]
+            stored = ["--name", name, "--db", str(window.context.db_path)]
+            argv = bed.linklab(bed.a, "run", *peer, *traffic, *points, *stored)
             subprocess.run(argv, cwd=TREE, check=True, capture_output=True, timeout=300)
         user.tab("Measure")  # Sessions reads the database again when it is opened
     else:

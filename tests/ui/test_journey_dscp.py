@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from app.analysis.compare import format_value
 from app.domain.units import format_rate
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -50,7 +51,7 @@ def test_the_access_categories_measured_compared_and_exported(
     assert "completed" in user.text("Status")
     user.tab("Sweep")  # the sweep chart names its points along x by category
     axis = user.find("Sweep chart").getPlotItem().getAxis("bottom")  # type: ignore[attr-defined]
-    assert "DSCP / access category" in axis.labelText
+    assert axis.labelText == "DSCP / access category"
     # The names the axis draws at its ticks (pyqtgraph keeps fixed ticks there).
     assert [name for _, name in axis._tickLevels[0]] == list(CATEGORIES)
     with Database(window.context.db_path, readonly=True) as db:
@@ -96,3 +97,10 @@ def test_the_access_categories_measured_compared_and_exported(
     headers = user.headers("Differences")
     compared = [dict(zip(headers, r, strict=True)) for r in user.table_rows("Differences")]
     assert [r["Value"] for r in compared] == list(CATEGORIES)
+    for cells in compared:  # each side's mean is its one stored run's throughput
+        for side, protocol in (("Baseline mean", "tcp"), ("Mean", "udp")):
+            run = stored[(protocol, cells["Value"])]
+            assert cells[side] == format_value("throughput_bps", run.metrics.throughput_bps)
+    axis = user.find("Comparison chart").getPlotItem().getAxis("bottom")  # type: ignore[attr-defined]
+    assert axis.labelText == "DSCP / access category"
+    assert [name for _, name in axis._tickLevels[0]] == list(CATEGORIES)
