@@ -1,8 +1,9 @@
 """The newcomer's DSCP journey in the real window, on this computer's real iperf3: the sweep
 chosen by its label "DSCP / access category", the four Wi-Fi access categories measured over
 TCP and UDP, the Command preview telling iperf3 each one's TOS byte (-S); then in Sessions the
-session's table and Compare its series name each point by its category, and Export CSV…
-writes one row per category and series whose throughput is what the store holds for it."""
+session's table and Compare its series name each point by its category, Export CSV… writes
+one row per category and series whose throughput is what the store holds for it, and the
+comparison's HTML report names the variable and its categories."""
 
 from __future__ import annotations
 
@@ -104,3 +105,10 @@ def test_the_access_categories_measured_compared_and_exported(
     axis = user.find("Comparison chart").getPlotItem().getAxis("bottom")  # type: ignore[attr-defined]
     assert axis.labelText == "DSCP / access category"
     assert [name for _, name in axis._tickLevels[0]] == list(CATEGORIES)
+    report = tmp_path / "access categories.html"
+    with user.answering(save_as(report)):
+        user.click("HTML report…")
+    wait_for(report.exists, 30, "the HTML report")
+    page = report.read_text(encoding="utf-8")
+    assert "throughput by DSCP / access category." in page  # the acronym's capitals kept
+    assert all(f">{category}</td>" in page for category in CATEGORIES), page
