@@ -176,6 +176,12 @@ def shoot(
         shoot_small_screen(user, window, folder, save)
         window.shutdown()
         return 0
+    if "--only-marks" in sys.argv:  # the DSCP sweep's and the out-of-order pictures alone
+        resize(*SIZES[0])
+        shoot_dscp(user, window, save)
+        shoot_out_of_order(user, window, save)
+        window.shutdown()
+        return 0
     if "--only-responsiveness" in sys.argv:  # the Responsiveness pictures alone
         resize(*SIZES[0])
         shoot_responsiveness(user, window, save)
@@ -293,6 +299,8 @@ def shoot(
     wait_for(lambda: not window.measure.running, 120, "the parallel-streams sweep")
     user.tab("Sweep")
     save("measure-parallel-1280x800.png")
+    shoot_dscp(user, window, save)
+    shoot_out_of_order(user, window, save)
     shoot_working_latency(user, window, save)
     expected_goodput(window, user, save)
     shoot_exercise(user, window, folder, save)
@@ -366,6 +374,86 @@ def shoot_live_class(user: Any, folder: Path, save: Any) -> None:
     user.choose("Step", exercise.steps[1].title)
     save("class-live-1280x800.png")
     user.check("Collect live", False)
+
+
+def shoot_dscp(user: Any, window: Any, save: Any) -> None:
+    """A sweep over the Wi-Fi access categories on this computer: "DSCP / access category"
+    chosen under Sweep, the Command preview giving iperf3 the first one's mark (-S), and the
+    finished sweep's chart naming each category along its x axis."""
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    close_exercise(user)
+    user.tab("Measure")
+    user.tab("Advanced")  # no packet size held (an earlier picture's): -S shows in full
+    if user.find("Packet size (when not swept)").isEnabled():
+        user.type("Packet size (when not swept)", "")
+    user.tab("Study")
+    user.type("Peer", "This computer")
+    user.choose("Engine", "iperf3")
+    user.choose("Protocol", "TCP")
+    user.choose("IP version", "IPv4 and IPv6")
+    user.choose("Direction", "Upload")
+    user.choose("Sweep", "DSCP / access category")
+    user.type("Values list", "BK, BE, VI, VO")
+    user.type("Runs per point", "2")
+    user.type("Seconds per run", "1")
+    user.type("Session name", "Wi-Fi access categories")
+    user.tab("Sweep")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 120, "the DSCP sweep")
+    save("measure-dscp-1280x800.png")
+
+
+def shoot_out_of_order(user: Any, window: Any, save: Any) -> None:
+    """A UDP study's session in Sessions, its results table with the Out of order column:
+    measured across a link of its own that sends a fifth of the datagrams through a slower
+    queue, so that later ones overtake them (network namespaces, as the tests build; needs
+    root and nftables), else on this computer's loopback, where none arrive out of order."""
+    from tests.testbed import ROOT as TREE
+    from tests.testbed import Bed, TestBed
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    close_exercise(user)
+    name = "UDP across a link that reorders"
+    spec = Bed(needs=("nft",))
+    reason = spec.unavailable()
+    if reason is None:
+        with spec.build() as bed:
+            assert isinstance(bed, TestBed)
+            bed.start_server(5201, "--no-echo")
+            bed.set_reorder(20)
+            peer = ["--peer", TestBed.B4, "--port", "5201"]
+            traffic = ["--protocol", "udp", "--ip", "4", "--direction", "up", "--bitrate", "20M"]
+            points = ["--sizes", "600,1000,1400", "--runs", "3", "--duration", "2"]
+            stored = ["--name", name, "--db", str(window.context.db_path)]
+            argv = bed.linklab(bed.a, "run", *peer, *traffic, *points, *stored)
+            subprocess.run(argv, cwd=TREE, check=True, capture_output=True, timeout=300)
+        user.tab("Measure")  # Sessions reads the database again when it is opened
+    else:
+        print(f"measured on the loopback, where nothing is reordered: {reason}")
+        user.tab("Measure")
+        user.tab("Study")
+        user.type("Peer", "This computer")
+        user.choose("Protocol", "UDP")
+        user.choose("IP version", "IPv4")
+        user.choose("Sweep", "Packet size")
+        user.type("Values list", "600, 1000, 1400")
+        user.type("Runs per point", "3")
+        user.type("Seconds per run", "2")
+        user.type("Session name", name)
+        user.tab("Advanced")
+        user.type("UDP bitrate", "20M")
+        user.tab("Study")
+        user.click("Start")
+        wait_for(lambda: not window.measure.running, 120, "the UDP study")
+    user.tab("Sessions")
+    wait_for(lambda: any(r[1] == name for r in user.table_rows("Sessions")), 10, "the session")
+    row = next(i for i, r in enumerate(user.table_rows("Sessions")) if r[1] == name)
+    user.click_row("Sessions", row)
+    wait_for(lambda: user.table_rows("Session results"), 10, "the session's results")
+    save("sessions-out-of-order-1280x800.png")
 
 
 def shoot_working_latency(user: Any, window: Any, save: Any) -> None:

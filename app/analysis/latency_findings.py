@@ -10,7 +10,7 @@ from app.analysis.expected_findings import efficiency_findings
 from app.analysis.pair_findings import LOAD_WORDS
 from app.analysis.points import PointSummary
 from app.domain.plan import Plan
-from app.domain.plan_fields import VARIABLE_LABELS, point_text
+from app.domain.plan_fields import point_text, variable_words
 
 
 def _ms(value: float) -> str:
@@ -20,7 +20,7 @@ def _ms(value: float) -> str:
 def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
     """Per series, at the point with the longest loaded latency: loaded against idle, as
     milliseconds and as a multiple. Empty when the session did not measure working latency."""
-    label = VARIABLE_LABELS[plan.variable][0]
+    label = variable_words(plan.variable)
     sentences = []
     for series in plan.series:
         measured = [
@@ -32,11 +32,7 @@ def latency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
         if not pairs:
             continue
         point, loaded, idle = max(pairs, key=lambda m: m[1])
-        where = (
-            ""
-            if plan.is_monitor
-            else f" at {label.lower()} {point_text(plan.variable, point.value)}"
-        )
+        where = "" if plan.is_monitor else f" at {label} {point_text(plan.variable, point.value)}"
         load = LOAD_WORDS[point.direction]
         times = loaded / idle
         change = (

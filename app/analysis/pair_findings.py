@@ -23,6 +23,7 @@ from app.analysis.pairs import (
 )
 from app.analysis.pairs import format_difference as amount
 from app.domain.net import Direction
+from app.domain.plan_fields import label_words
 from app.domain.units import MINUS, format_p, format_rate
 
 #: The load a working latency was measured under, as a finding says it.
@@ -83,7 +84,7 @@ def where(values: Sequence[float | str], unit: str, variable: str = "") -> str:
     """Where a statement holds: '1408 B', '1152 and 1408 B', '128–640 B (3 points)'; a
     variable without a unit is named: 'parallel streams 1 and 4'; names are listed, never
     spanned: 'congestion control cubic, bbr and reno'."""
-    said = variable if variable[:2].isupper() else variable.lower()  # "DSCP / …" keeps its capitals
+    said = label_words(variable)
     named = "" if unit or not variable else f"{said} "
     if any(isinstance(v, str) for v in values):
         words = [str(v) for v in values]

@@ -449,7 +449,11 @@ def format_value(metric: str, value: float) -> str:
     if metric == "throughput_bps":
         return format_rate(abs(value))
     unit = METRIC_INFO[metric][1]
-    return f"{abs(value):.3g} {unit}"
+    magnitude = abs(value)
+    # Three significant digits, but a count in the thousands (datagrams out of order) reads
+    # whole: '1234 datagrams', never '1.23e+03 datagrams'.
+    shown = f"{magnitude:.0f}" if magnitude >= 1000 else f"{magnitude:.3g}"
+    return f"{shown} {unit}"
 
 
 def format_difference(metric: str, value: float) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from app.analysis.pairs import ALPHA, METRIC_INFO, format_value, welch_test
 from app.domain.plan import PointValue, Variable
-from app.domain.plan_fields import VARIABLE_LABELS, point_text
+from app.domain.plan_fields import VARIABLE_LABELS, point_text, variable_words
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -44,7 +44,7 @@ def range_finding(
     if not means:
         return None
     name = METRIC_INFO[metric][0]
-    swept = VARIABLE_LABELS[variable][0].lower()
+    swept = variable_words(variable)
     values = list(means)
     if len(values) == 1:
         (value,) = values

@@ -423,6 +423,17 @@ VARIABLE_LABELS: Mapping[Variable, tuple[str, str]] = {
 }
 
 
+def label_words(label: str) -> str:
+    """A variable's label as a sentence says it: 'packet size'; an acronym keeps its
+    capitals: 'DSCP / access category', 'TCP window'."""
+    return label if label[:2].isupper() else label.lower()
+
+
+def variable_words(variable: Variable) -> str:
+    """The variable's label as a sentence says it (see label_words)."""
+    return label_words(VARIABLE_LABELS[variable][0])
+
+
 def categorical(variable: Variable) -> bool:
     """Whether the variable's values are names (charted as categories), not numbers."""
     return SWEPT[variable].kind is Kind.NAME

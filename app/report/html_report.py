@@ -25,6 +25,7 @@ from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
 from app.domain.metrics import POINT_METRICS, ranked
 from app.domain.net import Protocol
+from app.domain.plan_fields import label_words
 from app.domain.records import utc_now
 from app.domain.units import DASH, MINUS
 from app.report.compare_export import std_table
@@ -229,12 +230,12 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
     sessions = comparison.sessions
     if single:
         title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
-        what = f"{e(name)} by {e(comparison.variable_label.lower())}"
+        what = f"{e(name)} by {e(label_words(comparison.variable_label))}"
     elif len(sessions) == 1:  # one session's series against each other: named by it
         title = f"LinkLab report: {sessions[0].name or sessions[0].short_id}"
-        what = f"{e(name)} by {e(comparison.variable_label.lower())}. " + _compared_text(data)
+        what = f"{e(name)} by {e(label_words(comparison.variable_label))}. " + _compared_text(data)
     else:
-        title = f"LinkLab comparison: {name} by {comparison.variable_label.lower()}"
+        title = f"LinkLab comparison: {name} by {label_words(comparison.variable_label)}"
         what = _compared_text(data)
     findings = "".join(f"<li>{e(sentence)}</li>" for sentence in comparison.findings)
     sections = []

@@ -16,6 +16,7 @@ from app.analysis.compare import (
     SeriesData,
     compare,
     compare_pair,
+    format_value,
     holm,
     legend_labels,
     series_data,
@@ -215,6 +216,13 @@ def test_loss_differences_are_in_percentage_points(store: SessionStore) -> None:
     sentences = pair_findings(compare_pair(base, other), "loss_pct", "B", "Packet size")
     text = " ".join(sentences)
     assert "2 percentage points more" in text and "%)" not in text
+
+
+def test_counts_in_the_thousands_read_whole() -> None:
+    """Out-of-order counts reach thousands a run: never in exponent form."""
+    assert format_value("out_of_order", 1234.5) == "1234 datagrams"
+    assert format_value("out_of_order", 86.5) == "86.5 datagrams"
+    assert format_value("jitter_ms", 0.30549) == "0.305 ms"
 
 
 def test_lower_is_better_for_rtt(store: SessionStore) -> None:

@@ -112,3 +112,12 @@ def test_equal_means_are_not_called_highest_and_lowest() -> None:
         "(parallel streams 1, 4 and 8); the highest and the lowest are the same to the figures "
         "shown."
     )
+
+
+def test_an_acronym_keeps_its_capitals() -> None:
+    """The access categories are named 'DSCP / …' in the sentence, as in the form."""
+    sentence = range_finding("UDP · IPv4", "out_of_order", Variable.DSCP, {"VO": [48.0, 52.0]})
+    assert sentence == (
+        "UDP · IPv4: a mean out of order of 50 datagrams at DSCP / access category VO, the one "
+        "point measured."
+    )

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric, Order, Plan, Variable
-from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, VARIABLE_LABELS
+from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, variable_words
 from app.engine.drivers import DRIVERS, EngineDriver
 
 
@@ -44,12 +44,11 @@ def sweep_needs(variable: Variable, drivers: Mapping[Engine, EngineDriver]) -> s
     def can(driver: EngineDriver) -> bool:
         return variable in driver.sweeps
 
-    label = VARIABLE_LABELS[variable][0].lower()
-    return f"Sweeping the {label} needs {engines_that(can, drivers)}."
+    return f"Sweeping the {variable_words(variable)} needs {engines_that(can, drivers)}."
 
 
 def _swept(variable: Variable) -> str:
-    return f"The {VARIABLE_LABELS[variable][0].lower()} is what is swept: set its values above."
+    return f"The {variable_words(variable)} is what is swept: set its values above."
 
 
 def inapplicable(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> dict[str, str]:

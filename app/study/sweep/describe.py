@@ -24,6 +24,7 @@ from app.domain.plan_fields import (
     VARIABLE_LABELS,
     Kind,
     categorical,
+    variable_words,
 )
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
@@ -82,7 +83,7 @@ def setting_text(plan: Plan, name: str) -> str:
     if name == "direction":
         return DIRECTION_WORDS[value]
     if name == "variable":
-        return VARIABLE_LABELS[value][0].lower()
+        return variable_words(value)
     if name == "values":
         return values_text(plan)
     if name == "metrics":
@@ -154,11 +155,9 @@ def default_name(plan: Plan) -> str:
     if plan.is_monitor:  # 'Monitor · TCP · IPv4 · upload'
         words = [protocols_text(plan.protocols), ip_versions_text(plan.ip_versions)]
         return " · ".join(["Monitor", *words, DIRECTION_WORDS[plan.direction]])
-    label, unit = VARIABLE_LABELS[plan.variable]
+    unit, said = VARIABLE_LABELS[plan.variable][1], variable_words(plan.variable)
     numbers = [v for v in plan.values if not isinstance(v, str)]
     if categorical(plan.variable):
-        # "congestion control", but "DSCP / access category": an acronym keeps its capitals
-        said = label if label[:2].isupper() else label.lower()
         sweep = f"{said} {' vs '.join(str(v) for v in plan.values)}"
     elif numbers:
         low, high = min(numbers), max(numbers)
@@ -167,9 +166,9 @@ def default_name(plan: Plan) -> str:
             span = format_rate(low) if low == high else f"{format_rate(low)}–{format_rate(high)}"
         elif unit:
             span += f" {unit}"
-        sweep = span if plan.variable is Variable.LENGTH else f"{label.lower()} {span}"
+        sweep = span if plan.variable is Variable.LENGTH else f"{said} {span}"
     else:
-        sweep = label.lower()
+        sweep = said
     parts = [protocols_text(plan.protocols), ip_versions_text(plan.ip_versions), sweep]
     if plan.direction is not Direction.UP:
         parts.append(DIRECTION_WORDS[plan.direction])

@@ -11,10 +11,11 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
 from app.domain.plan import Variable
-from app.domain.plan_fields import VARIABLE_LABELS, categorical
+from app.domain.plan_fields import categorical
 from app.domain.units import format_rate, rate_unit
 from app.study.lab.classroom import ClassView
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
+from app.ui.common.charts import x_title
 
 MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue
 #: Swept values this far apart (window sizes: 2 K … 512 K) read on a logarithmic axis.
@@ -70,8 +71,7 @@ class ClassChart(pg.PlotWidget):
         # A sweep over names has no x axis of numbers: the class chart leaves it out.
         curves = [r.curve for r in results if r.curve and not categorical(step.plan.variable)]
         series = next((r.series.label for r in results if r.series is not None), "")
-        label, unit = VARIABLE_LABELS[step.plan.variable]
-        self.setLabel("bottom", f"{label.lower()} ({unit})" if unit else label.lower())
+        self.setLabel("bottom", x_title(step.plan.variable))
         xs = [float(x) for curve in curves for x in curve if not isinstance(x, str)]
         log_x = bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= LOG_SPAN
         item.setLogMode(x=log_x, y=False)

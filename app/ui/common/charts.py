@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QWidget
 from app.analysis.compare import SeriesData
 from app.analysis.expectation import expected_curve
 from app.domain.net import Flow, Protocol
-from app.domain.plan import RunKey
+from app.domain.plan import RunKey, Variable
+from app.domain.plan_fields import VARIABLE_LABELS, variable_words
 from app.domain.results import Sample
 from app.domain.units import rate_unit
 from app.ui.common.chart_style import (
@@ -42,6 +43,12 @@ EXPECTED_DASHES = (
     Qt.PenStyle.DashDotLine,
     Qt.PenStyle.DashDotDotLine,
 )
+
+
+def x_title(variable: Variable) -> str:
+    """A sweep chart's x axis title: 'packet size (B)'; 'DSCP / …' keeps its capitals."""
+    said, unit = variable_words(variable), VARIABLE_LABELS[variable][1]
+    return f"{said} ({unit})" if unit else said
 
 
 def expected_name(series: str) -> str:

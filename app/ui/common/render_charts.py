@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.analysis.compare import METRIC_INFO, Comparison, SeriesData
 from app.analysis.stats import summarize
-from app.domain.plan_fields import categories, x_of
+from app.domain.plan_fields import categories, label_words, x_of
 from app.domain.units import rate_unit
 from app.ui.common.chart_style import (
     COLOURS,
@@ -214,7 +214,7 @@ def fill_chart(chart: SweepChart, comparison: Comparison, spread: Spread = "ci")
     sweep chart, in place of what it showed."""
     chart.clear_points()
     chart.set_x_label(
-        _axis_title(comparison.variable_label.lower(), comparison.variable_unit),
+        _axis_title(label_words(comparison.variable_label), comparison.variable_unit),
         categories(comparison.curves[0].session.plan) if comparison.curves else None,
     )
     styles = comparison_styles(comparison)

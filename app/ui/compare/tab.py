@@ -40,12 +40,12 @@ from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
 from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan_fields import VARIABLE_LABELS, categories, x_of
+from app.domain.plan_fields import categories, x_of
 from app.domain.records import SessionRecord
 from app.report.compare_export import comparison_csv
 from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected, x_title
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
@@ -287,8 +287,7 @@ class CompareTab(QWidget):
                 context += context_checks(session, runs)
                 if session.plan.concurrent and not shares:
                     shares = link_shares(session.plan, runs)
-                    label, unit = VARIABLE_LABELS[session.plan.variable]
-                    x_label = f"{label.lower()} ({unit})" if unit else label.lower()
+                    x_label = x_title(session.plan.variable)
             return sessions, items, shares, x_label, context, measured
 
         self._reader.run(read, self._loaded, self.status_message.emit)
@@ -409,9 +408,7 @@ class CompareTab(QWidget):
             chart.redraw()
             return
         plan = comparison.curves[0].session.plan
-        x_label, x_unit = VARIABLE_LABELS[plan.variable]
-        title = f"{x_label.lower()} ({x_unit})" if x_unit else x_label.lower()
-        chart.set_x_label(title, categories(plan))
+        chart.set_x_label(x_title(plan.variable), categories(plan))
         chart.set_planned(
             [x_of(c.session.plan, v) for c in comparison.curves for v in c.session.plan.values]
         )

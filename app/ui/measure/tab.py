@@ -34,7 +34,7 @@ from app.study.sweep.events import (
     StudyPrepared,
 )
 from app.ui.common.chart_style import series_style
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint
+from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, x_title
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
@@ -304,10 +304,9 @@ class MeasureTab(QWidget):
         self.latency_chart.setVisible(Metric.LATENCY in plan.metrics)
         if plan.peer.is_this_computer and Metric.LATENCY in plan.metrics:
             self.setup.adv.echo_port.setValue(plan.peer.echo_port)  # the port in use
-        label, unit = VARIABLE_LABELS[plan.variable]
-        title = f"{label.lower()} ({unit})" if unit else label.lower()
+        label = VARIABLE_LABELS[plan.variable][0]
         for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
-            chart.set_x_label(title, categories(plan))
+            chart.set_x_label(x_title(plan.variable), categories(plan))
         for series in plan.series:  # the yardstick is there before the first point
             curve = expected_curve(plan, series, plan.values)
             self.sweep_chart.set_expected(series_name(plan, series), curve)
