@@ -12,10 +12,11 @@ STAMP := $(VENV)/.installed
 run: setup engines desktop
 	$(BIN)/linklab
 
-# Two processes (pytest-xdist), each taking whole test files: the network tests shape and drop
-# traffic only in namespaces of their own, so they can run side by side. TEST_PROCESSES=0 runs
-# the suite in one process.
-TEST_PROCESSES ?= 2
+# Three processes (pytest-xdist), each taking whole test files, the longest first
+# (tests/heavy_first.py): the network tests shape and drop traffic only in namespaces of their
+# own, so they can run side by side, and most of a test's time is an engine measuring for a
+# fixed time, so a third process fits on two cores. TEST_PROCESSES=0 runs the suite in one.
+TEST_PROCESSES ?= 3
 
 test: setup engines test-tools
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadfile

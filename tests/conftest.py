@@ -28,6 +28,7 @@ from app.engine.iperf3_server import iperf3_server
 from app.engine.server_records import records_folder
 from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
+from tests.heavy_first import heavy_first
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -308,6 +309,13 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     from tests.installers import early_build
 
     early_build.start_if_needed(ids)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, each worker collects the long files first (tests/heavy_first.py), so
+    that the files are handed out longest first."""
+    if getattr(config, "workerinput", None) is not None:
+        heavy_first(items)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

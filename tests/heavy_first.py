@@ -1,0 +1,45 @@
+"""The order in which pytest-xdist hands out test files: the longest first, so that no process
+is left alone with a long file at the end while the others wait (the longest-job-first rule).
+Measured with `pytest -n 3 --dist loadfile --durations=60` (seconds per file, summed over its
+slowest tests); a file not listed keeps its place after these. Only the order changes, never
+what runs: a stale list costs time, not correctness."""
+
+from __future__ import annotations
+
+import pytest
+
+HEAVY_FIRST = (
+    "tests/engine/test_iperf2_netns.py",  # 71 s
+    "tests/test_cli_study.py",  # 40 s
+    "tests/study/test_responsiveness_netns.py",  # 36 s
+    "tests/study/test_congestion_netns.py",  # 36 s
+    "tests/study/test_dscp_netns.py",  # 35 s
+    "tests/engine/test_netns_latency.py",  # 35 s
+    "tests/ui/test_journeys_newcomer.py",  # 35 s
+    "tests/analysis/test_compare_netns.py",  # 25 s
+    "tests/analysis/test_findings_netns.py",  # 25 s
+    "tests/ui/test_compare_journey.py",  # 23 s
+    "tests/engine/test_netns.py",  # 22 s
+    "tests/ui/test_exercise_flow.py",  # 22 s
+    "tests/ui/test_journey_responsiveness.py",  # 21 s
+    "tests/test_cli_latency.py",  # 21 s
+    "tests/ui/test_export_journey.py",  # 20 s
+    "tests/ui/test_responsiveness_tab.py",  # 19 s
+    "tests/test_cli_fake_engines.py",  # 15 s
+    "tests/test_cli_responsiveness.py",  # 15 s
+    "tests/engine/test_netns_silence.py",  # 15 s
+    "tests/study/test_import_memory.py",  # 13 s
+    "tests/engine/test_netns_netperf_interim.py",  # 13 s
+    "tests/ui/test_journey_exercise.py",  # 12 s
+    "tests/ui/test_log_follows.py",  # 12 s
+    "tests/test_cli_class_live.py",  # 11 s
+    "tests/ui/test_journey_out_of_order.py",  # 11 s
+    "tests/ui/test_journey_dscp.py",  # 11 s
+)
+
+
+def heavy_first(items: list[pytest.Item]) -> None:
+    """Sort the collected tests, in place, by their file's place in HEAVY_FIRST (stable: the
+    order within a file, and of the files not listed, is kept)."""
+    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
