@@ -2,7 +2,8 @@
 is left alone with a long file at the end while the others wait (the longest-job-first rule).
 Measured with `pytest -n 3 --dist loadfile --durations=60` (seconds per file, summed over its
 slowest tests); a file not listed keeps its place after these. Only the order changes, never
-what runs: a stale list costs time, not correctness."""
+what runs: a stale list costs time, not correctness. `make test` passes
+`--no-loadscope-reorder`, else xdist hands out the files with the most tests first."""
 
 from __future__ import annotations
 
