@@ -7,6 +7,7 @@ import gc
 import io
 import logging
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -57,23 +58,46 @@ def _own_user_folders() -> None:
 _own_user_folders()
 
 
+#: Ports the tests choose: a block of its own for each pytest-xdist worker, below Linux's
+#: ephemeral range (32768-60999; Windows' starts at 49152), so that no other worker's choice and
+#: no outgoing connection (whose source port the system picks from that range) can take it
+#: between free_port() and the server's bind. One process alone takes the sixth block.
+PORT_BLOCK = 2000
+PORTS_FROM = 20000
+
+
+def _port_block() -> range:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 5
+    start = PORTS_FROM + PORT_BLOCK * (index % 6)
+    return range(start, start + PORT_BLOCK)
+
+
+_next_port = [-1]
+
+
 def free_port() -> int:
-    """A TCP and UDP port free on both loopbacks right now."""
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
+    """A TCP and UDP port free on both loopbacks right now, from this process's block; each
+    call gives the next one (two servers asked for in a row never share one)."""
+    block = _port_block()
+    if _next_port[0] < 0:
+        _next_port[0] = random.randrange(len(block))
+    for _ in range(len(block)):
+        _next_port[0] = (_next_port[0] + 1) % len(block)
+        port = block[_next_port[0]]
         try:
             for family, kind, host in (
+                (socket.AF_INET, socket.SOCK_STREAM, "127.0.0.1"),
                 (socket.AF_INET6, socket.SOCK_STREAM, "::1"),
                 (socket.AF_INET, socket.SOCK_DGRAM, "127.0.0.1"),
+                (socket.AF_INET6, socket.SOCK_DGRAM, "::1"),
             ):
                 with socket.socket(family, kind) as probe:
                     probe.bind((host, port))
         except OSError:
             continue
         return port
-    raise RuntimeError("no free port")
+    raise RuntimeError(f"no free port in {block.start}-{block.stop - 1}")
 
 
 def linklab(
