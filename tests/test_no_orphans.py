@@ -165,7 +165,15 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
         app.kill()  # SIGKILL; on Windows TerminateProcess
     time.sleep(0.5)
     assert all(p.is_running() for p in procs)  # left behind: nothing ended them yet
-    later = subprocess.run(
+    later = _next_linklab(db)
+    assert "Stopped the iperf3 server" in later.stderr, later.stderr
+    seconds_until_gone(procs, {port}, CLEANUP_LIMIT_S)
+    assert not record.exists()
+
+
+def _next_linklab(db: Path) -> subprocess.CompletedProcess[str]:
+    """The next LinkLab started, any command (here `sessions list`), run to its end."""
+    return subprocess.run(
         [sys.executable, "-m", "app", "sessions", "list"],
         cwd=ROOT_DIR,
         env={**os.environ, "LINKLAB_DB": str(db)},
@@ -174,9 +182,6 @@ def test_servers_left_by_a_killed_linklab_and_its_watchdog_are_stopped_at_next_s
         encoding="utf-8",
         timeout=60,
     )
-    assert "Stopped the iperf3 server" in later.stderr, later.stderr
-    seconds_until_gone(procs, {port}, CLEANUP_LIMIT_S)
-    assert not record.exists()
 
 
 @pytest.mark.skipif(
@@ -218,15 +223,7 @@ def test_iperf2_servers_left_by_a_killed_linklab_are_stopped_at_next_start(
     try:
         time.sleep(0.5)
         assert all(p.is_running() for p in iperf2)  # left behind: nothing ended them yet
-        later = subprocess.run(
-            [sys.executable, "-m", "app", "sessions", "list"],
-            cwd=ROOT_DIR,
-            env={**os.environ, "LINKLAB_DB": str(db)},
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=60,
-        )
+        later = _next_linklab(db)
         for proc in iperf2:
             assert f"Stopped the iperf 2 server (pid {proc.pid})" in later.stderr, later.stderr
         seconds_until_gone(iperf2, {port, iperf2_port}, CLEANUP_LIMIT_S)

@@ -45,39 +45,14 @@ def _count_marks(bed: TestBed) -> None:
     _nft(bed, "add", "table", "inet", TABLE)
     _nft(bed, "add", "chain", "inet", TABLE, "input", "{ type filter hook input priority 0 ; }")
     data = ["ip", "saddr", bed.A4, "meta", "length", "gt", "500"]
+
+    def count(name: str, *match: str) -> None:
+        """A counter, named by its comment, of the data packets that match."""
+        _nft(bed, "add", "rule", "inet", TABLE, "input", *data, *match, "counter", "comment", name)
+
     for category, mark in MARKS.items():
-        _nft(
-            bed,
-            "add",
-            "rule",
-            "inet",
-            TABLE,
-            "input",
-            *data,
-            "ip",
-            "dscp",
-            mark,
-            "counter",
-            "comment",
-            category,
-        )
-    others = "{ " + ", ".join(MARKS.values()) + " }"
-    _nft(
-        bed,
-        "add",
-        "rule",
-        "inet",
-        TABLE,
-        "input",
-        *data,
-        "ip",
-        "dscp",
-        "!=",
-        others,
-        "counter",
-        "comment",
-        "other",
-    )
+        count(category, "ip", "dscp", mark)
+    count("other", "ip", "dscp", "!=", "{ " + ", ".join(MARKS.values()) + " }")
 
 
 def _counted(bed: TestBed) -> dict[str, int]:
