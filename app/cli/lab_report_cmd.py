@@ -17,8 +17,11 @@ def export_lab_report(args: argparse.Namespace, env: Environment) -> int:
         raise BadOption("A lab report is a file: give its name with --out (.html, .pdf, .docx).")
     door = FrontDoor(env.db(args.db))
     sessions = [door.session(ref) for ref in args.sessions]
-    owners = {(s.plan.assignment.exercise_id, s.plan.assignment.student)
-              for s in sessions if s.plan.assignment}  # fmt: skip
+    owners = {
+        (s.plan.assignment.exercise_id, s.plan.assignment.student)
+        for s in sessions
+        if s.plan.assignment
+    }
     if len(owners) != 1 or any(s.plan.assignment is None for s in sessions):
         raise BadOption(
             "A lab report is about one student's work on one exercise: choose sessions measured "

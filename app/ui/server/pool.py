@@ -55,9 +55,13 @@ class PoolControls(QGroupBox):
         accessible(self.status, "Pool status")
         grid = QGridLayout(self)
         for row, (text, widget) in enumerate(
-            (("Stations", self.count), ("First port", self.first_port),
-             ("Collector", self.collector), ("Class token", self.token))
-        ):  # fmt: skip
+            (
+                ("Stations", self.count),
+                ("First port", self.first_port),
+                ("Collector", self.collector),
+                ("Class token", self.token),
+            )
+        ):
             label = QLabel(text)
             label.setBuddy(widget)
             grid.addWidget(label, row, 0)
