@@ -8,6 +8,7 @@ import argparse
 from app.cli.args import EXIT_OK
 from app.cli.environment import Environment
 from app.domain.errors import BadOption
+from app.domain.exercise import one_owner
 from app.report.lab_report import collect_lab_report
 from app.study.frontdoor import FrontDoor
 
@@ -17,17 +18,13 @@ def export_lab_report(args: argparse.Namespace, env: Environment) -> int:
         raise BadOption("A lab report is a file: give its name with --out (.html, .pdf, .docx).")
     door = FrontDoor(env.db(args.db))
     sessions = [door.session(ref) for ref in args.sessions]
-    owners = {
-        (s.plan.assignment.exercise_id, s.plan.assignment.student)
-        for s in sessions
-        if s.plan.assignment
-    }
-    if len(owners) != 1 or any(s.plan.assignment is None for s in sessions):
+    owner = one_owner([s.plan for s in sessions])
+    if owner is None:
         raise BadOption(
             "A lab report is about one student's work on one exercise: choose sessions measured "
             "with the exercise open (linklab run --exercise), under the same name."
         )
-    ((exercise_id, student),) = owners
+    exercise_id, student = owner
     work = door.exercises().work_by_id(exercise_id, student)
     report = collect_lab_report(door, work.exercise, student)
     from app.ui.common.report_files import write_lab_report  # Qt only for the charts

@@ -131,6 +131,16 @@ def student_name(value: str) -> str:
 
 
 # -- locked fields -------------------------------------------------------------------------------
+def one_owner(plans: Sequence[Plan]) -> tuple[str, str] | None:
+    """The (exercise id, student) every plan was measured for, or None when one was measured
+    outside an exercise, or they belong to more than one student or exercise."""
+    owners = {(p.assignment.exercise_id, p.assignment.student) for p in plans if p.assignment}
+    if len(owners) != 1 or any(p.assignment is None for p in plans):
+        return None
+    ((exercise_id, student),) = owners
+    return exercise_id, student
+
+
 def _get(plan: Plan, attribute: str) -> object:
     target: object = plan
     for part in attribute.split("."):

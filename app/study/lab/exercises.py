@@ -24,6 +24,7 @@ from app.domain.exercise import (
     exercise_json,
     locked_differences,
     new_exercise_id,
+    one_owner,
     refuse_locked,
     student_name,
 )
@@ -347,17 +348,13 @@ class ExerciseDesk:
         with self._open(write=False) as db:
             store = SessionStore(db)
             sessions = [store.get(ref) for ref in session_refs]
-            owners = {
-                (s.plan.assignment.exercise_id, s.plan.assignment.student)
-                for s in sessions
-                if s.plan.assignment
-            }
-            if len(owners) != 1 or any(s.plan.assignment is None for s in sessions):
+            owner = one_owner([s.plan for s in sessions])
+            if owner is None:
                 raise BadOption(
                     "A hand-in holds one student's sessions of one exercise: choose sessions "
                     "measured with the exercise open, under the same name."
                 )
-            ((exercise_id, student),) = owners
+            exercise_id, student = owner
             return handin_document(db, exercise_id, student, [s.id for s in sessions])
 
     def handin_all(self, exercise: Exercise, student: str) -> dict[str, Any]:
