@@ -50,8 +50,8 @@ PROSE_DEBT: dict[str, int] = {
     "app/cli/responsiveness_cmd.py": 2,
     "app/cli/serve_cmd.py": 5,
     "app/cli/study_cmds.py": 2,
+    "app/domain/field_table.py": 9,  # the Advanced page's tooltips, now in the field table
     "app/domain/metrics.py": 1,
-    "app/domain/plan_fields.py": 9,  # the Advanced page's tooltips, now in the field table
     "app/engine/peercheck.py": 1,
     "app/report/html_report.py": 1,
     "app/store/schema.py": 2,  # a migration's SQL: the old columns it reads

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -22,6 +22,9 @@ OLD_PORT_FIELDS = {"iperf3_port": "iperf3", "netperf_port": "netperf"}
 #: A peer's two ports as the window's settings once kept them, a list in this order, and the
 #: engine port keys they became.
 OLD_PORT_ORDER = ("iperf3", "netperf")
+#: The metadata of a plan attribute that LinkLabs from before it do not know: the plan's JSON
+#: leaves it out at its default, so that a plan that asks nothing of it reads in those too.
+LATER: Mapping[str, bool] = {"left_out_at_default": True}
 
 
 class Engine(StrEnum):
@@ -285,7 +288,8 @@ class Plan:
     parallel: int = 1
     bitrate_bps: int = 0  # UDP target; 0 = unlimited, as throughput studies want
     congestion: str | None = None  # TCP congestion control by name; None: the system's
-    dscp: str | None = None  # the DSCP mark ("VO", "AF41", "46"); None: unmarked
+    # The DSCP mark ("VO", "AF41", "46"); None: unmarked.
+    dscp: str | None = field(default=None, metadata=LATER)
     interval_s: float = 1.0
     early_stop: EarlyStop | None = None
     max_consecutive_failures: int = 5
@@ -299,7 +303,7 @@ class Plan:
     name: str = ""
     conditions: Conditions = field(default_factory=Conditions)
     # Who measured it for which step of which lab exercise (None: no exercise).
-    assignment: Assignment | None = None
+    assignment: Assignment | None = field(default=None, metadata=LATER)
 
     # -- structure -----------------------------------------------------------------------------
     @property
@@ -380,13 +384,13 @@ class Plan:
         data = asdict(self)
         data["format"] = PLAN_FORMAT
         data["conditions"]["tags"] = dict(self.conditions.tags)
-        if self.assignment is None:
-            del data["assignment"]  # plans outside exercises keep their old shape
+        for attribute in fields(self):
+            later = attribute.metadata.get("left_out_at_default", False)
+            if later and getattr(self, attribute.name) == attribute.default:
+                del data[attribute.name]  # plans that ask nothing of it keep their old shape
         for key in LINK_FIELDS:
             if data["conditions"][key] is None:
                 del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
-        if self.dscp is None:
-            del data["dscp"]  # unmarked plans read in LinkLabs from before the DSCP mark
         return data
 
     def to_json(self) -> str:

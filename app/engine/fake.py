@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
-from app.domain.plan import DEFAULT_ENGINE, Engine, Plan, RunKey, RunKind, Variable
+from app.domain.plan import DEFAULT_ENGINE, Engine, Plan, RunKey, RunKind
 from app.domain.results import EngineMessage, FlowSummary, RunResult, RunSummary, Sample
+from app.domain.run_settings import run_settings
 from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import StoppedByUser
 from app.engine.options import SingleRun
@@ -144,7 +145,7 @@ class FakeRun:
         if failure is not None:
             raise failure
         value = float(plan.values[key.value_index])
-        duration = value if plan.variable is Variable.DURATION else plan.duration_s
+        duration = float(run_settings(plan, key).duration_s)
         bps = driver.throughput(key, value)
         udp = key.protocol is Protocol.UDP
         samples = []

@@ -11,13 +11,12 @@ import re
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
-from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, Sample
 from app.domain.run_settings import RunSettings, run_settings
-from app.engine.arguments import Absent, Argument, Arguments
+from app.engine.arguments import Absent, Argument, Arguments, table_argv
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
@@ -73,14 +72,19 @@ def _rate(bitrate: int) -> list[str]:
     return [str(bitrate) if bitrate else UNLIMITED_UDP]
 
 
-#: The plan's engine settings as iperf 2 options (the DSCP as the TOS byte, --tos).
+#: Where options go in the argv besides the rest at its end (where a bounceback run's go too):
+#: a UDP run's pacing after -u, the streams' (how many, their socket buffer) after -l.
+UDP, STREAMS = "udp", "streams"
+
+#: The plan's engine settings as iperf 2 options, in the argv's order (the DSCP as the TOS
+#: byte, --tos).
 ARGUMENTS: Arguments = {
-    "window": Argument("-w"),
-    "parallel": Argument("-P", unset=1),
-    "bitrate": Argument("-b", _rate),
+    "window": Argument("-w", place=STREAMS),
+    "parallel": Argument("-P", unset=1, place=STREAMS),
+    "bitrate": Argument("-b", _rate, place=UDP),
     "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
     "congestion": Argument("-Z"),
-    "dscp": Argument("--tos", lambda mark: [str(tos_byte(mark))]),
+    "dscp": Argument("--tos"),
 }
 
 
@@ -143,14 +147,13 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
         argv.append("--bounceback")
         if length is not None:
             argv += ["-l", str(length)]
-        return argv + _tcp_and_mark(tool, setting)
+        return argv + _the_rest(tool, setting, key.protocol)
     if key.protocol is Protocol.UDP:
         argv.append("-u")
-        argv += ARGUMENTS["bitrate"].argv(setting.bitrate_bps or 0)
+        argv += table_argv(ARGUMENTS, setting.values, key.protocol, UDP)
     if length is not None:
         argv += ["-l", str(length)]
-    argv += ARGUMENTS["window"].argv(setting.window)
-    argv += ARGUMENTS["parallel"].argv(int(setting.parallel or 1))
+    argv += table_argv(ARGUMENTS, setting.values, key.protocol, STREAMS)
     if plan.direction is Direction.DOWN:
         tool.require(Iperf2Capability.REVERSE, "measure a download (-R, iperf 2.1 or newer)")
         argv.append("-R")
@@ -160,14 +163,14 @@ def build_argv(tool: Tool, plan: Plan, key: RunKey, host: str, port: int) -> lis
     if plan.clocks_synchronised:
         tool.require(Iperf2Capability.TRIP_TIMES, "measure one-way delay (--trip-times)")
         argv.append("--trip-times")
-    return argv + _tcp_and_mark(tool, setting)
+    return argv + _the_rest(tool, setting, key.protocol)
 
 
-def _tcp_and_mark(tool: Tool, setting: RunSettings) -> list[str]:
-    """The congestion control (a TCP run's only: RunSettings has none for UDP) and the mark."""
+def _the_rest(tool: Tool, setting: RunSettings, protocol: Protocol) -> list[str]:
+    """The options at the argv's end: the congestion control (a TCP run's only), the mark."""
     if setting.congestion is not None:
         tool.require(Iperf2Capability.CONGESTION, "choose the TCP congestion control (-Z)")
-    return ARGUMENTS["congestion"].argv(setting.congestion) + ARGUMENTS["dscp"].argv(setting.dscp)
+    return table_argv(ARGUMENTS, setting.values, protocol)
 
 
 def _check_family(host: str, ip_version: IpVersion) -> None:

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from enum import StrEnum
 
-from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
 from app.domain.run_settings import run_settings
-from app.engine.arguments import Argument, Arguments
+from app.engine.arguments import Argument, Arguments, table_argv
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
@@ -83,18 +81,22 @@ LIMITS = Limits(
 #: iperf3's --connect-timeout bounds (ms).
 CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
 
+#: Where the options of the streams (how many, their socket buffer) go: before the direction.
+STREAMS = "streams"
+
 PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
 
 
-#: The plan's engine settings as iperf3 options. The DSCP goes as the TOS byte (-S, in every
-#: iperf3 LinkLab takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
+#: The plan's engine settings as iperf3 options, in the argv's order: the streams' before the
+#: direction, the rest after it. The DSCP goes as the TOS byte (-S, in every iperf3 LinkLab
+#: takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
 ARGUMENTS: Arguments = {
-    "window": Argument("-w"),
-    "parallel": Argument("-P", unset=1),
+    "window": Argument("-w", place=STREAMS),
+    "parallel": Argument("-P", unset=1, place=STREAMS),
     "bitrate": Argument("-b"),
     "omit": Argument("-O", unset=0),
     "congestion": Argument("-C"),
-    "dscp": Argument("-S", lambda mark: [str(tos_byte(mark))]),
+    "dscp": Argument("-S"),
 }
 
 
@@ -187,18 +189,14 @@ def build_argv(tool: Tool, opts: Iperf3Options, mode: OutputMode) -> list[str]:
         argv.append("-u")
     if setting.length is not None:
         argv += ["-l", str(setting.length)]
-    argv += ARGUMENTS["window"].argv(setting.window)
-    argv += ARGUMENTS["parallel"].argv(setting.parallel)
+    values = {**setting.values, "omit_s": opts.omit_s}  # the warm-up: iperf3's own option
+    argv += table_argv(ARGUMENTS, values, opts.protocol, STREAMS)
     if opts.direction is Direction.DOWN:
         argv.append("-R")
     elif opts.direction is Direction.BIDIR:
         tool.require(Capability.BIDIR, "measure both directions at once (--bidir)")
         argv.append("--bidir")
-    argv += ARGUMENTS["bitrate"].argv(setting.bitrate_bps)
-    argv += ARGUMENTS["omit"].argv(opts.omit_s)
-    if opts.protocol is Protocol.TCP:
-        argv += ARGUMENTS["congestion"].argv(setting.congestion)
-    argv += ARGUMENTS["dscp"].argv(setting.dscp)
+    argv += table_argv(ARGUMENTS, values, opts.protocol)
     if opts.connect_timeout_ms is not None and tool.has(Capability.CONNECT_TIMEOUT):
         # Before 3.2 there is no such option; the silence watchdog stands in for it.
         argv += ["--connect-timeout", str(opts.connect_timeout_ms)]
@@ -433,7 +431,7 @@ class Iperf3Driver(EngineDriver):
             interval_s=plan.interval_s,
             direction=plan.direction,
             connect_timeout_ms=CONNECT_TIMEOUT_MS_DEFAULT,
-            settings=replace(setting, duration_s=duration_s, parallel=int(setting.parallel or 1)),
+            settings=setting.replaced(duration_s=duration_s, parallel=int(setting.parallel or 1)),
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

@@ -44,7 +44,6 @@ class Iperf3Options:
         direction: Direction = Direction.UP,
         bitrate_bps: int | None = None,  # -b; 0 = unlimited; None = iperf3's default
         congestion: str | None = None,  # -C: TCP congestion control
-        dscp: str | None = None,  # -S: the DSCP mark, as the plan keeps it ("VO", "46")
         connect_timeout_ms: int | None = 8000,
         bind_address: str | None = None,
         username: str | None = None,
@@ -63,7 +62,6 @@ class Iperf3Options:
                 parallel=parallel,
                 bitrate_bps=bitrate_bps,
                 congestion=congestion,
-                dscp=dscp,
             )
         own = {
             "host": host,

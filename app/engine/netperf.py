@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
-from app.domain.dscp import tos_byte
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.run_settings import run_settings
-from app.engine.arguments import Absent, Argument, Arguments
+from app.engine.arguments import Absent, Argument, Arguments, swept_by, table_argv
 from app.engine.driver import EngineDriver, RunHandle
 from app.engine.errors import (
     ConnectionRefused,
@@ -141,20 +139,23 @@ def _both_ends(words: list[str]) -> list[str]:
     return [f"{words[0]},{words[0]}"]
 
 
-def _tos_hex(mark: object) -> list[str]:
-    """The TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
-    return [f"{tos_byte(str(mark)):#x}"]
+def _hex(tos: int) -> list[str]:
+    """A TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
+    return [f"{tos:#x}"]
 
+
+#: Where the test options go: after the global ones' "--" (the rest are global options).
+TEST = "test"
 
 #: The plan's engine settings as netperf options, each taking this end's and the netserver's
-#: value: -K a test option (after "--"); -Y the TOS byte, a global one in netperf 2.7.
+#: value: -K a test option; -Y the TOS byte, a global one in netperf 2.7.
 ARGUMENTS: Arguments = {
     "window": Absent("LinkLab sets the TCP window for iperf3 only: choose {engines} to set it."),
     "parallel": Absent("{name} runs one stream per test: parallel streams need {engines}."),
     "bitrate": Absent("{name} sends UDP as fast as it can: a target bitrate needs {engines}."),
     "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
-    "congestion": Argument("-K", lambda name: _both_ends([str(name)])),
-    "dscp": Argument("-Y", lambda mark: _both_ends(_tos_hex(mark))),
+    "congestion": Argument("-K", lambda name: _both_ends([str(name)]), place=TEST),
+    "dscp": Argument("-Y", lambda tos: _both_ends(_hex(tos))),
 }
 
 
@@ -183,7 +184,7 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
         # a count to wait for instead (`-D 1,65536`), a slow link (20 Mbit/s, 1408 B) gave one
         # interim report in 6 s and a slower one none before the silence watchdog's limit.
         argv += ["-D", f"-{opts.interval_s:g}"]
-    argv += ARGUMENTS["dscp"].argv(setting.dscp)
+    argv += table_argv(ARGUMENTS, setting.values, test.protocol)
     argv.append("--")
     if setting.length is not None:
         size = setting.length
@@ -191,8 +192,7 @@ def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
             raise BadOption("The message size must be a whole number of bytes.")
         _check_message_size(size, test)
         argv += ["-r", f"{size},{size}"] if test.is_rr else ["-m", str(size)]
-    if test.protocol is Protocol.TCP:
-        argv += ARGUMENTS["congestion"].argv(setting.congestion)
+    argv += table_argv(ARGUMENTS, setting.values, test.protocol, TEST)
     argv += ["-k", selectors(test)]
     return argv
 
@@ -374,9 +374,9 @@ class NetperfDriver(EngineDriver):
     limits = LIMITS
     metrics = frozenset(Metric)
     directions = frozenset({Direction.UP})  # TCP_STREAM / UDP_STREAM: this computer sends
-    sweeps = frozenset(
-        {Variable.LENGTH, Variable.DURATION, Variable.LOSS, Variable.CONGESTION, Variable.DSCP}
-    )
+    #: Besides the settings it has an option for: the message size, the run's length, and
+    #: the loss the traffic shaper emulates.
+    sweeps = frozenset({Variable.LENGTH, Variable.DURATION, Variable.LOSS}) | swept_by(ARGUMENTS)
     about = "netperf also measures round-trip time"
     programs = (
         Program("netperf", probe_netperf, "netperf measurements (throughput, round-trip time)"),
@@ -414,7 +414,7 @@ class NetperfDriver(EngineDriver):
             test=netperf_test(key),
             ip_version=key.ip_version,
             interval_s=plan.interval_s,
-            settings=replace(setting, duration_s=int(setting.duration_s or plan.duration_s)),
+            settings=setting.replaced(duration_s=int(setting.duration_s or plan.duration_s)),
         )
 
     def argv(self, plan: Plan, key: RunKey) -> list[str]:

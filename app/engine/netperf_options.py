@@ -50,7 +50,6 @@ class NetperfOptions:
         cpu: bool = True,
         interval_s: float = 1.0,
         congestion: str | None = None,  # -K: TCP congestion control, here and at the netserver
-        dscp: str | None = None,  # -Y: the DSCP mark, here and at the netserver
         *,
         settings: RunSettings | None = None,
     ) -> None:
@@ -58,7 +57,7 @@ class NetperfOptions:
         run from the command line), not both: given whole, the ones by name are not read."""
         if settings is None:
             settings = RunSettings(
-                duration_s=duration_s, length=message_size, congestion=congestion, dscp=dscp
+                duration_s=duration_s, length=message_size, congestion=congestion
             )
         own = {
             "host": host,

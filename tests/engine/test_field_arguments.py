@@ -12,8 +12,10 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Peer, Plan, RunKey, Variable
 from app.domain.plan_fields import BY_KEY, ENGINE_SETTINGS, RUN_FIELDS
 from app.domain.run_settings import RunSettings
-from app.engine.arguments import Absent, Argument
+from app.engine.arguments import Absent, Argument, table_argv
 from app.engine.drivers import DRIVERS
+from app.engine.iperf3 import ARGUMENTS
+from app.engine.iperf3_options import Iperf3Options
 from app.study.sweep.applicability import engines_with, inapplicable
 from app.study.sweep.plan_checks import plan_problems
 from tests.conftest import require_engine
@@ -48,7 +50,7 @@ def test_every_engine_setting_has_a_value_to_try() -> None:
 
 
 def test_the_run_settings_are_the_tables_run_fields() -> None:
-    assert set(RunSettings.__dataclass_fields__) == {f.name for f in RUN_FIELDS}
+    assert set(RunSettings(duration_s=10).values) == {f.name for f in RUN_FIELDS}
 
 
 @pytest.mark.parametrize(("engine", "key"), CASES)
@@ -58,7 +60,8 @@ def test_a_setting_reaches_argv_or_says_why_not(engine: Engine, key: str) -> Non
     plan = _plan(engine, key, SET[key])
     if isinstance(how, Argument):
         argv = _argv(plan)
-        words = how.argv(SET[key])
+        engine_value = BY_KEY[key].engine_value
+        words = how.argv(engine_value(SET[key]) if engine_value else SET[key])
         assert words and words[0] == how.flag
         at = argv.index(how.flag)
         assert argv[at : at + len(words)] == words
@@ -96,3 +99,26 @@ def test_a_mark_that_is_none_is_refused_with_what_to_write() -> None:
     assert "access category (BK, BE, VI, VO)" in problems["dscp"]
     swept = replace(_plan(Engine.IPERF3, "dscp", None), variable=Variable.DSCP, values=("VO", "64"))
     assert "number 0-63" in dict(plan_problems(swept))["values"]
+
+
+def test_an_engine_sweeps_each_setting_it_has_an_option_for() -> None:
+    for driver in DRIVERS.values():
+        for key, how in driver.arguments.items():
+            variable = BY_KEY[key].variable
+            if variable is not None:
+                assert (variable in driver.sweeps) is isinstance(how, Argument), (driver, key)
+    assert DRIVERS[Engine.NETPERF].sweeps == {
+        Variable.LENGTH,
+        Variable.DURATION,
+        Variable.LOSS,
+        Variable.CONGESTION,
+        Variable.DSCP,
+    }
+
+
+def test_a_tcp_setting_reaches_no_other_run() -> None:
+    """Even a single run's options given by hand: the table says congestion is TCP's."""
+    udp = Iperf3Options("127.0.0.1", protocol=Protocol.UDP, congestion="reno")
+    tcp = replace(udp, protocol=Protocol.TCP)
+    assert table_argv(ARGUMENTS, udp.settings.values, udp.protocol) == []
+    assert table_argv(ARGUMENTS, tcp.settings.values, tcp.protocol) == ["-C", "reno"]

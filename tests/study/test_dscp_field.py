@@ -11,8 +11,8 @@ import pytest
 from app.analysis.pair_findings import where
 from app.cli import build_parser
 from app.cli.study_cmds import plan_from_args
-from app.domain.dscp import dscp_code, dscp_name
 from app.domain.exercise import LOCKABLE, Step, locked_differences
+from app.domain.field_table import dscp_code, dscp_name
 from app.domain.plan import Peer, Plan, Variable
 from app.domain.plan_codec import plan_from_json
 from app.domain.plan_fields import BY_KEY, SWEPT, categorical

@@ -168,8 +168,8 @@ def test_settings_apply_the_swept_variable() -> None:
     assert run_settings(named, replace(tcp, value_index=1)).congestion == "bbr"
     assert run_settings(named, udp).congestion is None  # a TCP setting
     marked = replace(plan, variable=Variable.DSCP, values=("BK", "VO"), congestion="bbr")
-    assert run_settings(marked, udp).dscp == "VO"  # a mark reaches UDP runs too
-    assert run_settings(marked, replace(tcp, value_index=0)).dscp == "BK"
+    assert run_settings(marked, udp).value("dscp") == "VO"  # a mark reaches UDP runs too
+    assert run_settings(marked, replace(tcp, value_index=0)).value("dscp") == "BK"
     assert plan.estimated_seconds(overhead_s=0) == (10 + 20) * 4 * 2
 
 
