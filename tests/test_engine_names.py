@@ -56,7 +56,6 @@ PROSE_DEBT: dict[str, int] = {
     "app/report/html_report.py": 1,
     "app/store/schema.py": 2,  # a migration's SQL: the old columns it reads
     "app/study/sweep/describe.py": 1,
-    "app/study/sweep/events.py": 1,
     "app/study/responsiveness/run.py": 2,
     "app/ui/measure/advanced_page.py": 1,
     "app/ui/measure/peer_row.py": 1,

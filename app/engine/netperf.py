@@ -55,6 +55,8 @@ NO_DEMO = "Demo Mode not configured"
 
 # -- its failures ----------------------------------------------------------------------------------
 class NoNetserver(ConnectionRefused):
+    retry_words = "netserver refused the connection for a moment"
+
     def __init__(self, host: str, port: int, detail: str | None = None) -> None:
         EngineError.__init__(
             self,
