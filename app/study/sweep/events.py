@@ -94,7 +94,8 @@ class RunFailed:
     def retry_note(self) -> str:
         """A failure about to be retried, said quietly (a server still ending the test before
         usually answers the next try); the sentence is for a failure that stays."""
-        return f"Run {self.key.repetition} did not start at once ({self.retry_words}); trying again."
+        why = self.retry_words
+        return f"Run {self.key.repetition} did not start at once ({why}); trying again."
 
 
 @dataclass(frozen=True)
