@@ -40,9 +40,10 @@ def _main_driver() -> EngineDriver:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     main = _main_driver()
+    started = [d.server_label for d in DRIVERS.values() if d.serve_by_default]
     serve = sub.add_parser(
         "serve",
-        help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
+        help=f"run a local {', '.join(started)} and LinkLab's latency responder until Ctrl+C",
     )
     add_port_arguments(
         serve, f"{main.port_label} port (default {main.default_port}; with --count, the first)"
@@ -72,7 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=number(int, 0, 86400),
         default=EXPOSED_IDLE_TIMEOUT_S,
         metavar="S",
-        help=f"restart an iperf3 server left idle (stuck) this long (default "
+        help=f"restart an {main.server_label} left idle (stuck) this long (default "
         f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
     )
     serve.add_argument(
@@ -80,8 +81,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=number(int, 0, 86400),
         default=EXPOSED_MAX_DURATION_S,
         metavar="S",
-        help=f"the longest test the iperf3 server runs for a client (default "
-        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
+        help=f"the longest test the {main.server_label} runs for a client (default "
+        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs {main.phrases['max_duration']})",
     )
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
     serve.add_argument(
@@ -182,7 +183,7 @@ def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
     longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
     main = _main_driver()
     idle = (
-        f", an iperf3 server idle for {args.idle_timeout} s restarts"
+        f", an {main.server_label} idle for {args.idle_timeout} s restarts"
         if args.idle_timeout
         and not args.one_off
         and any(server.tool.name == main.server_program for server in servers)

@@ -27,6 +27,7 @@ from app.engine.errors import (
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.netperf_parse import parse_keyval
+from app.engine.netperf_phrases import PHRASES
 from app.engine.options import SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.servers import LocalServer, LogCallback, ServerOptions
@@ -402,6 +403,7 @@ class NetperfDriver(EngineDriver):
     reported_capabilities = (Capability.INTERIM,)
     run_tests = tuple(test.value for test in NetperfTest)
     arguments = ARGUMENTS
+    phrases = PHRASES
     server_flags = ("-p", "-L")
     cpu_of_all_cores = True
     check_tries = 3
