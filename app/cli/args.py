@@ -36,14 +36,15 @@ def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
 
 def add_port_arguments(parser: argparse.ArgumentParser, first_help: str | None = None) -> None:
     """The port of each engine's server (--port for iperf3, --netserver-port, …), named the
-    same by every command that reaches a peer; first_help replaces the first one's help."""
+    same by every command that reaches a peer; first_help replaces the first one's help (its
+    {label}: that engine's port label)."""
     for index, driver in enumerate(drivers.DRIVERS.values()):
         text = f"{driver.port_label} port (default {driver.default_port})"
         parser.add_argument(
             *driver.port_options,
             dest=driver.port_dest,
             type=number(int, 1, 65535),
-            help=first_help if index == 0 and first_help else text,
+            help=first_help.format(label=driver.port_label) if index == 0 and first_help else text,
         )
 
 
@@ -80,7 +81,11 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
         if field.kind is Kind.FLAG:
             # None when not given, so a plan file's or preset's value stands.
             parser.add_argument(
-                cli.flag, dest=field.name, action="store_true", default=None, help=cli.help
+                cli.flag,
+                dest=field.name,
+                action="store_true",
+                default=None,
+                help=drivers.phrased(cli.help),
             )
             continue
         if field.kind is Kind.SIZE:
@@ -99,7 +104,7 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
             dest=field.name,
             type=kind,
             metavar=cli.metavar or None,
-            help=cli.help or None,
+            help=drivers.phrased(cli.help) or None,
         )
 
 

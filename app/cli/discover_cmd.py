@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from app.cli.args import EXIT_OK, number
 from app.cli.environment import Environment
 from app.engine.discovery import SEARCH_S, announcing_responder, discover
-from app.engine.drivers import program_engine
+from app.engine.drivers import main_server, program_engine
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EchoStartFailed
 from app.engine.servers import LocalServer
@@ -60,8 +60,8 @@ def cmd_discover(args: argparse.Namespace, env: Environment) -> int:
     if not found:
         print(
             f"No computer on this network answered on UDP port {args.port}: start `linklab "
-            f"serve` on the other computer (a plain iperf3 -s does not answer), or type its "
-            f"address as the peer.",
+            f"serve` on the other computer (a plain {main_server().server_command} does not "
+            f"answer), or type its address as the peer.",
             file=env.stdout,
         )
         return EXIT_OK

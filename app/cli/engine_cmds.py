@@ -24,6 +24,7 @@ from app.engine.drivers import (
     default_driver,
     find_tool,
     main_server,
+    phrase,
     program_engine,
 )
 from app.engine.options import SingleRun
@@ -58,14 +59,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure.add_argument("--bitrate", type=rate, metavar="RATE", help="UDP target, 0=unlimited")
     measure.add_argument("--connect-timeout", type=number(int, 100, 600_000), metavar="MS")
     measure.add_argument("--bind", metavar="ADDRESS")
-    measure.add_argument("--username", help="iperf3 authentication user")
+    measure.add_argument("--username", help=phrase("username"))
     measure.add_argument("--rsa-public-key", metavar="FILE", help="the server's public key")
     measure.add_argument(
         "--test",
         choices=[test for d in DRIVERS.values() for test in d.run_tests],
-        help="netperf test (default: TCP_STREAM or UDP_STREAM by --protocol)",
+        help=phrase("test"),
     )
-    measure.add_argument("--no-live", action="store_true", help="iperf3 -J, no live intervals")
+    measure.add_argument(
+        "--no-live", action="store_true", help=f"{phrase('no_live')}, no live intervals"
+    )
     measure.add_argument("--json", action="store_true", help="print the result as JSON")
     measure.set_defaults(handler=cmd_measure)
 
@@ -149,7 +152,7 @@ def _password(args: argparse.Namespace, env: Environment) -> str | None:
     if "IPERF3_PASSWORD" in env.variables:
         return env.variables["IPERF3_PASSWORD"]
     if env.stdin.isatty():
-        return getpass.getpass(f"iperf3 password for {args.username}: ", stream=env.stderr)
+        return getpass.getpass(f"{phrase('password')} for {args.username}: ", stream=env.stderr)
     return None
 
 

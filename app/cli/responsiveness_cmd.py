@@ -14,7 +14,7 @@ from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
 from app.domain.units import format_rate
-from app.engine.drivers import registry
+from app.engine.drivers import registry, responsiveness_driver
 from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.validate import validate_host
 from app.study.frontdoor import FrontDoor
@@ -37,12 +37,13 @@ THIS_COMPUTER_NAMES = ("this-computer", "localhost")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    loads = responsiveness_driver()  # the engine whose parallel flows load the link
     cmd = sub.add_parser(
         "responsiveness",
         help="how responsive the link stays under load: idle and working latency, RPM, rating",
         description="Idle latency, then download, upload and both at once, each loaded with "
-        "parallel TCP flows (iperf3) added one per step until goodput and latency are stable, "
-        "while LinkLab's prober measures the working latency. Rated as in "
+        f"parallel TCP flows ({loads.label}) added one per step until goodput and latency are "
+        "stable, while LinkLab's prober measures the working latency. Rated as in "
         "draft-ietf-ippm-responsiveness: RPM = 60000 / working latency in ms; Poor < 300, "
         "Fair < 1000, Good <= 6000 < Excellent.",
         epilog=EXIT_CODES_HELP,
@@ -51,8 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--peer",
         required=True,
         metavar="HOST",
-        help="the computer running `linklab serve` (or iperf3 -s); this-computer or localhost: "
-        "this computer, with LinkLab's own servers on its loopback",
+        help=f"the computer running `linklab serve` (or {loads.server_command}); this-computer or "
+        "localhost: this computer, with LinkLab's own servers on its loopback",
     )
     add_port_arguments(cmd)
     cmd.add_argument(

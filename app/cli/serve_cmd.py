@@ -18,7 +18,7 @@ from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.engine import netinfo
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, server_programs
+from app.engine.drivers import DRIVERS, main_server, server_programs
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
 from app.engine.errors import EngineMissing
 from app.engine.server_records import stop_left_behind
@@ -33,16 +33,12 @@ from app.engine.servers import (
 from app.study.host.server_pool import pool_ports
 
 
-def _main_driver() -> EngineDriver:
-    """The server `serve` always starts (iperf3): the one with --count and the limits."""
-    return next(d for d in DRIVERS.values() if not d.serve_optional)
-
-
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    main = _main_driver()
+    main = main_server()
+    started = [d.server_label for d in DRIVERS.values() if d.serve_by_default]
     serve = sub.add_parser(
         "serve",
-        help="run a local iperf3 server, netserver and LinkLab's latency responder until Ctrl+C",
+        help=f"run a local {', '.join(started)} and LinkLab's latency responder until Ctrl+C",
     )
     add_port_arguments(
         serve, f"{main.port_label} port (default {main.default_port}; with --count, the first)"
@@ -72,7 +68,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=number(int, 0, 86400),
         default=EXPOSED_IDLE_TIMEOUT_S,
         metavar="S",
-        help=f"restart an iperf3 server left idle (stuck) this long (default "
+        help=f"restart an {main.server_label} left idle (stuck) this long (default "
         f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
     )
     serve.add_argument(
@@ -80,8 +76,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=number(int, 0, 86400),
         default=EXPOSED_MAX_DURATION_S,
         metavar="S",
-        help=f"the longest test the iperf3 server runs for a client (default "
-        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs iperf3 3.20 or newer)",
+        help=f"the longest test the {main.server_label} runs for a client (default "
+        f"{EXPOSED_MAX_DURATION_S}; 0: no limit; needs {main.phrases['max_duration']})",
     )
     serve.add_argument("--one-off", action="store_true", help="serve one test, then exit")
     serve.add_argument(
@@ -128,7 +124,7 @@ def start_servers(
 ) -> list[LocalServer]:
     """Start the main server (iperf3, required unless main is False: count servers on
     consecutive ports) and the others asked for (when installed)."""
-    main = _main_driver()
+    main = main_server()
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
     servers = [
@@ -151,7 +147,7 @@ def stand_ins(args: argparse.Namespace) -> tuple[str, dict[EngineDriver, int]]:
     """When the main server's program (iperf3) is missing: a sentence, and the servers that
     measure by themselves instead (iperf 2, as bundled with LinkLab for Windows) with their
     ports; EngineMissing when there are none either."""
-    main = _main_driver()
+    main = main_server()
     try:
         main.server_tool()
         return "", {}
@@ -180,9 +176,9 @@ def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
     where = f"on {args.bind} only" if args.bind else "on every address of this computer"
     capped = any("--server-max-duration" in server.argv for server in servers)
     longest = f"tests of up to {args.max_duration} s" if capped else "tests of any length"
-    main = _main_driver()
+    main = main_server()
     idle = (
-        f", an iperf3 server idle for {args.idle_timeout} s restarts"
+        f", an {main.server_label} idle for {args.idle_timeout} s restarts"
         if args.idle_timeout
         and not args.one_off
         and any(server.tool.name == main.server_program for server in servers)
@@ -211,7 +207,7 @@ def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
     for sentence in stop_left_behind(server_programs()):
         print(f"linklab: {sentence}", file=env.stderr)
 
-    main = _main_driver()
+    main = main_server()
     instead, others = stand_ins(args)
     if instead:
         print(f"linklab: {instead}", file=env.stderr, flush=True)

@@ -48,7 +48,7 @@ from app.domain.plan_fields import SWEPT, Kind, categorical, swept_names
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, registry
+from app.engine.drivers import DRIVERS, main_server, registry
 from app.study.frontdoor import FrontDoor
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan
@@ -132,8 +132,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--concurrent",
         action="store_true",
         default=None,
-        help="run the series at the same time (one iperf3 server per series on "
-        "the peer, on consecutive ports: linklab serve --count N)",
+        help=f"run the series at the same time (one {main_server().server_label} per series "
+        "on the peer, on consecutive ports: linklab serve --count N)",
     )
     run.add_argument("--security", choices=[s.value for s in Security])
     run.add_argument("--medium", choices=[m.value for m in Medium])
@@ -180,7 +180,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "resume", help="finish an interrupted or stopped session", epilog=EXIT_CODES_HELP
     )
     resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
-    add_port_arguments(resume, "the peer's iperf3 port, when it moved (default: as stored)")
+    add_port_arguments(resume, "the peer's {label} port, when it moved (default: as stored)")
     add_echo_port_argument(resume, "the peer's latency responder port, when it moved")
     add_db_argument(resume)
     resume.add_argument("--json", action="store_true")

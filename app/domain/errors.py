@@ -8,6 +8,8 @@ class LinkLabError(Exception):
 
     #: True when trying the same thing again later may succeed (busy server, one refusal).
     transient = False
+    #: Why a run did not start at once, as the note of a retry says it (a transient one's).
+    retry_words = "it failed"
 
     def __init__(self, sentence: str, *, detail: str | None = None) -> None:
         super().__init__(sentence)

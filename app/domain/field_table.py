@@ -122,7 +122,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         form_label="Warm-up (omit)",
         neutral=0,
         limit="omit_s",
-        tip="Warm-up seconds left out of the results (iperf3 -O).",
+        tip="Warm-up seconds left out of the results ({omit}).",
         clear_hint="set it to 0",
     ),
     PlanField(
@@ -162,8 +162,8 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_range=(128, 1408, 256),
         placeholder="engine default",
         example="1408 or 64K",
-        tip="The packet (write) size held fixed while something else is swept (iperf3 -l, "
-        "netperf -m), e.g. 1408 or 64K.",
+        tip="The packet (write) size held fixed while something else is swept ({length}), "
+        "e.g. 1408 or 64K.",
         confound="per-packet overhead weighs more on small packets.",
     ),
     PlanField(
@@ -184,7 +184,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         sweep_range=(2048, 524288, 0),
         placeholder="system default",
         example="64K or 262144",
-        tip="TCP window / socket buffer size (iperf3 -w), e.g. 64K.",
+        tip="TCP window / socket buffer size ({window}), e.g. 64K.",
         confound="the window caps TCP.",
     ),
     PlanField(
@@ -203,7 +203,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         clear_hint="set them to 1",
         run=True,
         sweep_range=(1, 8, 1),
-        tip="Parallel streams per run (iperf3 -P).",
+        tip="Parallel streams per run ({parallel}).",
         confound="several streams fill a link differently from one.",
     ),
     PlanField(
@@ -226,7 +226,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         run=True,
         sweep_range=(10_000_000, 100_000_000, 10_000_000),
         example="0, 30M or 1G",
-        tip="UDP target bitrate (iperf3 -b): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s.",
+        tip="UDP target bitrate ({bitrate}): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s.",
     ),
     PlanField(
         "congestion",
@@ -245,7 +245,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         run=True,
         examples=("cubic", "reno"),
         placeholder="system default",
-        tip="TCP's congestion control by name (iperf3 -C, iperf -Z, netperf -K), e.g. bbr, "
+        tip="TCP's congestion control by name ({congestion}), e.g. bbr, "
         "cubic or reno: one the systems at both ends have.",
     ),
     PlanField(
@@ -295,7 +295,7 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         Kind.DECIMAL,
         "s",
         limit="interval_s",
-        tip="How often the engine reports (iperf3 -i, netperf -D).",
+        tip="How often the engine reports ({interval}).",
     ),
     PlanField("early_stop", "early stop", "early_stop"),
     PlanField(
@@ -322,14 +322,14 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         Kind.FLAG,
         cli=Cli(
             "--clocks-synchronised",
-            help="state that both computers' clocks are synchronised (PTP, NTP): iperf 2 then "
-            "measures the one-way delay (--trip-times)",
+            help="state that both computers' clocks are synchronised (PTP, NTP): {owd_engine} "
+            "then measures the one-way delay ({owd_option})",
         ),
         lock="clocks-synchronised",
         lock_words="the stated clock synchronisation",
         tip="State that the clocks of this computer and the peer are synchronised (PTP, or "
-        "NTP to a common server): iperf 2 then measures the one-way delay, each packet's "
-        "arrival time less its send time (--trip-times). That difference reads one clock "
+        "NTP to a common server): {owd_engine} then measures the one-way delay, each packet's "
+        "arrival time less its send time ({owd_option}). That difference reads one clock "
         "against the other, so unsynchronised clocks give a figure off by their offset; "
         "left off, no one-way delay is measured.",
     ),

@@ -155,7 +155,9 @@ SAMPLE_FIGURES: tuple[Figure, ...] = tuple(f for f in FIGURES if f.interval)
 class Shown:
     """Where a point metric appears: its rank among the others (None: not there)."""
 
-    results: tuple[int, str, int, str] | None = None  # (rank, header, digits, tooltip)
+    #: (rank, header, digits, tooltip); the tooltip's {key}s are the engines' phrases
+    #: (app.engine.drivers.phrased fills them in).
+    results: tuple[int, str, int, str] | None = None
     report: tuple[int, str] | None = None  # (rank, the report's table title)
     csv: bool = True  # a column of the points CSV
     terminal: tuple[int, str, int] | None = None  # the CLI's points table: (rank, header, digits)
@@ -329,7 +331,7 @@ POINT_METRICS: tuple[PointMetric, ...] = (
                 7,
                 "One-way delay ms",
                 3,
-                "iperf 2's one-way delay (--trip-times) between clocks stated synchronised: "
+                "{owd_engine}'s one-way delay ({owd_option}) between clocks stated synchronised: "
                 "the receiver's mean per run, mean over the runs.",
             ),
             (8, "One-way delay"),

@@ -6,7 +6,7 @@ of drivers is app.engine.drivers; nothing outside the drivers asks which engine 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import ClassVar
 from typing import Protocol as TypingProtocol
 
@@ -101,6 +101,11 @@ class EngineDriver(ABC):
     #: How long its client waits for the server (ms) in a study's runs; None: it has no such
     #: option (the silence watchdog stands in).
     connect_timeout_ms: ClassVar[int | None] = None
+    #: What sentences elsewhere (the form's tooltips, the command line's help, notes) say of
+    #: this engine, by the key a sentence leaves for it: its option for a setting ("window":
+    #: "iperf3 -w"), what a feature needs ("iperf3 3.7 or newer"). Read through the registry
+    #: (app.engine.drivers.phrase, phrased), which joins every engine's in its order.
+    phrases: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.engine_settings = settings or EngineSettings()

@@ -106,3 +106,37 @@ def widest(span: str) -> limits.Span:
     spans = [getattr(d.limits, span) for d in DRIVERS.values()]
     present = [s for s in spans if s is not None]
     return limits.Span(min(s.low for s in present), max(s.high for s in present), present[0].unit)
+
+
+def phrase(key: str, joined: str = ", ", drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> str:
+    """What the engines say in a sentence at this key (EngineDriver.phrases), each that says
+    something in the registry's order: phrase("congestion") is "iperf3 -C, netperf -K,
+    iperf -Z". KeyError when none does (a sentence asking for a key no engine has)."""
+    parts = [d.phrases[key] for d in drivers.values() if key in d.phrases]
+    if not parts:
+        raise KeyError(key)
+    return joined.join(parts)
+
+
+def phrased(text: str, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> str:
+    """A sentence written below the engines (the plan-field table's tooltips and help, the
+    metric table's) with the engines' phrases filled in: each {key} is phrase(key), joined by
+    ", " or by what follows a colon ("{cpu:; }" joins with "; ")."""
+    return text.format_map(_Phrases(drivers))
+
+
+class _Phrases(dict[str, "_Joined"]):
+    def __init__(self, drivers: Mapping[Engine, EngineDriver]) -> None:
+        super().__init__()
+        self.drivers = drivers
+
+    def __missing__(self, key: str) -> _Joined:
+        return _Joined(key, self.drivers)
+
+
+class _Joined:
+    def __init__(self, key: str, drivers: Mapping[Engine, EngineDriver]) -> None:
+        self.key, self.drivers = key, drivers
+
+    def __format__(self, joined: str) -> str:
+        return phrase(self.key, joined or ", ", self.drivers)

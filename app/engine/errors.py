@@ -37,6 +37,7 @@ class HostUnresolved(EngineError):
 
 class ConnectionRefused(EngineError):
     transient = True
+    retry_words = "the server refused the connection for a moment"
 
     def __init__(
         self,
@@ -104,6 +105,7 @@ class EngineCrashed(EngineError):
 
 class ServerBusy(EngineError):
     transient = True
+    retry_words = "the server was busy with another test"
 
     def __init__(
         self,
@@ -125,6 +127,7 @@ class ServerBusy(EngineError):
 
 class ConnectTimeout(EngineError):
     transient = True
+    retry_words = "the server did not answer in time"
 
     def __init__(self, host: str, port: int, detail: str | None = None) -> None:
         super().__init__(
@@ -159,6 +162,8 @@ class DataStopped(EngineError):
 
 class ClosedBeforeStart(EngineError):
     """The peer accepted the control connection, then closed it before the first interval."""
+
+    retry_words = "the server closed the connection before the test"
 
     def __init__(
         self,

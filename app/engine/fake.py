@@ -79,6 +79,7 @@ class FakeDriver(EngineDriver):
             "serves_many",
             "takes_bare_connections",
             "arguments",
+            "phrases",
         ):
             setattr(self, name, getattr(real, name))
         self.throughput = throughput

@@ -33,6 +33,7 @@ from app.engine.errors import (
     ServerBusy,
 )
 from app.engine.iperf2_parse import parse_iperf2
+from app.engine.iperf2_phrases import PHRASES
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netinfo import ipv6_available
 from app.engine.options import SingleRun
@@ -358,6 +359,7 @@ class Iperf2Driver(EngineDriver):
     serve_by_default = False
     reported_capabilities = tuple(Iperf2Capability)
     arguments = ARGUMENTS
+    phrases = PHRASES
 
     @property
     def label(self) -> str:

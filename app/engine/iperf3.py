@@ -33,6 +33,7 @@ from app.engine.iperf3_errors import (
 )
 from app.engine.iperf3_json import parse_document, parse_stream
 from app.engine.iperf3_options import Iperf3Options
+from app.engine.iperf3_phrases import PHRASES
 from app.engine.iperf3_server import LABEL as SERVER_LABEL
 from app.engine.iperf3_server import iperf3_server
 from app.engine.iperf3_server import security_warning as server_security_warning
@@ -407,6 +408,7 @@ class Iperf3Driver(EngineDriver):
     loads_responsiveness = True
     connect_timeout_ms = CONNECT_TIMEOUT_MS_DEFAULT
     arguments = ARGUMENTS
+    phrases = PHRASES
     reported_capabilities = (
         Capability.JSON_STREAM,
         Capability.BIDIR,

@@ -25,6 +25,7 @@ from app.engine.errors import (
 from app.engine.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
 from app.engine.netperf_options import NetperfOptions, NetperfTest
 from app.engine.netperf_parse import parse_keyval
+from app.engine.netperf_phrases import PHRASES
 from app.engine.options import SingleRun
 from app.engine.run import Classifier, EngineRun, Parser
 from app.engine.servers import LocalServer, LogCallback, ServerOptions
@@ -53,6 +54,8 @@ NO_DEMO = "Demo Mode not configured"
 
 # -- its failures ----------------------------------------------------------------------------------
 class NoNetserver(ConnectionRefused):
+    retry_words = "netserver refused the connection for a moment"
+
     def __init__(self, host: str, port: int, detail: str | None = None) -> None:
         EngineError.__init__(
             self,
@@ -400,6 +403,7 @@ class NetperfDriver(EngineDriver):
     reported_capabilities = (Capability.INTERIM,)
     run_tests = tuple(test.value for test in NetperfTest)
     arguments = ARGUMENTS
+    phrases = PHRASES
     server_flags = ("-p", "-L")
     cpu_of_all_cores = True
     check_tries = 3

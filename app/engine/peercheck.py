@@ -212,9 +212,10 @@ def check_peer(
     return PeerCheck(host, addresses, "", answers, quiet)
 
 
-def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:
+def ipv6_reachable(host: str, port: int, timeout: float = 3.0, *, listens: str = "") -> str:
     """Why the peer cannot be measured over IPv6 on this port, as a sentence; empty when a
-    TCP handshake over IPv6 reaches its server there."""
+    TCP handshake over IPv6 reaches its server there. `listens` says how a server listens on
+    both (the drivers' phrase, for a refusal)."""
     try:
         infos = socket.getaddrinfo(host, port, socket.AF_INET6, socket.SOCK_STREAM)
     except OSError:
@@ -232,8 +233,8 @@ def ipv6_reachable(host: str, port: int, timeout: float = 3.0) -> str:
     if problem == "refused":
         return (
             f"The peer {host} refuses IPv6 connections on port {port} ({where}): its server "
-            f"listens on IPv4 only; start it for IPv6 too (iperf3 -s listens on both unless "
-            f"bound to an IPv4 address), or measure over IPv4."
+            f"listens on IPv4 only; start it for IPv6 too{f' ({listens})' if listens else ''}, "
+            f"or measure over IPv4."
         )
     return (
         f"IPv6 to {host} ({where}) does not work from this computer ({problem}): check that "

@@ -28,6 +28,7 @@ from app.domain.net import Protocol
 from app.domain.plan_fields import label_words
 from app.domain.records import utc_now
 from app.domain.units import DASH, MINUS
+from app.engine.drivers import phrase
 from app.report.compare_export import std_table
 from app.report.html_parts import (
     CSP,
@@ -175,8 +176,8 @@ def without_line(lines: Sequence[Timeline]) -> str:
     names = " and ".join(missing)
     return (
         f" {names} {'has' if len(missing) == 1 else 'have'} no line: only the sender's rate is "
-        f"known interval by interval for that run (netperf UDP, or a UDP upload stored before "
-        f"LinkLab read the receiver's reports); the tables give what was received."
+        f"known interval by interval for that run ({phrase('sender_only')}, or a UDP upload "
+        f"stored before LinkLab read the receiver's reports); the tables give what was received."
     )
 
 

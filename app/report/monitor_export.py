@@ -8,6 +8,7 @@ import io
 from collections.abc import Sequence
 
 from app.analysis.monitor_trace import gaps, placed
+from app.domain.metrics import SAMPLE_FIGURES
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.results import Sample
 from app.report.csv_export import BOM, safe_cell
@@ -18,14 +19,8 @@ MONITOR_COLUMNS = (
     "run_id",
     "repetition",
     "flow",
-    "received_bps",
-    "sent_bps",
-    "bytes",
-    "retransmits",
-    "rtt_ms",
-    "jitter_ms",
-    "lost_packets",
-    "packets",
+    # every figure an interval keeps, as the metric table lists them
+    *(figure.name for figure in SAMPLE_FIGURES),
 )
 
 
@@ -49,14 +44,7 @@ def monitor_csv(
             run.id,
             run.key.repetition,
             sample.flow.value,
-            sample.received_bps,
-            sample.sent_bps,
-            sample.bytes,
-            sample.retransmits,
-            sample.rtt_ms,
-            sample.jitter_ms,
-            sample.lost_packets,
-            sample.packets,
+            *(getattr(sample, figure.name) for figure in SAMPLE_FIGURES),
         ]
         writer.writerow([safe_cell(v) for v in row])
     return out.getvalue()

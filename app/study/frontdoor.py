@@ -27,6 +27,7 @@ from app.engine.drivers import (
     DRIVERS,
     EngineDriver,
     peer_servers,
+    phrase,
     responsiveness_driver,
     server_programs,
 )
@@ -261,7 +262,8 @@ class FrontDoor:
             raise PeerUnreachable(problem)
         notes: list[str] = []
         if IpVersion.V6 in plan.ip_versions and driver.takes_bare_connections:
-            why = ipv6_reachable(plan.peer.host_for(IpVersion.V6), driver.peer_port(plan.peer))
+            host, port = plan.peer.host_for(IpVersion.V6), driver.peer_port(plan.peer)
+            why = ipv6_reachable(host, port, listens=phrase("ipv6_listen"))
             if why:
                 if plan.ip_versions == (IpVersion.V6,):
                     raise PeerUnreachable(why)

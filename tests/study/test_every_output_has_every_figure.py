@@ -1,8 +1,8 @@
 """Every output carries exactly the metric table's figures, so a new metric cannot be left out
 of one: the typed values, the bounds, the runs and samples tables (a new database, one of
-schema 10 migrated, one only read), the runs, samples and points CSV, exchange files (and one
-without the later figures: absent, not 0) and the CLI's points table. Each figure gets a value
-of its own, so a column that swapped or lost one shows."""
+schema 10 migrated, one only read), the runs, samples and points CSV, the monitor's CSV,
+exchange files (and one without the later figures: absent, not 0) and the CLI's points table.
+Each figure gets a value of its own, so a column that swapped or lost one shows."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from app.domain.records import RunMetrics, utc_now
 from app.domain.results import FlowSummary, Sample
 from app.engine.bounds import LIMITS
 from app.report.csv_export import POINT_COLUMNS, RUN_COLUMNS, runs_csv, write_samples_csv
+from app.report.monitor_export import MONITOR_COLUMNS, monitor_csv
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.sessions import SessionStore
 from app.study.files.exchange import export_sessions, import_sessions, read_exchange, write_exchange
@@ -152,6 +153,26 @@ def test_the_csv_files_carry_every_figure(tmp_path: Path) -> None:
             assert row[figure.name] == str(_value(figure, index // 2 + index % 2)), figure.name
     for metric in POINT_METRICS:
         assert (f"{metric.name}_mean" in POINT_COLUMNS) == metric.shown.csv
+
+
+def test_the_monitor_csv_carries_every_figure_of_an_interval(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    sid = _store(path)
+    with Database(path, readonly=True) as db:
+        store = SessionStore(db)
+        session, runs = store.get(sid), store.runs(sid)
+        samples = {run.id: store.samples(run.id) for run in runs}
+    text = monitor_csv(session, runs, samples)
+    names = [f.name for f in SAMPLE_FIGURES]
+    assert [c for c in MONITOR_COLUMNS if c in names] == names
+    rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+    assert len(rows) == 4
+    order = [run.id for run in runs]
+    for row in rows:
+        # The run's seed, and the interval's index in its run (ending at 1 s or 2 s).
+        seed = order.index(int(row["run_id"])) + int(float(row["time_s"]) > 1.5)
+        for figure in SAMPLE_FIGURES:
+            assert row[figure.name] == str(_value(figure, seed)), figure.name
 
 
 def test_exchange_files_carry_every_figure_and_older_ones_lack_them(tmp_path: Path) -> None:

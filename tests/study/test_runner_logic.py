@@ -119,6 +119,13 @@ def test_a_busy_server_is_retried_and_a_refusal_once(store: SessionStore) -> Non
     assert runs[(1, 2)].ok
     retried = [e for e in events if isinstance(e, RunFailed) and e.will_retry]
     assert [e.error_kind for e in retried] == ["ServerBusy", "ServerBusy", "ServerStopped"]
+    # Each note says why as its error's class does (a stopped server is a refusal).
+    busy, refused = "the server was busy with another test", "the server refused the connection"
+    assert [e.retry_note for e in retried] == [
+        f"Run 1 did not start at once ({busy}); trying again.",
+        f"Run 1 did not start at once ({busy}); trying again.",
+        f"Run 1 did not start at once ({refused} for a moment); trying again.",
+    ]
 
 
 def test_a_connection_closed_before_the_test_is_tried_once_more(store: SessionStore) -> None:
@@ -132,11 +139,13 @@ def test_a_connection_closed_before_the_test_is_tried_once_more(store: SessionSt
             return ClosedBeforeStart("lab-peer", 5201, "iperf3 server", "iperf3")
         return None
 
-    outcome, _ = run(
+    outcome, events = run(
         store, plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,)), FakeDriver(fail=fail)
     )
     runs = {(r.key.value_index, r.key.repetition): r for r in store.runs(outcome.session_id)}
     assert runs[(0, 1)].ok and runs[(0, 1)].attempts == 2
+    retried = [e for e in events if isinstance(e, RunFailed) and e.will_retry]
+    assert "(the server closed the connection before the test)" in retried[0].retry_note
     assert not runs[(1, 1)].ok and runs[(1, 1)].attempts == 2
     assert runs[(1, 1)].error and "closed it before the test started" in runs[(1, 1)].error
 

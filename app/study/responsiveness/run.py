@@ -174,8 +174,8 @@ class ResponsivenessTest:
         settings = self.settings
         if settings.both and not tool.has(Capability.BIDIR):
             notes.append(
-                f"iperf3 {tool.version_string} cannot load both directions at once (that "
-                f"needs iperf3 3.7 or newer): that phase was left out."
+                f"{self._driver.label} {tool.version_string} cannot load both directions at "
+                f"once (that needs {self._driver.phrases['bidir']}): that phase was left out."
             )
             settings = replace(settings, both=False)
         self._settings = settings

@@ -29,6 +29,7 @@ from app.domain.plan_fields import (
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
+from app.engine.drivers import phrase
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
@@ -286,7 +287,7 @@ def describe_environment(environment: Mapping[str, Any]) -> list[str]:
 LATENCY_METHOD_WORDS = {
     "udp-echo": "LinkLab's UDP echo on the peer",
     "tcp-connect": "TCP connection time to the peer's server",
-    "netperf-rr": "netperf's request/response test",
+    "netperf-rr": phrase("rr_latency"),
 }
 
 

@@ -87,22 +87,15 @@ class RunFailed:
     sentence: str
     will_retry: bool
     attempt: int
+    #: Why the run did not start at once, as its error's class says it (LinkLabError.retry_words).
+    retry_words: str = "it failed"
 
     @property
     def retry_note(self) -> str:
         """A failure about to be retried, said quietly (a server still ending the test before
         usually answers the next try); the sentence is for a failure that stays."""
-        why = _RETRY_WORDS.get(self.error_kind, "it failed")
+        why = self.retry_words
         return f"Run {self.key.repetition} did not start at once ({why}); trying again."
-
-
-_RETRY_WORDS = {
-    "ConnectionRefused": "the server refused the connection for a moment",
-    "NoNetserver": "netserver refused the connection for a moment",
-    "ServerBusy": "the server was busy with another test",
-    "ClosedBeforeStart": "the server closed the connection before the test",
-    "ConnectTimeout": "the server did not answer in time",
-}
 
 
 @dataclass(frozen=True)

@@ -317,7 +317,9 @@ class StudyRunner:
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
                 limit = 2 if once else self._retry.attempts
                 retry = transient(err) and attempt < limit
-                self._emit(RunFailed(key, value, err.kind, err.sentence, retry, attempt))
+                self._emit(
+                    RunFailed(key, value, err.kind, err.sentence, retry, attempt, err.retry_words)
+                )
                 if retry:
                     writer.unfinished(err.sentence)
                     if self._stop.wait(self._retry.wait(attempt)):

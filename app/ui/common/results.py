@@ -22,6 +22,7 @@ from app.analysis.stats import Summary
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
 from app.domain.units import format_rate
+from app.engine.drivers import phrased
 
 
 def _number(digits: int) -> Callable[[float | None], str]:
@@ -31,7 +32,7 @@ def _number(digits: int) -> Callable[[float | None], str]:
 BASE_HEADERS = ["Series", "Value", "n", "Mean", "Std dev", "Min", "Max", "95 % CI ±"]
 #: (metric, header, format, tooltip): shown only when some point has the metric.
 OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...] = tuple(
-    (m.name, m.shown.results[1], _number(m.shown.results[2]), m.shown.results[3])
+    (m.name, m.shown.results[1], _number(m.shown.results[2]), phrased(m.shown.results[3]))
     for m in ranked("results")
     if m.shown.results
 )

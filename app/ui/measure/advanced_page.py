@@ -49,7 +49,7 @@ class AdvancedControls:
         for field in TYPED:
             edit = QLineEdit("" if field.neutral is None else str(field.neutral))
             edit.setPlaceholderText(field.placeholder)
-            edit.setToolTip(field.tip)
+            edit.setToolTip(drivers.phrased(field.tip))
             self.texts[field.key] = edit
         self.numbers: dict[str, SpinBox | DoubleSpinBox] = {f.key: _number(f) for f in NUMBERS}
         self.order: ValueCombo = _combo(
@@ -65,13 +65,13 @@ class AdvancedControls:
         self.concurrent.setObjectName("concurrent")
         self.concurrent.setToolTip(
             "TCP and UDP (or IPv4 and IPv6) share the link at once, each against its own "
-            "iperf3 server on consecutive ports (linklab serve --count 2 on the peer): shows "
-            "how the link is divided."
+            f"{drivers.main_server().server_label} on consecutive ports (linklab serve --count 2 "
+            "on the peer): shows how the link is divided."
         )
         clocks = BY_KEY["clocks_synchronised"]
         self.clocks_synchronised = QCheckBox(clocks.label)
         self.clocks_synchronised.setObjectName("clocks_synchronised")
-        self.clocks_synchronised.setToolTip(clocks.tip)
+        self.clocks_synchronised.setToolTip(drivers.phrased(clocks.tip))
         self.early_stop = QCheckBox("Stop a point early when precise enough")
         self.early_stop.setToolTip(
             "Stop repeating a point once its 95 % confidence interval "
@@ -216,6 +216,7 @@ def _number(field: PlanField) -> SpinBox | DoubleSpinBox:
         low, high = field.bounds
     default: Any = Plan.__dataclass_fields__[field.name].default
     suffix = f" {field.unit}" if field.unit else ""
+    tip = drivers.phrased(field.tip)
     if field.kind is Kind.DECIMAL:
-        return _double(low, high, float(default), field.tip, suffix)
-    return _spin(int(low), int(high), int(default), field.tip, suffix)
+        return _double(low, high, float(default), tip, suffix)
+    return _spin(int(low), int(high), int(default), tip, suffix)

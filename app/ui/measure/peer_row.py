@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.discovery import FoundPeer
-from app.engine.drivers import DRIVERS, peer_servers
+from app.engine.drivers import DRIVERS, default_driver, peer_servers, phrase
 from app.engine.peercheck import PeerCheck, check_peer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 from app.ui.common.worker import Worker, once
@@ -64,9 +64,9 @@ class PeerRow(QWidget):
             if host != THIS_COMPUTER:
                 self.host_combo.addItem(host)
         self.host_combo.setToolTip(
-            'The computer to measure against (iperf3 -c HOST). "This computer" runs a local '
-            "server so a first Start works with no second machine; for another PC, run "
-            "LinkLab there and open its Server tab, or run iperf3 -s."
+            f'The computer to measure against ({phrase("client")}). "This computer" runs a '
+            "local server so a first Start works with no second machine; for another PC, run "
+            f"LinkLab there and open its Server tab, or run {default_driver().server_command}."
         )
         edit = self.host_combo.lineEdit()
         assert edit is not None  # the combo is editable

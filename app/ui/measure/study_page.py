@@ -29,8 +29,7 @@ class StudyControls:
                 ("Download", Direction.DOWN),
                 ("Both at once", Direction.BIDIR),
             ],
-            "Which way the data flows: upload (this computer sends) is iperf3's default, "
-            "download (the peer sends) adds -R, both at once adds --bidir.",
+            f"Which way the data flows: {drivers.phrase('direction')}.",
         )
         self.protocol = _combo(
             [
@@ -38,7 +37,7 @@ class StudyControls:
                 ("UDP", (Protocol.UDP,)),
                 ("TCP and UDP", (Protocol.TCP, Protocol.UDP)),
             ],
-            "TCP (iperf3 default) or UDP (iperf3 -u); both makes two series in one session.",
+            drivers.phrased("TCP ({tcp}) or UDP ({udp}); both makes two series in one session."),
         )
         self.ip_version = _combo(
             [
@@ -46,12 +45,12 @@ class StudyControls:
                 ("IPv6", (IpVersion.V6,)),
                 ("IPv4 and IPv6", (IpVersion.V4, IpVersion.V6)),
             ],
-            "The IP version (iperf3 -4 / -6); both makes a series for each.",
+            f"The IP version ({drivers.phrase('ip_version')}); both makes a series for each.",
         )
         self.variable = _combo(
             [(VARIABLE_LABELS[v][0], v) for v in SWEEPS],
             "What changes from point to point of the sweep: the packet "
-            "size (iperf3 -l, netperf -m) by default.",
+            f"size ({drivers.phrase('length')}) by default.",
         )
         self.range_from = _spin(0, 999_999_999, 128, "The first value of the sweep.")
         self.range_to = _spin(1, 999_999_999, 1408, "The last value of the sweep.")
@@ -94,19 +93,19 @@ class StudyControls:
             int(longest.low),
             int(longest.high),
             10,
-            "Seconds per run (iperf3 -t, netperf -l).",
+            f"Seconds per run ({drivers.phrase('duration')}).",
             " s",
         )
         self.duration.setObjectName("duration")
         self.metric_boxes: dict[Metric, QCheckBox] = {}
         for metric, text, tip in (
-            (Metric.THROUGHPUT, "Throughput", "Bulk-transfer tests (iperf3, netperf *_STREAM)."),
             (
-                Metric.RTT,
-                "RTT",
-                "Round-trip time from netperf's request/response tests (TCP_RR, UDP_RR).",
+                Metric.THROUGHPUT,
+                "Throughput",
+                drivers.phrased("Bulk-transfer tests ({throughput})."),
             ),
-            (Metric.CPU, "CPU", "CPU use on both ends (iperf3 reports it; netperf -c -C)."),
+            (Metric.RTT, "RTT", drivers.phrased("Round-trip time from {rtt}.")),
+            (Metric.CPU, "CPU", drivers.phrased("CPU use on both ends ({cpu:; }).")),
             (
                 Metric.LATENCY,
                 "Working latency",

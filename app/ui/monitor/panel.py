@@ -28,6 +28,7 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
 from app.domain.records import status_words
 from app.domain.units import parse_rate
+from app.engine.drivers import phrase
 from app.study.sweep.describe import clock_text
 from app.study.sweep.events import (
     LatencyNote,
@@ -99,13 +100,12 @@ class MonitorPanel(QWidget):
                 ("Download", Direction.DOWN),
                 ("Both at once", Direction.BIDIR),
             ],
-            "Which way the flow goes, seen from this computer (iperf3 -R for download, --bidir "
-            "for both).",
+            f"Which way the flow goes, seen from this computer ({phrase('flow_direction')}).",
         )
         self.udp_rate = QLineEdit("100M")
         self.udp_rate.setToolTip(
-            "The UDP flow's target rate (iperf3 -b), bit/s with K, M or G: the loss is what "
-            "does not arrive of it."
+            f"The UDP flow's target rate ({phrase('bitrate')}), bit/s with K, M or G: the loss "
+            "is what does not arrive of it."
         )
         self.latency = QCheckBox("Working latency")
         accessible(self.latency, "Monitor working latency")
