@@ -47,7 +47,8 @@ CHOICES = tuple(f for f in PLAN_FIELDS if f.kind is Kind.CHOICE and f.choices)
 TYPED = tuple(f for f in RUN_FIELDS if f.kind in (Kind.SIZE, Kind.RATE, Kind.NAME))
 #: The plan's numbers set on this page (the Study page has its runs and seconds): each a spin
 #: box made from its row of the table, with its range (the engines' widest limit, the option's
-#: bounds or the table's own), the plan's default, its unit and its tooltip.
+#: bounds or the table's own), its first value (the row's, else the plan's default), its unit
+#: and its tooltip. The peer's latency responder port is a row too, though not the plan's own.
 NUMBERS = tuple(
     f for f in PLAN_FIELDS if f.kind in (Kind.COUNT, Kind.DECIMAL) and f.tip and f.name in BY_NAME
 )
