@@ -125,7 +125,7 @@ class AdvancedControls:
             value = getattr(plan, field.name)
             self.texts[field.key].setText("" if value is None else str(value))
 
-    def flags(self) -> dict[str, bool]:
+    def flags(self) -> dict[str, Any]:
         """The plan's yes-or-no settings as ticked, by the plan's attribute."""
         return {f.name: self.flag_boxes[f.key].isChecked() for f in FLAGS}
 
