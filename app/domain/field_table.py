@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from app.domain.field_types import Cli, Kind, PlanField
-from app.domain.plan import Variable
+from app.domain.plan import DEFAULT_ECHO_PORT, Order, Variable
 
 #: The Wi-Fi access categories by the DSCP RFC 8325 maps each to (section 4.3).
 ACCESS_CATEGORIES: Mapping[str, int] = {"BK": 8, "BE": 0, "VI": 34, "VO": 46}
@@ -136,7 +136,21 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         lock_words="the pause between runs",
         tip="A pause between runs, to let the link settle.",
     ),
-    PlanField("order", "order", "order", Kind.CHOICE, lock="order", lock_words="the run order"),
+    PlanField(
+        "order",
+        "order",
+        "order",
+        Kind.CHOICE,
+        lock="order",
+        lock_words="the run order",
+        choices=(
+            (Order.SEQUENTIAL, "Sequential"),
+            (Order.INTERLEAVED, "Interleaved across series"),
+            (Order.SHUFFLED, "Shuffled"),
+        ),
+        tip="The order of runs: interleaved alternates the series run by run, "
+        "so drift in the link hits every series alike.",
+    ),
     PlanField(
         "metrics",
         "metrics",
@@ -297,7 +311,37 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         limit="interval_s",
         tip="How often the engine reports ({interval}).",
     ),
-    PlanField("early_stop", "early stop", "early_stop"),
+    # Early stop is off (None) or a share and a number of runs: a check box and the two
+    # numbers below, each drawn from its part (the share shown in per cent, as it is set).
+    PlanField(
+        "early_stop",
+        "early stop",
+        "early_stop",
+        form_label="Stop a point early when precise enough",
+        tip="Stop repeating a point once its 95 % confidence interval "
+        "is within the chosen share of the mean.",
+        parts=(
+            PlanField(
+                "early_stop.relative_ci",
+                "early-stop precision",
+                "early_fraction",
+                Kind.DECIMAL,
+                "% of the mean",
+                bounds=(0.1, 50),
+                start=2.0,
+                tip="The confidence-interval target for early stop.",
+            ),
+            PlanField(
+                "early_stop.min_runs",
+                "early-stop minimum runs",
+                "early_min",
+                Kind.COUNT,
+                bounds=(2, 1000),
+                start=5,
+                tip="Runs a point always gets before it may stop early.",
+            ),
+        ),
+    ),
     PlanField(
         "max_consecutive_failures",
         "consecutive failures allowed",
@@ -314,6 +358,10 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         Kind.FLAG,
         lock="concurrent",
         lock_words="running the series at the same time",
+        form_label="Run the series at the same time",
+        tip="TCP and UDP (or IPv4 and IPv6) share the link at once, each against its own "
+        "{main_server} on consecutive ports (linklab serve --count 2 on the peer): shows how "
+        "the link is divided.",
     ),
     PlanField(
         "clocks_synchronised",
@@ -342,6 +390,18 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         tip="The seed of the shuffled order: the same seed gives the same order again.",
     ),
     PlanField("name", "name", "name", Kind.TEXT),
+    # The peer's: where its latency responder listens (the peer itself is described elsewhere).
+    PlanField(
+        "peer.echo_port",
+        "latency responder port",
+        "echo_port",
+        Kind.COUNT,
+        bounds=(1, 65535),
+        start=DEFAULT_ECHO_PORT,
+        tip="The UDP port of LinkLab's latency responder on the peer (linklab serve "
+        "--echo-port), for working latency. Against this computer LinkLab runs its own, "
+        "on this port when it is free.",
+    ),
     # Conditions the user states: lockable by an exercise, described elsewhere.
     PlanField(
         "conditions.security",

@@ -21,7 +21,7 @@ class Kind(StrEnum):
     NAME = "name"  # a word chosen from what the system has (a congestion control)
     FLAG = "flag"  # yes or no
     TEXT = "text"
-    OTHER = "other"  # a structure of its own (values, early stop)
+    OTHER = "other"  # a structure of its own (values, early stop; the form draws it from parts)
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,13 @@ class PlanField:
     engine_value: Callable[[Any], Any] | None = None
     placeholder: str = ""  # the form's empty field: "system default"
     example: str = ""  # values as the form's sentence for a wrong one gives them: "64K or 262144"
-    bounds: tuple[int, int] | None = None  # a number's range where no limit or option gives one
+    bounds: tuple[float, float] | None = None  # a number's range where no limit or option does
     tip: str = ""  # the form's tooltip, where the command line's help is not enough
+    #: A choice's values, each with the form's label for it, in the form's order.
+    choices: tuple[tuple[Any, str], ...] = ()
+    #: The numbers a structure's control is drawn with, each a row of its own (early stop's).
+    parts: tuple[PlanField, ...] = ()
+    start: float | None = None  # the form's first value, where the plan's default is not it
 
     @property
     def label(self) -> str:

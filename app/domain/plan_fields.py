@@ -37,10 +37,8 @@ __all__ = [
     "x_of",
 ]
 
-#: The plan's own fields (not its stated conditions), by attribute.
-BY_NAME: Mapping[str, PlanField] = {
-    f.name: f for f in PLAN_FIELDS if f.name and not f.name.startswith("conditions.")
-}
+#: The plan's own fields (not its stated conditions nor its peer's), by attribute.
+BY_NAME: Mapping[str, PlanField] = {f.name: f for f in PLAN_FIELDS if f.name and "." not in f.name}
 BY_KEY: Mapping[str, PlanField] = {f.key: f for f in PLAN_FIELDS}
 #: What each variable sweeps.
 SWEPT: Mapping[Variable, PlanField] = {f.variable: f for f in PLAN_FIELDS if f.variable}

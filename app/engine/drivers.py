@@ -4,7 +4,7 @@ here, so they agree; adding an engine is adding its driver to DRIVER_CLASSES."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from app.domain.plan import DEFAULT_ENGINE, Engine, Peer
 from app.engine import limits
@@ -118,10 +118,17 @@ def phrase(key: str, joined: str = ", ", drivers: Mapping[Engine, EngineDriver] 
     return joined.join(parts)
 
 
+#: What the registry itself says in a sentence, by key: the {main_server} of a tooltip is
+#: the label of the server `linklab serve` always starts ("iperf3 server").
+SLOTS: Mapping[str, Callable[[Mapping[Engine, EngineDriver]], str]] = {
+    "main_server": lambda drivers: main_server(drivers).server_label,
+}
+
+
 def phrased(text: str, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> str:
     """A sentence written below the engines (the plan-field table's tooltips and help, the
     metric table's) with the engines' phrases filled in: each {key} is phrase(key), joined by
-    ", " or by what follows a colon ("{cpu:; }" joins with "; ")."""
+    ", " or by what follows a colon ("{cpu:; }" joins with "; "), or the registry's SLOTS."""
     return text.format_map(_Phrases(drivers))
 
 
@@ -139,4 +146,6 @@ class _Joined:
         self.key, self.drivers = key, drivers
 
     def __format__(self, joined: str) -> str:
+        if self.key in SLOTS:
+            return SLOTS[self.key](self.drivers)
         return phrase(self.key, joined or ", ", self.drivers)

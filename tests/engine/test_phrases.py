@@ -12,7 +12,7 @@ from app.domain.metrics import POINT_METRICS
 from app.domain.plan_fields import PLAN_FIELDS
 from app.engine.arguments import Absent, Argument
 from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, phrase, phrased
+from app.engine.drivers import DRIVERS, SLOTS, main_server, phrase, phrased
 
 TABLE_TEXTS = [f.tip for f in PLAN_FIELDS if f.tip] + [
     f.cli.help for f in PLAN_FIELDS if f.cli is not None and f.cli.help
@@ -28,7 +28,7 @@ def test_every_key_the_tables_leave_is_said_by_an_engine() -> None:
     keys = set().union(*(_keys(text) for text in TABLE_TEXTS))
     assert {"omit", "window", "congestion", "owd_engine"} <= keys
     said = {key for d in DRIVERS.values() for key in d.phrases}
-    assert keys <= said
+    assert keys <= said | set(SLOTS)
     for text in TABLE_TEXTS:
         assert "{" not in phrased(text) and "}" not in phrased(text)
 
@@ -50,3 +50,7 @@ def test_a_cited_option_is_the_one_the_driver_passes(driver: EngineDriver) -> No
             continue
         assert not isinstance(how, Absent), f"{key}: cited, yet the engine has none"
         assert isinstance(how, Argument) and driver.phrases[key].endswith(f" {how.flag}"), key
+
+
+def test_a_slot_is_said_by_the_registry() -> None:
+    assert phrased("its own {main_server}.") == f"its own {main_server().server_label}."

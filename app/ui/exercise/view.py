@@ -294,13 +294,14 @@ class ExerciseView(QWidget):
             self.instructions.setText(
                 "Answer the exercise's own questions, then write your report."
             )
-            for widget in (
+            hidden: tuple[QWidget, ...] = (
                 self.locked,
                 self.plan_text,
                 self.setup_button,
                 *self.charts,
                 self.findings,
-            ):
+            )
+            for widget in hidden:
                 widget.setVisible(False)
             self.answers.show_questions(
                 [(qid, q) for qid, q, _ in read.report.final_answers], answers

@@ -14,8 +14,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import DEFAULT_ECHO_PORT, Order, Plan
-from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, RUN_FIELDS, Kind, PlanField, parse_names
+from app.domain.plan import EarlyStop, Plan
+from app.domain.plan_fields import (
+    BY_KEY,
+    BY_NAME,
+    PLAN_FIELDS,
+    RUN_FIELDS,
+    Kind,
+    PlanField,
+    parse_names,
+)
 from app.domain.units import parse_rate, parse_size
 from app.engine import drivers
 from app.ui.common.widgets import (
@@ -29,16 +37,25 @@ from app.ui.common.widgets import (
 )
 from app.ui.measure.conditions_box import ConditionsBox
 
-#: The plan's yes-or-no settings on this page, each a check box under the form's key.
-PLAN_FLAGS = tuple(f.name for f in PLAN_FIELDS if f.kind is Kind.FLAG)
+#: The plan's yes-or-no settings, each a check box labelled by its row, under its key.
+FLAGS = tuple(f for f in PLAN_FIELDS if f.kind is Kind.FLAG)
+#: The plan's choices whose row gives the form's labels (the run order): each a combo box.
+CHOICES = tuple(f for f in PLAN_FIELDS if f.kind is Kind.CHOICE and f.choices)
 #: The engine settings typed as text (a size, a rate, a name such as a congestion control or
 #: a DSCP mark): each a text field made from its row of the field table (its placeholder,
 #: tooltip, neutral value and examples), read by its kind.
 TYPED = tuple(f for f in RUN_FIELDS if f.kind in (Kind.SIZE, Kind.RATE, Kind.NAME))
 #: The plan's numbers set on this page (the Study page has its runs and seconds): each a spin
 #: box made from its row of the table, with its range (the engines' widest limit, the option's
-#: bounds or the table's own), the plan's default, its unit and its tooltip.
-NUMBERS = tuple(f for f in PLAN_FIELDS if f.kind in (Kind.COUNT, Kind.DECIMAL) and f.tip)
+#: bounds or the table's own), its first value (the row's, else the plan's default), its unit
+#: and its tooltip. The peer's latency responder port is a row too, though not the plan's own.
+NUMBERS = tuple(
+    f for f in PLAN_FIELDS if f.kind in (Kind.COUNT, Kind.DECIMAL) and f.tip and f.name in BY_NAME
+)
+#: Early stop: a check box and its parts' two numbers, the share shown in per cent.
+EARLY = BY_KEY["early_stop"]
+#: The peer's latency responder port, a number of the peer's set on this page.
+ECHO = BY_KEY["echo_port"]
 
 
 class AdvancedControls:
@@ -52,63 +69,24 @@ class AdvancedControls:
             edit.setToolTip(drivers.phrased(field.tip))
             self.texts[field.key] = edit
         self.numbers: dict[str, SpinBox | DoubleSpinBox] = {f.key: _number(f) for f in NUMBERS}
-        self.order: ValueCombo = _combo(
-            [
-                ("Sequential", Order.SEQUENTIAL),
-                ("Interleaved across series", Order.INTERLEAVED),
-                ("Shuffled", Order.SHUFFLED),
-            ],
-            "The order of runs: interleaved alternates the series run by run, "
-            "so drift in the link hits every series alike.",
-        )
-        self.concurrent = QCheckBox("Run the series at the same time")
-        self.concurrent.setObjectName("concurrent")
-        self.concurrent.setToolTip(
-            "TCP and UDP (or IPv4 and IPv6) share the link at once, each against its own "
-            f"{drivers.main_server().server_label} on consecutive ports (linklab serve --count 2 "
-            "on the peer): shows how the link is divided."
-        )
-        clocks = BY_KEY["clocks_synchronised"]
-        self.clocks_synchronised = QCheckBox(clocks.label)
-        self.clocks_synchronised.setObjectName("clocks_synchronised")
-        self.clocks_synchronised.setToolTip(drivers.phrased(clocks.tip))
-        self.early_stop = QCheckBox("Stop a point early when precise enough")
-        self.early_stop.setToolTip(
-            "Stop repeating a point once its 95 % confidence interval "
-            "is within the chosen share of the mean."
-        )
-        self.early_fraction: DoubleSpinBox = _double(
-            0.1, 50, 2.0, "The confidence-interval target for early stop.", " % of the mean"
-        )
-        self.early_min: SpinBox = _spin(
-            2, 1000, 5, "Runs a point always gets before it may stop early."
-        )
-        self.echo_port: SpinBox = _spin(
-            1,
-            65535,
-            DEFAULT_ECHO_PORT,
-            "The UDP port of LinkLab's latency responder on the peer (linklab serve "
-            "--echo-port), for working latency. Against this computer LinkLab runs its own, "
-            "on this port when it is free.",
-        )
+        self.choices: dict[str, ValueCombo] = {f.key: _choice(f) for f in CHOICES}
+        self.order = self.choices["order"]
+        self.flag_boxes: dict[str, QCheckBox] = {f.key: _check(f) for f in FLAGS}
+        for field in FLAGS:
+            self.flag_boxes[field.key].setObjectName(field.key)
+        self.early_stop = _check(EARLY)
+        fraction, minimum = EARLY.parts
+        self.early_fraction = _decimal(fraction)
+        self.early_min = _count(minimum)
+        for part, spin in ((fraction, self.early_fraction), (minimum, self.early_min)):
+            accessible(spin, part.label)
+        self.echo_port = _count(ECHO)
         self.conditions = conditions
-        for widget, name in (
-            (self.concurrent, "Run the series at the same time"),
-            (self.clocks_synchronised, clocks.label),
-            (self.early_stop, "Stop a point early when precise enough"),
-            (self.early_fraction, "Early-stop precision"),
-            (self.early_min, "Early-stop minimum runs"),
-        ):
-            accessible(widget, name)
 
     @property
     def checks(self) -> dict[str, QCheckBox]:
         """The check boxes, by the form's key, in the page's order."""
-        return {
-            "concurrent": self.concurrent,
-            "clocks_synchronised": self.clocks_synchronised,
-            "early": self.early_stop,
-        }
+        return {**self.flag_boxes, "early": self.early_stop}
 
     @property
     def run_controls(self) -> dict[str, QWidget]:
@@ -147,13 +125,36 @@ class AdvancedControls:
             value = getattr(plan, field.name)
             self.texts[field.key].setText("" if value is None else str(value))
 
-    def flags(self) -> dict[str, bool]:
-        """The plan's yes-or-no settings as ticked."""
-        return {name: self.checks[name].isChecked() for name in PLAN_FLAGS}
+    def flags(self) -> dict[str, Any]:
+        """The plan's yes-or-no settings as ticked, by the plan's attribute."""
+        return {f.name: self.flag_boxes[f.key].isChecked() for f in FLAGS}
 
     def set_flags(self, plan: Plan) -> None:
-        for name in PLAN_FLAGS:
-            self.checks[name].setChecked(bool(getattr(plan, name)))
+        for field in FLAGS:
+            self.flag_boxes[field.key].setChecked(bool(getattr(plan, field.name)))
+
+    def choice_values(self) -> dict[str, Any]:
+        """The plan's choices made here, by the plan's attribute."""
+        return {f.name: self.choices[f.key].currentData() for f in CHOICES}
+
+    def set_choices(self, plan: Plan) -> None:
+        for field in CHOICES:
+            combo = self.choices[field.key]
+            index = combo.findData(getattr(plan, field.name))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+
+    def early(self) -> EarlyStop | None:
+        """Early stop as set: None when unticked."""
+        if not self.early_stop.isChecked():
+            return None
+        return EarlyStop(self.early_fraction.value() / 100, self.early_min.value())
+
+    def set_early(self, plan: Plan) -> None:
+        self.early_stop.setChecked(plan.early_stop is not None)
+        if plan.early_stop is not None:
+            self.early_fraction.setValue(plan.early_stop.relative_ci * 100)
+            self.early_min.setValue(plan.early_stop.min_runs)
 
     def layout_page(self, rows: list[tuple[QLabel | None, QWidget]]) -> QWidget:
         """The page from (label, cell) rows; no label: the cell spans the row."""
@@ -204,19 +205,52 @@ def _problem(field: PlanField, err: ValueError) -> str:
     return f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."
 
 
-def _number(field: PlanField) -> SpinBox | DoubleSpinBox:
-    """A spin box for one of the plan's numbers, all of it from the table and the plan."""
+def _check(field: PlanField) -> QCheckBox:
+    """A yes-or-no setting: a check box with the row's label (its accessible name) and tip."""
+    box = QCheckBox(field.label)
+    box.setToolTip(drivers.phrased(field.tip))
+    accessible(box, field.label)
+    return box
+
+
+def _choice(field: PlanField) -> ValueCombo:
+    """One of a choice's values: a combo box with the row's labels, in the row's order."""
+    return _combo([(label, value) for value, label in field.choices], drivers.phrased(field.tip))
+
+
+def _range(field: PlanField) -> tuple[float, float]:
+    """A number's range: the engines' widest limit, the option's bounds or the table's own."""
     if field.limit is not None:
         span = drivers.widest(field.limit)
-        low, high = span.low, span.high
-    elif field.cli is not None and field.cli.low is not None and field.cli.high is not None:
-        low, high = field.cli.low, field.cli.high
-    else:
-        assert field.bounds is not None, f"{field.name} has no range"
-        low, high = field.bounds
-    default: Any = Plan.__dataclass_fields__[field.name].default
-    suffix = f" {field.unit}" if field.unit else ""
+        return span.low, span.high
+    if field.cli is not None and field.cli.low is not None and field.cli.high is not None:
+        return field.cli.low, field.cli.high
+    assert field.bounds is not None, f"{field.name} has no range"
+    return field.bounds
+
+
+def _start(field: PlanField) -> Any:
+    """The form's first value: the row's own, else the plan's default."""
+    if field.start is not None:
+        return field.start
+    return Plan.__dataclass_fields__[field.name].default
+
+
+def _suffix(field: PlanField) -> str:
+    return f" {field.unit}" if field.unit else ""
+
+
+def _count(field: PlanField) -> SpinBox:
+    low, high = _range(field)
     tip = drivers.phrased(field.tip)
-    if field.kind is Kind.DECIMAL:
-        return _double(low, high, float(default), tip, suffix)
-    return _spin(int(low), int(high), int(default), tip, suffix)
+    return _spin(int(low), int(high), int(_start(field)), tip, _suffix(field))
+
+
+def _decimal(field: PlanField) -> DoubleSpinBox:
+    low, high = _range(field)
+    return _double(low, high, float(_start(field)), drivers.phrased(field.tip), _suffix(field))
+
+
+def _number(field: PlanField) -> SpinBox | DoubleSpinBox:
+    """A spin box for one of the plan's numbers, all of it from the table and the plan."""
+    return _decimal(field) if field.kind is Kind.DECIMAL else _count(field)

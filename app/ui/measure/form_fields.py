@@ -93,7 +93,6 @@ class FormFields:
 
 #: The form's labels of what is no plan setting (the peer's, the conditions', the notes).
 OTHER_LABELS = {
-    "echo_port": "Latency responder port",
     "frame_overhead": "Frame overhead (bytes)",
     "tags": "Tags",
     "notes": "Notes",

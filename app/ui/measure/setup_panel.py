@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import Assignment, Conditions, EarlyStop, Metric, Plan, Variable
+from app.domain.plan import Assignment, Conditions, Metric, Plan, Variable
 from app.domain.plan_fields import BY_KEY, value_word
 from app.study.sweep.applicability import inapplicable, unavailable_choices
 from app.study.sweep.describe import default_name, duration_text
@@ -240,7 +240,7 @@ class SetupPanel(QWidget):
             self.study.protocol,
             self.study.ip_version,
             self.study.direction,
-            self.adv.order,
+            *self.adv.choices.values(),
         ):
             combo.currentIndexChanged.connect(self._changed)
         self.study.variable.currentIndexChanged.connect(self._variable_changed)
@@ -343,9 +343,6 @@ class SetupPanel(QWidget):
         typed, typed_problems = adv.typed()
         problems += typed_problems
         problems += self.conditions_box.problems()
-        early = None
-        if adv.early_stop.isChecked():
-            early = EarlyStop(adv.early_fraction.value() / 100, adv.early_min.value())
         plan = Plan(
             peer=replace(self.peer_row.peer(), echo_port=adv.echo_port.value()),
             engine=self.study.engine.currentData(),
@@ -356,11 +353,11 @@ class SetupPanel(QWidget):
             values=tuple(values),
             repetitions=self.study.repetitions.value(),
             duration_s=self.study.duration.value(),
-            order=adv.order.currentData(),
             metrics=tuple(m for m, box in self.study.metric_boxes.items() if box.isChecked()),
             **typed,
             **adv.number_values(),
-            early_stop=early,
+            **adv.choice_values(),
+            early_stop=adv.early(),
             **adv.flags(),
             name=self.study.name_edit.text().strip(),
             conditions=self.conditions(),
@@ -414,7 +411,6 @@ class SetupPanel(QWidget):
                 (self.study.ip_version, plan.ip_versions),
                 (self.study.direction, plan.direction),
                 (self.study.variable, plan.variable),
-                (adv.order, plan.order),
             ):
                 index = combo.findData(data)
                 if index >= 0:
@@ -423,15 +419,13 @@ class SetupPanel(QWidget):
             self.study.repetitions.setValue(plan.repetitions)
             self.study.duration.setValue(plan.duration_s)
             adv.set_numbers(plan)
+            adv.set_choices(plan)
             adv.set_typed(plan)
             adv.echo_port.setValue(plan.peer.echo_port)
             for metric, box in self.study.metric_boxes.items():
                 box.setChecked(metric in plan.metrics)
-            adv.early_stop.setChecked(plan.early_stop is not None)
+            adv.set_early(plan)
             adv.set_flags(plan)
-            if plan.early_stop is not None:
-                adv.early_fraction.setValue(plan.early_stop.relative_ci * 100)
-                adv.early_min.setValue(plan.early_stop.min_runs)
             self.study.name_edit.setText(plan.name)
             self.conditions_box.set_conditions(plan.conditions)
         finally:

@@ -49,6 +49,7 @@ class SessionsTab(Protocol):
     buttons: dict[str, QPushButton]
     exports: SessionExports
     compare_requested: Any  # the tab's signal: session ids
+    sessions_restored: Any  # the tab's signal: session ids brought back by Undo
 
     def selected_rows(self) -> list[Row]: ...
     def single_session(self) -> SessionRecord | None: ...
