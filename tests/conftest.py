@@ -30,6 +30,7 @@ from app.engine.server_records import records_folder
 from app.engine.servers import LocalServer, ServerOptions
 from app.engine.tools import Tool
 from tests.heavy_first import heavy_first
+from tests.private_network import enter_private_network
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -56,6 +57,7 @@ def _own_user_folders() -> None:
 
 
 _own_user_folders()
+enter_private_network()
 
 
 #: Ports the tests choose: a block of its own for each pytest-xdist worker, below Linux's

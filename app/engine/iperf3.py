@@ -81,6 +81,8 @@ LIMITS = Limits(
 )
 #: iperf3's --connect-timeout bounds (ms).
 CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
+#: Failures of an IPv6 run to a name with an IPv4 address that say IPv6 cannot reach it.
+UNUSABLE_V6 = re.compile("invalid argument|resource temporarily unavailable")
 
 #: Where the options of the streams (how many, their socket buffer) go: before the direction.
 STREAMS = "streams"
@@ -299,8 +301,8 @@ def classifier(opts: Iperf3Options) -> Classifier:
             return Interrupted("iperf3", detail=message)
         if "parameter error" in text:
             return OptionRefused(f"iperf3 refused an option: {message}.", detail=message)
-        if wants_v6 and "invalid argument" in text and resolves_for_ipv4(host):
-            # An IPv6 answer this computer cannot use (no route, or link-local).
+        if wants_v6 and UNUSABLE_V6.search(text) and resolves_for_ipv4(host):
+            # An IPv6 answer this computer cannot use (no route, link-local), or none (no DNS).
             return Ipv6Unavailable(host, detail=message)
         if "unable to connect" in text and not resolves(host):
             # Some resolvers answer oddly for a missing name; iperf3 then reports the
