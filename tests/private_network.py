@@ -17,6 +17,8 @@ import sys
 CLONE_NEWNET = 0x40000000
 #: The loopback's rate: above any link a test states (1 Gbit/s), far below an unshaped one.
 LOOPBACK_RATE = "4gbit"
+#: What KEEP_HOST_NETWORK says once the session has left the computer's network.
+ENTERED = "entered from"
 #: The session's own addresses beside the loopback (documentation and unique-local ranges, apart
 #: from the test beds' 198.18.0.0/15).
 OWN_V4 = "192.0.2.1"
@@ -36,6 +38,7 @@ def enter_private_network() -> bool:
     ip, tc = shutil.which("ip"), shutil.which("tc")
     if ip is None or tc is None:
         return False
+    computers = os.stat("/proc/self/ns/net").st_ino
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(CLONE_NEWNET) != 0:
         return False
@@ -54,5 +57,6 @@ def enter_private_network() -> bool:
     subprocess.run(
         [tc, *shaper, "burst", "2mb", "latency", "10ms"], check=True, capture_output=True
     )
-    os.environ[KEEP_HOST_NETWORK] = "entered"  # a pytest started by a test stays in this one
+    # A pytest started by a test stays in this one; the computer's namespace, to tell them apart.
+    os.environ[KEEP_HOST_NETWORK] = f"{ENTERED} {computers}"
     return True
