@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import io
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from app.cli.output import EXTRA_COLUMNS, print_points
 from app.domain.metrics import COLUMNS, FIGURES, POINT_METRICS, SAMPLE_FIGURES, Figure, ranked
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
-from app.domain.records import RunMetrics, utc_now
+from app.domain.records import RunMetrics, RunRecord, SessionRecord, utc_now
 from app.domain.results import FlowSummary, Sample
 from app.engine.bounds import LIMITS
 from app.report.csv_export import POINT_COLUMNS, RUN_COLUMNS, runs_csv, write_samples_csv
@@ -132,15 +133,24 @@ def test_a_schema_10_file_gains_the_later_figures(tmp_path: Path, readonly: bool
         assert db.version == (10 if readonly else SCHEMA_VERSION)
 
 
-def test_the_csv_files_carry_every_figure(tmp_path: Path) -> None:
+def _stored_session(
+    tmp_path: Path,
+) -> tuple[SessionRecord, list[RunRecord], Callable[[int], list[Sample]]]:
+    """The stored session, its runs and their samples (read while the database is open)."""
     path = tmp_path / "db.sqlite3"
     sid = _store(path)
     with Database(path, readonly=True) as db:
         store = SessionStore(db)
         session, runs = store.get(sid), store.runs(sid)
-        rows = list(csv.DictReader(io.StringIO(runs_csv(session, runs).lstrip("\ufeff"))))
-        out = io.StringIO()
-        write_samples_csv(out, session, runs, store.samples)
+        samples = {run.id: store.samples(run.id) for run in runs}
+    return session, runs, samples.__getitem__
+
+
+def test_the_csv_files_carry_every_figure(tmp_path: Path) -> None:
+    session, runs, samples_of = _stored_session(tmp_path)
+    rows = list(csv.DictReader(io.StringIO(runs_csv(session, runs).lstrip("\ufeff"))))
+    out = io.StringIO()
+    write_samples_csv(out, session, runs, samples_of)
     names = [f.name for f in COLUMNS]
     assert [c for c in RUN_COLUMNS if c in names] == names
     for seed, row in enumerate(rows):
@@ -156,13 +166,8 @@ def test_the_csv_files_carry_every_figure(tmp_path: Path) -> None:
 
 
 def test_the_monitor_csv_carries_every_figure_of_an_interval(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
-    sid = _store(path)
-    with Database(path, readonly=True) as db:
-        store = SessionStore(db)
-        session, runs = store.get(sid), store.runs(sid)
-        samples = {run.id: store.samples(run.id) for run in runs}
-    text = monitor_csv(session, runs, samples)
+    session, runs, samples_of = _stored_session(tmp_path)
+    text = monitor_csv(session, runs, {run.id: samples_of(run.id) for run in runs})
     names = [f.name for f in SAMPLE_FIGURES]
     assert [c for c in MONITOR_COLUMNS if c in names] == names
     rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
