@@ -19,7 +19,9 @@ from tests.testbed import ROOT, Bed, TestBed
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
 IPERF3_PORT, IPERF2_PORT, NETSERVER_PORT = 5201, 5001, 12865
-BED = Bed(needs=("nft",))
+# A shaped link: the marks and their counts do not depend on the rate, and an unshaped veth
+# would have each run take a whole core from the tests beside it.
+BED = Bed(rate_mbit=200, needs=("nft",))
 DURATION_S = 2
 TABLE = "llab_dscp"
 #: Each access category's DSCP by nftables' name for it (RFC 8325: CS1, 0, AF41, EF).
