@@ -48,14 +48,30 @@ def plain(text: str) -> str:
 MIN_WAIT_S = float(os.environ.get("LINKLAB_TEST_MIN_WAIT_S") or 10.0)
 
 
+#: How often a condition is looked at while the event loop runs (every 10 ms). A look may search
+#: the whole window for a control by its name: looking at every turn of the loop took more CPU
+#: than the window it watched.
+LOOK_EVERY_S = 0.04
+
+
 def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
     """Let the event loop run until condition() is true (within timeout, at least MIN_WAIT_S)."""
     timeout = max(timeout, MIN_WAIT_S)
     deadline = time.monotonic() + timeout
-    while not _holds(condition):
+    next_look = 0.0
+    while True:
+        now = time.monotonic()
+        if now >= next_look:
+            if _holds(condition):
+                return
+            if now > deadline:
+                raise AssertionError(
+                    f"timed out after {timeout:g} s waiting for {what or condition}"
+                )
+            next_look = now + LOOK_EVERY_S
         QApplication.processEvents()
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition}")
+        # Not QTest.qWait: it holds Python's lock while it sleeps, and a reader thread the
+        # window waits for would wait with it.
         time.sleep(0.01)
 
 
