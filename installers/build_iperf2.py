@@ -7,6 +7,11 @@ build/built-engines/<os>-<arch>/ with iperf 2's licence (and, for Windows, the M
 runtime's notices) in licenses/ and a manifest saying what was built from what; LinkLab finds
 it there after a bundled copy and before the PATH. A build whose manifest matches is not redone.
 
+Each build is also kept in this user's cache (~/.cache/linklab/built-engines, or
+$XDG_CACHE_HOME/linklab/…; LINKLAB_BUILD_CACHE names another folder, or `off`), by target, the
+pinned commit and the source's checksum: a fresh checkout on the same computer takes the built
+program from there once it has run (`iperf -v` for Linux) instead of compiling it again.
+
     python installers/build_iperf2.py [--target linux|windows] [--source ARCHIVE] [--out DIR]
 
 Standard library only: the set-up runs it before anything else is installed.
@@ -38,6 +43,8 @@ MANIFEST = "linklab-iperf2.json"
 #: Where the set-up's builds go, by platform tag (app.engine.tools reads the same folder).
 BUILT_DIR = ROOT / "build" / "built-engines"
 WORK_DIR = ROOT / "build" / "iperf2"
+#: Names the build cache's folder; "off" builds without one.
+CACHE_VARIABLE = "LINKLAB_BUILD_CACHE"
 
 MINGW = "x86_64-w64-mingw32"
 #: Static, stripped and without a link time stamp: the same bytes on every build.
@@ -101,6 +108,53 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def cache_dir(target: str, source_sha256: str) -> Path | None:
+    """This user's cached build for target from this source, or None without a cache."""
+    chosen = os.environ.get(CACHE_VARIABLE, "")
+    if chosen == "off":
+        return None
+    if chosen:
+        base = Path(chosen)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = (Path(xdg) if xdg else Path.home() / ".cache") / "linklab" / "built-engines"
+    return base / f"iperf-{VERSION}-{platform_tag(target)}-{COMMIT[:12]}-{source_sha256[:12]}"
+
+
+def _restore(cached: Path, out: Path, target: str) -> bool:
+    """Copy a cached build to out when it is whole (its program's checksum as its manifest
+    says) and, for Linux, runs here; False (and out untouched) otherwise."""
+    try:
+        manifest = json.loads((cached / MANIFEST).read_text(encoding="utf-8"))
+        exe = cached / ("iperf.exe" if target == "windows" else "iperf")
+        if manifest.get("commit") != COMMIT or manifest.get("sha256") != sha256(exe):
+            return False
+    except (OSError, ValueError, AttributeError):
+        return False
+    if target != "windows" and VERSION not in version_line(exe):
+        return False
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(cached, out)
+    return True
+
+
+def _keep(out: Path, cached: Path) -> None:
+    """Put a finished build in the cache (whole or not at all); a cache that cannot be
+    written only costs the next checkout a build."""
+    part = cached.with_name(cached.name + f".part-{os.getpid()}")
+    try:
+        if part.exists():
+            shutil.rmtree(part)
+        shutil.copytree(out, part)
+        if cached.exists():
+            shutil.rmtree(cached)
+        part.rename(cached)
+    except OSError as err:
+        say(f"the build was not kept in {cached.parent} ({err.strerror or err})")
+        shutil.rmtree(part, ignore_errors=True)
 
 
 def vendor_candidates(root: Path = ROOT) -> list[Path]:
@@ -292,10 +346,14 @@ def build(target: str, out: Path, explicit: Path | None = None, force: bool = Fa
         if known.get("commit") == COMMIT and known.get("target") == target:
             say(f"iperf {VERSION} for {target} already built: {exe}")
             return exe
-    toolchain(target)
     work = WORK_DIR / target
     work.mkdir(parents=True, exist_ok=True)
     source = find_source(explicit, work)
+    cached = cache_dir(target, sha256(source.archive))
+    if not force and cached is not None and _restore(cached, out, target):
+        say(f"iperf {VERSION} for {target} taken from the build cache {cached}: {exe}")
+        return exe
+    toolchain(target)
     tree = work / f"iperf-{VERSION}"
     if tree.exists():
         shutil.rmtree(tree)
@@ -340,6 +398,8 @@ def build(target: str, out: Path, explicit: Path | None = None, force: bool = Fa
     }
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     say(f"iperf {VERSION} for {target}: {exe} ({exe.stat().st_size // 1024} kB)")
+    if cached is not None:
+        _keep(out, cached)
     return exe
 
 

@@ -107,3 +107,66 @@ def test_the_linux_bundle_carries_the_iperf_the_set_up_built(tmp_path: Path) -> 
     assert "iperf version 2.2.1" in build_iperf2.version_line(tmp_path / "engines" / "iperf")
     assert "licenses/iperf2-COPYING.txt" in manifest["licenses"]  # type: ignore[operator]
     assert (tmp_path / "engines" / "licenses" / "iperf2-COPYING.txt").is_file()
+
+
+def _set_ups_build() -> Path:
+    if sys.platform == "win32":
+        pytest.skip("the set-up builds iperf 2 on Linux")
+    folder = build_iperf2.BUILT_DIR / build_iperf2.platform_tag("linux")
+    if not (folder / "iperf").is_file():
+        pytest.skip("iperf 2.2.1 is not built here: run scripts/ensure-engines.sh")
+    return folder
+
+
+def test_a_fresh_checkout_takes_the_cached_build_instead_of_compiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The set-up's build, kept in the cache, lands in a new checkout's folder whole; the
+    compiler is never asked for."""
+    built = _set_ups_build()
+    monkeypatch.setenv(build_iperf2.CACHE_VARIABLE, str(tmp_path / "cache"))
+    monkeypatch.setattr(build_iperf2, "WORK_DIR", tmp_path / "work")
+    cached = build_iperf2.cache_dir("linux", ARCHIVE_SHA256)
+    assert cached is not None and cached.parent == tmp_path / "cache"
+    build_iperf2._keep(built, cached)
+    assert sorted(p.name for p in cached.iterdir()) == sorted(p.name for p in built.iterdir())
+
+    def no_compiler(target: str) -> None:
+        raise AssertionError("compiled although the cache held the build")
+
+    monkeypatch.setattr(build_iperf2, "toolchain", no_compiler)
+    out = tmp_path / "checkout" / "built-engines" / "linux-x86_64"
+    exe = build_iperf2.build("linux", out)
+    assert exe == out / "iperf" and exe.read_bytes() == (built / "iperf").read_bytes()
+    assert "iperf version 2.2.1" in build_iperf2.version_line(exe)
+    assert (out / build_iperf2.MANIFEST).read_text() == (built / build_iperf2.MANIFEST).read_text()
+
+
+def test_a_damaged_cached_build_is_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = _set_ups_build()
+    monkeypatch.setenv(build_iperf2.CACHE_VARIABLE, str(tmp_path / "cache"))
+    cached = build_iperf2.cache_dir("linux", ARCHIVE_SHA256)
+    assert cached is not None
+    build_iperf2._keep(built, cached)
+    with (cached / "iperf").open("r+b") as program:  # a byte changed: not what was built
+        program.seek(200)
+        byte = program.read(1)
+        program.seek(200)
+        program.write(bytes([byte[0] ^ 0xFF]))
+    out = tmp_path / "out"
+    assert not build_iperf2._restore(cached, out, "linux")
+    assert not out.exists()
+    (cached / build_iperf2.MANIFEST).write_text("{not json", encoding="utf-8")
+    assert not build_iperf2._restore(cached, out, "linux")
+
+
+def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(build_iperf2.CACHE_VARIABLE, "off")
+    assert build_iperf2.cache_dir("linux", ARCHIVE_SHA256) is None
+    monkeypatch.delenv(build_iperf2.CACHE_VARIABLE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cached = build_iperf2.cache_dir("windows", ARCHIVE_SHA256)
+    assert cached is not None and cached.parent == tmp_path / "linklab" / "built-engines"
+    assert "windows-x86_64" in cached.name and build_iperf2.COMMIT[:12] in cached.name
