@@ -16,6 +16,7 @@ from app.domain.units import format_rate, rate_unit
 from app.study.lab.classroom import ClassView
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
 from app.ui.common.charts import x_title
+from app.ui.common.plot import Plot
 
 MEDIAN_COLOUR = COLOURS[0]  # Okabe-Ito blue
 #: Swept values this far apart (window sizes: 2 K … 512 K) read on a logarithmic axis.
@@ -36,7 +37,7 @@ def tick(variable: Variable, value: float) -> str:
     return f"{value:g}"
 
 
-class ClassChart(pg.PlotWidget):
+class ClassChart(Plot):
     """Drawn once per step chosen: the data does not grow, so no redraw timer is needed."""
 
     def __init__(self, parent: QWidget | None = None, *, print_friendly: bool = False) -> None:

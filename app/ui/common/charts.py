@@ -34,6 +34,7 @@ from app.ui.common.chart_style import (
     style_plot,
     theme_colours,
 )
+from app.ui.common.plot import Plot
 
 REDRAW_MS = 100
 #: Expected curves: thin grey lines, told apart by their dashes.
@@ -92,7 +93,7 @@ class _OnDemand:
         self._timer.stop()
 
 
-class LiveChart(_OnDemand, pg.PlotWidget):
+class LiveChart(_OnDemand, Plot):
     """Throughput of the run in progress, one curve per flow (up, and down for --bidir):
     what the receiver got. Where only the sender has reported so far (a UDP upload measured
     from the sending end), its rate is drawn as its own curve, named "sent", until the
@@ -244,7 +245,7 @@ class SweepPoint:
     spread: float  # ±1 SD (or the CI half-width, when that is what is shown)
 
 
-class SweepChart(_OnDemand, pg.PlotWidget):
+class SweepChart(_OnDemand, Plot):
     """Mean ± spread against the swept variable, one curve (with error bars) per series, and
     (with a link rate) each series' expected goodput as a thin dashed grey line."""
 

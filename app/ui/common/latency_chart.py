@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
+from app.ui.common.plot import Plot
 
 TITLE = "Latency (ms)"
 PHASES = {
@@ -26,7 +27,7 @@ PHASES = {
 TITLE_WORDS = {"idle": "idle", "loaded": "loaded", "kernel": "TCP's own"}
 
 
-class LatencyChart(_OnDemand, pg.PlotWidget):
+class LatencyChart(_OnDemand, Plot):
     """Probe round trips against time, one curve per phase; lost probes are counted in the
     title. It keeps the last MAX_POINTS probes of each phase (200 s at 10 ms)."""
 

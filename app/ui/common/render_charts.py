@@ -43,6 +43,7 @@ from app.ui.common.chart_style import (
     style_plot,
 )
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected
+from app.ui.common.plot import Plot
 from app.ui.qt_fonts import point_offscreen_at_fonts
 
 Spread = Literal["sd", "ci"]
@@ -243,7 +244,7 @@ def timeline_chart(
     """Throughput over time of one run per side, in the pair's colours: each line's points
     are (time in s, what the receiver got in bit/s)."""
     ensure_application()
-    chart = pg.PlotWidget()
+    chart = Plot()
     style_plot(chart, title, print_friendly=True)
     add_legend(chart, print_friendly=True)
     _style_axes(chart, title)
@@ -302,18 +303,18 @@ def painted_png(widget: QWidget, width: int, height: int) -> bytes:
     if not widget.isVisible():
         # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        if isinstance(widget, pg.PlotWidget):
+        if isinstance(widget, Plot):
             fit_title(widget, width - _TITLE_ALLOWANCE)
         widget.resize(width, height)
         widget.show()
     app.processEvents()  # let the plot lay itself out at the new size
-    if isinstance(widget, pg.PlotWidget):
+    if isinstance(widget, Plot):
         _fit_layout(widget, width, height)
     # Painting into an image of our own size keeps the pixel size exact on any
     # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
     image = QImage(width, height, QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
-    if not isinstance(widget, pg.PlotWidget):
+    if not isinstance(widget, Plot):
         widget.render(image)  # the widget and its children, as on screen
         return _png_bytes(image)
     painter = QPainter(image)

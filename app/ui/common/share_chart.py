@@ -11,9 +11,10 @@ from PySide6.QtWidgets import QWidget
 from app.analysis.shares import PointShares
 from app.domain.plan_fields import value_word
 from app.ui.common.chart_style import add_legend, series_colour, style_plot
+from app.ui.common.plot import Plot
 
 
-class ShareChart(pg.PlotWidget):
+class ShareChart(Plot):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         style_plot(self, "Share of the link (series at the same time)")

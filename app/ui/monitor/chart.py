@@ -19,6 +19,7 @@ from app.domain.units import rate_unit
 from app.study.sweep.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
+from app.ui.common.plot import Plot
 
 #: The span shown until the user chooses another: the last five minutes.
 DEFAULT_WINDOW_S = 300.0
@@ -87,7 +88,7 @@ class _Curve:
         self.band.setVisible(banded)
 
 
-class _Plot(pg.PlotWidget):
+class _Plot(Plot):
     def __init__(self, title: str, y_label: str, name: str) -> None:
         super().__init__(axisItems={"bottom": ClockAxis(orientation="bottom")})
         style_plot(self, title)

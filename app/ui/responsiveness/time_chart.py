@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.domain.units import rate_unit
 from app.study.responsiveness.results import Phase, ResponsivenessResult
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot
+from app.ui.common.plot import Plot
 
 #: A direction's colour in both plots (Okabe-Ito), the same in the window and the PNGs.
 DIRECTION_COLOURS = {Phase.DOWNLOAD: COLOURS[0], Phase.UPLOAD: COLOURS[1], Phase.BOTH: COLOURS[2]}
@@ -24,9 +25,9 @@ class ResponsivenessTimeChart(QWidget):
     def __init__(self, parent: QWidget | None = None, *, print_friendly: bool = False) -> None:
         super().__init__(parent)
         self.print_friendly = print_friendly
-        self.goodput = pg.PlotWidget()
+        self.goodput = Plot()
         self.goodput.setAccessibleName("Goodput over time")
-        self.latency = pg.PlotWidget()
+        self.latency = Plot()
         self.latency.setAccessibleName("Latency over time")
         for plot, title in ((self.goodput, "Goodput per step"), (self.latency, "Latency per step")):
             style_plot(plot, title, print_friendly)
