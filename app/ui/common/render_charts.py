@@ -303,18 +303,18 @@ def painted_png(widget: QWidget, width: int, height: int) -> bytes:
     if not widget.isVisible():
         # "Shown" so that Qt lays the view and its scene out at this size, yet never on screen.
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        if isinstance(widget, Plot):
+        if isinstance(widget, pg.PlotWidget):
             fit_title(widget, width - _TITLE_ALLOWANCE)
         widget.resize(width, height)
         widget.show()
     app.processEvents()  # let the plot lay itself out at the new size
-    if isinstance(widget, Plot):
+    if isinstance(widget, pg.PlotWidget):
         _fit_layout(widget, width, height)
     # Painting into an image of our own size keeps the pixel size exact on any
     # device-pixel ratio (grab() would return width × ratio on a high-DPI screen).
     image = QImage(width, height, QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
-    if not isinstance(widget, Plot):
+    if not isinstance(widget, pg.PlotWidget):
         widget.render(image)  # the widget and its children, as on screen
         return _png_bytes(image)
     painter = QPainter(image)
