@@ -70,7 +70,8 @@ def test_this_computer_uses_the_echo_and_compare_compares_latency(tmp_path: Path
             "--metric", "latency",
             "--sizes", "1408",
             "--runs", "2",
-            "--duration", "1",
+            # Loaded probes start at the first interval, at 1 s: a 1-s run may end before any.
+            "--duration", "2",
             "--name", name,
             "--db", db,
             "--json",
