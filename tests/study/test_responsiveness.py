@@ -16,9 +16,10 @@ from app.domain.net import Flow
 from app.domain.plan import Peer
 from app.domain.results import Sample
 from app.engine.drivers import find_tool
-from app.engine.errors import StoppedByUser
+from app.engine.errors import ClosedBeforeStart, ServerBusy, StoppedByUser
+from app.engine.latency import MethodChoice
 from app.engine.loopback import LoopbackServers
-from app.engine.probe_results import ProbeRecord
+from app.engine.probe_results import LatencyMethod, ProbeRecord
 from app.study.responsiveness.results import (
     IdleMeasured,
     Phase,
@@ -29,7 +30,13 @@ from app.study.responsiveness.results import (
     StepMeasured,
     TestStarted,
 )
-from app.study.responsiveness.run import ResponsivenessTest, _StepRun, load_result, step_figures
+from app.study.responsiveness.run import (
+    ResponsivenessTest,
+    _StepRun,
+    knocked_closed,
+    load_result,
+    step_figures,
+)
 from tests.conftest import engine_children, require_engine
 
 
@@ -67,6 +74,19 @@ def test_a_ramp_cut_short_is_low_confidence_and_no_reply_is_poor() -> None:
     assert result.loaded_latency_ms is None and result.rpm is None
     assert result.rating is Rating.POOR and result.confidence is Confidence.LOW
     assert result.lost == 60
+
+
+def test_a_step_closed_by_the_connection_probes_own_knock_is_tried_again() -> None:
+    """Only a test closed before it started, on the very port the connection-time probes
+    knock on, is put down to them; a real closed port elsewhere still ends the test."""
+    closed = ClosedBeforeStart("127.0.0.1", 5201, "iperf3 server", "iperf3")
+    knocking = MethodChoice(LatencyMethod.TCP_CONNECT, "127.0.0.1", 5201, "iperf3", "by TCP")
+    echo = MethodChoice(LatencyMethod.UDP_ECHO, "127.0.0.1", 5200, "echo", "by the echo")
+    assert knocked_closed(closed, knocking, 5201)
+    assert not knocked_closed(closed, knocking, 5202)  # the probes knock elsewhere
+    assert not knocked_closed(closed, echo, 5201)  # UDP probes never reach the iperf3 port
+    busy = ServerBusy("127.0.0.1", 5201, "iperf3 server", "iperf3 -s")
+    assert not knocked_closed(busy, knocking, 5201)  # retried as transient anyway
 
 
 def test_settings_refuse_what_cannot_run() -> None:

@@ -26,13 +26,13 @@ from app.domain.plan import Peer
 from app.domain.results import Sample
 from app.engine.drivers import EngineDriver, RunHandle, peer_servers, responsiveness_driver
 from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
-from app.engine.errors import EngineError, StoppedByUser
+from app.engine.errors import ClosedBeforeStart, EngineError, StoppedByUser
 from app.engine.latency import MethodChoice, detect_method, make_prober
 from app.engine.loopback import LoopbackServers
 from app.engine.options import SingleRun
 from app.engine.peercheck import check_peer
 from app.engine.probe import Prober
-from app.engine.probe_results import ProbeRecord, trimmed_mean
+from app.engine.probe_results import LatencyMethod, ProbeRecord, trimmed_mean
 from app.engine.tools import Capability
 from app.study.responsiveness.results import (
     IdleMeasured,
@@ -56,6 +56,18 @@ DIRECTION = {
 }
 BUSY_TRIES = 8  # an iperf3 server reopens its port after each test: a step retries meanwhile
 BUSY_PAUSE_S = 0.4
+
+
+def knocked_closed(err: LinkLabError, choice: MethodChoice, port: int) -> bool:
+    """Whether a step's test may have been closed by the latency probes themselves: probes by
+    TCP connection time knock on the very server the steps test against, and one that lands
+    as the server reopens its port after the last step can close the next test's connection
+    before it starts (app.engine.latency.TcpConnectProber). Such a step is tried again."""
+    return (
+        isinstance(err, ClosedBeforeStart)
+        and choice.method is LatencyMethod.TCP_CONNECT
+        and choice.port == port
+    )
 
 
 @dataclass
@@ -319,7 +331,8 @@ class ResponsivenessTest:
             try:
                 self._measure_step(options, choice, collected)
             except LinkLabError as err:
-                retry = err.transient and not collected.samples and attempt < BUSY_TRIES
+                again = err.transient or knocked_closed(err, choice, port)
+                retry = again and not collected.samples and attempt < BUSY_TRIES
                 if isinstance(err, StoppedByUser) or self.stopping or not retry:
                     if self.stopping:
                         raise StoppedByUser() from err
