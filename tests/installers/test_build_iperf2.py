@@ -56,13 +56,18 @@ def test_without_the_archive_and_without_upstream_the_build_says_what_to_do(
     assert "could not be fetched" in text and f"put {ARCHIVE} in ../shared/vendor/iperf2/" in text
 
 
-def test_the_set_ups_build_is_2_2_1_with_its_licence_and_manifest() -> None:
-    """What scripts/ensure-engines.sh leaves in build/built-engines/ (the set-up of `make test`)."""
+def _set_ups_build() -> Path:
     if sys.platform == "win32":
         pytest.skip("the set-up builds iperf 2 on Linux")
     folder = build_iperf2.BUILT_DIR / build_iperf2.platform_tag("linux")
     if not (folder / "iperf").is_file():
         pytest.skip("iperf 2.2.1 is not built here: run scripts/ensure-engines.sh")
+    return folder
+
+
+def test_the_set_ups_build_is_2_2_1_with_its_licence_and_manifest() -> None:
+    """What scripts/ensure-engines.sh leaves in build/built-engines/ (the set-up of `make test`)."""
+    folder = _set_ups_build()
     manifest = json.loads((folder / build_iperf2.MANIFEST).read_text(encoding="utf-8"))
     assert manifest["commit"] == build_iperf2.COMMIT and manifest["version"] == "2.2.1"
     assert manifest["sha256"] == build_iperf2.sha256(folder / "iperf")
@@ -107,15 +112,6 @@ def test_the_linux_bundle_carries_the_iperf_the_set_up_built(tmp_path: Path) -> 
     assert "iperf version 2.2.1" in build_iperf2.version_line(tmp_path / "engines" / "iperf")
     assert "licenses/iperf2-COPYING.txt" in manifest["licenses"]  # type: ignore[operator]
     assert (tmp_path / "engines" / "licenses" / "iperf2-COPYING.txt").is_file()
-
-
-def _set_ups_build() -> Path:
-    if sys.platform == "win32":
-        pytest.skip("the set-up builds iperf 2 on Linux")
-    folder = build_iperf2.BUILT_DIR / build_iperf2.platform_tag("linux")
-    if not (folder / "iperf").is_file():
-        pytest.skip("iperf 2.2.1 is not built here: run scripts/ensure-engines.sh")
-    return folder
 
 
 def test_a_fresh_checkout_takes_the_cached_build_instead_of_compiling(
