@@ -800,7 +800,12 @@ def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], No
     user.tab("Sessions")
     wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
     user.click_row("Sessions", 0)  # the newest
-    wait_for(lambda: user.can_see("Compare its series"), 10, "the session's view")
+    # The button shows at once and is enabled once the session's series are read.
+    wait_for(
+        lambda: user.can_see("Compare its series") and user.find("Compare its series").isEnabled(),
+        30,
+        "the session's view",
+    )
     save("session-exports-1280x800.png")
     user.click("Compare its series")
     wait_for(lambda: user.table_rows("Pairs compared"), 30, "the comparison")
