@@ -24,6 +24,8 @@ from tests.conftest import linklab
 
 ADA = "Ada Lovelace"
 TOKEN = "class-token-for-tests-0001"
+#: The instructor's own credential: it registers the class's servers and reads the whole class.
+INSTRUCTOR = "instructor-token-for-tests-0001"
 
 
 def short_exercise() -> Exercise:

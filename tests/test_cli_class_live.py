@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from app.cli.class_live_cmds import INSTRUCTOR_TOKEN_VARIABLE
 from app.store.class_backends import open_class_store
 from app.store.class_store import ClassStore
 from app.study.lab.class_http import call
@@ -26,6 +27,7 @@ from app.study.lab.class_live import view_from_wire
 from app.study.lab.exercises import read_exercise
 from tests.classlive import (
     ADA,
+    INSTRUCTOR,
     TOKEN,
     Measured,
     as_station,
@@ -81,8 +83,10 @@ def store_of(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def start_collector(tmp_path: Path, store: str, port: int, *more: str) -> Running:
     token_file = tmp_path / "class.token"
-    if not token_file.exists():
-        token_file.write_text(TOKEN + "\n", encoding="utf-8")
+    for path, token in ((token_file, TOKEN), (tmp_path / "instructor.token", INSTRUCTOR)):
+        if not path.exists():
+            path.write_text(token + "\n", encoding="utf-8")
+            path.chmod(0o600)
     collector = Running(
         tmp_path / "collector.log",
         "class-server", "--listen", f"127.0.0.1:{port}", "--store", store,
@@ -119,10 +123,22 @@ def test_a_student_runs_are_collected_as_they_end(
     url = f"http://127.0.0.1:{port}"
     collector = start_collector(tmp_path, store_of, port, "--exercise", str(exercise_file))
     first = free_port()
+    # The class token (in the exercise every student has) registers no server: the collector
+    # refuses it with the credential it takes, and the servers stop (they would serve no one).
+    rogue = linklab(
+        "serve", "--count", "2", "--port", str(first), "--no-netserver", "--no-echo",
+        "--bind", "127.0.0.1", "--collector", url, "--token-file", str(tmp_path / "class.token"),
+    )  # fmt: skip
+    assert rogue.returncode == 2, rogue.stdout + rogue.stderr
+    assert "needs the instructor token" in rogue.stderr, rogue.stderr
+    no_token = linklab("serve", "--count", "2", "--port", str(first), "--collector", url)
+    assert no_token.returncode == 2 and "--instructor-token-file FILE" in no_token.stderr
+    assert "listening" not in no_token.stdout  # refused before any server started
     pool = Running(
         tmp_path / "serve.log",
         "serve", "--count", "2", "--port", str(first), "--no-netserver", "--no-echo",
-        "--bind", "127.0.0.1", "--collector", url, "--token-file", str(tmp_path / "class.token"),
+        "--bind", "127.0.0.1", "--collector", url,
+        "--instructor-token-file", str(tmp_path / "instructor.token"),
     )  # fmt: skip
     try:
         pool.wait_for("Press Ctrl+C to stop.")
@@ -151,7 +167,7 @@ def test_a_student_runs_are_collected_as_they_end(
 
         # The class read from the collector, and from its database, is the class of her
         # hand-in read from a folder: the same flags, results and medians.
-        live = class_json(url, "--token", TOKEN)
+        live = class_json(url, "--instructor-token-file", str(tmp_path / "instructor.token"))
         stored = class_json(store_of)
         folder = tmp_path / "handins"
         folder.mkdir()
@@ -169,9 +185,12 @@ def test_a_student_runs_are_collected_as_they_end(
             STUDENT, "G2", "incomplete", ["incomplete", "this computer"],  # on the loopback
         )  # fmt: skip
         assert row["runs_done"] == 2 and row["results"][0]["mean_throughput_bps"] > 0
-        text = linklab("class", url, "--token", TOKEN)
+        # The token from the variable (no command line shows it); the class token is refused.
+        text = linklab("class", url, env={INSTRUCTOR_TOKEN_VARIABLE: INSTRUCTOR})
         assert text.returncode == 0 and text.stdout.startswith("Live lab: 1 student\n")
-        wrong = linklab("class", url, "--token", "not-the-class-token")
+        student = linklab("class", url, "--token-file", str(tmp_path / "class.token"))
+        assert student.returncode == 2 and "needs the instructor token" in student.stderr
+        wrong = linklab("class", url, env={INSTRUCTOR_TOKEN_VARIABLE: "not-the-class-token"})
         assert wrong.returncode == 2 and "class token is missing or wrong" in wrong.stderr
     finally:
         assert pool.stop() == 0
@@ -221,7 +240,7 @@ def test_sixty_stations_push_at_once(
     try:
         assert launch(url, folders).wait(timeout=180) == 0
         stored_once(opened, folders)
-        answer = call(url, TOKEN, "/v1/class")
+        answer = call(url, INSTRUCTOR, "/v1/class")
         view, _ = view_from_wire(answer.data)
         assert len(view.rows) == 60
         assert {row.runs_done for row in view.rows} == {2}
@@ -294,9 +313,11 @@ def test_exercise_push_sends_what_waited(tmp_path: Path, ada: Measured) -> None:
     it; once the collector is there, it sends it all, each run once."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    token_file = tmp_path / "my-class.token"
+    token_file.write_text(TOKEN + "\n", encoding="utf-8")
     push = (
         "exercise", "push", str(ada.exercise_file), "--student", ADA, "--submit", url,
-        "--token", TOKEN, "--db", str(ada.db), "--json",
+        "--token-file", str(token_file), "--db", str(ada.db), "--json",
     )  # fmt: skip
     away = linklab(*push, "--wait", "2")
     assert away.returncode == 1, away.stderr
@@ -307,7 +328,10 @@ def test_exercise_push_sends_what_waited(tmp_path: Path, ada: Measured) -> None:
         back = linklab(*push, "--wait", "60")
         assert back.returncode == 0, back.stderr
         assert json.loads(back.stdout) == {"sent": 4, "waiting": 0, "refused": 0}
-        again = linklab(*push, "--wait", "10")  # nothing new: nothing sent twice
+        # The token from the variable instead (no command line shows it): nothing new, nothing
+        # sent twice.
+        in_variable = [a for a in push if a not in ("--token-file", str(token_file))]
+        again = linklab(*in_variable, "--wait", "10", env={"LINKLAB_CLASS_TOKEN": TOKEN})
         assert json.loads(again.stdout) == {"sent": 4, "waiting": 0, "refused": 0}
         opened = open_class_store(store)
         try:

@@ -17,7 +17,7 @@ from app.store.outbox import outbox_path
 from app.study.lab.class_http import call
 from app.study.lab.class_station import announce_pool
 from app.study.lab.exercises import read_exercise, write_exercise
-from tests.classlive import TOKEN, short_exercise
+from tests.classlive import INSTRUCTOR, TOKEN, short_exercise
 from tests.conftest import free_port, require_engine
 from tests.test_cli_class_live import Running, start_collector
 from tests.test_cli_study import linklab
@@ -43,9 +43,12 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
     try:
         collector.wait_for("Press Ctrl+C to stop.")
         token = token_file.read_text(encoding="utf-8").strip()
+        instructor_file = tmp_path / "instructor.token"  # made beside it, the owner's alone
+        instructor = instructor_file.read_text(encoding="utf-8").strip()
+        assert instructor != token and instructor_file.stat().st_mode & 0o077 == 0
         # A refused request and an accepted one are both logged: neither line has the token.
         assert call(url, "not-the-class-token", "/v1/class").status == 401
-        announce_pool(url, token, [free_port()], "iperf3", "127.0.0.1")
+        announce_pool(url, instructor, [free_port()], "iperf3", "127.0.0.1")
         collector.wait_for("refused 127.0.0.1")
         collector.wait_for("pool of 1 iperf3 server(s)")
     finally:
@@ -53,16 +56,22 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
     # Windows has no SIGTERM: the process is ended from outside, with status 1.
     assert stopped == 0 or sys.platform == "win32"
     text = collector.text()
-    shown = _lines_with(text, token)
-    assert len(shown) == 1, text
-    assert "--token" not in shown[0] and "[" not in shown[0], text  # no command, no log line
+    for secret in (token, instructor):
+        shown = _lines_with(text, secret)
+        assert len(shown) == 1, text
+        assert "--token" not in shown[0] and "[" not in shown[0], text  # no command, no log
+    assert "Keep the instructor token to yourself" in text
+    assert instructor not in exercise_file.read_text(encoding="utf-8")  # never handed out
     assert "Students: linklab run --exercise FILE --student NAME" in text  # what to type
     # The exercise handed out carries it (that is how it reaches the students).
     named = read_exercise(exercise_file).collector
     assert named is not None and named.token == token
 
     # Started again with the same token file: the instructor already has the token. (On a
-    # new port: under Wine the ended collector's port can stay taken for a moment.)
+    # new port: under Wine the ended collector's port can stay taken for a moment.) A token
+    # file other users can read is used, with a warning that says how to make it private.
+    if sys.platform != "win32":
+        token_file.chmod(0o644)
     again = Running(
         tmp_path / "again.log",
         "class-server", "--listen", f"127.0.0.1:{free_port()}", "--store", store,
@@ -74,8 +83,13 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
         stopped = again.stop()
     assert stopped == 0 or sys.platform == "win32"
     assert _lines_with(again.text(), token) == [], again.text()
+    assert _lines_with(again.text(), instructor) == [], again.text()
     assert str(token_file) in again.text()  # it says where the token is
-    assert "--token TOKEN (TOKEN: the class token in" in again.text()
+    if sys.platform != "win32":
+        warned = f"Other users of this computer can read {token_file}"
+        assert warned in again.text() and f"chmod 600 {token_file}" in again.text()
+        assert str(tmp_path / "instructor.token") + "," not in again.text()  # that one is 0600
+    assert f"--token-file FILE (FILE: a copy of {token_file}" in again.text()
 
 
 def test_a_students_database_keeps_the_address_and_the_token_apart(tmp_path: Path) -> None:
@@ -107,7 +121,8 @@ def test_a_students_database_keeps_the_address_and_the_token_apart(tmp_path: Pat
         )  # fmt: skip
         assert pushed.returncode == 0, pushed.stderr
         assert json.loads(pushed.stdout)["waiting"] == 0
-        answer = call(url, TOKEN, "/v1/class")
+        assert call(url, TOKEN, "/v1/class").status == 403  # the class token reads no class
+        answer = call(url, INSTRUCTOR, "/v1/class")
         assert answer.status == 200
     finally:
         assert collector.stop() == 0

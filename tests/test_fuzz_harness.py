@@ -168,7 +168,7 @@ def test_the_collector_never_opens_a_file_a_request_names(tmp_path: Path) -> Non
 
     exercise_file = write_exercise(tmp_path / "lab.linklab-exercise", short_exercise())
     store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
-    app = CollectorApp(store, "class-token-for-tests")
+    app = CollectorApp(store, "class-token-for-tests", "instructor-token-for-tests")
     try:
         for wanted in ("-" * 5000, str(exercise_file)):
             said: list[str] = []
@@ -176,7 +176,7 @@ def test_the_collector_never_opens_a_file_a_request_names(tmp_path: Path) -> Non
                 "REQUEST_METHOD": "GET",
                 "PATH_INFO": "/v1/class",
                 "QUERY_STRING": f"exercise={wanted}",
-                "HTTP_AUTHORIZATION": "Bearer class-token-for-tests",
+                "HTTP_AUTHORIZATION": "Bearer instructor-token-for-tests",
                 "REMOTE_ADDR": "192.0.2.1",
                 "wsgi.input": io.BytesIO(b""),
             }

@@ -187,14 +187,23 @@ def key_value(text: str) -> tuple[str, str]:
 
 
 def add_submit_arguments(parser: argparse.ArgumentParser) -> None:
-    """--submit, --token and --no-submit: a step's runs pushed to the class's collector."""
+    """--submit, --token, --token-file and --no-submit: a step's runs pushed to the class's
+    collector."""
     parser.add_argument(
         "--submit",
         metavar="URL",
         help="push each finished run and the answers to the class's collector at URL (default: "
         "the collector the exercise names)",
     )
-    parser.add_argument("--token", metavar="TOKEN", help="the class token, with --submit")
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="the class token, with --submit (other users of this computer can see a command "
+        "line: prefer --token-file or LINKLAB_CLASS_TOKEN)",
+    )
+    parser.add_argument(
+        "--token-file", metavar="FILE", help="the class token's file, with --submit"
+    )
     parser.add_argument(
         "--no-submit", action="store_true", help="do not push, even where the exercise says"
     )

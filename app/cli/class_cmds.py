@@ -8,7 +8,12 @@ import json
 from pathlib import Path
 
 from app.cli.args import EXIT_OK
-from app.cli.class_live_cmds import class_token, is_live_source, live_view
+from app.cli.class_live_cmds import (
+    add_instructor_token_arguments,
+    instructor_token,
+    is_live_source,
+    live_view,
+)
 from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.domain.units import counted, format_rate
@@ -26,7 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cls.add_argument(
         "folder",
         metavar="SOURCE",
-        help="the folder of .linklab hand-ins, a collector (http://HOST:PORT, with --token) or "
+        help="the folder of .linklab hand-ins, a collector (http://HOST:PORT, with "
+        "--instructor-token-file) or "
         "a class database (postgresql://…, sqlite:PATH)",
     )
     cls.add_argument(
@@ -35,8 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the exercise (default: the one most hand-ins are for); for a collector or a "
         "database also its title",
     )
-    cls.add_argument("--token", metavar="TOKEN", help="the class token, to read a collector")
-    cls.add_argument("--token-file", metavar="FILE", help="the class token's file")
+    add_instructor_token_arguments(cls, "to read a collector's class")
     cls.add_argument("--json", action="store_true", help="print the class as one JSON object")
     cls.add_argument("--csv", metavar="FILE", help="write the grades table for a spreadsheet")
     cls.set_defaults(handler=cmd_class)
@@ -61,7 +66,7 @@ def export_handin(args: argparse.Namespace, env: Environment) -> int:
 
 def cmd_class(args: argparse.Namespace, env: Environment) -> int:
     if is_live_source(args.folder):
-        view = live_view(args.folder, class_token(args), args.exercise)
+        view = live_view(args.folder, instructor_token(args, env), args.exercise)
     else:
         exercise = read_exercise(args.exercise) if args.exercise else None
         view = read_class(Path(args.folder), exercise)

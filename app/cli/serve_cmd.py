@@ -12,7 +12,7 @@ from types import FrameType
 from typing import TextIO
 
 from app.cli.args import EXIT_FAILED, EXIT_OK, add_port_arguments, number
-from app.cli.class_live_cmds import add_pool_arguments, tell_collector
+from app.cli.class_live_cmds import add_pool_arguments, pool_token, tell_collector
 from app.cli.discover_cmd import start_echo
 from app.cli.environment import Environment
 from app.domain.errors import BadOption
@@ -208,6 +208,7 @@ def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
         print(f"linklab: {sentence}", file=env.stderr)
 
     main = main_server()
+    announce_with = pool_token(args, env)
     instead, others = stand_ins(args)
     if instead:
         print(f"linklab: {instead}", file=env.stderr, flush=True)
@@ -248,8 +249,8 @@ def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
                 print(f"linklab: {why_off}", file=env.stderr, flush=True)
         for line in _peer_addresses(args.bind):
             print(line, file=env.stdout)
-        if args.collector:
-            print(tell_collector(args, servers), flush=True, file=env.stdout)
+        if announce_with is not None:
+            print(tell_collector(args, announce_with, servers), flush=True, file=env.stdout)
         print("Press Ctrl+C to stop.", flush=True, file=env.stdout)
         while all(server.running for server in servers):
             time.sleep(0.2)

@@ -368,7 +368,7 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
     if not args.student:
         raise BadOption("Give your name with --student NAME: the exercise records who measured.")
     door = open_door(args, env)
-    pusher = pusher_for(args, door.db_path, exercise, args.student)
+    pusher = pusher_for(args, env, door.db_path, exercise, args.student)
     if pusher is not None and args.peer is None:
         # The collector tells each station which of the class's engine servers is its own.
         args.peer, port = station_peer(pusher, args.student)

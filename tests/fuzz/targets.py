@@ -118,6 +118,8 @@ def _shown_bytes(data: bytes) -> str:
 
 
 # -- the collector's reading of a request ---------------------------------------------------
+#: The instructor's credential of the fuzzed collector (the class token is the written exercise's).
+INSTRUCTOR_TOKEN = "instructor-token-for-the-fuzzer"
 ROUTES = (
     ("POST", "/v1/push"), ("POST", "/v1/push"), ("POST", "/v1/push"), ("POST", "/v1/pool"),
     ("GET", "/v1/station"), ("GET", "/v1/class"), ("GET", "/v1/exercises"),
@@ -131,7 +133,7 @@ def _collector() -> CollectorApp:
     atexit.register(store.close)
     # No rate limit: every input is read, none told to wait.
     limits = Limits(rate=1e12, burst=10**12)
-    return CollectorApp(store, written().token, limits)
+    return CollectorApp(store, written().token, INSTRUCTOR_TOKEN, limits)
 
 
 def _request_seeds() -> list[dict[str, Any]]:
@@ -149,7 +151,16 @@ def _request(rng: random.Random, document: dict[str, Any]) -> dict[str, Any]:
     query = rng.choice(("", "student=Ada+Lovelace", "exercise=x", "student=", "student=%ff"))
     if rng.random() < 0.3:
         query = mutate_text(rng, query or "student=Ada", 1)
-    token = written().token if rng.random() < 0.9 else mutate_text(rng, written().token, 1)
+    # Mostly the instructor's token (it opens every route), some the class token (the
+    # station's routes, the rest refused), some a damaged one.
+    choice = rng.random()
+    token = (
+        INSTRUCTOR_TOKEN
+        if choice < 0.6
+        else written().token
+        if choice < 0.9
+        else mutate_text(rng, written().token, 1)
+    )
     return {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,

@@ -25,7 +25,16 @@ from app.study.lab.classroom import read_class
 from app.study.lab.collector import Collector
 from app.study.lab.collector_app import Limits
 from app.study.lab.handin import handin_document
-from tests.classlive import ADA, TOKEN, Measured, as_station, body, measure_ada, store_url
+from tests.classlive import (
+    ADA,
+    INSTRUCTOR,
+    TOKEN,
+    Measured,
+    as_station,
+    body,
+    measure_ada,
+    store_url,
+)
 
 STORES = ["sqlite", "postgresql"]
 
@@ -48,7 +57,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ClassStore
 
 @pytest.fixture
 def collector(store: ClassStore) -> Iterator[Collector]:
-    server = Collector(store, TOKEN, "127.0.0.1", 0, limits=Limits(rate=1000, burst=1000))
+    server = Collector(
+        store,
+        TOKEN,
+        "127.0.0.1",
+        0,
+        instructor_token=INSTRUCTOR,
+        limits=Limits(rate=1000, burst=1000),
+    )
     server.start()
     yield server
     server.stop()
@@ -75,7 +91,7 @@ def test_runs_are_stored_once_and_the_view_matches_the_handin(
     assert push(collector, run_item) == (200, "Already stored: nothing new.")
     assert store.counts()["runs"] == 2
     # The class view served equals the view of Ada's hand-in read from a folder.
-    answer = call(collector.url, TOKEN, "/v1/class")
+    answer = call(collector.url, INSTRUCTOR, "/v1/class")
     assert answer.status == 200
     live, changes = view_from_wire(answer.data)
     assert changes == store.changes()
@@ -95,7 +111,7 @@ def test_runs_are_stored_once_and_the_view_matches_the_handin(
     )  # fmt: skip
     assert row["answers"] == 1
     # Unchanged since: the collector says so without sending the class again.
-    again = call(collector.url, TOKEN, "/v1/class", etag=answer.headers["etag"])
+    again = call(collector.url, INSTRUCTOR, "/v1/class", etag=answer.headers["etag"])
     assert again.status == 304
 
 
@@ -164,7 +180,9 @@ def test_bad_requests_are_refused_and_store_nothing(
 
 
 def test_a_station_over_its_rate_is_told_to_wait(ada: Measured, store: ClassStore) -> None:
-    server = Collector(store, TOKEN, "127.0.0.1", 0, limits=Limits(rate=0.5, burst=3))
+    server = Collector(
+        store, TOKEN, "127.0.0.1", 0, instructor_token=INSTRUCTOR, limits=Limits(rate=0.5, burst=3)
+    )
     server.start()
     try:
         statuses = [call(server.url, TOKEN, "/v1/health") for _ in range(5)]
@@ -179,14 +197,56 @@ def test_a_station_over_its_rate_is_told_to_wait(ada: Measured, store: ClassStor
 
 def test_the_pool_gives_each_station_its_own_port(collector: Collector) -> None:
     pool = json.dumps({"ports": [5301, 5302], "engine": "iperf3", "host": "192.0.2.5"})
-    assert call(collector.url, TOKEN, "/v1/pool", pool.encode()).status == 200
+    assert call(collector.url, INSTRUCTOR, "/v1/pool", pool.encode()).status == 200
     given = [call(collector.url, TOKEN, f"/v1/station?student=S{n}") for n in range(3)]
     assert [a.status for a in given] == [200, 200, 404]
     assert {a.data["port"] for a in given[:2]} == {5301, 5302}
+    assert {a.data["host"] for a in given[:2]} == {"192.0.2.5"}
     assert "No server is free for you" in given[2].sentence
     # Asked again, a station keeps its port.
     again = call(collector.url, TOKEN, "/v1/station?student=S0")
     assert again.data == given[0].data
+
+
+def test_a_student_with_the_class_token_cannot_redirect_the_class(collector: Collector) -> None:
+    """The class token is in every exercise handed out: with it a student could point every
+    station at a host of their choosing. Registering servers takes the instructor token."""
+    honest = json.dumps({"ports": [5301, 5302], "engine": "iperf3", "host": "192.0.2.5"})
+    assert call(collector.url, INSTRUCTOR, "/v1/pool", honest.encode()).status == 200
+    rogue = json.dumps({"ports": [5201], "engine": "iperf3", "host": "203.0.113.9"})
+    refused = call(collector.url, TOKEN, "/v1/pool", rogue.encode())
+    assert refused.status == 403
+    assert "needs the instructor token" in refused.sentence
+    assert "not the class token" in refused.sentence
+    # Not a pool without a host either: the address the request came from is not taken.
+    bare = json.dumps({"ports": [5201], "engine": "iperf3"})
+    assert call(collector.url, TOKEN, "/v1/pool", bare.encode()).status == 403
+    # Every station is still given only the instructor's servers.
+    given = [call(collector.url, TOKEN, f"/v1/station?student=S{n}") for n in range(3)]
+    assert [(a.data or {}).get("host") for a in given[:2]] == ["192.0.2.5", "192.0.2.5"]
+    assert given[2].status == 404  # the rogue's port 5201 was not added to the pool
+
+
+def test_each_route_takes_the_credential_the_guide_names(collector: Collector) -> None:
+    """The class token opens a station's routes and no more; the instructor token opens every
+    route; a wrong token none. docs/guide/class.md lists the same routes and credentials."""
+    from app.study.lab.collector_app import ROUTES, Credential
+
+    guide = (Path(__file__).parents[2] / "docs" / "guide" / "class.md").read_text("utf-8")
+    for (method, path), credential in ROUTES.items():
+        data = b"{}" if method == "POST" else None
+        with_class = call(collector.url, TOKEN, path, data).status
+        answered = call(collector.url, INSTRUCTOR, path, data)
+        with_instructor = answered.status
+        with_neither = call(collector.url, "not-a-token-of-this-class", path, data).status
+        assert with_neither == 401, path
+        assert with_instructor not in (401, 403, 405), path
+        assert "This collector has no" not in answered.sentence, path  # the route is served
+        if credential is Credential.INSTRUCTOR:
+            assert with_class == 403, path
+        else:
+            assert with_class == with_instructor, path
+        assert f"| `{method} {path}` | {credential.value} |" in guide, path
 
 
 @pytest.mark.parametrize("code", [13, 10013])  # EACCES on POSIX, WSAEACCES on Windows

@@ -11,6 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 
 from app.domain.collector import Collector as CollectorAddress
 from app.domain.exercise import Exercise
@@ -21,7 +23,7 @@ from app.study.lab.class_push import station_pushes
 from app.study.lab.collector import Collector
 from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
-from tests.classlive import TOKEN, short_exercise
+from tests.classlive import INSTRUCTOR, TOKEN, short_exercise
 from tests.conftest import free_port
 from tests.ui.class_handins import Student, _measure
 from tests.ui.test_exercise_flow import open_file
@@ -88,7 +90,7 @@ def test_a_students_window_sends_each_run_to_the_class(
     each run sent as it ends; the Exercise tab says what was sent."""
     exercise = short_exercise()
     store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
-    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector = Collector(store, TOKEN, "127.0.0.1", 0, instructor_token=INSTRUCTOR)
     collector.start()
     try:
         named = replace(exercise, collector=CollectorAddress(collector.url, TOKEN))
@@ -115,29 +117,52 @@ def test_a_students_window_sends_each_run_to_the_class(
 def test_the_server_tab_runs_a_server_for_each_station(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
-    """The Server tab's pool: two iperf3 servers for two stations, announced to the collector,
-    which gives each student their own port."""
-    store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
-    collector = Collector(store, TOKEN, "127.0.0.1", 0)
-    collector.start()
+    """The instructor's journey to a pool: Collect live on the Class tab, Copy instructor
+    token, then the Server tab's pool with the token pasted: two iperf3 servers for two
+    stations, registered with the collector, which gives each student their own port. The
+    class token (which every student has) is refused there, and nothing is registered."""
+    user.tab("Class")
+    user.type("Collector port", str(free_port()))
+    user.check("Collect live")
+    wait_for(lambda: "Students send to" in user.text("Collector address"), 10, "the address")
+    shown = re.search(r"Students send to (\S+) · token (\S+)", user.text("Collector address"))
+    assert shown is not None
+    url, token = shown.groups()
+    url = url.replace(url.split("//")[1].split(":")[0], "127.0.0.1")  # the test's own loopback
+    instructor_file = window.context.db_path.with_name("instructor.token")
+    instructor = instructor_file.read_text(encoding="utf-8").strip()
+    assert instructor not in user.visible_text()  # never on screen (a projector shows it)
     first = free_port()
     try:
+        # The class token first, as a student who read it off an exercise would try.
         user.tab("Server")
         user.type("Stations", "2")
         user.type("First port", str(first))
-        user.type("Collector", collector.url)
-        user.type("Class token", TOKEN)
+        user.type("Collector", url)
+        user.type("Instructor token", token)
+        user.click("Start the pool")
+        wait_for(lambda: "needs the instructor token" in user.text("Pool status"), 20, "refusal")
+        assert call(url, token, "/v1/station?student=S0").status == 404  # nothing registered
+        user.click("Stop the pool")
+
+        user.tab("Class")
+        user.click("Copy instructor token")
+        assert QGuiApplication.clipboard().text() == instructor
+        assert "Copied the instructor token" in user.text("Status")
+        user.tab("Server")
+        user.type("Instructor token", "")
+        user.key(Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)  # pasted as a user does
         user.click("Start the pool")
         wait_for(lambda: "Told the class's collector" in user.text("Pool status"), 20, "the pool")
         assert f"2 iperf3 servers on ports {first}–{first + 1}." in user.text("Pool status")
-        given = [call(collector.url, TOKEN, f"/v1/station?student=S{n}") for n in range(3)]
+        given = [call(url, token, f"/v1/station?student=S{n}") for n in range(3)]
         assert [a.status for a in given] == [200, 200, 404]
         assert {a.data["port"] for a in given[:2]} == {first, first + 1}
         user.click("Stop the pool")
         assert window.servers.pool == []
     finally:
-        collector.stop()
-        store.close()
+        user.tab("Class")
+        user.check("Collect live", False)
 
 
 # Over 10 s: the window follows a class collector run by another process.
@@ -145,12 +170,12 @@ def test_open_live_class_follows_a_collector_elsewhere(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
     """An instructor (or a colleague) reads a class that another LinkLab collects: Open live
-    class… asks for the collector's address and the class token, the students' rows appear,
+    class… asks for the collector's address and the instructor token, the students' rows appear,
     and a run that arrives later shows up without a click. A wrong token is told, not shown
     as an empty class."""
     exercise = find_ready("open-vs-wpa2")
     store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
-    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector = Collector(store, TOKEN, "127.0.0.1", 0, instructor_token=INSTRUCTOR)
     collector.start()
 
     def answer(label: str, text: str) -> Callable[[User], None]:
@@ -165,13 +190,18 @@ def test_open_live_class_follows_a_collector_elsewhere(
         for document in pushes(tmp_path, exercise, Student(ANA, "G1", 1)):
             assert call(collector.url, TOKEN, "/v1/push", document).status == 200
         user.tab("Class")
-        with user.answering(source, answer("Class token", "not-the-class-token")):
+        with user.answering(source, answer("Instructor token", "not-the-class-token")):
             user.click("Open live class…")
         refused = "The class token is missing or wrong"
         wait_for(lambda: refused in user.text("Class"), 10, "the refused token")
         assert user.table_rows("Students") == []
+        # The class token (every student has it) does not read the whole class either.
+        with user.answering(source, answer("Instructor token", TOKEN)):
+            user.click("Open live class…")
+        wait_for(lambda: "needs the instructor token" in user.text("Class"), 10, "refused")
+        assert user.table_rows("Students") == []
 
-        with user.answering(source, answer("Class token", TOKEN)):
+        with user.answering(source, answer("Instructor token", INSTRUCTOR)):
             user.click("Open live class…")
         wait_for(lambda: len(user.table_rows("Students")) == 1, 10, "Ana's row")
         (row,) = user.table_rows("Students")

@@ -22,7 +22,7 @@ from app.store.class_backends import open_class_store
 from app.study.lab.collector import Collector
 from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
-from tests.classlive import TOKEN
+from tests.classlive import INSTRUCTOR, TOKEN
 from tests.ui.test_class_tab import choose_folder
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_exercise_flow import open_file
@@ -82,7 +82,7 @@ def test_exercise_step_close_own_study_hand_in_and_class_view(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
     store = open_class_store(f"sqlite:{tmp_path / 'class.sqlite3'}")
-    collector = Collector(store, TOKEN, "127.0.0.1", 0)
+    collector = Collector(store, TOKEN, "127.0.0.1", 0, instructor_token=INSTRUCTOR)
     collector.start()
     try:
         exercise = latency_exercise(collector.url)
@@ -170,7 +170,7 @@ def test_exercise_step_close_own_study_hand_in_and_class_view(
         assert counts["sessions"] == 1 and counts["runs"] == 2, counts
         with user.answering(
             answer("Collector (http://HOST:PORT) or postgresql://…", collector.url),
-            answer("Class token", TOKEN),
+            answer("Instructor token", INSTRUCTOR),
         ):
             user.click("Open live class…")
         wait_for(lambda: "live from" in user.text("Class"), 15, "the live class")

@@ -28,7 +28,12 @@ from app.study.sweep.events import (
     StudyEvent,
 )
 
-__all__ = ["ClassPusher", "announce_pool", "my_server"]
+__all__ = ["ClassPusher", "PoolRefused", "announce_pool", "my_server"]
+
+
+class PoolRefused(BadOption):
+    """The collector refused the credential the pool was announced with (401, 403): telling
+    it again with the same one cannot help."""
 
 
 class ClassPusher:
@@ -146,7 +151,8 @@ def announce_pool(
             if not shared
             else f"Told the class's collector at {url}: one {engine} server for every station."
         )
-    raise BadOption(
+    refused = PoolRefused if answer.status in (401, 403) else BadOption
+    raise refused(
         f"The class's collector at {url} was not told about the servers: "
         f"{(answer.sentence or str(answer.status)).rstrip('.')}."
     )

@@ -1,7 +1,8 @@
 """The class collector as a server: waitress (an established WSGI server) serving
 app.study.lab.collector_app on the lab network, started by `linklab class-server` or the Class
-tab's Collect live switch and stopped cleanly from any thread; the class token kept in a file;
-the collector's address written into the exercise that students open."""
+tab's Collect live switch and stopped cleanly from any thread; the class token and the
+instructor token kept in files of their own; the collector's address written into the exercise
+that students open."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import contextlib
 import ipaddress
 import os
 import secrets
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,10 +29,13 @@ from app.study.lab.exercises import read_exercise, write_exercise
 
 __all__ = [
     "DEFAULT_PORT",
+    "INSTRUCTOR_TOKEN_FILE",
     "Collector",
+    "instructor_token_file",
     "parse_listen",
     "read_token_file",
     "station_url",
+    "token_file_warning",
     "write_into_exercise",
 ]
 
@@ -41,6 +46,9 @@ EVERY_ADDRESS = "0.0.0.0"  # noqa: S104
 #: transaction), few enough that their buffers keep the collector's memory small.
 THREADS = 8
 CONNECTIONS = 256
+#: The instructor token's file, beside the class token's unless named: it registers the class's
+#: servers and reads the whole class, so it is never written into an exercise.
+INSTRUCTOR_TOKEN_FILE = "instructor.token"  # noqa: S105 (a file's name)
 
 
 class CollectorStartFailed(LinkLabError):
@@ -67,14 +75,14 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, port
 
 
-def read_token_file(path: Path, create: bool = True) -> tuple[str, bool]:
-    """The class token in the file (its first line), and whether it was just created: a
-    missing file gets a new random token, readable by its owner only."""
+def read_token_file(path: Path, create: bool = True, what: str = "class token") -> tuple[str, bool]:
+    """The token in the file (its first line), and whether it was just created: a missing
+    file gets a new random token, readable by its owner only."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         if not create:
-            raise BadOption(f"There is no token file {path}: name the token file.") from None
+            raise BadOption(f"There is no {what} file {path}: name the {what}'s file.") from None
         token = secrets.token_urlsafe(24)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,14 +91,36 @@ def read_token_file(path: Path, create: bool = True) -> tuple[str, bool]:
                 handle.write(token + "\n")
         except OSError as err:
             raise BadOption(
-                f"Cannot write the token file {path} ({err.strerror or err}): choose another "
-                f"place with --token-file."
+                f"Cannot write the {what} file {path} ({err.strerror or err}): choose another "
+                f"place for it."
             ) from None
         return token, True
     except (OSError, UnicodeDecodeError) as err:
-        raise BadOption(f"Cannot read the token file {path} ({err}): check it.") from None
+        raise BadOption(f"Cannot read the {what} file {path} ({err}): check it.") from None
     first = text.strip().splitlines()[0] if text.strip() else ""
-    return check_token(first, f"The token in {path}"), False
+    return check_token(first, f"The {what} in {path}"), False
+
+
+def token_file_warning(path: Path) -> str | None:
+    """A sentence when other users of this computer can read a token's file (POSIX modes;
+    Windows keeps a user's files to the user by their folder's access list)."""
+    if os.name != "posix":
+        return None
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
+        return (
+            f"Other users of this computer can read {path}, and with it the token: make it "
+            f"yours alone (chmod 600 {path})."
+        )
+    return None
+
+
+def instructor_token_file(class_token_file: Path) -> Path:
+    """Where the instructor token is kept when no file is named: beside the class token."""
+    return class_token_file.with_name(INSTRUCTOR_TOKEN_FILE)
 
 
 def station_url(host: str, port: int) -> str:
@@ -125,12 +155,14 @@ class Collector:
         host: str = EVERY_ADDRESS,
         port: int = DEFAULT_PORT,
         *,
+        instructor_token: str,
         limits: Limits | None = None,
         on_log: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
-        self.app = CollectorApp(store, token, limits, on_log)
+        self.app = CollectorApp(store, token, instructor_token, limits, on_log)
         self.token = token
+        self.instructor_token = instructor_token
         self.host = host
         self.port = port
         self._server: object | None = None

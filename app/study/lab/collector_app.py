@@ -1,12 +1,18 @@
 """The class collector's web application (WSGI; served by waitress in app.study.lab.collector):
-every request authenticated by the class token and bounded in size and rate; a push checked
-as an import is, then stored once by its run's id; the class view served as JSON and
-recomputed only when a push changed it.
+every request authenticated and bounded in size and rate; a push checked as an import is,
+then stored once by its run's id; the class view served as JSON and recomputed only when a
+push changed it.
 
-Statuses: 200 stored (or already stored: a resend), 400 not JSON, 401 wrong token, 404 no
-such thing yet, 409 a replay or a conflicting run, 413 too large, 422 refused by the checks,
-429 too many requests, 503 the class database does not answer. Every refusal carries a
-sentence, and stores nothing."""
+Two credentials: the class token, which every exercise file handed out carries, lets a
+station push its work, ask which server is its own and read the exercises; the instructor
+token, which never leaves the instructor, is needed to register the class's servers (the
+pool: what every station is then told to send its traffic to) and to read the whole class.
+The instructor token also opens what the class token does.
+
+Statuses: 200 stored (or already stored: a resend), 400 not JSON, 401 wrong token, 403 the
+class token where the instructor's is needed, 404 no such thing yet, 409 a replay or a
+conflicting run, 413 too large, 422 refused by the checks, 429 too many requests, 503 the
+class database does not answer. Every refusal carries a sentence, and stores nothing."""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from app import __version__
@@ -29,7 +36,7 @@ from app.store.db import StoreError
 from app.study.lab.class_live import choose_exercise, live_class, view_to_wire
 from app.study.lab.class_push import check_push
 
-__all__ = ["CollectorApp", "Limits"]
+__all__ = ["ROUTES", "CollectorApp", "Credential", "Limits"]
 
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
@@ -44,6 +51,7 @@ _REASONS = {
     304: "Not Modified",
     400: "Bad Request",
     401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
     409: "Conflict",
@@ -53,6 +61,31 @@ _REASONS = {
     429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
+}
+
+
+class Credential(Enum):
+    """Who may call a route: a station (the class token, or the instructor's), or only the
+    instructor (the instructor token)."""
+
+    STATION = "class token"
+    INSTRUCTOR = "instructor token"
+
+
+#: Every route and the credential it takes (docs/guide/class.md says the same in words).
+ROUTES: dict[tuple[str, str], Credential] = {
+    ("POST", "/v1/push"): Credential.STATION,
+    ("GET", "/v1/station"): Credential.STATION,
+    ("GET", "/v1/exercises"): Credential.STATION,
+    ("GET", "/v1/health"): Credential.STATION,
+    ("POST", "/v1/pool"): Credential.INSTRUCTOR,
+    ("GET", "/v1/class"): Credential.INSTRUCTOR,
+}
+
+#: What needing the instructor token means, per route, for the refusal's sentence.
+_INSTRUCTOR_ONLY = {
+    "/v1/pool": "Registering the class's servers",
+    "/v1/class": "Reading the whole class",
 }
 
 
@@ -104,11 +137,18 @@ class CollectorApp:
         self,
         store: ClassStore,
         token: str,
+        instructor_token: str,
         limits: Limits | None = None,
         on_log: Callable[[str], None] | None = None,
     ) -> None:
+        if hmac.compare_digest(token.encode("utf-8"), instructor_token.encode("utf-8")):
+            raise BadOption(
+                "The instructor token must differ from the class token: the class token is "
+                "in every exercise handed out."
+            )
         self.store = store
         self._token = token.encode("utf-8")
+        self._instructor = instructor_token.encode("utf-8")
         self.limits = limits or Limits()
         self._buckets = _Buckets(self.limits)
         self._log = on_log or (lambda _line: None)
@@ -128,8 +168,7 @@ class CollectorApp:
                     f"Too many requests from {address}: wait {wait:.1f} s, then send again.",
                     [("Retry-After", str(max(1, round(wait))))],
                 )
-            self._authenticate(environ)
-            status, body, headers = self._route(environ)
+            status, body, headers = self._route(environ, self._authenticate(environ))
         except _Refusal as refusal:
             self.refused += 1
             self._log(f"refused {address} ({refusal.status}): {refusal.sentence}")
@@ -144,20 +183,27 @@ class CollectorApp:
         start_response(f"{status} {_REASONS.get(status, '')}", all_headers + list(headers))
         return [body]
 
-    def _authenticate(self, environ: Environ) -> None:
+    def _authenticate(self, environ: Environ) -> Credential:
+        """The credential the request carries (both compared in constant time)."""
         given = str(environ.get("HTTP_AUTHORIZATION", ""))
         scheme, _, token = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            token.strip().encode("utf-8", "replace"), self._token
-        ):
-            raise _Refusal(
-                401,
-                "The class token is missing or wrong: use the exercise file the instructor "
-                "handed out (it carries the token), or ask the instructor for the token.",
-                [("WWW-Authenticate", 'Bearer realm="LinkLab class"')],
-            )
+        offered = token.strip().encode("utf-8", "replace")
+        instructor = hmac.compare_digest(offered, self._instructor)
+        station = hmac.compare_digest(offered, self._token)
+        if scheme.lower() == "bearer" and instructor:
+            return Credential.INSTRUCTOR
+        if scheme.lower() == "bearer" and station:
+            return Credential.STATION
+        raise _Refusal(
+            401,
+            "The class token is missing or wrong: use the exercise file the instructor "
+            "handed out (it carries the token), or ask the instructor for the token.",
+            [("WWW-Authenticate", 'Bearer realm="LinkLab class"')],
+        )
 
-    def _route(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+    def _route(
+        self, environ: Environ, credential: Credential
+    ) -> tuple[int, bytes, list[tuple[str, str]]]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "")
         query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""), max_num_fields=10)
@@ -176,6 +222,16 @@ class CollectorApp:
             if path in known:
                 raise _Refusal(405, f"{path} does not take {method}.")
             raise _Refusal(404, f"This collector has no {path[:80]}: update LinkLab.")
+        if (
+            ROUTES[method, path] is Credential.INSTRUCTOR
+            and credential is not Credential.INSTRUCTOR
+        ):
+            raise _Refusal(
+                403,
+                f"{_INSTRUCTOR_ONLY[path]} needs the instructor token (instructor.token beside "
+                f"class.token on the instructor's computer, or the Class tab's Copy instructor "
+                f"token), not the class token the students have: nothing was done.",
+            )
         return handler()
 
     # -- reading a request -------------------------------------------------------------------

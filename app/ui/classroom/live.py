@@ -1,7 +1,8 @@
 """The Class tab's live class: the Collect live switch (this computer's collector, its address
-and class token for the students, written into an exercise on request) and a class read from
-another collector or a department's PostgreSQL; either way the view is read again every second
-in the background, and shown only when a push changed it."""
+and class token for the students, written into an exercise on request, and the instructor token
+for the servers' computer, copied on request and never shown) and a class read from another
+collector (with its instructor token) or a department's PostgreSQL; either way the view is
+read again every second in the background, and shown only when a push changed it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -31,7 +33,14 @@ from app.store.class_store import ClassStore
 from app.study.lab.class_http import call
 from app.study.lab.class_live import choose_exercise, live_class, view_from_wire
 from app.study.lab.classroom import ClassView
-from app.study.lab.collector import DEFAULT_PORT, Collector, read_token_file, write_into_exercise
+from app.study.lab.collector import (
+    DEFAULT_PORT,
+    Collector,
+    instructor_token_file,
+    read_token_file,
+    token_file_warning,
+    write_into_exercise,
+)
 from app.ui.common.background import Background
 from app.ui.common.widgets import accessible
 from app.ui.context import AppContext
@@ -133,10 +142,17 @@ class LiveBar(QWidget):
             "students who open it send their runs here without typing anything."
         )
         self.write_button.setEnabled(False)
+        self.copy_button = QPushButton("Copy instructor token")
+        self.copy_button.setToolTip(
+            "Copy the instructor token for the computer that runs the class's servers (the "
+            "Server tab's A class's stations): it registers them with this collector. It is "
+            "not the class token; keep it off the projector and out of the exercise."
+        )
+        self.copy_button.setEnabled(False)
         self.open_button = QPushButton("Open live class…")
         self.open_button.setToolTip(
             "Follow a class collected elsewhere: another collector (http://HOST:PORT and its "
-            "token) or a department's PostgreSQL (postgresql://…)."
+            "instructor token) or a department's PostgreSQL (postgresql://…)."
         )
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -144,9 +160,11 @@ class LiveBar(QWidget):
             row.addWidget(widget)
         row.addWidget(self.address, 1)
         row.addWidget(self.write_button)
+        row.addWidget(self.copy_button)
         row.addWidget(self.open_button)
         self.switch.toggled.connect(self._switched)
         self.write_button.clicked.connect(self.ask_write)
+        self.copy_button.clicked.connect(self.copy_instructor_token)
         self.open_button.clicked.connect(self.ask_open)
 
     @property
@@ -174,9 +192,14 @@ class LiveBar(QWidget):
     def _start(self) -> None:
         self._halt()
         token, _created = read_token_file(self._token_file())
+        instructor_file = instructor_token_file(self._token_file())
+        instructor, _created = read_token_file(instructor_file, what="instructor token")
+        warnings = [
+            w for f in (self._token_file(), instructor_file) if (w := token_file_warning(f))
+        ]
         given = self.store.text().strip()
         store = open_class_store(given or f"sqlite:{self.context.db_path}")
-        collector = Collector(store, token, port=self.port.value())
+        collector = Collector(store, token, port=self.port.value(), instructor_token=instructor)
         try:
             collector.start()
         except LinkLabError:
@@ -189,9 +212,10 @@ class LiveBar(QWidget):
         self.started.emit()
         self._set_editable(False)
         self.write_button.setEnabled(True)
+        self.copy_button.setEnabled(True)
         self.status_message.emit(
             f"Collecting live at {collector.url}: give the students this address and the class "
-            f"token (or write them into the exercise)."
+            f"token (or write them into the exercise)." + "".join(f" {w}" for w in warnings)
         )
         self.waiting.emit(f"Collecting at {collector.url}: no student's work has arrived yet.")
         self._timer.start()
@@ -219,6 +243,7 @@ class LiveBar(QWidget):
             reading.close()
         self.address.setText("")
         self.write_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
         self._set_editable(True)
 
     def ask_write(self) -> None:
@@ -243,6 +268,15 @@ class LiveBar(QWidget):
             f"run here as it ends."
         )
 
+    def copy_instructor_token(self) -> None:
+        if self.collector is None:
+            return
+        QGuiApplication.clipboard().setText(self.collector.instructor_token)
+        self.status_message.emit(
+            f"Copied the instructor token (kept in {instructor_token_file(self._token_file())}): "
+            f"paste it into the Server tab's Instructor token on the servers' computer."
+        )
+
     # -- a class collected elsewhere -------------------------------------------------------
     def ask_open(self) -> None:
         source, ok = QInputDialog.getText(
@@ -252,20 +286,21 @@ class LiveBar(QWidget):
             return
         token = ""
         if source.strip().startswith(("http://", "https://")) or "://" not in source:
-            token, ok = QInputDialog.getText(self, "Open live class", "Class token")
+            token, ok = QInputDialog.getText(self, "Open live class", "Instructor token")
             if not ok:
                 return
         self.follow(source.strip(), token.strip())
 
     def follow(self, source: str, token: str = "") -> None:
-        """Read a class from another collector (with its token) or from a database."""
+        """Read a class from another collector (with its instructor token) or from a
+        database."""
         self.stop()
         try:
             if source.startswith(("postgresql://", "postgres://", "sqlite:")):
                 reading = Reading(shown_url(source), store=open_class_store(source))
             else:
                 url = collector_url(source)
-                reading = Reading(url, url=url, token=check_token(token))
+                reading = Reading(url, url=url, token=check_token(token, "The instructor token"))
         except LinkLabError as err:
             self.status_message.emit(err.sentence)
             self.waiting.emit(err.sentence)

@@ -1,6 +1,7 @@
 """The Server tab's pool for a class: an iperf3 server for each of N stations (iperf3 serves
 one test at a time) on consecutive ports, announced to the class's collector, which gives each
-station its own port, so that no student types one."""
+station its own port, so that no student types one. Registering servers takes the instructor
+token (the Class tab's Copy instructor token), never the class token the students have."""
 
 from __future__ import annotations
 
@@ -44,7 +45,13 @@ class PoolControls(QGroupBox):
         accessible(self.collector, "Collector")
         self.collector.setPlaceholderText("http://HOST:PORT (the Class tab's Collect live)")
         self.token = QLineEdit()
-        accessible(self.token, "Class token")
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        accessible(self.token, "Instructor token")
+        self.token.setPlaceholderText("the Class tab's Copy instructor token")
+        self.token.setToolTip(
+            "The instructor token of the collector (instructor.token beside its class.token): "
+            "only the instructor registers the class's servers. The class token is refused."
+        )
         self.start_button = QPushButton("Start the pool")
         self.start_button.setToolTip(
             "Start the servers and tell the collector: it gives each station its own port."
@@ -59,7 +66,7 @@ class PoolControls(QGroupBox):
                 ("Stations", self.count),
                 ("First port", self.first_port),
                 ("Collector", self.collector),
-                ("Class token", self.token),
+                ("Instructor token", self.token),
             )
         ):
             label = QLabel(text)
@@ -84,7 +91,7 @@ class PoolControls(QGroupBox):
     def start(self) -> None:
         try:
             url = collector_url(self.collector.text()) if self.collector.text().strip() else ""
-            token = check_token(self.token.text()) if url else ""
+            token = check_token(self.token.text(), "The instructor token") if url else ""
             driver = self._servers.main_driver()
             ports = pool_ports(driver.name, self.first_port.value(), self.count.value())
             self._servers.start_pool(ports)
