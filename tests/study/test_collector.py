@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import socket
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -256,3 +257,75 @@ def test_a_port_the_system_refuses_is_named_with_what_to_do(code: int) -> None:
     sentence = _start_sentence("127.0.0.1", 80, OSError(code, "Access denied"))
     assert "port 80" in sentence and "--listen 127.0.0.1:PORT" in sentence
     assert "Access denied" not in sentence
+
+
+def _half_sent(url_port: int, source: str, count: int) -> list[socket.socket]:
+    """count connections from source, each with a request begun and never finished."""
+    held = []
+    for _ in range(count):
+        conn = socket.create_connection(
+            ("127.0.0.1", url_port), timeout=5, source_address=(source, 0)
+        )
+        conn.sendall(b"POST /v1/push HTTP/1.1\r\nHost: x\r\n")  # headers never end
+        held.append(conn)
+    return held
+
+
+def _closed_by_server(conn: socket.socket, within_s: float) -> bool:
+    conn.settimeout(within_s)
+    try:
+        return conn.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+@pytest.mark.parametrize("store", ["sqlite"], indirect=True)
+def test_half_sent_requests_cannot_stall_the_class(ada: Measured, store: ClassStore) -> None:
+    """300 requests begun and never finished, from one address (no token needed), once
+    exceeded the collector's 256 connections: every station's push then waited 20 s and timed
+    out. One address now holds only a few connections, a request must arrive whole within its
+    deadline, and an honest station is served while the flood goes on."""
+    from app.study.lab.guarded_server import Bounds
+
+    logged: list[str] = []
+    bounds = Bounds(per_address=32, headers_s=2.0)
+    server = Collector(
+        store, TOKEN, "127.0.0.1", 0, instructor_token=INSTRUCTOR, bounds=bounds,
+        limits=Limits(rate=1000, burst=1000), on_log=logged.append,
+    )  # fmt: skip
+    server.start()
+    flood: list[socket.socket] = []
+    try:
+        flood = _half_sent(server.port, "127.0.0.2", 300)  # 127.0.0.0/8 is all loopback
+        # An honest station (another address) is served at once, the flood still held.
+        first = as_station(ada.items, 1)[0]
+        answer = call(server.url, TOKEN, "/v1/push", body(first), timeout=15)
+        assert answer.status == 200, answer.sentence
+        # Beyond its 32, the flood's connections were closed as they were accepted ...
+        closed = [c for c in flood[40:] if _closed_by_server(c, 5)]
+        assert len(closed) == len(flood[40:])
+        # ... and the 32 it held are closed once their requests miss the deadline.
+        assert all(_closed_by_server(c, 15) for c in flood[:32])
+        assert any("holds 32 open already" in line for line in logged), logged
+        assert any("never arrived whole" in line for line in logged), logged
+        assert sum("127.0.0.2" in line for line in logged) == 2  # each told once, not 300 times
+        # A trickle (a byte a second) is no honest request either: closed at the deadline.
+        trickle = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        flood.append(trickle)
+        ended = False
+        for byte in b"GET /v1/health HTTP/1.1\r\nHost: x\r\n":
+            try:
+                trickle.sendall(bytes([byte]))
+            except OSError:
+                ended = True
+                break
+            if _closed_by_server(trickle, 0.5):
+                ended = True
+                break
+        assert ended, "a request trickled byte by byte was never closed"
+    finally:
+        for conn in flood:
+            conn.close()
+        server.stop()

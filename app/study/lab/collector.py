@@ -17,7 +17,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from waitress import wasyncore
-from waitress.server import create_server
 
 from app.domain.collector import Collector as CollectorAddress
 from app.domain.collector import check_token
@@ -26,6 +25,7 @@ from app.engine import netinfo
 from app.store.class_store import ClassStore
 from app.study.lab.collector_app import CollectorApp, Limits
 from app.study.lab.exercises import read_exercise, write_exercise
+from app.study.lab.guarded_server import Bounds, guarded_server
 
 __all__ = [
     "DEFAULT_PORT",
@@ -157,10 +157,12 @@ class Collector:
         *,
         instructor_token: str,
         limits: Limits | None = None,
+        bounds: Bounds | None = None,
         on_log: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.app = CollectorApp(store, token, instructor_token, limits, on_log)
+        self.bounds = bounds or Bounds()
         self.token = token
         self.instructor_token = instructor_token
         self.host = host
@@ -176,16 +178,17 @@ class Collector:
     def start(self) -> None:
         limits = self.app.limits
         try:
-            server = create_server(
+            server = guarded_server(
                 self.app,
                 host=self.host,
                 port=self.port,
                 threads=THREADS,
                 connection_limit=CONNECTIONS,
+                bounds=self.bounds,
+                on_log=self.app.log,
                 # Up to here the app reads the length and answers 413 with a sentence; beyond
                 # it waitress cuts the connection. Bodies are buffered on disk past 512 KB.
                 max_request_body_size=limits.max_body * 4 + 2**20,
-                channel_timeout=30,
                 ident="LinkLab",
                 expose_tracebacks=False,
             )

@@ -151,7 +151,7 @@ class CollectorApp:
         self._instructor = instructor_token.encode("utf-8")
         self.limits = limits or Limits()
         self._buckets = _Buckets(self.limits)
-        self._log = on_log or (lambda _line: None)
+        self.log = on_log or (lambda _line: None)
         self._views: dict[str, tuple[int, bytes, float]] = {}
         self._view_lock = threading.Lock()
         self.refused = 0  # requests refused since the start
@@ -171,13 +171,13 @@ class CollectorApp:
             status, body, headers = self._route(environ, self._authenticate(environ))
         except _Refusal as refusal:
             self.refused += 1
-            self._log(f"refused {address} ({refusal.status}): {refusal.sentence}")
+            self.log(f"refused {address} ({refusal.status}): {refusal.sentence}")
             status, body, headers = refusal.status, _said(refusal.sentence), refusal.headers
         except StoreError as err:  # the database is down or busy: the station sends again
-            self._log(f"could not answer {address}: {err.sentence}")
+            self.log(f"could not answer {address}: {err.sentence}")
             status, body, headers = 503, _said(err.sentence), [("Retry-After", "5")]
         except LinkLabError as err:
-            self._log(f"refused {address} (500): {err.sentence}")
+            self.log(f"refused {address} (500): {err.sentence}")
             status, body, headers = 500, _said(err.sentence), []
         all_headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         start_response(f"{status} {_REASONS.get(status, '')}", all_headers + list(headers))
@@ -266,10 +266,10 @@ class CollectorApp:
         if outcome is PutOutcome.STORED:
             if checked.row.run is not None:
                 self.stored += 1
-            self._log(f"stored {checked.what} from {address}")
+            self.log(f"stored {checked.what} from {address}")
             return 200, _said("Stored.", outcome=outcome.value), []
         if outcome is PutOutcome.ALREADY:
-            self._log(f"already had {checked.what} (sent again from {address})")
+            self.log(f"already had {checked.what} (sent again from {address})")
             return 200, _said("Already stored: nothing new.", outcome=outcome.value), []
         sentences = {
             PutOutcome.CONFLICT: "A run with this id is stored with other figures: a run is "
@@ -331,7 +331,7 @@ class CollectorApp:
                 422, "The pool announcement needs ports 1-65535, an engine and an address."
             )
         self.store.announce_pool(str(host), sorted(set(ports)), engine, shared)
-        self._log(f"pool of {len(ports)} {engine} server(s) at {host}: ports {_ports(ports)}")
+        self.log(f"pool of {len(ports)} {engine} server(s) at {host}: ports {_ports(ports)}")
         return 200, _said(f"The pool at {host} serves {len(ports)} port(s)."), []
 
     def _station(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
