@@ -221,3 +221,22 @@ def test_a_flag_changing_a_locked_field_is_refused_before_any_plan_check(tmp_pat
     sizes = linklab(*base, "--student", "Ann Lee", "--sizes", "64", "--runs", "1")
     assert "--sizes (its value: 128, 384, 640, 896, 1152, 1408)" in sizes.stderr, sizes.stderr
     assert "--runs (its value: 5)" in sizes.stderr
+
+
+def test_a_name_longer_than_any_real_one_is_refused_not_printed(tmp_path: Path) -> None:
+    """--student and --group take a name as the window does: one of 100,000 characters is
+    refused with its length before anything is stored, and not printed back."""
+    exercise = write_exercise(tmp_path / "lab.linklab-exercise", find_ready("student-lab"))
+    db = str(tmp_path / "s.sqlite3")
+    long_name = "B" * 100_000
+    for args in (
+        ("exercise", "answer", str(exercise), "--student", long_name, "--question", "E.1",
+         "--text", "x", "--db", db),
+        ("run", "--exercise", str(exercise), "--student", "Ann", "--group", long_name,
+         "--db", db),
+    ):  # fmt: skip
+        done = run_linklab(*args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "100,000 characters long; a name is at most 200" in done.stderr
+        assert long_name[:300] not in done.stdout + done.stderr
+    assert not Path(db).exists() or Path(db).stat().st_size < 200_000

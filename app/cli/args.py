@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from app.domain.errors import BadOption
 from app.domain.plan_fields import PLAN_FIELDS, Kind
 from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
@@ -30,6 +31,19 @@ def number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{text} is outside {low:g}..{high:g}")
         return value
+
+    return convert
+
+
+def person(kind: Callable[[str], str]) -> Callable[[str], str]:
+    """A --student or --group value, bounded as everywhere a name is taken (student_name,
+    group_name): refused with the sentence, never cut short."""
+
+    def convert(text: str) -> str:
+        try:
+            return kind(text)
+        except BadOption as err:
+            raise argparse.ArgumentTypeError(err.sentence) from None
 
     return convert
 

@@ -7,12 +7,12 @@ import argparse
 import json
 from typing import Any
 
-from app.cli.args import EXIT_OK, number
+from app.cli.args import EXIT_OK, number, person
 from app.cli.class_live_cmds import add_submit_arguments, cmd_push
 from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
-from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, with_id
+from app.domain.exercise import LOCKABLE, PRIVATE_FACTS, Exercise, student_name, with_id
 from app.domain.units import counted
 from app.study.frontdoor import FrontDoor
 from app.study.lab.exercises import (
@@ -75,14 +75,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     show = actions.add_parser("show", help="an exercise's steps, locks and questions")
     show.add_argument("file", metavar="FILE")
-    show.add_argument("--student", help="with this student's progress and answers")
+    show.add_argument(
+        "--student", type=person(student_name), help="with this student's progress and answers"
+    )
     add_db_argument(show)
     show.add_argument("--json", action="store_true")
     show.set_defaults(handler=cmd_show)
 
     answer = actions.add_parser("answer", help="keep a student's answer to a question")
     answer.add_argument("file", metavar="FILE")
-    answer.add_argument("--student", required=True)
+    answer.add_argument("--student", type=person(student_name), required=True)
     answer.add_argument("--question", required=True, metavar="ID", help='such as "2.1" or "E.1"')
     answer.add_argument("--text", required=True, help="the answer (empty removes it)")
     add_db_argument(answer)
@@ -93,7 +95,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="send the class's collector what of a student's work it has not acknowledged yet",
     )
     push.add_argument("file", metavar="FILE")
-    push.add_argument("--student", required=True)
+    push.add_argument("--student", type=person(student_name), required=True)
     add_submit_arguments(push)
     push.add_argument(
         "--wait",

@@ -26,13 +26,21 @@ from app.cli.args import (
     key_value,
     number,
     peer_ports,
+    person,
     rate,
     value_list,
 )
 from app.cli.environment import Environment
 from app.cli.output import ProgressPrinter, json_text, print_points, session_json
 from app.domain.errors import BadOption
-from app.domain.exercise import Exercise, Step, locked_differences, refuse_locked
+from app.domain.exercise import (
+    Exercise,
+    Step,
+    group_name,
+    locked_differences,
+    refuse_locked,
+    student_name,
+)
 from app.domain.plan import (
     OLD_PORT_FIELDS,
     SWEEPS,
@@ -163,8 +171,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="FILE",
         help="a step of a lab exercise (.linklab-exercise); its locked fields cannot be changed",
     )
-    run.add_argument("--student", help="your name, with --exercise")
-    run.add_argument("--group", default="", help="your group, with --exercise")
+    run.add_argument("--student", type=person(student_name), help="your name, with --exercise")
+    run.add_argument(
+        "--group", type=person(group_name), default="", help="your group, with --exercise"
+    )
     run.add_argument(
         "--step",
         type=number(int, 1, 20),

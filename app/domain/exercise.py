@@ -29,6 +29,8 @@ MAX_STEPS = 20
 MAX_QUESTIONS = 30
 MAX_TEXT = 20_000
 MAX_TITLE = 200
+#: A student's or a group's name: room for any real name, never a page of text.
+MAX_NAME = 200
 MAX_ANSWER = 50_000
 
 #: The fields an exercise can lock: name (as `linklab run --NAME`) -> (what it is called in
@@ -122,11 +124,25 @@ class Exercise:
         return found
 
 
-def student_name(value: str) -> str:
-    """A student's or group's name as entered; BadOption when it is empty."""
-    name = clean_text(value, MAX_TITLE).replace("\n", " ")
+def student_name(value: str, what: str = "Your name") -> str:
+    """A student's name as entered; BadOption when it is empty or longer than MAX_NAME (never
+    cut silently: a name is how the instructor tells two students apart)."""
+    name = clean_text(value, len(value) + 1).replace("\n", " ")
     if not name:
         raise BadOption("Type your name (as your instructor will know it) before you start.")
+    return _bounded(name, what)
+
+
+def group_name(value: str) -> str:
+    """A group's name as entered (empty when none); BadOption when longer than MAX_NAME."""
+    return _bounded(clean_text(value, len(value) + 1).replace("\n", " "), "The group's name")
+
+
+def _bounded(name: str, what: str) -> str:
+    if len(name) > MAX_NAME:
+        raise BadOption(
+            f"{what} is {len(name):,} characters long; a name is at most {MAX_NAME}: shorten it."
+        )
     return name
 
 
@@ -335,6 +351,7 @@ __all__ = [
     "EXERCISE_SUFFIX",
     "LOCKABLE",
     "MAX_ANSWER",
+    "MAX_NAME",
     "PRIVATE_FACTS",
     "Assignment",
     "Exercise",
@@ -344,6 +361,7 @@ __all__ = [
     "exercise_from_text",
     "exercise_json",
     "exercise_to_dict",
+    "group_name",
     "locked_differences",
     "new_exercise_id",
     "refuse_locked",

@@ -329,3 +329,20 @@ def test_half_sent_requests_cannot_stall_the_class(ada: Measured, store: ClassSt
         for conn in flood:
             conn.close()
         server.stop()
+
+
+def test_a_name_of_a_hundred_thousand_characters_is_refused(
+    ada: Measured, collector: Collector, store: ClassStore
+) -> None:
+    """A station sends its student's name with every push and when it asks for its server:
+    a name longer than any real one is refused there (422), named by its length, and nothing
+    is stored or echoed back."""
+    long_name = "A" * 100_000
+    document = json.loads(body(as_station(ada.items, 1)[0]))
+    document["student"] = long_name
+    status, sentence = push(collector, json.dumps(document).encode())
+    assert status == 422 and "100,000 characters" in sentence
+    assert long_name[:300] not in sentence
+    asked = call(collector.url, TOKEN, f"/v1/station?student={long_name}")
+    assert asked.status == 422 and "100,000 characters" in asked.sentence
+    assert store.counts()["runs"] == 0

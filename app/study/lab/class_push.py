@@ -23,6 +23,7 @@ from app.domain.exercise import (
     exercise_from_dict,
     exercise_json,
     exercise_to_dict,
+    group_name,
     student_name,
 )
 from app.domain.plan import RunKey, clean_text
@@ -186,7 +187,7 @@ def check_push(data: object) -> CheckedPush:
     row = PushRow(
         exercise.id,
         student,
-        clean_text(group, 200),
+        group_name(group),
         exercise_json(exercise),
         seq,
         answers_json,

@@ -22,6 +22,7 @@ from app.domain.exercise import (
     exercise_from_dict,
     exercise_from_text,
     exercise_json,
+    group_name,
     locked_differences,
     new_exercise_id,
     one_owner,
@@ -265,7 +266,7 @@ class ExerciseDesk:
 
     def begin(self, exercise: Exercise, student: str, group: str = "") -> Work:
         with self._open(write=True) as db:
-            return ExerciseStore(db).begin(exercise, student_name(student), clean_text(group, 200))
+            return ExerciseStore(db).begin(exercise, student_name(student), group_name(group))
 
     def work(self, exercise: Exercise, student: str) -> Work | None:
         if not self.db_path.is_file():
@@ -336,7 +337,7 @@ class ExerciseDesk:
             plan = replace(plan, **changed)
         refuse_locked(exercise, step, locked_differences(step, plan))
         assignment = Assignment(
-            exercise.id, exercise.title, number, student_name(student), clean_text(group, 200)
+            exercise.id, exercise.title, number, student_name(student), group_name(group)
         )
         plan = replace(plan, peer=peer, assignment=assignment, name=plan.name or step.title)
         validate_plan(plan)

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from app.domain.errors import BadOption
-from app.domain.exercise import Exercise, exercise_from_dict, exercise_to_dict
+from app.domain.exercise import (
+    Exercise,
+    exercise_from_dict,
+    exercise_to_dict,
+    group_name,
+    student_name,
+)
 from app.domain.plan import clean_text
 from app.domain.records import utc_now
 from app.store.db import Database
@@ -208,14 +214,19 @@ def read_handin(path: Path | str) -> Handin:
             f"{path.name} holds sessions but no hand-in (no student or exercise): it was "
             f"exported with --format json; ask for the hand-in (--format handin)."
         )
-    student = clean_text(about.get("student"), 200)
-    if not student:
+    named, group = about.get("student"), about.get("group", "")
+    if not isinstance(named, str) or not named.strip():
         raise BadOption(f"{path.name} names no student: ask for the hand-in again.")
+    try:
+        student = student_name(named, "The student's name")
+        group = group_name(group if isinstance(group, str) else "")
+    except BadOption as err:
+        raise BadOption(f"{path.name}: {err.sentence} Ask for the hand-in again.") from None
     exercise = exercise_from_dict(about.get("exercise"), f"The exercise in {path.name}")
     answers = about.get("answers")
     return Handin(
         student,
-        clean_text(about.get("group"), 200),
+        group,
         exercise,
         {str(k): clean_text(v, 50_000) for k, v in answers.items()}
         if isinstance(answers, dict)
