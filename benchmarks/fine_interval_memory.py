@@ -28,8 +28,8 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer, Plan
-from app.engine.drivers import registry
-from app.engine.tools import EngineSettings
+from app.engine.drivers.registry import registry
+from app.engine.process.tools import EngineSettings
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import SampleArrived, StudyEvent

@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.analysis.stats import preload  # noqa: E402
-from app.engine.probe import UdpProber  # noqa: E402
+from app.engine.latency.probe import UdpProber  # noqa: E402
 
 RESPONDER = """
 import sys, time
-from app.engine.echo import EchoResponder
+from app.engine.latency.echo import EchoResponder
 echo = EchoResponder(0, ["127.0.0.1"])
 echo.start()
 print(echo.port, flush=True)

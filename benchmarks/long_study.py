@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer, Plan
-from app.engine.fake import FakeDriver
+from app.engine.drivers.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import StudyEvent

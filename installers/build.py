@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app import __version__  # noqa: E402
-from app.engine.tools import platform_tag  # noqa: E402
+from app.engine.process.tools import platform_tag  # noqa: E402
 
 SPEC = ROOT / "installers" / "linklab.spec"
 LINUX_FORMATS = ("tar", "deb")

@@ -40,7 +40,7 @@ ARCHIVE_SHA256 = "5f29b8c03a9e49e2ca217b8a4ac57615c05ab75bdcb44d2ee99c46e5901bab
 UPSTREAM = "https://git.code.sf.net/p/iperf2/code"
 VENDOR = Path("shared") / "vendor" / "iperf2"
 MANIFEST = "linklab-iperf2.json"
-#: Where the set-up's builds go, by platform tag (app.engine.tools reads the same folder).
+#: Where the set-up's builds go, by platform tag (app.engine.process.tools reads the same folder).
 BUILT_DIR = ROOT / "build" / "built-engines"
 WORK_DIR = ROOT / "build" / "iperf2"
 #: Names the build cache's folder; "off" builds without one.
@@ -94,7 +94,7 @@ def say(text: str) -> None:
 
 
 def platform_tag(target: str) -> str:
-    """Like app.engine.tools.platform_tag, for the target rather than this machine."""
+    """Like app.engine.process.tools.platform_tag, for the target rather than this machine."""
     if target == "windows":
         return "windows-x86_64"
     machine = platform.machine().lower()

@@ -612,7 +612,7 @@ def shoot_discovery(user: Any, window: Any, save: Any) -> None:
     asks on that link only. Needs root for the namespace; skipped, saying why, without it."""
     from PySide6.QtGui import QGuiApplication
 
-    from app.engine.discovery import discover
+    from app.engine.serving.discovery import discover
     from tests.testbed import NeighbourBed, unavailable_reason
     from tests.ui.user import wait_for
 

@@ -24,12 +24,12 @@ from hypothesis import HealthCheck, settings
 
 from app.cli import main
 from app.cli.environment import Environment
-from app.engine.drivers import find_tool
+from app.engine.drivers.iperf3.server import iperf3_server
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineMissing
-from app.engine.iperf3_server import iperf3_server
-from app.engine.server_records import records_folder
-from app.engine.servers import LocalServer, ServerOptions
-from app.engine.tools import Tool
+from app.engine.process.server_records import records_folder
+from app.engine.process.servers import LocalServer, ServerOptions
+from app.engine.process.tools import Tool
 from tests.heavy_first import heavy_first
 from tests.private_network import enter_private_network
 

@@ -8,7 +8,7 @@ import random
 
 from app.analysis.saturation import STABLE_STEPS
 from app.domain.plan import THIS_COMPUTER
-from app.engine.probe_results import LatencyMethod
+from app.engine.latency.probe_results import LatencyMethod
 from app.study.responsiveness.results import (
     Phase,
     ResponsivenessResult,
@@ -31,7 +31,7 @@ def made_result(
 ) -> ResponsivenessResult:
     """A result whose directions settle at the given loaded latency after a ramp of
     STABLE_STEPS + 1 steps (the first less loaded), probes spread by spread_ms."""
-    from app.engine.probe_results import ProbeRecord
+    from app.engine.latency.probe_results import ProbeRecord
 
     rng = random.Random(seed)
     loads = []

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from tests.conftest import linklab
 
 

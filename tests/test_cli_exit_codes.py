@@ -17,7 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.engine.tools import Tool
+from app.engine.process.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.conftest import ROOT_DIR, free_port, wait_listening

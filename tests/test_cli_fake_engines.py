@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app.domain.results import RunSummary
-from app.engine.iperf3_json import parse_stream
+from app.engine.drivers.iperf3.parse_json import parse_stream
 from tests.conftest import linklab as run_linklab
 from tests.engine.engine_replay import (
     ENGINE_OUTPUTS,

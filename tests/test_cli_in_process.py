@@ -13,7 +13,7 @@ import pytest
 
 from app.cli import main
 from app.cli.environment import Environment
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from tests.conftest import ROOT_DIR, linklab, linklab_process
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineMissing
 from app.store.db import Database
 from app.store.sessions import SessionStore

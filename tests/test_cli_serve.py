@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import psutil
 import pytest
 
-from app.engine.probe import UdpProber
+from app.engine.latency.probe import UdpProber
 from tests.conftest import ROOT_DIR, free_port
 
 #: Every test here runs `linklab serve`, which starts a real iperf3 server.

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 
 from app.domain.results import RunSummary
-from app.engine.drivers import find_tool
+from app.engine.drivers.iperf2.parse import parse_iperf2
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineMissing
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.servers import firewall_note
+from app.engine.process.servers import firewall_note
 from tests.conftest import ROOT_DIR, free_port
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app.analysis.stats import summarize
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.conftest import linklab, start_linklab
@@ -383,7 +383,7 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
 def test_concurrent_tcp_and_udp_through_the_cli(tmp_path: Path) -> None:
     """The lab's concurrent exercise: `linklab serve --count 2`, then `run --concurrent`."""
 
-    from app.engine.netinfo import free_block
+    from app.engine.lan.netinfo import free_block
     from tests.conftest import free_port
 
     base = free_block(free_port(), 2)

@@ -1,13 +1,13 @@
 """Engines own everything about themselves (STYLE: "No `if engine == ...` elsewhere"): outside
 an engine's own modules (app/engine/<engine>.py and its <engine>_*.py) and the registry
-(app/engine/drivers.py), no code names an engine or one of its programs: no string that is
+(app/engine/drivers/registry.py), no code names an engine or one of its programs: no string that is
 one ("iperf3", "netserver.exe"), no Engine.<MEMBER>, no identifier or import naming one.
 
 What still does is listed below, each with why, and the lists must match the source exactly:
 a new use fails, and so does one removed without its line here (the lists only shrink).
 Prose that names an engine in a sentence (help, tooltips, error sentences) is counted per
 file the same way; a sentence built from a driver's label or phrases (EngineDriver.phrases,
-read through app.engine.drivers.phrase and phrased) names none."""
+read through app.engine.drivers.registry.phrase and phrased) names none."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ OWN = re.compile(r"^app/engine/((iperf3|iperf2|netperf)(_\w+)?|drivers)\.py$")
 PROGRAMS = r"iperf3|iperf2|iperf|netperf|netserver"
 #: A string that is an engine's or program's name (Windows' .exe too).
 NAME = re.compile(rf"^({PROGRAMS})(\.exe)?$", re.IGNORECASE)
-#: An identifier or module path that names one (Iperf3Options, start_iperf3, app.engine.iperf3).
+#: An identifier or module path that names one (Iperf3Options, start_iperf3,
+#: app.engine.drivers.iperf3.driver).
 IDENTIFIER = re.compile(r"iperf|netperf|netserver", re.IGNORECASE)
 #: A sentence that names one as a word.
 PROSE = re.compile(rf"(?<![\w-])({PROGRAMS})(?![\w-])", re.IGNORECASE)
@@ -36,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "app/domain/plan.py": {"IPERF3", "NETPERF", "IPERF2", "Engine.IPERF3", "iperf3", "netperf"}
     | {"iperf2"},
     # A latency method stored with runs ("netperf-rr"): a value of the database's.
-    "app/engine/probe_results.py": {"NETPERF_RR"},
+    "app/engine/latency/probe_results.py": {"NETPERF_RR"},
 }
 
 #: Code that still names an engine outside its driver: to move into the drivers (none left;
@@ -54,7 +55,7 @@ ALLOWED_PROSE: dict[str, int] = {
 
 #: Sentences that name an engine, per file (help and tooltips citing an engine's flags, the
 #: engines' error sentences): to be built from the drivers (their phrases and labels, read
-#: through app.engine.drivers); none left, a new one fails.
+#: through app.engine.drivers.registry); none left, a new one fails.
 PROSE_DEBT: dict[str, int] = {}
 
 
@@ -134,7 +135,7 @@ def test_no_engine_is_named_in_code_outside_its_driver_and_the_registry() -> Non
     }
     new = {path: sorted(names - expected.get(path, set())) for path, names in found.items()}
     assert not {path: names for path, names in new.items() if names}, (
-        "ask the registry (app.engine.drivers) or the driver instead of naming the engine"
+        "ask the registry (app.engine.drivers.registry) or the driver instead of naming the engine"
     )
     gone = {path: sorted(names - found.get(path, set())) for path, names in expected.items()}
     assert not {path: names for path, names in gone.items() if names}, (
@@ -154,11 +155,14 @@ def test_the_check_sees_what_it_must() -> None:
         '"""A docstring may say iperf3."""\n'
         'NAMES = frozenset({"iperf3", "netserver.exe"})  # a comment may too\n'
         "if driver.engine == Engine.IPERF2:\n"
-        "    from app.engine.iperf2 import probe_iperf2\n"
+        "    from app.engine.drivers.iperf2.driver import probe_iperf2\n"
         'WORDS = f"start netserver on port {port}"\n'
         'LABEL = f"start the {driver.server_label}"\n'
     )
-    assert named == {"iperf3", "netserver.exe", "Engine.IPERF2", "app.engine.iperf2"} | {
-        "probe_iperf2"
-    }
+    assert named == {
+        "iperf3",
+        "netserver.exe",
+        "Engine.IPERF2",
+        "app.engine.drivers.iperf2.driver",
+    } | {"probe_iperf2"}
     assert prose == 1

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.drivers.netperf.parse import parse_keyval
 from app.engine.errors import ParseError
-from app.engine.netperf_parse import parse_keyval
 from tests.conftest import ROOT_DIR
 from tests.fuzz.__main__ import main
 from tests.fuzz.harness import Target, fuzz
@@ -143,7 +143,7 @@ def test_a_stream_count_too_long_to_be_a_number_reads_as_one_stream() -> None:
     """What the fuzzer found: iperf3's "Starting Test" line with a stream count of 5000
     digits ended the text parser with ValueError (Python's limit on integer digits)."""
     from app.domain.results import RunSummary
-    from app.engine.iperf3_text import parse_text
+    from app.engine.drivers.iperf3.parse_text import parse_text
     from tests.conftest import DATA
 
     lines = (DATA / "iperf3" / "text_tcp_v4.txt").read_text(encoding="utf-8").splitlines()
@@ -192,7 +192,7 @@ def test_iperf2_lines_that_made_its_patterns_backtrack_are_read_at_once() -> Non
     """What the fuzzer found: "[" and 100,000 spaces (the header line's padding run long)
     took iperf 2's parser minutes (the spaces either side of an optional "*" tried every
     way); a bounceback figure of thousands of "/" split every way likewise."""
-    from app.engine.iperf2_parse import parse_iperf2
+    from app.engine.drivers.iperf2.parse import parse_iperf2
 
     header = "[" + " " * 100_000 + "ID] Interval        Transfer    Bandwidth"
     report = "[  1] 0.00-1.00 sec  1 KBytes  8 Kbits/sec  1=" + "/" * 5_000

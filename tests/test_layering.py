@@ -53,8 +53,9 @@ def test_no_shell_in_app() -> None:
 
 
 def test_only_the_process_module_starts_processes() -> None:
-    """Every child process, engines and short commands alike, starts in app/engine/process.py
-    (STYLE rule 5): no other module calls subprocess or os to start one."""
+    """Every child process, engines and short commands alike, starts in
+    app/engine/process/process.py (STYLE rule 5): no other module calls subprocess or os to
+    start one."""
     starters = {"Popen", "run", "call", "check_call", "check_output", "getoutput"}
     spawners = {"system", "popen", "spawnv", "spawnl", "execv", "execvp", "startfile"}
     users = set()
@@ -65,7 +66,7 @@ def test_only_the_process_module_starts_processes() -> None:
                     node.value.id == "os" and node.attr in spawners
                 ):
                     users.add(path.relative_to(ROOT_DIR).as_posix())
-    assert users == {"app/engine/process.py"}
+    assert users == {"app/engine/process/process.py"}
 
 
 #: Where LinkLab may touch its process's variables and standard streams: the entry point

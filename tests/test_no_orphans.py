@@ -18,15 +18,15 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app.engine.drivers import find_tool, server_programs
+from app.engine.drivers.registry import find_tool, server_programs
 from app.engine.errors import EngineMissing
-from app.engine.server_records import (
+from app.engine.process.server_records import (
     ServerRecord,
     read_record,
     record_server,
     stop_left_behind,
 )
-from app.engine.tools import Tool
+from app.engine.process.tools import Tool
 from tests.conftest import ROOT_DIR, engine_name, free_port
 from tests.orphans import (
     engines_of,
@@ -52,7 +52,9 @@ def _linklab(db: Path, *args: str) -> subprocess.Popen[str]:
 
 def _watchdog_of(pid: int) -> list[psutil.Process]:
     return [
-        p for p in psutil.Process(pid).children() if "app.engine.watchdog" in " ".join(p.cmdline())
+        p
+        for p in psutil.Process(pid).children()
+        if "app.engine.process.watchdog" in " ".join(p.cmdline())
     ]
 
 

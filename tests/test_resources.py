@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import tools
+from app.engine.process import tools
 from app.resources import resource_dir
 from app.study.sweep.presets import preset_dirs
 

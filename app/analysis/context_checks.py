@@ -19,7 +19,7 @@ from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord
 from app.domain.units import plain_rate
-from app.engine.drivers import DRIVERS
+from app.engine.drivers.registry import DRIVERS
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable
 from enum import StrEnum
 
-from app.engine.probe_results import TRIM_SLOWEST, trimmed_mean
+from app.engine.latency.probe_results import TRIM_SLOWEST, trimmed_mean
 
 __all__ = ["TRIM_SLOWEST", "Rating", "rating", "responsiveness", "rpm", "trimmed_mean"]
 

@@ -19,7 +19,7 @@ __all__ = ["ALPHA", "DirectionDifference", "DirectionInput", "compare_directions
 
 def kept_rtts(values: Sequence[float], slowest: float = TRIM_SLOWEST) -> list[float]:
     """The round trips a trimmed mean averages: sorted, the slowest share cut
-    (app.engine.probe_results.trimmed_mean's cut)."""
+    (app.engine.latency.probe_results.trimmed_mean's cut)."""
     data = sorted(v for v in values if math.isfinite(v))
     cut = int(slowest * len(data))
     return data[: len(data) - cut]

@@ -16,8 +16,8 @@ from app.cli.args import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EX
 from app.cli.environment import Environment
 from app.domain.errors import BadOption, LinkLabError
 from app.engine.errors import StoppedByUser
-from app.engine.process import install_exit_handlers
-from app.engine.server_records import keep_records_in
+from app.engine.process.process import install_exit_handlers
+from app.engine.process.server_records import keep_records_in
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

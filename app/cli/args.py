@@ -10,7 +10,7 @@ from app.domain.errors import BadOption
 from app.domain.plan_fields import PLAN_FIELDS, Kind
 from app.domain.tags import TagError, parse_tag
 from app.domain.units import parse_rate, parse_size
-from app.engine import drivers
+from app.engine.drivers import registry
 
 #: What `linklab run` and `resume` (and every command) exit with: documented in --help and
 #: the README. 3: the study completed but some of its runs failed.
@@ -52,7 +52,7 @@ def add_port_arguments(parser: argparse.ArgumentParser, first_help: str | None =
     """The port of each engine's server (--port for iperf3, --netserver-port, …), named the
     same by every command that reaches a peer; first_help replaces the first one's help (its
     {label}: that engine's port label)."""
-    for index, driver in enumerate(drivers.DRIVERS.values()):
+    for index, driver in enumerate(registry.DRIVERS.values()):
         text = f"{driver.port_label} port (default {driver.default_port})"
         parser.add_argument(
             *driver.port_options,
@@ -66,7 +66,7 @@ def peer_ports(args: argparse.Namespace) -> dict[str, int]:
     """The ports given on the command line, by the engines' port keys."""
     return {
         d.port_key: port
-        for d in drivers.DRIVERS.values()
+        for d in registry.DRIVERS.values()
         if (port := getattr(args, d.port_dest, None))
     }
 
@@ -79,7 +79,7 @@ def add_echo_port_argument(parser: argparse.ArgumentParser, text: str) -> None:
 def within(span: str, kind: Callable[[str], Any] = int) -> Callable[[str], Any]:
     """A number within what some engine accepts for this setting (the chosen engine's own
     limit is checked with the plan): the limits come from the engines' drivers."""
-    widest = drivers.widest(span)
+    widest = registry.widest(span)
     return number(kind, widest.low, widest.high)
 
 
@@ -99,7 +99,7 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
                 dest=field.name,
                 action="store_true",
                 default=None,
-                help=drivers.phrased(cli.help),
+                help=registry.phrased(cli.help),
             )
             continue
         if field.kind is Kind.SIZE:
@@ -118,7 +118,7 @@ def add_field_options(parser: argparse.ArgumentParser) -> None:
             dest=field.name,
             type=kind,
             metavar=cli.metavar or None,
-            help=drivers.phrased(cli.help) or None,
+            help=registry.phrased(cli.help) or None,
         )
 
 

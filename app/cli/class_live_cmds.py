@@ -20,8 +20,8 @@ from app.cli.environment import Environment
 from app.domain.collector import check_token, collector_url
 from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
-from app.engine.drivers import main_server
-from app.engine.servers import LocalServer
+from app.engine.drivers.registry import main_server
+from app.engine.process.servers import LocalServer
 from app.store.class_backends import open_class_store, shown_url
 from app.study.host.server_pool import MAX_POOL, pool_for
 from app.study.lab.class_http import call

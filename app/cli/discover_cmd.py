@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 from app.cli.args import EXIT_OK, number
 from app.cli.environment import Environment
-from app.engine.discovery import SEARCH_S, announcing_responder, discover
-from app.engine.drivers import main_server, program_engine
-from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.drivers.registry import main_server, program_engine
 from app.engine.errors import EchoStartFailed
-from app.engine.servers import LocalServer
+from app.engine.latency.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.process.servers import LocalServer
+from app.engine.serving.discovery import SEARCH_S, announcing_responder, discover
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,8 +17,8 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine
 from app.domain.results import EngineMessage, RunResult, Sample
 from app.domain.units import format_rate, format_received
-from app.engine import netinfo
-from app.engine.drivers import (
+from app.engine.drivers.options import SingleRun
+from app.engine.drivers.registry import (
     DRIVERS,
     PROGRAMS,
     default_driver,
@@ -27,9 +27,9 @@ from app.engine.drivers import (
     phrase,
     program_engine,
 )
-from app.engine.options import SingleRun
-from app.engine.run import EngineRun
-from app.engine.tools import EngineSettings, Tool
+from app.engine.lan import netinfo
+from app.engine.process.tools import EngineSettings, Tool
+from app.engine.readings.run import EngineRun
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import TextIO
 
 from app.domain.paths import DB_ENV, data_folder
-from app.engine.drivers import PROGRAM_NAMES
-from app.engine.tools import EngineSettings
+from app.engine.drivers.registry import PROGRAM_NAMES
+from app.engine.process.tools import EngineSettings
 from app.store.db import default_path
 
 

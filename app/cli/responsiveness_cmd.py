@@ -14,9 +14,9 @@ from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
 from app.domain.units import format_rate
-from app.engine.drivers import registry, responsiveness_driver
-from app.engine.echo import DEFAULT_ECHO_PORT
-from app.engine.validate import validate_host
+from app.engine.drivers.registry import registry, responsiveness_driver
+from app.engine.lan.validate import validate_host
+from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.results import (
     MAX_FLOWS,

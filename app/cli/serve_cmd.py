@@ -16,13 +16,13 @@ from app.cli.class_live_cmds import add_pool_arguments, pool_token, tell_collect
 from app.cli.discover_cmd import start_echo
 from app.cli.environment import Environment
 from app.domain.errors import BadOption
-from app.engine import netinfo
-from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, main_server, server_programs
-from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.drivers.driver import EngineDriver
+from app.engine.drivers.registry import DRIVERS, main_server, server_programs
 from app.engine.errors import EngineMissing
-from app.engine.server_records import stop_left_behind
-from app.engine.servers import (
+from app.engine.lan import netinfo
+from app.engine.latency.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.process.server_records import stop_left_behind
+from app.engine.process.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
     LocalServer,

@@ -55,8 +55,8 @@ from app.domain.plan_codec import plan_from_dict
 from app.domain.plan_fields import SWEPT, Kind, categorical, swept_names
 from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
-from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, main_server, registry
+from app.engine.drivers.driver import EngineDriver
+from app.engine.drivers.registry import DRIVERS, main_server, registry
 from app.study.frontdoor import FrontDoor
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan

@@ -156,7 +156,7 @@ class Shown:
     """Where a point metric appears: its rank among the others (None: not there)."""
 
     #: (rank, header, digits, tooltip); the tooltip's {key}s are the engines' phrases
-    #: (app.engine.drivers.phrased fills them in).
+    #: (app.engine.drivers.registry.phrased fills them in).
     results: tuple[int, str, int, str] | None = None
     report: tuple[int, str] | None = None  # (rank, the report's table title)
     csv: bool = True  # a column of the points CSV

@@ -69,7 +69,7 @@ class RunMetrics:
     transactions_per_s: float | None = None
     # Working latency (plans with the latency metric): the median round trip of the probes
     # before the run (idle) and during it (loaded), the loaded p90 and share of probes lost,
-    # and the method: udp-echo, tcp-connect or netperf-rr (app.engine.probe_results).
+    # and the method: udp-echo, tcp-connect or netperf-rr (app.engine.latency.probe_results).
     latency_idle_ms: float | None = None
     latency_ms: float | None = None
     latency_p90_ms: float | None = None

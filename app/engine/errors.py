@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.domain.errors import BadOption, LinkLabError
-from app.engine.install_hint import install_hint
+from app.engine.process.install_hint import install_hint
 
 __all__ = ["BadOption", "EngineError", "LinkLabError"]  # and the subclasses below
 

@@ -28,7 +28,7 @@ from app.domain.net import Protocol
 from app.domain.plan_fields import label_words
 from app.domain.records import utc_now
 from app.domain.units import DASH, MINUS
-from app.engine.drivers import phrase
+from app.engine.drivers.registry import phrase
 from app.report.compare_export import std_table
 from app.report.html_parts import (
     CSP,

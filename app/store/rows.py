@@ -28,7 +28,7 @@ from app.domain.records import (
     SessionStatus,
 )
 from app.domain.results import Sample
-from app.engine.bounds import beyond
+from app.engine.readings.bounds import beyond
 from app.store.db import StoreError
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
@@ -149,9 +149,9 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
 
 
 def trusted(name: str, value: object) -> Any:
-    """A stored figure as the engine's bounds allow it (app.engine.bounds): one that is not a
-    number within them (written by an older LinkLab or by hand: inf, NaN, 1e308, 500 %) is
-    read as unknown, so every view and export shows "—" for it instead of failing."""
+    """A stored figure as the engine's bounds allow it (app.engine.readings.bounds): one
+    that is not a number within them (written by an older LinkLab or by hand: inf, NaN, 1e308,
+    500 %) is read as unknown, so every view and export shows "—" for it instead of failing."""
     if name in TEXT_METRIC_FIELDS:
         return value if isinstance(value, str) else None
     return None if beyond(name, value) is not None else value

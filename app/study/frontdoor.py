@@ -23,7 +23,7 @@ from app.domain.plan import Engine, Metric, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
-from app.engine.drivers import (
+from app.engine.drivers.registry import (
     DRIVERS,
     EngineDriver,
     peer_servers,
@@ -31,11 +31,11 @@ from app.engine.drivers import (
     responsiveness_driver,
     server_programs,
 )
-from app.engine.echo import DEFAULT_ECHO_PORT
 from app.engine.errors import EngineError
-from app.engine.loopback import LoopbackServers
-from app.engine.peercheck import PeerCheck, check_peer, ipv6_reachable
-from app.engine.server_records import stop_left_behind
+from app.engine.lan.peercheck import PeerCheck, check_peer, ipv6_reachable
+from app.engine.latency.echo import DEFAULT_ECHO_PORT
+from app.engine.process.server_records import stop_left_behind
+from app.engine.serving.loopback import LoopbackServers
 from app.store.db import Database, StoreDamaged, StoreError
 from app.store.sessions import SessionStore
 from app.store.trash import Trash

@@ -56,7 +56,7 @@ def run_app(argv: list[str] | None = None, open_files: Sequence[Path] = ()) -> i
     if not server.listen(name) and send_files(name, open_files):
         return _already_open(open_files)  # another LinkLab started at the same moment
     from app.analysis.stats import preload
-    from app.engine.process import cancel_all
+    from app.engine.process.process import cancel_all
     from app.ui.common.worker import Worker, once
     from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow

@@ -14,10 +14,16 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from app.domain.errors import LinkLabError
 from app.domain.paths import DB_ENV
 from app.domain.plan import DEFAULT_ECHO_PORT, OLD_PORT_ORDER, Engine
-from app.engine.discovery import FoundPeer, discover
-from app.engine.drivers import PROGRAM_NAMES, EngineDriver, by_port_key, find_tool, registry
-from app.engine.loopback import LoopbackServers
-from app.engine.tools import EngineSettings, Tool
+from app.engine.drivers.registry import (
+    PROGRAM_NAMES,
+    EngineDriver,
+    by_port_key,
+    find_tool,
+    registry,
+)
+from app.engine.process.tools import EngineSettings, Tool
+from app.engine.serving.discovery import FoundPeer, discover
+from app.engine.serving.loopback import LoopbackServers
 from app.store.db import default_path
 from app.study.frontdoor import FrontDoor
 

@@ -4,7 +4,7 @@ the set-up built it from its pinned source (else the packaged iperf 2).
 The folder becomes resources/engines/linux-<arch>/ inside the bundle: the engines, the shared
 libraries they need beyond the C library (in lib/), the packages' copyright files (in
 licenses/) and linklab-engines.json, which says what was taken from which package. The app
-puts lib/ on the engines' library path when it starts them (app.engine.process).
+puts lib/ on the engines' library path when it starts them (app.engine.process.process).
 
     python installers/linux/stage_engines.py --dest build/engines/linux-x86_64
 """
@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.process import ENGINE_MANIFEST
+from app.engine.process.process import ENGINE_MANIFEST
 from installers.build_iperf2 import BUILT_DIR
 from installers.build_iperf2 import MANIFEST as BUILT_MANIFEST
 

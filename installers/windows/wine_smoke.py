@@ -273,7 +273,7 @@ def check_removed(prefix: Prefix, install: Path, shortcut: Path) -> None:
 def linux_iperf2() -> str:
     """The Linux iperf 2 the smoke test measures against: the one LinkLab finds here (the 2.2.1
     built by the set-up, else the system's)."""
-    from app.engine.drivers import find_tool
+    from app.engine.drivers.registry import find_tool
 
     return find_tool("iperf").path
 
@@ -336,7 +336,7 @@ def serve_answers_a_linux_client(prefix: Prefix, exe: str) -> None:
     """The installed `linklab serve`, with no iperf3 in the bundle, serves its iperf 2 (TCP and
     UDP): a Linux iperf 2 client measures against it on the loopback."""
     from app.domain.results import RunSummary
-    from app.engine.iperf2_parse import parse_iperf2
+    from app.engine.drivers.iperf2.parse import parse_iperf2
 
     port = _free_port()
     argv = ["wine", exe, "serve", "--iperf2-port", str(port), "--bind", "127.0.0.1"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.analysis.responsiveness_compare import DirectionInput, compare_directions, kept_rtts
-from app.engine.probe_results import trimmed_mean
+from app.engine.latency.probe_results import trimmed_mean
 from app.study.responsiveness.comparison import compare_results
 from app.study.responsiveness.kept import KeptResult
 from tests.responsiveness_made import three_ways

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from app.engine.drivers.iperf3.errors import AuthenticationFailed
 from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineFailed,
 )
-from app.engine.iperf3_errors import AuthenticationFailed
 from tests.engine.engine_replay import HOST, LOSS, Case
 
 JSON_CASES = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app.engine.drivers.iperf3.errors import AuthenticationRequired, NotIperf3
 from app.engine.errors import ClosedBeforeStart, Interrupted
-from app.engine.iperf3_errors import AuthenticationRequired, NotIperf3
 from tests.engine.engine_replay import GIB, KIB, LOSS, MIB, Case, G, K, M
 
 TEXT_CASES = [

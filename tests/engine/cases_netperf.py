@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app.engine.drivers.netperf.driver import DataConnectionFailed, NoNetserver
 from app.engine.errors import ConnectTimeout
-from app.engine.netperf import DataConnectionFailed, NoNetserver
 from tests.engine.engine_replay import HOST, Case, M
 
 NETPERF_CASES = [

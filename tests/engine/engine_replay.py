@@ -19,13 +19,13 @@ from typing import Any
 
 from app.domain.net import Direction, Flow, Protocol
 from app.domain.results import Derivation, EngineMessage, RunResult, Sample
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.netperf.driver import start_netperf
+from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
 from app.engine.errors import EngineError
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.netperf import start_netperf
-from app.engine.netperf_options import NetperfOptions, NetperfTest
-from app.engine.run import EngineRun
-from app.engine.tools import Capability, Source, Tool, parse_version
+from app.engine.process.tools import Capability, Source, Tool, parse_version
+from app.engine.readings.run import EngineRun
 from tests.conftest import ROOT_DIR
 
 #: Real engine outputs gathered beside the repository (see their MANIFEST.md); read in place.

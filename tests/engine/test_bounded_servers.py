@@ -12,16 +12,16 @@ from dataclasses import replace
 
 import pytest
 
-from app.engine.iperf3 import iperf3_capabilities
-from app.engine.iperf3_server import iperf3_server
-from app.engine.servers import (
+from app.engine.drivers.iperf3.driver import iperf3_capabilities
+from app.engine.drivers.iperf3.server import iperf3_server
+from app.engine.process.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
     ServerStartFailed,
     exposed,
     port_holder,
 )
-from app.engine.tools import Capability, Tool
+from app.engine.process.tools import Capability, Tool
 from tests.conftest import ROOT_DIR, engine_children, engine_name, free_port
 
 

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from app.domain.metrics import MAX_BPS
 from app.domain.net import Flow, Protocol
 from app.domain.results import EngineMessage, FlowSummary, RunSummary, Sample
-from app.engine.bounds import LIMITS, impossible
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.errors import ImpossibleValue
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.tools import Capability, Source, Tool
+from app.engine.process.tools import Capability, Source, Tool
+from app.engine.readings.bounds import LIMITS, impossible
 from tests.engine.engine_replay import FakeEngine, Replay
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.process import ENGINE_MANIFEST, ManagedProcess, child_environment
+from app.engine.process.process import ENGINE_MANIFEST, ManagedProcess, child_environment
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="LD_LIBRARY_PATH is POSIX-only")
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.engine.discovery import (
+from app.engine.latency.echo import LOOPBACK, EchoResponder, request
+from app.engine.serving.discovery import (
     DISCOVER_SIZE,
     PER_SOURCE_BURST,
     Announcer,
@@ -19,7 +20,6 @@ from app.engine.discovery import (
     parse_announcement,
     serve_facts,
 )
-from app.engine.echo import LOOPBACK, EchoResponder, request
 
 FACTS = serve_facts("lab-pc2", {"iperf3": 5201, "netperf": 12865, "iperf2": 5001}, 5200, "1.0")
 

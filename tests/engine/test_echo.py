@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.engine.echo import (
+from app.engine.errors import EchoPortBusy, EchoStartFailed, EngineError
+from app.engine.lan.netinfo import ipv6_available
+from app.engine.latency.echo import (
     HEADER,
     HEADER_SIZE,
     KIND_REPLY,
@@ -25,8 +27,6 @@ from app.engine.echo import (
     parse_reply,
     request,
 )
-from app.engine.errors import EchoPortBusy, EchoStartFailed, EngineError
-from app.engine.netinfo import ipv6_available
 from tests.conftest import under_wine
 
 

@@ -13,9 +13,9 @@ import pytest
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
 from app.domain.results import Sample
-from app.engine.drivers import DRIVERS
+from app.engine.drivers.registry import DRIVERS
 from app.engine.errors import EngineCrashed
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="crash signals are POSIX's")
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.engine.drivers.iperf3.driver import Iperf3Driver
+from app.engine.drivers.iperf3.errors import NotIperf3, closed_before_start
+from app.engine.drivers.netperf.driver import DataConnectionFailed
 from app.engine.errors import (
     ClosedBeforeStart,
     EngineError,
@@ -11,9 +14,6 @@ from app.engine.errors import (
     Interrupted,
     ServerBusy,
 )
-from app.engine.iperf3 import Iperf3Driver
-from app.engine.iperf3_errors import NotIperf3, closed_before_start
-from app.engine.netperf import DataConnectionFailed
 
 #: How iperf3's driver names its server and the command that starts one.
 IPERF3_SERVER = (Iperf3Driver.server_label, Iperf3Driver.server_command)

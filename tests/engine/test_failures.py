@@ -12,6 +12,8 @@ import pytest
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion
 from app.domain.results import Sample
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.errors import (
     ConnectionRefused,
     ConnectTimeout,
@@ -22,10 +24,8 @@ from app.engine.errors import (
     PeerVanished,
     ServerBusy,
 )
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.servers import LocalServer
-from app.engine.tools import Tool
+from app.engine.process.servers import LocalServer
+from app.engine.process.tools import Tool
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")
@@ -185,7 +185,7 @@ def test_option_the_engine_lacks_is_refused(iperf3_tool: Tool) -> None:
 
     from app.domain.net import Direction
     from app.engine.errors import EngineTooOld
-    from app.engine.tools import Capability
+    from app.engine.process.tools import Capability
 
     old = replace(iperf3_tool, capabilities=iperf3_tool.capabilities - {Capability.BIDIR})
     with pytest.raises(EngineTooOld) as info:

@@ -12,10 +12,10 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Peer, Plan, RunKey, Variable
 from app.domain.plan_fields import BY_KEY, ENGINE_SETTINGS, RUN_FIELDS
 from app.domain.run_settings import RunSettings
-from app.engine.arguments import Absent, Argument, table_argv
-from app.engine.drivers import DRIVERS
-from app.engine.iperf3 import ARGUMENTS
-from app.engine.iperf3_options import Iperf3Options
+from app.engine.drivers.arguments import Absent, Argument, table_argv
+from app.engine.drivers.iperf3.driver import ARGUMENTS
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.registry import DRIVERS
 from app.study.sweep.applicability import engines_with, inapplicable
 from app.study.sweep.plan_checks import plan_problems
 from tests.conftest import require_engine

@@ -8,7 +8,7 @@ import pytest
 from app.domain.net import Flow
 from app.domain.records import RunMetrics
 from app.domain.results import RunResult, Sample
-from app.engine.interval_totals import summary_of
+from app.engine.readings.interval_totals import summary_of
 
 
 def metrics_of(samples: list[Sample]) -> RunMetrics:

@@ -15,10 +15,10 @@ import pytest
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey, RunKind
 from app.domain.results import EngineFailure, ParseEvent
+from app.engine.drivers.iperf2.driver import classifier, start_iperf2
+from app.engine.drivers.iperf2.parse import parse_iperf2
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, EngineError, HostUnresolved
-from app.engine.iperf2 import classifier, start_iperf2
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.tools import Source, Tool
+from app.engine.process.tools import Source, Tool
 from tests.conftest import ROOT_DIR
 from tests.engine.engine_replay import FakeEngine, Replay
 from tests.engine.test_iperf2_parse import flow, samples, summary

@@ -8,9 +8,9 @@ import pytest
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Peer, Plan, RunKey, RunKind
+from app.engine.drivers.iperf2.driver import Iperf2Capability, build_argv
 from app.engine.errors import EngineTooOld
-from app.engine.iperf2 import Iperf2Capability, build_argv
-from app.engine.tools import Source, Tool
+from app.engine.process.tools import Source, Tool
 
 ALL = frozenset(Iperf2Capability)
 

@@ -18,7 +18,7 @@ import pytest
 from app.analysis.overhead import LinkInputs, expected
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineError
 from tests.testbed import ROOT, TestBed, unavailable_reason
 

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey, RunKind
 from app.domain.results import EngineFailure, FlowSummary, ParseEvent, RunSummary, Sample
+from app.engine.drivers.iperf2.driver import classifier, start_iperf2
+from app.engine.drivers.iperf2.parse import parse_iperf2
 from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
@@ -24,9 +26,7 @@ from app.engine.errors import (
     ImpossibleValue,
     ServerBusy,
 )
-from app.engine.iperf2 import classifier, start_iperf2
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.tools import Source, Tool
+from app.engine.process.tools import Source, Tool
 from tests.conftest import ROOT_DIR
 from tests.engine.engine_replay import ENGINE_OUTPUTS, FakeEngine, Replay
 

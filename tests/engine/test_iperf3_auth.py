@@ -14,11 +14,11 @@ import psutil
 import pytest
 
 from app.domain.errors import BadOption
-from app.engine.iperf3 import PASSWORD_ENV, start_iperf3
-from app.engine.iperf3_errors import AuthenticationFailed, AuthenticationRequired
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.process import ManagedProcess
-from app.engine.tools import Capability, Tool
+from app.engine.drivers.iperf3.driver import PASSWORD_ENV, start_iperf3
+from app.engine.drivers.iperf3.errors import AuthenticationFailed, AuthenticationRequired
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.process.process import ManagedProcess
+from app.engine.process.tools import Capability, Tool
 from tests.conftest import free_port
 
 USER, PASSWORD = "student", "s3cret-Pa55"

@@ -10,9 +10,9 @@ import pytest
 
 from app.domain.net import Flow, Protocol
 from app.domain.results import FarEndIntervals, RunSummary, Sample
-from app.engine import intervals
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import parse_text
+from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
+from app.engine.drivers.iperf3.parse_text import parse_text
+from app.engine.readings import intervals
 from tests.conftest import DATA
 
 IPERF = DATA / "iperf3"

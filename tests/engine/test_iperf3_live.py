@@ -9,11 +9,11 @@ import pytest
 
 from app.domain.net import Direction, Flow, IpVersion, Protocol
 from app.domain.results import Sample
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.errors import StoppedByUser
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.servers import LocalServer
-from app.engine.tools import Tool
+from app.engine.process.servers import LocalServer
+from app.engine.process.tools import Tool
 from tests.conftest import engine_children
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

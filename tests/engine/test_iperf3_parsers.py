@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from app.domain.net import Flow
 from app.domain.results import EngineFailure, FarEndIntervals, RunSummary, Sample
+from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
+from app.engine.drivers.iperf3.parse_text import parse_text
 from app.engine.errors import ImpossibleValue, ParseError
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import parse_text
 from tests.conftest import DATA
 
 IPERF = DATA / "iperf3"

@@ -11,25 +11,25 @@ import pytest
 
 from app.domain.plan import Engine, Peer
 from app.domain.results import RunResult
-from app.engine.drivers import DRIVERS, find_tool
-from app.engine.echo import LOOPBACK, EchoResponder
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.netperf.driver import build_argv, netperf_rr_options, netserver
+from app.engine.drivers.netperf.options import NetperfTest
+from app.engine.drivers.registry import DRIVERS, find_tool
 from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.latency import (
+from app.engine.lan.peercheck import Server
+from app.engine.latency.echo import LOOPBACK, EchoResponder
+from app.engine.latency.latency import (
     MethodChoice,
     TcpConnectProber,
     detect_method,
     make_prober,
     measure_idle,
 )
-from app.engine.netperf import build_argv, netperf_rr_options, netserver
-from app.engine.netperf_options import NetperfTest
-from app.engine.peercheck import Server
-from app.engine.probe import UdpProber
-from app.engine.probe_results import LatencyMethod
-from app.engine.servers import LocalServer, ServerOptions
-from app.engine.tools import Tool
+from app.engine.latency.probe import UdpProber
+from app.engine.latency.probe_results import LatencyMethod
+from app.engine.process.servers import LocalServer, ServerOptions
+from app.engine.process.tools import Tool
 from tests.conftest import free_port
 
 

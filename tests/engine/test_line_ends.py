@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from app.domain.results import ParseEvent
+from app.engine.drivers.iperf2.parse import parse_iperf2
+from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
+from app.engine.drivers.iperf3.parse_text import parse_text
+from app.engine.drivers.netperf.parse import parse_keyval
 from app.engine.errors import EngineError
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import parse_text
-from app.engine.netperf_parse import parse_keyval
 from tests.conftest import DATA
 from tests.engine.cases_iperf3_json import JSON_CASES
 from tests.engine.cases_iperf3_text import TEXT_CASES

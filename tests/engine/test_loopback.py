@@ -6,9 +6,9 @@ import psutil
 
 from app.domain.net import IpVersion
 from app.domain.plan import Engine
-from app.engine.loopback import LoopbackServers
-from app.engine.servers import EXPOSED_IDLE_TIMEOUT_S
-from app.engine.tools import Tool
+from app.engine.process.servers import EXPOSED_IDLE_TIMEOUT_S
+from app.engine.process.tools import Tool
+from app.engine.serving.loopback import LoopbackServers
 from tests.conftest import free_port
 
 

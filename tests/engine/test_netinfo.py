@@ -5,7 +5,7 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from app.engine import netinfo
+from app.engine.lan import netinfo
 from app.study.host import environment
 
 

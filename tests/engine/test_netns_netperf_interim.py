@@ -11,11 +11,11 @@ import pytest
 
 from app.domain.net import IpVersion
 from app.domain.results import Sample
-from app.engine.drivers import find_tool
-from app.engine.netperf import build_argv
-from app.engine.netperf_options import NetperfOptions, NetperfTest
-from app.engine.netperf_parse import parse_keyval
-from app.engine.tools import Tool
+from app.engine.drivers.netperf.driver import build_argv
+from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.drivers.netperf.parse import parse_keyval
+from app.engine.drivers.registry import find_tool
+from app.engine.process.tools import Tool
 from tests.testbed import Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.netperf]

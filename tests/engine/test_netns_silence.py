@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.run import SILENT_DATA_S
+from app.engine.readings.run import SILENT_DATA_S
 from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]

@@ -12,12 +12,12 @@ import pytest
 
 from app.domain.net import Flow, IpVersion
 from app.domain.results import EngineMessage, Sample
-from app.engine.drivers import find_tool
+from app.engine.drivers.netperf.driver import NoNetserver, netserver, start_netperf
+from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import ConnectTimeout, EngineMissing, StoppedByUser
-from app.engine.netperf import NoNetserver, netserver, start_netperf
-from app.engine.netperf_options import NetperfOptions, NetperfTest
-from app.engine.servers import ServerOptions
-from app.engine.tools import Tool
+from app.engine.process.servers import ServerOptions
+from app.engine.process.tools import Tool
 from tests.conftest import engine_children, engine_name, free_port
 
 pytestmark = pytest.mark.netperf

@@ -14,6 +14,16 @@ from hypothesis import strategies as st
 from app.domain.errors import BadOption
 from app.domain.net import Flow, IpVersion
 from app.domain.results import EngineFailure, EngineMessage, ParseEvent, RunSummary, Sample
+from app.engine.drivers.netperf.driver import (
+    RR_SELECTORS,
+    STREAM_SELECTORS,
+    NoNetserver,
+    build_argv,
+    classify,
+    idle_timeout_s,
+    parse_keyval,
+)
+from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
 from app.engine.errors import (
     ConnectTimeout,
     EngineError,
@@ -26,17 +36,7 @@ from app.engine.errors import (
     ParseError,
     PeerVanished,
 )
-from app.engine.netperf import (
-    RR_SELECTORS,
-    STREAM_SELECTORS,
-    NoNetserver,
-    build_argv,
-    classify,
-    idle_timeout_s,
-    parse_keyval,
-)
-from app.engine.netperf_options import NetperfOptions, NetperfTest
-from app.engine.tools import Capability, Source, Tool
+from app.engine.process.tools import Capability, Source, Tool
 from tests.conftest import DATA
 
 NETPERF = DATA / "netperf"

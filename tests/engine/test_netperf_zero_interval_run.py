@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.netperf import start_netperf
-from app.engine.netperf_options import NetperfOptions, NetperfTest
-from app.engine.tools import Capability, Source, Tool
+from app.engine.drivers.netperf.driver import start_netperf
+from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.process.tools import Capability, Source, Tool
 from tests.engine.engine_replay import HOST, FakeEngine, Replay
 from tests.engine.test_netperf_parse import _with_zero_interval_block
 

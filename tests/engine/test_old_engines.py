@@ -11,14 +11,14 @@ import pytest
 
 from app.domain.net import Flow, Protocol
 from app.domain.results import Derivation, EngineMessage
-from app.engine.drivers import find_tool
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.errors import NotIperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.netperf.driver import idle_timeout_s, netperf_capabilities, start_netperf
+from app.engine.drivers.netperf.options import NetperfOptions
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineTooOld
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_errors import NotIperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.netperf import idle_timeout_s, netperf_capabilities, start_netperf
-from app.engine.netperf_options import NetperfOptions
-from app.engine.tools import Capability, Tool
+from app.engine.process.tools import Capability, Tool
 from tests.engine.engine_replay import ENGINE_OUTPUTS, FakeEngine, Probe, Replay, iperf3_3_1_3
 
 pytestmark = [

@@ -14,10 +14,10 @@ import pytest
 
 from app.domain.net import Flow
 from app.domain.results import LateCounts, ParseEvent, RunSummary, Sample
-from app.engine.intervals import with_late
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import parse_text
+from app.engine.drivers.iperf2.parse import parse_iperf2
+from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
+from app.engine.drivers.iperf3.parse_text import parse_text
+from app.engine.readings.intervals import with_late
 from tests.conftest import ROOT_DIR
 from tests.engine.engine_replay import ENGINE_OUTPUTS
 

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from app.engine import peercheck
+from app.engine.lan import peercheck
 
 
 def _answers(monkeypatch: pytest.MonkeyPatch, answers: list[tuple[bool, float, str]]) -> list[int]:

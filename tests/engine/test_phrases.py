@@ -10,9 +10,9 @@ import pytest
 
 from app.domain.metrics import POINT_METRICS
 from app.domain.plan_fields import PLAN_FIELDS
-from app.engine.arguments import Absent, Argument
-from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, SLOTS, main_server, phrase, phrased
+from app.engine.drivers.arguments import Absent, Argument
+from app.engine.drivers.driver import EngineDriver
+from app.engine.drivers.registry import DRIVERS, SLOTS, main_server, phrase, phrased
 
 TABLE_TEXTS = [f.tip for f in PLAN_FIELDS if f.tip] + [
     f.cli.help for f in PLAN_FIELDS if f.cli is not None and f.cli.help

@@ -10,11 +10,11 @@ import pytest
 
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion
-from app.engine.echo import LOOPBACK, SEQ_MODULO, EchoResponder
 from app.engine.errors import HostUnresolved
-from app.engine.netinfo import ipv6_available
-from app.engine.probe import UdpProber
-from app.engine.probe_results import LatencyMethod, ProbeMatcher, ProbeRecord
+from app.engine.lan.netinfo import ipv6_available
+from app.engine.latency.echo import LOOPBACK, SEQ_MODULO, EchoResponder
+from app.engine.latency.probe import UdpProber
+from app.engine.latency.probe_results import LatencyMethod, ProbeMatcher, ProbeRecord
 from tests.conftest import free_port, under_wine
 
 MS = 1_000_000

@@ -14,18 +14,18 @@ import psutil
 import pytest
 
 from app.domain.results import Sample
-from app.engine import process
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.process import (
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.process import process
+from app.engine.process.process import (
     IdleTimeout,
     ManagedProcess,
     ProcessTree,
     creation_options,
     live_pids,
 )
-from app.engine.servers import LocalServer
-from app.engine.tools import Tool
+from app.engine.process.servers import LocalServer
+from app.engine.process.tools import Tool
 from tests.conftest import ROOT_DIR, engine_children, engine_name
 
 PY = sys.executable

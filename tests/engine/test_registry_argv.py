@@ -20,10 +20,10 @@ from pathlib import Path
 from app.domain.errors import LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Metric, Peer, Plan, RunKey, Variable
-from app.engine.drivers import DRIVERS, EngineDriver, registry
-from app.engine.options import SingleRun
-from app.engine.servers import ServerOptions
-from app.engine.tools import Source, Tool
+from app.engine.drivers.options import SingleRun
+from app.engine.drivers.registry import DRIVERS, EngineDriver, registry
+from app.engine.process.servers import ServerOptions
+from app.engine.process.tools import Source, Tool
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "argv" / "registry_argv.json"
 

@@ -14,19 +14,19 @@ import pytest
 
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion
-from app.engine.drivers import find_tool
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.iperf3.server import iperf3_server, security_warning
+from app.engine.drivers.netperf.driver import netserver
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineTooOld
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.iperf3_server import iperf3_server, security_warning
-from app.engine.netperf import netserver
-from app.engine.servers import (
+from app.engine.process.servers import (
     RESTARTS,
     LocalServer,
     ServerOptions,
     ServerStartFailed,
 )
-from app.engine.tools import Tool
+from app.engine.process.tools import Tool
 from tests.conftest import engine_children, free_port
 
 

@@ -12,11 +12,11 @@ import pytest
 
 from app.domain.net import Direction, Protocol
 from app.domain.results import Sample
+from app.engine.drivers.iperf3.driver import silence_s, start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.errors import DataStopped, EngineFailed
-from app.engine.iperf3 import silence_s, start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.run import SILENT_DATA_S
-from app.engine.tools import Capability, Source, Tool
+from app.engine.process.tools import Capability, Source, Tool
+from app.engine.readings.run import SILENT_DATA_S
 from tests.engine.engine_replay import FakeEngine, Replay
 
 pytestmark = [

@@ -11,11 +11,11 @@ import pytest
 
 from app.domain.net import Flow
 from app.domain.results import Sample
-from app.engine import spool
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.spool import LineSpool, SampleSpool
-from app.engine.tools import Capability, Source, Tool
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.process import spool
+from app.engine.process.spool import LineSpool, SampleSpool
+from app.engine.process.tools import Capability, Source, Tool
 from tests.conftest import DATA
 from tests.engine.engine_replay import HOST, FakeEngine, Replay
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.domain.plan import Engine
-from app.engine import tools
-from app.engine.drivers import PROGRAMS, find_tool, registry
+from app.engine.drivers.iperf3.driver import iperf3_capabilities
+from app.engine.drivers.registry import PROGRAMS, find_tool, registry
 from app.engine.errors import EngineMissing
-from app.engine.iperf3 import iperf3_capabilities
-from app.engine.tools import Capability, EngineSettings, Source, parse_version
+from app.engine.process import tools
+from app.engine.process.tools import Capability, EngineSettings, Source, parse_version
 from tests.conftest import require_engine
 
 HELP_312 = """  --forceflush              force flushing output at every interval

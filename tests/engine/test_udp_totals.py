@@ -8,8 +8,8 @@ import pytest
 
 from app.domain.net import Flow
 from app.domain.results import Derivation, EngineMessage, FlowSummary, RunSummary
-from app.engine import iperf3_udp_totals as udp_totals
-from app.engine.iperf3_json import parse_stream
+from app.engine.drivers.iperf3 import udp_totals
+from app.engine.drivers.iperf3.parse_json import parse_stream
 from tests.engine.engine_replay import ENGINE_OUTPUTS
 
 

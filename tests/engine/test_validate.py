@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from app.domain.errors import BadOption
 from app.engine.errors import LinkLocalNeedsZone
-from app.engine.validate import check_port, check_range, validate_host
+from app.engine.lan.validate import check_port, check_range, validate_host
 
 
 @pytest.mark.parametrize(

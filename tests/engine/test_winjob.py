@@ -13,9 +13,9 @@ import time
 import psutil
 import pytest
 
-from app.engine import process
-from app.engine.process import ManagedProcess
-from app.engine.winjob import (
+from app.engine.process import process
+from app.engine.process.process import ManagedProcess
+from app.engine.process.winjob import (
     IO_COUNTERS,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JOBOBJECT_BASIC_LIMIT_INFORMATION,
@@ -328,7 +328,7 @@ def test_windows_killed_linklab_takes_its_engines_with_it() -> None:
     kill-on-close is all that ends its child and grandchild."""
     parent_code = (
         "import sys\n"
-        "from app.engine.process import ManagedProcess\n"
+        "from app.engine.process.process import ManagedProcess\n"
         f"proc = ManagedProcess([sys.executable, '-c', {LATE_GRANDCHILD!r}])\n"
         "proc.start()\n"
         "assert proc.job_failure is None, proc.job_failure\n"

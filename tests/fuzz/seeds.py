@@ -15,7 +15,7 @@ from typing import Any
 from app.domain.plan import Peer
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.results import RunResult, RunSummary, Sample
-from app.engine.iperf3_json import parse_document
+from app.engine.drivers.iperf3.parse_json import parse_document
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from app.domain.results import ParseEvent
-from app.engine.iperf2_parse import parse_iperf2
-from app.engine.iperf3_json import parse_document, parse_stream
-from app.engine.iperf3_text import far_end_text, parse_text
-from app.engine.netperf_parse import parse_keyval
+from app.engine.drivers.iperf2.parse import parse_iperf2
+from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
+from app.engine.drivers.iperf3.parse_text import far_end_text, parse_text
+from app.engine.drivers.netperf.parse import parse_keyval
 from app.store.class_backends import open_class_store
 from app.study.files.exchange import read_exchange
 from app.study.lab.collector_app import CollectorApp, Limits

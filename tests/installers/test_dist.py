@@ -20,8 +20,8 @@ import pytest
 
 from app import __version__
 from app.domain.exercise import EXERCISE_SUFFIX, with_id
-from app.engine.process import ENGINE_MANIFEST
-from app.engine.tools import platform_tag
+from app.engine.process.process import ENGINE_MANIFEST
+from app.engine.process.tools import platform_tag
 from app.guide_pages import shipped_files
 from app.study.files.exchange import EXCHANGE_SUFFIX
 from app.study.lab.exercises import find_ready, write_exercise

@@ -19,7 +19,7 @@ from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import METRIC_FIELDS, TEXT_METRIC_FIELDS, RunMetrics, SessionStatus, utc_now
 from app.domain.results import Sample
-from app.engine.bounds import LIMITS
+from app.engine.readings.bounds import LIMITS
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.files.exchange import export_sessions

@@ -17,8 +17,8 @@ import pytest
 
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
+from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ServerBusy
-from app.engine.fake import FakeDriver
 from app.report.csv_export import write_samples_csv
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -36,7 +36,7 @@ CHILD = textwrap.dedent(
     """
     import sys
     from app.domain.plan import Peer, Plan
-    from app.engine.fake import FakeDriver
+    from app.engine.drivers.fake import FakeDriver
     from app.store.db import Database
     from app.store.sessions import SessionStore
     from app.study.sweep.events import SampleArrived

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]

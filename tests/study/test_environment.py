@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.engine.netinfo import ipv6_available
+from app.engine.lan.netinfo import ipv6_available
 from app.study.host import environment
 from app.study.host.environment import (
     FORMAT_VERSION,

@@ -22,7 +22,7 @@ from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, RunRecord, SessionRecord, utc_now
 from app.domain.results import FlowSummary, Sample
-from app.engine.bounds import LIMITS
+from app.engine.readings.bounds import LIMITS
 from app.report.csv_export import POINT_COLUMNS, RUN_COLUMNS, runs_csv, write_samples_csv
 from app.report.monitor_export import MONITOR_COLUMNS, monitor_csv
 from app.store.db import SCHEMA_VERSION, Database

@@ -12,9 +12,9 @@ import pytest
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
-from app.engine.iperf3_server import iperf3_server
-from app.engine.servers import LocalServer, ServerOptions
-from app.engine.tools import Tool
+from app.engine.drivers.iperf3.server import iperf3_server
+from app.engine.process.servers import LocalServer, ServerOptions
+from app.engine.process.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused

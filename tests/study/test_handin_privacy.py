@@ -15,7 +15,7 @@ from app.domain.exercise import Exercise, Step, new_exercise_id
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Assignment, Peer, Plan, RunKey
 from app.domain.records import RunMetrics, SessionStatus, utc_now
-from app.engine.reparse import reparsed_throughput
+from app.engine.drivers.reparse import reparsed_throughput
 from app.store.db import Database
 from app.store.exercises import ExerciseStore
 from app.store.sessions import SessionStore
@@ -84,7 +84,7 @@ def _exercise(reveal: tuple[str, ...] = (), runs: int = len(CAPTURES)) -> Exerci
 
 
 SETTINGS_PATH = "C:\\Users\\alice\\Downloads\\iperf3.exe"
-# A sentence LinkLab writes (app/engine/tools.py), naming the user's own folder.
+# A sentence LinkLab writes (app/engine/process/tools.py), naming the user's own folder.
 NOT_EXECUTABLE = (
     f"The iperf3 path set in LinkLab's settings ({SETTINGS_PATH}) is not an executable file: "
     f"correct it, or clear it to use the iperf3 LinkLab finds by itself."

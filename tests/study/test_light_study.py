@@ -14,7 +14,7 @@ import sys, tempfile
 from pathlib import Path
 from app.cli.output import print_points
 from app.domain.plan import Peer, Plan
-from app.engine.fake import FakeDriver
+from app.engine.drivers.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.runner import StudyRunner

@@ -21,8 +21,8 @@ from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
+from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ConnectionRefused, PeerVanished
-from app.engine.fake import FakeDriver
 from app.store.sessions import SessionStore
 from app.study.sweep.describe import describe_plan
 from app.study.sweep.events import (

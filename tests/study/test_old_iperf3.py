@@ -11,8 +11,8 @@ import pytest
 from app.domain.net import Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
-from app.engine.drivers import registry
-from app.engine.tools import EngineSettings
+from app.engine.drivers.registry import registry
+from app.engine.process.tools import EngineSettings
 from app.store.sessions import SessionStore
 from app.study.sweep.runner import StudyRunner
 from tests.engine.engine_replay import ENGINE_OUTPUTS, iperf3_3_1_3

@@ -10,8 +10,8 @@ import psutil
 
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
-from app.engine.servers import EXPOSED_IDLE_TIMEOUT_S
-from app.engine.tools import Tool
+from app.engine.process.servers import EXPOSED_IDLE_TIMEOUT_S
+from app.engine.process.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor

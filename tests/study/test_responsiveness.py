@@ -15,11 +15,11 @@ from app.domain.errors import BadOption
 from app.domain.net import Flow
 from app.domain.plan import Peer
 from app.domain.results import Sample
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import ClosedBeforeStart, ServerBusy, StoppedByUser
-from app.engine.latency import MethodChoice
-from app.engine.loopback import LoopbackServers
-from app.engine.probe_results import LatencyMethod, ProbeRecord
+from app.engine.latency.latency import MethodChoice
+from app.engine.latency.probe_results import LatencyMethod, ProbeRecord
+from app.engine.serving.loopback import LoopbackServers
 from app.study.responsiveness.results import (
     IdleMeasured,
     Phase,
@@ -173,8 +173,8 @@ def test_an_iperf3_without_bidir_leaves_out_both_at_once_saying_why(
 ) -> None:
     import dataclasses
 
-    from app.engine.iperf3 import Iperf3Driver
-    from app.engine.tools import Capability, Tool
+    from app.engine.drivers.iperf3.driver import Iperf3Driver
+    from app.engine.process.tools import Capability, Tool
 
     real = find_tool("iperf3")
     old = dataclasses.replace(real, capabilities=real.capabilities - {Capability.BIDIR})

@@ -15,14 +15,14 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Peer, Plan, RunKind
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
-from app.engine.drivers import find_tool
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.iperf3_server import iperf3_server
-from app.engine.netinfo import free_block
-from app.engine.netperf import netserver
-from app.engine.servers import LocalServer, ServerOptions
-from app.engine.tools import Tool
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.iperf3.server import iperf3_server
+from app.engine.drivers.netperf.driver import netserver
+from app.engine.drivers.registry import find_tool
+from app.engine.lan.netinfo import free_block
+from app.engine.process.servers import LocalServer, ServerOptions
+from app.engine.process.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import (

@@ -11,8 +11,8 @@ from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import EarlyStop, Engine, Metric, Order, Peer, Plan, RunKey, RunKind
 from app.domain.records import SessionStatus
+from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, PeerVanished, ServerBusy
-from app.engine.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import (

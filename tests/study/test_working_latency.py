@@ -14,11 +14,11 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan, RunKind
 from app.domain.plan_codec import plan_from_dict, plan_from_json
 from app.domain.records import SessionStatus
+from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import NoLatencyMethod
-from app.engine.fake import FakeDriver
-from app.engine.latency import MethodChoice
-from app.engine.probe import Prober
-from app.engine.probe_results import LatencyMethod
+from app.engine.latency.latency import MethodChoice
+from app.engine.latency.probe import Prober
+from app.engine.latency.probe_results import LatencyMethod
 from app.store.sessions import SessionStore
 from app.study.sweep.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
 from app.study.sweep.plan_checks import plan_problems

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QTabWidget
 
 from app.domain.plan import EarlyStop, Plan
 from app.domain.plan_fields import BY_KEY, PLAN_FIELDS, Kind, PlanField
-from app.engine import drivers
+from app.engine.drivers import registry
 from app.engine.errors import EngineMissing
 from app.ui.main_window import MainWindow
 from tests.ui.user import User
@@ -61,9 +61,9 @@ def test_the_pages_check_boxes_are_the_tables_flags_and_early_stop(
 @pytest.mark.usefixtures("iperf3_tool")
 def test_each_flag_row_is_a_check_box_that_reaches_the_plan(window: MainWindow, user: User) -> None:
     # An engine that runs series together and measures one-way delay takes both flags.
-    both = next(d for d in drivers.DRIVERS.values() if d.concurrent and d.one_way_delay)
+    both = next(d for d in registry.DRIVERS.values() if d.concurrent and d.one_way_delay)
     try:
-        drivers.find_tool(both.programs[0].name)
+        registry.find_tool(both.programs[0].name)
     except EngineMissing as err:
         pytest.skip(f"{both.label} is not installed: {err.sentence}")
     user.tab("Measure")
@@ -75,7 +75,7 @@ def test_each_flag_row_is_a_check_box_that_reaches_the_plan(window: MainWindow, 
     for field in FLAGS:
         box = user.find(field.label, QCheckBox)
         assert box.text() == field.label and box.objectName() == field.key
-        assert box.isEnabled() and box.toolTip() == drivers.phrased(field.tip)
+        assert box.isEnabled() and box.toolTip() == registry.phrased(field.tip)
         assert _value(_plan(window), field) is False
         user.check(field.label)
         assert _value(_plan(window), field) is True
@@ -91,7 +91,7 @@ def test_each_choice_row_is_a_drop_down_with_the_rows_labels(
     user.tab("Advanced")
     for field in CHOICES:
         combo = user.find(field.label, QComboBox)
-        assert combo.toolTip() == drivers.phrased(field.tip)
+        assert combo.toolTip() == registry.phrased(field.tip)
         assert user.options(field.label) == [label for _, label in field.choices]
         for value, label in (*field.choices[1:], field.choices[0]):
             user.choose(field.label, label)
@@ -109,7 +109,7 @@ def test_each_number_row_is_a_spin_box_that_reaches_the_plan(
     for field in NUMBERS:
         spin = user.find(field.label, QAbstractSpinBox)
         assert spin.isEnabled(), f"{field.label}: {spin.toolTip()}"
-        assert spin.toolTip() == drivers.phrased(field.tip)
+        assert spin.toolTip() == registry.phrased(field.tip)
         assert spin.suffix() == _suffix(field)
         if field.bounds is not None:
             assert (spin.minimum(), spin.maximum()) == field.bounds
@@ -125,10 +125,10 @@ def test_early_stop_is_a_check_box_with_its_parts_numbers(window: MainWindow, us
     user.type("Runs per point", "4")
     user.tab("Advanced")
     box = user.find(EARLY.label, QCheckBox)
-    assert box.toolTip() == drivers.phrased(EARLY.tip)
+    assert box.toolTip() == registry.phrased(EARLY.tip)
     spins = [user.find(part.label, QAbstractSpinBox) for part in EARLY.parts]
     for part, spin in zip(EARLY.parts, spins, strict=True):
-        assert spin.toolTip() == drivers.phrased(part.tip) and spin.suffix() == _suffix(part)
+        assert spin.toolTip() == registry.phrased(part.tip) and spin.suffix() == _suffix(part)
         assert (spin.minimum(), spin.maximum()) == part.bounds and spin.value() == part.start
         assert not spin.isEnabled()  # until early stop is ticked
     assert _plan(window).early_stop is None

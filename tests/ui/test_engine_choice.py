@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineMissing
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow

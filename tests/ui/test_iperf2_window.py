@@ -10,7 +10,7 @@ import pytest
 
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric
-from app.engine.drivers import find_tool
+from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineMissing
 from app.ui.main_window import MainWindow
 from tests.ui.user import User, wait_for

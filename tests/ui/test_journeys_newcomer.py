@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QScrollArea
 
-from app.engine.discovery import FoundPeer, announcement, discover, parse_announcement, serve_facts
+from app.engine.serving.discovery import (
+    FoundPeer,
+    announcement,
+    discover,
+    parse_announcement,
+    serve_facts,
+)
 from app.ui.main_window import MainWindow
 from tests.artifacts import CHROMIUM, NO_CHROMIUM, NO_POPPLER, PDFTOPPM
 from tests.testbed import NeighbourBed, unavailable_reason

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow

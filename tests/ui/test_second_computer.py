@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QApplication, QComboBox
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, RunKey
-from app.engine.discovery import discover, discover_request, parse_announcement
-from app.engine.drivers import DRIVERS
+from app.engine.drivers.fake import FakeDriver
+from app.engine.drivers.registry import DRIVERS
 from app.engine.errors import ConnectionRefused
-from app.engine.fake import FakeDriver
+from app.engine.serving.discovery import discover, discover_request, parse_announcement
 from app.ui.main_window import MainWindow
 from tests.conftest import free_port
 from tests.testbed import NeighbourBed, unavailable_reason

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.domain.plan import Engine
-from app.engine.iperf3 import start_iperf3
-from app.engine.iperf3_options import Iperf3Options
-from app.engine.servers import LocalServer
-from app.engine.tools import Tool
+from app.engine.drivers.iperf3.driver import start_iperf3
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.process.servers import LocalServer
+from app.engine.process.tools import Tool
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.tab import ServerTab

@@ -29,7 +29,7 @@ from app.domain.records import (
     utc_now,
 )
 from app.domain.results import Sample
-from app.engine.bounds import beyond, limit
+from app.engine.readings.bounds import beyond, limit
 from app.store.imported import import_sessions as stored_in
 from app.store.sessions import SessionStore, StoredRun, StoredSession
 from app.study.files.json_files import Unreadable, load_json

@@ -17,8 +17,8 @@ from typing import Any
 import psutil
 
 from app.domain.plan import Medium
-from app.engine.netinfo import interface_addresses, interface_stats
-from app.engine.process import child_environment, run_short
+from app.engine.lan.netinfo import interface_addresses, interface_stats
+from app.engine.process.process import child_environment, run_short
 from app.study.host.wifi import (
     SECURITY_VALUES,
     WifiInfo,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.engine.drivers import DRIVERS
+from app.engine.drivers.registry import DRIVERS
 
 __all__ = ["MAX_POOL", "SERVES_MANY", "Pool", "pool_for", "pool_ports"]
 

@@ -11,8 +11,8 @@ import sys
 
 from app.domain.errors import BadOption
 from app.engine.errors import EngineError
-from app.engine.process import run_short
-from app.engine.validate import is_ipv6_literal
+from app.engine.lan.validate import is_ipv6_literal
+from app.engine.process.process import run_short
 
 TABLE = "linklab_loss"
 

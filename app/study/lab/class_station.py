@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
-from app.engine.drivers import main_server
+from app.engine.drivers.registry import main_server
 from app.store.db import Database
 from app.store.outbox import Outbox, OutboxStatus, outbox_path
 from app.study.lab.class_http import call

@@ -17,7 +17,7 @@ from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
 from app.domain.records import RunRecord, SessionStatus
 from app.domain.units import plain_rate
-from app.engine.reparse import reparsed_throughput
+from app.engine.drivers.reparse import reparsed_throughput
 from app.store.rows import StoredSession
 from app.study.lab.handin import Handin, RunFacts, read_handin
 

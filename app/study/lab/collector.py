@@ -21,7 +21,7 @@ from waitress import wasyncore
 from app.domain.collector import Collector as CollectorAddress
 from app.domain.collector import check_token
 from app.domain.errors import BadOption, LinkLabError
-from app.engine import netinfo
+from app.engine.lan import netinfo
 from app.store.class_store import ClassStore
 from app.study.lab.collector_app import CollectorApp, Limits
 from app.study.lab.exercises import read_exercise, write_exercise

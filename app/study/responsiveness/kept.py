@@ -17,7 +17,7 @@ from app.analysis.saturation import Confidence
 from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER
 from app.domain.records import utc_now
-from app.engine.probe_results import LatencyMethod
+from app.engine.latency.probe_results import LatencyMethod
 from app.store.db import Database, StoreError
 from app.store.responsiveness import LoadRow, ResponsivenessStore, ResultRow, StepRow
 from app.study.responsiveness.results import (

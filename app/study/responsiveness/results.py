@@ -10,7 +10,7 @@ from typing import Any
 from app.analysis.responsiveness import Rating
 from app.analysis.saturation import Confidence
 from app.domain.errors import BadOption
-from app.engine.probe_results import LatencyMethod
+from app.engine.latency.probe_results import LatencyMethod
 
 
 class Phase(StrEnum):

@@ -24,16 +24,16 @@ from app.domain.errors import LinkLabError
 from app.domain.net import Direction, Flow, Protocol
 from app.domain.plan import Peer
 from app.domain.results import Sample
-from app.engine.drivers import EngineDriver, RunHandle, peer_servers, responsiveness_driver
-from app.engine.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.drivers.options import SingleRun
+from app.engine.drivers.registry import EngineDriver, RunHandle, peer_servers, responsiveness_driver
 from app.engine.errors import ClosedBeforeStart, EngineError, StoppedByUser
-from app.engine.latency import MethodChoice, detect_method, make_prober
-from app.engine.loopback import LoopbackServers
-from app.engine.options import SingleRun
-from app.engine.peercheck import check_peer
-from app.engine.probe import Prober
-from app.engine.probe_results import LatencyMethod, ProbeRecord, trimmed_mean
-from app.engine.tools import Capability
+from app.engine.lan.peercheck import check_peer
+from app.engine.latency.echo import DEFAULT_ECHO_PORT, EchoResponder
+from app.engine.latency.latency import MethodChoice, detect_method, make_prober
+from app.engine.latency.probe import Prober
+from app.engine.latency.probe_results import LatencyMethod, ProbeRecord, trimmed_mean
+from app.engine.process.tools import Capability
+from app.engine.serving.loopback import LoopbackServers
 from app.study.responsiveness.results import (
     IdleMeasured,
     LoadResult,
@@ -62,7 +62,7 @@ def knocked_closed(err: LinkLabError, choice: MethodChoice, port: int) -> bool:
     """Whether a step's test may have been closed by the latency probes themselves: probes by
     TCP connection time knock on the very server the steps test against, and one that lands
     as the server reopens its port after the last step can close the next test's connection
-    before it starts (app.engine.latency.TcpConnectProber). Such a step is tried again."""
+    before it starts (app.engine.latency.latency.TcpConnectProber). Such a step is tried again."""
     return (
         isinstance(err, ClosedBeforeStart)
         and choice.method is LatencyMethod.TCP_CONNECT

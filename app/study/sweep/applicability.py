@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Engine, Metric, Order, Plan, Variable
 from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, variable_words
-from app.engine.drivers import DRIVERS, EngineDriver
+from app.engine.drivers.registry import DRIVERS, EngineDriver
 
 
 def engines_with(setting: str, drivers: Mapping[Engine, EngineDriver]) -> str:

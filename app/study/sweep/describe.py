@@ -29,7 +29,7 @@ from app.domain.plan_fields import (
 from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
-from app.engine.drivers import phrase
+from app.engine.drivers.registry import phrase
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
@@ -283,7 +283,7 @@ def describe_environment(environment: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-#: How working latency was measured, in words (the method names of app.engine.probe_results).
+#: How working latency was measured, in words (the methods of app.engine.latency.probe_results).
 LATENCY_METHOD_WORDS = {
     "udp-echo": "LinkLab's UDP echo on the peer",
     "tcp-connect": "TCP connection time to the peer's server",

@@ -22,8 +22,8 @@ from app.domain.plan import Conditions, Metric, Peer, Plan, RunKey, Variable, as
 from app.domain.records import RunMetrics, RunRecord, SessionStatus
 from app.domain.results import RunResult
 from app.domain.units import counted
-from app.engine.drivers import RunHandle
-from app.engine.interval_totals import summary_of
+from app.engine.drivers.registry import RunHandle
+from app.engine.readings.interval_totals import summary_of
 from app.store.db import StoreError
 from app.store.monitors import count_monitor_runs
 from app.study.host.cpu_sampler import CpuSampler

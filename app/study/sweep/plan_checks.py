@@ -12,8 +12,8 @@ from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Medium, Metric, Plan, Security, Variable
 from app.domain.plan_fields import ENGINE_SETTINGS, SWEPT, categorical
-from app.engine.drivers import DRIVERS, EngineDriver
-from app.engine.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
+from app.engine.drivers.registry import DRIVERS, EngineDriver
+from app.engine.lan.validate import check_port, is_ipv4_literal, is_ipv6_literal, validate_host
 from app.study.sweep.applicability import engines_that, engines_with, sweep_needs, upload_only
 from app.study.sweep.describe import METRIC_WORDS
 

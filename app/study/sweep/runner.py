@@ -19,7 +19,7 @@ from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import Sample
-from app.engine.drivers import DRIVERS, EngineDriver, RunHandle
+from app.engine.drivers.registry import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
     ConnectionRefused,
@@ -54,7 +54,7 @@ from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
-    from app.engine.latency import MethodChoice
+    from app.engine.latency.latency import MethodChoice
     from app.study.sweep.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
 Observer = Callable[[StudyEvent], None]

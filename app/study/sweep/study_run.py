@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.domain.plan import Engine, Plan
-from app.engine.drivers import EngineDriver
+from app.engine.drivers.registry import EngineDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import StudyEvent

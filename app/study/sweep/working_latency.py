@@ -14,10 +14,10 @@ from typing import Any
 from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import LATENCY_IDLE_S, Engine, Metric, Plan, RunKey, RunKind
-from app.engine.drivers import DRIVERS, peer_servers
-from app.engine.latency import MethodChoice, detect_method, make_prober
-from app.engine.probe import Prober
-from app.engine.probe_results import LatencyMethod, ProbeRecord, ProbeSummary
+from app.engine.drivers.registry import DRIVERS, peer_servers
+from app.engine.latency.latency import MethodChoice, detect_method, make_prober
+from app.engine.latency.probe import Prober
+from app.engine.latency.probe_results import LatencyMethod, ProbeRecord, ProbeSummary
 
 #: When the engine reports no live intervals (netperf without demo mode, iperf3 before
 #: 3.1.5), the loaded probes start this long after the engine, unless they would knock on the
@@ -62,7 +62,7 @@ MakeProber = Callable[..., Prober]
 
 def detect_for_plan(plan: Plan, ip_version: IpVersion) -> MethodChoice:
     """LinkLab's echo on the peer's echo port, else a TCP handshake with an engine's server:
-    netserver, else the iperf3 server, … (app.engine.latency.detect_method)."""
+    netserver, else the iperf3 server, … (app.engine.latency.latency.detect_method)."""
     peer = plan.peer
     return detect_method(
         peer.host_for(ip_version), peer.echo_port, peer_servers(peer), ip_version=ip_version

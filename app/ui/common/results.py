@@ -22,7 +22,7 @@ from app.analysis.stats import Summary
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
 from app.domain.units import format_rate
-from app.engine.drivers import phrased
+from app.engine.drivers.registry import phrased
 
 
 def _number(digits: int) -> Callable[[float | None], str]:

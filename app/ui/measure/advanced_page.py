@@ -25,7 +25,7 @@ from app.domain.plan_fields import (
     parse_names,
 )
 from app.domain.units import parse_rate, parse_size
-from app.engine import drivers
+from app.engine.drivers import registry
 from app.ui.common.widgets import (
     DoubleSpinBox,
     SpinBox,
@@ -66,7 +66,7 @@ class AdvancedControls:
         for field in TYPED:
             edit = QLineEdit("" if field.neutral is None else str(field.neutral))
             edit.setPlaceholderText(field.placeholder)
-            edit.setToolTip(drivers.phrased(field.tip))
+            edit.setToolTip(registry.phrased(field.tip))
             self.texts[field.key] = edit
         self.numbers: dict[str, SpinBox | DoubleSpinBox] = {f.key: _number(f) for f in NUMBERS}
         self.choices: dict[str, ValueCombo] = {f.key: _choice(f) for f in CHOICES}
@@ -208,20 +208,20 @@ def _problem(field: PlanField, err: ValueError) -> str:
 def _check(field: PlanField) -> QCheckBox:
     """A yes-or-no setting: a check box with the row's label (its accessible name) and tip."""
     box = QCheckBox(field.label)
-    box.setToolTip(drivers.phrased(field.tip))
+    box.setToolTip(registry.phrased(field.tip))
     accessible(box, field.label)
     return box
 
 
 def _choice(field: PlanField) -> ValueCombo:
     """One of a choice's values: a combo box with the row's labels, in the row's order."""
-    return _combo([(label, value) for value, label in field.choices], drivers.phrased(field.tip))
+    return _combo([(label, value) for value, label in field.choices], registry.phrased(field.tip))
 
 
 def _range(field: PlanField) -> tuple[float, float]:
     """A number's range: the engines' widest limit, the option's bounds or the table's own."""
     if field.limit is not None:
-        span = drivers.widest(field.limit)
+        span = registry.widest(field.limit)
         return span.low, span.high
     if field.cli is not None and field.cli.low is not None and field.cli.high is not None:
         return field.cli.low, field.cli.high
@@ -242,13 +242,13 @@ def _suffix(field: PlanField) -> str:
 
 def _count(field: PlanField) -> SpinBox:
     low, high = _range(field)
-    tip = drivers.phrased(field.tip)
+    tip = registry.phrased(field.tip)
     return _spin(int(low), int(high), int(_start(field)), tip, _suffix(field))
 
 
 def _decimal(field: PlanField) -> DoubleSpinBox:
     low, high = _range(field)
-    return _double(low, high, float(_start(field)), drivers.phrased(field.tip), _suffix(field))
+    return _double(low, high, float(_start(field)), registry.phrased(field.tip), _suffix(field))
 
 
 def _number(field: PlanField) -> SpinBox | DoubleSpinBox:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from app.domain.plan import Engine
-from app.engine.driver import EngineDriver
+from app.engine.drivers.driver import EngineDriver
 from app.ui.common.widgets import ValueCombo
 from app.ui.context import AppContext
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from app.domain.plan import DEFAULT_ECHO_PORT
-from app.engine.discovery import FoundPeer, discover
+from app.engine.serving.discovery import FoundPeer, discover
 from app.ui.common.worker import Worker, once
 
 #: port -> the computers found (the window's search; tests narrow it to their own link).

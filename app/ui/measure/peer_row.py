@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.plan import THIS_COMPUTER, Peer
-from app.engine.discovery import FoundPeer
-from app.engine.drivers import DRIVERS, default_driver, peer_servers, phrase
-from app.engine.peercheck import PeerCheck, check_peer
+from app.engine.drivers.registry import DRIVERS, default_driver, peer_servers, phrase
+from app.engine.lan.peercheck import PeerCheck, check_peer
+from app.engine.serving.discovery import FoundPeer
 from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
 from app.ui.common.worker import Worker, once
 from app.ui.measure.peer_finder import FOUND_ROLE, PeerFinder, details

@@ -8,7 +8,7 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import SWEEPS, Metric, Variable
 from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, Kind, categorical, swept_names
 from app.domain.units import parse_rate, parse_size
-from app.engine import drivers
+from app.engine.drivers import registry
 from app.ui.common.widgets import _combo, _spin, accessible
 
 
@@ -18,9 +18,9 @@ class StudyControls:
 
     def __init__(self) -> None:
         self.engine = _combo(
-            [(d.label, d.engine) for d in drivers.DRIVERS.values()],
+            [(d.label, d.engine) for d in registry.DRIVERS.values()],
             "Which engine runs the tests. "
-            + "; ".join(d.about for d in drivers.DRIVERS.values())
+            + "; ".join(d.about for d in registry.DRIVERS.values())
             + ".",
         )
         self.direction = _combo(
@@ -29,7 +29,7 @@ class StudyControls:
                 ("Download", Direction.DOWN),
                 ("Both at once", Direction.BIDIR),
             ],
-            f"Which way the data flows: {drivers.phrase('direction')}.",
+            f"Which way the data flows: {registry.phrase('direction')}.",
         )
         self.protocol = _combo(
             [
@@ -37,7 +37,7 @@ class StudyControls:
                 ("UDP", (Protocol.UDP,)),
                 ("TCP and UDP", (Protocol.TCP, Protocol.UDP)),
             ],
-            drivers.phrased("TCP ({tcp}) or UDP ({udp}); both makes two series in one session."),
+            registry.phrased("TCP ({tcp}) or UDP ({udp}); both makes two series in one session."),
         )
         self.ip_version = _combo(
             [
@@ -45,12 +45,12 @@ class StudyControls:
                 ("IPv6", (IpVersion.V6,)),
                 ("IPv4 and IPv6", (IpVersion.V4, IpVersion.V6)),
             ],
-            f"The IP version ({drivers.phrase('ip_version')}); both makes a series for each.",
+            f"The IP version ({registry.phrase('ip_version')}); both makes a series for each.",
         )
         self.variable = _combo(
             [(VARIABLE_LABELS[v][0], v) for v in SWEEPS],
             "What changes from point to point of the sweep: the packet "
-            f"size ({drivers.phrase('length')}) by default.",
+            f"size ({registry.phrase('length')}) by default.",
         )
         self.range_from = _spin(0, 999_999_999, 128, "The first value of the sweep.")
         self.range_to = _spin(1, 999_999_999, 1408, "The last value of the sweep.")
@@ -88,12 +88,12 @@ class StudyControls:
             "How many runs per point: the mean and standard deviation are computed over these.",
         )
         self.repetitions.setObjectName("repetitions")
-        longest = drivers.widest("duration_s")
+        longest = registry.widest("duration_s")
         self.duration = _spin(
             int(longest.low),
             int(longest.high),
             10,
-            f"Seconds per run ({drivers.phrase('duration')}).",
+            f"Seconds per run ({registry.phrase('duration')}).",
             " s",
         )
         self.duration.setObjectName("duration")
@@ -102,10 +102,10 @@ class StudyControls:
             (
                 Metric.THROUGHPUT,
                 "Throughput",
-                drivers.phrased("Bulk-transfer tests ({throughput})."),
+                registry.phrased("Bulk-transfer tests ({throughput})."),
             ),
-            (Metric.RTT, "RTT", drivers.phrased("Round-trip time from {rtt}.")),
-            (Metric.CPU, "CPU", drivers.phrased("CPU use on both ends ({cpu:; }).")),
+            (Metric.RTT, "RTT", registry.phrased("Round-trip time from {rtt}.")),
+            (Metric.CPU, "CPU", registry.phrased("CPU use on both ends ({cpu:; }).")),
             (
                 Metric.LATENCY,
                 "Working latency",

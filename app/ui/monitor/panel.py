@@ -28,7 +28,7 @@ from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
 from app.domain.records import status_words
 from app.domain.units import parse_rate
-from app.engine.drivers import phrase
+from app.engine.drivers.registry import phrase
 from app.study.sweep.describe import clock_text
 from app.study.sweep.events import (
     LatencyNote,

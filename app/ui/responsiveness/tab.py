@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER, Peer
 from app.domain.units import format_rate
-from app.engine.drivers import responsiveness_driver
-from app.engine.loopback import LoopbackServers
-from app.engine.validate import validate_host
+from app.engine.drivers.registry import responsiveness_driver
+from app.engine.lan.validate import validate_host
+from app.engine.serving.loopback import LoopbackServers
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import (

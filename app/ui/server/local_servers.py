@@ -10,12 +10,12 @@ from PySide6.QtCore import QObject, Signal
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import DEFAULT_ECHO_PORT, Engine
-from app.engine.discovery import announcing_responder
-from app.engine.driver import EngineDriver
-from app.engine.drivers import DRIVERS, main_server
-from app.engine.echo import EchoResponder
-from app.engine.loopback import LoopbackServers
-from app.engine.servers import LocalServer, start_all
+from app.engine.drivers.driver import EngineDriver
+from app.engine.drivers.registry import DRIVERS, main_server
+from app.engine.latency.echo import EchoResponder
+from app.engine.process.servers import LocalServer, start_all
+from app.engine.serving.discovery import announcing_responder
+from app.engine.serving.loopback import LoopbackServers
 
 Drivers = Callable[[], Mapping[Engine, EngineDriver]]
 

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.engine.driver import EngineDriver
-from app.engine.netinfo import LocalAddress, local_addresses
-from app.engine.servers import LocalServer, firewall_note
+from app.engine.drivers.driver import EngineDriver
+from app.engine.lan.netinfo import LocalAddress, local_addresses
+from app.engine.process.servers import LocalServer, firewall_note
 from app.ui.common.log_view import LogView
 from app.ui.common.widgets import ComboBox, SpinBox
 from app.ui.context import AppContext

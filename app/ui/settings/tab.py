@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.drivers import PROGRAMS
-from app.engine.tools import Source
+from app.engine.drivers.registry import PROGRAMS
+from app.engine.process.tools import Source
 from app.ui.common.widgets import SpinBox
 from app.ui.context import ENGINE_NAMES, AppContext, EngineStatus
 from app.ui.server.tab import named, show_status

@@ -1,0 +1,1 @@
+"""The engine drivers: what a driver is, the registry of every engine, one package per engine."""

@@ -1,0 +1,1 @@
+"""The netperf engine: its driver, options, parser, errors, server (netserver) and phrases."""

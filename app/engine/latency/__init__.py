@@ -1,0 +1,1 @@
+"""LinkLab's own latency tool: the UDP echo responder, the prober, its results, the method."""

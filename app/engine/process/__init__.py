@@ -1,0 +1,1 @@
+"""Child processes and programs: start, read and end them; find and probe engines; servers."""

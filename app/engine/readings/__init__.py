@@ -1,0 +1,1 @@
+"""An engine run read: the run driven from its output, its samples checked, joined and read."""
