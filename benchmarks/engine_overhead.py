@@ -18,9 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.domain.net import Protocol
 from app.domain.results import RunSummary
 from app.engine.drivers.iperf3.driver import output_mode, parser_for, start_iperf3
-from app.engine.drivers.options import Iperf3Options
+from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.iperf3.server import iperf3_server
 from app.engine.drivers.registry import find_tool
-from app.engine.process.servers import ServerOptions, iperf3_server
+from app.engine.process.servers import ServerOptions
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.engine.drivers.iperf3.server import iperf3_server  # noqa: E402
+from app.engine.drivers.netperf.server import netserver  # noqa: E402
 from app.engine.drivers.registry import find_tool  # noqa: E402
 from app.engine.lan.netinfo import free_port  # noqa: E402
-from app.engine.process.servers import ServerOptions, iperf3_server, netserver  # noqa: E402
+from app.engine.process.servers import ServerOptions  # noqa: E402
 
 SIZES = (128, 384, 640)
 RUNS = 2

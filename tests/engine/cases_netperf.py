@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.drivers.netperf.driver import DataConnectionFailed, NoNetserver
+from app.engine.drivers.netperf.errors import DataConnectionFailed, NoNetserver
 from app.engine.errors import ConnectTimeout
 from tests.engine.engine_replay import HOST, Case, M
 

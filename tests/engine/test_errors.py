@@ -6,7 +6,7 @@ import pytest
 
 from app.engine.drivers.iperf3.driver import Iperf3Driver
 from app.engine.drivers.iperf3.errors import NotIperf3, closed_before_start
-from app.engine.drivers.netperf.driver import DataConnectionFailed
+from app.engine.drivers.netperf.errors import DataConnectionFailed
 from app.engine.errors import (
     ClosedBeforeStart,
     EngineError,

@@ -13,8 +13,7 @@ from app.domain.plan import Engine, Peer, Plan, RunKey, Variable
 from app.domain.plan_fields import BY_KEY, ENGINE_SETTINGS, RUN_FIELDS
 from app.domain.run_settings import RunSettings
 from app.engine.drivers.arguments import Absent, Argument, table_argv
-from app.engine.drivers.iperf3.driver import ARGUMENTS
-from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.iperf3.options import ARGUMENTS, Iperf3Options
 from app.engine.drivers.registry import DRIVERS
 from app.study.sweep.applicability import engines_with, inapplicable
 from app.study.sweep.plan_checks import plan_problems

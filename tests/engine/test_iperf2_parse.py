@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey, RunKind
 from app.domain.results import EngineFailure, FlowSummary, ParseEvent, RunSummary, Sample
-from app.engine.drivers.iperf2.driver import classifier, start_iperf2
+from app.engine.drivers.iperf2.driver import start_iperf2
+from app.engine.drivers.iperf2.errors import classifier
 from app.engine.drivers.iperf2.parse import parse_iperf2
 from app.engine.errors import (
     ClosedBeforeStart,

@@ -14,9 +14,9 @@ import psutil
 import pytest
 
 from app.domain.errors import BadOption
-from app.engine.drivers.iperf3.driver import PASSWORD_ENV, start_iperf3
+from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.errors import AuthenticationFailed, AuthenticationRequired
-from app.engine.drivers.iperf3.options import Iperf3Options
+from app.engine.drivers.iperf3.options import PASSWORD_ENV, Iperf3Options
 from app.engine.process.process import ManagedProcess
 from app.engine.process.tools import Capability, Tool
 from tests.conftest import free_port

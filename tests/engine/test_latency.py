@@ -13,8 +13,9 @@ from app.domain.plan import Engine, Peer
 from app.domain.results import RunResult
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
-from app.engine.drivers.netperf.driver import build_argv, netperf_rr_options, netserver
-from app.engine.drivers.netperf.options import NetperfTest
+from app.engine.drivers.netperf.driver import build_argv
+from app.engine.drivers.netperf.options import NetperfTest, netperf_rr_options
+from app.engine.drivers.netperf.server import netserver
 from app.engine.drivers.registry import DRIVERS, find_tool
 from app.engine.errors import EngineError, EngineMissing, NoLatencyMethod
 from app.engine.lan.peercheck import Server

@@ -12,8 +12,10 @@ import pytest
 
 from app.domain.net import Flow, IpVersion
 from app.domain.results import EngineMessage, Sample
-from app.engine.drivers.netperf.driver import NoNetserver, netserver, start_netperf
+from app.engine.drivers.netperf.driver import start_netperf
+from app.engine.drivers.netperf.errors import NoNetserver
 from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.drivers.netperf.server import netserver
 from app.engine.drivers.registry import find_tool
 from app.engine.errors import ConnectTimeout, EngineMissing, StoppedByUser
 from app.engine.process.servers import ServerOptions

@@ -17,13 +17,12 @@ from app.domain.results import EngineFailure, EngineMessage, ParseEvent, RunSumm
 from app.engine.drivers.netperf.driver import (
     RR_SELECTORS,
     STREAM_SELECTORS,
-    NoNetserver,
     build_argv,
-    classify,
     idle_timeout_s,
-    parse_keyval,
 )
+from app.engine.drivers.netperf.errors import NoNetserver, classify
 from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.drivers.netperf.parse import parse_keyval
 from app.engine.errors import (
     ConnectTimeout,
     EngineError,

@@ -17,7 +17,7 @@ from app.domain.net import IpVersion
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.drivers.iperf3.server import iperf3_server, security_warning
-from app.engine.drivers.netperf.driver import netserver
+from app.engine.drivers.netperf.server import netserver
 from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineTooOld
 from app.engine.process.servers import (

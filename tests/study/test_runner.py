@@ -18,7 +18,7 @@ from app.domain.results import Sample
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.drivers.iperf3.server import iperf3_server
-from app.engine.drivers.netperf.driver import netserver
+from app.engine.drivers.netperf.server import netserver
 from app.engine.drivers.registry import find_tool
 from app.engine.lan.netinfo import free_block
 from app.engine.process.servers import LocalServer, ServerOptions

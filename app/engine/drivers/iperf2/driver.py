@@ -1,7 +1,8 @@
 """The iperf 2 engine (`iperf`, 2.0.10 and newer; Debian's 2.1.x): its version probe, the argv
 of a run (-e enhanced reports, -R, --full-duplex, --bounceback for round trips, -Z for the
-congestion control, --trip-times for one-way delay between synchronised clocks), its failures
-as sentences, its TCP and UDP servers, and its driver.
+congestion control, --trip-times for one-way delay between synchronised clocks), a run that
+fails on its stderr's words, and its driver. What it accepts is options.py, its failures
+errors.py, its TCP and UDP servers server.py.
 
 An iperf 2 server serves many clients at once: concurrent series and two studies share it."""
 
@@ -11,82 +12,43 @@ import re
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
-from app.domain.errors import BadOption, LinkLabError
+from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.results import EngineMessage, Sample
 from app.domain.run_settings import RunSettings, run_settings
-from app.engine.drivers.arguments import Absent, Argument, Arguments, table_argv
+from app.engine.drivers.arguments import table_argv
 from app.engine.drivers.driver import EngineDriver, RunHandle
+from app.engine.drivers.iperf2.errors import classifier
+from app.engine.drivers.iperf2.options import (
+    ARGUMENTS,
+    LIMITS,
+    MIN_BOUNCEBACK,
+    STREAMS,
+    UDP,
+)
 from app.engine.drivers.iperf2.parse import parse_iperf2
 from app.engine.drivers.iperf2.phrases import PHRASES
-from app.engine.drivers.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+from app.engine.drivers.iperf2.server import iperf2_servers
+from app.engine.drivers.limits import DURATION, INTERVAL
 from app.engine.drivers.options import SingleRun
 from app.engine.errors import (
-    ClosedBeforeStart,
-    ConnectionRefused,
-    ConnectTimeout,
-    EngineError,
-    EngineFailed,
     EngineMissing,
     EngineTooOld,
-    HostUnresolved,
-    Ipv6Unavailable,
-    OptionRefused,
-    PeerVanished,
-    ServerBusy,
 )
-from app.engine.lan.netinfo import ipv6_available
 from app.engine.lan.validate import (
     check_port,
     check_range,
     is_ipv4_literal,
     is_ipv6_literal,
-    resolves_for_ipv4,
     validate_host,
 )
 from app.engine.process.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.process.tools import Program, Tool, parse_version, run_probe
-from app.engine.readings.run import SILENT_DATA_S, Classifier, EngineRun, Parser
+from app.engine.readings.run import SILENT_DATA_S, EngineRun, Parser
 
 #: Older iperf 2 releases print other reports (no -e columns) and lack what LinkLab uses.
 MIN_IPERF2 = (2, 0, 10)
-#: The smallest --bounceback message iperf 2 answers (its header: 64 bytes in 2.1, 68 in 2.2,
-#: whose server never answers a 64-byte request); smaller ones hang.
-MIN_BOUNCEBACK = 68
-#: What UDP "as fast as it can" asks of iperf 2, which refuses -b 0: far above any link.
-UNLIMITED_UDP = "100000M"
-
-LIMITS = Limits(
-    duration_s=DURATION,
-    interval_s=INTERVAL,
-    tcp_length=TCP_LENGTH,
-    udp_length=Span(16, 65_507, "bytes"),
-    window=Span(1024, 1024**3, "bytes"),
-    parallel=Span(1, 128),
-    bitrate_bps=Span(0, 10**14, "bit/s"),
-    congestion=CONGESTION,  # -Z
-)
-
-
-def _rate(bitrate: int) -> list[str]:
-    return [str(bitrate) if bitrate else UNLIMITED_UDP]
-
-
-#: Where options go in the argv besides the rest at its end (where a bounceback run's go too):
-#: a UDP run's pacing after -u, the streams' (how many, their socket buffer) after -l.
-UDP, STREAMS = "udp", "streams"
-
-#: The plan's engine settings as iperf 2 options, in the argv's order (the DSCP as the TOS
-#: byte, --tos).
-ARGUMENTS: Arguments = {
-    "window": Argument("-w", place=STREAMS),
-    "parallel": Argument("-P", unset=1, place=STREAMS),
-    "bitrate": Argument("-b", _rate, place=UDP),
-    "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
-    "congestion": Argument("-Z"),
-    "dscp": Argument("--tos"),
-}
 
 
 class Iperf2Capability(StrEnum):
@@ -181,78 +143,6 @@ def _check_family(host: str, ip_version: IpVersion) -> None:
         raise BadOption(f"{host} is an IPv4 address but IPv6 was chosen: give its IPv6 address.")
 
 
-class Iperf2ClosedBeforeStart(ClosedBeforeStart):
-    """The peer accepted the connection, then closed it before any data went through."""
-
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        EngineError.__init__(
-            self,
-            f"The peer {host} accepted the connection on port {port}, then closed it before "
-            f"the test started: the program listening there may not be an iperf 2 server "
-            f"(an iperf3 server closes iperf 2's connections this way), or a firewall may cut "
-            f"the test connections. Start iperf -s on the peer (iperf -s -u for UDP) on that "
-            f"port, then run again.",
-            detail=detail,
-        )
-
-
-class Iperf2NoData(ServerBusy):
-    """The test connected but no data went through (the server still ending another test)."""
-
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        EngineError.__init__(
-            self,
-            f"The iperf 2 server at {host} port {port} connected but no data went through: "
-            f"it may still have been ending another test (LinkLab tries again by itself); if "
-            f"it keeps happening, restart iperf -s on the peer.",
-            detail=detail,
-        )
-
-
-def classifier(host: str, port: int, ip_version: IpVersion | None, udp: bool) -> Classifier:
-    """iperf 2's failure words as typed errors with a sentence for this peer."""
-    wants_v6 = ip_version is IpVersion.V6 or is_ipv6_literal(host)
-
-    def classify(message: str, *, started: bool = True) -> LinkLabError:
-        text = message.lower()
-        if text.startswith("no data"):
-            return Iperf2NoData(host, port, detail=message)
-        if "connection refused" in text and not udp:
-            return ConnectionRefused(host, port, "iperf 2 server", "iperf -s", detail=message)
-        if "did not receive ack" in text or ("connection refused" in text and udp):
-            # UDP has no connection: the data went out, and nothing acknowledged its end.
-            return ConnectionRefused(
-                host,
-                port,
-                "iperf 2 UDP server",
-                "iperf -s -u",
-                detail=message,
-                after_data=started,
-                known_crash="iperf 2.1.8's UDP server crashes after a UDP test",
-            )
-        if "unknown host" in text or "name or service not known" in text:
-            if wants_v6 and resolves_for_ipv4(host):
-                return Ipv6Unavailable(host, detail=message)
-            return HostUnresolved(host, detail=message)
-        if "network is unreachable" in text or "address family" in text:
-            if wants_v6:
-                return Ipv6Unavailable(host, detail=message)
-            return ConnectTimeout(host, port, detail=message)
-        if any(w in text for w in ("no route to host", "timed out", "connect failed")):
-            return ConnectTimeout(host, port, detail=message)
-        if any(
-            w in text for w in ("broken pipe", "connection reset", "write failed", "read failed")
-        ):
-            if not started:
-                return Iperf2ClosedBeforeStart(host, port, detail=message)
-            return PeerVanished(host, detail=message)
-        if any(w in text for w in ("invalid option", "unrecognized option", "ignoring extra")):
-            return OptionRefused(f"iperf 2 refused an option: {message}.", detail=message)
-        return EngineFailed("iperf 2", message)
-
-    return classify
-
-
 #: Lines iperf 2 writes to stderr when a test fails although it exits with status 0.
 _STDERR_FAILED = re.compile(
     r"\[stderr\] .*(write failed|read failed|connect failed|udp fin failed|did not receive ack)",
@@ -306,26 +196,6 @@ def start_iperf2(
 
 
 # -- servers -------------------------------------------------------------------------------------
-def iperf2_servers(
-    tool: Tool, options: ServerOptions, on_log: LogCallback | None = None
-) -> list[LocalServer]:
-    """`iperf -s` and `iperf -s -u` on one port (an iperf 2 server speaks one protocol)."""
-    check_port(options.port)
-    if options.one_off or options.idle_timeout_s is not None:
-        raise BadOption(
-            "iperf 2's server has no one-off or idle-timeout mode: clear those options."
-        )
-    base = [tool.path, "-s", "-p", str(options.port), "-e"]
-    bind = options.bind_address
-    if bind:
-        validate_host(bind, "bind address")
-        base += ["-B", bind]
-    if (bind is None or is_ipv6_literal(bind)) and ipv6_available():
-        base.append("-V")  # IPv6 too (an IPv6 socket takes IPv4 as well)
-    return [
-        LocalServer(tool, base, options.port, on_log, label="iperf 2 server"),
-        LocalServer(tool, [*base, "-u"], options.port, on_log, label="iperf 2 UDP server"),
-    ]
 
 
 # -- the driver ----------------------------------------------------------------------------------

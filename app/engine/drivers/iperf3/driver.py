@@ -1,5 +1,6 @@
-"""The iperf3 engine: its version probe, options to argv, the live output mode, errors to
-sentences, its server, and its driver."""
+"""The iperf3 engine: its version probe, options to argv, the live output mode, an EngineRun
+wired up, and its driver. What it accepts is options.py, its failures errors.py, its server
+server.py, its parsers parse_json.py and parse_text.py."""
 
 from __future__ import annotations
 
@@ -7,46 +8,39 @@ import re
 from collections.abc import Sequence
 from enum import StrEnum
 
-from app.domain.errors import BadOption, LinkLabError
+from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable
 from app.domain.run_settings import run_settings
-from app.engine.drivers.arguments import Argument, Arguments, table_argv
+from app.engine.drivers.arguments import table_argv
 from app.engine.drivers.driver import EngineDriver, RunHandle
-from app.engine.drivers.iperf3.errors import (
-    AuthenticationFailed,
-    AuthenticationRequired,
-    NotIperf3,
-    closed_before_start,
+from app.engine.drivers.iperf3.errors import NotIperf3, classifier
+from app.engine.drivers.iperf3.options import (
+    ARGUMENTS,
+    CONNECT_TIMEOUT_MS,
+    CONNECT_TIMEOUT_MS_DEFAULT,
+    LIMITS,
+    PASSWORD_ENV,
+    STREAMS,
+    Iperf3Options,
 )
-from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.drivers.iperf3.parse_json import parse_document, parse_stream
 from app.engine.drivers.iperf3.parse_text import parse_text
 from app.engine.drivers.iperf3.phrases import PHRASES
+from app.engine.drivers.iperf3.server import COMMAND as SERVER_COMMAND
 from app.engine.drivers.iperf3.server import LABEL as SERVER_LABEL
 from app.engine.drivers.iperf3.server import iperf3_server
 from app.engine.drivers.iperf3.server import security_warning as server_security_warning
-from app.engine.drivers.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+from app.engine.drivers.limits import Span
 from app.engine.drivers.options import SingleRun
 from app.engine.errors import (
-    ConnectionRefused,
-    ConnectTimeout,
-    EngineFailed,
     EngineTooOld,
-    HostUnresolved,
-    Interrupted,
-    Ipv6Unavailable,
-    OptionRefused,
-    PeerVanished,
-    ServerBusy,
 )
 from app.engine.lan.validate import (
     check_port,
     check_range,
     is_ipv4_literal,
     is_ipv6_literal,
-    resolves,
-    resolves_for_ipv4,
     validate_host,
 )
 from app.engine.process.servers import (
@@ -57,52 +51,13 @@ from app.engine.process.servers import (
     exposed,
 )
 from app.engine.process.tools import Capability, Program, Tool, parse_version, run_probe
-from app.engine.readings.run import SILENT_DATA_S, Classifier, EngineRun, Parser
+from app.engine.readings.run import SILENT_DATA_S, EngineRun, Parser
 
 MIN_IPERF3 = (3, 1)
-#: How long iperf3 waits for the server before giving up (ms); older iperf3 lack the option
-#: and the silence watchdog stands in.
-CONNECT_TIMEOUT_MS_DEFAULT = 8000
 _IPERF2_VERSION = re.compile(r"^iperf version 2\.", re.MULTILINE)
 
-# -- what iperf3 accepts ---------------------------------------------------------------------------
-LIMITS = Limits(
-    duration_s=DURATION,
-    interval_s=INTERVAL,
-    tcp_length=TCP_LENGTH,
-    # iperf3 refuses UDP datagrams below 16 bytes (its sequence number and timestamp need
-    # them); 65507 is the largest UDP payload over IPv4.
-    udp_length=Span(16, 65_507, "bytes"),
-    window=Span(1024, 1024**3, "bytes"),
-    parallel=Span(1, 128),
-    bitrate_bps=Span(0, 10**14, "bit/s"),
-    omit_s=Span(0, 600, "s"),
-    congestion=CONGESTION,
-)
-#: iperf3's --connect-timeout bounds (ms).
-CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
-#: Failures of an IPv6 run to a name with an IPv4 address that say IPv6 cannot reach it.
-UNUSABLE_V6 = re.compile("invalid argument|resource temporarily unavailable")
 
-#: Where the options of the streams (how many, their socket buffer) go: before the direction.
-STREAMS = "streams"
-
-PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
-
-
-#: The plan's engine settings as iperf3 options, in the argv's order: the streams' before the
-#: direction, the rest after it. The DSCP goes as the TOS byte (-S, in every iperf3 LinkLab
-#: takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
-ARGUMENTS: Arguments = {
-    "window": Argument("-w", place=STREAMS),
-    "parallel": Argument("-P", unset=1, place=STREAMS),
-    "bitrate": Argument("-b"),
-    "omit": Argument("-O", unset=0),
-    "congestion": Argument("-C"),
-    "dscp": Argument("-S"),
-}
-
-
+# -- the argv of a run ----------------------------------------------------------------------------
 def _span(span: Span) -> tuple[float, float]:
     return span.low, span.high
 
@@ -233,86 +188,6 @@ def parser_for(mode: OutputMode) -> Parser:
     }[mode]
 
 
-def classifier(opts: Iperf3Options) -> Classifier:
-    """Map iperf3's own error words to a typed error with a sentence for this peer."""
-    host, port = opts.host, opts.port
-    server, command = Iperf3Driver.server_label, Iperf3Driver.server_command
-    wants_v6 = opts.ip_version is IpVersion.V6 or is_ipv6_literal(host)
-
-    def classify(message: str, *, started: bool = True) -> LinkLabError:
-        text = message.lower()
-        if "busy" in text:
-            return ServerBusy(host, port, server, command, detail=message)
-        if "must specify username" in text or (
-            opts.username is None and ("authorization failed" in text or "authentication" in text)
-        ):
-            # The client's own check (username, password and key go together), or a server
-            # that asked for credentials this client never had.
-            return AuthenticationRequired(host, detail=message)
-        if "authorization failed" in text or "authentication" in text:
-            return AuthenticationFailed(host, detail=message)
-        if "connection refused" in text:
-            return ConnectionRefused(host, port, server, command, detail=message)
-        if "address family" in text or (wants_v6 and "network is unreachable" in text):
-            if wants_v6:
-                return Ipv6Unavailable(host, detail=message)
-        if any(
-            words in text
-            for words in (
-                "name or service not known",
-                "nodename nor servname",
-                "no address associated",
-                "temporary failure in name resolution",
-                "no such host is known",
-                "getaddrinfo",
-            )
-        ):
-            if wants_v6 and resolves_for_ipv4(host):
-                return Ipv6Unavailable(host, detail=message)
-            return HostUnresolved(host, detail=message)
-        if any(w in text for w in ("timed out", "operation now in progress", "no route to host")):
-            return ConnectTimeout(host, port, detail=message)
-        if any(
-            words in text
-            for words in (
-                "connection reset",
-                "broken pipe",
-                "control socket has closed",
-                "server has terminated",
-                "unable to receive",
-                "unable to read from stream",
-                "unable to write to stream",
-                "peer has terminated",
-            )
-        ):
-            if not started:
-                # Accepted, then closed before the first interval: no vanished peer, but a
-                # program that is no (compatible) iperf3 server, or a firewall.
-                return closed_before_start(host, port, server, detail=message)
-            return PeerVanished(host, detail=message)
-        if "unrecognized option" in text or "invalid option" in text:
-            return EngineTooOld(
-                f"This iperf3 does not know an option LinkLab passed ({message.strip()}): "
-                f"install a newer iperf3, or set the path of another one in LinkLab's "
-                f"settings.",
-                detail=message,
-            )
-        if "client has terminated" in text:
-            return Interrupted("iperf3", detail=message)
-        if "parameter error" in text:
-            return OptionRefused(f"iperf3 refused an option: {message}.", detail=message)
-        if wants_v6 and UNUSABLE_V6.search(text) and resolves_for_ipv4(host):
-            # An IPv6 answer this computer cannot use (no route, link-local), or none (no DNS).
-            return Ipv6Unavailable(host, detail=message)
-        if "unable to connect" in text and not resolves(host):
-            # Some resolvers answer oddly for a missing name; iperf3 then reports the
-            # failed connect ("Invalid argument") instead of the lookup.
-            return HostUnresolved(host, detail=message)
-        return EngineFailed("iperf3", message)
-
-    return classify
-
-
 def start_iperf3(tool: Tool, opts: Iperf3Options, *, live: bool = True) -> EngineRun:
     """Prepare one iperf3 client run; call .events() or .run() on the result to execute it."""
     mode = output_mode(tool, live)
@@ -399,7 +274,7 @@ class Iperf3Driver(EngineDriver):
     )
     server_program = "iperf3"
     server_label = SERVER_LABEL
-    server_command = "iperf3 -s"
+    server_command = SERVER_COMMAND
     port_key = "iperf3"
     serve_name = "iperf3"
     port_label = "iperf3"

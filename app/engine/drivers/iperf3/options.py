@@ -1,5 +1,6 @@
-"""Everything an iperf3 client run can be asked to do: the run's engine settings and what only
-iperf3 is asked."""
+"""Everything an iperf3 client run can be asked to do: what iperf3 accepts (its limits, how the
+plan's engine settings become its options), the run's engine settings and what only iperf3 is
+asked."""
 
 from __future__ import annotations
 
@@ -7,6 +8,51 @@ from dataclasses import dataclass, field
 
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.run_settings import RunSettings
+from app.engine.drivers.arguments import Argument, Arguments
+from app.engine.drivers.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
+
+#: How long iperf3 waits for the server before giving up (ms); older iperf3 lack the option
+#: and the silence watchdog stands in.
+CONNECT_TIMEOUT_MS_DEFAULT = 8000
+
+
+LIMITS = Limits(
+    duration_s=DURATION,
+    interval_s=INTERVAL,
+    tcp_length=TCP_LENGTH,
+    # iperf3 refuses UDP datagrams below 16 bytes (its sequence number and timestamp need
+    # them); 65507 is the largest UDP payload over IPv4.
+    udp_length=Span(16, 65_507, "bytes"),
+    window=Span(1024, 1024**3, "bytes"),
+    parallel=Span(1, 128),
+    bitrate_bps=Span(0, 10**14, "bit/s"),
+    omit_s=Span(0, 600, "s"),
+    congestion=CONGESTION,
+)
+
+
+#: iperf3's --connect-timeout bounds (ms).
+CONNECT_TIMEOUT_MS = Span(100, 600_000, "ms")
+
+
+#: Where the options of the streams (how many, their socket buffer) go: before the direction.
+STREAMS = "streams"
+
+
+PASSWORD_ENV = "IPERF3_PASSWORD"  # noqa: S105 - a variable name; iperf3 reads the authentication password from here
+
+
+#: The plan's engine settings as iperf3 options, in the argv's order: the streams' before the
+#: direction, the rest after it. The DSCP goes as the TOS byte (-S, in every iperf3 LinkLab
+#: takes; --dscp came in 3.2), which iperf3 also hands its server for a download.
+ARGUMENTS: Arguments = {
+    "window": Argument("-w", place=STREAMS),
+    "parallel": Argument("-P", unset=1, place=STREAMS),
+    "bitrate": Argument("-b"),
+    "omit": Argument("-O", unset=0),
+    "congestion": Argument("-C"),
+    "dscp": Argument("-S"),
+}
 
 
 @dataclass(frozen=True, init=False)

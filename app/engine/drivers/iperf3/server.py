@@ -10,7 +10,9 @@ from app.engine.process.tools import Capability, Tool
 
 #: iperf3 servers older than this have known remotely triggerable flaws.
 SAFE_IPERF3_SERVER = (3, 19, 1)
+#: How the server is named in sentences, and how a person starts it by hand.
 LABEL = "iperf3 server"
+COMMAND = "iperf3 -s"
 
 
 def security_warning(tool: Tool) -> str | None:

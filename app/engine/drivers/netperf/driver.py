@@ -1,32 +1,24 @@
-"""The netperf engine: its version probe, the argv of a run, netperf's failures classified, an
-EngineRun wired up, netserver, and its driver."""
+"""The netperf engine: its version probes, the argv of a run, an EngineRun wired up, and its
+driver. What it accepts is options.py, its failures errors.py, netserver server.py."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from app.domain.errors import BadOption, LinkLabError
+from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable
 from app.domain.run_settings import run_settings
-from app.engine.drivers.arguments import Absent, Argument, Arguments, swept_by, table_argv
+from app.engine.drivers.arguments import swept_by, table_argv
 from app.engine.drivers.driver import EngineDriver, RunHandle
-from app.engine.drivers.limits import CONGESTION, DURATION, INTERVAL, TCP_LENGTH, Limits, Span
-from app.engine.drivers.netperf.options import NetperfOptions, NetperfTest
+from app.engine.drivers.netperf.errors import classify
+from app.engine.drivers.netperf.options import ARGUMENTS, LIMITS, TEST, NetperfOptions, NetperfTest
 from app.engine.drivers.netperf.parse import parse_keyval
 from app.engine.drivers.netperf.phrases import PHRASES
+from app.engine.drivers.netperf.server import COMMAND as SERVER_COMMAND
+from app.engine.drivers.netperf.server import LABEL as SERVER_LABEL
+from app.engine.drivers.netperf.server import netserver
 from app.engine.drivers.options import SingleRun
-from app.engine.errors import (
-    ConnectionRefused,
-    ConnectTimeout,
-    EngineError,
-    EngineFailed,
-    HostUnresolved,
-    Ipv6Unavailable,
-    OptionRefused,
-    PeerVanished,
-)
 from app.engine.lan.validate import (
     check_port,
     check_range,
@@ -36,14 +28,12 @@ from app.engine.lan.validate import (
 )
 from app.engine.process.servers import LocalServer, LogCallback, ServerOptions
 from app.engine.process.tools import Capability, Program, Tool, parse_version, run_probe
-from app.engine.readings.run import Classifier, EngineRun, Parser
+from app.engine.readings.run import EngineRun, Parser
 
 __all__ = [
     "RR_SELECTORS",
     "STREAM_SELECTORS",
     "build_argv",
-    "classify",
-    "parse_keyval",
     "selectors",
     "start_netperf",
 ]
@@ -52,45 +42,7 @@ __all__ = [
 NO_DEMO = "Demo Mode not configured"
 
 
-# -- its failures ----------------------------------------------------------------------------------
-class NoNetserver(ConnectionRefused):
-    retry_words = "netserver refused the connection for a moment"
-
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        EngineError.__init__(
-            self,
-            f"No netserver answered at {host} port {port}: start netserver on the peer "
-            f"(or LinkLab's Server tab there), or check the port and any firewall between.",
-            detail=detail,
-        )
-        self.host, self.port = host, port
-        self.server, self.command = NetperfDriver.server_label, NetperfDriver.server_command
-        self.after_data, self.known_crash = False, ""
-
-
-class DataConnectionFailed(EngineError):
-    """netperf reached netserver but could not open the separate data connection."""
-
-    def __init__(self, host: str, port: int, detail: str | None = None) -> None:
-        super().__init__(
-            f"netserver at {host} answered on its control port {port} but refused the data "
-            f"connection: a firewall on the peer may block the data port (netperf opens it on "
-            f"a port of its own choosing; let netserver through the firewall), or netperf and "
-            f"netserver may be different releases (2.5 and 2.7 do not work together): install "
-            f"the same netperf release on both ends, then run again.",
-            detail=detail,
-        )
-
-
-# -- what netperf accepts --------------------------------------------------------------------------
-LIMITS = Limits(
-    duration_s=DURATION,
-    interval_s=INTERVAL,
-    tcp_length=TCP_LENGTH,
-    udp_length=Span(1, 65_507, "bytes"),
-    congestion=CONGESTION,  # the omni tests' -K
-)
-
+# -- the argv of a run ----------------------------------------------------------------------------
 #: Stream tests: the sender's and the receiver's rates (they differ for UDP, where the
 #: receiver's count is what got through), and send/receive calls, which for UDP are
 #: datagrams, so that their difference is the loss.
@@ -135,31 +87,6 @@ RR_SELECTORS = (
 
 def selectors(test: NetperfTest) -> str:
     return ",".join(RR_SELECTORS if test.is_rr else STREAM_SELECTORS)
-
-
-def _both_ends(words: list[str]) -> list[str]:
-    """One value for this end and the netserver's: "cubic,cubic"."""
-    return [f"{words[0]},{words[0]}"]
-
-
-def _hex(tos: int) -> list[str]:
-    """A TOS byte as netperf's -Y reads it everywhere: in hexadecimal, "0xb8"."""
-    return [f"{tos:#x}"]
-
-
-#: Where the test options go: after the global ones' "--" (the rest are global options).
-TEST = "test"
-
-#: The plan's engine settings as netperf options, each taking this end's and the netserver's
-#: value: -K a test option; -Y the TOS byte, a global one in netperf 2.7.
-ARGUMENTS: Arguments = {
-    "window": Absent("LinkLab sets the TCP window for iperf3 only: choose {engines} to set it."),
-    "parallel": Absent("{name} runs one stream per test: parallel streams need {engines}."),
-    "bitrate": Absent("{name} sends UDP as fast as it can: a target bitrate needs {engines}."),
-    "omit": Absent("{name} has no warm-up to leave out: a warm-up needs {engines}."),
-    "congestion": Argument("-K", lambda name: _both_ends([str(name)]), place=TEST),
-    "dscp": Argument("-Y", lambda tos: _both_ends(_hex(tos))),
-}
 
 
 def build_argv(tool: Tool, opts: NetperfOptions) -> list[str]:
@@ -221,56 +148,6 @@ def _check_family(host: str, ip_version: IpVersion | None) -> None:
         )
 
 
-_FAMILY_UNSUPPORTED = re.compile(
-    r"getaddrinfo returned -(?:5|9)\b|address family for hostname not supported|"
-    r"no address associated with hostname|address family not supported by protocol",
-    re.IGNORECASE,
-)
-_PEER_GONE = (
-    "send_data",
-    "recv_data",
-    "data send error",
-    "data recv error",
-    "partial response",
-    "connection reset",
-    "broken pipe",
-)
-
-
-def classify(host: str, port: int, ip_version: IpVersion | None) -> Classifier:
-    """A function that turns netperf's failure text into the typed error for this run."""
-
-    def to_error(message: str, *, started: bool = True) -> LinkLabError:
-        text = message.lower()
-        v6 = ip_version == IpVersion.V6
-        if v6 and _FAMILY_UNSUPPORTED.search(message):
-            return Ipv6Unavailable(host, detail=message)
-        if "could not resolve" in text or "resolve_host" in text or "getaddrinfo" in text:
-            return HostUnresolved(host, detail=message)
-        if "timed out" in text or "no response received" in text:
-            return ConnectTimeout(host, port, detail=message)
-        if "establish control" in text or "establish_control" in text:
-            # netperf prints no errno here: refused, unreachable and (after the kernel's
-            # ~2 min of SYN retries) a silent drop all read the same.
-            return NoNetserver(host, port, detail=message)
-        if "connect_data_socket" in text:
-            # The control connection worked; the data connection, on a port netperf picks
-            # itself, did not: a firewall there, or a netserver of another release (it then
-            # never opens that port).
-            return DataConnectionFailed(host, port, detail=message)
-        if "message too long" in text:
-            return OptionRefused(
-                "The network stack refused to send a message this large: use a smaller "
-                "message size.",
-                detail=message,
-            )
-        if any(word in text for word in _PEER_GONE):
-            return PeerVanished(host, detail=message)
-        return EngineFailed("netperf", message)
-
-    return to_error
-
-
 def idle_timeout_s(opts: NetperfOptions, live: bool = True) -> float:
     """netperf prints an interim block every interval, the first one after up to ~interval
     more (stdout is block-buffered, so even the banner waits for it). Without demo mode it
@@ -324,46 +201,6 @@ def probe_netserver(path: str) -> tuple[tuple[int, ...], str, frozenset[str]]:
     return parse_version(version_text), version_text, frozenset()
 
 
-# -- its server ------------------------------------------------------------------------------------
-def netserver(tool: Tool, options: ServerOptions, on_log: LogCallback | None = None) -> LocalServer:
-    """netserver on one port (-D: in the foreground, so that LinkLab owns it)."""
-    check_port(options.port)
-    if options.one_off or options.idle_timeout_s is not None:
-        raise BadOption("netserver has no one-off or idle-timeout mode: clear those options.")
-    argv = [tool.path, "-D", "-p", str(options.port)]
-    if options.bind_address:
-        validate_host(options.bind_address, "bind address")
-        family = "AF_INET6" if is_ipv6_literal(options.bind_address) else "AF_INET"
-        argv += ["-L", f"{options.bind_address},{family}"]
-    # "Unable to start netserver with 'IN(6)ADDR_ANY' port '12865' …": the port is taken.
-    taken = ("unable to start netserver",)
-    return LocalServer(
-        tool, argv, options.port, on_log, label=NetperfDriver.server_label, port_taken=taken
-    )
-
-
-# -- its round trips as a latency method -----------------------------------------------------------
-def netperf_rr_options(
-    host: str,
-    port: int = 12865,  # NetperfDriver.default_port
-    duration_s: int = 10,
-    ip_version: IpVersion | None = None,
-    interval_s: float = 1.0,
-) -> NetperfOptions:
-    """netperf TCP_RR with one-byte requests and responses, no CPU measurement (its
-    calibration would delay the start): the round trip is 1 / the transaction rate."""
-    return NetperfOptions(
-        host=host,
-        port=port,
-        test=NetperfTest.TCP_RR,
-        ip_version=ip_version,
-        duration_s=duration_s,
-        message_size=1,
-        cpu=False,
-        interval_s=interval_s,
-    )
-
-
 # -- the driver ------------------------------------------------------------------------------------
 def netperf_test(key: RunKey) -> NetperfTest:
     """The netperf test of one run: request/response for RTT, else the stream test."""
@@ -393,8 +230,8 @@ class NetperfDriver(EngineDriver):
     )
     port_flags_text = "netperf -p / netserver -p"
     server_program = "netserver"
-    server_label = "netserver"
-    server_command = "netserver"
+    server_label = SERVER_LABEL
+    server_command = SERVER_COMMAND
     port_key = "netperf"
     serve_name = "netserver"
     port_label = "netserver"
