@@ -24,6 +24,7 @@ from app.engine.drivers.registry import (
     default_driver,
     find_tool,
     main_server,
+    password_variable,
     phrase,
     program_engine,
 )
@@ -149,8 +150,9 @@ def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
 def _password(args: argparse.Namespace, env: Environment) -> str | None:
     if args.username is None:
         return None
-    if "IPERF3_PASSWORD" in env.variables:
-        return env.variables["IPERF3_PASSWORD"]
+    variable = password_variable()
+    if variable in env.variables:
+        return env.variables[variable]
     if env.stdin.isatty():
         return getpass.getpass(f"{phrase('password')} for {args.username}: ", stream=env.stderr)
     return None

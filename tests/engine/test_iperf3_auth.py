@@ -19,7 +19,7 @@ from app.engine.drivers.iperf3.errors import AuthenticationFailed, Authenticatio
 from app.engine.drivers.iperf3.options import PASSWORD_ENV, Iperf3Options
 from app.engine.process.process import ManagedProcess
 from app.engine.process.tools import Capability, Tool
-from tests.conftest import free_port
+from tests.conftest import free_port, linklab
 
 USER, PASSWORD = "student", "s3cret-Pa55"
 
@@ -91,6 +91,23 @@ def test_password_reaches_iperf3_only_through_its_environment(
     assert environ.get(PASSWORD_ENV) == PASSWORD
     assert PASSWORD not in result.raw_output and PASSWORD not in " ".join(result.argv)
     assert "--username" in result.argv
+
+
+def test_measure_reads_the_password_from_the_variable_iperf3_reads(
+    auth_server: tuple[int, Path],
+) -> None:
+    """`linklab measure --username` takes the password from IPERF3_PASSWORD (no terminal to
+    ask on): the authenticating server lets the run through with it, and refuses a wrong one."""
+    port, public = auth_server
+    args = (
+        "measure", "--peer", "127.0.0.1", "--port", str(port), "--duration", "1",
+        "--username", USER, "--rsa-public-key", str(public), "--json",
+    )  # fmt: skip
+    done = linklab(*args, env={PASSWORD_ENV: PASSWORD})
+    assert done.returncode == 0, done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    refused = linklab(*args, env={PASSWORD_ENV: "wrong"})
+    assert refused.returncode != 0 and "user name or password" in refused.stderr
 
 
 def test_wrong_password_is_a_sentence(iperf3_tool: Tool, auth_server: tuple[int, Path]) -> None:

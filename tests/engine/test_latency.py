@@ -158,7 +158,7 @@ def test_netperf_request_response_options(netperf_tool: Tool) -> None:
     argv = build_argv(netperf_tool, opts)
     assert argv[argv.index("-t") + 1] == "TCP_RR" and "-c" not in argv
     assert argv[argv.index("-r") + 1] == "1,1"
-    choice = MethodChoice(LatencyMethod.NETPERF_RR, "192.0.2.1", 12866, "netserver", "")
+    choice = MethodChoice(LatencyMethod.REQUEST_RESPONSE, "192.0.2.1", 12866, "netserver", "")
     with pytest.raises(ValueError, match="runs as its engine's test"):
         make_prober(choice)
 

@@ -98,6 +98,9 @@ class EngineDriver(ABC):
     loads_responsiveness: ClassVar[bool] = False
     #: The tests `linklab measure --test` may choose for one run (netperf's TCP_RR, …).
     run_tests: ClassVar[tuple[str, ...]] = ()
+    #: The environment variable its client reads an authentication password from (None: it
+    #: does not authenticate).
+    password_variable: ClassVar[str | None] = None
     #: How long its client waits for the server (ms) in a study's runs; None: it has no such
     #: option (the silence watchdog stands in).
     connect_timeout_ms: ClassVar[int | None] = None

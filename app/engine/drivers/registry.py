@@ -66,6 +66,12 @@ def responsiveness_driver(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> E
     return next(d for d in drivers.values() if d.loads_responsiveness)
 
 
+def password_variable(drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> str:
+    """The environment variable `linklab measure` reads a password from: the one of the engine
+    that authenticates."""
+    return next(d.password_variable for d in drivers.values() if d.password_variable)
+
+
 def program_engine(name: str) -> EngineDriver | None:
     """The engine a program belongs to."""
     return next((d for d in DRIVERS.values() if any(p.name == name for p in d.programs)), None)

@@ -22,7 +22,7 @@ _ADAPT_EVERY = 16  # replies between updates of the loss timeout
 class LatencyMethod(StrEnum):
     UDP_ECHO = "udp-echo"  # LinkLab's responder
     TCP_CONNECT = "tcp-connect"  # handshake time to a listening port (netserver or iperf3)
-    NETPERF_RR = "netperf-rr"  # netperf's request/response test (TCP_RR)
+    REQUEST_RESPONSE = "netperf-rr"  # netperf's request/response test (TCP_RR)
 
 
 @dataclass(frozen=True)

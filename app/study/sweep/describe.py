@@ -30,6 +30,7 @@ from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
 from app.engine.drivers.registry import phrase
+from app.engine.latency.probe_results import LatencyMethod
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
@@ -284,10 +285,10 @@ def describe_environment(environment: Mapping[str, Any]) -> list[str]:
 
 
 #: How working latency was measured, in words (the methods of app.engine.latency.probe_results).
-LATENCY_METHOD_WORDS = {
-    "udp-echo": "LinkLab's UDP echo on the peer",
-    "tcp-connect": "TCP connection time to the peer's server",
-    "netperf-rr": phrase("rr_latency"),
+LATENCY_METHOD_WORDS: dict[str, str] = {
+    LatencyMethod.UDP_ECHO: "LinkLab's UDP echo on the peer",
+    LatencyMethod.TCP_CONNECT: "TCP connection time to the peer's server",
+    LatencyMethod.REQUEST_RESPONSE: phrase("rr_latency"),
 }
 
 

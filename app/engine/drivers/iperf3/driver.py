@@ -284,6 +284,7 @@ class Iperf3Driver(EngineDriver):
     serve_optional = False
     loads_responsiveness = True
     connect_timeout_ms = CONNECT_TIMEOUT_MS_DEFAULT
+    password_variable = PASSWORD_ENV
     arguments = ARGUMENTS
     phrases = PHRASES
     reported_capabilities = (
