@@ -19,9 +19,9 @@ APP = ROOT_DIR / "app"
 ALLOWED = {
     "app/domain/plan.py",
     "app/domain/field_table.py",
-    "app/engine/drivers/iperf3/driver.py",
-    "app/engine/drivers/iperf2/driver.py",
-    "app/engine/drivers/netperf/driver.py",
+    "app/engine/drivers/iperf3/options.py",
+    "app/engine/drivers/iperf2/options.py",
+    "app/engine/drivers/netperf/options.py",
 }
 
 
