@@ -76,8 +76,8 @@ def test_only_the_process_module_starts_processes() -> None:
 PROCESS_ENTRY = {
     Path("__main__.py"),
     Path("cli/environment.py"),
-    Path("engine/process.py"),
-    Path("engine/watchdog.py"),
+    Path("engine/process/process.py"),
+    Path("engine/process/watchdog.py"),
 }
 
 
