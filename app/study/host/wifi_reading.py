@@ -1,0 +1,129 @@
+"""What LinkLab could read of a Wi-Fi interface: connected (and what to), or why it could not,
+in a sentence that says what to do; with the tool or API that said it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from app.study.host.wifi import WifiInfo, optional_str, security_from_text
+
+#: The Settings page Windows' location gate is opened on (Privacy & security › Location).
+LOCATION_SETTINGS_URI = "ms-settings:privacy-location"
+#: Where that switch is, in the words of Windows 11's Settings app.
+LOCATION_SETTING = (
+    "Settings › Privacy & security › Location › Let desktop apps access your location"
+)
+
+
+class WifiState(StrEnum):
+    """Each outcome of asking the system about a Wi-Fi interface."""
+
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"  # a Wi-Fi adapter, associated with no network
+    RADIO_OFF = "radio-off"  # Wi-Fi switched off (software switch, airplane mode, hardware)
+    REFUSED_LOCATION = "refused-location"  # Windows 11 24H2+: location access is off
+    SERVICE_OFF = "service-off"  # Windows' WLAN AutoConfig service (wlansvc) is stopped
+    NO_ADAPTER = "no-adapter"  # this computer has no Wi-Fi adapter at all
+    NOT_WIRELESS = "not-wireless"  # the interface asked about is not a Wi-Fi one
+    UNREADABLE = "unreadable"  # the tools gave no answer LinkLab can read (detail says)
+
+
+#: Outcomes after which the Wi-Fi security can only be stated by the user.
+MUST_STATE = frozenset(
+    {WifiState.REFUSED_LOCATION, WifiState.SERVICE_OFF, WifiState.UNREADABLE}
+)
+
+
+@dataclass(frozen=True)
+class WifiReading:
+    """One interface's outcome: state, the tool or API that said it, and (connected) what
+    it said; detail carries the system's own words or error code where it gave some."""
+
+    state: WifiState
+    source: str
+    interface: str | None = None
+    info: WifiInfo | None = None
+    detail: str = ""
+
+    @property
+    def security(self) -> str | None:
+        """LinkLab's security value of a connected interface, or None."""
+        if self.state is not WifiState.CONNECTED or self.info is None:
+            return None
+        return security_from_text(self.info.security)
+
+    @property
+    def needs_location(self) -> bool:
+        return self.state is WifiState.REFUSED_LOCATION
+
+    def sentence(self) -> str:
+        """What the outcome means and what to do, naming who said it."""
+        where = self.interface or "the Wi-Fi adapter"
+        said = f"({self.source})"
+        match self.state:
+            case WifiState.CONNECTED:
+                info = self.info or WifiInfo()
+                network = f"“{info.ssid}”" if info.ssid else "a hidden network"
+                security = self.security
+                secured = f", {security} detected" if security else ", security not said"
+                return f"{where} is connected to {network}{secured} {said}."
+            case WifiState.DISCONNECTED:
+                return (
+                    f"{where} is not connected to a Wi-Fi network {said}: connect it, or "
+                    "state the security yourself."
+                )
+            case WifiState.RADIO_OFF:
+                return (
+                    f"Wi-Fi is switched off on {where} {said}: turn it on (the Wi-Fi switch, "
+                    "or airplane mode off), or state the security yourself."
+                )
+            case WifiState.REFUSED_LOCATION:
+                return (
+                    "Windows lets LinkLab read the Wi-Fi network only with location access "
+                    f"on: {LOCATION_SETTING}. Until then, state the security yourself {said}."
+                )
+            case WifiState.SERVICE_OFF:
+                return (
+                    "The WLAN AutoConfig service (wlansvc) is stopped, so Windows tells "
+                    "LinkLab nothing about Wi-Fi: start it (Services › WLAN AutoConfig › "
+                    f"Start), or state the security yourself {said}."
+                )
+            case WifiState.NO_ADAPTER:
+                return f"This computer has no Wi-Fi adapter {said}."
+            case WifiState.NOT_WIRELESS:
+                return f"{where} is not a Wi-Fi interface {said}: no Wi-Fi security applies."
+            case _:
+                because = f": {self.detail}" if self.detail else ""
+                return (
+                    f"LinkLab could not read the Wi-Fi of {where}{because} {said}. State the "
+                    "security yourself."
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as stored with a session (the association itself is stored apart)."""
+        return {
+            "state": self.state.value,
+            "source": self.source,
+            "interface": self.interface,
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, info: WifiInfo | None = None) -> WifiReading | None:
+        """Read stored data; None for anything that is not a reading."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            state = WifiState(data.get("state"))
+        except ValueError:
+            return None
+        return cls(
+            state=state,
+            source=optional_str(data.get("source")) or "",
+            interface=optional_str(data.get("interface")),
+            info=info if state is WifiState.CONNECTED else None,
+            detail=optional_str(data.get("detail")) or "",
+        )
