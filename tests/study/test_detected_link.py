@@ -17,6 +17,12 @@ def test_wifi_gives_its_phy_rate_and_standard() -> None:
     # Wireless, but no rate reported: nothing, even if the interface claims a speed.
     quiet = EnvironmentSnapshot(interface_speed_mbps=1000, wifi=WifiInfo(interface="wlan0"))
     assert detected_link(quiet) is None
+    # Windows refused to read the Wi-Fi, but its adapter is IEEE 802.11: the speed Windows
+    # reports for it is no Ethernet line rate.
+    refused = EnvironmentSnapshot(
+        interface="Wi-Fi", interface_speed_mbps=866, interface_wireless=True
+    )
+    assert detected_link(refused) is None
 
 
 def test_a_wired_interface_gives_its_line_rate() -> None:

@@ -14,10 +14,14 @@ from hypothesis import strategies as st
 
 from app.engine.lan.netinfo import ipv6_available
 from app.study.host import environment
+from app.study.host import commands
 from app.study.host.environment import (
     FORMAT_VERSION,
     EnvironmentSnapshot,
     WifiInfo,
+    WifiReading,
+    WifiState,
+    WifiTools,
     capture,
     parse_iw_info,
     parse_iw_link,
@@ -25,15 +29,14 @@ from app.study.host.environment import (
     parse_nmcli_wifi,
     query_wifi,
     run_command,
-    security_from_text,
 )
 from app.study.host.wifi import (
     channel_from_frequency,
     frequency_from_channel,
-    iw_dev_interfaces,
     merge_wifi,
-    split_terse,
+    security_from_text,
 )
+from app.study.host.wifi_linux import iw_dev_interfaces, split_terse
 from tests.conftest import DATA
 
 WIFI = DATA / "wifi"
@@ -186,6 +189,8 @@ def test_netsh_wpa3_picks_the_connected_of_two_interfaces() -> None:
 def test_netsh_disconnected() -> None:
     assert parse_netsh_interfaces(read("netsh_disconnected.txt")) is None
     assert parse_netsh_interfaces("There is no wireless interface on the system.") is None
+    tools = WifiTools(runner=lambda argv: read("netsh_disconnected.txt"), system="Windows")
+    assert query_wifi("Wi-Fi", tools).state is WifiState.DISCONNECTED
 
 
 def test_netsh_bssid_is_not_ssid() -> None:
@@ -267,6 +272,10 @@ def test_merge_takes_the_first_known_value() -> None:
 def _check_loopback(snapshot: EnvironmentSnapshot, address: str) -> None:
     if LINUX:
         assert snapshot.interface == "lo"
+        # The loopback has no wireless/ in sysfs: not a Wi-Fi interface, said so.
+        assert snapshot.wifi_reading is not None
+        assert snapshot.wifi_reading.state is WifiState.NOT_WIRELESS
+        assert snapshot.interface_wireless is False
     assert snapshot.interface is not None
     assert snapshot.local_address == address
     assert snapshot.wifi is None
@@ -309,7 +318,7 @@ def test_run_command(monkeypatch: pytest.MonkeyPatch) -> None:
     assert run_command(["sleep", "x"]) is None  # fails: non-zero exit
     assert run_command([]) is None
     assert run_command("echo hi") is None  # a command line, not an argv list
-    monkeypatch.setattr(environment, "COMMAND_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(commands, "COMMAND_TIMEOUT_S", 0.2)
     assert run_command(["sleep", "5"]) is None
 
 
@@ -395,11 +404,23 @@ def test_capture_replayed_linux_open_network_from_nmcli_only() -> None:
     assert snapshot.detected_security == "open"
 
 
-def test_capture_replayed_linux_wireless_but_tools_silent() -> None:
+def test_capture_replayed_linux_wireless_but_not_connected() -> None:
     replay = _linux_replay(link="iw_link_not_connected.txt", info=None, nmcli=None)
     snapshot = capture("127.0.0.1", runner=replay, system="Linux")
-    assert snapshot.wifi == WifiInfo(interface=replay.actual)
-    assert snapshot.detected_security is None
+    assert snapshot.wifi is None and snapshot.detected_security is None
+    assert snapshot.wifi_reading == WifiReading(
+        WifiState.DISCONNECTED, f"iw dev {replay.actual} link", replay.actual
+    )
+    assert snapshot.interface_wireless is True  # iw dev lists it: a Wi-Fi interface
+
+
+def test_capture_replayed_linux_wireless_but_tools_silent() -> None:
+    replay = _linux_replay(link=None, info=None, nmcli=None)
+    snapshot = capture("127.0.0.1", runner=replay, system="Linux")
+    assert snapshot.wifi is None and snapshot.detected_security is None
+    reading = snapshot.wifi_reading
+    assert reading is not None and reading.state is WifiState.UNREADABLE
+    assert reading.wireless is True and "no tool" in reading.sentence()
 
 
 @pytest.mark.parametrize(
@@ -424,9 +445,12 @@ def test_windows_wifi_not_reported_for_another_interface() -> None:
     def netsh(argv: Sequence[str]) -> str | None:
         return read("netsh_wpa2_80211ac.txt")  # "Wi-Fi" is connected, but not routed to
 
-    assert query_wifi("Ethernet", runner=netsh, system="Windows") is None
-    assert query_wifi("Wi-Fi", runner=netsh, system="Windows") is not None
-    assert query_wifi("en0", runner=netsh, system="Darwin") is None
+    windows = WifiTools(runner=netsh, system="Windows")
+    ethernet = query_wifi("Ethernet", windows)
+    assert ethernet.state is WifiState.NOT_WIRELESS and ethernet.info is None
+    assert query_wifi("Wi-Fi", windows).state is WifiState.CONNECTED
+    mac = query_wifi("en0", WifiTools(runner=netsh, system="Darwin"))
+    assert mac.state is WifiState.UNREADABLE and "Darwin" in mac.sentence()
 
 
 # -- stored data --------------------------------------------------------------------------------
@@ -450,6 +474,13 @@ def test_round_trip_through_json() -> None:
         local_address="fe80::1%12",
         wifi=parse_netsh_interfaces(read("netsh_wpa3.txt")),
         detected_security="WPA3",
+        wifi_reading=WifiReading(
+            WifiState.CONNECTED,
+            "netsh wlan show interfaces",
+            "Wi-Fi",
+            parse_netsh_interfaces(read("netsh_wpa3.txt")),
+        ),
+        interface_wireless=True,
     )
     assert EnvironmentSnapshot.from_dict(json.loads(json.dumps(full.to_dict()))) == full
 

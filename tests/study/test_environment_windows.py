@@ -10,8 +10,9 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from app.study.host import environment
-from app.study.host.environment import parse_netsh_interfaces, query_wifi
+from app.study.host import commands, environment
+from app.study.host.environment import WifiInfo, WifiState, WifiTools, query_wifi
+from app.study.host.netsh import parse_netsh_interfaces
 from tests.conftest import DATA
 
 GERMAN = (DATA / "wifi" / "netsh_german.txt").read_bytes().decode("utf-8")
@@ -31,15 +32,26 @@ def oem_is_cp850() -> Iterator[None]:
         codecs.unregister(search)  # also empties the codec cache
 
 
-def test_netsh_in_german_reports_nothing_rather_than_guessing() -> None:
+def test_netsh_in_german_is_read_by_its_german_labels() -> None:
     assert "\r\n" in GERMAN and "Verbunden" in GERMAN
-    assert parse_netsh_interfaces(GERMAN) is None
-    assert parse_netsh_interfaces(GERMAN, "WLAN") is None
+    expected = WifiInfo(
+        ssid="Labor",
+        security="WPA2-Personal",
+        phy_rate_mbps=780.0,
+        channel=44,
+        frequency_mhz=5220,
+        signal_pct=91,
+        standard="802.11ac",
+        interface="WLAN",
+    )
+    assert parse_netsh_interfaces(GERMAN) == expected
+    assert parse_netsh_interfaces(GERMAN, "WLAN") == expected
 
     def netsh(argv: Sequence[str]) -> str | None:
         return GERMAN
 
-    assert query_wifi("WLAN", runner=netsh, system="Windows") is None
+    reading = query_wifi("WLAN", WifiTools(runner=netsh, system="Windows"))
+    assert reading.state is WifiState.CONNECTED and reading.security == "WPA2"
 
 
 @pytest.mark.usefixtures("oem_is_cp850")
@@ -48,23 +60,23 @@ def test_netsh_output_in_the_oem_code_page_is_decoded(monkeypatch: pytest.Monkey
     with pytest.raises(UnicodeDecodeError):
         raw.decode("utf-8")  # "ü" is 0x81 there: the UTF-8 attempt fails first
     monkeypatch.setattr(sys, "platform", "win32")
-    assert environment._decode(raw) == GERMAN
-    assert environment._decode("Übertragungsrate".encode()) == "Übertragungsrate"  # UTF-8 console
+    assert commands._decode(raw) == GERMAN
+    assert commands._decode("Übertragungsrate".encode()) == "Übertragungsrate"  # UTF-8 console
 
 
 def test_undecodable_output_elsewhere_is_replaced_not_raised(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(sys, "platform", "linux")
-    assert environment._decode(b"Verschl\x81sselung") == "Verschl\ufffdsselung"
+    assert commands._decode(b"Verschl\x81sselung") == "Verschl\ufffdsselung"
 
 
 def test_query_environment_is_left_alone_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "win32")
-    assert environment._query_env() is None
+    assert commands._query_env() is None
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
-    env = environment._query_env()
+    env = commands._query_env()
     assert env is not None
     assert env["LC_MESSAGES"] == "C" and env["LC_CTYPE"] == "de_DE.UTF-8" and "LC_ALL" not in env
 

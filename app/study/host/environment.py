@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import platform
-import shutil
 import socket
-import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +15,13 @@ import psutil
 
 from app.domain.plan import Medium
 from app.engine.lan.netinfo import interface_addresses, interface_stats
-from app.engine.process.process import child_environment, run_short
-from app.study.host.wifi import (
-    SECURITY_VALUES,
-    WifiInfo,
-    channel_from_frequency,
-    iw_dev_interfaces,
-    merge_wifi,
-    optional_int,
-    optional_str,
-    parse_iw_info,
-    parse_iw_link,
-    parse_netsh_interfaces,
-    parse_nmcli_wifi,
-    security_from_text,
-)
+from app.study.host import commands
+from app.study.host.commands import COMMAND_TIMEOUT_S, CommandRunner, run_command
+from app.study.host.netsh import parse_netsh_interfaces
+from app.study.host.wifi import SECURITY_VALUES, WifiInfo, optional_int, optional_str
+from app.study.host.wifi_linux import parse_iw_info, parse_iw_link, parse_nmcli_wifi
+from app.study.host.wifi_query import WifiTools, query_wifi
+from app.study.host.wifi_reading import WifiReading, WifiState
 
 __all__ = [
     "COMMAND_TIMEOUT_S",
@@ -42,7 +31,11 @@ __all__ = [
     "DetectedLink",
     "EnvironmentSnapshot",
     "WifiInfo",
+    "WifiReading",
+    "WifiState",
+    "WifiTools",
     "capture",
+    "commands",
     "detected_link",
     "interface_for_address",
     "parse_iw_info",
@@ -52,17 +45,10 @@ __all__ = [
     "query_wifi",
     "route_to",
     "run_command",
-    "security_from_text",
 ]
 
-FORMAT_VERSION = 1
-COMMAND_TIMEOUT_S = 3.0
-
-_NMCLI_WIFI_FIELDS = "ACTIVE,SSID,SECURITY,CHAN,FREQ,RATE,SIGNAL"
-_NMCLI_WIFI_LIST = ("nmcli", "-t", "-f", _NMCLI_WIFI_FIELDS, "dev", "wifi", "list")
-
-#: Runs one query tool from an argv list; returns its stdout, or None when it is missing or fails.
-CommandRunner = Callable[[Sequence[str]], str | None]
+#: 2: the Wi-Fi outcome (wifi_reading) and whether the interface is wireless.
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -79,12 +65,19 @@ class EnvironmentSnapshot:
     interface_speed_mbps: int | None = None
     interface_mtu: int | None = None
     local_address: str | None = None
-    wifi: WifiInfo | None = None
+    wifi: WifiInfo | None = None  # the association, when connected
     detected_security: str | None = None  # one of SECURITY_VALUES
+    #: What asking about the interface's Wi-Fi gave (connected, refused, not wireless, ...)
+    #: and which tool or API said it.
+    wifi_reading: WifiReading | None = None
+    #: Whether the interface to the peer is a Wi-Fi one, where the system said so.
+    interface_wireless: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict carrying format_version."""
-        return {"format_version": FORMAT_VERSION, **asdict(self)}
+        data = asdict(self)
+        data["wifi_reading"] = self.wifi_reading.to_dict() if self.wifi_reading else None
+        return {"format_version": FORMAT_VERSION, **data}
 
     @classmethod
     def from_dict(cls, data: object) -> EnvironmentSnapshot:
@@ -92,6 +85,8 @@ class EnvironmentSnapshot:
         d: Mapping[Any, Any] = data if isinstance(data, Mapping) else {}
         versions = d.get("engine_versions")
         security = d.get("detected_security")
+        wifi = WifiInfo.from_dict(d.get("wifi"))
+        wireless = d.get("interface_wireless")
         return cls(
             os_name=optional_str(d.get("os_name")),
             os_version=optional_str(d.get("os_version")),
@@ -107,8 +102,10 @@ class EnvironmentSnapshot:
             interface_speed_mbps=optional_int(d.get("interface_speed_mbps")),
             interface_mtu=optional_int(d.get("interface_mtu")),
             local_address=optional_str(d.get("local_address")),
-            wifi=WifiInfo.from_dict(d.get("wifi")),
+            wifi=wifi,
             detected_security=security if security in SECURITY_VALUES else None,
+            wifi_reading=WifiReading.from_dict(d.get("wifi_reading"), wifi),
+            interface_wireless=wireless if isinstance(wireless, bool) else None,
         )
 
 
@@ -128,6 +125,8 @@ def detected_link(snapshot: EnvironmentSnapshot) -> DetectedLink | None:
     """Wi-Fi: the PHY rate in use; otherwise the interface's line rate (Ethernet); None when
     the system reports neither (the loopback has no rate)."""
     wifi = snapshot.wifi
+    if wifi is None and snapshot.interface_wireless:
+        return None  # a Wi-Fi adapter whose PHY rate was not read: its speed is no line rate
     if wifi is not None:
         if not wifi.phy_rate_mbps or wifi.phy_rate_mbps <= 0:
             return None
@@ -136,55 +135,6 @@ def detected_link(snapshot: EnvironmentSnapshot) -> DetectedLink | None:
     if snapshot.interface_speed_mbps and snapshot.interface_speed_mbps > 0:
         return DetectedLink(snapshot.interface_speed_mbps * 1_000_000, Medium.ETHERNET)
     return None
-
-
-# -- running the query tools --------------------------------------------------------------------
-
-
-def _which(name: str) -> str | None:
-    found = shutil.which(name)
-    if found is None and sys.platform.startswith("linux"):
-        # iw lives in /usr/sbin, which is not on an ordinary user's PATH on Debian.
-        found = shutil.which(name, path=os.pathsep.join(("/usr/sbin", "/sbin")))
-    return found
-
-
-def _query_env() -> dict[str, str] | None:
-    """English words (nmcli's "yes") but the user's character set, so that SSIDs stay UTF-8."""
-    if sys.platform == "win32":
-        return None  # netsh speaks the Windows display language whatever the environment says
-    env = child_environment("")
-    everything = env.pop("LC_ALL", None)
-    if everything:
-        env["LC_CTYPE"] = everything
-    env.pop("LANGUAGE", None)
-    env["LC_MESSAGES"] = "C"
-    return env
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        if sys.platform == "win32":
-            return data.decode("oem", "replace")  # netsh writes the console's OEM code page
-        return data.decode("utf-8", "replace")
-
-
-def run_command(argv: Sequence[str]) -> str | None:
-    """Run a short query tool (argv list, 3 s limit, no window); stdout, or None on any failure."""
-    if isinstance(argv, str | bytes) or not argv:
-        return None
-    path = _which(argv[0])
-    if path is None:
-        return None
-    try:
-        done = run_short([path, *argv[1:]], timeout=COMMAND_TIMEOUT_S, env=_query_env())
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    if done.returncode != 0:
-        return None
-    return _decode(done.stdout)
 
 
 # -- the route to the peer ----------------------------------------------------------------------
@@ -246,56 +196,6 @@ def _link_stats(interface: str) -> tuple[int | None, int | None]:
     if stats is None:
         return None, None
     return (stats.speed or None), (stats.mtu or None)
-
-
-# -- Wi-Fi --------------------------------------------------------------------------------------
-
-
-def _is_wireless_linux(interface: str, runner: CommandRunner) -> bool:
-    if "/" not in interface and interface not in (".", ".."):
-        try:
-            if Path("/sys/class/net", interface, "wireless").exists():
-                return True
-        except (OSError, ValueError):
-            pass  # unreadable sysfs: ask iw instead
-    listing = runner(["iw", "dev"])
-    return listing is not None and interface in iw_dev_interfaces(listing)
-
-
-def _query_linux(interface: str, runner: CommandRunner) -> WifiInfo | None:
-    if not _is_wireless_linux(interface, runner):
-        return None
-    link_text = runner(["iw", "dev", interface, "link"])
-    link = parse_iw_link(link_text) if link_text is not None else None
-    # --rescan no: a scan on the interface under test would disturb the measurement.
-    nmcli_text = runner([*_NMCLI_WIFI_LIST, "ifname", interface, "--rescan", "no"])
-    nmcli = parse_nmcli_wifi(nmcli_text, interface) if nmcli_text is not None else None
-    if link is None and nmcli is None:
-        return WifiInfo(interface=interface)  # wireless, but nothing says more
-    info_text = runner(["iw", "dev", interface, "info"])
-    info = parse_iw_info(info_text) if info_text is not None else None
-    # iw's rate is the one in use now (nmcli's is the AP's best), and only iw gives dBm;
-    # only nmcli gives security and signal %.
-    merged = merge_wifi(link, info, nmcli) or WifiInfo()
-    channel = merged.channel or channel_from_frequency(merged.frequency_mhz)
-    return replace(merged, channel=channel, interface=interface)
-
-
-def query_wifi(
-    interface: str, *, runner: CommandRunner = run_command, system: str | None = None
-) -> WifiInfo | None:
-    """Wi-Fi facts for interface, or None when it is not wireless (or the system is unsupported).
-
-    system is a platform.system() value choosing the tools (default: this computer's); tests
-    pass "Windows" to replay netsh output on Linux.
-    """
-    system = system or platform.system()
-    if system == "Linux":
-        return _query_linux(interface, runner)
-    if system == "Windows":
-        text = runner(["netsh", "wlan", "show", "interfaces"])
-        return parse_netsh_interfaces(text, interface) if text is not None else None
-    return None
 
 
 # -- this computer ------------------------------------------------------------------------------
@@ -361,18 +261,24 @@ def capture(
     peer_host: str,
     engines: Mapping[str, str] | None = None,
     *,
-    runner: CommandRunner = run_command,
+    runner: CommandRunner | None = None,
     system: str | None = None,
+    tools: WifiTools | None = None,
 ) -> EnvironmentSnapshot:
     """Record this computer and the link to peer_host; never raises, unknowns are None.
 
-    engines maps engine names to the versions found ({"iperf3": "3.17.1"}). runner and system
-    are passed to query_wifi.
+    engines maps engine names to the versions found ({"iperf3": "3.17.1"}). tools asks the
+    Wi-Fi (this computer's by default); runner and system, when given, replace its text
+    tools' runner and the system they are chosen for (tests replay recorded output).
     """
     os_name, os_version = _os_name_version()
     local, interface = route_to(peer_host)
     speed, mtu = _link_stats(interface) if interface else (None, None)
-    wifi = query_wifi(interface, runner=runner, system=system) if interface else None
+    tools = tools or WifiTools()
+    if runner is not None or system is not None:
+        tools = WifiTools(runner or tools.runner, system or tools.system, tools.native)
+    reading = tools.reading(interface) if interface else None
+    wifi = reading.info if reading is not None else None
     return EnvironmentSnapshot(
         os_name=os_name,
         os_version=os_version,
@@ -385,5 +291,7 @@ def capture(
         interface_mtu=mtu,
         local_address=local,
         wifi=wifi,
-        detected_security=security_from_text(wifi.security) if wifi else None,
+        detected_security=reading.security if reading is not None else None,
+        wifi_reading=reading,
+        interface_wireless=reading.wireless if reading is not None else None,
     )

@@ -88,7 +88,9 @@ RADIO_STATUS = _keys("Radio status", "无线电状态")
 AKM_CIPHER = _keys("Connected Akm-cipher")
 
 #: The State values of a connected interface.
-CONNECTED = _keys("connected", "Verbunden", "connecté", "conectado", "connessa", "已连接", "接続されました")
+CONNECTED = _keys(
+    "connected", "Verbunden", "connecté", "conectado", "connessa", "已连接", "接続されました"
+)
 #: The State values of an interface that is not (or not yet) connected.
 NOT_CONNECTED = _keys(
     "disconnected",

@@ -303,8 +303,10 @@ def parse_wpa_cli_status(text: str, interface: str) -> SupplicantStatus | None:
         return SupplicantStatus(False, WifiInfo(interface=interface))
     frequency = read_int(values.get("freq", ""))
     key_mgmt = values.get("key_mgmt")
-    if key_mgmt is not None and key_mgmt.upper() == "NONE" and "WEP" in values.get(
-        "pairwise_cipher", ""
+    if (
+        key_mgmt is not None
+        and key_mgmt.upper() == "NONE"
+        and "WEP" in values.get("pairwise_cipher", "")
     ):
         key_mgmt = "WEP"  # static WEP keys: no key management, a WEP cipher
     return SupplicantStatus(

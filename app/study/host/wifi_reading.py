@@ -31,10 +31,9 @@ class WifiState(StrEnum):
     UNREADABLE = "unreadable"  # the tools gave no answer LinkLab can read (detail says)
 
 
+_WIRELESS = frozenset({WifiState.CONNECTED, WifiState.DISCONNECTED, WifiState.RADIO_OFF})
 #: Outcomes after which the Wi-Fi security can only be stated by the user.
-MUST_STATE = frozenset(
-    {WifiState.REFUSED_LOCATION, WifiState.SERVICE_OFF, WifiState.UNREADABLE}
-)
+MUST_STATE = frozenset({WifiState.REFUSED_LOCATION, WifiState.SERVICE_OFF, WifiState.UNREADABLE})
 
 
 @dataclass(frozen=True)
@@ -47,6 +46,15 @@ class WifiReading:
     interface: str | None = None
     info: WifiInfo | None = None
     detail: str = ""
+    #: Whether the interface is a Wi-Fi one (its medium), where the source said so; the
+    #: states that say it themselves set it.
+    wireless: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.state in _WIRELESS:
+            object.__setattr__(self, "wireless", True)
+        elif self.state in (WifiState.NOT_WIRELESS, WifiState.NO_ADAPTER):
+            object.__setattr__(self, "wireless", False)
 
     @property
     def security(self) -> str | None:
@@ -109,6 +117,7 @@ class WifiReading:
             "source": self.source,
             "interface": self.interface,
             "detail": self.detail,
+            "wireless": self.wireless,
         }
 
     @classmethod
@@ -117,7 +126,7 @@ class WifiReading:
         if not isinstance(data, Mapping):
             return None
         try:
-            state = WifiState(data.get("state"))
+            state = WifiState(str(data.get("state")))
         except ValueError:
             return None
         return cls(
@@ -126,4 +135,5 @@ class WifiReading:
             interface=optional_str(data.get("interface")),
             info=info if state is WifiState.CONNECTED else None,
             detail=optional_str(data.get("detail")) or "",
+            wireless=wireless if isinstance(wireless := data.get("wireless"), bool) else None,
         )
