@@ -371,14 +371,17 @@ class NativeWifi:
     """The Native Wifi API and GetAdaptersAddresses of this Windows computer. Raises OSError
     where the DLLs are missing (not Windows)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wlan: Any = None, iphlp: Any = None) -> None:
+        """wlan and iphlp stand in for the two DLLs (tests give objects with their calls)."""
         load: Any = getattr(ctypes, "WinDLL", None)  # ctypes has it on Windows only
-        if load is None:
+        if load is None and (wlan is None or iphlp is None):
             raise OSError("the Native Wifi API exists on Windows only")
-        self._wlan: Any = load("wlanapi.dll")
-        self._iphlp: Any = load("iphlpapi.dll")
-        self._wlan.WlanFreeMemory.argtypes = [c_void_p]
-        self._wlan.WlanFreeMemory.restype = None
+        if wlan is None:
+            wlan = load("wlanapi.dll")
+            wlan.WlanFreeMemory.argtypes = [c_void_p]
+            wlan.WlanFreeMemory.restype = None
+        self._wlan: Any = wlan
+        self._iphlp: Any = iphlp if iphlp is not None else load("iphlpapi.dll")
 
     # -- adapters --------------------------------------------------------------------------
     def adapters(self) -> list[Adapter]:
