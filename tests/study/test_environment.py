@@ -13,7 +13,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine.lan.netinfo import ipv6_available
-from app.study.host import environment
 from app.study.host import commands
 from app.study.host.environment import (
     FORMAT_VERSION,
