@@ -122,21 +122,42 @@ def _loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
 _NO_WIFI_QUERY = ("macOS", "Darwin", "FreeBSD", "OpenBSD", "NetBSD", "SunOS")
 
 
-def _wired(environment: Mapping[str, Any]) -> tuple[str, int] | None:
-    """(interface, Mbit/s) when the snapshot found the route to the peer on a wired
-    interface: no Wi-Fi facts for it on a system where LinkLab asks, and a line rate (the
-    judgement the environment's detected link makes: Wi-Fi interfaces report no line rate
-    of their own on Linux, and on Windows netsh names every wireless one)."""
+@dataclass(frozen=True)
+class Wired:
+    """The interface a session reached its peer by, found wired: its name, its line rate
+    where the system gave one, and what said it is not Wi-Fi (None: judged by the old rule)."""
+
+    interface: str
+    speed_mbps: int | None
+    said_by: str | None
+
+
+def _wired(environment: Mapping[str, Any]) -> Wired | None:
+    """The interface to the peer, when the snapshot found it wired.
+
+    Snapshots since format 2 say whether the interface is wireless (the adapter's medium:
+    Windows' IfType, Linux's sysfs or iw) and which tool said it; where that was not said
+    (Windows refused to read the Wi-Fi, say), no claim is made. Older snapshots are judged
+    as they were: no Wi-Fi facts on a system where LinkLab asks, and a line rate (Wi-Fi
+    interfaces report none of their own on Linux, and on Windows netsh names every wireless
+    one)."""
     interface = environment.get("interface")
     speed = environment.get("interface_speed_mbps")
     system = environment.get("os_name")
+    if not isinstance(interface, str) or not interface:
+        return None
+    rate = speed if isinstance(speed, int) and not isinstance(speed, bool) and speed > 0 else None
+    reading = environment.get("wifi_reading")
+    if isinstance(reading, Mapping):
+        if environment.get("interface_wireless") is not False:
+            return None
+        source = reading.get("source")
+        return Wired(interface, rate, source if isinstance(source, str) and source else None)
     if not isinstance(system, str) or system.startswith(_NO_WIFI_QUERY):
         return None
-    if environment.get("wifi") or not isinstance(interface, str) or not interface:
+    if environment.get("wifi") or rate is None:
         return None
-    if isinstance(speed, bool) or not isinstance(speed, int) or speed <= 0:
-        return None
-    return interface, speed
+    return Wired(interface, rate, None)
 
 
 def measured_on_loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
@@ -152,7 +173,7 @@ def wifi_over_wire(plan: Plan, environment: Mapping[str, Any]) -> str | None:
     if plan.conditions.medium is Medium.ETHERNET:  # then only a security said Wi-Fi
         return "over Ethernet (its medium says so)"
     wired = _wired(environment)
-    return f"over {wired[0]}, a wired interface" if wired is not None else None
+    return f"over {wired.interface}, a wired interface" if wired is not None else None
 
 
 def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
@@ -169,10 +190,13 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
         )
     wired = _wired(environment)
     if wired is not None:
-        interface, speed = wired
+        facts = [f"{wired.speed_mbps} Mbit/s"] if wired.speed_mbps else []
+        if wired.said_by:
+            facts.append(f"detected by {wired.said_by}")
+        how = f" ({'; '.join(facts)})" if facts else ""
         return (
             f"The session is labelled Wi-Fi ({stated}), but this computer reached the peer "
-            f"over {interface}, a wired interface ({speed} Mbit/s): unless the peer itself "
+            f"over {wired.interface}, a wired interface{how}: unless the peer itself "
             "is on Wi-Fi, the traffic never crossed a Wi-Fi link. Measure from a computer "
             "on the Wi-Fi link, or correct the security and medium."
         )

@@ -48,6 +48,24 @@ WIRED = {
 }
 MAC = {**WIRED, "os_name": "macOS", "interface": "en0"}  # LinkLab asks no Wi-Fi facts there
 WIRELESS = {"interface": "wlan0", "wifi": {"ssid": "lab", "phy_rate_mbps": 300}}
+#: Snapshots that say the medium (format 2): Windows' adapter type, read without location
+#: consent; and Windows refusing to read the Wi-Fi, which says nothing of the medium.
+ETHERNET_SAID = {
+    "os_name": "Windows 11",
+    "interface": "Ethernet",
+    "interface_speed_mbps": None,
+    "wifi": None,
+    "wifi_reading": {"state": "not-wireless", "source": "GetAdaptersAddresses: IfType 6, Ethernet"},
+    "interface_wireless": False,
+}
+REFUSED = {
+    "os_name": "Windows 11",
+    "interface": "Wi-Fi",
+    "interface_speed_mbps": 866,  # what Windows reports for a Wi-Fi adapter: no line rate
+    "wifi": None,
+    "wifi_reading": {"state": "refused-location", "source": "netsh wlan show interfaces"},
+    "interface_wireless": None,
+}
 
 
 NOTHING_STATED = Conditions()
@@ -129,6 +147,15 @@ def value_words(sentence: str) -> list[int]:
         (Peer("::1"), {}, Conditions(security=Security.WPA3), "never left this computer"),
         (LAB_PEER, WIRED, Conditions(security=Security.WPA2), "over eth0, a wired interface"),
         (LAB_PEER, WIRED, Conditions(medium=Medium.N), "over eth0, a wired interface"),
+        (
+            LAB_PEER,
+            ETHERNET_SAID,
+            Conditions(security=Security.WPA2),
+            "over Ethernet, a wired interface (detected by GetAdaptersAddresses: IfType 6, ",
+        ),
+        # Windows refused: the medium is unknown, so nothing is claimed about it.
+        (LAB_PEER, REFUSED, Conditions(security=Security.WPA2), None),
+        (LAB_PEER, {**REFUSED, "interface_wireless": True}, Conditions(medium=Medium.AX), None),
         # Nothing to say: Wi-Fi really used, nothing about Wi-Fi stated, or no snapshot.
         (LAB_PEER, WIRELESS, Conditions(security=Security.WPA2), None),
         (LAB_PEER, MAC, Conditions(security=Security.WPA2), None),
@@ -160,7 +187,7 @@ def test_wifi_stated_where_the_traffic_never_crossed_wifi(
     st.sampled_from(list(Security)),
     st.sampled_from(list(Medium)),
     st.sampled_from([Peer.this_computer(), Peer("127.0.0.1"), LAB_PEER]),
-    st.sampled_from([{}, WIRED, WIRELESS, MAC]),
+    st.sampled_from([{}, WIRED, WIRELESS, MAC, ETHERNET_SAID, REFUSED]),
 )
 def test_the_wifi_warning_appears_exactly_where_wifi_is_stated_and_never_crossed(
     security: Security, medium: Medium, peer: Peer, environment: dict[str, object]
@@ -171,7 +198,7 @@ def test_the_wifi_warning_appears_exactly_where_wifi_is_stated_and_never_crossed
     stated = wifi_medium or security not in (Security.UNKNOWN, Security.OPEN)
     stated = stated or (security is Security.OPEN and medium is not Medium.ETHERNET)
     loopback = peer is not LAB_PEER
-    wired = environment is WIRED
+    wired = environment is WIRED or environment is ETHERNET_SAID
     assert bool(found) == (stated and (loopback or wired))
     for sentence in found:
         assert "never crossed a Wi-Fi link" in sentence
