@@ -31,6 +31,8 @@ from app.engine.drivers.registry import (
 from app.engine.lan import netinfo
 from app.engine.process.tools import EngineSettings, Tool
 from app.engine.readings.run import EngineRun
+from app.study.host.wifi_query import WifiTools
+from app.study.host.wifi_reading import WifiReading
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,7 +81,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 # -- doctor ------------------------------------------------------------------------------------
-def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
+def wifi_report(reading: WifiReading) -> dict[str, Any]:
+    """One Wi-Fi interface as doctor reports it: the outcome, who said it, what to do, and the
+    association where one was read."""
+    info = reading.info
+    return {
+        "interface": reading.interface,
+        "state": reading.state.value,
+        "source": reading.source,
+        "wireless": reading.wireless,
+        "sentence": reading.sentence(),
+        "needs_location": reading.needs_location,
+        "security": reading.security,
+        "association": info.to_dict() if info is not None else None,
+        "facts": reading.facts(),
+    }
+
+
+def doctor_report(
+    settings: EngineSettings | None = None, wifi: WifiTools | None = None
+) -> dict[str, Any]:
     engines: dict[str, Any] = {}
     for name in PROGRAMS:
         try:
@@ -108,6 +129,7 @@ def doctor_report(settings: EngineSettings | None = None) -> dict[str, Any]:
             {"interface": a.interface, "address": a.address, "version": a.version, "scope": a.scope}
             for a in netinfo.local_addresses()
         ],
+        "wifi": [wifi_report(reading) for reading in (wifi or WifiTools()).survey()],
     }
 
 
@@ -122,7 +144,7 @@ def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
         return db_doctor.cmd_db_doctor(args, env)
     if args.recover_to is not None:
         raise BadOption("--recover-to goes with --db: linklab doctor --db PATH --recover-to NEW")
-    report = doctor_report(env.engine_settings)
+    report = doctor_report(env.engine_settings, env.wifi)
     if args.json:
         print(json.dumps(report, indent=2), file=env.stdout)
         return EXIT_OK if _needed_found(report) else EXIT_FAILED
@@ -143,6 +165,11 @@ def cmd_doctor(args: argparse.Namespace, env: Environment) -> int:
     for addr in report["addresses"] or [{"address": "(none: no network interface is up)"}]:
         where = f"  ({addr['interface']}, {addr['scope']})" if "interface" in addr else ""
         print(f"    {addr['address']}{where}", file=env.stdout)
+    print("  Wi-Fi, as LinkLab reads it:", file=env.stdout)
+    for wifi in report["wifi"]:
+        print(f"    {wifi['sentence']}", file=env.stdout)
+        if wifi["facts"]:
+            print(f"      {', '.join(wifi['facts'])}", file=env.stdout)
     return EXIT_OK if _needed_found(report) else EXIT_FAILED
 
 

@@ -7,7 +7,7 @@ import io
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
@@ -16,6 +16,7 @@ from app.domain.paths import DB_ENV, data_folder
 from app.engine.drivers.registry import PROGRAM_NAMES
 from app.engine.process.tools import EngineSettings
 from app.store.db import default_path
+from app.study.host.wifi_query import WifiTools
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Environment:
     variables: Mapping[str, str]
     #: Where the engines are: LINKLAB_<NAME> variables, read once here and handed on.
     engine_settings: EngineSettings
+    #: How this computer's Wi-Fi is asked (a test replays recorded tools' output).
+    wifi: WifiTools = field(default_factory=WifiTools)
 
     @classmethod
     def of(
@@ -39,6 +42,7 @@ class Environment:
         stdin: TextIO | None = None,
         stdout: TextIO | None = None,
         stderr: TextIO | None = None,
+        wifi: WifiTools | None = None,
     ) -> Environment:
         """An environment of the given variables; streams not given are empty ones of its own."""
         return cls(
@@ -47,6 +51,7 @@ class Environment:
             stderr=stderr if stderr is not None else io.StringIO(),
             variables=MappingProxyType(dict(variables)),  # a copy no command can change
             engine_settings=EngineSettings.from_environment(variables, PROGRAM_NAMES),
+            wifi=wifi or WifiTools(),
         )
 
     @classmethod

@@ -303,12 +303,11 @@ def parse_wpa_cli_status(text: str, interface: str) -> SupplicantStatus | None:
         return SupplicantStatus(False, WifiInfo(interface=interface))
     frequency = read_int(values.get("freq", ""))
     key_mgmt = values.get("key_mgmt")
-    if (
-        key_mgmt is not None
-        and key_mgmt.upper() == "NONE"
-        and "WEP" in values.get("pairwise_cipher", "")
-    ):
-        key_mgmt = "WEP"  # static WEP keys: no key management, a WEP cipher
+    if values.get("pairwise_cipher", "").upper().startswith("WEP"):
+        # Static WEP keys (key_mgmt=NONE) or dynamic WEP ("IEEE 802.1X (no WPA)").
+        key_mgmt = "WEP"
+    elif key_mgmt is not None and key_mgmt.upper().startswith("FT-") and "SAE" not in key_mgmt:
+        key_mgmt = f"WPA2 ({key_mgmt})"  # fast transition (802.11r) of PSK or EAP: RSN
     return SupplicantStatus(
         True,
         WifiInfo(
@@ -330,7 +329,7 @@ def parse_iwctl_station(text: str, interface: str) -> SupplicantStatus | None:
         for label in ("Connected network", "ConnectedBss", "Frequency", "Security", "State"):
             if raw.strip().startswith(label + " "):
                 values[label] = raw.strip()[len(label) :].strip()
-        if len(words) >= 2 and words[0] in ("RSSI", "TxBitrate", "Channel"):
+        if len(words) >= 2 and words[0] in ("RSSI", "TxBitrate", "Channel", "TxMode"):
             values[words[0]] = " ".join(words[1:])
     state = values.get("State")
     if state is None:
@@ -347,6 +346,7 @@ def parse_iwctl_station(text: str, interface: str) -> SupplicantStatus | None:
             frequency_mhz=frequency,
             channel=read_int(values.get("Channel", "")) or channel_from_frequency(frequency),
             signal_dbm=read_int(values.get("RSSI", "")),
+            standard=mode if (mode := values.get("TxMode", "")).startswith("802.11") else None,
             interface=interface,
         ),
     )

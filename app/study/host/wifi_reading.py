@@ -110,6 +110,29 @@ class WifiReading:
                     "security yourself."
                 )
 
+    def facts(self) -> list[str]:
+        """The association's figures in words ("channel 36", "5180 MHz", "-47 dBm", "866.7
+        Mbit/s PHY", "802.11ac"), each only where it was read."""
+        info = self.info
+        if info is None or self.state is not WifiState.CONNECTED:
+            return []
+        said = [
+            f"channel {info.channel}" if info.channel is not None else "",
+            f"{info.frequency_mhz} MHz" if info.frequency_mhz is not None else "",
+            f"{info.signal_dbm} dBm" if info.signal_dbm is not None else "",
+            f"signal {info.signal_pct} %" if info.signal_pct is not None else "",
+            f"{info.phy_rate_mbps:g} Mbit/s PHY" if info.phy_rate_mbps is not None else "",
+            info.standard or "",
+        ]
+        links = [
+            f"link {link.link_id}"
+            + (f" {link.frequency_mhz} MHz" if link.frequency_mhz is not None else "")
+            for link in info.links
+        ]
+        if links:
+            said.append(f"multi-link ({', '.join(links)})")
+        return [word for word in said if word]
+
     def to_dict(self) -> dict[str, Any]:
         """The outcome as stored with a session (the association itself is stored apart)."""
         return {
