@@ -29,6 +29,7 @@ from app.study.sweep.describe import (
     describe_conditions,
     describe_environment,
     describe_latency,
+    describe_security,
     local_time,
 )
 
@@ -275,6 +276,9 @@ def _show(session: SessionRecord, env: Environment) -> None:
             file=env.stdout,
         )
     print(f"  conditions  {describe_conditions(session.conditions) or '—'}", file=env.stdout)
+    security = describe_security(plan.conditions, session.environment)
+    if security:
+        print(f"  security    {security.removeprefix('Security: ')}", file=env.stdout)
     if plan.conditions.notes:
         print(f"  notes       {plan.conditions.notes}", file=env.stdout)
     print(

@@ -15,6 +15,7 @@ from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.records import SessionRecord
 from app.domain.units import DASH, MINUS, format_p, rate_unit
+from app.study.sweep.describe import describe_security
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -143,9 +144,12 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
 
 def _condition_facts(session: SessionRecord) -> list[tuple[str, str]]:
     conditions = session.plan.conditions
-    security = "Open" if conditions.security is Security.OPEN else conditions.security.value
-    if conditions.security_detected:
-        security += " (detected, not confirmed)"
+    said = describe_security(conditions, session.environment)
+    security = (
+        said.removeprefix("Security: ")
+        if said
+        else ("Open" if conditions.security is Security.OPEN else conditions.security.value)
+    )
     tags = ", ".join(f"{k}={v}" if v else k for k, v in conditions.tags)
     notes = e(conditions.notes).replace("\n", "<br>") if conditions.notes else DASH
     return [

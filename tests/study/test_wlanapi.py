@@ -408,8 +408,10 @@ def test_the_snapshot_on_windows_says_why_for_the_loopback() -> None:
     reading = snapshot.wifi_reading
     assert reading is not None and reading.sentence()
     assert snapshot.detected_security is None
-    # The loopback is no IEEE 802.11 adapter, whatever the API or netsh says of Wi-Fi.
-    assert reading.state is not WifiState.CONNECTED
+    # The loopback is no IEEE 802.11 adapter: its type says so, with no location consent.
+    assert reading.state is WifiState.NOT_WIRELESS
+    assert reading.source == "GetAdaptersAddresses: IfType 24, loopback"
+    assert snapshot.interface_wireless is False
 
 
 @windows_only

@@ -31,6 +31,7 @@ from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
 from app.engine.drivers.registry import phrase
 from app.engine.latency.probe_results import LatencyMethod
+from app.study.host.wifi_reading import WifiReading, WifiState
 
 #: Plan field -> how the window labels it (peer and conditions are described elsewhere).
 FIELD_LABELS = {name: field.words for name, field in BY_NAME.items()}
@@ -206,6 +207,41 @@ def describe_conditions(conditions: Conditions) -> str:
         parts.append(f"{conditions.frame_overhead} B per frame")
     parts += [tag_text(key, value) for key, value in conditions.tags]
     return " · ".join(parts)
+
+
+#: Outcomes that say why the Wi-Fi security was not detected (the others need no word).
+_NOT_READ = frozenset(
+    {
+        WifiState.REFUSED_LOCATION,
+        WifiState.SERVICE_OFF,
+        WifiState.UNREADABLE,
+        WifiState.RADIO_OFF,
+        WifiState.DISCONNECTED,
+    }
+)
+
+
+def describe_security(conditions: Conditions, environment: Mapping[str, Any]) -> str | None:
+    """Where the session's security came from, in a line: detected (by which tool or API),
+    stated by the user (and why LinkLab could not detect it), or unknown and why; None when
+    there is nothing to say (no security stated, nor any reason recorded)."""
+    reading = WifiReading.from_dict(environment.get("wifi_reading"))
+    detected = environment.get("detected_security")
+    by = f" by {reading.source}" if reading is not None and reading.source else ""
+    value = conditions.security.value
+    if conditions.security is Security.UNKNOWN:
+        if reading is not None and reading.state in _NOT_READ:
+            return f"Security: unknown, not stated; not detected: {reading.sentence()}"
+        return None
+    if conditions.security_detected:
+        return f"Security: {value}, detected{by} (not confirmed)"
+    said = f"Security: {value}, stated"
+    if reading is not None and reading.state in _NOT_READ:
+        return f"{said}; not detected: {reading.sentence()}"
+    if isinstance(detected, str) and detected:
+        agrees = "as" if detected == value else f"while {detected} was"
+        return f"{said} ({agrees} detected{by})"
+    return said
 
 
 def variable_label(plan: Plan) -> str:

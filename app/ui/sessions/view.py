@@ -37,6 +37,7 @@ from app.study.sweep.describe import (
     describe_environment,
     describe_latency,
     describe_plan,
+    describe_security,
     local_time,
     variable_label,
 )
@@ -379,6 +380,9 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
         ),
         f"Conditions: {describe_conditions(session.conditions) or 'not stated'}",
     ]
+    security = describe_security(session.conditions, session.environment)
+    if security:
+        lines.append(security)  # stated, detected (by what), or why it is unknown
     if latency:
         lines.append(latency)  # how working latency was measured
     if session.conditions.notes:
