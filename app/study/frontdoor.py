@@ -47,6 +47,7 @@ from app.study.sweep.study_run import Observer, StudyRun
 if TYPE_CHECKING:
     # Exchange files, exercises and the responsiveness test load when first used: a study
     # started from the command line does not wait for them.
+    from app.study.host.wifi_query import WifiTools
     from app.study.lab.exercises import ExerciseDesk
     from app.study.responsiveness.kept import KeptResults
     from app.study.responsiveness.results import ResponsivenessSettings
@@ -109,11 +110,13 @@ class Prepared:
     advice: tuple[str, ...] = ()
 
 
-def snapshot(peer_host: str, engines: Mapping[str, str]) -> dict[str, Any]:
-    """The environment snapshot as stored with a session."""
+def snapshot(
+    peer_host: str, engines: Mapping[str, str], *, tools: WifiTools | None = None
+) -> dict[str, Any]:
+    """The environment snapshot as stored with a session (tools: how the Wi-Fi is asked)."""
     from app.study.host import environment  # runs the system's query tools: only when needed
 
-    return environment.capture(peer_host, engines).to_dict()
+    return environment.capture(peer_host, engines, tools=tools).to_dict()
 
 
 def engine_versions(drivers: Mapping[Engine, EngineDriver]) -> dict[str, str]:
@@ -220,6 +223,7 @@ class FrontDoor:
         else:
             plan, notes = self._check_peer(plan)
         environment = self._snapshot(plan.peer.host, engine_versions(self.drivers))
+        advice = _security_advice(plan, environment)
         detected = environment.get("detected_security")
         if plan.conditions.security is Security.UNKNOWN and detected:
             try:
@@ -232,7 +236,8 @@ class FrontDoor:
         if not plan.name:
             plan = replace(plan, name=default_name(plan))
         live = self.drivers[plan.engine].live_note()
-        return Prepared(plan, environment, tuple(notes), (live,) if live else ())
+        advice += (live,) if live else ()
+        return Prepared(plan, environment, tuple(notes), advice)
 
     def _local_servers(self, plan: Plan) -> Plan:
         if self.loopback is None:
@@ -482,3 +487,16 @@ class FrontDoor:
             tuple(SessionName(sid, names[sid]) for sid in result.imported),
             tuple(SessionName(sid, names[sid]) for sid in result.skipped),
         )
+
+
+def _security_advice(plan: Plan, environment: Mapping[str, Any]) -> tuple[str, ...]:
+    """Why the Wi-Fi security of a session that states none could not be detected, and what
+    to do, told before the first run; nothing when there is no reason to tell."""
+    from app.study.host.wifi_reading import MUST_STATE, WifiReading
+
+    if plan.conditions.security is not Security.UNKNOWN:
+        return ()
+    reading = WifiReading.from_dict(environment.get("wifi_reading"))
+    if reading is None or reading.state not in MUST_STATE:
+        return ()
+    return (f"The Wi-Fi security was not detected: {reading.sentence()}",)

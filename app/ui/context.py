@@ -25,7 +25,8 @@ from app.engine.process.tools import EngineSettings, Tool
 from app.engine.serving.discovery import FoundPeer, discover
 from app.engine.serving.loopback import LoopbackServers
 from app.store.db import default_path
-from app.study.frontdoor import FrontDoor
+from app.study.frontdoor import FrontDoor, snapshot
+from app.study.host.wifi_query import WifiTools
 
 SETTINGS_VERSION = 1
 ENGINE_NAMES = PROGRAM_NAMES
@@ -47,6 +48,9 @@ class AppContext(QObject):
         super().__init__()
         #: How the window finds LinkLab's servers on the network (echo port -> computers).
         self.find_peers: Callable[[int], list[FoundPeer]] = discover
+        #: How this computer's Wi-Fi is asked (the Native Wifi API, netsh, iw, ...; a test
+        #: replays recorded output through it).
+        self.wifi = WifiTools()
         self.settings = settings or QSettings("LinkLab", "LinkLab")
         if _as_int(self.settings.value("version", 0), 0) != SETTINGS_VERSION:
             # Settings from another LinkLab version: keep nothing that might not fit.
@@ -77,8 +81,13 @@ class AppContext(QObject):
     def door(self) -> FrontDoor:
         """The front door to the studies of the database in use (read-only, saying why, when
         the start-up check found it damaged)."""
+        wifi = self.wifi
         return FrontDoor(
-            self.db_path, loopback=self.loopback, drivers=self.drivers, damaged=self.damaged
+            self.db_path,
+            loopback=self.loopback,
+            drivers=self.drivers,
+            damaged=self.damaged,
+            take_snapshot=lambda host, engines: snapshot(host, engines, tools=wifi),
         )
 
     # -- engines ---------------------------------------------------------------------------

@@ -7,13 +7,22 @@ Advanced page; this object owns the controls and turns them into Conditions.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QWidget,
+)
 
 from app.analysis.overhead import WIFI
 from app.domain.plan import Conditions, Medium, Security
 from app.domain.tags import TagError, parse_tags, tags_text
 from app.domain.units import parse_rate
+from app.study.host.wifi_reading import LOCATION_SETTINGS_URI, WifiReading, WifiState
 from app.ui.common.widgets import ValueCombo, _combo, accessible
 
 RATE_SUFFIXES = (("T", 10**12), ("G", 10**9), ("M", 10**6), ("K", 10**3))
@@ -27,6 +36,17 @@ def rate_text(bps: int) -> str:
             if parse_rate(text) == bps:
                 return text
     return str(bps)
+
+
+#: Outcomes the window says nothing about beside the security: no Wi-Fi on the way to the
+#: peer, so no Wi-Fi security to state.
+QUIET = frozenset({WifiState.NOT_WIRELESS, WifiState.NO_ADAPTER})
+
+
+def open_location_settings() -> bool:
+    """Ask the system to open Windows' Settings › Privacy & security › Location page (the
+    ms-settings: URI is Windows' own; the shell opens the Settings app on it)."""
+    return QDesktopServices.openUrl(QUrl(LOCATION_SETTINGS_URI))
 
 
 class ConditionsBox(QObject):
@@ -82,6 +102,26 @@ class ConditionsBox(QObject):
             "shaper counts 14, the Ethernet header); empty for a real link."
         )
         accessible(self.frame_overhead, "Frame overhead")
+        # What asking about the Wi-Fi gave, said under the security: connected and what was
+        # detected, or why nothing could be (location refused, the service stopped, ...).
+        self.wifi_note = QLabel()
+        self.wifi_note.setObjectName("wifi_note")
+        self.wifi_note.setWordWrap(True)
+        accessible(self.wifi_note, "Wi-Fi detection")
+        self.location_button = QPushButton("Open location settings")
+        self.location_button.setToolTip(
+            "Opens Settings › Privacy & security › Location, where Windows lets desktop apps "
+            "read the Wi-Fi network."
+        )
+        self.location_button.clicked.connect(open_location_settings)
+        self._wifi_row = QWidget()
+        self._wifi_row.setObjectName("wifi_row")
+        wifi_layout = QHBoxLayout(self._wifi_row)
+        wifi_layout.setContentsMargins(0, 0, 0, 0)
+        wifi_layout.addWidget(self.wifi_note, 1)
+        wifi_layout.addWidget(self.location_button)
+        self._wifi_row.setVisible(False)
+        self._wifi_source = ""
         self._detected = False
         self._quiet = False
         self._rate_typed = False  # the user's word: detection no longer fills the link rate
@@ -102,6 +142,27 @@ class ConditionsBox(QObject):
         layout.addWidget(self.security, 1)
         layout.addWidget(self.security_note)
         return row
+
+    def wifi_row(self) -> QWidget:
+        """What the Wi-Fi detection found, or why it could not, with the button that opens
+        Windows' location settings when those are why; hidden while there is nothing to say."""
+        row = QWidget()
+        row.setObjectName("wifi_row")
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.wifi_note, 1)
+        layout.addWidget(self.location_button)
+        row.setVisible(False)
+        self._wifi_row = row
+        return row
+
+    def set_wifi_reading(self, reading: WifiReading | None) -> None:
+        """Say what asking the system about the link's Wi-Fi gave."""
+        said = reading is not None and reading.state not in QUIET
+        self.wifi_note.setText(reading.sentence() if reading is not None and said else "")
+        self.location_button.setVisible(reading is not None and reading.needs_location)
+        self._wifi_source = reading.source if reading is not None else ""
+        self._wifi_row.setVisible(said)
 
     def link_rate_row(self) -> QWidget:
         """The link rate with its "(detected)" note beside it."""
@@ -146,6 +207,7 @@ class ConditionsBox(QObject):
         if not self._quiet:
             self._detected = False
             self.security_note.setText("")
+            self.security_note.setToolTip("")
         self.changed.emit()
 
     def set_detected_security(self, value: str) -> None:
@@ -162,6 +224,8 @@ class ConditionsBox(QObject):
         self._quiet = False
         self._detected = True
         self.security_note.setText("(detected)")
+        by = f" by {self._wifi_source}" if self._wifi_source else ""
+        self.security_note.setToolTip(f"Detected{by}; choose another security to state it.")
         self.changed.emit()
 
     def problems(self) -> list[tuple[str, str]]:

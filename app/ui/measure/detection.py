@@ -1,14 +1,17 @@
-"""What the system says about the link to the peer — its Wi-Fi security, its rate and medium —
-asked off the GUI thread (it runs nmcli, iw or netsh): at start-up, and again each time a peer
-answers Check peer."""
+"""What the system says about the link to the peer — its Wi-Fi (connected and how, or why it
+cannot be read), its rate and medium — asked off the GUI thread (it asks the Native Wifi API,
+netsh, iw or nmcli): at start-up, and again each time a peer answers Check peer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
 from app.study.host.environment import DetectedLink
+from app.study.host.wifi_query import WifiTools
+from app.study.host.wifi_reading import WifiReading
 from app.ui.common.worker import Worker, once
 
 
@@ -17,32 +20,44 @@ class _Found:
     host: str
     security: str  # the detected Wi-Fi security, or ""
     link: DetectedLink | None
+    wifi: WifiReading | None  # what asking about the interface's Wi-Fi gave
 
 
-def _detect(host: str) -> _Found:
+def _detect(host: str, tools: WifiTools) -> _Found:
     from app.study.host import environment
 
-    snapshot = environment.capture(host)
-    return _Found(host, snapshot.detected_security or "", environment.detected_link(snapshot))
+    snapshot = environment.capture(host, tools=tools)
+    return _Found(
+        host,
+        snapshot.detected_security or "",
+        environment.detected_link(snapshot),
+        snapshot.wifi_reading,
+    )
 
 
 class LinkDetection(QObject):
     """security_detected(str) when Wi-Fi security was found; link_detected(DetectedLink | None)
-    every time, so that a rate detected for another peer can be taken back."""
+    and wifi_read(WifiReading | None) every time, so that what was found for another peer
+    can be taken back."""
 
     security_detected = Signal(str)
     link_detected = Signal(object)
+    wifi_read = Signal(object)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, tools: Callable[[], WifiTools] = WifiTools
+    ) -> None:
         super().__init__(parent)
         self._asked = ""
+        self._tools = tools
         self.answered = True  # False while the latest question waits for its answer
 
     def detect(self, host: str) -> None:
         """Ask about the link to host; only the latest question's answer is passed on."""
         self._asked = host
         self.answered = False
-        worker = Worker(once(lambda: _detect(host)), "detect-link")
+        tools = self._tools()
+        worker = Worker(once(lambda: _detect(host, tools)), "detect-link")
         worker.yielded.connect(self._found)
         worker.start()
 
@@ -50,6 +65,7 @@ class LinkDetection(QObject):
         if found.host != self._asked:
             return  # the user has asked about another peer since
         self.answered = True
+        self.wifi_read.emit(found.wifi)
         if found.security:
             self.security_detected.emit(found.security)
         self.link_detected.emit(found.link)

@@ -190,11 +190,13 @@ class SetupPanel(QWidget):
         self._fields["security"] = Field("Security", security, error, STUDY)
         grid.addWidget(with_error(self.conditions_box.security_row(), error), 1, 1)
         self._grid_field(grid, 1, 2, "medium", "Medi&um", self.conditions_box.medium)
+        # Under the security: what the Wi-Fi detection found, or why it could not.
+        grid.addWidget(self.conditions_box.wifi_row(), 2, 1, 1, 3)
         link_rate = self.conditions_box.link_rate
-        grid.addWidget(self._label("Lin&k rate", link_rate), 2, 0)
+        grid.addWidget(self._label("Lin&k rate", link_rate), 3, 0)
         rate_error = FieldError("link_rate")
         self._fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
-        grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 2, 1)
+        grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 3, 1)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         return box
