@@ -64,6 +64,8 @@ def main() -> int:
             return shoot(only_exports=True)
         if sys.argv[1:] == ["stored-monitor"]:  # a stored monitor in Sessions alone
             return shoot(only_stored_monitor=True)
+        if sys.argv[1:] == ["wifi"]:  # the conditions area when Windows refuses the Wi-Fi
+            return shoot(only_wifi=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -117,6 +119,7 @@ def shoot(
     only_found: bool = False,
     only_exports: bool = False,
     only_stored_monitor: bool = False,
+    only_wifi: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -155,6 +158,11 @@ def shoot(
         window.resize(width, height)
         wait_for(lambda: window.width() == width, 5, "the window size")
 
+    if only_wifi:
+        resize(*SIZES[0])
+        shoot_wifi_refused(user, window, save)
+        window.shutdown()
+        return 0
     if only_stored_monitor:
         resize(*SIZES[0])
         shoot_stored_monitor(user, window, save)
@@ -311,6 +319,7 @@ def shoot(
     shoot_monitor(user, window, save)
     shoot_exports(user, window, folder, save)
     shoot_stored_monitor(user, window, save)
+    shoot_wifi_refused(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
@@ -319,6 +328,48 @@ def shoot(
     app.processEvents()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
+
+
+class RefusingWifi:
+    """What Windows 11 (24H2 and later) answers with location access off: the adapter is an
+    IEEE 802.11 one, and WlanQueryInterface returns error 5. This machine has no Windows, so
+    the Native Wifi API's answer stands in for the picture."""
+
+    def reading(self, interface: str) -> Any:
+        from app.study.host.wifi_reading import WifiReading, WifiState
+
+        source = "Native Wifi API, WlanQueryInterface"
+        return WifiReading(
+            WifiState.REFUSED_LOCATION, source, interface, detail="error 5", wireless=True
+        )
+
+    def survey(self) -> list[Any]:
+        return [self.reading("Wi-Fi")]
+
+
+def shoot_wifi_refused(user: Any, window: Any, save: Any) -> None:
+    """The Study page when Windows refuses to let LinkLab read the Wi-Fi: the sentence under
+    the security and the button that opens Windows' location settings."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.study.host.wifi_query import WifiTools
+    from tests.ui.user import wait_for
+
+    window.resize(*SIZES[0])
+    window.context.wifi = WifiTools(
+        runner=lambda argv: None, system="Windows", native=lambda: RefusingWifi()
+    )
+    user.tab("Measure")
+    user.tab("Study")
+    user.type("Peer", "This computer")
+    user.choose("Security", "unknown")
+    window.measure.detection.detect(window.measure.setup.peer_row.peer().host)
+    wait_for(lambda: user.can_see("Open location settings"), 15, "the location refusal")
+    for _ in range(5):  # the page lays the sentence out before it can be scrolled to
+        QApplication.processEvents()
+        time.sleep(0.05)
+    user._reveal(user.find("Open location settings"))  # scrolled to, as a person would
+    save("measure-wifi-location-refused-1280x800.png")
 
 
 def _save(app: Any, window: Any, name: str) -> None:

@@ -47,7 +47,7 @@ def test_the_location_refusal_says_where_to_turn_location_on() -> None:
         "Windows lets LinkLab read the Wi-Fi network only with location access on: Settings › "
         "Privacy & security › Location › Let desktop apps access your location." in text
     )
-    assert "(netsh wlan show interfaces)" in text
+    assert "Source: netsh wlan show interfaces." in text
     _code, raw = doctor("netsh-win11-en-location-denied-accessdenied-tail.txt", "--json")
     [wifi] = json.loads(raw)["wifi"]
     assert wifi["state"] == "refused-location" and wifi["needs_location"] is True
@@ -66,7 +66,8 @@ def test_a_stopped_wlan_service_says_how_to_start_it() -> None:
 @needs_outputs
 def test_a_german_capture_is_read_whole() -> None:
     _code, text = doctor("netsh-win11-de-connected-wpa2enterprise.txt")
-    assert "WLAN is connected to “SSID-1”, WPA2 detected (netsh wlan show interfaces)." in text
+    said = "WLAN is connected to “SSID-1”, WPA2 detected. Source: netsh wlan show interfaces."
+    assert said in text
     assert "channel 116, 5580 MHz, signal 43 %, 300 Mbit/s PHY, 802.11ac" in text
     _code, raw = doctor("netsh-win11-de-connected-wpa2enterprise.txt", "--json")
     [wifi] = json.loads(raw)["wifi"]

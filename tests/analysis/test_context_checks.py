@@ -55,7 +55,7 @@ ETHERNET_SAID = {
     "interface": "Ethernet",
     "interface_speed_mbps": None,
     "wifi": None,
-    "wifi_reading": {"state": "not-wireless", "source": "GetAdaptersAddresses: IfType 6, Ethernet"},
+    "wifi_reading": {"state": "not-wireless", "source": "GetAdaptersAddresses, IfType 6: Ethernet"},
     "interface_wireless": False,
 }
 REFUSED = {
@@ -151,7 +151,7 @@ def value_words(sentence: str) -> list[int]:
             LAB_PEER,
             ETHERNET_SAID,
             Conditions(security=Security.WPA2),
-            "over Ethernet, a wired interface (detected by GetAdaptersAddresses: IfType 6, ",
+            "over Ethernet, a wired interface (detected by GetAdaptersAddresses, IfType 6: ",
         ),
         # Windows refused: the medium is unknown, so nothing is claimed about it.
         (LAB_PEER, REFUSED, Conditions(security=Security.WPA2), None),

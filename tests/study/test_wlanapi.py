@@ -320,7 +320,7 @@ def test_location_refused_is_error_5_of_the_current_connection() -> None:
 def test_a_stopped_wlan_service_is_said() -> None:
     reading = native(FakeWlan(open_code=1062)).reading("Wi-Fi")  # ERROR_SERVICE_NOT_ACTIVE
     assert reading is not None and reading.state is WifiState.SERVICE_OFF
-    assert reading.source == "Native Wifi API (WlanOpenHandle)"
+    assert reading.source == "Native Wifi API, WlanOpenHandle"
     assert native(FakeWlan(open_code=1062)).survey()[0].state is WifiState.SERVICE_OFF
 
 
@@ -343,7 +343,7 @@ def test_the_medium_needs_no_location_consent() -> None:
     wlan = FakeWlan(open_code=1062)
     reading = native(wlan, [ethernet]).reading("Ethernet")
     assert reading is not None and reading.state is WifiState.NOT_WIRELESS
-    assert reading.source == "GetAdaptersAddresses: IfType 6, Ethernet"
+    assert reading.source == "GetAdaptersAddresses, IfType 6: Ethernet"
     assert reading.wireless is False
     assert native(wlan, [ethernet]).reading("Bluetooth") is None  # not listed: ask netsh
 
@@ -352,7 +352,7 @@ def test_no_adapter_when_the_service_lists_none() -> None:
     [reading] = native(FakeWlan(), []).survey()
     assert reading.state is WifiState.NO_ADAPTER
     assert reading.sentence() == (
-        "This computer has no Wi-Fi adapter (Native Wifi API (WlanEnumInterfaces))."
+        "This computer has no Wi-Fi adapter. Source: Native Wifi API, WlanEnumInterfaces."
     )
 
 
@@ -396,7 +396,7 @@ def test_the_real_api_answers_without_failing() -> None:
     for reading in readings:
         assert reading.sentence()
     if all(r.state is WifiState.NO_ADAPTER for r in readings):
-        assert readings[0].source == "Native Wifi API (WlanEnumInterfaces)"
+        assert readings[0].source == "Native Wifi API, WlanEnumInterfaces"
     assert api.adapters() is not None
 
 
@@ -410,7 +410,7 @@ def test_the_snapshot_on_windows_says_why_for_the_loopback() -> None:
     assert snapshot.detected_security is None
     # The loopback is no IEEE 802.11 adapter: its type says so, with no location consent.
     assert reading.state is WifiState.NOT_WIRELESS
-    assert reading.source == "GetAdaptersAddresses: IfType 24, loopback"
+    assert reading.source == "GetAdaptersAddresses, IfType 24: loopback"
     assert snapshot.interface_wireless is False
 
 

@@ -150,6 +150,6 @@ def test_a_french_windows_security_is_detected_and_named_with_its_source(
 ) -> None:
     user.tab("Measure")
     detection_said(user, "is connected to “SSID-1”, open detected")
-    assert "(netsh wlan show interfaces)" in user.text("Wi-Fi detection")
+    assert "Source: netsh wlan show interfaces." in user.text("Wi-Fi detection")
     wait_for(lambda: user.text("Security") == "open (no security)", 10, "the security")
     assert not user.can_see("Open location settings")

@@ -68,45 +68,47 @@ class WifiReading:
         return self.state is WifiState.REFUSED_LOCATION
 
     def sentence(self) -> str:
-        """What the outcome means and what to do, naming who said it."""
+        """What the outcome means and what to do, then the tool or API that said it."""
+        return f"{self._said()} Source: {self.source}." if self.source else self._said()
+
+    def _said(self) -> str:
         where = self.interface or "the Wi-Fi adapter"
-        said = f"({self.source})"
         match self.state:
             case WifiState.CONNECTED:
                 info = self.info or WifiInfo()
                 network = f"“{info.ssid}”" if info.ssid else "a hidden network"
                 security = self.security
-                secured = f", {security} detected" if security else ", security not said"
-                return f"{where} is connected to {network}{secured} {said}."
+                secured = f"{security} detected" if security else "its security not said"
+                return f"{where} is connected to {network}, {secured}."
             case WifiState.DISCONNECTED:
                 return (
-                    f"{where} is not connected to a Wi-Fi network {said}: connect it, or "
-                    "state the security yourself."
+                    f"{where} is not connected to a Wi-Fi network: connect it, or state the "
+                    "security yourself."
                 )
             case WifiState.RADIO_OFF:
                 return (
-                    f"Wi-Fi is switched off on {where} {said}: turn it on (the Wi-Fi switch, "
-                    "or airplane mode off), or state the security yourself."
+                    f"Wi-Fi is switched off on {where}: turn it on (the Wi-Fi switch, or "
+                    "airplane mode off), or state the security yourself."
                 )
             case WifiState.REFUSED_LOCATION:
                 return (
                     "Windows lets LinkLab read the Wi-Fi network only with location access "
-                    f"on: {LOCATION_SETTING}. Until then, state the security yourself {said}."
+                    f"on: {LOCATION_SETTING}. Until then, state the security yourself."
                 )
             case WifiState.SERVICE_OFF:
                 return (
                     "The WLAN AutoConfig service (wlansvc) is stopped, so Windows tells "
                     "LinkLab nothing about Wi-Fi: start it (Services › WLAN AutoConfig › "
-                    f"Start), or state the security yourself {said}."
+                    "Start), or state the security yourself."
                 )
             case WifiState.NO_ADAPTER:
-                return f"This computer has no Wi-Fi adapter {said}."
+                return "This computer has no Wi-Fi adapter."
             case WifiState.NOT_WIRELESS:
-                return f"{where} is not a Wi-Fi interface {said}: no Wi-Fi security applies."
+                return f"{where} is not a Wi-Fi interface: no Wi-Fi security applies."
             case _:
                 because = f": {self.detail}" if self.detail else ""
                 return (
-                    f"LinkLab could not read the Wi-Fi of {where}{because} {said}. State the "
+                    f"LinkLab could not read the Wi-Fi of {where}{because}. State the "
                     "security yourself."
                 )
 

@@ -468,9 +468,9 @@ class NativeWifi:
         if state != STATE_CONNECTED:
             radio = self._query_radio(handle, guid)
             off = WifiState.RADIO_OFF if radio else WifiState.DISCONNECTED
-            return WifiReading(off, f"{WLAN_API} (WlanQueryInterface)", name)
+            return WifiReading(off, f"{WLAN_API}, WlanQueryInterface", name)
         code, data = self._query(handle, guid, OPCODE_CURRENT_CONNECTION)
-        source = f"{WLAN_API} (WlanQueryInterface)"
+        source = f"{WLAN_API}, WlanQueryInterface"
         if code == ERROR_ACCESS_DENIED:
             return WifiReading(
                 WifiState.REFUSED_LOCATION, source, name, detail="error 5", wireless=True
@@ -511,7 +511,7 @@ class NativeWifi:
             with self._handle() as handle:
                 interfaces = self._interfaces(handle)
                 if not interfaces:
-                    return [WifiReading(WifiState.NO_ADAPTER, f"{WLAN_API} (WlanEnumInterfaces)")]
+                    return [WifiReading(WifiState.NO_ADAPTER, f"{WLAN_API}, WlanEnumInterfaces")]
                 return [
                     self._read(handle, guid, state, names.get(guid.text()))
                     for guid, state in interfaces
@@ -529,7 +529,7 @@ class NativeWifi:
         if adapter is None:
             return None
         if adapter.if_type != IF_TYPE_IEEE80211:
-            source = f"{ADAPTERS_API}: IfType {adapter.if_type}, {adapter.medium}"
+            source = f"{ADAPTERS_API}, IfType {adapter.if_type}: {adapter.medium}"
             return WifiReading(WifiState.NOT_WIRELESS, source, interface)
         try:
             with self._handle() as handle:
@@ -540,7 +540,7 @@ class NativeWifi:
             return _failed(err, interface, wireless=True)
         return WifiReading(
             WifiState.UNREADABLE,
-            f"{WLAN_API} (WlanEnumInterfaces)",
+            f"{WLAN_API}, WlanEnumInterfaces",
             interface,
             detail="the WLAN service does not list this IEEE 802.11 adapter",
             wireless=True,
@@ -551,7 +551,7 @@ def _failed(
     err: WlanError, interface: str | None = None, *, wireless: bool | None = None
 ) -> WifiReading:
     """A failed call as its outcome: the WLAN service stopped, access refused, or its code."""
-    source = f"{WLAN_API} ({err.call})"
+    source = f"{WLAN_API}, {err.call}"
     state = {
         ERROR_SERVICE_NOT_ACTIVE: WifiState.SERVICE_OFF,
         ERROR_ACCESS_DENIED: WifiState.REFUSED_LOCATION,

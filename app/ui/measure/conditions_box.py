@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -116,10 +117,13 @@ class ConditionsBox(QObject):
         self.location_button.clicked.connect(open_location_settings)
         self._wifi_row = QWidget()
         self._wifi_row.setObjectName("wifi_row")
-        wifi_layout = QHBoxLayout(self._wifi_row)
+        wifi_layout = QVBoxLayout(self._wifi_row)
         wifi_layout.setContentsMargins(0, 0, 0, 0)
-        wifi_layout.addWidget(self.wifi_note, 1)
-        wifi_layout.addWidget(self.location_button)
+        wifi_layout.addWidget(self.wifi_note)
+        button_row = QHBoxLayout()
+        button_row.addWidget(self.location_button)
+        button_row.addStretch(1)
+        wifi_layout.addLayout(button_row)
         self._wifi_row.setVisible(False)
         self._wifi_source = ""
         self._detected = False
@@ -146,15 +150,7 @@ class ConditionsBox(QObject):
     def wifi_row(self) -> QWidget:
         """What the Wi-Fi detection found, or why it could not, with the button that opens
         Windows' location settings when those are why; hidden while there is nothing to say."""
-        row = QWidget()
-        row.setObjectName("wifi_row")
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.wifi_note, 1)
-        layout.addWidget(self.location_button)
-        row.setVisible(False)
-        self._wifi_row = row
-        return row
+        return self._wifi_row
 
     def set_wifi_reading(self, reading: WifiReading | None) -> None:
         """Say what asking the system about the link's Wi-Fi gave."""
