@@ -1,5 +1,6 @@
 """`linklab doctor` says what LinkLab reads of each Wi-Fi interface, or why it cannot and
-what to do, in text and in --json: run in-process with real netsh outputs replayed as
+what to do, in text and in --json; `linklab run` says why the security was not detected and
+stores the reason with the session. Run in-process with real netsh outputs replayed as
 Windows' (the location refusal, the WLAN service stopped, a German capture), and for real
 on this machine."""
 
@@ -15,6 +16,10 @@ import pytest
 
 from app.cli import main
 from app.cli.environment import Environment
+from app.domain.plan import Security
+from app.engine.servers import LocalServer
+from app.store.db import Database
+from app.store.sessions import SessionStore
 from app.study.host.wifi_query import WifiTools
 from tests.conftest import linklab
 
@@ -24,19 +29,27 @@ needs_outputs = pytest.mark.skipif(
 )
 
 
-def doctor(netsh_file: str, *args: str) -> tuple[int, str]:
-    """doctor on a Windows whose netsh prints the shared file (no Native Wifi API here)."""
+def windows(netsh_file: str) -> WifiTools:
+    """A Windows whose netsh prints the shared file (no Native Wifi API on this machine)."""
     text = (OUTPUTS / netsh_file).read_bytes().decode("utf-8")
 
     def netsh(argv: Sequence[str]) -> str | None:
         assert list(argv) == ["netsh", "wlan", "show", "interfaces"]
         return text
 
-    out = io.StringIO()
-    tools = WifiTools(runner=netsh, system="Windows", native=lambda: None)
-    env = Environment.of(dict(os.environ), stdout=out, stderr=io.StringIO(), wifi=tools)
-    code = main(["doctor", *args], env)
-    return code, out.getvalue()
+    return WifiTools(runner=netsh, system="Windows", native=lambda: None)
+
+
+def command(tools: WifiTools, *args: str) -> tuple[int, str]:
+    """(exit status, stdout then stderr) of `linklab ARGS` on that Windows."""
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment.of(dict(os.environ), stdout=out, stderr=err, wifi=tools)
+    code = main(list(args), env)
+    return code, out.getvalue() + err.getvalue()
+
+
+def doctor(netsh_file: str, *args: str) -> tuple[int, str]:
+    return command(windows(netsh_file), "doctor", *args)
 
 
 @needs_outputs
@@ -90,3 +103,22 @@ def test_doctor_on_this_computer_names_its_wifi() -> None:
     readings = json.loads(done.stdout)["wifi"]
     assert readings and all(r["sentence"] and r["source"] for r in readings)
     assert "Wi-Fi, as LinkLab reads it:" in linklab("doctor").stdout
+
+
+@needs_outputs
+def test_run_says_why_the_security_was_not_detected_and_stores_it(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    tools = windows("netsh-win11-en-location-denied-accessdenied-tail.txt")
+    run = ("run", "--peer", "127.0.0.1", "--port", str(port), "--sizes", "1408", "--runs", "1")
+    code, text = command(tools, *run, "--duration", "1", "--db", str(db))
+    assert code == 0, text
+    assert "The Wi-Fi security was not detected: Windows lets LinkLab read" in text
+    with Database(db, readonly=True) as opened:
+        (session,) = SessionStore(opened).list_sessions()
+    assert session.plan.conditions.security is Security.UNKNOWN
+    assert session.environment["wifi_reading"]["state"] == "refused-location"
+    code, shown = command(tools, "sessions", "show", session.id, "--db", str(db))
+    assert "security    unknown, not stated; not detected: Windows lets LinkLab" in shown

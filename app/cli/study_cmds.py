@@ -57,7 +57,7 @@ from app.domain.records import SessionStatus
 from app.domain.units import parse_rate, parse_size
 from app.engine.drivers.driver import EngineDriver
 from app.engine.drivers.registry import DRIVERS, main_server, registry
-from app.study.frontdoor import FrontDoor
+from app.study.frontdoor import FrontDoor, snapshot
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.presets import find_preset
@@ -330,7 +330,12 @@ def cli_drivers(env: Environment) -> Mapping[Engine, EngineDriver]:
 
 def open_door(args: argparse.Namespace, env: Environment) -> FrontDoor:
     """The front door of --db (or the default database), after its start-up work."""
-    door = FrontDoor(env.db(args.db), drivers=cli_drivers(env))
+    wifi = env.wifi
+    door = FrontDoor(
+        env.db(args.db),
+        drivers=cli_drivers(env),
+        take_snapshot=lambda host, engines: snapshot(host, engines, tools=wifi),
+    )
     door.startup()
     for sentence in door.left_behind:
         print(f"linklab: {sentence}", file=env.stderr)
