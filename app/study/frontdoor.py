@@ -39,6 +39,7 @@ from app.engine.serving.loopback import LoopbackServers
 from app.store.db import Database, StoreDamaged, StoreError
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
+from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
 from app.study.sweep.events import StudyPrepared
 from app.study.sweep.plan_checks import validate_plan
@@ -223,7 +224,8 @@ class FrontDoor:
         else:
             plan, notes = self._check_peer(plan)
         environment = self._snapshot(plan.peer.host, engine_versions(self.drivers))
-        advice = _security_advice(plan, environment)
+        unstated = plan.conditions.security is Security.UNKNOWN
+        advice = tuple(a for a in [not_detected(environment)] if a and unstated)
         detected = environment.get("detected_security")
         if plan.conditions.security is Security.UNKNOWN and detected:
             try:
@@ -487,16 +489,3 @@ class FrontDoor:
             tuple(SessionName(sid, names[sid]) for sid in result.imported),
             tuple(SessionName(sid, names[sid]) for sid in result.skipped),
         )
-
-
-def _security_advice(plan: Plan, environment: Mapping[str, Any]) -> tuple[str, ...]:
-    """Why the Wi-Fi security of a session that states none could not be detected, and what
-    to do, told before the first run; nothing when there is no reason to tell."""
-    from app.study.host.wifi_reading import MUST_STATE, WifiReading
-
-    if plan.conditions.security is not Security.UNKNOWN:
-        return ()
-    reading = WifiReading.from_dict(environment.get("wifi_reading"))
-    if reading is None or reading.state not in MUST_STATE:
-        return ()
-    return (f"The Wi-Fi security was not detected: {reading.sentence()}",)

@@ -188,7 +188,9 @@ def test_netsh_wpa3_picks_the_connected_of_two_interfaces() -> None:
 def test_netsh_disconnected() -> None:
     assert parse_netsh_interfaces(read("netsh_disconnected.txt")) is None
     assert parse_netsh_interfaces("There is no wireless interface on the system.") is None
-    tools = WifiTools(runner=lambda argv: read("netsh_disconnected.txt"), system="Windows")
+    tools = WifiTools(
+        runner=lambda argv: read("netsh_disconnected.txt"), system="Windows", native=lambda: None
+    )
     assert query_wifi("Wi-Fi", tools).state is WifiState.DISCONNECTED
 
 
@@ -444,7 +446,7 @@ def test_windows_wifi_not_reported_for_another_interface() -> None:
     def netsh(argv: Sequence[str]) -> str | None:
         return read("netsh_wpa2_80211ac.txt")  # "Wi-Fi" is connected, but not routed to
 
-    windows = WifiTools(runner=netsh, system="Windows")
+    windows = WifiTools(runner=netsh, system="Windows", native=lambda: None)  # netsh alone
     ethernet = query_wifi("Ethernet", windows)
     assert ethernet.state is WifiState.NOT_WIRELESS and ethernet.info is None
     assert query_wifi("Wi-Fi", windows).state is WifiState.CONNECTED

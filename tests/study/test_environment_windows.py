@@ -50,7 +50,7 @@ def test_netsh_in_german_is_read_by_its_german_labels() -> None:
     def netsh(argv: Sequence[str]) -> str | None:
         return GERMAN
 
-    reading = query_wifi("WLAN", WifiTools(runner=netsh, system="Windows"))
+    reading = query_wifi("WLAN", WifiTools(runner=netsh, system="Windows", native=lambda: None))
     assert reading.state is WifiState.CONNECTED and reading.security == "WPA2"
 
 

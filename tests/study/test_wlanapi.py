@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from app.study.host import wlanapi
+from app.study.host import wlan_structs, wlanapi
 from app.study.host.wifi import WifiInfo, security_from_text
 from app.study.host.wifi_query import WifiTools
 from app.study.host.wifi_reading import WifiState
-from app.study.host.wlanapi import (
+from app.study.host.wlan_structs import (
     GUID,
     IP_ADAPTER_ADDRESSES,
     WLAN_BSS_ENTRY,
@@ -23,7 +23,6 @@ from app.study.host.wlanapi import (
     WLAN_INTERFACE_INFO,
     WLAN_RADIO_STATE,
     Adapter,
-    NativeWifi,
     adapters_from,
     bss_frequency_khz,
     connection_info,
@@ -31,6 +30,7 @@ from app.study.host.wlanapi import (
     radio_off,
     security_words,
 )
+from app.study.host.wlanapi import NativeWifi
 
 WINDOWS = sys.platform == "win32"
 BSSID = bytes.fromhex("94 83 c4 06 d0 36")
@@ -71,7 +71,7 @@ def test_the_structures_have_windows_sizes() -> None:
     assert sizeof(GUID) == 16
     assert sizeof(WLAN_INTERFACE_INFO) == 16 + 512 + 4
     # The association: SSID 36, BSS type 4, BSSID 6 (+2 of padding), five ULONGs 20.
-    assert sizeof(wlanapi.WLAN_ASSOCIATION_ATTRIBUTES) == 36 + 4 + 6 + 2 + 20
+    assert sizeof(wlan_structs.WLAN_ASSOCIATION_ATTRIBUTES) == 36 + 4 + 6 + 2 + 20
     assert sizeof(WLAN_CONNECTION_ATTRIBUTES) == 4 + 4 + 512 + 68 + 16
     assert sizeof(WLAN_BSS_ENTRY) == 360
     assert sizeof(WLAN_RADIO_STATE) == 4 + 64 * 12
@@ -165,9 +165,9 @@ def test_the_interface_list_is_read_past_its_declared_item() -> None:
     other = GUID()
     other.Data1 = 7
     listing = _interface_list([(other, "USB adapter", 4), (guid(), "Intel AX211", 1)])
-    infos = interface_infos(wlanapi.WLAN_INTERFACE_INFO_LIST.from_address(addressof(listing)))
+    infos = interface_infos(wlan_structs.WLAN_INTERFACE_INFO_LIST.from_address(addressof(listing)))
     assert [i.InterfaceGuid.text() for i in infos][1] == GUID_TEXT
-    assert [wlanapi.utf16_text(i.strInterfaceDescription) for i in infos] == [
+    assert [wlan_structs.utf16_text(i.strInterfaceDescription) for i in infos] == [
         "USB adapter",
         "Intel AX211",
     ]
@@ -371,10 +371,10 @@ def test_the_api_answer_wins_and_netsh_is_not_asked() -> None:
 
 def test_utf16_strings_behind_pointers() -> None:
     text = create_string_buffer("Wi-Fi 2 ünd".encode("utf-16-le") + b"\0\0")
-    assert wlanapi.utf16_at(addressof(text)) == "Wi-Fi 2 ünd"
-    assert wlanapi.utf16_at(None) == ""
+    assert wlan_structs.utf16_at(addressof(text)) == "Wi-Fi 2 ünd"
+    assert wlan_structs.utf16_at(None) == ""
     units = (c_uint16 * 4)(0x57, 0x69, 0, 0x41)
-    assert wlanapi.utf16_text(units) == "Wi"
+    assert wlan_structs.utf16_text(units) == "Wi"
 
 
 # -- the real API, on Windows builds ------------------------------------------------------------
@@ -390,13 +390,15 @@ def test_the_real_api_answers_without_failing() -> None:
     """Wine's wlanapi has no adapters: "no Wi-Fi adapter", not an error; a real Windows
     computer gives a reading per Wi-Fi interface."""
     api = wlanapi.native_wifi()
-    assert api is not None
+    assert api is not None  # iphlpapi.dll is on every Windows, wlanapi.dll perhaps not
     readings = api.survey()
     assert readings
     for reading in readings:
         assert reading.sentence()
     if all(r.state is WifiState.NO_ADAPTER for r in readings):
         assert readings[0].source == "Native Wifi API, WlanEnumInterfaces"
+    if api._wlan is None:  # a Windows Server without its Wireless LAN Service
+        assert readings[0].state is WifiState.UNREADABLE and "wlanapi.dll" in readings[0].detail
     assert api.adapters() is not None
 
 
@@ -425,3 +427,16 @@ def test_no_native_api_elsewhere() -> None:
         assert wlanapi.native_wifi() is None
         with pytest.raises(OSError, match="Windows only"):
             NativeWifi()
+
+
+def test_without_wlanapi_the_medium_is_still_read() -> None:
+    """Windows Server without the Wireless LAN Service has no wlanapi.dll: adapters' types
+    still say what is wired, and a Wi-Fi adapter's reading says why it is unknown."""
+    ethernet = Adapter("Ethernet", "{0A1B2C3D-0000-0000-0000-000000000001}", 6)
+    api = NativeWifi(wlan=FakeWlan(), iphlp=FakeIphlp([ethernet, Adapter("Wi-Fi", GUID_TEXT, 71)]))
+    api._wlan = None  # as __init__ leaves it where wlanapi.dll cannot be loaded
+    wired = api.reading("Ethernet")
+    assert wired is not None and wired.state is WifiState.NOT_WIRELESS
+    wifi = api.reading("Wi-Fi")
+    assert wifi is not None and wifi.state is WifiState.UNREADABLE and wifi.wireless is True
+    assert "Wireless LAN Service" in wifi.detail

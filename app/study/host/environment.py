@@ -257,6 +257,10 @@ def _cpu_count() -> int | None:
         return None
 
 
+def _no_api() -> None:
+    return None
+
+
 def capture(
     peer_host: str,
     engines: Mapping[str, str] | None = None,
@@ -276,7 +280,9 @@ def capture(
     speed, mtu = _link_stats(interface) if interface else (None, None)
     tools = tools or WifiTools()
     if runner is not None or system is not None:
-        tools = WifiTools(runner or tools.runner, system or tools.system, tools.native)
+        # Recorded output replayed: the tools it came from are the ones asked, not the API.
+        native = tools.native if runner is None else _no_api
+        tools = WifiTools(runner or tools.runner, system or tools.system, native)
     reading = tools.reading(interface) if interface else None
     wifi = reading.info if reading is not None else None
     return EnvironmentSnapshot(

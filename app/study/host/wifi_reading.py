@@ -162,3 +162,12 @@ class WifiReading:
             detail=optional_str(data.get("detail")) or "",
             wireless=wireless if isinstance(wireless := data.get("wireless"), bool) else None,
         )
+
+
+def not_detected(environment: Mapping[str, Any]) -> str | None:
+    """Why a stored snapshot's Wi-Fi security could not be detected, and what to do (said
+    before the first run of a session that states none); None when nothing stands in the way."""
+    reading = WifiReading.from_dict(environment.get("wifi_reading"))
+    if reading is None or reading.state not in MUST_STATE:
+        return None
+    return f"The Wi-Fi security was not detected: {reading.sentence()}"
