@@ -93,18 +93,27 @@ def detection_said(user: User, words: str) -> None:
 
 
 @pytest.mark.parametrize("netsh_file", [REFUSED], indirect=True)
-@pytest.mark.usefixtures("iperf3_tool")
-def test_location_refused_is_said_where_the_security_is_and_the_security_stated(
+def test_location_refused_is_said_where_the_security_is_with_its_settings_button(
     window: MainWindow, user: User, opened: Opened
 ) -> None:
     user.tab("Measure")
     detection_said(user, LOCATION_SENTENCE)
     assert "state the security yourself" in user.text("Wi-Fi detection")
+    assert "Source: netsh wlan show interfaces." in user.text("Wi-Fi detection")
     assert user.text("Security") == "unknown"  # nothing detected, nothing guessed
     # The button asks the system to open Windows' own location page.
     user.click("Open location settings")
     wait_for(lambda: opened.urls, 5, "the location settings to be asked for")
     assert [url.toString() for url in opened.urls] == ["ms-settings:privacy-location"]
+
+
+@pytest.mark.parametrize("netsh_file", [REFUSED], indirect=True)
+@pytest.mark.usefixtures("iperf3_tool")
+def test_a_security_stated_after_the_refusal_is_stored_as_stated(
+    window: MainWindow, user: User
+) -> None:
+    user.tab("Measure")
+    detection_said(user, LOCATION_SENTENCE)
     # The user states the security, and measures.
     user.choose("Security", "WPA2")
     user.type("Values list", "1408")
