@@ -17,7 +17,7 @@ import pytest
 from app.cli import main
 from app.cli.environment import Environment
 from app.domain.plan import Security
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.host.wifi_query import WifiTools
