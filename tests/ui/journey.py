@@ -29,8 +29,9 @@ def save_as(path: Path) -> Callable[[User], None]:
     return answer
 
 
-class FolderOpened(QObject):
-    """Where Open folder sends the desktop (a file manager is not started in a test)."""
+class UrlsOpened(QObject):
+    """Where the window asks the desktop to open a URL (Open folder, a Settings page): no
+    file manager or Settings app is started in a test."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,7 +47,7 @@ def confirmed(user: User, path: Path) -> None:
     folder."""
     notice = user.find("Saved files")
     assert path.name in notice.toolTip() and str(path.parent) in notice.toolTip()
-    opened = FolderOpened()
+    opened = UrlsOpened()
     QDesktopServices.setUrlHandler("file", opened, "open")
     try:
         user.click("Open folder")

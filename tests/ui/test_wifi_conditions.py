@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from app.domain.plan import Security
@@ -22,6 +21,7 @@ from app.study.host.environment import route_to
 from app.study.host.wifi_query import WifiTools
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
+from tests.ui.journey import UrlsOpened
 from tests.ui.user import User, wait_for
 
 OUTPUTS = Path(__file__).resolve().parents[3] / "shared" / "wifi-outputs"
@@ -62,21 +62,10 @@ def read(name: str) -> str:
     return (OUTPUTS / name).read_bytes().decode("utf-8")
 
 
-class Opened(QObject):
-    """Where the window's request to open an ms-settings: page goes (no Settings app here)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[QUrl] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url)
-
-
 @pytest.fixture
-def opened() -> Iterator[Opened]:
-    handler = Opened()
+def opened() -> Iterator[UrlsOpened]:
+    """Where the window's request to open an ms-settings: page goes (no Settings app here)."""
+    handler = UrlsOpened()
     QDesktopServices.setUrlHandler("ms-settings", handler, "open")
     try:
         yield handler
@@ -94,7 +83,7 @@ def detection_said(user: User, words: str) -> None:
 
 @pytest.mark.parametrize("netsh_file", [REFUSED], indirect=True)
 def test_location_refused_is_said_where_the_security_is_with_its_settings_button(
-    window: MainWindow, user: User, opened: Opened
+    window: MainWindow, user: User, opened: UrlsOpened
 ) -> None:
     user.tab("Measure")
     detection_said(user, LOCATION_SENTENCE)
