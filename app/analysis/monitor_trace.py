@@ -7,14 +7,13 @@ a chart draws. Times are seconds since the monitor started."""
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from app.domain.net import Flow, Protocol
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 
 RECENT_POINTS = 36_000
 #: A stretch this many report intervals long without one is a gap (the peer gone).
@@ -109,17 +108,58 @@ class Buckets:
         return times, means, self._low[held], self._high[held]
 
 
+@dataclass(frozen=True)
+class _Held:
+    """A curve as it was before points were held: enough to take them back."""
+
+    ring: tuple[int, int, int]  # the ring's next slot, count and total
+    buckets: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]
+    figures: tuple[float, int, float | None, float | None, float | None, float | None]
+
+    @classmethod
+    def of(cls, trace: Trace) -> _Held:
+        ring, history = trace.recent, trace.history
+        return cls(
+            (ring._next, ring.count, ring.total),
+            (
+                history._low.copy(),
+                history._high.copy(),
+                history._sum.copy(),
+                history._n.copy(),
+                history.span,
+            ),
+            (trace._sum, trace._n, trace.last, trace.last_t, trace.low, trace.high),
+        )
+
+    def restore(self, trace: Trace) -> None:
+        ring, history = trace.recent, trace.history
+        ring._next, ring.count, ring.total = self.ring
+        low, high, total, n, span = self.buckets
+        history._low, history._high, history._sum, history._n, history.span = (
+            low.copy(),
+            high.copy(),
+            total.copy(),
+            n.copy(),
+            span,
+        )
+        trace._sum, trace._n, trace.last, trace.last_t, trace.low, trace.high = self.figures
+
+
 @dataclass
 class Trace:
-    """One curve: its recent points, its history, and its running mean since the start."""
+    """One curve: its recent points, its history, and its running mean since the start. Its
+    latest points can be held provisionally (hold()): withdrawn again (withdraw()) when better
+    figures for the same intervals come, or kept (keep())."""
 
     recent: Ring
     history: Buckets
     _sum: float = 0.0
     _n: int = 0
     last: float | None = None  # the latest value
+    last_t: float | None = None  # and its time
     low: float | None = None  # the lowest and highest since the start
     high: float | None = None
+    _held: _Held | None = None
 
     @classmethod
     def new(cls, recent_points: int = RECENT_POINTS, buckets: int = HISTORY_BUCKETS) -> Trace:
@@ -134,7 +174,7 @@ class Trace:
             return
         self._sum += value
         self._n += 1
-        self.last = value
+        self.last, self.last_t = value, t
         self.low = value if self.low is None else min(self.low, value)
         self.high = value if self.high is None else max(self.high, value)
 
@@ -145,6 +185,26 @@ class Trace:
     @property
     def count(self) -> int:
         return self._n
+
+    # -- points held provisionally -----------------------------------------------------------
+    @property
+    def holding(self) -> bool:
+        return self._held is not None
+
+    def hold(self) -> None:
+        """The points added from now on are provisional (once; until withdraw() or keep())."""
+        if self._held is None:
+            self._held = _Held.of(self)
+
+    def withdraw(self) -> None:
+        """Take back the points added since hold(), as if they never came."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.restore(self)
+
+    def keep(self) -> None:
+        """The points added since hold() are the curve's for good."""
+        self._held = None
 
     def window(self, since: float) -> tuple[np.ndarray, np.ndarray]:
         """The points from `since` on at full resolution (the history's buckets where the
@@ -186,7 +246,12 @@ def flow_name(flow: Flow) -> str:
 
 class MonitorTraces:
     """Throughput, loss (UDP: % of datagrams; TCP: retransmits) and working latency (median
-    of each second's probes, and the share of them lost) of one monitor, by curve name."""
+    of each second's probes, and the share of them lost) of one monitor, by curve name.
+
+    Throughput is the receiver's where it is known. Live, an upload's intervals come with the
+    sender's figures only, its receiver's when the run ends: they are held as the sender's
+    ("sent") until then (add_sample(provisional=True)), replaced by the receiver's when those
+    come (revise()), or kept as the sender's when none do (settle())."""
 
     def __init__(
         self,
@@ -202,62 +267,77 @@ class MonitorTraces:
         self.loss: dict[str, Trace] = {}
         self.latency: dict[str, Trace] = {}
         self.latest_t = 0.0
-        self._bin: int | None = None  # the second whose probes are being gathered
-        self._bin_rtts: list[float] = []
-        self._bin_lost = 0
 
     def _trace(self, group: dict[str, Trace], name: str) -> Trace:
         if name not in group:
             group[name] = Trace.new(*self._sizes)
         return group[name]
 
-    def add_sample(self, offset: float, sample: Sample, *, received_only: bool = False) -> None:
-        """One interval, at `offset` + its end; received_only: the receiver's figures that
-        came at the end of a run whose live ones were the sender's."""
+    def add_sample(self, offset: float, sample: Sample, *, provisional: bool = False) -> None:
+        """One interval, at `offset` + its end. provisional: the interval as it came live,
+        whose receiver's figures may come later (revise()): its sender's rate is held until
+        then."""
         t = offset + sample.end_s
         self.latest_t = max(self.latest_t, t)
         name = flow_name(sample.flow)
-        whole = sample.end_s - sample.start_s >= PARTIAL_SHARE * self.interval_s
+        whole = self._whole(sample)
         if sample.received_bps is not None:
             self._trace(self.throughput, name + RECEIVED).add(t, sample.received_bps, counted=whole)
-        elif sample.sent_bps is not None and not received_only:
-            self._trace(self.throughput, name + SENT).add(t, sample.sent_bps, counted=whole)
+        elif sample.sent_bps is not None:
+            sent = self._trace(self.throughput, name + SENT)
+            if provisional:
+                sent.hold()
+            sent.add(t, sample.sent_bps, counted=whole)
+        self._add_loss(t, name, sample, whole)
+
+    def revise(self, offset: float, samples: Sequence[Sample]) -> None:
+        """A run's intervals with the receiver's figures, come as it ended: for each flow
+        whose intervals were held as the sender's, those give way to these."""
+        held = {name for name, trace in self.throughput.items() if trace.holding}
+        for name in held:
+            self.throughput[name].withdraw()
+        for sample in samples:
+            name = flow_name(sample.flow)
+            if name + SENT not in held:
+                continue  # its receiver's figures came live, and are charted already
+            t = offset + sample.end_s
+            self.latest_t = max(self.latest_t, t)
+            whole = self._whole(sample)
+            if sample.received_bps is not None:
+                self._trace(self.throughput, name + RECEIVED).add(
+                    t, sample.received_bps, counted=whole
+                )
+            elif sample.sent_bps is not None:
+                self._trace(self.throughput, name + SENT).add(t, sample.sent_bps, counted=whole)
+            if self.protocol is Protocol.UDP:  # a UDP receiver's loss comes only now
+                self._add_loss(t, name, sample, whole)
+
+    def settle(self) -> None:
+        """The run ended without its receiver's figures: its sender's stay."""
+        for trace in self.throughput.values():
+            trace.keep()
+
+    def _whole(self, sample: Sample) -> bool:
+        return sample.end_s - sample.start_s >= PARTIAL_SHARE * self.interval_s
+
+    def _add_loss(self, t: float, name: str, sample: Sample, whole: bool) -> None:
         if self.protocol is Protocol.UDP:
             if sample.packets and sample.lost_packets is not None:
                 loss = 100.0 * sample.lost_packets / sample.packets
                 self._trace(self.loss, name).add(t, loss, counted=whole)
-        elif sample.retransmits is not None and not received_only:
+        elif sample.retransmits is not None:
             self._trace(self.loss, name).add(t, float(sample.retransmits), counted=whole)
 
-    def add_probes(
-        self, offset: float, times: Iterable[float], rtts: Iterable[float | None]
-    ) -> None:
-        """Loaded latency probes (seconds since their run's engine started), gathered per
-        second of the monitor into that second's median and share lost."""
-        for time_s, rtt in zip(times, rtts, strict=True):
-            t = offset + time_s
-            second = int(t)
-            if self._bin is not None and second > self._bin:
-                self.close_probes()
-            if self._bin is None or second > self._bin:
-                self._bin = second
-            if rtt is None:
-                self._bin_lost += 1
-            else:
-                self._bin_rtts.append(rtt)
-
-    def close_probes(self) -> None:
-        """The second being gathered is complete (or its run ended)."""
-        if self._bin is None:
-            return
-        t = self._bin + 1.0
-        sent = len(self._bin_rtts) + self._bin_lost
-        if self._bin_rtts:
-            self._trace(self.latency, "latency").add(t, statistics.median(self._bin_rtts))
-        if sent:
-            self._trace(self.latency, "probes lost").add(t, 100.0 * self._bin_lost / sent)
-        self.latest_t = max(self.latest_t, t)
-        self._bin, self._bin_rtts, self._bin_lost = None, [], 0
+    def add_seconds(self, offset: float, seconds: Iterable[LatencySecond]) -> None:
+        """Seconds of working latency under load (app.analysis.latency_seconds), each drawn at
+        its end: `offset` + its second + 1."""
+        for second in seconds:
+            t = offset + second.second + 1.0
+            if second.median_ms is not None:
+                self._trace(self.latency, "latency").add(t, second.median_ms)
+            if (lost := second.lost_pct) is not None:
+                self._trace(self.latency, "probes lost").add(t, lost)
+            self.latest_t = max(self.latest_t, t)
 
 
 @dataclass(frozen=True)
@@ -273,17 +353,26 @@ class Figures:
     down: bool = False  # the peer is not answering: there is no value now
 
 
-def figures(traces: MonitorTraces, *, down: bool = False) -> list[Figures]:
+def figures(traces: MonitorTraces, *, down: bool = False, live: bool = True) -> list[Figures]:
     """The figures beside a monitor's chart: throughput, loss (or retransmits) and working
-    latency of each flow, in that order (a flow's sent rate only while nothing received).
-    down: the peer is not answering, so no figure is "now"."""
+    latency of each flow, in that order; a flow's rate as the receiver counted it, and as the
+    sender did for the intervals whose receiver's figures are not known. down: the peer is
+    not answering, so no figure is "now". live: a flow's "now" is in the one of its columns
+    that holds its latest interval (the other's is not now); stored, each column's is its
+    last."""
     rows: list[Figures] = []
     udp = traces.protocol is Protocol.UDP
-    received = {name[: -len(RECEIVED)] for name in traces.throughput if name.endswith(RECEIVED)}
+    latest: dict[str, float] = {}
     for name, trace in traces.throughput.items():
-        if name.endswith(SENT) and name[: -len(SENT)] in received:
-            continue
-        rows.append(_figures(name, "bit/s", trace, down))
+        flow = name.removesuffix(RECEIVED).removesuffix(SENT)
+        if trace.last_t is not None:
+            latest[flow] = max(latest.get(flow, trace.last_t), trace.last_t)
+    for name, trace in traces.throughput.items():
+        if not trace.count:
+            continue  # held points withdrawn, or an interval too short to count
+        flow = name.removesuffix(RECEIVED).removesuffix(SENT)
+        stale = live and trace.last_t is not None and trace.last_t < latest.get(flow, 0.0)
+        rows.append(_figures(name, "bit/s", trace, down, stale))
     both = len(traces.loss) > 1  # up and down: each flow's loss named
     for name, trace in traces.loss.items():
         what = "loss" if udp else "retransmits"
@@ -293,8 +382,10 @@ def figures(traces: MonitorTraces, *, down: bool = False) -> list[Figures]:
     return rows
 
 
-def _figures(what: str, unit: str, trace: Trace, down: bool = False) -> Figures:
-    now = None if down else trace.last
+def _figures(
+    what: str, unit: str, trace: Trace, down: bool = False, stale: bool = False
+) -> Figures:
+    now = None if down or stale else trace.last
     return Figures(what, unit, now, trace.mean, trace.low, trace.high, down)
 
 
@@ -303,12 +394,18 @@ def run_start_s(started_at: str) -> float:
     return dt.datetime.fromisoformat(started_at.replace("Z", "+00:00")).timestamp()
 
 
+def _first_start(runs: Sequence[tuple[str, Sequence[Sample]]]) -> float:
+    """When the first run that measured anything started (epoch seconds)."""
+    return min(
+        (run_start_s(started) for started, samples in runs if samples and started), default=0.0
+    )
+
+
 def placed(runs: Sequence[tuple[str, Sequence[Sample]]]) -> list[tuple[float, Sample]]:
     """A stored monitor's intervals on its time axis: (seconds since the first run's start
     to the interval's end, the interval), in time order; runs are (started_at, samples).
     The stretches without runs (the peer down) stay gaps."""
-    starts = [run_start_s(started) for started, samples in runs if samples and started]
-    first = min(starts, default=0.0)
+    first = _first_start(runs)
     found = [
         (run_start_s(started) - first + sample.end_s, sample)
         for started, samples in runs
@@ -319,12 +416,20 @@ def placed(runs: Sequence[tuple[str, Sequence[Sample]]]) -> list[tuple[float, Sa
 
 
 def stored_traces(
-    protocol: Protocol, interval_s: float, runs: Sequence[tuple[str, Sequence[Sample]]]
+    protocol: Protocol,
+    interval_s: float,
+    runs: Sequence[tuple[str, Sequence[Sample]]],
+    seconds: Sequence[Sequence[LatencySecond]] = (),
 ) -> MonitorTraces:
-    """A stored monitor's curves, every interval placed as placed() places it."""
+    """A stored monitor's curves, every interval placed as placed() places it, and each
+    run's seconds of working latency (seconds[i]: those of runs[i]) from its start."""
     traces = MonitorTraces(protocol, interval_s=interval_s)
     for t, sample in placed(runs):
         traces.add_sample(t - sample.end_s, sample)
+    first = _first_start(runs)
+    for (started, _samples), kept in zip(runs, seconds, strict=False):
+        if started:
+            traces.add_seconds(run_start_s(started) - first, kept)
     return traces
 
 

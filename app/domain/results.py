@@ -120,6 +120,24 @@ class LateCounts:
     samples: tuple[Sample, ...]
 
 
+@dataclass(frozen=True)
+class LatencySecond:
+    """One second of a run's working-latency probes under load, from `second` to `second + 1`
+    seconds after its engine started: the median round trip of the probes answered (None when
+    none was), how many were answered and how many lost."""
+
+    second: int
+    median_ms: float | None
+    answered: int
+    lost: int
+
+    @property
+    def lost_pct(self) -> float | None:
+        """The share of the second's probes lost (None when none was sent)."""
+        sent = self.answered + self.lost
+        return 100.0 * self.lost / sent if sent else None
+
+
 # What a parser yields, line by line.
 ParseEvent = Sample | RunSummary | EngineMessage | EngineFailure | FarEndIntervals | LateCounts
 

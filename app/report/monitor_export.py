@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.analysis.monitor_trace import gaps, placed
 from app.domain.metrics import SAMPLE_FIGURES
@@ -25,7 +25,7 @@ MONITOR_COLUMNS = (
 
 
 def monitor_csv(
-    session: SessionRecord, runs: Sequence[RunRecord], samples: dict[int, Sequence[Sample]]
+    session: SessionRecord, runs: Sequence[RunRecord], samples: Mapping[int, Sequence[Sample]]
 ) -> str:
     """The monitor's intervals in time order, one row each (samples: per run id)."""
     stamped = [(run, samples.get(run.id, ())) for run in runs]

@@ -368,9 +368,25 @@ _V10 = [
 
 #: Released migrations written by hand, up to the last whose metric columns were written too.
 _WRITTEN = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+# Version 12: a run's working latency under load per second (each second's median round trip,
+# its probes answered and lost), as a monitor charts it live, so that a stored monitor shows
+# what it showed (app.store.latency_seconds).
+_V12 = [
+    """
+    CREATE TABLE latency_seconds (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        second INTEGER NOT NULL,
+        median_ms REAL,
+        answered INTEGER NOT NULL,
+        lost INTEGER NOT NULL,
+        PRIMARY KEY (run_id, second)
+    ) WITHOUT ROWID
+    """,
+]
+
 #: Migrations written by hand after it, by the version they lead to (run before the columns of
 #: the metrics arriving in that version).
-_WRITTEN_LATER: dict[int, list[str]] = {}
+_WRITTEN_LATER: dict[int, list[str]] = {12: _V12}
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
 
 

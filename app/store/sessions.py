@@ -21,8 +21,9 @@ from app.domain.records import (
     SessionStatus,
     utc_now,
 )
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 from app.store.db import Database, StoreCorrupt, StoreError
+from app.store.latency_seconds import insert_seconds, read_seconds
 from app.store.rows import (
     RUN_COLUMNS,
     RUN_COUNTS,
@@ -311,12 +312,20 @@ class SessionStore:
                 metrics=RunMetrics(),
             )
 
-    def add_samples(self, run_id: int, first_seq: int, samples: Sequence[Sample]) -> None:
-        """A batch of a running run's samples, in one transaction (the run's end moves on)."""
-        if not samples:
+    def add_samples(
+        self,
+        run_id: int,
+        first_seq: int,
+        samples: Sequence[Sample],
+        seconds: Sequence[LatencySecond] = (),
+    ) -> None:
+        """A batch of a running run's samples (and the seconds of its working latency that
+        completed meanwhile), in one transaction (the run's end moves on)."""
+        if not samples and not seconds:
             return
         with self.db.transaction() as conn:
             insert_samples(conn, run_id, samples, first_seq)
+            insert_seconds(conn, run_id, seconds)
             conn.execute("UPDATE runs SET ended_at = ? WHERE id = ?", (utc_now(), run_id))
 
     def finish_run(
@@ -336,8 +345,10 @@ class SessionStore:
         raw_output: str = "",
         flows: Iterable[object] = (),
         replace_samples: bool = False,
+        seconds: Sequence[LatencySecond] = (),
     ) -> None:
-        """The run's end: ok (metrics) or failed (error), its last samples, in one transaction.
+        """The run's end: ok (metrics) or failed (error), its last samples and seconds of
+        working latency, in one transaction.
         With replace_samples, `samples` are all the run's samples and take the place of those
         stored while it ran (the far end's figures joined in when the run ended)."""
         metrics = metrics or RunMetrics()
@@ -364,17 +375,25 @@ class SessionStore:
                 conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
                 first_seq = 0
             insert_samples(conn, run_id, samples, first_seq)
+            insert_seconds(conn, run_id, seconds)
             conn.execute(
                 f"UPDATE runs SET {assignments} WHERE id = ?",
                 (*columns.values(), run_id),
             )
 
     def leave_partial(
-        self, run_id: int, first_seq: int, samples: Sequence[Sample], reason: str
+        self,
+        run_id: int,
+        first_seq: int,
+        samples: Sequence[Sample],
+        reason: str,
+        seconds: Sequence[LatencySecond] = (),
     ) -> None:
-        """A run that ends unfinished (stopped): its last samples and why; it stays partial."""
+        """A run that ends unfinished (stopped): its last samples and seconds, and why; it
+        stays partial."""
         with self.db.transaction() as conn:
             insert_samples(conn, run_id, samples, first_seq)
+            insert_seconds(conn, run_id, seconds)
             conn.execute(
                 "UPDATE runs SET ended_at = ?, error = ? WHERE id = ?",
                 (utc_now(), reason, run_id),
@@ -435,3 +454,8 @@ class SessionStore:
     def samples(self, run_id: int) -> list[Sample]:
         sql = f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq"
         return placeable_samples(self.db.query(sql, (run_id,)))
+
+    def latency_seconds(self, run_id: int) -> list[LatencySecond]:
+        """The run's working latency under load per second, in order (none before schema
+        12, or without working latency)."""
+        return read_seconds(self.db, run_id)

@@ -42,6 +42,7 @@ from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
 from app.study.sweep.events import StudyPrepared
+from app.study.sweep.monitor_record import MonitorRecord, read_monitor
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.study_run import Observer, StudyRun
 
@@ -385,6 +386,11 @@ class FrontDoor:
         """A run's interval samples, in order."""
         with self._open(write=False) as db:
             return SessionStore(db).samples(run_id)
+
+    def monitor(self, session: SessionRecord) -> MonitorRecord:
+        """A stored monitor: every run, its intervals and its seconds of working latency."""
+        with self._open(write=False) as db:
+            return read_monitor(SessionStore(db), session)
 
     def rename(self, ref: str, name: str) -> SessionRecord:
         name = name.strip()

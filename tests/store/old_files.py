@@ -15,7 +15,10 @@ _KEPT = (
 
 def figures_before(conn: sqlite3.Connection, version: int) -> None:
     """No columns of the figures that arrived after this schema version (those the metric
-    table's since_schema adds from schema 11 on)."""
+    table's since_schema adds from schema 11 on), nor the seconds of working latency (schema
+    12)."""
+    if version < 12:
+        conn.execute("DROP TABLE IF EXISTS latency_seconds")
     for table, where in (("runs", "run"), ("samples", "interval")):
         present = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
         for figure in FIGURES:

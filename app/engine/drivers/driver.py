@@ -32,6 +32,10 @@ class RunHandle(TypingProtocol):
 
     def cancel(self) -> None: ...
 
+    def output(self) -> str:
+        """What the engine printed so far (a run cut short keeps it as its raw output)."""
+        ...
+
 
 class EngineDriver(ABC):
     engine: Engine

@@ -139,6 +139,9 @@ class FakeRun:
     def cancel(self) -> None:
         self._cancelled.set()
 
+    def output(self) -> str:
+        return f"fake run of {' '.join(self.argv)}"
+
     def events(self) -> Iterator[Sample | EngineMessage]:
         driver, plan, key = self.driver, self.plan, self.key
         started = time.time()
@@ -197,7 +200,7 @@ class FakeRun:
             argv=self.argv,
             summary=summary,
             samples=tuple(samples),
-            raw_output=f"fake run of {' '.join(self.argv)}",
+            raw_output=self.output(),
             started_at=started,
             elapsed_s=time.time() - started,
         )

@@ -132,6 +132,10 @@ class EngineRun:
                 err.detail = output
             raise
 
+    def output(self) -> str:
+        """What the engine printed so far: stdout, then stderr (once the process has ended)."""
+        return self._output()
+
     def _output(self) -> str:
         """What the engine printed so far: stdout, then stderr (once the process has ended)."""
         lines = self._raw.lines()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.analysis.stats import Summary
 from app.domain.plan import Plan, PointValue, RunKey, Series
 from app.domain.records import RunMetrics, SessionStatus
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,15 @@ class LatencyProbed:
     phase: str  # "idle" or "loaded"
     times_s: tuple[float, ...]  # since the engine started
     rtts_ms: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
+class LatencySeconds:
+    """Seconds of a run's loaded latency probes, each once complete (its median round trip and
+    its probes answered and lost): what a monitor charts, kept with the run as it goes."""
+
+    key: RunKey
+    seconds: tuple[LatencySecond, ...]
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,7 @@ StudyEvent = (
     | SamplesRevised
     | LatencyNote
     | LatencyProbed
+    | LatencySeconds
     | RunFinished
     | RunFailed
     | PointUpdated

@@ -23,6 +23,8 @@ from app.domain.records import RunMetrics, RunRecord, SessionStatus
 from app.domain.results import RunResult
 from app.domain.units import counted
 from app.engine.drivers.registry import RunHandle
+from app.engine.errors import ImpossibleValue
+from app.engine.readings.bounds import impossible
 from app.engine.readings.interval_totals import summary_of
 from app.store.db import StoreError
 from app.store.monitors import count_monitor_runs
@@ -32,6 +34,7 @@ from app.study.sweep.events import (
     LatencyNote,
     MonitorResumed,
     MonitorWaiting,
+    RunFailed,
     RunFinished,
     SampleArrived,
     SessionFinished,
@@ -121,10 +124,13 @@ class MonitorRunner(StudyRunner):
         probes: RunProbes | None,
     ) -> RunRecord | None:
         """The run Stop cut short, finished with its figures worked out from the intervals it
-        measured (the engine, stopped, states no totals); with none, it is dropped."""
+        measured (the engine, stopped, states no totals) and the engine's output until then as
+        its raw output; with none, it is dropped."""
         if not writer.count:
             return super()._cut_short(key, writer, run, attempt, sampler, probes)
-        return self._finished_from_intervals(key, writer, run, attempt, sampler, probes)
+        return self._finished_from_intervals(
+            key, writer, run, attempt, sampler, probes, run.output()
+        )
 
     def _cut_by_failure(
         self,
@@ -155,12 +161,27 @@ class MonitorRunner(StudyRunner):
         probes: RunProbes | None,
         raw_output: str = "",
     ) -> RunRecord:
-        """The run finished with its figures worked out from the intervals it measured."""
+        """The run finished with its figures worked out from the intervals it measured, held
+        to the same physical bounds as an engine's own totals (app.engine.readings.bounds)."""
         writer.flush()
         samples = tuple(self.store.samples(writer.run_id))
         elapsed = max(s.end_s for s in samples)  # the span it measured
         summary = summary_of(samples)
         engine, version = self._driver.name, self._engine_version
+        if (problem := impossible(summary)) is not None:
+            err = ImpossibleValue(engine, *problem, detail=raw_output)
+            value = as_point(self.plan.values[key.value_index])
+            self._emit(RunFailed(key, value, err.kind, err.sentence, False, attempt))
+            writer.finish(
+                metrics=None,
+                error_kind=err.kind,
+                error=err.sentence,
+                attempts=attempt,
+                elapsed_s=elapsed,
+                raw_output=raw_output,
+            )
+            assert self.session_id is not None
+            return self._stored(self.session_id, writer.run_id)
         result = RunResult(engine, version, run.argv, summary, samples, "", 0.0, elapsed)
         metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
         if probes is not None:

@@ -18,7 +18,7 @@ from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 from app.engine.drivers.registry import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
@@ -38,6 +38,7 @@ from app.study.host.shaping import (
 from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
+    LatencySeconds,
     PointUpdated,
     Progress,
     RunFailed,
@@ -280,6 +281,7 @@ class StudyRunner:
                     engine_version=engine_version,
                     argv=run.argv,
                 ),
+                latency=probes.seconds if probes is not None else None,
             )
             sampler = CpuSampler()
             with self._lock:
@@ -410,7 +412,10 @@ class StudyRunner:
             times = tuple(t for t, _ in batch)
             self._emit(LatencyProbed(key, phase.value, times, tuple(r for _, r in batch)))
 
-        return self._latency.probes(key, probed)
+        def seconds(found: list[LatencySecond]) -> None:
+            self._emit(LatencySeconds(key, tuple(found)))
+
+        return self._latency.probes(key, probed, seconds)
 
     def _latency_chosen(self, choice: MethodChoice | None, sentence: str) -> None:
         self._latency_notes.append(sentence)

@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from app.domain.records import RunMetrics
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 from app.store.sessions import SessionStore
+
+if TYPE_CHECKING:
+    from app.study.sweep.working_latency import LoadedSeconds
 
 FLUSH_EVERY_S = 1.0
 
 
 class SampleWriter:
-    """The samples of one run (its row begun as partial) written in batches, then the run's
-    end: finished (ok or failed), left partial, or discarded when nothing was measured."""
+    """The samples of one run (its row begun as partial) written in batches, with the seconds
+    of its working latency completed meanwhile (`latency`), then the run's end: finished (ok
+    or failed), left partial, or discarded when nothing was measured."""
 
     def __init__(
         self,
@@ -25,8 +30,10 @@ class SampleWriter:
         *,
         every_s: float | None = None,  # FLUSH_EVERY_S
         clock: Callable[[], float] = time.monotonic,
+        latency: LoadedSeconds | None = None,
     ) -> None:
         self.store = store
+        self._latency = latency
         self.run_id = run_id
         self._every = FLUSH_EVERY_S if every_s is None else every_s
         self._clock = clock
@@ -44,11 +51,15 @@ class SampleWriter:
             self.flush()
 
     def flush(self) -> None:
-        if self._pending:
+        seconds = self._seconds()
+        if self._pending or seconds:
             batch, self._pending = self._pending, []
-            self.store.add_samples(self.run_id, self._written, batch)
+            self.store.add_samples(self.run_id, self._written, batch, seconds)
             self._written += len(batch)
         self._last = self._clock()
+
+    def _seconds(self) -> list[LatencySecond]:
+        return self._latency.take() if self._latency is not None else []
 
     def finish(
         self,
@@ -85,6 +96,7 @@ class SampleWriter:
             raw_output=raw_output,
             flows=flows,
             replace_samples=revised is not None,
+            seconds=self._seconds(),
         )
         self._written += len(batch)
 
@@ -95,6 +107,6 @@ class SampleWriter:
             self.store.discard_run(self.run_id)
             return False
         batch, self._pending = self._pending, []
-        self.store.leave_partial(self.run_id, self._written, batch, reason)
+        self.store.leave_partial(self.run_id, self._written, batch, reason, self._seconds())
         self._written += len(batch)
         return True

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from app.analysis.latency_seconds import SecondBins
 from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import LATENCY_IDLE_S, Engine, Metric, Plan, RunKey, RunKind
+from app.domain.results import LatencySecond
 from app.engine.drivers.registry import DRIVERS, peer_servers
 from app.engine.latency.latency import MethodChoice, detect_method, make_prober
 from app.engine.latency.probe import Prober
@@ -54,6 +56,8 @@ class LatencyFigures:
 #: (phase, [(seconds since the engine started (idle probes: before it, negative), RTT ms or
 #: None when lost)]) from whichever thread the probes came in.
 ProbesCallback = Callable[[Phase, list[tuple[float, float | None]]], None]
+#: Told the seconds of loaded probes as each completes (from whichever thread).
+SecondsCallback = Callable[[list[LatencySecond]], None]
 Detect = Callable[[Plan, IpVersion], MethodChoice]
 #: Told the method chosen (None: none answers) and the sentence that says so.
 ChoiceCallback = Callable[[MethodChoice | None, str], None]
@@ -74,6 +78,40 @@ def engine_server(engine: Engine) -> str:
     return DRIVERS[engine].port_label
 
 
+class LoadedSeconds:
+    """A run's loaded probes per second (SecondBins) from whichever thread they come in:
+    each second, once complete, is handed on and kept until the run's writer takes it."""
+
+    def __init__(self, on_seconds: SecondsCallback | None = None) -> None:
+        self._on_seconds = on_seconds
+        self._lock = threading.Lock()
+        self._bins = SecondBins()
+        self._pending: list[LatencySecond] = []
+
+    def add(self, probes: list[tuple[float, float | None]]) -> None:
+        with self._lock:
+            done = self._bins.add([t for t, _ in probes], [rtt for _, rtt in probes])
+            self._pending += done
+        self._hand_on(done)
+
+    def close(self) -> None:
+        """The run's probes are over: the second being gathered is complete."""
+        with self._lock:
+            done = self._bins.close()
+            self._pending += done
+        self._hand_on(done)
+
+    def take(self) -> list[LatencySecond]:
+        """The seconds completed since the last take."""
+        with self._lock:
+            taken, self._pending = self._pending, []
+        return taken
+
+    def _hand_on(self, done: list[LatencySecond]) -> None:
+        if done and self._on_seconds is not None:
+            self._on_seconds(done)
+
+
 class RunProbes:
     """One run's probes: idle() before the engine starts, then started() as it starts, and
     loaded() at its first interval (or a little after it started); figures() ends them.
@@ -88,8 +126,11 @@ class RunProbes:
         *,
         idle_s: float = LATENCY_IDLE_S,
         make: MakeProber = make_prober,
+        on_seconds: SecondsCallback | None = None,
     ) -> None:
         self.choice = choice
+        #: The loaded probes per second of the run, complete when figures() ends them.
+        self.seconds = LoadedSeconds(on_seconds)
         self.ip_version = ip_version
         self._idle_s = idle_s
         self._make = make
@@ -168,6 +209,7 @@ class RunProbes:
                 found = loaded.summary()
                 summary = found if found.received + found.lost else None
         self._flush(force=True)
+        self.seconds.close()
         return LatencyFigures(self.choice.method, self._idle, summary)
 
     def cancel(self) -> None:
@@ -216,6 +258,8 @@ class RunProbes:
                 times = sorted((t, rtt) for p, t, rtt in batch if p is phase)
                 if times:
                     self._on_probes(phase, times)
+                    if phase is Phase.LOADED:
+                        self.seconds.add(times)
 
 
 class WorkingLatency:
@@ -259,8 +303,14 @@ class WorkingLatency:
             self._on_choice(choice, sentence)
         return self._choices[ip_version]
 
-    def probes(self, key: RunKey, on_probes: ProbesCallback) -> RunProbes | None:
-        """The probes of one run (stream runs only: request/response runs are no load)."""
+    def probes(
+        self,
+        key: RunKey,
+        on_probes: ProbesCallback,
+        on_seconds: SecondsCallback | None = None,
+    ) -> RunProbes | None:
+        """The probes of one run (stream runs only: request/response runs are no load);
+        on_seconds is told each second of its loaded probes as it completes."""
         if key.kind is not RunKind.STREAM:
             return None
         choice = self.choice(key.ip_version)
@@ -273,4 +323,5 @@ class WorkingLatency:
             on_probes,
             idle_s=self._idle_s,
             make=self._make,
+            on_seconds=on_seconds,
         )

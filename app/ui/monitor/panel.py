@@ -32,10 +32,11 @@ from app.engine.drivers.registry import phrase
 from app.study.sweep.describe import clock_text
 from app.study.sweep.events import (
     LatencyNote,
-    LatencyProbed,
+    LatencySeconds,
     MonitorResumed,
     MonitorWaiting,
     RunFailed,
+    RunFinished,
     RunStarted,
     SampleArrived,
     SamplesRevised,
@@ -268,7 +269,8 @@ class MonitorPanel(QWidget):
                 RunStarted: self._run_started,
                 SampleArrived: self._sample,
                 SamplesRevised: self._revised,
-                LatencyProbed: self._probed,
+                LatencySeconds: self._seconds,
+                RunFinished: self._run_finished,
                 LatencyNote: lambda event: self.said.emit(event.sentence, False),
                 RunFailed: self._run_failed,
                 MonitorWaiting: self._waiting,
@@ -344,6 +346,8 @@ class MonitorPanel(QWidget):
         self._refresh()
 
     def _run_started(self, event: RunStarted) -> None:
+        if self.traces is not None:
+            self.traces.settle()  # the run before kept its sender's figures, if no others
         # The engine starts after the idle latency probes, if any; its first interval then
         # sets the run's start exactly (it arrives as it ends).
         latency = self._plan is not None and Metric.LATENCY in self._plan.metrics
@@ -359,24 +363,31 @@ class MonitorPanel(QWidget):
         if not self._placed:
             self._offset = self.clock() - self._t0 - event.sample.end_s
             self._placed = True
-        self.traces.add_sample(self._offset, event.sample)
+        # The sender's figures of an upload are held until its receiver's come as the run ends.
+        self.traces.add_sample(self._offset, event.sample, provisional=True)
         if self._lost:  # the peer answers again: the sentence that said it was gone goes
             self._lost = False
             self._refresh()
         self.chart.changed()
 
     def _revised(self, event: SamplesRevised) -> None:
-        """A UDP upload's receiver figures (what arrived, what was lost) come as its run ends."""
-        if self.traces is None or self.traces.protocol is not Protocol.UDP:
+        """An upload's receiver figures (what arrived; a UDP flow's loss) come as its run
+        ends: they take the place of the sender's."""
+        if self.traces is None:
             return
-        for sample in event.samples:
-            self.traces.add_sample(self._offset, sample, received_only=True)
+        self.traces.revise(self._offset, event.samples)
+        self._refresh_figures()
         self.chart.changed()
 
-    def _probed(self, event: LatencyProbed) -> None:
-        if self.traces is None or event.phase != "loaded":
+    def _run_finished(self, event: RunFinished) -> None:
+        if self.traces is not None:
+            self.traces.settle()
+
+    def _seconds(self, event: LatencySeconds) -> None:
+        """Seconds of working latency under load, each as it completes (as they are kept)."""
+        if self.traces is None:
             return
-        self.traces.add_probes(self._offset, event.times_s, event.rtts_ms)
+        self.traces.add_seconds(self._offset, event.seconds)
         self.chart.changed()
 
     def _run_failed(self, event: RunFailed) -> None:
@@ -408,14 +419,17 @@ class MonitorPanel(QWidget):
         self._tick.stop()
         self._set_running(False)
 
-    def _refresh(self) -> None:
-        """The elapsed time in the status line and the figures beside the chart."""
+    def _refresh_figures(self) -> None:
         if self.traces is not None:
             self.model.set_rows(figures(self.traces, down=self._lost))
             # Every figure readable: the side as wide as the table's columns.
             table = self.table
             width = table.verticalHeader().width() + table.horizontalHeader().length()
             self.side.setMinimumWidth(width + 2 * table.frameWidth() + 2)
+
+    def _refresh(self) -> None:
+        """The elapsed time in the status line and the figures beside the chart."""
+        self._refresh_figures()
         if self.worker is None or self._lost or self._plan is None:
             return
         elapsed = clock_text(self.clock() - self._t0)

@@ -4,7 +4,6 @@ an export of every interval on its time axis."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -20,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.monitor_trace import figures, stored_traces
-from app.domain.records import RunRecord, SessionRecord
-from app.domain.results import Sample
+from app.analysis.monitor_trace import figures
+from app.domain.plan import Metric
 from app.report.monitor_export import monitor_csv
+from app.study.sweep.monitor_record import MonitorRecord
 from app.ui.common.chart_style import series_colour
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.saved import confirm_saved
@@ -42,9 +41,7 @@ class StoredMonitor(QWidget):
         super().__init__(parent)
         self.setAccessibleName("Monitor over time")
         self._settings = settings
-        self._session: SessionRecord | None = None
-        self._runs: list[RunRecord] = []
-        self._samples: dict[int, Sequence[Sample]] = {}
+        self._monitor: MonitorRecord | None = None
         self.chart = MonitorChart()
         self.chart.setAccessibleName("Stored monitor chart")
         self.chart.set_window(None)  # the whole monitor, from its start
@@ -84,23 +81,14 @@ class StoredMonitor(QWidget):
         layout.addWidget(split, 1)
         layout.addLayout(bottom)
 
-    def set_monitor(
-        self,
-        session: SessionRecord,
-        runs: Sequence[RunRecord],
-        samples: dict[int, Sequence[Sample]],
-    ) -> None:
-        """The monitor's runs and their intervals (samples: per run id)."""
-        self._session, self._runs, self._samples = session, list(runs), samples
-        plan = session.plan
-        traces = stored_traces(
-            plan.protocols[0],
-            plan.interval_s,
-            [(run.started_at, samples.get(run.id, ())) for run in runs],
-        )
-        self.chart.start(traces, series_colour(plan.series[0]), latency=False)
+    def set_monitor(self, monitor: MonitorRecord) -> None:
+        """The stored monitor: its runs, their intervals and working latency."""
+        self._monitor = monitor
+        plan = monitor.session.plan
+        traces = monitor.traces()
+        self.chart.start(traces, series_colour(plan.series[0]), Metric.LATENCY in plan.metrics)
         self.chart.redraw()
-        self.model.set_rows(figures(traces))
+        self.model.set_rows(figures(traces, live=False))
         # Every figure readable: the side as wide as the table's columns.
         table = self.table
         table.resizeColumnsToContents()
@@ -110,9 +98,9 @@ class StoredMonitor(QWidget):
         self.status.setStyleSheet("")
 
     def export(self) -> None:
-        session = self._session
-        if session is None:
+        if self._monitor is None:
             return
+        session = self._monitor.session
         settings = self._settings if self._settings is not None else QSettings()
         name = f"{session.name or 'monitor'}.csv".replace("/", "-")
         path = save_file(self, settings, "export", "Export the monitor", name, "CSV (*.csv)")
@@ -121,13 +109,12 @@ class StoredMonitor(QWidget):
 
     def export_to(self, path: Path) -> None:
         """Write the monitor's intervals over time; say so (or why not) below the chart."""
-        session = self._session
-        if session is None:
+        monitor = self._monitor
+        if monitor is None:
             return
+        text = monitor_csv(monitor.session, list(monitor.measured), monitor.samples)
         try:
-            path.write_text(
-                monitor_csv(session, self._runs, self._samples), encoding="utf-8", newline=""
-            )
+            path.write_text(text, encoding="utf-8", newline="")
         except OSError as err:
             self.status.setText(f"Cannot write {path} ({err.strerror}): choose another place.")
             self.status.setStyleSheet(f"color: {ERROR_COLOUR};")

@@ -4,7 +4,6 @@ goodput), sweep charts with the expected curves, the frame breakdown and the res
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -30,7 +29,6 @@ from app.analysis.shares import link_shares
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
-from app.domain.results import Sample
 from app.study.frontdoor import FrontDoor
 from app.study.sweep.describe import (
     describe_conditions,
@@ -41,6 +39,7 @@ from app.study.sweep.describe import (
     local_time,
     variable_label,
 )
+from app.study.sweep.monitor_record import MonitorRecord
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.results import ResultsTable
@@ -249,9 +248,9 @@ class SessionView(QWidget):
         self,
         session: SessionRecord,
         runs: list[RunRecord],
-        samples: dict[int, Sequence[Sample]] | None = None,
+        monitor: MonitorRecord | None = None,
     ) -> None:
-        """A session as it ran; a monitor (with its runs' samples) as its time chart."""
+        """A session as it ran; a monitor (read with its runs' intervals) as its time chart."""
         self.clear()
         self.session_id = session.id
         plan = session.plan
@@ -259,7 +258,7 @@ class SessionView(QWidget):
         for key, button in self.export_buttons.items():
             button.setEnabled(can_export(session, key))
         if plan.is_monitor:
-            self._show_monitor(session, runs, samples or {})
+            self._show_monitor(session, runs, monitor or MonitorRecord(session, (), {}, {}))
             return
         self.points = point_summaries(plan, runs)
         self._header_html = _header_text(
@@ -315,7 +314,7 @@ class SessionView(QWidget):
         self._show_header()
 
     def _show_monitor(
-        self, session: SessionRecord, runs: list[RunRecord], samples: dict[int, Sequence[Sample]]
+        self, session: SessionRecord, runs: list[RunRecord], monitor: MonitorRecord
     ) -> None:
         """A monitor over time: its chart and figures, its header and warnings; no sweep
         charts or results table (a monitor has one point, its whole span)."""
@@ -326,8 +325,7 @@ class SessionView(QWidget):
             session, session_findings(plan, self.points), describe_latency(finished)
         )
         self.warnings.show_warnings([w.sentence for w in context_checks(session, finished)])
-        kept = [r for r in runs if samples.get(r.id)]
-        self.monitor_page.set_monitor(session, kept, samples)
+        self.monitor_page.set_monitor(monitor)
         page = self.tabs.indexOf(self.monitor_page)
         for index in range(self.tabs.count()):
             self.tabs.setTabVisible(index, index == page)
@@ -394,14 +392,14 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
     return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])
 
 
-#: What a session's view shows: its runs, and (a monitor) every run's samples by run id.
-ViewData = tuple[list[RunRecord], dict[int, Sequence[Sample]] | None]
+#: What a session's view shows: its runs, and (a monitor) the monitor as stored.
+ViewData = tuple[list[RunRecord], MonitorRecord | None]
 
 
 def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
-    """A session's runs, and a monitor's samples too (its view is its time chart)."""
+    """A session's runs, and a monitor's intervals and working latency too (its view is its
+    time chart; a run a crash left unfinished kept its intervals, drawn too)."""
     if not session.plan.is_monitor:
         return door.runs(session.id), None
-    # A monitor killed mid-run kept that run's samples unfinished: they are drawn too.
-    runs = door.runs(session.id, partial=True)
-    return runs, {run.id: door.samples(run.id) for run in runs}
+    monitor = door.monitor(session)
+    return list(monitor.runs), monitor
