@@ -420,6 +420,13 @@ class NeighbourBed:
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True, timeout=20)
         subprocess.run(["ip", "link", "del", self.here], capture_output=True, timeout=20)
 
+    def set_rate(self, mbit: float) -> None:
+        """Limit both directions with tc tbf to mbit Mbit/s (counted on the wire, L2), as
+        TestBed.set_rate does."""
+        for prefix, dev in (([], self.here), (["-n", self.ns], self.there)):
+            tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "32kb", "latency", "100ms"]
+            _run(["tc", *prefix, "qdisc", "replace", "dev", dev, "root", *tbf])
+
     def serve(self, *args: str) -> subprocess.Popen[str]:
         """`linklab serve` in N, once its latency responder (and so discovery) listens."""
         proc = subprocess.Popen(

@@ -14,6 +14,7 @@ import numpy as np
 
 from app.domain.net import Flow, Protocol
 from app.domain.results import LatencySecond, Sample
+from app.domain.units import format_rate
 
 RECENT_POINTS = 36_000
 #: A stretch this many report intervals long without one is a gap (the peer gone).
@@ -340,6 +341,10 @@ class MonitorTraces:
             self.latest_t = max(self.latest_t, t)
 
 
+#: The rows of a stored monitor's figures: its last value, not "now".
+STORED_ROWS = ("Last", "Mean", "Min", "Max")
+
+
 @dataclass(frozen=True)
 class Figures:
     """One curve's figures since the monitor started: the latest, mean, lowest and highest."""
@@ -367,7 +372,8 @@ def figures(traces: MonitorTraces, *, down: bool = False, live: bool = True) -> 
         flow = name.removesuffix(RECEIVED).removesuffix(SENT)
         if trace.last_t is not None:
             latest[flow] = max(latest.get(flow, trace.last_t), trace.last_t)
-    for name, trace in traces.throughput.items():
+    for name in sorted(traces.throughput, key=_curve_order):
+        trace = traces.throughput[name]
         if not trace.count:
             continue  # held points withdrawn, or an interval too short to count
         flow = name.removesuffix(RECEIVED).removesuffix(SENT)
@@ -380,6 +386,25 @@ def figures(traces: MonitorTraces, *, down: bool = False, live: bool = True) -> 
     if "latency" in traces.latency:
         rows.append(_figures("latency", "ms", traces.latency["latency"], down))
     return rows
+
+
+def _curve_order(name: str) -> tuple[int, int]:
+    """Upload before download, and each flow's receiver's count before its sender's."""
+    return (0 if name.startswith(UPLOAD) else 1, 0 if name.endswith(RECEIVED) else 1)
+
+
+def figure_text(value: float | None, unit: str) -> str:
+    """'94.1 Mbit/s', '0.12 %', '3 ms', '12'; '—' while there is none."""
+    if value is None:
+        return "—"
+    if unit == "bit/s":
+        return format_rate(value)
+    if unit == "ms":
+        digits = 2 if value < 1 else 1 if value < 100 else 0
+        return f"{value:.{digits}f} ms"
+    if unit == "%":
+        return f"{value:.2f} %"
+    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
 
 
 def _figures(

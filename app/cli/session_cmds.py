@@ -363,13 +363,19 @@ def cmd_import(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _export_report(args: argparse.Namespace, env: Environment) -> int:
-    """A report of one session's series, or of several sessions compared like with like (the
-    first one is the baseline)."""
+    """A report of one session's series (a monitor's: over time), or of several sessions
+    compared like with like (the first one is the baseline)."""
     from app.report.report_data import collect, sessions_comparison
 
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
     door = FrontDoor(env.db(args.db))
+    if len(args.sessions) == 1 and (session := door.session(args.sessions[0])).plan.is_monitor:
+        from app.ui.monitor.report import write_monitor_report  # Qt only for the chart
+
+        write_monitor_report(door.monitor(session), **{args.format: args.out})
+        print(f"Wrote {args.out}.", file=env.stderr)
+        return EXIT_OK
     comparison = sessions_comparison(door, args.sessions)
     from app.ui.common.report_files import write_outputs  # Qt is loaded only for the charts
 

@@ -14,7 +14,7 @@ from app.analysis.compare import METRIC_INFO
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.records import SessionRecord
-from app.domain.units import DASH, MINUS, format_p, rate_unit
+from app.domain.units import DASH, MINUS, format_p, format_rate, rate_unit
 from app.study.sweep.describe import describe_security
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -121,6 +121,8 @@ def facts(rows: Iterable[tuple[str, str]]) -> str:
 
 def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
     plan = session.plan
+    if plan.is_monitor:
+        return _monitor_facts(session)
     label, unit = VARIABLE_LABELS[plan.variable]
     values = ", ".join(x(v) for v in plan.values)
     values_text = f"{values} {unit}".strip()
@@ -140,6 +142,27 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
         ("Runs", e(runs)),
         ("Metrics", e(", ".join(m.value for m in plan.metrics))),
     ]
+
+
+def _monitor_facts(session: SessionRecord) -> list[tuple[str, str]]:
+    """A monitor's plan: one flow, its runs chained back to back, its report interval."""
+    plan = session.plan
+    runs = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
+    chained = (
+        f"{runs} of up to {plan.duration_s} s, back to back; a report every {plan.interval_s:g} s"
+    )
+    facts = [
+        ("Peer", e(session.peer_host)),
+        ("Engine", e(plan.engine.value)),
+        ("Protocol", e(plan.protocols[0].value.upper())),
+        ("IP version", e(f"IPv{int(plan.ip_versions[0])}")),
+        ("Direction", e(plan.direction.value)),
+        ("Monitor", e(chained)),
+        ("Metrics", e(", ".join(m.value for m in plan.metrics))),
+    ]
+    if plan.bitrate_bps:
+        facts.insert(5, ("UDP rate", e(format_rate(plan.bitrate_bps))))
+    return facts
 
 
 def _condition_facts(session: SessionRecord) -> list[tuple[str, str]]:

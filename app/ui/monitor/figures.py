@@ -8,27 +8,12 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from app.analysis.monitor_trace import Figures
-from app.domain.units import format_rate
+from app.analysis.monitor_trace import Figures, figure_text
 
 ROWS = ("Now", "Mean", "Min", "Max")
 #: "Now" while the peer does not answer: no value, rather than the last one.
 PEER_DOWN = "peer down"
 Index = QModelIndex | QPersistentModelIndex
-
-
-def figure_text(value: float | None, unit: str) -> str:
-    """'94.1 Mbit/s', '0.12 %', '3 ms', '12'; '—' while there is none."""
-    if value is None:
-        return "—"
-    if unit == "bit/s":
-        return format_rate(value)
-    if unit == "ms":
-        digits = 2 if value < 1 else 1 if value < 100 else 0
-        return f"{value:.{digits}f} ms"
-    if unit == "%":
-        return f"{value:.2f} %"
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
 
 
 class FiguresModel(QAbstractTableModel):

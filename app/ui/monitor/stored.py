@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.monitor_trace import figures
+from app.analysis.monitor_trace import STORED_ROWS, figures
 from app.domain.plan import Metric
 from app.report.monitor_export import monitor_csv
 from app.study.sweep.monitor_record import MonitorRecord
@@ -29,9 +29,6 @@ from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.monitor.chart import MonitorChart
 from app.ui.monitor.figures import FiguresModel
-
-#: The figures of a stored monitor: its last value, not "now".
-STORED_ROWS = ("Last", "Mean", "Min", "Max")
 
 
 class StoredMonitor(QWidget):

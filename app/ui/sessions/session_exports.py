@@ -1,5 +1,6 @@
 """One session's own exports, from its view and the list's context menu: its runs as CSV, and
-its series side by side as an HTML or PDF report (the report of `linklab export`)."""
+its report as HTML or PDF (the report of `linklab export`): a sweep's series side by side, a
+monitor over time."""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ class ExportKind:
     tip: str
     suffix: str
     filter: str
-    sweep_only: bool  # a report of series over a swept variable: not for a monitor
     what: str  # as the confirmation names it
 
 
@@ -38,7 +38,6 @@ EXPORTS = (
         "Every run of this session, one row each, for a spreadsheet.",
         "csv",
         "CSV (*.csv)",
-        False,
         "its runs as CSV",
     ),
     ExportKind(
@@ -46,10 +45,10 @@ EXPORTS = (
         "Export HTML…",
         "Export HTML report…",
         "A self-contained report of this session: chart, its series in pairs, mean ± SD "
-        "tables, a typical run over time, the plan and conditions.",
+        "tables, a typical run over time, the plan and conditions (a monitor: its chart over "
+        "time, its figures and its runs).",
         "html",
         "HTML report (*.html)",
-        True,
         "its HTML report",
     ),
     ExportKind(
@@ -59,16 +58,10 @@ EXPORTS = (
         "The same report as a PDF on A4 pages.",
         "pdf",
         "PDF (*.pdf)",
-        True,
         "its PDF report",
     ),
 )
 BY_KEY = {kind.key: kind for kind in EXPORTS}
-
-
-def can_export(session: SessionRecord, key: str) -> bool:
-    """Whether the session has that export: a monitor has its runs, not a sweep's report."""
-    return not (BY_KEY[key].sweep_only and session.plan.is_monitor)
 
 
 def can_compare_within(session: SessionRecord) -> bool:
@@ -92,6 +85,12 @@ def write_export(door: FrontDoor, session: SessionRecord, key: str, path: Path) 
         except OSError as err:
             reason = err.strerror or type(err).__name__
             raise BadOption(f"Cannot write {path} ({reason}): choose another place.") from None
+        return
+    if session.plan.is_monitor:
+        from app.ui.monitor.report import write_monitor_report
+
+        monitor = door.monitor(session)
+        write_monitor_report(monitor, **{key: path})
         return
     from app.report.report_data import collect, sessions_comparison
     from app.ui.common.report_files import write_outputs

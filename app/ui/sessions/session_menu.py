@@ -31,7 +31,6 @@ from app.ui.sessions.session_exports import (
     EXPORTS,
     SessionExports,
     can_compare_within,
-    can_export,
 )
 from app.ui.sessions.table_model import Row, SessionTableModel, runs_text
 from app.ui.sessions.tags_dialog import TagsDialog
@@ -89,7 +88,6 @@ def build_menu(tab: SessionsTab) -> QMenu:
         for kind in EXPORTS:
             action = menu.addAction(kind.menu)
             action.setToolTip(kind.tip)
-            action.setEnabled(can_export(single, kind.key))
             action.triggered.connect(lambda _c=False, k=kind.key: tab.exports.ask(single, k))
     if len(rows) > 1:
         menu.addSeparator()

@@ -47,7 +47,7 @@ from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import BAND_LINES, WarningBand
 from app.ui.monitor.stored import StoredMonitor
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
-from app.ui.sessions.session_exports import EXPORTS, can_compare_within, can_export
+from app.ui.sessions.session_exports import EXPORTS, can_compare_within
 
 NO_SELECTION = "Select a session in the list to see its results."
 #: The details shown at most this many lines tall; more scrolls.
@@ -255,8 +255,6 @@ class SessionView(QWidget):
         self.session_id = session.id
         plan = session.plan
         self.compare_button.setEnabled(can_compare_within(session))
-        for key, button in self.export_buttons.items():
-            button.setEnabled(can_export(session, key))
         if plan.is_monitor:
             self._show_monitor(session, runs, monitor or MonitorRecord(session, (), {}, {}))
             return
