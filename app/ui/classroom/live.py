@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QWidget,
 )
 
@@ -42,7 +41,7 @@ from app.study.lab.collector import (
     write_into_exercise,
 )
 from app.ui.common.background import Background
-from app.ui.common.widgets import accessible
+from app.ui.common.widgets import SpinBox, accessible, number_problem
 from app.ui.context import AppContext
 
 __all__ = ["LiveBar", "Reading"]
@@ -115,7 +114,7 @@ class LiveBar(QWidget):
             "Run this class's collector on this computer: the students' LinkLab sends each "
             "run here as it ends, and the table follows within seconds."
         )
-        self.port = QSpinBox()
+        self.port = SpinBox()
         self.port.setRange(1, 65535)
         self.port.setValue(DEFAULT_PORT)
         accessible(self.port, "Collector port")
@@ -190,6 +189,8 @@ class LiveBar(QWidget):
             self.stop()
 
     def _start(self) -> None:
+        if problem := number_problem(self.port):
+            raise BadOption(f"The collector's port: {problem}")
         self._halt()
         token, _created = read_token_file(self._token_file())
         instructor_file = instructor_token_file(self._token_file())

@@ -3,11 +3,26 @@ wheel changes only while they have focus, fields that show their problem beside 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette, QStandardItemModel, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QFocusEvent,
+    QHideEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+    QShowEvent,
+    QStandardItemModel,
+    QValidator,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QComboBox,
     QDoubleSpinBox,
     QLabel,
@@ -36,16 +51,145 @@ class _WheelOnFocus:
             event.ignore()  # the scroll area under it scrolls instead
 
 
-class SpinBox(_WheelOnFocus, QSpinBox):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+class _TypedAsIs:
+    """A number field keeps what is typed as typed: a keystroke it cannot take is not dropped,
+    and text that is no value in its range is never replaced by one (Qt's spin boxes do both
+    silently: "52O1" became 521, "99999" 9999). Such text is marked with a red frame, its
+    reason in the tooltip and in problem(), which whoever uses the value asks first."""
+
+    _whole: bool  # whole numbers only (QSpinBox), or decimals (QDoubleSpinBox)
+
+    def _typed_init(self) -> None:
+        spin: Any = self
+        spin.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._tip = ""
+        self._marked = False
+        spin.lineEdit().textChanged.connect(self._mark)
+
+    def validate(self, text: str, pos: int) -> object:
+        result = super().validate(text, pos)  # type: ignore[misc]
+        state = result[0] if isinstance(result, tuple) else result
+        if state == QValidator.State.Invalid:
+            return (QValidator.State.Intermediate, text, pos)  # kept, and marked
+        return result
+
+    def problem(self) -> str:
+        """Why the text typed is no value this field takes; "" when it is one."""
+        spin: Any = self
+        text = spin.lineEdit().text()
+        result = super().validate(text, len(text))  # type: ignore[misc]
+        if (result[0] if isinstance(result, tuple) else result) == QValidator.State.Acceptable:
+            return ""
+        typed = text.removeprefix(spin.prefix()).removesuffix(spin.suffix()).strip()
+        low, high = spin.textFromValue(spin.minimum()), spin.textFromValue(spin.maximum())
+        unit = spin.suffix().rstrip()
+        span = f"from {low} to {high}{unit}"
+        kind = "a whole number" if self._whole else "a number"
+        if not typed:
+            return f"Type {kind} {span}."
+        number, ok = spin.locale().toDouble(typed)
+        if not ok or (self._whole and number != int(number)):
+            return f"“{typed}” is not {kind}: type one {span}."
+        if number < spin.minimum():
+            return f"{typed} is less than {low}{unit}, the smallest it takes."
+        if number > spin.maximum():
+            return f"{typed} is more than {high}{unit}, the largest it takes."
+        return f"Type {kind} {span}."
+
+    def _mark(self) -> None:
+        spin: Any = self
+        problem = self.problem()
+        if bool(problem) != self._marked:
+            if problem:
+                self._tip = spin.toolTip()
+            else:
+                spin.setToolTip(self._tip)
+            self._marked = bool(problem)
+            spin.update()
+        if problem:
+            spin.setToolTip(problem)
+
+    def _keeping(self, handle: Callable[[], None]) -> None:
+        """Let Qt handle an event that would put the last value back in place of text it
+        cannot take (leaving the field, Enter, being hidden or shown again), and keep the
+        text."""
+        edit = self.lineEdit()  # type: ignore[attr-defined]
+        text, cursor = edit.text(), edit.cursorPosition()
+        invalid = bool(self.problem())
+        handle()
+        if invalid and edit.text() != text:
+            edit.setText(text)
+            edit.setCursorPosition(cursor)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self._keeping(lambda: super(_TypedAsIs, self).focusOutEvent(event))  # type: ignore[misc]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._keeping(lambda: super(_TypedAsIs, self).showEvent(event))  # type: ignore[misc]
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._keeping(lambda: super(_TypedAsIs, self).hideEvent(event))  # type: ignore[misc]
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        handle = super().keyPressEvent  # type: ignore[misc]
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._keeping(lambda: handle(event))
+        else:
+            handle(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)  # type: ignore[misc]
+        if self._marked:  # a frame of its own: a form's style sheet may replace any other
+            painter = QPainter(self)  # type: ignore[arg-type]
+            painter.setPen(QPen(QColor(ERROR_COLOUR), 2))
+            painter.drawRect(self.rect().adjusted(1, 1, -1, -1))  # type: ignore[attr-defined]
+            painter.end()
 
 
-class DoubleSpinBox(_WheelOnFocus, QDoubleSpinBox):
+class SpinBox(_WheelOnFocus, _TypedAsIs, QSpinBox):
+    _whole = True
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._typed_init()
+
+
+class DoubleSpinBox(_WheelOnFocus, _TypedAsIs, QDoubleSpinBox):
+    _whole = False
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._typed_init()
+
+
+def number_problem(widget: QWidget) -> str:
+    """Why a number field's text is no value it takes ("" when it is one, or for another
+    control)."""
+    return widget.problem() if isinstance(widget, _TypedAsIs) else ""
+
+
+def typed_refusal(root: QWidget) -> str:
+    """The sentence an action that reads root's number fields says instead of using a value
+    that was not typed ("" when every field holds one), the cursor put in the field."""
+    found = typed_problem(root)
+    if found is None:
+        return ""
+    field, problem = found
+    field.setFocus()
+    name = field.accessibleName() or "A number field"
+    return f"{name}: {problem}"
+
+
+def typed_problem(root: QWidget) -> tuple[QWidget, str] | None:
+    """The first number field in root (or root itself) whose text is no value it takes, and
+    why: an action that reads them says so, and goes there, instead of using another."""
+    fields = [root] if isinstance(root, _TypedAsIs) else []
+    fields += [w for w in root.findChildren(QAbstractSpinBox) if isinstance(w, _TypedAsIs)]
+    for field in fields:
+        problem = field.problem()
+        if problem and field.isEnabled():  # type: ignore[attr-defined]
+            return field, problem  # type: ignore[return-value]
+    return None
 
 
 class ComboBox(_WheelOnFocus, QComboBox):

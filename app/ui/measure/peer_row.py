@@ -20,7 +20,7 @@ from app.domain.plan import THIS_COMPUTER, Peer
 from app.engine.drivers.registry import DRIVERS, default_driver, peer_servers, phrase
 from app.engine.lan.peercheck import PeerCheck, check_peer
 from app.engine.serving.discovery import FoundPeer
-from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible, number_problem
 from app.ui.common.worker import Worker, once
 from app.ui.measure.peer_finder import FOUND_ROLE, PeerFinder, details
 
@@ -134,8 +134,17 @@ class PeerRow(QWidget):
         grid.addWidget(self.host6, 2, 1, 1, 2)
         grid.addWidget(self.check_result, 3, 1, 1, 2)
         grid.setColumnStretch(1, 1)
+        #: The peer as it was when the line under it said something of it (a check's result,
+        #: a refusal): a sentence about another peer than the one in the fields goes.
+        self._said_of: Peer | None = None
         self.host_combo.editTextChanged.connect(self._host_changed)
         self.host_combo.activated.connect(self._chosen)
+        for spin in self.ports.values():
+            spin.valueChanged.connect(self._peer_edited)
+            edit = spin.lineEdit()
+            assert edit is not None
+            edit.textChanged.connect(self._peer_edited)
+        self.host6.textChanged.connect(self._peer_edited)
         for spin in self.ports.values():
             spin.valueChanged.connect(self.changed)
         self.host6.textChanged.connect(self.changed)
@@ -240,6 +249,16 @@ class PeerRow(QWidget):
     def show_note(self, text: str) -> None:
         self.check_result.setStyleSheet("")
         self.check_result.setText(text)
+        self._said_of = None
+
+    def _peer_edited(self) -> None:
+        """A port or the IPv6 address changed: what the line said of the peer before (a
+        check's result, a refusal) is no longer of the peer in the fields."""
+        if self._said_of is not None and (self._said_of != self.peer() or self._typed_wrong()):
+            self.show_note("")
+
+    def _typed_wrong(self) -> bool:
+        return any(number_problem(spin) for spin in self.ports.values())
 
     def show_problem(self, sentence: str, focus: bool = False) -> None:
         """A reason the peer cannot be used, in red, right under the peer field; with focus,
@@ -247,6 +266,7 @@ class PeerRow(QWidget):
         selected for typing another."""
         self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.check_result.setText(sentence)
+        self._said_of = self.peer()
         self._focus_wanted = focus
         self._take_focus()
 
@@ -315,6 +335,7 @@ class PeerRow(QWidget):
             self.show_problem(result.summary, focus=True)
         else:
             self.show_note(result.summary)
+            self._said_of = self.peer()
             self.remember(result.host)  # offered again here and on the Responsiveness tab
             self.answered.emit(result.host)
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -30,6 +31,7 @@ from app.study.sweep.plan_checks import plan_problems, port_field_key
 from app.ui.common.widgets import (
     ERROR_COLOUR,
     FieldError,
+    number_problem,
     scroll_page,
     with_error,
 )
@@ -38,6 +40,9 @@ from app.ui.measure.conditions_box import ConditionsBox
 from app.ui.measure.form_fields import ADVANCED, OTHER_LABELS, PAGE_NAMES, STUDY, Field, FormFields
 from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
 from app.ui.measure.study_page import StudyControls
+
+#: The range's fields: their values are the sweep's only while no list is typed.
+RANGE_KEYS = ("range_from", "range_to", "range_step")
 
 
 class _PeerError:
@@ -152,6 +157,13 @@ class SetupPanel(QWidget):
         cell = self._register("values", "Values list", self.study.custom_values, STUDY)
         grid.addWidget(cell, 4, 1, 1, 3)
         grid.addWidget(self.study.values_count, 5, 1, 1, 3)
+        values_error = self._fields["values"].error
+        for key, text, spin in (
+            ("range_from", "Values from", self.study.range_from),
+            ("range_to", "Values to", self.study.range_to),
+            ("range_step", "Values step", self.study.range_step),
+        ):
+            self._fields[key] = Field(text, spin, values_error, STUDY)
 
         self._grid_field(grid, 6, 0, "repetitions", "&Runs per point", self.study.repetitions)
         self._grid_field(grid, 6, 2, "duration", "Seconds per ru&n", self.study.duration)
@@ -259,6 +271,13 @@ class SetupPanel(QWidget):
             spin.valueChanged.connect(self._changed)
         for dspin in (*adv.numbers.values(), adv.early_fraction):
             dspin.valueChanged.connect(self._changed)
+        # A number typed that no value is (a letter, too many digits) changes no value: its
+        # text is checked as it is typed.
+        for field in self._fields.values():
+            if isinstance(field.control, QAbstractSpinBox):
+                edit = field.control.lineEdit()
+                assert edit is not None
+                edit.textChanged.connect(self._changed)
         for edit in (
             self.study.custom_values,
             self.study.name_edit,
@@ -337,7 +356,15 @@ class SetupPanel(QWidget):
     def build_candidate(self) -> tuple[Plan, list[tuple[str, str]]]:
         """The plan the form describes, even when it cannot run, with (field, sentence)
         problems."""
-        problems: list[tuple[str, str]] = []
+        # What is typed in a number field and is no value it takes comes first: the plan
+        # holds its last value meanwhile, which was not typed.
+        problems = [
+            (key, problem)
+            for key, field in self._fields.items()
+            if field.control.isEnabled()
+            and (problem := number_problem(field.control))
+            and (key not in RANGE_KEYS or self.study.uses_range())
+        ]
         values, values_problem = self.study.values()
         if values_problem:
             problems.append(("values", values_problem))

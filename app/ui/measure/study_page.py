@@ -137,6 +137,11 @@ class StudyControls:
         self.range_row.setVisible(not named)
         self.list_label.setText("&Values" if named else "or &list")
 
+    def uses_range(self) -> bool:
+        """Whether the sweep's values are the range's (no list typed, a variable of numbers)."""
+        variable = self.variable.currentData()
+        return not categorical(variable) and not self.custom_values.text().strip()
+
     def fill_range(self, variable: Variable) -> None:
         if categorical(variable):  # names have no range: the list starts with examples
             self.custom_values.setText(", ".join(SWEPT[variable].examples))

@@ -39,7 +39,7 @@ from app.study.responsiveness.results import (
     TestStarted,
     latency_text,
 )
-from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible
+from app.ui.common.widgets import ERROR_COLOUR, ComboBox, SpinBox, accessible, typed_refusal
 from app.ui.common.worker import Worker, wire
 from app.ui.context import AppContext
 from app.ui.responsiveness.card import ResultCard
@@ -195,6 +195,9 @@ class ResponsivenessTab(QWidget):
             return
         if self.study_running():
             self._problem("A study is running on the Measure tab: stop it, or wait for it.")
+            return
+        if refusal := typed_refusal(self):
+            self._problem(refusal)
             return
         try:
             peer = self._chosen_peer()

@@ -20,7 +20,7 @@ from app.domain.errors import LinkLabError
 from app.study.host.server_pool import MAX_POOL, pool_for, pool_ports
 from app.study.lab.class_station import announce_pool
 from app.ui.common.background import Background
-from app.ui.common.widgets import SpinBox, accessible
+from app.ui.common.widgets import SpinBox, accessible, typed_refusal
 from app.ui.server.local_servers import LocalServers
 
 
@@ -89,6 +89,9 @@ class PoolControls(QGroupBox):
         self.stop_button.setEnabled(running)
 
     def start(self) -> None:
+        if refusal := typed_refusal(self):
+            self.status.setText(refusal)
+            return
         try:
             url = collector_url(self.collector.text()) if self.collector.text().strip() else ""
             token = check_token(self.token.text(), "The instructor token") if url else ""

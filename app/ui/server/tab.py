@@ -31,7 +31,7 @@ from app.engine.drivers.driver import EngineDriver
 from app.engine.lan.netinfo import LocalAddress, local_addresses
 from app.engine.process.servers import LocalServer, firewall_note
 from app.ui.common.log_view import LogView
-from app.ui.common.widgets import ComboBox, SpinBox
+from app.ui.common.widgets import ComboBox, SpinBox, number_problem
 from app.ui.context import AppContext
 from app.ui.server.local_servers import LocalServers
 from app.ui.server.pool import PoolControls
@@ -206,6 +206,11 @@ class ServerControls(QGroupBox):
 
     # -- actions: the server waits up to ~5 s for the port to listen --------------------------
     def _start(self) -> None:
+        if problem := number_problem(self.port):  # never a port that was not typed
+            self._error = f"The {self.title_text}'s port: {problem}"
+            self.refresh()
+            self.port.setFocus()
+            return
         self._begin_busy("Starting…", self._start_now)
 
     def _stop(self) -> None:

@@ -112,6 +112,9 @@ class SettingsTab(QWidget):
             spin = named(SpinBox(), f"{driver.serve_name}_port_default")
             spin.setRange(1, 65535)
             spin.setValue(self._context.default_port(key))
+            # Kept once typed (Enter, or leaving the field), not digit by digit: "5301" is
+            # never stored as 5, 53 and 530 on the way.
+            spin.setKeyboardTracking(False)
             spin.setToolTip(
                 f"The port new peers and LinkLab's own {title} use unless told otherwise "
                 f"({driver.port_flags_text})."
