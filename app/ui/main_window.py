@@ -60,6 +60,25 @@ def first_size(available: QSize) -> QSize:
     return QSize(min(DEFAULT_SIZE.width(), room.width()), min(DEFAULT_SIZE.height(), room.height()))
 
 
+def closing_question(*, monitor: bool) -> tuple[str, str]:
+    """The title and question of closing the window while a study or a monitor runs: what
+    becomes of what it measured (the runner's Stop keeps the run in progress, unfinished in
+    a study, as a run of its intervals in a monitor)."""
+    if monitor:
+        return (
+            "Stop the monitor?",
+            "A monitor is running. Stop it and close LinkLab? Everything it measured is "
+            "saved: the run in progress is kept as a run of the intervals it measured so far, "
+            "and the monitor is listed in Sessions.",
+        )
+    return (
+        "Stop the study?",
+        "A study is running. Stop it and close LinkLab? Every finished run is saved, and the "
+        "run in progress is kept unfinished with the intervals it measured so far; Resume in "
+        "Sessions measures it again.",
+    )
+
+
 class MainWindow(QMainWindow):
     def __init__(
         self,
@@ -335,11 +354,11 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.measure.running and not self._shut_down:
+            title, question = closing_question(monitor=self.measure.monitor.running)
             answer = QMessageBox.question(
                 self,
-                "Stop the study?",
-                "A study is running. Stop it and close LinkLab? Every finished run is "
-                "already saved; the run in progress is dropped.",
+                title,
+                question,
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                 QMessageBox.StandardButton.No,
             )
