@@ -67,3 +67,18 @@ def test_an_exercise_locks_the_mark(window: MainWindow, user: User, tmp_path: Pa
     field = user.find("DSCP / access category", QLineEdit)
     assert not field.isEnabled() and "Locked by the exercise" in field.toolTip()
     assert field.text() == "VO" and "-S 184" in user.text("Command")
+
+
+def test_back_to_packet_size_the_names_give_way_to_its_range(user: User) -> None:
+    user.choose("Sweep", "DSCP / access category")
+    assert user.text("Values list") == "BK, BE, VI, VO"
+    user.choose("Sweep", "Packet size")
+    assert user.text("Values list") == ""  # the names are no packet sizes
+    assert user.can_see("Values from")
+    assert "6 values: 128, 384" in user.visible_text()  # the count under the list
+    assert "must be numbers" not in user.visible_text()
+    assert "No command yet" not in user.text("Command")
+    # A list of numbers typed for one variable of numbers stays for another.
+    user.type("Values list", "2, 4")
+    user.choose("Sweep", "Parallel streams")
+    assert user.text("Values list") == "2, 4"

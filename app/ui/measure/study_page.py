@@ -123,6 +123,7 @@ class StudyControls:
         self.estimate = QLabel()
         self.estimate.setObjectName("estimate")
         accessible(self.estimate, "Estimated time")
+        self._named = False  # the list holds names (the variable chosen sweeps names)
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("session_name")
         self.name_edit.setToolTip(
@@ -143,9 +144,15 @@ class StudyControls:
         return not categorical(variable) and not self.custom_values.text().strip()
 
     def fill_range(self, variable: Variable) -> None:
+        """The values a newly chosen variable starts from: a sweep of names its examples in
+        the list, one of numbers its starting range (a list of names left from a sweep of
+        names goes: they are no values of it)."""
+        named_before, self._named = self._named, categorical(variable)
         if categorical(variable):  # names have no range: the list starts with examples
             self.custom_values.setText(", ".join(SWEPT[variable].examples))
             return
+        if named_before:
+            self.custom_values.clear()
         start, stop, step = SWEPT[variable].sweep_range
         self.range_from.setValue(start)
         self.range_to.setValue(stop)
