@@ -9,12 +9,14 @@ from pathlib import Path
 
 import platformdirs
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -342,6 +344,19 @@ class MainWindow(QMainWindow):
     def _compare(self, session_ids: list[str]) -> None:
         self.compare_tab.load_sessions(session_ids)
         self.tabs.setCurrentWidget(self.compare_tab)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter presses the push button that has the keyboard focus, as Space does (Qt does so
+        only in dialogs): a key event no control took comes here."""
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        focus = QApplication.focusWidget()
+        if enter and plain and isinstance(focus, QPushButton) and focus.window() is self:
+            if focus.isEnabled() and focus.isVisible():
+                focus.click()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     # -- layout and closing ----------------------------------------------------------------
     def _restore_layout(self) -> None:
