@@ -29,6 +29,7 @@ from app.study.sweep.describe import changes, extent_text
 from app.study.sweep.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
 from app.ui.common import main_thread_gc
+from app.ui.common.saved import dismiss_saved
 from app.ui.common.widgets import scroll_when_small
 from app.ui.common.worker import Worker, once
 from app.ui.compare.tab import CompareTab
@@ -140,6 +141,9 @@ class MainWindow(QMainWindow):
         self.responsiveness.status_message.connect(self.status_label.setText)
         self.class_tab.status_message.connect(self.status_label.setText)
         self.measure.session_saved.connect(lambda _sid: self.sessions.refresh())
+        # A file saved before is old news once a measurement starts: its notice goes.
+        for tab in (self.measure, self.responsiveness):
+            tab.running_changed.connect(lambda on: dismiss_saved(self) if on else None)
         self.responsiveness.result_kept.connect(lambda _id: self.sessions.refresh())
         self.responsiveness.show_requested.connect(self._show_result)
         self.sessions.resume_requested.connect(self._resume)

@@ -107,6 +107,13 @@ def notice_of(window: QMainWindow) -> SavedNotice:
     return notice
 
 
+def dismiss_saved(window: QMainWindow) -> None:
+    """The notice of a file saved goes (something new begins: its news takes the bar)."""
+    found = window.statusBar().findChild(SavedNotice, NOTICE_NAME)
+    if found is not None:
+        found.hide()
+
+
 def confirm_saved(widget: QWidget, path: Path | Sequence[Path], what: str = "") -> None:
     """Say on screen that path (or paths) was written: the status bar's notice of the window
     widget is in, which stays until closed or the next file saved. A widget in no main window

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import SignalInstance
-from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTabWidget, QWidget
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QProgressBar, QTabWidget, QWidget
 
 from app.domain.net import IpVersion
 from app.domain.plan import Peer, Plan
@@ -24,6 +24,7 @@ class MeasureTab(Protocol):
     charts: QTabWidget
     log: QPlainTextEdit
     command: QLineEdit
+    progress: QProgressBar
     table: QWidget
     _plan: Plan | None
     other_test_running: Callable[[], bool]
@@ -36,6 +37,7 @@ class MeasureTab(Protocol):
     def status_message(self) -> SignalInstance: ...
     def _say(self, text: str, error: bool = False) -> None: ...
     def _set_buttons(self) -> None: ...
+    def idle_progress(self) -> None: ...
     def _show_command(self) -> None: ...
 
 
@@ -53,6 +55,7 @@ def peer_ready(tab: MeasureTab, plan: Plan) -> None:
         tab.setup.peer_row.show_ports(plan.peer.ports)
     else:
         tab.setup.peer_row.remember(plan.peer.host)
+        tab.setup.peer_row.show_note(f"{plan.peer.host} answers.")  # not an older refusal
 
 
 def attach_monitor(tab: MeasureTab) -> MonitorPanel:
@@ -61,6 +64,8 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     tab.charts.addTab(monitor, "Monitor")
 
     def running(on: bool) -> None:
+        if on:
+            tab.idle_progress()  # a study's progress is not the monitor's
         tab.setup.setEnabled(not on)
         tab._set_buttons()
         if not on:

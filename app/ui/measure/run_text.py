@@ -16,10 +16,8 @@ def series_name(plan: Plan, series: Series) -> str:
     return " · ".join(parts)
 
 
-def eta_text(seconds: float | None) -> str:
-    """The time left as the status bar says it: "1:05", "2 h 03 min", or "time" unknown."""
-    if seconds is None:
-        return "time"
+def eta_text(seconds: float) -> str:
+    """The time left as the status bar says it: "1:05", "2 h 03 min"."""
     seconds = round(seconds)
     minutes, secs = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)

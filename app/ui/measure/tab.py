@@ -70,7 +70,9 @@ class MeasureTab(QWidget):
         self._plan: Plan | None = None
         self._running_plan: Plan | None = None
         self._stop_asked_at: float | None = None
-        self._eta = "time"
+        self._eta = ""  # the time left as the status bar says it; "" until there is a figure
+        #: The form as it was before a resume put the resumed session's plan on it.
+        self._form_before: Plan | None = None
         self.setup = SetupPanel(context.peer_history())
         self.setup.setObjectName("setup_panel")
         self.setup.setMinimumWidth(460)
@@ -165,6 +167,8 @@ class MeasureTab(QWidget):
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
+        if self.worker is None and not self.monitor.running:
+            self.idle_progress()  # the last study's progress is not this plan's
         self._set_buttons()
         self._show_command()
         self.last_form.remember()  # what the next start of LinkLab shows
@@ -260,6 +264,7 @@ class MeasureTab(QWidget):
         if self.worker is not None:
             return
         self._say(f"Resuming session {session_id[:8]}…")
+        self._form_before = self.setup.build_candidate()[0]  # back on the form afterwards
         self._launch(study_worker(self.context.door(), resume_session=session_id))
 
     def _launch(self, worker: Worker) -> None:
@@ -283,13 +288,21 @@ class MeasureTab(QWidget):
             finished=self._worker_done,
         )
         self.worker = worker
+        self.progress.setRange(0, 0)  # busy until the plan's runs are known
         self._set_running(True)
         worker.start()
+
+    def idle_progress(self) -> None:
+        """An empty progress bar: nothing measured of the plan on screen."""
+        self.progress.setRange(0, 1)
+        self.progress.reset()
 
     def _prepared(self, event: StudyPrepared) -> None:
         """The plan as it runs: this computer's ports, a peer that answered, series left out."""
         plan = event.plan
         self._running_plan = plan
+        if self._form_before is not None:  # a resume: the greyed form shows what runs
+            self.setup.set_plan(plan)
         if plan.peer.is_this_computer:
             self.setup.peer_row.show_ports(plan.peer.ports)
         else:
@@ -315,7 +328,7 @@ class MeasureTab(QWidget):
         self.table.set_value_header(label)
         self.progress.setRange(0, plan.total_runs)
         self.progress.setValue(0)
-        self._eta = "time"
+        self._eta = ""
 
     def _refused(self, event: PeerRefused) -> None:
         self.setup.peer_row.show_problem(event.sentence, focus=True)
@@ -366,6 +379,10 @@ class MeasureTab(QWidget):
         resumed = f", {event.already_done} already done" if event.already_done else ""
         self._say(f"Session {event.session_id[:8]} started: {event.total_runs} runs{resumed}.")
         self.progress.setValue(event.already_done)
+        plan = self._running_plan
+        if plan is not None and plan.total_runs:  # the plan's estimate, until runs are timed
+            left = event.total_runs - event.already_done
+            self._eta = eta_text(plan.estimated_seconds() * left / plan.total_runs)
 
     def _run_started(self, event: RunStarted) -> None:
         plan = self._running_plan
@@ -380,9 +397,10 @@ class MeasureTab(QWidget):
         self.latency_chart.reset()
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
+        left = f" · {self._eta} left" if self._eta else ""
         self.status_message.emit(
             f"{title} · point {event.key.value_index + 1}/{len(plan.values)}"
-            f" · {self.progress.value()}/{plan.total_runs} runs done · {self._eta} left"
+            f" · {self.progress.value()}/{plan.total_runs} runs done{left}"
         )
 
     def _sample(self, event: SampleArrived) -> None:
@@ -435,7 +453,8 @@ class MeasureTab(QWidget):
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
-        self._eta = eta_text(event.eta_s)
+        if event.eta_s is not None:
+            self._eta = eta_text(event.eta_s)
 
     def _session_finished(self, event: SessionFinished) -> None:
         words = status_words(event.status, event.runs_failed)
@@ -457,6 +476,11 @@ class MeasureTab(QWidget):
         self._say(sentence, error=True)
 
     def _worker_done(self) -> None:
+        if self._form_before is not None:  # the form the resume found, back again
+            before, self._form_before = self._form_before, None
+            self.setup.set_plan(before)
+        if self.progress.maximum() == 0:  # it never started (the peer did not answer)
+            self.idle_progress()
         self.worker = None
         self._stop_asked_at = None
         self._set_running(False)
