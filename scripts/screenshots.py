@@ -62,10 +62,12 @@ def main() -> int:
             return shoot(only_found=True)
         if sys.argv[1:] == ["exports"]:  # a sweep's exported chart and report pages alone
             return shoot(only_exports=True)
-        if sys.argv[1:] == ["stored-monitor"]:  # a stored monitor in Sessions alone
+        if sys.argv[1:] == ["stored-monitor"]:  # a stored monitor in Sessions, its report
             return shoot(only_stored_monitor=True)
         if sys.argv[1:] == ["wifi"]:  # the conditions area when Windows refuses the Wi-Fi
             return shoot(only_wifi=True)
+        if sys.argv[1:] == ["typed"]:  # a number typed that no port is, marked, alone
+            return shoot(only_typed=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -120,6 +122,7 @@ def shoot(
     only_exports: bool = False,
     only_stored_monitor: bool = False,
     only_wifi: bool = False,
+    only_typed: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -165,7 +168,12 @@ def shoot(
         return 0
     if only_stored_monitor:
         resize(*SIZES[0])
-        shoot_stored_monitor(user, window, save)
+        shoot_stored_monitor(user, window, save, folder)
+        window.shutdown()
+        return 0
+    if only_typed:
+        resize(*SIZES[0])
+        shoot_typed_port(user, save)
         window.shutdown()
         return 0
     if only_exports:
@@ -266,6 +274,7 @@ def shoot(
     user.click("Start")
     save("measure-error-1280x800.png")
     user.type("Values list", "128, 1408")
+    shoot_typed_port(user, save)
     # A preset: what it changed and how long it takes.
     user.menu("Presets", "Lab 1: TCP vs UDP over run duration")
     save("measure-preset-1280x800.png")
@@ -318,7 +327,7 @@ def shoot(
     shoot_small_screen(user, window, folder, save)
     shoot_monitor(user, window, save)
     shoot_exports(user, window, folder, save)
-    shoot_stored_monitor(user, window, save)
+    shoot_stored_monitor(user, window, save, folder)
     shoot_wifi_refused(user, window, save)
     open_class(user, folder)
     save("class-1280x800.png")
@@ -568,14 +577,31 @@ def shoot_monitor(user: Any, window: Any, save: Any) -> None:
     user.check("Monitor working latency", False)
 
 
-def shoot_stored_monitor(user: Any, window: Any, save: Any) -> None:
-    """Sessions with a stored monitor open: a minute of monitoring this computer, its server
-    stopped for a quarter of a minute in the middle, shown over time with the gap, as live."""
+def shoot_typed_port(user: Any, save: Any) -> None:
+    """A port typed with a letter in it, kept as typed and marked, and Start saying which field
+    to fix; the peer and its port as they were afterwards."""
+    user.tab("Measure")
+    peer = user.text("Peer")
+    user.type("Peer", "192.0.2.10")
+    port = user.text("iperf3 port")
+    user.type("iperf3 port", "52O1")
+    user.click("Start")
+    save("measure-typed-port-1280x800.png")
+    user.type("iperf3 port", port)
+    user.type("Peer", peer)
+
+
+def shoot_stored_monitor(user: Any, window: Any, save: Any, folder: Path) -> None:
+    """Sessions with a stored monitor open: a minute of monitoring this computer with working
+    latency, its server stopped for a quarter of a minute in the middle, shown over time with
+    the gap, as live; then its HTML report, exported with the button, as a browser shows it."""
+    from tests.ui.journey import save_as
     from tests.ui.user import wait_for
 
     window.resize(*SIZES[0])
     user.tab("Measure")
     user.tab("Monitor")
+    user.check("Monitor working latency")
     user.click("Start monitor")
     wait_for(lambda: "Monitoring" in user.text("Monitor status"), 30, "the monitor to start")
     end = time.monotonic() + 25
@@ -597,6 +623,14 @@ def shoot_stored_monitor(user: Any, window: Any, save: Any) -> None:
     user.click_row("Sessions", 0)  # the newest: the monitor just stopped
     wait_for(lambda: user.can_see("Stored monitor chart"), 15, "the monitor's time chart")
     save("monitor-session-1280x800.png")
+    page = folder / "monitor-report.html"
+    with user.answering(save_as(page)):
+        user.click("Export HTML…")
+    wait_for(page.exists, 60, "the monitor's report")
+    render_report(page, OUT / "monitor-report-1280.png", folder / "chromium")
+    user.tab("Measure")
+    user.tab("Monitor")
+    user.check("Monitor working latency", False)
 
 
 def shoot_responsiveness(user: Any, window: Any, save: Any) -> None:

@@ -36,6 +36,8 @@ def test_a_port_is_kept_as_typed_and_marked_until_fixed(
     user.type("iperf3 port", typed)
     user.key(Qt.Key.Key_Tab)  # the cursor leaves the field: the text stays
     assert user.text("iperf3 port") == typed
+    edit = user.find("iperf3 port").lineEdit()  # type: ignore[attr-defined]
+    assert edit.width() >= edit.fontMetrics().horizontalAdvance(typed)  # marked, and readable
     assert reason in user.text("Peer check"), user.text("Peer check")
     assert "No command yet: fix iperf3 port first." in user.text("Command")
     user.click("Start")

@@ -63,7 +63,9 @@ class _TypedAsIs:
         spin: Any = self
         spin.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._tip = ""
+        self._tipped = False  # the tooltip says the typed text's problem
         self._marked = False
+        self._said = ""  # a problem with its value said from outside (a form's check)
         spin.lineEdit().textChanged.connect(self._mark)
 
     def validate(self, text: str, pos: int) -> object:
@@ -96,18 +98,27 @@ class _TypedAsIs:
             return f"{typed} is more than {high}{unit}, the largest it takes."
         return f"Type {kind} {span}."
 
+    def mark(self, problem: str) -> None:
+        """A problem with the value found elsewhere (a form's plan check), marked as one with
+        the text is; "" takes it away. (A style sheet's border would squeeze a spin box without
+        buttons to nothing: its text vanished.)"""
+        self._said = problem
+        self._mark()
+
     def _mark(self) -> None:
         spin: Any = self
-        problem = self.problem()
-        if bool(problem) != self._marked:
-            if problem:
-                self._tip = spin.toolTip()
-            else:
-                spin.setToolTip(self._tip)
-            self._marked = bool(problem)
+        typed = self.problem()
+        if typed:  # the reason in the tooltip, the field's own tip back once it is fixed
+            if not self._tipped:
+                self._tip, self._tipped = spin.toolTip(), True
+            spin.setToolTip(typed)
+        elif self._tipped:
+            spin.setToolTip(self._tip)
+            self._tipped = False
+        marked = bool(typed or self._said)
+        if marked != self._marked:
+            self._marked = marked
             spin.update()
-        if problem:
-            spin.setToolTip(problem)
 
     def _keeping(self, handle: Callable[[], None]) -> None:
         """Let Qt handle an event that would put the last value back in place of text it
@@ -160,6 +171,15 @@ class DoubleSpinBox(_WheelOnFocus, _TypedAsIs, QDoubleSpinBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._typed_init()
+
+
+def mark_field(widget: QWidget, problem: str) -> None:
+    """A field marked with the reason its value is a problem ("": unmarked): a number field
+    by its own frame, any other by a red border."""
+    if isinstance(widget, _TypedAsIs):
+        widget.mark(problem)
+    else:
+        widget.setStyleSheet(INVALID_STYLE if problem else "")
 
 
 def number_problem(widget: QWidget) -> str:

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QWidget
 
-from app.ui.common.widgets import INVALID_STYLE, FieldError, accessible, with_error
+from app.ui.common.widgets import FieldError, accessible, mark_field, with_error
 
 STUDY, ADVANCED = 0, 1
 PAGE_NAMES = ("Study", "Advanced")
@@ -74,14 +74,14 @@ class FormFields:
                     self._disabled.discard(key)
                     field.control.setEnabled(True)
                 field.control.setToolTip(original)
-            field.control.setStyleSheet("")
+            mark_field(field.control, "")
             field.error.show_problem("")
         shown: dict[str, str] = {}
         for key, sentence in problems:
             marked = lookup.get(key) or self.fields.get(key)
             if marked is None or marked.label in shown:
                 continue
-            marked.control.setStyleSheet(INVALID_STYLE)
+            mark_field(marked.control, sentence)
             marked.control.setToolTip(sentence)
             marked.error.show_problem(sentence)
             shown[marked.label] = sentence
