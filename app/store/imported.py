@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from app.domain.records import SessionStatus, utc_now
 from app.store.db import Database
+from app.store.latency_seconds import insert_seconds
 from app.store.rows import StoredSession, insert_run, insert_samples, upsert_peer
 from app.store.trash import FORGET_DELETED
 
@@ -75,5 +76,6 @@ def import_sessions(db: Database, sessions: Sequence[StoredSession]) -> tuple[li
                     metrics=r.metrics,
                 )
                 insert_samples(conn, run_id, run.samples)
+                insert_seconds(conn, run_id, run.seconds)
             imported.append(record.id)
     return imported, skipped

@@ -5,7 +5,7 @@ bounds allow."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from app.domain.results import LatencySecond
 from app.engine.readings.bounds import beyond
@@ -13,6 +13,8 @@ from app.store.db import Database
 
 #: The schema that keeps them (app.store.schema).
 SINCE_SCHEMA = 12
+#: A run's seconds, by its id.
+SELECT = "SELECT second, median_ms, answered, lost FROM latency_seconds WHERE run_id = ?"
 
 
 def insert_seconds(conn: sqlite3.Connection, run_id: int, seconds: Sequence[LatencySecond]) -> None:
@@ -32,16 +34,20 @@ def read_seconds(db: Database, run_id: int) -> list[LatencySecond]:
     figures are beyond their bounds (damaged, or written by hand) left out."""
     if db.version < SINCE_SCHEMA:
         return []  # an older file, only read: it kept none
-    rows = db.query(
-        "SELECT second, median_ms, answered, lost FROM latency_seconds WHERE run_id = ? "
-        "ORDER BY second",
-        (run_id,),
-    )
+    rows = db.query(f"{SELECT} ORDER BY second", (run_id,))
+    return seconds_from_rows(rows)
+
+
+def seconds_from_rows(rows: Iterable[Sequence[object]]) -> list[LatencySecond]:
+    """Rows of SELECT as seconds, those beyond their bounds left out."""
     found = []
     for row in rows:
-        second, answered, lost = _count(row["second"]), _count(row["answered"]), _count(row["lost"])
-        median = row["median_ms"]
+        second, answered, lost = _count(row[0]), _count(row[2]), _count(row[3])
+        median = row[1]
         if second is None or answered is None or lost is None or beyond("latency_ms", median):
             continue
-        found.append(LatencySecond(second, median, answered, lost))
+        assert median is None or isinstance(median, int | float)  # beyond() said it is
+        found.append(
+            LatencySecond(second, None if median is None else float(median), answered, lost)
+        )
     return found

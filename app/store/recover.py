@@ -14,9 +14,10 @@ from typing import Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.records import METRIC_FIELDS, SessionStatus
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 from app.store.db import Database
 from app.store.imported import import_sessions
+from app.store.latency_seconds import SELECT, seconds_from_rows
 from app.store.rows import (
     StoredRun,
     StoredSession,
@@ -243,6 +244,14 @@ def _samples(conn: sqlite3.Connection, run_id: int) -> tuple[tuple[Sample, ...],
     return tuple(samples), max(0, (expected or 0) - len(samples))
 
 
+def _seconds(conn: sqlite3.Connection, run_id: int) -> tuple[LatencySecond, ...]:
+    """The run's seconds of working latency that can be read (none before schema 12)."""
+    if "run_id" not in _columns(conn, "latency_seconds"):
+        return ()
+    rows = _scan(conn, f"{SELECT} ORDER BY second {{order}}", (run_id,))
+    return tuple(seconds_from_rows(rows))
+
+
 def _runs(
     conn: sqlite3.Connection, session_id: str, found: Recovered
 ) -> tuple[list[StoredRun], int]:
@@ -266,7 +275,8 @@ def _runs(
             f"{_NAMES.get(name, name)} of run {record.id} (session {session_id[:8]})"
             for name in empty
         ]
-        runs.append(StoredRun(record, samples, values["flows_json"] or "[]"))
+        seconds = _seconds(conn, record.id)
+        runs.append(StoredRun(record, samples, values["flows_json"] or "[]", seconds))
     expected = _count(conn, "SELECT count(*) FROM runs WHERE session_id = ?", (session_id,))
     lost = max(unreadable, (expected or 0) - len(runs))
     return runs, lost

@@ -27,7 +27,7 @@ from app.domain.records import (
     SessionRecord,
     SessionStatus,
 )
-from app.domain.results import Sample
+from app.domain.results import LatencySecond, Sample
 from app.engine.readings.bounds import beyond
 from app.store.db import StoreError
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
@@ -210,11 +210,13 @@ def owner_alive(pid: int | None, started: float | None) -> bool:
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A run as another database held it: the record, its samples, its flows as JSON."""
+    """A run as another database held it: the record, its samples, its flows as JSON, and its
+    seconds of working latency."""
 
     record: RunRecord
     samples: tuple[Sample, ...]
     flows_json: str
+    seconds: tuple[LatencySecond, ...] = ()
 
 
 @dataclass(frozen=True)

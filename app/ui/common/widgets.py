@@ -51,62 +51,65 @@ class _WheelOnFocus:
             event.ignore()  # the scroll area under it scrolls instead
 
 
-class _TypedAsIs:
-    """A number field keeps what is typed as typed: a keystroke it cannot take is not dropped,
-    and text that is no value in its range is never replaced by one (Qt's spin boxes do both
-    silently: "52O1" became 521, "99999" 9999). Such text is marked with a red frame, its
-    reason in the tooltip and in problem(), which whoever uses the value asks first."""
+#: Qt's judgement of a spin box's text: its state, the text and the cursor.
+Judgement = tuple[QValidator.State, str, int]
 
-    _whole: bool  # whole numbers only (QSpinBox), or decimals (QDoubleSpinBox)
 
-    def _typed_init(self) -> None:
-        spin: Any = self
-        spin.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+class _Typed:
+    """What a number field typed as is keeps (SpinBox, DoubleSpinBox): Qt's spin boxes drop a
+    keystroke they cannot take and put the last value back on leaving ("52O1" became 521,
+    "99999" 9999, silently). These keep the text as typed, mark text that is no value in
+    their range with a red frame (the reason in the tooltip and in problem(), which whoever
+    uses the value asks first), and put nothing back."""
+
+    def __init__(self, spin: QAbstractSpinBox, whole: bool, judge: Callable[[str], Judgement]):
+        self.spin = spin
+        self.whole = whole  # whole numbers only, or decimals
+        self._judge = judge  # the spin box's own validate()
         self._tip = ""
         self._tipped = False  # the tooltip says the typed text's problem
-        self._marked = False
+        self.marked = False
         self._said = ""  # a problem with its value said from outside (a form's check)
-        spin.lineEdit().textChanged.connect(self._mark)
+        spin.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        spin.lineEdit().textChanged.connect(self.update)
 
-    def validate(self, text: str, pos: int) -> object:
-        result = super().validate(text, pos)  # type: ignore[misc]
-        state = result[0] if isinstance(result, tuple) else result
+    @staticmethod
+    def kept(judged: Judgement) -> Judgement:
+        """Qt's judgement of text, with what it would refuse kept (and so marked)."""
+        state, text, pos = judged
         if state == QValidator.State.Invalid:
-            return (QValidator.State.Intermediate, text, pos)  # kept, and marked
-        return result
+            return (QValidator.State.Intermediate, text, pos)
+        return judged
 
     def problem(self) -> str:
-        """Why the text typed is no value this field takes; "" when it is one."""
-        spin: Any = self
+        spin = self.spin
         text = spin.lineEdit().text()
-        result = super().validate(text, len(text))  # type: ignore[misc]
-        if (result[0] if isinstance(result, tuple) else result) == QValidator.State.Acceptable:
+        if self._judge(text)[0] == QValidator.State.Acceptable:
             return ""
-        typed = text.removeprefix(spin.prefix()).removesuffix(spin.suffix()).strip()
-        low, high = spin.textFromValue(spin.minimum()), spin.textFromValue(spin.maximum())
-        unit = spin.suffix().rstrip()
-        span = f"from {low} to {high}{unit}"
-        kind = "a whole number" if self._whole else "a number"
+        prefix, suffix = spin.property("prefix") or "", spin.property("suffix") or ""
+        typed = text.removeprefix(prefix).removesuffix(suffix).strip()
+        low, high = spin.property("minimum"), spin.property("maximum")
+        low_text, high_text = spin.textFromValue(low), spin.textFromValue(high)  # type: ignore[attr-defined]
+        unit = suffix.rstrip()
+        span = f"from {low_text} to {high_text}{unit}"
+        kind = "a whole number" if self.whole else "a number"
         if not typed:
             return f"Type {kind} {span}."
         number, ok = spin.locale().toDouble(typed)
-        if not ok or (self._whole and number != int(number)):
+        if not ok or (self.whole and number != int(number)):
             return f"“{typed}” is not {kind}: type one {span}."
-        if number < spin.minimum():
-            return f"{typed} is less than {low}{unit}, the smallest it takes."
-        if number > spin.maximum():
-            return f"{typed} is more than {high}{unit}, the largest it takes."
+        if number < low:
+            return f"{typed} is less than {low_text}{unit}, the smallest it takes."
+        if number > high:
+            return f"{typed} is more than {high_text}{unit}, the largest it takes."
         return f"Type {kind} {span}."
 
     def mark(self, problem: str) -> None:
-        """A problem with the value found elsewhere (a form's plan check), marked as one with
-        the text is; "" takes it away. (A style sheet's border would squeeze a spin box without
-        buttons to nothing: its text vanished.)"""
         self._said = problem
-        self._mark()
+        self.update()
 
-    def _mark(self) -> None:
-        spin: Any = self
+    def update(self) -> None:
+        spin = self.spin
         typed = self.problem()
         if typed:  # the reason in the tooltip, the field's own tip back once it is fixed
             if not self._tipped:
@@ -116,15 +119,15 @@ class _TypedAsIs:
             spin.setToolTip(self._tip)
             self._tipped = False
         marked = bool(typed or self._said)
-        if marked != self._marked:
-            self._marked = marked
+        if marked != self.marked:
+            self.marked = marked
             spin.update()
 
-    def _keeping(self, handle: Callable[[], None]) -> None:
+    def keeping(self, handle: Callable[[], None]) -> None:
         """Let Qt handle an event that would put the last value back in place of text it
         cannot take (leaving the field, Enter, being hidden or shown again), and keep the
         text."""
-        edit = self.lineEdit()  # type: ignore[attr-defined]
+        edit = self.spin.lineEdit()
         text, cursor = edit.text(), edit.cursorPosition()
         invalid = bool(self.problem())
         handle()
@@ -132,52 +135,85 @@ class _TypedAsIs:
             edit.setText(text)
             edit.setCursorPosition(cursor)
 
-    def focusOutEvent(self, event: QFocusEvent) -> None:
-        self._keeping(lambda: super(_TypedAsIs, self).focusOutEvent(event))  # type: ignore[misc]
-
-    def showEvent(self, event: QShowEvent) -> None:
-        self._keeping(lambda: super(_TypedAsIs, self).showEvent(event))  # type: ignore[misc]
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        self._keeping(lambda: super(_TypedAsIs, self).hideEvent(event))  # type: ignore[misc]
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        handle = super().keyPressEvent  # type: ignore[misc]
+    def key(self, event: QKeyEvent, handle: Callable[[QKeyEvent], None]) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._keeping(lambda: handle(event))
+            self.keeping(lambda: handle(event))
         else:
             handle(event)
 
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)  # type: ignore[misc]
-        if self._marked:  # a frame of its own: a form's style sheet may replace any other
-            painter = QPainter(self)  # type: ignore[arg-type]
+    def paint(self) -> None:
+        if self.marked:  # a frame of its own: a style sheet's border would squeeze the field
+            painter = QPainter(self.spin)
             painter.setPen(QPen(QColor(ERROR_COLOUR), 2))
-            painter.drawRect(self.rect().adjusted(1, 1, -1, -1))  # type: ignore[attr-defined]
+            painter.drawRect(self.spin.rect().adjusted(1, 1, -1, -1))
             painter.end()
 
 
-class SpinBox(_WheelOnFocus, _TypedAsIs, QSpinBox):
-    _whole = True
+class SpinBox(_WheelOnFocus, QSpinBox):
+    """A whole-number field that keeps what is typed (_Typed)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._typed_init()
+        self.typed = _Typed(self, True, lambda text: super(SpinBox, self).validate(text, len(text)))
+
+    def validate(self, input: str, pos: int) -> Judgement:
+        return _Typed.kept(super().validate(input, pos))
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.typed.keeping(lambda: super(SpinBox, self).focusOutEvent(event))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.typed.keeping(lambda: super(SpinBox, self).showEvent(event))
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.typed.keeping(lambda: super(SpinBox, self).hideEvent(event))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        self.typed.key(event, super().keyPressEvent)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self.typed.paint()
 
 
-class DoubleSpinBox(_WheelOnFocus, _TypedAsIs, QDoubleSpinBox):
-    _whole = False
+class DoubleSpinBox(_WheelOnFocus, QDoubleSpinBox):
+    """A decimal field that keeps what is typed (_Typed)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._typed_init()
+        judge = super().validate
+        self.typed = _Typed(self, False, lambda text: judge(text, len(text)))
+
+    def validate(self, input: str, pos: int) -> Judgement:
+        return _Typed.kept(super().validate(input, pos))
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.typed.keeping(lambda: super(DoubleSpinBox, self).focusOutEvent(event))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.typed.keeping(lambda: super(DoubleSpinBox, self).showEvent(event))
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.typed.keeping(lambda: super(DoubleSpinBox, self).hideEvent(event))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        self.typed.key(event, super().keyPressEvent)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self.typed.paint()
+
+
+def _typed(widget: QWidget) -> _Typed | None:
+    return widget.typed if isinstance(widget, SpinBox | DoubleSpinBox) else None
 
 
 def mark_field(widget: QWidget, problem: str) -> None:
     """A field marked with the reason its value is a problem ("": unmarked): a number field
     by its own frame, any other by a red border."""
-    if isinstance(widget, _TypedAsIs):
-        widget.mark(problem)
+    typed = _typed(widget)
+    if typed is not None:
+        typed.mark(problem)
     else:
         widget.setStyleSheet(INVALID_STYLE if problem else "")
 
@@ -185,7 +221,8 @@ def mark_field(widget: QWidget, problem: str) -> None:
 def number_problem(widget: QWidget) -> str:
     """Why a number field's text is no value it takes ("" when it is one, or for another
     control)."""
-    return widget.problem() if isinstance(widget, _TypedAsIs) else ""
+    typed = _typed(widget)
+    return typed.problem() if typed is not None else ""
 
 
 def typed_refusal(root: QWidget) -> str:
@@ -203,12 +240,10 @@ def typed_refusal(root: QWidget) -> str:
 def typed_problem(root: QWidget) -> tuple[QWidget, str] | None:
     """The first number field in root (or root itself) whose text is no value it takes, and
     why: an action that reads them says so, and goes there, instead of using another."""
-    fields = [root] if isinstance(root, _TypedAsIs) else []
-    fields += [w for w in root.findChildren(QAbstractSpinBox) if isinstance(w, _TypedAsIs)]
+    fields: list[QWidget] = [root, *root.findChildren(QAbstractSpinBox)]
     for field in fields:
-        problem = field.problem()
-        if problem and field.isEnabled():  # type: ignore[attr-defined]
-            return field, problem  # type: ignore[return-value]
+        if field.isEnabled() and (problem := number_problem(field)):
+            return field, problem
     return None
 
 
