@@ -13,6 +13,7 @@ from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, utc_now
 from app.domain.results import LatencySecond, Sample
 from app.store.db import SCHEMA_VERSION, Database
+from app.store.recover import recover
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.sweep.sample_writer import SampleWriter
@@ -88,3 +89,18 @@ def test_a_row_beyond_the_bounds_is_left_out(tmp_path: Path) -> None:
     conn.close()
     with Database(path, readonly=True) as db:
         assert SessionStore(db).latency_seconds(run_id) == [LatencySecond(0, 5.0, 10, 0)]
+
+
+def test_recovery_copies_the_seconds(tmp_path: Path) -> None:
+    source, target = tmp_path / "db.sqlite3", tmp_path / "copy.sqlite3"
+    kept = [LatencySecond(0, 5.0, 10, 0), LatencySecond(1, None, 0, 4)]
+    with Database(source) as db:
+        store = SessionStore(db)
+        sid, run_id = _begin(store)
+        store.finish_run(run_id, metrics=RunMetrics(throughput_bps=1e6), seconds=kept)
+    found = recover(source, target)
+    assert found.runs_saved == 1
+    with Database(target, readonly=True) as db:
+        store = SessionStore(db)
+        (run,) = store.runs(sid)
+        assert store.latency_seconds(run.id) == kept
