@@ -13,6 +13,7 @@ from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.conftest import engine_children
 from tests.ui.test_measure import plan_sweep
+from tests.ui.test_monitor import charted
 from tests.ui.user import User, wait_for
 
 pytestmark = pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
@@ -64,13 +65,7 @@ def test_closing_mid_monitor_keeps_its_run_as_a_run_of_its_intervals(
 ) -> None:
     user.tab("Monitor")
     user.click("Start monitor")
-    chart = user.find("Monitor chart")
-
-    def points() -> int:
-        chart.redraw()  # type: ignore[attr-defined]
-        return sum(chart.drawn("throughput").values())  # type: ignore[attr-defined]
-
-    wait_for(lambda: points() >= 2, 20, "two intervals")
+    wait_for(lambda: charted(user) >= 2, 20, "two intervals")
     question = close_answering_yes(window, user)
     assert "Stop it and close LinkLab?" in question and "dropped" not in question
     assert "the run in progress is kept as a run of the intervals it measured" in question

@@ -28,6 +28,13 @@ def figures(user: User) -> dict[str, list[str]]:
     return {name: [row[i] for row in rows] for i, name in enumerate(names)}
 
 
+def charted(user: User) -> int:
+    """Points the monitor's chart draws of its throughput now."""
+    chart = user.find("Monitor chart")
+    chart.redraw()  # type: ignore[attr-defined]
+    return sum(chart.drawn("throughput").values())  # type: ignore[attr-defined]
+
+
 def width(chart: QWidget) -> float:
     """Seconds across the chart's time axis."""
     low, high = chart.viewRange()[0]  # type: ignore[attr-defined]
@@ -122,8 +129,7 @@ def test_a_peer_that_goes_away_is_said_and_the_monitor_goes_on_when_it_is_back(
     chart = user.find("Monitor chart")
 
     def points() -> int:
-        chart.redraw()  # type: ignore[attr-defined]
-        return sum(chart.drawn("throughput").values())  # type: ignore[attr-defined]
+        return charted(user)
 
     wait_for(lambda: points() >= 2, 20, "two points charted")
     loopback = window.context.loopback

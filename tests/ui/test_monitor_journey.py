@@ -18,7 +18,7 @@ from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.test_cli import linklab
 from tests.ui.test_compare_flow import save_as
-from tests.ui.test_monitor import figures
+from tests.ui.test_monitor import charted, figures
 from tests.ui.user import User, wait_for
 
 
@@ -33,11 +33,9 @@ def test_a_monitor_with_a_gap_is_read_afterwards_in_sessions(
     user.type("iperf3 port", str(port))
     user.tab("Monitor")
     user.click("Start monitor")
-    chart = user.find("Monitor chart")
 
     def points() -> int:
-        chart.redraw()  # type: ignore[attr-defined]
-        return sum(chart.drawn("throughput").values())  # type: ignore[attr-defined]
+        return charted(user)
 
     wait_for(lambda: points() >= 3, 30, "three points charted")
     server.stop()  # the peer's server goes away mid-run
