@@ -14,14 +14,19 @@ from tests.ui.test_sessions_tab import make_session
 from tests.ui.user import User, wait_for
 
 
-def test_a_sessions_exports_are_confirmed_each_replacing_the_last(
-    window: MainWindow, user: User, context: AppContext, tmp_path: Path
-) -> None:
+def one_session_open(user: User, context: AppContext) -> None:
+    """A stored session, opened in Sessions by its row, its exports at hand."""
     make_session(context.db_path, "office wifi", when="2026-01-01T08:00:00.000Z")
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the session")
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Export CSV…"), 10, "the session's view")
+
+
+def test_a_sessions_exports_are_confirmed_each_replacing_the_last(
+    window: MainWindow, user: User, context: AppContext, tmp_path: Path
+) -> None:
+    one_session_open(user, context)
     assert not user.can_see("Saved files")
     written: list[Path] = []
     for button, path in (

@@ -17,7 +17,7 @@ from app.ui.main_window import MainWindow
 from tests.conftest import free_port
 from tests.ui.journey import save_as
 from tests.ui.test_measure import plan_sweep, watch_runs
-from tests.ui.test_sessions_tab import make_session
+from tests.ui.test_saved_notices import one_session_open
 from tests.ui.user import User, wait_for
 
 pytestmark = pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
@@ -77,11 +77,7 @@ def test_a_start_the_peer_refused_leaves_the_progress_bar_empty(
 def test_the_notice_of_a_file_saved_goes_when_a_measurement_starts(
     window: MainWindow, user: User, context: AppContext, tmp_path: Path
 ) -> None:
-    make_session(context.db_path, "office wifi", when="2026-01-01T08:00:00.000Z")
-    user.tab("Sessions")
-    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the session")
-    user.click_row("Sessions", 0)
-    wait_for(lambda: user.can_see("Export CSV…"), 10, "the session's view")
+    one_session_open(user, context)
     out = tmp_path / "office.csv"
     with user.answering(save_as(out)):
         user.click("Export CSV…")
