@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.drivers.fake import FakeDriver
+from app.store.sessions import SessionStore
 from tests.conftest import ROOT_DIR, linklab
+from tests.study.test_monitor_runner import monitor
 
 pytestmark = [
     pytest.mark.usefixtures("iperf3_tool"),
@@ -65,3 +68,20 @@ def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path
     shown = linklab("sessions", "show", session["session_id"], "--db", db)
     assert shown.returncode == 0, shown.stderr
     assert "runs        1/1 (0 failed)" in shown.stdout, shown.stdout
+
+
+def test_a_stored_monitor_is_exported_as_its_report_from_the_command_line(
+    store: SessionStore, tmp_path: Path
+) -> None:
+    runner, _events = monitor(store, FakeDriver(interval_s=0.001), samples=7)
+    outcome = runner.run()
+    page = tmp_path / "monitor.html"
+    done = linklab(
+        "export", outcome.session_id[:8], "--format", "html", "--out", str(page),
+        "--db", str(store.db.path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = page.read_text(encoding="utf-8")
+    for heading in ("Over time", "Over the whole monitor", "Runs chained back to back"):
+        assert f"<h2>{heading}</h2>" in text
+    assert text.count("<tr>") >= 4 + 1 + 2  # the figures' rows, the runs' header and rows

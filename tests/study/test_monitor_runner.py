@@ -218,3 +218,10 @@ def test_stored_runs_are_placed_on_the_monitors_time_axis_with_their_gap() -> No
     assert row.what == "upload (received)"
     assert row.low == 40e6 and row.now == 60e6  # the 0.3 s interval is not the Min
     assert traces.throughput["upload (received)"].recent.count == 6  # but it is drawn
+
+
+def test_the_run_stop_cuts_short_keeps_the_engines_output(store: SessionStore) -> None:
+    runner, _events = monitor(store, FakeDriver(interval_s=0.001), samples=7)  # 5, then 2
+    outcome = runner.run()
+    first, cut = store.runs(outcome.session_id, with_raw=True)
+    assert first.raw_output and cut.raw_output.startswith("fake run of")
