@@ -77,7 +77,7 @@ class ProgressPrinter:
         elif isinstance(event, RunFailed) and event.will_retry:
             self._print(f"Note: {event.retry_note}")
         elif isinstance(event, RunFailed):
-            self._print(f"Run failed: {event.sentence}")
+            self._print(f"Run failed: {event.sentence} {event.then_words}".strip())
         elif isinstance(event, Progress):
             self._progress(event)
         elif isinstance(event, RunStarted) and event.attempt == 1 and not self._tty:

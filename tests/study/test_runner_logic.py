@@ -5,6 +5,7 @@ the runner in tests/study/test_runner.py."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
@@ -197,6 +198,44 @@ def test_failures_in_a_row_after_good_runs_end_completed_with_the_good_ones_coun
     failed = [r for r in store.runs(outcome.session_id) if not r.ok]
     assert failed and all("stopped during run" in r.error for r in failed)
     assert "it answered run 1" in failed[0].error and "LinkLab's own server" in failed[0].error
+
+
+def test_failures_up_to_the_last_run_end_in_the_verdict_not_a_stop(store: SessionStore) -> None:
+    """Every run tried, the last ones failed: the sweep ran to its end, so its status says how
+    many failed, never that it stopped after failures in a row."""
+
+    def fail(key: RunKey, attempt: int) -> LinkLabError | None:
+        return None if key.repetition == 1 else PeerVanished("lab-peer", 13)
+
+    the_plan = plan(
+        protocols=(Protocol.TCP,),
+        ip_versions=(IpVersion.V4,),
+        values=(1408,),
+        repetitions=6,
+        max_consecutive_failures=5,
+    )
+    outcome, events = run(store, the_plan, FakeDriver(fail=fail))
+    assert outcome.status is SessionStatus.COMPLETED
+    assert len(store.runs(outcome.session_id)) == 6
+    assert outcome.reason.startswith("5 of 6 runs failed. The first failure: ")
+    assert "Stopped" not in outcome.reason
+    failures = [e for e in events if isinstance(e, RunFailed) and not e.will_retry]
+    assert [e.then_words for e in failures] == ["The sweep goes on."] * 4 + [
+        "It was the sweep's last run."
+    ]
+
+
+def test_the_failure_that_ends_the_sweep_says_so_not_that_it_goes_on(store: SessionStore) -> None:
+    refuse = FakeDriver(fail=lambda _key, _attempt: PeerVanished("lab-peer", 13))
+    the_plan = plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,), repetitions=3)
+    outcome, events = run(store, replace(the_plan, max_consecutive_failures=2), refuse)
+    failures = [e for e in events if isinstance(e, RunFailed) and not e.will_retry]
+    assert [e.then_words for e in failures] == [
+        "The sweep goes on.",
+        "That is 2 failures in a row: the sweep stops here.",
+    ]
+    assert outcome.reason.startswith("Stopped after 2 failures in a row.")
+    assert len(store.runs(outcome.session_id)) == 2 < the_plan.total_runs
 
 
 def test_early_stop_settles_points_and_resume_adds_nothing(store: SessionStore) -> None:

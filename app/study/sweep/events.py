@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from app.analysis.stats import Summary
 from app.domain.plan import Plan, PointValue, RunKey, Series
@@ -88,6 +89,15 @@ class RunFinished:
     metrics: RunMetrics
 
 
+class AfterFailure(StrEnum):
+    """What the study does after a run failed for good, as the runner knows it then."""
+
+    GOES_ON = "goes-on"  # runs remain, and this failure does not end the study
+    LAST = "last"  # it was the study's last run to do
+    GIVES_UP = "gives-up"  # one failure in a row too many: the study ends here
+    UNSAID = "unsaid"  # runs of the same moment are still going: their outcome decides
+
+
 @dataclass(frozen=True)
 class RunFailed:
     key: RunKey
@@ -98,6 +108,22 @@ class RunFailed:
     attempt: int
     #: Why the run did not start at once, as its error's class says it (LinkLabError.retry_words).
     retry_words: str = "it failed"
+    #: What follows a failure that stays (will_retry False).
+    then: AfterFailure = AfterFailure.UNSAID
+    in_a_row: int = 1  # failures in a row with this one
+
+    @property
+    def then_words(self) -> str:
+        """What follows, in a sentence ("" when the runner cannot know yet)."""
+        if self.will_retry:
+            return ""
+        if self.then is AfterFailure.GOES_ON:
+            return "The sweep goes on."
+        if self.then is AfterFailure.LAST:
+            return "It was the sweep's last run."
+        if self.then is AfterFailure.GIVES_UP:
+            return f"That is {self.in_a_row} failures in a row: the sweep stops here."
+        return ""
 
     @property
     def retry_note(self) -> str:

@@ -31,6 +31,7 @@ from app.store.monitors import count_monitor_runs
 from app.study.host.cpu_sampler import CpuSampler
 from app.study.sweep.describe import duration_text
 from app.study.sweep.events import (
+    AfterFailure,
     LatencyNote,
     MonitorResumed,
     MonitorWaiting,
@@ -113,6 +114,11 @@ class MonitorRunner(StudyRunner):
             self._lost_since = None
             super()._emit(MonitorResumed(back_text(self.plan, gap), gap))
         super()._emit(event)
+
+    def _after_failure(self) -> tuple[AfterFailure, int]:
+        """A monitor tries again for as long as the user lets it run (MonitorWaiting says
+        when)."""
+        return AfterFailure.GOES_ON, 1
 
     def _cut_short(
         self,

@@ -36,6 +36,7 @@ from app.study.host.shaping import (
     route_interfaces,
 )
 from app.study.sweep.events import (
+    AfterFailure,
     LatencyNote,
     LatencyProbed,
     LatencySeconds,
@@ -97,6 +98,11 @@ class StudyRunner:
         self._probes: set[RunProbes] = set()
         self._begun = 0  # runs begun in this process (a retry is the same run)
         self._answered: dict[int, int] = {}  # port -> the last run a server there answered
+        # Where the sweep stands while a group of runs goes on: what a failure there leads to.
+        self._in_a_row = 0  # failures in a row before the group
+        self._group_size = 1
+        self._later: list[list[RunKey]] = []  # the groups after it
+        self._records: list[RunRecord] = []
         self._latency: WorkingLatency | None = None
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
             # The probes' modules load only for a plan that measures latency.
@@ -148,7 +154,7 @@ class StudyRunner:
         finished = len(done)
         remaining = sum(len(g) for g in groups)
         try:
-            for group in groups:
+            for number, group in enumerate(groups):
                 if self._stop.is_set():
                     status, reason = SessionStatus.STOPPED, STOPPED
                     break
@@ -163,6 +169,8 @@ class StudyRunner:
                         int(self.plan.values[todo[0].value_index]),
                         [(k.protocol.value, self._port(k)) for k in todo],
                     )
+                self._in_a_row, self._group_size = consecutive_failures, len(todo)
+                self._later, self._records = groups[number + 1 :], records
                 results = self._run_group(session_id, engine_version, todo)
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
@@ -182,7 +190,9 @@ class StudyRunner:
                         consecutive_failures = 0
                     else:
                         consecutive_failures += 1
-                if consecutive_failures >= self.plan.max_consecutive_failures:
+                # Runs left to try: too many failures in a row end the sweep before them (with
+                # none left, the sweep has ended anyway, and its verdict counts every run).
+                if remaining and consecutive_failures >= self.plan.max_consecutive_failures:
                     last = next(r for r in reversed(results) if r is not None and not r.ok)
                     assert last is not None
                     status, reason = gave_up(records, consecutive_failures, last.error)
@@ -319,8 +329,19 @@ class StudyRunner:
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
                 limit = 2 if once else self._retry.attempts
                 retry = transient(err) and attempt < limit
+                then, in_a_row = self._after_failure()
                 self._emit(
-                    RunFailed(key, value, err.kind, err.sentence, retry, attempt, err.retry_words)
+                    RunFailed(
+                        key,
+                        value,
+                        err.kind,
+                        err.sentence,
+                        retry,
+                        attempt,
+                        err.retry_words,
+                        then,
+                        in_a_row,
+                    )
                 )
                 if retry:
                     writer.unfinished(err.sentence)
@@ -366,6 +387,20 @@ class StudyRunner:
             self._answered[self._port(key)] = number
             self._emit(RunFinished(key, value, writer.run_id, metrics))
             return self._stored(session_id, writer.run_id)
+
+    def _after_failure(self) -> tuple[AfterFailure, int]:
+        """What follows a run of the group in progress failing for good, and the failures in a
+        row it makes (counted as if the group's other runs failed too)."""
+        in_a_row = self._in_a_row + self._group_size
+        # Early stop skips a settled point's runs; a failure settles nothing.
+        left = sum(not self._point_settled(self._records, k) for g in self._later for k in g)
+        if not left:
+            return AfterFailure.LAST, in_a_row
+        if in_a_row < self.plan.max_consecutive_failures:
+            return AfterFailure.GOES_ON, in_a_row
+        if self._group_size == 1:
+            return AfterFailure.GIVES_UP, in_a_row
+        return AfterFailure.UNSAID, in_a_row  # the group's other runs decide
 
     def _named(self, err: LinkLabError, key: RunKey, number: int) -> LinkLabError:
         """A refusal by a server that answered an earlier run is named as what it is: the

@@ -419,7 +419,7 @@ class MeasureTab(QWidget):
         if event.will_retry:  # a note: the retry usually works, and a failure is said then
             self.log.appendPlainText(f"{time.strftime('%H:%M:%S')}  {event.retry_note}")
         else:
-            self._say(event.sentence + " The sweep goes on.", error=True)
+            self._say(f"{event.sentence} {event.then_words}".strip(), error=True)
 
     def _point(self, event: PointUpdated) -> None:
         plan = self._running_plan
