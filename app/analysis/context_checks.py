@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from app.analysis.expectation import value_text
+from app.analysis.expectation import rate_words, value_text
 from app.analysis.expected_findings import OVER_PCT, above_model_causes
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
@@ -18,7 +18,7 @@ from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord
-from app.domain.units import plain_rate
+from app.domain.units import percent_text, plain_rate
 from app.engine.drivers.registry import DRIVERS
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
@@ -170,8 +170,9 @@ def wifi_over_wire(plan: Plan, environment: Mapping[str, Any]) -> str | None:
     ("over Ethernet", "over eth0, a wired interface"), or None."""
     if wifi_stated(plan) is None:
         return None
-    if plan.conditions.medium is Medium.ETHERNET:  # then only a security said Wi-Fi
-        return "over Ethernet (its medium says so)"
+    conditions = plan.conditions
+    if conditions.medium is Medium.ETHERNET and not conditions.medium_detected_by:
+        return "over Ethernet (its medium says so)"  # then only a security said Wi-Fi
     wired = _wired(environment)
     return f"over {wired.interface}, a wired interface" if wired is not None else None
 
@@ -246,7 +247,7 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
     losses = [f"{loss:.1f}" for loss in shown]
     where = _values(plan, [p.value for p in lossy])
     rate = plan.conditions.link_rate_bps
-    under = f"under the link rate of {plain_rate(rate)}" if rate else "under the link's rate"
+    under = f"under {rate_words(plan.conditions)}" if rate else "under the link's rate"
     if plan.variable is Variable.BITRATE:
         sent = "at these target bitrates"
     elif plan.bitrate_bps:
@@ -345,10 +346,9 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
         return None
     top = max(p.efficiency_pct or 0.0 for p in over)
     return (
-        f"{series.label} measured more than the model allows on the "
-        f"{plain_rate(plan.conditions.link_rate_bps or 0)} stated"
+        f"{series.label} measured more than the model allows on {rate_words(plan.conditions)}"
         f"{'' if plan.is_monitor else ' at ' + _values(plan, [p.value for p in over])} "
-        f"(up to {top:.0f} % of the expected "
+        f"(up to {percent_text(top)} % of the expected "
         f"goodput): {above_model_causes(plan)}."
     )
 

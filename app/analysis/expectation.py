@@ -13,7 +13,7 @@ from functools import lru_cache
 from app.analysis.overhead import WIFI, Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import CIPHER_PARTS
 from app.domain.net import Direction, Protocol
-from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.plan import Conditions, Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import point_text, where_set, x_of
 from app.domain.units import format_rate, plain_rate
 
@@ -51,6 +51,20 @@ def expectation_problem(plan: Plan) -> str | None:
     return missing[1] if missing is not None else None
 
 
+def rate_kind(conditions: Conditions) -> str:
+    """Where the link rate came from, as a sentence says it after the rate: 'stated',
+    "detected (wlan0's Wi-Fi PHY rate)"."""
+    source = conditions.link_rate_detected_by
+    return f"detected ({source})" if source else "stated"
+
+
+def rate_words(conditions: Conditions) -> str:
+    """The link rate a sentence is built on, with its kind: 'the 10 Gbit/s link rate
+    stated', "the 866.7 Mbit/s link rate detected (wlan0's Wi-Fi PHY rate)"."""
+    rate = plain_rate(conditions.link_rate_bps or 0)
+    return f"the {rate} link rate {rate_kind(conditions)}"
+
+
 def on_loopback(plan: Plan) -> bool:
     """The plan's traffic stays on this computer: "This computer", or a loopback address or
     name typed as the peer."""
@@ -74,8 +88,9 @@ def loopback_note(plan: Plan) -> str | None:
     rate = plan.conditions.link_rate_bps
     if rate is None or not on_loopback(plan):
         return None
+    kind = "is stated" if not plan.conditions.link_rate_detected_by else "was detected"
     return (
-        f"A {plain_rate(rate)} link rate is stated, but the traffic never crossed that link "
+        f"A {plain_rate(rate)} link rate {kind}, but the traffic never crossed that link "
         f"(it stayed on this computer's loopback): the expected goodput is drawn as a "
         f"reference line only, and no share of it is given. Measure against a peer across "
         f"the link to set the results beside the link's."

@@ -6,17 +6,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.analysis.expectation import expectation_problem, loopback_note, value_text
+from app.analysis.expectation import (
+    expectation_problem,
+    loopback_note,
+    rate_words,
+    value_text,
+)
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary
 from app.domain.net import Protocol
-from app.domain.plan import Plan
+from app.domain.plan import Plan, Variable
 from app.domain.plan_fields import where_set
-from app.domain.units import format_rate, plain_rate
+from app.domain.units import format_rate, percent_text
 
 #: Above this share of the expected goodput, a measurement is more than the link allows.
 OVER_PCT = 101.0
 _FULL = 99.0
+#: Below this share of what the headers allow at the largest point, the link rate is probably
+#: not the path's: hosts that lose three quarters of a link's goodput at its largest packets
+#: are rare, a slower hop or a shaper on the way is not (a 10 Gbit/s adapter on a 100 Mbit/s
+#: switch port, a rate limit at the router).
+SMALL_SHARE_PCT = 25.0
+#: At or above this share of the target bitrate, the sender's target set the pace.
+_AT_TARGET = 0.9
 #: The bytes Linux tc (tbf, htb, netem's rate) counts per frame: the Ethernet header alone,
 #: where a real Ethernet link also carries preamble, FCS and the gap between frames (38 B).
 TC_FRAME_OVERHEAD = 14
@@ -27,7 +39,6 @@ def above_model_causes(plan: Plan) -> str:
     """What makes a measurement exceed the model on the link the plan states, most likely
     first, each with what to do; never that the link is simply faster than stated."""
     conditions = plan.conditions
-    rate = plain_rate(conditions.link_rate_bps or 0)
     if plan.peer.is_this_computer:
         return (
             "the traffic never crossed that link (it stayed on this computer's loopback), so "
@@ -53,7 +64,7 @@ def above_model_causes(plan: Plan) -> str:
             f"counts {TC_FRAME_OVERHEAD}): correct {where_set('frame_overhead')}"
         )
     causes.append(
-        f"or the link rate of {rate} stated is below the rate the link really runs at: "
+        f"or {rate_words(conditions)} is below the rate the link really runs at: "
         f"check it and correct {where_set('link_rate')}"
     )
     if len(causes) == 1:
@@ -76,15 +87,27 @@ def _rest(plan: Plan, protocol: Protocol) -> str:
     return "on the hosts, not the wire: the sender's pacing, CPU or loss"
 
 
+def target_bps(plan: Plan, point: PointSummary) -> float | None:
+    """The rate the sender was asked for at a point (UDP's target bitrate), or None: sent as
+    fast as it could."""
+    if point.series.protocol is not Protocol.UDP:
+        return None
+    if plan.variable is Variable.BITRATE and not isinstance(point.value, str):
+        return float(point.value) or None
+    return float(plan.bitrate_bps) if plan.bitrate_bps else None
+
+
 def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
-    """Per series, at its largest measured point: the share of the expected goodput reached,
-    and where the rest went. Empty when the session has no expected goodput."""
+    """Per series, at its largest measured point: the share of the expected goodput reached
+    on the link rate stated or detected (said which), and where the rest went. Empty when the
+    session has no expected goodput."""
     if expectation_problem(plan) is not None:
         return []
     note = loopback_note(plan)
     if note is not None:
         return [note]
     allows = "the headers and air time allow" if _wifi(plan) else "the headers allow"
+    on = f" on {rate_words(plan.conditions)}"
     sentences = []
     for series in plan.series:
         here = [
@@ -98,23 +121,38 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
         pct = point.efficiency_pct or 0.0
         expected = point.expected_bps or 0.0
         measured = point.metrics["throughput_bps"].mean or 0.0
+        target = target_bps(plan, point)
         # A monitor has one point, its whole span: no "at 0" to say.
         where = "" if plan.is_monitor else f" at {value_text(plan, point.value)}"
         numbers = f"expected {format_rate(expected)}, measured {format_rate(measured)}"
-        label = series.label
+        label, shown = series.label, percent_text(pct)
         if pct > OVER_PCT:
             sentences.append(
-                f"{label} measured more than {allows}{where} ({numbers}, {pct:.0f} %): "
+                f"{label} measured more than {allows}{where}{on} ({numbers}, {shown} %): "
                 f"{above_model_causes(plan)}."
             )
         elif pct >= _FULL:
             sentences.append(
-                f"{label} reached {pct:.0f} % of what {allows}{where} ({numbers}): the "
+                f"{label} reached {shown} % of what {allows}{where}{on} ({numbers}): the "
                 "link is full."
+            )
+        elif target is not None and target < expected and measured >= _AT_TARGET * target:
+            sentences.append(
+                f"{label} reached {shown} % of what {allows}{where}{on} ({numbers}): it was "
+                f"sent at {format_rate(target)} ({where_set('bitrate')}), so the sender's "
+                "target, not the link, set the pace."
+            )
+        elif pct < SMALL_SHARE_PCT:
+            sentences.append(
+                f"{label} reached only {shown} % of what {allows}{where}{on} ({numbers}): so "
+                f"far below it, {rate_words(plan.conditions)} is probably not the path's "
+                "bottleneck: a slower hop or a shaper on the way set the pace. State the "
+                f"slowest hop's rate ({where_set('link_rate', '--link-rate')}) to set the "
+                "results beside it."
             )
         else:
             sentences.append(
-                f"{label} reached {pct:.0f} % of what {allows}{where} ({numbers}); the "
+                f"{label} reached {shown} % of what {allows}{where}{on} ({numbers}); the "
                 f"rest is {_rest(plan, series.protocol)}."
             )
     return sentences

@@ -11,6 +11,7 @@ from app.analysis.expectation import (
     NoExpectation,
     expectation_problem,
     link_inputs,
+    rate_words,
     value_text,
 )
 from app.analysis.overhead import WIFI, OverheadError, security_cost
@@ -18,7 +19,7 @@ from app.analysis.pair_findings import LOAD_WORDS, pair_findings
 from app.analysis.pairs import ComparedPoint, Mode, PairComparison
 from app.analysis.wifi_overhead import CIPHER_BYTES, SECURITY_CIPHER
 from app.domain.plan import Security
-from app.domain.units import format_rate, plain_rate, signed
+from app.domain.units import format_rate, percent_text, signed
 
 # Where findings are read from: the comparison's, and a pair's (app.analysis.pair_findings).
 __all__ = ["LOAD_WORDS", "findings", "pair_findings", "security_findings"]
@@ -133,8 +134,8 @@ def _security_sentence(pair: PairComparison, point: ComparedPoint) -> str | None
     bytes_words = f"{sec_b.value}: {_cipher_words(sec_b)}; {sec_a.value}: {_cipher_words(sec_a)}"
     model = (
         f"expected {format_rate(cost.expected_a.expected_bps, 4)} → "
-        f"{format_rate(cost.expected_b.expected_bps, 4)} at "
-        f"{plain_rate(base_plan.conditions.link_rate_bps or 0)}"
+        f"{format_rate(cost.expected_b.expected_bps, 4)} on "
+        f"{rate_words(base_plan.conditions)}"
     )
     drop = -(point.difference or 0.0)  # baseline − other, as the model's a − b
     measured = format_rate(abs(drop))
@@ -181,8 +182,9 @@ def _security_sentence(pair: PairComparison, point: ComparedPoint) -> str | None
         )
     left = abs(drop) - abs(cost.difference_bps)
     return (
-        f"At {where}, {costs}: they explain {share * 100:.0f} % of the {measured} measured "
-        f"between {other} and {base}; the "
-        f"other {format_rate(left)} ({(1 - share) * 100:.0f} %) is not in the headers: air "
+        f"At {where}, {costs}: they explain {percent_text(share * 100)} % of the {measured} "
+        f"measured between {other} and {base}; the "
+        f"other {format_rate(left)} ({percent_text((1 - share) * 100)} %) is not in the "
+        "headers: air "
         "time, retries, encryption work on the hosts."
     )

@@ -15,7 +15,7 @@ from app.analysis.shares import link_shares
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
 from app.domain.records import RunRecord, SessionRecord, status_words
-from app.domain.units import counted, format_rate
+from app.domain.units import counted, format_rate, percent_text
 from app.study.sweep.describe import latency_methods
 from app.study.sweep.events import (
     LatencyNote,
@@ -148,6 +148,9 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
             "notes": plan.conditions.notes,
             "link_rate_bps": plan.conditions.link_rate_bps,
             "frame_overhead": plan.conditions.frame_overhead,
+            # What detected the medium or the rate ("" when the user stated it).
+            "medium_detected_by": plan.conditions.medium_detected_by,
+            "link_rate_detected_by": plan.conditions.link_rate_detected_by,
         },
         "created_at": session.created_at,
         "ended_at": session.ended_at,
@@ -244,7 +247,7 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO) -> 
         if has_expected:
             pct = point.efficiency_pct
             line += f" {format_rate(point.expected_bps):>12} "
-            line += f"{pct:>6.1f} %" if pct is not None else f"{'—':>8}"
+            line += f"{percent_text(pct, 1):>6} %" if pct is not None else f"{'—':>8}"
         if point.failed:
             line += f"  ({point.failed} failed)"
         out.write(line + "\n")

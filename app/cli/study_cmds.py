@@ -276,9 +276,9 @@ def plan_from_args(
     if args.security:
         conditions = replace(conditions, security=Security(args.security), security_detected=False)
     if args.medium:
-        conditions = replace(conditions, medium=Medium(args.medium))
+        conditions = replace(conditions, medium=Medium(args.medium), medium_detected_by="")
     if args.link_rate is not None:
-        conditions = replace(conditions, link_rate_bps=args.link_rate)
+        conditions = replace(conditions, link_rate_bps=args.link_rate, link_rate_detected_by="")
     if args.frame_overhead is not None:
         conditions = replace(conditions, frame_overhead=args.frame_overhead)
     if args.tag:

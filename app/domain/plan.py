@@ -108,8 +108,9 @@ class Medium(StrEnum):
     UNKNOWN = "unknown"
 
 
-#: Conditions that a plan's JSON carries only when they are stated.
-LINK_FIELDS = ("link_rate_bps", "frame_overhead")
+#: Conditions that a plan's JSON carries only when they are stated (or, for where a medium
+#: or a rate came from, detected).
+LINK_FIELDS = ("link_rate_bps", "frame_overhead", "medium_detected_by", "link_rate_detected_by")
 
 #: The peer that is this computer: LinkLab's own servers on the loopback.
 THIS_COMPUTER = "This computer"
@@ -186,6 +187,10 @@ class Conditions:
     # the bytes its shaper counts per frame: what the expected goodput is worked out from.
     link_rate_bps: int | None = None
     frame_overhead: int | None = None
+    # Where the medium and the link rate came from when the system said them, not the user:
+    # what said it ("wlan0's Wi-Fi PHY rate"); "" when the user stated it (or it is unknown).
+    medium_detected_by: str = ""
+    link_rate_detected_by: str = ""
 
     def with_tags(self, tags: dict[str, str]) -> Conditions:
         return replace(self, tags=tuple(sorted(tags.items())))
@@ -389,7 +394,7 @@ class Plan:
             if later and getattr(self, attribute.name) == attribute.default:
                 del data[attribute.name]  # plans that ask nothing of it keep their old shape
         for key in LINK_FIELDS:
-            if data["conditions"][key] is None:
+            if data["conditions"][key] in (None, ""):
                 del data["conditions"][key]  # without them, a plan reads in earlier LinkLabs
         return data
 

@@ -128,6 +128,8 @@ def conditions_from_dict(value: object) -> Conditions:
         security_detected=bool(fields.get("security_detected", False)),
         link_rate_bps=_optional_whole(fields.get("link_rate_bps"), "link_rate_bps"),
         frame_overhead=_optional_whole(fields.get("frame_overhead"), "frame_overhead"),
+        medium_detected_by=str(fields.get("medium_detected_by") or "")[:200],
+        link_rate_detected_by=str(fields.get("link_rate_detected_by") or "")[:200],
     )
 
 

@@ -63,6 +63,24 @@ def _significant(value: float, digits: int) -> str:
     return f"{value:.{decimals}f}"
 
 
+def percent_text(value: float, decimals: int = 0) -> str:
+    """A share in per cent as a sentence or a table shows it: with decimals, but never read as
+    nothing. Below 1 it keeps a decimal at least, and as many as its first significant digit
+    needs (0.3, 0.04): 0.3 % is not 0 %. Without the sign; '—' for NaN."""
+    if value != value:
+        return DASH
+    magnitude = abs(value)
+    if magnitude == 0:
+        return f"{0:.{decimals}f}"
+    if magnitude < 1 and math.isfinite(magnitude):
+        first = -math.floor(math.log10(magnitude))  # 0.3 -> 1, 0.04 -> 2
+        decimals = max(decimals, 1, first)
+        # Rounding may carry into the next digit (0.096 -> 0.10): one decimal fewer then.
+        if decimals > 1 and round(magnitude, decimals) >= 10 ** -(decimals - 1):
+            decimals -= 1
+    return f"{magnitude:.{decimals}f}"
+
+
 def parse_rate(text: str) -> int:
     """'100M' -> 100_000_000, '1.5G' -> 1_500_000_000, '0' -> 0 (iperf3's K/M/G are 1000s)."""
     cleaned = text.strip().lower().removesuffix("bit/s").removesuffix("bps").strip()

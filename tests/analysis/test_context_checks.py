@@ -253,7 +253,7 @@ def test_the_udp_loss_sentence_names_the_link_rate_and_the_bitrate() -> None:
     runs = [make_run(plan, UDP4, 5, rep, loss_pct=74.6) for rep in (1, 2, 3)]
     (sentence,) = by_check(make_session(plan), runs, Check.UDP_LOSS)
     assert "at 1408 B (74.6 % lost, at the 200 Mbit/s it was sent at)" in sentence
-    assert "Set a UDP bitrate under the link rate of 50 Mbit/s" in sentence
+    assert "Set a UDP bitrate under the 50 Mbit/s link rate stated" in sentence
 
 
 def test_in_a_sweep_of_emulated_loss_only_the_loss_beyond_it_is_warned_of() -> None:
@@ -354,9 +354,9 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
     (point,) = [p for p in point_summaries(plan, runs) if p.n]
     assert point.efficiency_pct is not None and point.efficiency_pct > 101
     assert f"(up to {point.efficiency_pct:.0f} % of the expected goodput)" in sentence
-    assert "at 1408 B" in sentence and "40 Mbit/s stated" in sentence
+    assert "at 1408 B" in sentence and "40 Mbit/s link rate stated" in sentence
     assert "Linux tc counts 14" in sentence and "--frame-overhead 14" in sentence
-    assert "the link rate of 40 Mbit/s stated is below" in sentence
+    assert "the 40 Mbit/s link rate stated is below" in sentence
     assert "faster than" not in sentence
     # The session's own finding gives the same causes.
     (finding,) = efficiency_findings(plan, point_summaries(plan, runs))
@@ -419,7 +419,7 @@ def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate(
     runs = [make_run(plan, TCP4, 5, rep, throughput_bps=39e6) for rep in (1, 2, 3)]
     (sentence,) = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
     assert "fewer than the 38 B per frame stated" in sentence
-    assert "the link rate of 40 Mbit/s stated is below" in sentence
+    assert "the 40 Mbit/s link rate stated is below" in sentence
 
 
 # -- fewer than 3 runs ----------------------------------------------------------------------------

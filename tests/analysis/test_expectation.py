@@ -241,15 +241,15 @@ def test_efficiency_findings_say_where_the_rest_went() -> None:
     runs += [run(plan, TCP6, 1, 1, 120.0)]
     said = efficiency_findings(plan, point_summaries(plan, runs))
     assert said[0] == (
-        "TCP · IPv4 reached 97 % of what the headers allow at 1408 B (expected 94.1 Mbit/s, "
-        "measured 91.4 Mbit/s); the rest is on the hosts, not the wire: pacing, CPU, the TCP "
-        "window or loss."
+        "TCP · IPv4 reached 97 % of what the headers allow at 1408 B on the 100 Mbit/s link "
+        "rate stated (expected 94.1 Mbit/s, measured 91.4 Mbit/s); the rest is on the hosts, "
+        "not the wire: pacing, CPU, the TCP window or loss."
     )
     assert said[1].startswith("TCP · IPv6 measured more than the headers allow at 1408 B")
     # Never "the link is faster than stated" alone: a shaper's frame overhead first.
     assert "faster than" not in said[1]
     assert "Linux tc counts 14" in said[1] and "--frame-overhead 14" in said[1]
-    assert "the link rate of 100 Mbit/s stated is below" in said[1]
+    assert "the 100 Mbit/s link rate stated is below" in said[1]
     wifi = replace(
         plan,
         ip_versions=(IpVersion.V4,),
@@ -259,6 +259,46 @@ def test_efficiency_findings_say_where_the_rest_went() -> None:
     assert "of what the headers and air time allow" in sentence
     assert "other stations, collisions and retries" in sentence
     assert efficiency_findings(plan_with(Conditions()), point_summaries(plan, runs)) == []
+
+
+def test_far_below_the_link_rate_the_rate_is_said_not_to_be_the_bottleneck() -> None:
+    """10 Gbit/s stated across a 31 Mbit/s path: the share keeps its decimal (0.3 %, not
+    0 %), and the sentence doubts the rate, not the hosts."""
+    plan = plan_with(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=10_000_000_000),
+        protocols=(Protocol.TCP,),
+        ip_versions=(IpVersion.V4,),
+    )
+    points = point_summaries(plan, [run(plan, TCP4, 1, 1, 29.7)])
+    (sentence,) = efficiency_findings(plan, points)
+    (point,) = [p for p in points if p.n]
+    assert point.efficiency_pct == pytest.approx(0.3155, abs=1e-3)
+    assert sentence == (
+        "TCP · IPv4 reached only 0.3 % of what the headers allow at 1408 B on the 10 Gbit/s "
+        "link rate stated (expected 9.41 Gbit/s, measured 29.7 Mbit/s): so far below it, the "
+        "10 Gbit/s link rate stated is probably not the path's bottleneck: a slower hop or a "
+        "shaper on the way set the pace. State the slowest hop's rate (the Link rate field, or "
+        "--link-rate) to set the results beside it."
+    )
+    assert "hosts" not in sentence
+    # Detected, not stated: the sentence names what said it.
+    detected = replace(
+        plan,
+        conditions=replace(plan.conditions, link_rate_detected_by="wlan0's Wi-Fi PHY rate"),
+    )
+    (sentence,) = efficiency_findings(
+        detected, point_summaries(detected, [run(plan, TCP4, 1, 1, 29.7)])
+    )
+    assert "on the 10 Gbit/s link rate detected (wlan0's Wi-Fi PHY rate)" in sentence
+    assert "stated" not in sentence
+
+
+def test_udp_sent_at_a_target_below_the_link_names_the_target() -> None:
+    plan = plan_with(protocols=(Protocol.UDP,), ip_versions=(IpVersion.V4,), bitrate_bps=10_000_000)
+    udp4 = Series(Protocol.UDP, IpVersion.V4)
+    (sentence,) = efficiency_findings(plan, point_summaries(plan, [run(plan, udp4, 1, 1, 9.9)]))
+    assert "it was sent at 10.0 Mbit/s (the UDP bitrate field, or --bitrate)" in sentence
+    assert "the sender's target, not the link, set the pace" in sentence
 
 
 # -- comparisons: what the security's bytes explain -------------------------------------------

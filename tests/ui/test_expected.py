@@ -127,19 +127,49 @@ def test_the_detected_rate_fills_the_field_until_the_user_types(
     detection = window.measure.detection
     wait_for(lambda: detection.answered, 10, "the start-up detection")  # the loopback: no rate
     assert user.text("Link rate") == ""
-    # What the system reports about the link to the peer (ethtool's line rate, say).
-    detection.link_detected.emit(DetectedLink(1_000_000_000, Medium.ETHERNET))
-    wait_for(lambda: user.text("Link rate") == "1G", 5, "the detected rate")
+    assert not user.can_see("Detected link")
+    # A wired adapter toward the peer: its medium, and its speed said as the adapter's only.
+    detection.link_detected.emit(
+        DetectedLink("eth0", Medium.ETHERNET, adapter_speed_bps=10_000_000_000)
+    )
+    wait_for(lambda: user.text("Medium") == "Ethernet", 5, "the detected medium")
+    assert user.text("Link rate") == ""
+    said = user.text("Detected link")
+    assert "Medium Ethernet detected from eth0, a wired adapter." in said
+    assert "eth0 runs at 10 Gbit/s: the adapter's own speed, not the path's" in said
+    plan = window.measure.setup.plan()
+    assert plan is not None and plan.conditions.link_rate_bps is None
+    assert plan.conditions.medium_detected_by == "eth0, a wired adapter"
+    # A Wi-Fi security chosen: the wired adapter says nothing of the Wi-Fi hop beyond it.
+    user.choose("Security", "WPA2")
+    assert user.text("Medium") == "unknown"
+    assert window.measure.setup.plan() is not None  # no "WPA2 protects Wi-Fi frames" refusal
+    user.choose("Security", "unknown")
     assert user.text("Medium") == "Ethernet"
+    # Wi-Fi: its PHY rate in use is the hop's rate, taken once the security is known.
+    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True))
+    wait_for(lambda: user.text("Medium") == "802.11ac", 5, "the Wi-Fi medium")
+    assert user.text("Link rate") == ""
+    assert "wlan0's Wi-Fi PHY rate is 866.7 Mbit/s: choose the security" in user.text(
+        "Detected link"
+    )
+    user.choose("Security", "WPA2")
+    assert user.text("Link rate") == "866.7M"
     assert "(detected)" in user.visible_text()
-    # Another peer with no rate reported: a detected rate is taken back.
+    plan = window.measure.setup.plan()
+    assert plan is not None
+    assert plan.conditions.link_rate_detected_by == "wlan0's Wi-Fi PHY rate"
+    # Another peer with nothing reported: what detection filled is taken back.
     detection.link_detected.emit(None)
     wait_for(lambda: user.text("Link rate") == "", 5, "the rate to go")
+    assert user.text("Medium") == "unknown" and not user.can_see("Detected link")
     # Once the user types, detection leaves the field alone.
     user.type("Link rate", "100M")
-    detection.link_detected.emit(DetectedLink(10_000_000_000, Medium.ETHERNET))
+    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True))
     assert user.text("Link rate") == "100M"
     assert "(detected)" not in user.visible_text()
+    plan = window.measure.setup.plan()
+    assert plan is not None and plan.conditions.link_rate_detected_by == ""
 
 
 def test_without_a_link_rate_the_frame_still_shows_its_bytes(

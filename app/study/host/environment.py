@@ -115,25 +115,46 @@ _STANDARD_MEDIUM = {"802.11n": Medium.N, "802.11ac": Medium.AC, "802.11ax": Medi
 
 @dataclass(frozen=True)
 class DetectedLink:
-    """The link's rate as the system reports it, and its medium where LinkLab names it."""
+    """What the system says of this computer's end of the link to the peer, each figure as
+    what it is: a Wi-Fi PHY rate in use is the rate of that hop (the link rate a study of it
+    is about); a wired adapter's speed is the adapter's nominal one (psutil's isup/speed, a
+    veth's 10000 Mbit/s), never the path's, and is only shown as such."""
 
-    rate_bps: int
-    medium: Medium | None
+    interface: str
+    medium: Medium | None  # the adapter's medium, where LinkLab's conditions name it
+    rate_bps: int | None = None  # the Wi-Fi PHY rate in use
+    adapter_speed_bps: int | None = None  # a wired adapter's nominal speed
+    wireless: bool = False
+
+    @property
+    def medium_source(self) -> str:
+        """What said the medium, as a condition records it: "eth0, a wired adapter"."""
+        return f"{self.interface}, a {'Wi-Fi' if self.wireless else 'wired'} adapter"
+
+    @property
+    def rate_source(self) -> str:
+        """What said the rate, as a condition records it: "wlan0's Wi-Fi PHY rate"."""
+        return f"{self.interface}'s Wi-Fi PHY rate"
 
 
 def detected_link(snapshot: EnvironmentSnapshot) -> DetectedLink | None:
-    """Wi-Fi: the PHY rate in use; otherwise the interface's line rate (Ethernet); None when
-    the system reports neither (the loopback has no rate)."""
+    """Wi-Fi: its standard and the PHY rate in use; a wired interface: Ethernet, and its
+    nominal speed as the adapter's; None when the system says nothing (the loopback)."""
+    interface = snapshot.interface or ""
     wifi = snapshot.wifi
     if wifi is None and snapshot.interface_wireless:
         return None  # a Wi-Fi adapter whose PHY rate was not read: its speed is no line rate
     if wifi is not None:
-        if not wifi.phy_rate_mbps or wifi.phy_rate_mbps <= 0:
-            return None
+        interface = wifi.interface or interface
         medium = _STANDARD_MEDIUM.get(wifi.standard or "")
-        return DetectedLink(round(wifi.phy_rate_mbps * 1e6), medium)
+        rate = wifi.phy_rate_mbps
+        rate_bps = round(rate * 1e6) if rate and rate > 0 else None
+        if medium is None and rate_bps is None:
+            return None
+        return DetectedLink(interface, medium, rate_bps, wireless=True)
     if snapshot.interface_speed_mbps and snapshot.interface_speed_mbps > 0:
-        return DetectedLink(snapshot.interface_speed_mbps * 1_000_000, Medium.ETHERNET)
+        speed = snapshot.interface_speed_mbps * 1_000_000
+        return DetectedLink(interface, Medium.ETHERNET, adapter_speed_bps=speed)
     return None
 
 

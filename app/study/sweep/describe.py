@@ -195,14 +195,17 @@ def local_time(stamp: str | None) -> str:
 
 def describe_conditions(conditions: Conditions) -> str:
     """Security, medium, link rate and tags in one short line
-    ('WPA2 · 802.11n · 300 Mbit/s link · room=B12')."""
+    ('WPA2 · 802.11n · 300 Mbit/s link · room=B12'); a medium or rate the system detected,
+    not the user stated, says so ('Ethernet (detected)')."""
     parts = []
     if conditions.security is not Security.UNKNOWN:
         parts.append(conditions.security.value)
+    detected = " (detected)"
     if conditions.medium is not Medium.UNKNOWN:
-        parts.append(conditions.medium.value)
+        parts.append(conditions.medium.value + (detected if conditions.medium_detected_by else ""))
     if conditions.link_rate_bps is not None:
-        parts.append(f"{plain_rate(conditions.link_rate_bps)} link")
+        rate = f"{plain_rate(conditions.link_rate_bps)} link"
+        parts.append(rate + (detected if conditions.link_rate_detected_by else ""))
     if conditions.frame_overhead is not None:
         parts.append(f"{conditions.frame_overhead} B per frame")
     parts += [tag_text(key, value) for key, value in conditions.tags]

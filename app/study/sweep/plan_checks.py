@@ -325,7 +325,10 @@ def _link(plan: Plan, check: Check) -> None:
     and conditions that contradict each other."""
     conditions = plan.conditions
     wifi_security = conditions.security not in (Security.OPEN, Security.UNKNOWN)
-    if wifi_security and conditions.medium is Medium.ETHERNET:
+    # Only the user's word contradicts the user's: an Ethernet adapter detected here says
+    # nothing of a Wi-Fi hop further along the path.
+    stated_ethernet = conditions.medium is Medium.ETHERNET and not conditions.medium_detected_by
+    if wifi_security and stated_ethernet:
         check(
             False,
             "security",

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from app.analysis.stats import Summary
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
-from app.domain.units import format_rate
+from app.domain.units import format_rate, percent_text
 from app.engine.drivers.registry import phrased
 
 
@@ -48,7 +48,7 @@ EXPECTED_COLUMNS = (
     (
         "efficiency_pct",
         "Of expected %",
-        _number(1),
+        lambda v: "—" if v is None else percent_text(v, 1),  # 0.04, never 0.0
         "The mean throughput as a share of the expected goodput.",
     ),
 )

@@ -7,6 +7,8 @@ Advanced page; this object owns the controls and turns them into Conditions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -22,7 +24,8 @@ from PySide6.QtWidgets import (
 from app.analysis.overhead import WIFI
 from app.domain.plan import Conditions, Medium, Security
 from app.domain.tags import TagError, parse_tags, tags_text
-from app.domain.units import parse_rate
+from app.domain.units import parse_rate, plain_rate
+from app.study.host.environment import DetectedLink
 from app.study.host.wifi_reading import LOCATION_SETTINGS_URI, WifiReading, WifiState
 from app.ui.common.widgets import ValueCombo, _combo, accessible
 
@@ -51,12 +54,19 @@ def open_location_settings() -> bool:
 
 
 class ConditionsBox(QObject):
-    """Detection may pre-fill the security (marked "detected"); the user's choice wins."""
+    """Detection may pre-fill the security, the medium and the link rate (each marked
+    detected, with what said it); the user's choice wins. A wired adapter's speed is shown as
+    the adapter's and never fills the link rate: it is not the path's."""
 
     changed = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, is_locked: Callable[[str], bool] | None = None
+    ) -> None:
         super().__init__(parent)
+        #: Whether a lab exercise states a condition (key: medium, link_rate): detection
+        #: leaves it alone then.
+        self.is_locked: Callable[[str], bool] = is_locked or (lambda _key: False)
         self.security: ValueCombo = _combo(
             [(s.value if s is not Security.OPEN else "open (no security)", s) for s in Security],
             "The link's security, as you set it up: LinkLab cannot change it, but records it "
@@ -88,13 +98,21 @@ class ConditionsBox(QObject):
         self.link_rate.setObjectName("link_rate")
         self.link_rate.setPlaceholderText("unknown (e.g. 100M, 1G)")
         self.link_rate.setToolTip(
-            "The link's rate: Ethernet's line rate, Wi-Fi's PHY rate (e.g. 100M, 1G, 866.7M); "
-            "filled from the detected rate until you type. With it, every point gets the "
-            "goodput the headers allow, charts draw it and Sessions explains the gap."
+            "The rate of the link under test, its slowest hop: Ethernet's line rate, Wi-Fi's "
+            "PHY rate (e.g. 100M, 1G, 866.7M); filled from the Wi-Fi PHY rate detected until "
+            "you type (a wired adapter's speed is the adapter's, not the path's, and never "
+            "fills it). With it, every point gets the goodput the headers allow, charts draw "
+            "it and Sessions explains the gap."
         )
         accessible(self.link_rate, "Link rate")
         self.link_rate_note = QLabel()
         self.link_rate_note.setObjectName("link_rate_note")
+        #: What the system says of the link to the peer, in a sentence under the conditions.
+        self.detected_note = QLabel()
+        self.detected_note.setObjectName("detected_link")
+        self.detected_note.setAccessibleName("Detected link")
+        self.detected_note.setWordWrap(True)
+        self.detected_note.setVisible(False)
         self.frame_overhead = QLineEdit()
         self.frame_overhead.setObjectName("frame_overhead")
         self.frame_overhead.setPlaceholderText("the medium's")
@@ -128,10 +146,12 @@ class ConditionsBox(QObject):
         self._wifi_source = ""
         self._detected = False
         self._quiet = False
+        self._link: DetectedLink | None = None  # what the latest detection said
+        self._medium_by = ""  # the medium shown is the detected one: what said it
+        self._rate_by = ""  # the rate shown is the detected one: what said it
         self._rate_typed = False  # the user's word: detection no longer fills the link rate
-        self._rate_detected = False
         self.security.currentIndexChanged.connect(self._security_changed)
-        self.medium.currentIndexChanged.connect(self.changed)
+        self.medium.currentIndexChanged.connect(self._medium_changed)
         self.tags.textChanged.connect(self.changed)
         self.notes.textChanged.connect(self.changed)
         self.link_rate.textEdited.connect(self._rate_edited)
@@ -171,39 +191,113 @@ class ConditionsBox(QObject):
 
     def _rate_edited(self) -> None:
         self._rate_typed = True
-        self._rate_detected = False
-        self.link_rate_note.setText("")
+        self._rate_by = ""
+        self._show_detected()
 
-    def set_detected_link(self, rate_bps: int | None, medium: Medium | None) -> None:
-        """Fill the link rate (and an unknown medium) from what the system reports about the
-        link to the peer, until the user types a rate; a rate the model could not use with
-        the stated medium and security is left out."""
-        if self._rate_typed:
+    def _medium_changed(self) -> None:
+        if not self._quiet:
+            self._medium_by = ""  # chosen by the user: the user's word
+            self._apply_detected()
+        self.changed.emit()
+
+    def set_detected_link(self, link: DetectedLink | None) -> None:
+        """What the system says of the link to the peer (None: nothing, e.g. the loopback):
+        an unknown medium is filled from the adapter, the link rate from a Wi-Fi PHY rate
+        the model can use with the medium and security shown, until the user types one; what
+        an earlier detection filled and this one does not say is taken back."""
+        self._link = link
+        self._apply_detected()
+
+    def _apply_detected(self) -> None:
+        link = self._link
+        quiet, self._quiet = self._quiet, True
+        try:
+            self._apply_medium(link)
+            self._apply_rate(link)
+        finally:
+            self._quiet = quiet
+        self._show_detected()
+
+    def _apply_medium(self, link: DetectedLink | None) -> None:
+        if self.is_locked("medium"):
             return
-        current = self.medium.currentData()
-        fits = medium is not None and current in (Medium.UNKNOWN, medium)
-        if (
-            rate_bps is None
-            or not fits
-            or (medium in WIFI and self.security.currentData() is Security.UNKNOWN)
+        wanted = link.medium if link is not None else None
+        if wanted is Medium.ETHERNET and self.security.currentData() not in (
+            Security.OPEN,
+            Security.UNKNOWN,
         ):
-            if self._rate_detected:  # another peer, another link: the old rate is not it
-                self._set_rate_text("", detected=False)
+            wanted = None  # a Wi-Fi security stated: its Wi-Fi hop is further along the path
+        current = self.medium.currentData()
+        if not self._medium_by and current is not Medium.UNKNOWN:
+            return  # the user's medium
+        if wanted is None:
+            if self._medium_by:
+                self._medium_by = ""
+                self.medium.setCurrentIndex(self.medium.findData(Medium.UNKNOWN))
             return
-        if current is Medium.UNKNOWN and medium is not None:
-            self.medium.setCurrentIndex(self.medium.findData(medium))
-        self._set_rate_text(rate_text(rate_bps), detected=True)
+        assert link is not None
+        if current is not wanted:
+            self.medium.setCurrentIndex(self.medium.findData(wanted))
+        self._medium_by = link.medium_source
 
-    def _set_rate_text(self, text: str, *, detected: bool) -> None:
-        self._rate_detected = detected
-        self.link_rate.setText(text)
-        self.link_rate_note.setText("(detected)" if detected else "")
+    def _apply_rate(self, link: DetectedLink | None) -> None:
+        if self._rate_typed or self.is_locked("link_rate"):
+            return
+        usable = (
+            link is not None
+            and link.rate_bps is not None
+            and link.medium is not None
+            and self.medium.currentData() in (Medium.UNKNOWN, link.medium)
+            and not (link.medium in WIFI and self.security.currentData() is Security.UNKNOWN)
+        )
+        if usable:
+            assert link is not None and link.rate_bps is not None
+            text = rate_text(link.rate_bps)
+            if self.link_rate.text() != text:
+                self.link_rate.setText(text)
+            self._rate_by = link.rate_source
+        elif self._rate_by:  # another peer, another link: the old rate is not it
+            self._rate_by = ""
+            self.link_rate.setText("")
+
+    def _show_detected(self) -> None:
+        """The "(detected)" mark beside the rate, and the sentence on what the system said."""
+        self.link_rate_note.setText("(detected)" if self._rate_by else "")
+        text = self.detected_text()
+        self.detected_note.setText(text)
+        self.detected_note.setVisible(bool(text))
+
+    def detected_text(self) -> str:
+        """What detection said of the link and what the form took from it, naming each
+        figure as what it is; "" when it said nothing."""
+        link = self._link
+        if link is None:
+            return ""
+        said = []
+        if self._medium_by:
+            medium = self.medium.currentData().value
+            said.append(f"Medium {medium} detected from {self._medium_by}.")
+        if self._rate_by:
+            rate = plain_rate(link.rate_bps or 0)
+            said.append(f"Link rate detected: {self._rate_by}, {rate}.")
+        elif link.rate_bps is not None and not self._rate_typed:
+            said.append(
+                f"{link.rate_source} is {plain_rate(link.rate_bps)}: choose the security "
+                "and medium of that Wi-Fi link to take it as the link rate."
+            )
+        if link.adapter_speed_bps is not None and not self._rate_typed:
+            said.append(
+                f"{link.interface} runs at {plain_rate(link.adapter_speed_bps)}: the adapter's "
+                "own speed, not the path's, so the link rate stays unknown until you state it."
+            )
+        return " ".join(said)
 
     def _security_changed(self) -> None:
         if not self._quiet:
             self._detected = False
             self.security_note.setText("")
             self.security_note.setToolTip("")
+            self._apply_detected()
         self.changed.emit()
 
     def set_detected_security(self, value: str) -> None:
@@ -222,6 +316,7 @@ class ConditionsBox(QObject):
         self.security_note.setText("(detected)")
         by = f" by {self._wifi_source}" if self._wifi_source else ""
         self.security_note.setToolTip(f"Detected{by}; choose another security to state it.")
+        self._apply_detected()
         self.changed.emit()
 
     def problems(self) -> list[tuple[str, str]]:
@@ -274,22 +369,33 @@ class ConditionsBox(QObject):
             security_detected=self._detected,
             link_rate_bps=None if rate == -1 else rate,
             frame_overhead=None if overhead == -1 else overhead,
+            medium_detected_by=self._medium_by,
+            link_rate_detected_by=self._rate_by if rate not in (None, -1) else "",
         )
 
     def set_conditions(self, conditions: Conditions) -> None:
+        """Fill the fields from a plan's conditions (a preset, a stored session, the last
+        form): what was stated stays the user's word; what was detected is detected again,
+        so a restart says what the first use said."""
         self._quiet = True
         try:
             self.security.setCurrentIndex(self.security.findData(conditions.security))
             self.medium.setCurrentIndex(self.medium.findData(conditions.medium))
+            self._medium_by = conditions.medium_detected_by
             self.tags.setText(tags_text(conditions.tags))
             if self.notes.toPlainText() != conditions.notes:
                 self.notes.setPlainText(conditions.notes)
             rate = conditions.link_rate_bps
-            self._set_rate_text(rate_text(rate) if rate is not None else "", detected=False)
-            self._rate_typed = rate is not None  # a plan's rate is the user's word
+            self.link_rate.setText(rate_text(rate) if rate is not None else "")
+            self._rate_by = conditions.link_rate_detected_by if rate is not None else ""
+            self._rate_typed = rate is not None and not self._rate_by  # the user's word
             overhead = conditions.frame_overhead
             self.frame_overhead.setText(str(overhead) if overhead is not None else "")
         finally:
             self._quiet = False
         self._detected = conditions.security_detected
         self.security_note.setText("(detected)" if self._detected else "")
+        if self._link is not None:
+            self._apply_detected()
+        else:
+            self._show_detected()

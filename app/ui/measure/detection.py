@@ -1,6 +1,7 @@
 """What the system says about the link to the peer — its Wi-Fi (connected and how, or why it
-cannot be read), its rate and medium — asked off the GUI thread (it asks the Native Wifi API,
-netsh, iw or nmcli): at start-up, and again each time a peer answers Check peer."""
+cannot be read), its adapter's medium, a Wi-Fi PHY rate or a wired adapter's speed — asked off
+the GUI thread (it asks the Native Wifi API, netsh, iw or nmcli): at start-up, whenever the
+peer in the form settles on another host, and again each time a peer answers Check peer."""
 
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ class LinkDetection(QObject):
         self._asked = ""
         self._tools = tools
         self.answered = True  # False while the latest question waits for its answer
+
+    @property
+    def asked(self) -> str:
+        """The host of the latest question."""
+        return self._asked
 
     def detect(self, host: str) -> None:
         """Ask about the link to host; only the latest question's answer is passed on."""

@@ -75,7 +75,7 @@ class SetupPanel(QWidget):
         self.assignment: Assignment | None = None
         self.locks: dict[str, str] = {}
         self.peer_row = PeerRow(history)
-        self.conditions_box = ConditionsBox(self)
+        self.conditions_box = ConditionsBox(self, lambda key: key in self.locks)
         self.tags = self.conditions_box.tags
         self.adv = AdvancedControls(self.conditions_box)
         self.study = StudyControls()
@@ -209,6 +209,7 @@ class SetupPanel(QWidget):
         rate_error = FieldError("link_rate")
         self._fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
         grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 3, 1)
+        grid.addWidget(self.conditions_box.detected_note, 4, 1, 1, 3)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         return box

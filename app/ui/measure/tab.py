@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
@@ -19,7 +19,6 @@ from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus, status_words
-from app.study.host.environment import DetectedLink
 from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
@@ -142,8 +141,15 @@ class MeasureTab(QWidget):
         self.detection = LinkDetection(self, tools=lambda: context.wifi)
         self.detection.wifi_read.connect(self.setup.conditions_box.set_wifi_reading)
         self.detection.security_detected.connect(self.setup.set_detected_security)
-        self.detection.link_detected.connect(self._link_detected)
+        self.detection.link_detected.connect(self.setup.conditions_box.set_detected_link)
         self.setup.peer_row.answered.connect(self.detection.detect)
+        # Whichever way a peer is set (typed, chosen from the history or from Find computers,
+        # restored at start-up), the link to it is asked about once it settles.
+        self._peer_settled = QTimer(self)
+        self._peer_settled.setSingleShot(True)
+        self._peer_settled.setInterval(400)
+        self._peer_settled.timeout.connect(self._detect_peer)
+        self.setup.peer_row.changed.connect(self._peer_settled.start)
         self.setup.peer_row.attach(context)
         self.engine_chooser = EngineChooser(self._say)
         self.last_form.restore()  # then an engine not installed here is replaced, said once
@@ -152,12 +158,11 @@ class MeasureTab(QWidget):
         self.detection.detect(self.setup.peer_row.peer().host)
 
     # -- form ------------------------------------------------------------------------------
-    def _link_detected(self, link: DetectedLink | None) -> None:
-        """The detected rate fills the Link rate field until the user types one."""
-        if link is None:
-            self.setup.conditions_box.set_detected_link(None, None)
-        else:
-            self.setup.conditions_box.set_detected_link(link.rate_bps, link.medium)
+    def _detect_peer(self) -> None:
+        """Ask about the link to the peer in the form, unless that is the one last asked."""
+        host = self.setup.peer_row.peer().host
+        if host != self.detection.asked:
+            self.detection.detect(host)
 
     def engines_changed(self) -> None:
         """Engines that are not installed cannot be chosen (Settings may have fixed that)."""
