@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from app.analysis.expectation import rate_words, value_text
+from app.analysis.expectation import expected_at, rate_words, value_text
 from app.analysis.expected_findings import OVER_PCT, above_model_causes
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
@@ -298,41 +298,171 @@ def run_cpu_cores(
 
 
 def _core_pct(cores: float) -> str:
-    return f"{cores * 100:.0f} %"
+    return f"{percent_text(cores * 100)} %"
+
+
+#: At or above this share of what the headers allow, the rate reached the link's.
+REACHED_PCT = 90.0
+
+
+@dataclass(frozen=True)
+class _Busy:
+    """A run whose CPU was busy: its figures in cores (None where not busy or not known)."""
+
+    run: RunRecord
+    local: float | None
+    remote: float | None
+    cpus: int
+
+    @property
+    def engine_own(self) -> bool:
+        """This computer's figure is the engine's own process's (iperf3's), not the whole
+        computer's (netperf's, or LinkLab's sampling)."""
+        metrics = self.run.metrics
+        driver = next((d for d in DRIVERS.values() if d.name == self.run.engine), None)
+        all_cpus = driver is None or driver.cpu_of_all_cores
+        return metrics.cpu_local_pct is not None and not all_cpus
+
+    @property
+    def sampled(self) -> bool:
+        """This computer's figure is LinkLab's own sampling (psutil) of the whole computer."""
+        return self.run.metrics.cpu_local_pct is None
+
+    def cores(self, pct: float | None) -> float | None:
+        """A share of all this computer's CPUs (psutil's) in cores."""
+        return None if pct is None else pct / 100 * self.cpus
+
+    @property
+    def shares(self) -> tuple[float, float] | None:
+        """(LinkLab and its engines, other programs) of the whole computer's mean, in cores,
+        as LinkLab sampled them; None for a run stored before it kept them."""
+        metrics = self.run.metrics
+        total, own = self.cores(metrics.cpu_host_mean_pct), self.cores(metrics.cpu_linklab_mean_pct)
+        if total is None or own is None:
+            return None
+        own = min(own, total)
+        return own, total - own
+
+
+def _local_side(busy: list[_Busy]) -> str | None:
+    """Whose CPU this computer's busy figure is, with its peak and, sampled by LinkLab, how
+    much of it was LinkLab's own processes and how much other programs'."""
+    hot = [b for b in busy if b.local is not None]
+    if not hot:
+        return None
+    top = max(hot, key=lambda b: b.local or 0.0)
+    up_to = "up to " if len(hot) > 1 else ""
+    if all(b.engine_own for b in hot):
+        return (
+            f"on this computer {top.run.engine} itself (LinkLab's engine) used {up_to}"
+            f"{_core_pct(top.local or 0.0)} of one core"
+        )
+    every = f"{top.cpus} cores: {top.cpus * 100} % in all" if top.cpus > 1 else "1 core"
+    said = (
+        f"this computer's CPU ({every}) averaged {up_to}{_core_pct(top.local or 0.0)} of one core"
+    )
+    peaks = [b.cores(b.run.metrics.cpu_host_peak_pct) for b in hot]
+    if all(b.sampled for b in hot) and all(p is not None for p in peaks):
+        said += f" (peak {_core_pct(max(p or 0.0 for p in peaks))})"
+    shares = top.shares
+    if shares is None:
+        return f"{said}; which programs used it, a run stored before LinkLab kept that cannot say"
+    own, others = shares
+    busiest = " in the busiest run" if len(hot) > 1 else ""
+    source = (
+        "" if top.sampled else f" (by LinkLab's own sampling, {_core_pct(own + others)} in all)"
+    )
+    return (
+        f"{said}: other programs used {_core_pct(others)} of it and LinkLab with its engines "
+        f"{_core_pct(own)}{busiest}{source}"
+    )
+
+
+def _remote_side(busy: list[_Busy]) -> str | None:
+    hot = [b for b in busy if b.remote is not None]
+    if not hot:
+        return None
+    top = max(hot, key=lambda b: b.remote or 0.0)
+    up_to = "up to " if len(hot) > 1 else ""
+    driver = next((d for d in DRIVERS.values() if d.name == top.run.engine), None)
+    whose = (
+        "the whole peer, by its own count"
+        if driver is None or driver.cpu_of_all_cores
+        else f"the {top.run.engine} server itself"
+    )
+    return f"on the peer {up_to}{_core_pct(top.remote or 0.0)} of one core ({whose})"
+
+
+def _pace(plan: Plan, series: Series, busy: list[_Busy], loopback: bool) -> str:
+    """Whether the runs' rate reached the link's (then the link set the pace, whoever's CPU
+    was busy), or what to do before reading them as the link's."""
+    advice = (
+        "Use larger packets or fewer parallel streams, close other programs, or measure "
+        "between faster computers before reading these points as the link's."
+    )
+    shares = [b.shares for b in busy if b.local is not None]
+    if shares and all(s is not None and s[1] > s[0] for s in shares):
+        advice = (
+            "Close the other programs that kept it busy, or measure when this computer is "
+            "idle, before reading these points as the link's."
+        )
+    if loopback:
+        return (
+            f"The traffic stayed on this computer, so its CPU, not a link, set the pace. {advice}"
+        )
+    reached = []
+    for b in busy:
+        expected = expected_at(plan, series, b.run.value)
+        measured = b.run.metrics.throughput_bps
+        if expected is None or not expected.expected_bps or measured is None:
+            reached = []
+            break
+        reached.append(100.0 * measured / expected.expected_bps)
+    if not reached:
+        return (
+            "Without an expected goodput (a link rate, the medium), it cannot be told whether "
+            f"the link or the computer set the pace. {advice}"
+        )
+    low, high = percent_text(min(reached)), percent_text(max(reached))
+    span = low if low == high else f"{low}–{high}"
+    allows = f"of the expected goodput on {rate_words(plan.conditions)}"
+    it = "It" if len(busy) == 1 else "They"
+    if float(low) >= REACHED_PCT:  # judged on the figure shown
+        return f"{it} still reached {span} % {allows}: the link, not the CPU, set the pace."
+    return (
+        f"{it} reached {span} % {allows}: the computer, not the link, may have set the pace. "
+        f"{advice}"
+    )
 
 
 def cpu_bound(
     plan: Plan, series: Series, runs: Sequence[RunRecord], environment: Mapping[str, Any]
 ) -> str | None:
     """Runs of a series in which this computer's or the peer's CPU was at or above
-    CPU_CORE_PCT of one core."""
+    CPU_CORE_PCT of one core: whose CPU it was (the engine's own process, or the whole
+    computer with LinkLab's part and other programs'), its peak, and whether the rate still
+    reached the link's."""
     here = [r for r in runs if r.ok and r.key.series == series]
     local_peer = _loopback(plan, environment)
-    busy: list[tuple[RunRecord, float | None, float | None]] = []
+    count = environment.get("cpu_count")
+    cpus = max(count if isinstance(count, int) and not isinstance(count, bool) else 1, 1)
+    busy: list[_Busy] = []
     for run in here:
         local, remote = run_cpu_cores(run, environment, local_peer)
         hot_local = local if local is not None and local * 100 >= CPU_CORE_PCT else None
         hot_remote = remote if remote is not None and remote * 100 >= CPU_CORE_PCT else None
         if hot_local is not None or hot_remote is not None:
-            busy.append((run, hot_local, hot_remote))
+            busy.append(_Busy(run, hot_local, hot_remote, cpus))
     if not busy:
         return None
-    values = sorted({r.value for r, _, _ in busy})
-    sides = []
-    locals_ = [c for _, c, _ in busy if c is not None]
-    remotes = [c for _, _, c in busy if c is not None]
-    if locals_:
-        sides.append(f"this computer's up to {_core_pct(max(locals_))}")
-    if remotes:
-        sides.append(f"the peer's up to {_core_pct(max(remotes))}")
+    values = sorted({b.run.value for b in busy})
+    sides = [side for side in (_local_side(busy), _remote_side(busy)) if side]
     runs_word = "run" if len(here) == 1 else "runs"
     at = "" if plan.is_monitor else f" (at {_values(plan, values)})"
     return (
         f"In {len(busy)} of {len(here)} {runs_word} of {series.label}{at} the CPU was busy "
-        f"at or above {CPU_CORE_PCT:g} % of one "
-        f"core ({' and '.join(sides)}): the computer, not the link, may have set the pace. "
-        "Use larger packets or fewer parallel streams, close other programs, or measure "
-        "between faster computers before reading these points as the link's."
+        f"at or above {CPU_CORE_PCT:g} % of one core: {'; '.join(sides)}. "
+        f"{_pace(plan, series, busy, local_peer)}"
     )
 
 

@@ -79,10 +79,16 @@ class RunMetrics:
     # with both directions at once, the larger.
     owd_ms: float | None = None
     out_of_order: int | None = None  # UDP datagrams the receiver got out of order
+    # Of cpu_host_mean_pct, the part LinkLab's own processes (its engines among them) used.
+    cpu_linklab_mean_pct: float | None = None
 
     @classmethod
     def from_result(
-        cls, result: RunResult, cpu_mean: float | None = None, cpu_peak: float | None = None
+        cls,
+        result: RunResult,
+        cpu_mean: float | None = None,
+        cpu_peak: float | None = None,
+        cpu_linklab: float | None = None,
     ) -> RunMetrics:
         """Totals over the run's flows (two with --bidir): counts of events added up."""
         flows = result.summary.flows
@@ -115,6 +121,7 @@ class RunMetrics:
             cpu_remote_pct=summary.cpu_remote_pct,
             cpu_host_mean_pct=cpu_mean,
             cpu_host_peak_pct=cpu_peak,
+            cpu_linklab_mean_pct=cpu_linklab,
             transactions_per_s=summary.transactions_per_s,
             owd_ms=max(delays) if delays else None,
             **counts,

@@ -327,16 +327,65 @@ def test_the_cpu_sentence_counts_the_busy_runs(
     (sentence,) = found
     assert sentence.startswith(f"In {len(busy)} of {len(figures)} run")
     assert value_words(sentence.split("(at ")[1].split(")")[0]) == [VALUES[i] for i in busy]
+    up_to = "up to " if len(busy_local) > 1 else ""
     if busy_local:
-        top = max(v for _, v in busy_local)
-        assert f"this computer's up to {top:.0f} %" in sentence
+        top = f"{up_to}{max(v for _, v in busy_local):.0f} % of one core"
+        if engine == "iperf3":  # its own process's figure: LinkLab's engine
+            assert f"on this computer iperf3 itself (LinkLab's engine) used {top}" in sentence
+        else:  # netperf's is the whole computer's, whose programs it does not say
+            assert f"averaged {top}" in sentence and "cannot say" in sentence
     else:
-        assert "this computer's" not in sentence
+        assert "this computer" not in sentence.split(". ")[0]
+    up_to = "up to " if len(busy_remote) > 1 else ""
     if busy_remote:
-        assert f"the peer's up to {max(v for _, v in busy_remote):.0f} %" in sentence
+        assert f"on the peer {up_to}{max(v for _, v in busy_remote):.0f} % of one core" in sentence
     else:
-        assert "the peer's" not in sentence
-    assert all(float(x) >= CPU_CORE_PCT for x in re.findall(r"up to (\d+) %", sentence))
+        assert "on the peer" not in sentence
+    # No link rate: whether the link set the pace is not claimed either way.
+    assert "it cannot be told whether the link or the computer set the pace" in sentence
+
+
+def test_the_cpu_sentence_says_whose_load_it_was_its_peak_and_whether_the_link_was_full() -> None:
+    """The monitor's case: LinkLab sampled the whole computer busy, other programs using
+    most of it, while the rate filled the shaped link: the link set the pace."""
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=31_000_000, frame_overhead=14),
+        protocols=(Protocol.TCP,),
+    )
+    two_cores = {**WIRED, "cpu_count": 2}
+    busy = make_run(
+        plan,
+        TCP4,
+        5,
+        1,
+        throughput_bps=29.5e6,
+        cpu_host_mean_pct=95.5,
+        cpu_host_peak_pct=100.0,
+        cpu_linklab_mean_pct=3.0,
+    )
+    (sentence,) = by_check(make_session(plan, two_cores), [busy], Check.CPU_BOUND)
+    assert sentence.startswith(
+        "In 1 of 1 run of TCP · IPv4 (at 1408 B) the CPU was busy at or above 90 % of one "
+        "core: this computer's CPU (2 cores: 200 % in all) averaged 191 % of one core (peak "
+        "200 %): other programs used 185 % of it and LinkLab with its engines 6 %. It still "
+        "reached "
+    )
+    assert "of the expected goodput on the 31 Mbit/s link rate stated: the link, not the " in (
+        sentence
+    )
+    assert sentence.endswith("CPU, set the pace.")
+    # The same load with the rate far below the link's: then the computer may have.
+    slow = replace(busy, metrics=replace(busy.metrics, throughput_bps=10e6))
+    (sentence,) = by_check(make_session(plan, two_cores), [slow], Check.CPU_BOUND)
+    assert "It reached 34 % of the expected goodput on the 31 Mbit/s link rate stated: the " in (
+        sentence
+    )
+    assert "the computer, not the link, may have set the pace" in sentence
+    assert "Close the other programs that kept it busy" in sentence
+    # Stored before LinkLab kept its own part: said so, not guessed.
+    old = replace(busy, metrics=replace(busy.metrics, cpu_linklab_mean_pct=None))
+    (sentence,) = by_check(make_session(plan, two_cores), [old], Check.CPU_BOUND)
+    assert "which programs used it, a run stored before LinkLab kept that cannot say" in sentence
 
 
 # -- more than the model allows --------------------------------------------------------------------

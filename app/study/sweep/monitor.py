@@ -189,7 +189,7 @@ class MonitorRunner(StudyRunner):
             assert self.session_id is not None
             return self._stored(self.session_id, writer.run_id)
         result = RunResult(engine, version, run.argv, summary, samples, "", 0.0, elapsed)
-        metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
+        metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak, sampler.own_mean)
         if probes is not None:
             metrics = replace(metrics, **probes.figures().metric_fields())
             if probes.problem:

@@ -366,7 +366,7 @@ class StudyRunner:
                         self._probes.discard(probes)
                 if probes is not None:
                     probes.close()
-            metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak)
+            metrics = RunMetrics.from_result(result, sampler.mean, sampler.peak, sampler.own_mean)
             if figures is not None:
                 metrics = replace(metrics, **figures.metric_fields())
                 if probes is not None and probes.problem:
