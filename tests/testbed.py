@@ -65,6 +65,17 @@ def _end(procs: list[subprocess.Popen[str]]) -> None:
     procs.clear()
 
 
+def shape(ns: str | None, dev: str, mbit: float) -> None:
+    """Limit what leaves dev (in namespace ns; None: the test's own) with tc tbf to mbit
+    Mbit/s, counted on the wire (L2), in place of whatever shaped it before."""
+    where = ["-n", ns] if ns else []
+    subprocess.run(
+        ["tc", *where, "qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10
+    )
+    tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "32kb", "latency", "100ms"]
+    _run(["tc", *where, "qdisc", "add", "dev", dev, "root", *tbf])
+
+
 class TestBed:
     """Host A (client side) and host B (server side) joined by one veth link."""
 
@@ -108,30 +119,7 @@ class TestBed:
     def set_rate(self, mbit: float) -> None:
         """Limit both directions with tc tbf to mbit Mbit/s (counted on the wire, L2)."""
         for ns, dev in ((self.a, self.dev_a), (self.b, self.dev_b)):
-            subprocess.run(
-                ["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"],
-                capture_output=True,
-                timeout=10,
-            )
-            _run(
-                [
-                    "tc",
-                    "-n",
-                    ns,
-                    "qdisc",
-                    "add",
-                    "dev",
-                    dev,
-                    "root",
-                    "tbf",
-                    "rate",
-                    f"{mbit}mbit",
-                    "burst",
-                    "32kb",
-                    "latency",
-                    "100ms",
-                ]
-            )
+            shape(ns, dev, mbit)
 
     def set_loss(self, percent: int) -> None:
         """Drop percent % of the UDP data packets arriving at B, at random (nftables numgen)."""
@@ -421,11 +409,10 @@ class NeighbourBed:
         subprocess.run(["ip", "link", "del", self.here], capture_output=True, timeout=20)
 
     def set_rate(self, mbit: float) -> None:
-        """Limit both directions with tc tbf to mbit Mbit/s (counted on the wire, L2), as
-        TestBed.set_rate does."""
-        for prefix, dev in (([], self.here), (["-n", self.ns], self.there)):
-            tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "32kb", "latency", "100ms"]
-            _run(["tc", *prefix, "qdisc", "replace", "dev", dev, "root", *tbf])
+        """Limit both directions of the link with tc tbf to mbit Mbit/s (its adapters still
+        report a veth's nominal 10000 Mbit/s)."""
+        shape(None, self.here, mbit)
+        shape(self.ns, self.there, mbit)
 
     def serve(self, *args: str) -> subprocess.Popen[str]:
         """`linklab serve` in N, once its latency responder (and so discovery) listens."""

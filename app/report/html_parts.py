@@ -14,7 +14,7 @@ from app.analysis.compare import METRIC_INFO
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.records import SessionRecord
-from app.domain.units import DASH, MINUS, format_p, format_rate, rate_unit
+from app.domain.units import DASH, MINUS, format_p, format_rate, plain_rate, rate_unit
 from app.study.sweep.describe import describe_security
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -175,9 +175,20 @@ def _condition_facts(session: SessionRecord) -> list[tuple[str, str]]:
     )
     tags = ", ".join(f"{k}={v}" if v else k for k, v in conditions.tags)
     notes = e(conditions.notes).replace("\n", "<br>") if conditions.notes else DASH
+    medium = conditions.medium.value
+    if conditions.medium_detected_by:
+        medium += f" (detected from {conditions.medium_detected_by})"
+    rate = DASH
+    if conditions.link_rate_bps is not None:
+        source = conditions.link_rate_detected_by
+        kind = f"detected: {source}" if source else "stated"
+        rate = e(f"{plain_rate(conditions.link_rate_bps)} ({kind})")
+    overhead = conditions.frame_overhead
     return [
         ("Security", e(security)),
-        ("Medium", e(conditions.medium.value)),
+        ("Medium", e(medium)),
+        ("Link rate", rate),
+        ("Frame overhead", e(f"{overhead} B per frame") if overhead is not None else DASH),
         ("Tags", e(tags) if tags else DASH),
         ("Notes", notes),
     ]
@@ -189,7 +200,7 @@ _ENVIRONMENT = (
     ("cpu_model", "CPU"),
     ("cpu_count", "Logical CPUs"),
     ("interface", "Interface"),
-    ("interface_speed_mbps", "Interface speed (Mbit/s)"),
+    ("interface_speed_mbps", "Adapter speed (Mbit/s), not the path's"),
     ("interface_mtu", "MTU"),
     ("detected_security", "Detected security"),
 )

@@ -295,8 +295,8 @@ def describe_environment(environment: Mapping[str, Any]) -> list[str]:
         parts = [str(interface)]
         if environment.get("local_address"):
             parts.append(str(environment["local_address"]))
-        if environment.get("interface_speed_mbps"):
-            parts.append(f"{environment['interface_speed_mbps']} Mbit/s")
+        if environment.get("interface_speed_mbps"):  # the adapter's, never the path's
+            parts.append(f"adapter speed {environment['interface_speed_mbps']} Mbit/s")
         if environment.get("interface_mtu"):
             parts.append(f"MTU {environment['interface_mtu']}")
         lines.append("Interface: " + ", ".join(parts))

@@ -1,0 +1,162 @@
+"""The link rate as a newcomer meets it with a second computer behind a shaped link: Find
+computers, the Study page's Medium and Link rate, Start, the findings and the Sessions listing,
+with the window closed and opened again in between. The adapter to the peer is a veth, whose
+nominal 10000 Mbit/s is the adapter's, never the path's (tc tbf holds the path to 30 Mbit/s):
+detection says the same on first use and after a restart, the adapter's speed never becomes a
+stated condition, the expected goodput or the chart's axis, a WPA2 plan still starts, and a
+rate stated far above the path is doubted in the finding, not blamed on the hosts."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QTextDocumentFragment
+
+from app.engine.discovery import discover
+from app.ui.context import AppContext
+from app.ui.main_window import MainWindow
+from tests.conftest import free_port
+from tests.testbed import NeighbourBed, unavailable_reason
+from tests.ui.test_compare_flow import save_as
+from tests.ui.test_measure import plan_sweep
+from tests.ui.user import User, wait_for
+
+SHAPED_MBIT = 30
+
+
+@pytest.fixture
+def neighbour() -> Iterator[NeighbourBed]:
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with NeighbourBed() as bed:
+        bed.set_rate(SHAPED_MBIT)
+        yield bed
+
+
+def shown_text(user: User, name: str) -> str:
+    """A rich-text label as a person reads it."""
+    return QTextDocumentFragment.fromHtml(user.text(name)).toPlainText()
+
+
+def detection_settled(window: MainWindow, user: User, host: str) -> str:
+    """Waits for the detection of the link to host; what the Study page then says of it."""
+    detection = window.measure.detection
+    wait_for(lambda: detection.asked == host and detection.answered, 20, "the detection")
+    return user.text("Detected link") if user.can_see("Detected link") else ""
+
+
+def start_and_finish(window: MainWindow, user: User) -> None:
+    user.click("Start")
+    wait_for(lambda: window.measure.running, 20, "the study to start")
+    wait_for(lambda: not window.measure.running, 90, "the study to end")
+    assert "completed" in user.text("Status"), user.text("Log")
+
+
+def reopened(qtbot, context: AppContext, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    again = MainWindow(context, preset_dir=tmp_path / "presets")
+    qtbot.addWidget(again, before_close_func=lambda w: w.shutdown())
+    again.resize(1280, 800)
+    again.show()
+    qtbot.waitExposed(again)
+    return again
+
+
+@pytest.mark.netns
+@pytest.mark.usefixtures("iperf3_tool")
+def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
+    qtbot,  # type: ignore[no-untyped-def]
+    window: MainWindow,
+    user: User,
+    context: AppContext,
+    neighbour: NeighbourBed,
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    neighbour.serve("--no-netserver", "--port", str(port))
+    context.find_peers = lambda echo: discover(echo, interfaces=[neighbour.here])
+    adapter = (
+        f"{neighbour.here} runs at 10 Gbit/s: the adapter's own speed, not the path's, so the "
+        "link rate stays unknown until you state it."
+    )
+
+    # First use: the second computer chosen from Find computers, never checked by hand.
+    user.click("Find computers")
+    wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 20, "the search")
+    (offered,) = [o for o in user.options("Peer") if neighbour.THERE4 in o]
+    user.choose("Peer", offered)
+    first = detection_settled(window, user, neighbour.THERE4)
+    assert user.text("Medium") == "Ethernet" and user.text("Link rate") == ""
+    assert first == f"Medium Ethernet detected from {neighbour.here}, a wired adapter. {adapter}"
+    # WPA2 on the Wi-Fi further along: a wired adapter here says nothing against it.
+    user.choose("Security", "WPA2")
+    assert user.text("Medium") == "unknown"
+    assert user.text("Detected link") == adapter
+    plan_sweep(user, "1408", runs=1, seconds=2)
+    user.type("Session name", "wpa2 first")
+    start_and_finish(window, user)
+    user.tab("Sweep")  # no expected curve: no rate was ever stated, nor taken from the adapter
+    wait_for(lambda: user.description("Sweep chart") == "Curves: IPv4 · WPA2", 10, "the chart")
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the session")
+    assert user.table_rows("Sessions")[0][5] == "WPA2"  # nothing the user never stated
+
+    # Closed and opened again: the Study page says what it said, and the WPA2 plan starts.
+    window.shutdown()
+    window.close()
+    window = reopened(qtbot, context, tmp_path)
+    user = User(window)
+    assert detection_settled(window, user, neighbour.THERE4) == adapter
+    assert user.text("Security") == "WPA2" and user.text("Medium") == "unknown"
+    assert user.text("Link rate") == ""
+    user.type("Session name", "wpa2 again")
+    start_and_finish(window, user)
+    user.choose("Security", "unknown")
+    assert user.text("Medium") == "Ethernet"  # detected again, as on first use
+    assert user.text("Link rate") == ""
+
+    # A rate stated far above the shaper: the finding doubts it instead of blaming the hosts.
+    user.type("Link rate", "10G")
+    user.type("Session name", "stated 10G")
+    start_and_finish(window, user)
+    user.tab("Sweep")
+    wait_for(lambda: user.description("Sweep chart") == "Curves: IPv4; Expected (IPv4)", 10)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 3, 10, "the sessions")
+    listed = {row[1]: row[5] for row in user.table_rows("Sessions")}
+    assert listed == {
+        "stated 10G": "Ethernet (detected) · 10 Gbit/s link",
+        "wpa2 again": "WPA2",
+        "wpa2 first": "WPA2",
+    }
+    rows = user.table_rows("Sessions")
+    user.click_row("Sessions", [r[1] for r in rows].index("stated 10G"))
+    wait_for(lambda: user.can_see("Session details"), 10, "the session's view")
+    details = shown_text(user, "Session details")
+    (finding,) = [line for line in details.splitlines() if "of what the headers allow" in line]
+    headers = user.headers("Session results")
+    (row,) = user.table_rows("Session results")
+    share = row[headers.index("Of expected %")]
+    assert finding.startswith(
+        f"TCP · IPv4 reached only {share} % of what the headers allow at 1408 B on the 10 "
+        f"Gbit/s link rate stated (expected {row[headers.index('Expected')]}, measured "
+    )
+    assert 0 < float(share) < 1  # 30 Mbit/s of 9.41 Gbit/s, with its decimal
+    assert "is probably not the path's bottleneck" in finding and "hosts" not in finding
+    assert "Conditions: Ethernet (detected) · 10 Gbit/s link" in details
+    assert f"{neighbour.here}, {neighbour.HERE4}, adapter speed 10000 Mbit/s" in details
+
+    # Its HTML report says the conditions as the view does.
+    page = tmp_path / "stated.html"
+    with user.answering(save_as(page)):
+        user.click("Export HTML…")
+    wait_for(page.exists, 60, page.name)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
+    assert f"Ethernet (detected from {neighbour.here}, a wired adapter)" in text
+    assert "10 Gbit/s (stated)" in text
+    assert "Adapter speed (Mbit/s), not the path's" in text
+    window.shutdown()
