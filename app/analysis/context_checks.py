@@ -429,6 +429,11 @@ def _pace(plan: Plan, series: Series, busy: list[_Busy], loopback: bool) -> str:
     it = "It" if len(busy) == 1 else "They"
     if float(low) >= REACHED_PCT:  # judged on the figure shown
         return f"{it} still reached {span} % {allows}: the link, not the CPU, set the pace."
+    if float(high) >= REACHED_PCT:
+        return (
+            f"{it} reached {span} % {allows}: where below {REACHED_PCT:g} %, the computer, not "
+            f"the link, may have set the pace. {advice}"
+        )
     return (
         f"{it} reached {span} % {allows}: the computer, not the link, may have set the pace. "
         f"{advice}"

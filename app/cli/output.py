@@ -140,6 +140,7 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "variable": plan.variable.value,
         "values": list(plan.values),
         "repetitions": plan.repetitions,
+        "bitrate_bps": plan.bitrate_bps,  # UDP's target when one is held fixed (0: none)
         "concurrent": plan.concurrent,
         "conditions": {
             "security": plan.conditions.security.value,
