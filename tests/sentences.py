@@ -215,7 +215,7 @@ def check_points(session: Session) -> None:
 
 _EFFICIENCY = re.compile(
     rf"^(?P<label>{LABEL}) (?:(?P<over>measured more than)|reached (?P<only>only )?"
-    rf"(?P<pct>{NUMBER}) % of) what (?P<allows>the headers(?: and air time)? allow)"
+    rf"(?P<pct>{NUMBER}) % of what) (?P<allows>the headers(?: and air time)? allow)"
     rf"(?: at (?P<value>\d+) B)? on (?P<rate>the .+? link rate (?:stated|detected \(.*?\))) "
     rf"\(expected (?P<expected>{RATE}), measured (?P<measured>{RATE})"
     rf"(?:, (?P<overpct>{NUMBER}) %)?\)(?P<rest>[:;] .*)$"
