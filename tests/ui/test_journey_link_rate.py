@@ -9,18 +9,20 @@ rate stated far above the path is doubted in the finding, not blamed on the host
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QTextDocumentFragment
 
 from app.engine.discovery import discover
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from tests.conftest import free_port
+from tests.conftest import free_port, linklab
+from tests.sentences import check_session
 from tests.testbed import NeighbourBed, unavailable_reason
+from tests.ui.shown_sentences import plain, shown_findings, shown_status, shown_warnings
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -36,11 +38,6 @@ def neighbour() -> Iterator[NeighbourBed]:
     with NeighbourBed() as bed:
         bed.set_rate(SHAPED_MBIT)
         yield bed
-
-
-def shown_text(user: User, name: str) -> str:
-    """A rich-text label as a person reads it."""
-    return QTextDocumentFragment.fromHtml(user.text(name)).toPlainText()
 
 
 def detection_settled(window: MainWindow, user: User, host: str) -> str:
@@ -136,7 +133,18 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     rows = user.table_rows("Sessions")
     user.click_row("Sessions", [r[1] for r in rows].index("stated 10G"))
     wait_for(lambda: user.can_see("Session details"), 10, "the session's view")
-    details = shown_text(user, "Session details")
+    details = plain(user.text("Session details"))
+    # Every sentence the view shows, against the figures the command line gives for it.
+    db = str(context.db_path)
+    shown = linklab("sessions", "show", "stated 10G", "--json", "--db", db)
+    data = json.loads(shown.stdout)
+    runs = linklab("export", "stated 10G", "--format", "csv", "--out", "-", "--db", db).stdout
+    warnings = (
+        shown_warnings(user.text("Session warnings")) if user.can_see("Session warnings") else []
+    )
+    check_session(data, runs, findings=shown_findings(details), warnings=warnings)
+    assert shown_findings(details) == data["findings"] and warnings == data["warnings"]
+    assert shown_status(details).startswith(data["status_text"])
     (finding,) = [line for line in details.splitlines() if "of what the headers allow" in line]
     headers = user.headers("Session results")
     (row,) = user.table_rows("Session results")
