@@ -631,6 +631,11 @@ _GAVE_UP = re.compile(
     r"good)?\. The last error: "
 )
 
+_MONITORED = re.compile(
+    r"^Monitored for .+?, in (?P<runs>\d+) runs? of up to \d+ s chained back to back"
+    r"(?: \((?P<failed>\d+) failed\))?\. Stopped by the user\."
+)
+
 
 def check_status(session: Session) -> None:
     """The status and its reason against the runs: counts, and which status they make."""
@@ -667,6 +672,10 @@ def check_status(session: Session) -> None:
         assert status == "failed" and len(finished) == len(failed) == 1, reason
     elif reason.startswith("Stopped by the user."):
         assert status in ("stopped", "completed"), reason
+    elif match := _MONITORED.match(reason):
+        assert session.monitor and status == "completed", reason
+        assert int(match["failed"] or 0) == len(failed), reason
+        assert int(match["runs"]) >= len(finished), reason
     else:
         assert not failed or status == "stopped", f"failures left unsaid: {reason!r}"
 

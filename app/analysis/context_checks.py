@@ -396,15 +396,16 @@ def _remote_side(busy: list[_Busy]) -> str | None:
 def _pace(plan: Plan, series: Series, busy: list[_Busy], loopback: bool) -> str:
     """Whether the runs' rate reached the link's (then the link set the pace, whoever's CPU
     was busy), or what to do before reading them as the link's."""
+    these = "this monitor's figures" if plan.is_monitor else "these points"
     advice = (
         "Use larger packets or fewer parallel streams, close other programs, or measure "
-        "between faster computers before reading these points as the link's."
+        f"between faster computers before reading {these} as the link's."
     )
     shares = [b.shares for b in busy if b.local is not None]
     if shares and all(s is not None and s[1] > s[0] for s in shares):
         advice = (
             "Close the other programs that kept it busy, or measure when this computer is "
-            "idle, before reading these points as the link's."
+            f"idle, before reading {these} as the link's."
         )
     if loopback:
         return (
