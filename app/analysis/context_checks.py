@@ -477,7 +477,12 @@ def cpu_bound(
 
 def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
     """Points that measured more than the overhead model allows on the stated link."""
-    over = [p for p in points if p.efficiency_pct is not None and p.efficiency_pct > OVER_PCT]
+    # Judged on the figure shown, as the session's finding is: never "up to 101 %" above 101.
+    over = [
+        p
+        for p in points
+        if p.efficiency_pct is not None and float(percent_text(p.efficiency_pct)) > OVER_PCT
+    ]
     if not over:
         return None
     top = max(p.efficiency_pct or 0.0 for p in over)

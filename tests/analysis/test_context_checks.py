@@ -396,8 +396,8 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
         Conditions(medium=Medium.ETHERNET, link_rate_bps=40_000_000), protocols=(Protocol.TCP,)
     )
     # 1448 B of TCP payload in 1514 B as tc counts them: 38.26 Mbit/s; the model with
-    # Ethernet's 38 B allows 37.66 Mbit/s.
-    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=38.2e6) for rep in (1, 2, 3)]
+    # Ethernet's 38 B allows 37.66 Mbit/s (38.3 Mbit/s measured: 102 % of it).
+    runs = [make_run(plan, TCP4, 5, rep, throughput_bps=38.3e6) for rep in (1, 2, 3)]
     session = make_session(plan)
     (sentence,) = by_check(session, runs, Check.ABOVE_MODEL)
     (point,) = [p for p in point_summaries(plan, runs) if p.n]
