@@ -734,6 +734,8 @@ def shoot_discovery(user: Any, window: Any, save: Any) -> None:
         combo.hidePopup()
         found = next(o for o in user.options("Peer") if f"({bed.THERE4})" in o)
         user.choose("Peer", found)
+        # What the system says of the link to it: a veth, Ethernet, its speed the adapter's.
+        wait_for(lambda: user.can_see("Detected link"), 20, "the detected link")
         save("measure-discovered-1280x800.png")
         user.type("Peer", "This computer")
         window.context.find_peers = discover
