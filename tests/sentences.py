@@ -598,9 +598,16 @@ def check_not_wifi(session: Session, sentence: str, match: re.Match[str]) -> Non
     if "never left this computer" in sentence:
         assert session.on_loopback, sentence
     else:
-        interface = session.environment.get("interface")
-        speed = session.environment.get("interface_speed_mbps")
-        assert f"over {interface}, a wired interface ({speed} Mbit/s)" in sentence, sentence
+        environment = session.environment
+        interface, speed = environment.get("interface"), environment.get("interface_speed_mbps")
+        assert f"over {interface}, a wired interface" in sentence, sentence
+        said = re.search(r"a wired interface \((?P<facts>.*?)\): unless", sentence)
+        facts = said["facts"].split("; ") if said else []
+        if speed:  # the adapter's speed, said as the adapter's
+            assert f"adapter speed {speed} Mbit/s" in facts, sentence
+        source = (environment.get("wifi_reading") or {}).get("source")
+        assert (f"detected by {source}" in facts) == bool(source), sentence
+        assert all("Mbit/s" not in f or f.startswith("adapter speed") for f in facts), sentence
 
 
 def check_warnings(session: Session, warnings: Iterable[str]) -> None:
@@ -620,6 +627,36 @@ def check_warnings(session: Session, warnings: Iterable[str]) -> None:
             check_not_wifi(session, sentence, match)
         else:
             raise Unread(f"a warning this reader does not know: {sentence}")
+
+
+# -- the conditions, as a view lists them -----------------------------------------------------
+
+
+def check_condition_lines(session: Session, lines: Iterable[str]) -> None:
+    """ "Conditions: WPA2 · Ethernet (detected) · 10 Gbit/s link" and "Security: WPA2,
+    stated": each condition as the session's JSON holds it, a detected one said so and a
+    stated one never called detected."""
+    conditions = session.conditions
+    for line in lines:
+        session.checked.append(line)
+        if line.startswith("Security: "):
+            value = line.removeprefix("Security: ").split(",", 1)[0]
+            assert value == conditions["security"], line
+            continue
+        parts = line.removeprefix("Conditions: ").split(" · ")
+        if parts == ["not stated"]:
+            parts = []
+        medium, rate = conditions["medium"], conditions["link_rate_bps"]
+        if medium != "unknown":
+            marked = " (detected)" if conditions.get("medium_detected_by") else ""
+            assert f"{medium}{marked}" in parts, line
+        if rate is not None:
+            marked = " (detected)" if conditions.get("link_rate_detected_by") else ""
+            rates = [p for p in parts if p.endswith(f" link{marked}")]
+            assert len(rates) == 1, line
+            shows_rate(rates[0].removesuffix(f" link{marked}"), rate, what="rate", sentence=line)
+        else:
+            assert not any(p.endswith((" link", " link (detected)")) for p in parts), line
 
 
 # -- the status -------------------------------------------------------------------------------
@@ -713,6 +750,7 @@ def check_session(
     *,
     findings: Iterable[str] | None = None,
     warnings: Iterable[str] | None = None,
+    conditions: Iterable[str] = (),
 ) -> Session:
     """Every sentence of a session against its tables: those of its JSON, or those a view
     showed (findings, warnings) against the JSON's figures. Returns what was read."""
@@ -720,5 +758,6 @@ def check_session(
     check_points(session)
     check_findings(session, data["findings"] if findings is None else findings)
     check_warnings(session, data["warnings"] if warnings is None else warnings)
+    check_condition_lines(session, conditions)
     check_status(session)
     return session

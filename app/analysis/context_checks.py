@@ -191,7 +191,8 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
         )
     wired = _wired(environment)
     if wired is not None:
-        facts = [f"{wired.speed_mbps} Mbit/s"] if wired.speed_mbps else []
+        # The adapter's nominal speed, never the path's.
+        facts = [f"adapter speed {wired.speed_mbps} Mbit/s"] if wired.speed_mbps else []
         if wired.said_by:
             facts.append(f"detected by {wired.said_by}")
         how = f" ({'; '.join(facts)})" if facts else ""
@@ -411,7 +412,7 @@ def _pace(plan: Plan, series: Series, busy: list[_Busy], loopback: bool) -> str:
         return (
             f"The traffic stayed on this computer, so its CPU, not a link, set the pace. {advice}"
         )
-    reached = []
+    reached: list[float] = []
     for b in busy:
         expected = expected_at(plan, series, b.run.value)
         measured = b.run.metrics.throughput_bps

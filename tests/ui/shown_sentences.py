@@ -8,6 +8,7 @@ from PySide6.QtGui import QTextDocumentFragment
 #: How the details' lines that are no findings begin: the plan, conditions and environment.
 _NOT_FINDINGS = (
     "Conditions: ",
+    "Security: ",
     "Notes: ",
     "Working latency by ",
     "This computer: ",
@@ -33,6 +34,13 @@ def shown_findings(details: str) -> list[str]:
     environment)."""
     lines = details.splitlines()[2:]
     return [line for line in lines if line and not line.startswith(_NOT_FINDINGS)]
+
+
+def shown_conditions(details: str) -> list[str]:
+    """The details' lines about the conditions: "Conditions: …" and "Security: …"."""
+    return [
+        line for line in details.splitlines() if line.startswith(("Conditions: ", "Security: "))
+    ]
 
 
 def shown_warnings(band: str) -> list[str]:

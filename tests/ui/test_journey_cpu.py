@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.discovery import discover
+from app.engine.serving.discovery import discover
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.burners import other_programs_busy

@@ -14,9 +14,9 @@ import pytest
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, RunKey
-from app.engine.drivers import DRIVERS
+from app.engine.drivers.fake import FakeDriver
+from app.engine.drivers.registry import DRIVERS
 from app.engine.errors import PeerVanished
-from app.engine.fake import FakeDriver
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import linklab

@@ -16,13 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.discovery import discover
+from app.engine.serving.discovery import discover
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import free_port, linklab
 from tests.sentences import check_session
 from tests.testbed import NeighbourBed, unavailable_reason
-from tests.ui.shown_sentences import plain, shown_findings, shown_status, shown_warnings
+from tests.ui.shown_sentences import (
+    plain,
+    shown_conditions,
+    shown_findings,
+    shown_status,
+    shown_warnings,
+)
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -142,7 +148,13 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     warnings = (
         shown_warnings(user.text("Session warnings")) if user.can_see("Session warnings") else []
     )
-    check_session(data, runs, findings=shown_findings(details), warnings=warnings)
+    check_session(
+        data,
+        runs,
+        findings=shown_findings(details),
+        warnings=warnings,
+        conditions=shown_conditions(details),
+    )
     assert shown_findings(details) == data["findings"] and warnings == data["warnings"]
     assert shown_status(details).startswith(data["status_text"])
     (finding,) = [line for line in details.splitlines() if "of what the headers allow" in line]

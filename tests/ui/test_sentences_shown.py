@@ -14,7 +14,13 @@ from app.report.csv_export import runs_csv
 from app.ui.sessions.view import SessionView
 from tests.sentences import check_session
 from tests.sessions_made import Made, sessions
-from tests.ui.shown_sentences import plain, shown_findings, shown_status, shown_warnings
+from tests.ui.shown_sentences import (
+    plain,
+    shown_conditions,
+    shown_findings,
+    shown_status,
+    shown_warnings,
+)
 from tests.ui.user import User
 
 
@@ -42,7 +48,11 @@ def test_the_view_says_what_its_figures_say(view: SessionView, made: Made) -> No
     warnings = shown_warnings(band)
     data = session_json(made.session, made.runs)
     check_session(
-        data, runs_csv(made.session, made.runs), findings=shown_findings(details), warnings=warnings
+        data,
+        runs_csv(made.session, made.runs),
+        findings=shown_findings(details),
+        warnings=warnings,
+        conditions=shown_conditions(details),
     )
     assert shown_findings(details) == data["findings"]
     assert warnings == data["warnings"]
