@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.sentences import check_session
 from tests.testbed import Bed, RoutedTestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
@@ -71,13 +72,17 @@ def test_udp_far_above_a_shaped_link_gets_the_loss_and_frame_overhead_warnings(
     warnings = data["warnings"]
     (lossy,) = [w for w in warnings if "lost more than 5 %" in w]
     assert f"at {LENGTH} B ({loss:.1f} % lost, at the 60 Mbit/s it was sent at)" in lossy
-    assert "Set a UDP bitrate under the link rate of 20 Mbit/s" in lossy
+    assert "Set a UDP bitrate under the 20 Mbit/s link rate stated" in lossy
     (above,) = [w for w in warnings if "more than the model allows" in w]
     assert f"(up to {point['efficiency_pct']:.0f} % of the expected goodput)" in above
     assert "Linux tc counts 14" in above and "--frame-overhead 14" in above
     assert "faster than" not in above
     (finding,) = data["findings"]
     assert "Linux tc counts 14" in finding and "faster than" not in finding
+    # Every sentence, read back against the JSON's points and the runs CSV.
+    runs = bed.linklab(bed.c, "export", "shaped", "--format", "csv", "--out", "-", "--db", str(db))
+    assert runs.returncode == 0, runs.stderr
+    check_session(data, runs.stdout)
     # One run a point: the few-runs sentence too, and nothing about Wi-Fi or the CPU.
     assert any("fewer than 3 successful runs at 256 B (1)" in w for w in warnings)
     assert not any("Wi-Fi" in w for w in warnings)
