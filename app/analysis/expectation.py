@@ -5,7 +5,7 @@ frame's bytes by layer for the window's frame breakdown."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -179,6 +179,14 @@ def value_text(plan: Plan, value: float | str) -> str:
     if plan.variable is Variable.BITRATE and not isinstance(value, str):
         return format_rate(value)
     return point_text(plan.variable, value)
+
+
+def values_text(plan: Plan, values: Sequence[float | str]) -> str:
+    """ "128 B", "128 B and 384 B", "128 B, 384 B and 640 B"."""
+    words = [value_text(plan, v) for v in values]
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 # -- one frame, layer by layer --------------------------------------------------------------

@@ -13,13 +13,12 @@ from hypothesis import strategies as st
 
 from app.analysis.compare import Mode, compare, series_data
 from app.analysis.context_checks import (
-    CPU_CORE_PCT,
     MIN_RUNS,
     UDP_LOSS_PCT,
     Check,
     context_checks,
-    run_cpu_cores,
 )
+from app.analysis.cpu_check import CPU_CORE_PCT, run_cpu_cores
 from app.analysis.expected_findings import efficiency_findings
 from app.analysis.points import point_summaries
 from app.domain.net import IpVersion, Protocol

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from app.domain.errors import BadOption
+from app.domain.plan import Peer
 from app.engine.errors import EngineError
 from app.engine.lan.validate import is_ipv6_literal
 from app.engine.process.process import run_short
@@ -136,3 +137,15 @@ def peer_addresses(host: str) -> list[str]:
     except OSError:
         return []
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def loss_emulator(peer: Peer) -> LossEmulator:
+    """The emulator of a sweep of loss toward the peer: its addresses, by the interfaces
+    that lead there; LossEmulationFailed when it does not resolve or no interface leads."""
+    addresses = peer_addresses(peer.host) + (peer_addresses(peer.host6) if peer.host6 else [])
+    if not addresses:
+        raise LossEmulationFailed(f"the peer {peer.host} does not resolve")
+    interfaces = route_interfaces(addresses)
+    if not interfaces:
+        raise LossEmulationFailed(f"no interface leads to {peer.host}")
+    return LossEmulator(addresses, interfaces)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app.domain.errors import LinkLabError
 from app.domain.records import RunRecord, SessionStatus
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, ServerBusy
+from app.study.sweep.events import AfterFailure
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,23 @@ def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[S
         SessionStatus.COMPLETED,
         f"{stopped}, {good} of {len(records)} runs good. The last error: {last_error}",
     )
+
+
+def after_failure(
+    in_a_row: int, group_size: int, left: int, limit: int
+) -> tuple[AfterFailure, int]:
+    """What follows a run failing for good, with in_a_row failures in a row before its group
+    of group_size runs (those of one moment), left runs to try after it, and limit failures
+    in a row allowed; and the failures in a row it makes (counting the group's others as
+    failed too: a group's runs end together)."""
+    in_a_row += group_size
+    if not left:
+        return AfterFailure.LAST, in_a_row
+    if in_a_row < limit:
+        return AfterFailure.GOES_ON, in_a_row
+    if group_size == 1:
+        return AfterFailure.GIVES_UP, in_a_row
+    return AfterFailure.UNSAID, in_a_row  # the group's other runs decide
 
 
 def transient(err: LinkLabError) -> bool:

@@ -29,12 +29,7 @@ from app.engine.errors import (
 from app.store.db import StoreError
 from app.store.sessions import SessionStore
 from app.study.host.cpu_sampler import CpuSampler
-from app.study.host.shaping import (
-    LossEmulationFailed,
-    LossEmulator,
-    peer_addresses,
-    route_interfaces,
-)
+from app.study.host.shaping import LossEmulationFailed, loss_emulator
 from app.study.sweep.events import (
     AfterFailure,
     LatencyNote,
@@ -51,7 +46,14 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.sweep.outcomes import Outcome, RetryPolicy, gave_up, transient, verdict
+from app.study.sweep.outcomes import (
+    Outcome,
+    RetryPolicy,
+    after_failure,
+    gave_up,
+    transient,
+    verdict,
+)
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.sample_writer import SampleWriter
 
@@ -134,7 +136,7 @@ class StudyRunner:
         """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
         validate_plan(self.plan)
         engine_version = self._driver.version()  # a missing engine is said before any session
-        loss = self._loss_emulator()
+        loss = loss_emulator(self.plan.peer) if self.plan.variable is Variable.LOSS else None
         if self._resume is None:
             self.session_id = self.store.create_session(self.plan, self._environment)
         else:
@@ -223,18 +225,6 @@ class StudyRunner:
 
     def _port(self, key: RunKey) -> int:
         return self._driver.port(self.plan, key)
-
-    def _loss_emulator(self) -> LossEmulator | None:
-        if self.plan.variable is not Variable.LOSS:
-            return None
-        peer = self.plan.peer
-        addresses = peer_addresses(peer.host) + (peer_addresses(peer.host6) if peer.host6 else [])
-        if not addresses:
-            raise LossEmulationFailed(f"the peer {peer.host} does not resolve")
-        interfaces = route_interfaces(addresses)
-        if not interfaces:
-            raise LossEmulationFailed(f"no interface leads to {peer.host}")
-        return LossEmulator(addresses, interfaces)
 
     def _run_group(
         self, session_id: str, engine_version: str, keys: list[RunKey]
@@ -329,20 +319,9 @@ class StudyRunner:
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
                 limit = 2 if once else self._retry.attempts
                 retry = transient(err) and attempt < limit
-                then, in_a_row = self._after_failure()
-                self._emit(
-                    RunFailed(
-                        key,
-                        value,
-                        err.kind,
-                        err.sentence,
-                        retry,
-                        attempt,
-                        err.retry_words,
-                        then,
-                        in_a_row,
-                    )
-                )
+                after = self._after_failure()  # what follows, and the failures in a row
+                failed = (key, value, err.kind, err.sentence, retry, attempt, err.retry_words)
+                self._emit(RunFailed(*failed, *after))
                 if retry:
                     writer.unfinished(err.sentence)
                     if self._stop.wait(self._retry.wait(attempt)):
@@ -389,18 +368,11 @@ class StudyRunner:
             return self._stored(session_id, writer.run_id)
 
     def _after_failure(self) -> tuple[AfterFailure, int]:
-        """What follows a run of the group in progress failing for good, and the failures in a
-        row it makes (counted as if the group's other runs failed too)."""
-        in_a_row = self._in_a_row + self._group_size
+        """What follows a run of the group in progress failing for good (outcomes.after)."""
         # Early stop skips a settled point's runs; a failure settles nothing.
         left = sum(not self._point_settled(self._records, k) for g in self._later for k in g)
-        if not left:
-            return AfterFailure.LAST, in_a_row
-        if in_a_row < self.plan.max_consecutive_failures:
-            return AfterFailure.GOES_ON, in_a_row
-        if self._group_size == 1:
-            return AfterFailure.GIVES_UP, in_a_row
-        return AfterFailure.UNSAID, in_a_row  # the group's other runs decide
+        limit = self.plan.max_consecutive_failures
+        return after_failure(self._in_a_row, self._group_size, left, limit)
 
     def _named(self, err: LinkLabError, key: RunKey, number: int) -> LinkLabError:
         """A refusal by a server that answered an earlier run is named as what it is: the
