@@ -17,6 +17,10 @@ HEAVY_FIRST = (
     "tests/study/test_dscp_netns.py",  # 35 s
     "tests/engine/test_netns_latency.py",  # 35 s
     "tests/ui/test_journeys_newcomer.py",  # 35 s
+    "tests/ui/test_journey_link_rate.py",  # 28 s
+    "tests/ui/test_journey_cpu.py",  # 26 s
+    "tests/test_cli_sentences_netns.py",  # 26 s
+    "tests/ui/test_sentences_shown.py",  # 25 s
     "tests/analysis/test_compare_netns.py",  # 25 s
     "tests/analysis/test_findings_netns.py",  # 25 s
     "tests/ui/test_compare_journey.py",  # 23 s
