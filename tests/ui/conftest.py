@@ -21,7 +21,11 @@ from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow
 from app.ui.qt_fonts import point_offscreen_at_fonts
 from tests.conftest import engine_children, free_port
+from tests.testbed import NeighbourBed, unavailable_reason
 from tests.ui.user import User
+
+#: The rate of the shaped link to the second computer, in Mbit/s.
+SHAPED_MBIT = 30
 
 point_offscreen_at_fonts()  # before any QApplication: offscreen Qt on Windows has no fonts
 
@@ -71,6 +75,19 @@ def exchange_file(tmp_path: Path) -> tuple[Path, list[str]]:
     return path, ids
 
 
+def open_window(qtbot, context: AppContext, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    """The real main window on the context's settings and database, shown at 1280x800 (as
+    LinkLab starts, or starts again after a close)."""
+    win = MainWindow(context, preset_dir=tmp_path / "presets")
+    # Shut down before pytest-qt closes the window: a test that failed mid-study must not
+    # leave the close to ask "Stop the study?" in a modal box nobody answers.
+    qtbot.addWidget(win, before_close_func=lambda w: w.shutdown())
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
 @pytest.fixture
 def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
     """The real main window, shown at 1280x800 on its own settings and database."""
@@ -79,13 +96,7 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
     context.set_default_port("netperf", free_port())
     context.set_default_port("iperf2", free_port())
     context.set_default_port("echo", free_port())
-    win = MainWindow(context, preset_dir=tmp_path / "presets")
-    # Shut down before pytest-qt closes the window: a test that failed mid-study must not
-    # leave the close to ask "Stop the study?" in a modal box nobody answers.
-    qtbot.addWidget(win, before_close_func=lambda w: w.shutdown())
-    win.resize(1280, 800)
-    win.show()
-    qtbot.waitExposed(win)
+    win = open_window(qtbot, context, tmp_path)
     yield win
     win.shutdown()
     assert not engine_children(), "an engine outlived the window"
@@ -95,3 +106,22 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
 def user(window: MainWindow) -> User:
     """A person at that window: labels, clicks and keys only."""
     return User(window)
+
+
+@pytest.fixture
+def neighbour() -> Iterator[NeighbourBed]:
+    """A second computer beside this one (tests.testbed.NeighbourBed); skipped, saying why,
+    where network namespaces cannot be built."""
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with NeighbourBed() as bed:
+        yield bed
+
+
+@pytest.fixture
+def shaped_neighbour(neighbour: NeighbourBed) -> NeighbourBed:
+    """The second computer behind a link held to SHAPED_MBIT by tc tbf, both ways (its veth
+    adapters still report their nominal 10000 Mbit/s)."""
+    neighbour.set_rate(SHAPED_MBIT)
+    return neighbour

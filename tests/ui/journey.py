@@ -15,8 +15,23 @@ from PySide6.QtCore import QObject, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QImage
 
 from app.domain.records import RunRecord
+from app.engine.serving.discovery import discover
+from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
+from tests.conftest import free_port
+from tests.testbed import NeighbourBed
 from tests.ui.user import User, wait_for
+
+
+def choose_the_neighbour(user: User, context: AppContext, neighbour: NeighbourBed) -> None:
+    """`linklab serve` started on the second computer (iperf3 on a free port), Find computers
+    asking on its link only, and that computer chosen under Peer from what it found."""
+    neighbour.serve("--no-netserver", "--port", str(free_port()))
+    context.find_peers = lambda echo: discover(echo, interfaces=[neighbour.here])
+    user.click("Find computers")
+    wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 20, "the search")
+    (offered,) = [o for o in user.options("Peer") if neighbour.THERE4 in o]
+    user.choose("Peer", offered)
 
 
 def save_as(path: Path) -> Callable[[User], None]:

@@ -8,31 +8,20 @@ peak, each figure as the command line's JSON and runs CSV of the same session gi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.engine.serving.discovery import discover
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.burners import other_programs_busy
-from tests.conftest import free_port, linklab
+from tests.conftest import linklab
 from tests.sentences import check_session
-from tests.testbed import NeighbourBed, unavailable_reason
+from tests.testbed import NeighbourBed
+from tests.ui.conftest import open_window
+from tests.ui.journey import choose_the_neighbour
 from tests.ui.shown_sentences import shown_warnings
-from tests.ui.test_journey_link_rate import reopened
 from tests.ui.user import User, wait_for
-
-
-@pytest.fixture
-def neighbour() -> Iterator[NeighbourBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with NeighbourBed() as bed:
-        bed.set_rate(30)
-        yield bed
 
 
 def cpu_sentence(user: User) -> str:
@@ -56,15 +45,10 @@ def test_the_cpu_sentence_says_other_programs_kept_it_busy(
     window: MainWindow,
     user: User,
     context: AppContext,
-    neighbour: NeighbourBed,
+    shaped_neighbour: NeighbourBed,
     tmp_path: Path,
 ) -> None:
-    neighbour.serve("--no-netserver", "--port", str(free_port()))
-    context.find_peers = lambda echo: discover(echo, interfaces=[neighbour.here])
-    user.click("Find computers")
-    wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 20, "the search")
-    (offered,) = [o for o in user.options("Peer") if neighbour.THERE4 in o]
-    user.choose("Peer", offered)
+    choose_the_neighbour(user, context, shaped_neighbour)
     user.tab("Monitor")
     with other_programs_busy(2):
         user.click("Start monitor")
@@ -96,7 +80,7 @@ def test_the_cpu_sentence_says_other_programs_kept_it_busy(
     # Closed and opened again: the stored run says the same.
     window.shutdown()
     window.close()
-    again = reopened(qtbot, context, tmp_path)
+    again = open_window(qtbot, context, tmp_path)
     after = User(again)
     open_the_monitor(after)
     assert cpu_sentence(after) == said

@@ -21,8 +21,8 @@ from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import linklab
 from tests.sentences import check_session
+from tests.ui.conftest import open_window
 from tests.ui.shown_sentences import plain, shown_status
-from tests.ui.test_journey_link_rate import reopened
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
 
@@ -60,7 +60,7 @@ def test_failures_up_to_the_last_run_are_counted_not_called_a_stop(
     window.shutdown()
     window.close()
     context.drivers = real  # the next start of LinkLab has its engines again
-    again = reopened(qtbot, context, tmp_path)
+    again = open_window(qtbot, context, tmp_path)
     after = User(again)
     after.tab("Sessions")
     wait_for(lambda: len(after.table_rows("Sessions")) == 1, 10, "the session")

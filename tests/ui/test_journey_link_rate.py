@@ -11,17 +11,17 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.engine.serving.discovery import discover
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from tests.conftest import free_port, linklab
+from tests.conftest import linklab
 from tests.sentences import check_session
-from tests.testbed import NeighbourBed, unavailable_reason
+from tests.testbed import NeighbourBed
+from tests.ui.conftest import open_window
+from tests.ui.journey import choose_the_neighbour, save_as
 from tests.ui.shown_sentences import (
     plain,
     shown_conditions,
@@ -29,21 +29,8 @@ from tests.ui.shown_sentences import (
     shown_status,
     shown_warnings,
 )
-from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
-
-SHAPED_MBIT = 30
-
-
-@pytest.fixture
-def neighbour() -> Iterator[NeighbourBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with NeighbourBed() as bed:
-        bed.set_rate(SHAPED_MBIT)
-        yield bed
 
 
 def detection_settled(window: MainWindow, user: User, host: str) -> str:
@@ -60,15 +47,6 @@ def start_and_finish(window: MainWindow, user: User) -> None:
     assert "completed" in user.text("Status"), user.text("Log")
 
 
-def reopened(qtbot, context: AppContext, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    again = MainWindow(context, preset_dir=tmp_path / "presets")
-    qtbot.addWidget(again, before_close_func=lambda w: w.shutdown())
-    again.resize(1280, 800)
-    again.show()
-    qtbot.waitExposed(again)
-    return again
-
-
 @pytest.mark.netns
 @pytest.mark.usefixtures("iperf3_tool")
 def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
@@ -76,22 +54,17 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     window: MainWindow,
     user: User,
     context: AppContext,
-    neighbour: NeighbourBed,
+    shaped_neighbour: NeighbourBed,
     tmp_path: Path,
 ) -> None:
-    port = free_port()
-    neighbour.serve("--no-netserver", "--port", str(port))
-    context.find_peers = lambda echo: discover(echo, interfaces=[neighbour.here])
+    neighbour = shaped_neighbour
     adapter = (
         f"{neighbour.here} runs at 10 Gbit/s: the adapter's own speed, not the path's, so the "
         "link rate stays unknown until you state it."
     )
 
     # First use: the second computer chosen from Find computers, never checked by hand.
-    user.click("Find computers")
-    wait_for(lambda: "Found 1 computer" in user.text("Peer check"), 20, "the search")
-    (offered,) = [o for o in user.options("Peer") if neighbour.THERE4 in o]
-    user.choose("Peer", offered)
+    choose_the_neighbour(user, context, neighbour)
     first = detection_settled(window, user, neighbour.THERE4)
     assert user.text("Medium") == "Ethernet" and user.text("Link rate") == ""
     assert first == f"Medium Ethernet detected from {neighbour.here}, a wired adapter. {adapter}"
@@ -111,7 +84,7 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     # Closed and opened again: the Study page says what it said, and the WPA2 plan starts.
     window.shutdown()
     window.close()
-    window = reopened(qtbot, context, tmp_path)
+    window = open_window(qtbot, context, tmp_path)
     user = User(window)
     assert detection_settled(window, user, neighbour.THERE4) == adapter
     assert user.text("Security") == "WPA2" and user.text("Medium") == "unknown"

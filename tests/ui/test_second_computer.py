@@ -5,7 +5,6 @@ worked told quietly. Every control is found by its label and driven by clicks an
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import pytest
 from PySide6.QtWidgets import QApplication, QComboBox
@@ -18,7 +17,7 @@ from app.engine.errors import ConnectionRefused
 from app.engine.serving.discovery import discover, discover_request, parse_announcement
 from app.ui.main_window import MainWindow
 from tests.conftest import free_port
-from tests.testbed import NeighbourBed, unavailable_reason
+from tests.testbed import NeighbourBed
 from tests.ui.user import User, wait_for
 
 
@@ -149,15 +148,6 @@ def test_a_retry_that_works_is_a_quiet_note_and_one_that_fails_an_error(
     assert "port 51531 stopped during run 4: it answered run 3" in errors[0]
     assert "Restart it on the peer" in errors[0]
     assert "completed with failures" in errors[1]
-
-
-@pytest.fixture
-def neighbour() -> Iterator[NeighbourBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with NeighbourBed() as bed:
-        yield bed
 
 
 @pytest.mark.netns
