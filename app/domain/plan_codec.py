@@ -23,6 +23,7 @@ from app.domain.plan import (
     Security,
     Variable,
     assignment_from_dict,
+    clean_text,
 )
 from app.domain.plan_fields import BY_NAME, NAME, Kind, categorical
 
@@ -128,8 +129,11 @@ def conditions_from_dict(value: object) -> Conditions:
         security_detected=bool(fields.get("security_detected", False)),
         link_rate_bps=_optional_whole(fields.get("link_rate_bps"), "link_rate_bps"),
         frame_overhead=_optional_whole(fields.get("frame_overhead"), "frame_overhead"),
-        medium_detected_by=str(fields.get("medium_detected_by") or "")[:200],
-        link_rate_detected_by=str(fields.get("link_rate_detected_by") or "")[:200],
+        # What detected them, as a sentence names it: text from outside, on one line.
+        medium_detected_by=" ".join(clean_text(fields.get("medium_detected_by"), 200).split()),
+        link_rate_detected_by=" ".join(
+            clean_text(fields.get("link_rate_detected_by"), 200).split()
+        ),
     )
 
 
