@@ -144,9 +144,9 @@ FIGURES: tuple[Figure, ...] = (
         since_schema=11,
     ),
     # The part of this computer's CPU (cpu_host_mean_pct, all its CPUs) that LinkLab's own
-    # processes used, its engines and servers among them (schema 12): the rest was other
+    # processes used, its engines and servers among them (schema 13): the rest was other
     # programs'.
-    Figure("cpu_linklab_mean_pct", "CPU load", "%", run=True, since_schema=12),
+    Figure("cpu_linklab_mean_pct", "CPU load", "%", run=True, since_schema=13),
 )
 FIGURE: Mapping[str, Figure] = {f.name: f for f in FIGURES}
 #: A run's stored figures (RunMetrics, the runs table), in order.
