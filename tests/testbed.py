@@ -481,3 +481,141 @@ class Bed:
             if self.server_port is not None:
                 routed.start_server(self.server_port, self.echo_port)
             yield routed
+
+
+class ClassBed:
+    """A lab's stations sharing one link: station namespaces Q1…Qn on a bridge (namespace BR),
+    the server namespace V behind the bridge's one port toward it, and the instructor's side
+    (this test's own network namespace, where the collector listens) on the bridge too. The
+    shared bottleneck is tc tbf on the bridge's port toward V (uploads) and on V's own
+    interface (downloads); a station's own access link can be shaped lower (its interface,
+    and the bridge's port toward it)."""
+
+    __test__ = False  # not a pytest test class
+
+    # RFC 2544 benchmarking range, on this bed only. The instructor's end is in the test's own
+    # namespace, which the pytest-xdist workers share: each worker has a subnet of its own.
+    NET = 9 + 16 * worker_index()
+    HERE4 = f"198.18.{NET}.1"  # the instructor's side (the collector)
+    SERVER4 = f"198.18.{NET}.2"
+
+    def __init__(self, stations: int = 6) -> None:
+        tag = _tag()
+        self.tag = tag
+        self.count = stations
+        self.br, self.v = f"llab-br-{tag}", f"llab-v-{tag}"
+        self.stations = [f"llab-q{n}-{tag}" for n in range(1, stations + 1)]
+        self.here, self.here_port = f"lli{tag}", f"llbi{tag}"
+        self.dev_v, self.port_v = f"llv{tag}", f"llbv{tag}"
+        self._procs: list[subprocess.Popen[str]] = []
+
+    def station_address(self, number: int) -> str:
+        """Station number's IPv4 address (1-based)."""
+        return f"198.18.{self.NET}.{10 + number}"
+
+    def station_devices(self, number: int) -> tuple[str, str]:
+        """(the station's own interface, the bridge's port toward it)."""
+        return f"llq{number}-{self.tag}", f"llbq{number}-{self.tag}"
+
+    def __enter__(self) -> ClassBed:
+        self.close()
+        for ns in (self.br, self.v, *self.stations):
+            _run(["ip", "netns", "add", ns])
+            _run(["ip", "-n", ns, "link", "set", "lo", "up"])
+        _run(["ip", "-n", self.br, "link", "add", "br0", "type", "bridge"])
+        _run(["ip", "-n", self.br, "link", "set", "br0", "up"])
+        ends = [(self.v, self.dev_v, self.port_v, self.SERVER4)]
+        ends += [
+            (ns, *self.station_devices(n), self.station_address(n))
+            for n, ns in enumerate(self.stations, 1)
+        ]
+        for ns, dev, port, address in ends:
+            _run(["ip", "link", "add", dev, "type", "veth", "peer", "name", port])
+            _run(["ip", "link", "set", dev, "netns", ns])
+            _run(["ip", "-n", ns, "addr", "add", f"{address}/24", "dev", dev])
+            _run(["ip", "-n", ns, "link", "set", dev, "up"])
+            self._bridge(port)
+        # The instructor's side: this namespace's end stays here.
+        _run(["ip", "link", "add", self.here, "type", "veth", "peer", "name", self.here_port])
+        _run(["ip", "addr", "add", f"{self.HERE4}/24", "dev", self.here])
+        _run(["ip", "link", "set", self.here, "up"])
+        self._bridge(self.here_port)
+        return self
+
+    def _bridge(self, port: str) -> None:
+        """Move a veth end made in this namespace onto the bridge."""
+        _run(["ip", "link", "set", port, "netns", self.br])
+        _run(["ip", "-n", self.br, "link", "set", port, "master", "br0"])
+        _run(["ip", "-n", self.br, "link", "set", port, "up"])
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        _end(self._procs)
+        for ns in (self.br, self.v, *self.stations):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+        subprocess.run(["ip", "link", "del", self.here], capture_output=True, timeout=20)
+
+    @staticmethod
+    def _tbf(ns: str, dev: str, mbit: float | None) -> None:
+        subprocess.run(
+            ["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10
+        )
+        if mbit is not None:
+            tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "latency", "50ms"]
+            _run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", *tbf])
+
+    def _shared(self, ns: str, dev: str, mbit: float, match: str, hook: str) -> None:
+        """htb at mbit on dev with a class per station (an equal rate each, borrowing up to
+        the whole link): the link is shared station by station, as an access point's
+        per-station queues share it, not left to TCP's luck over one queue. nftables gives
+        each station's packets their class (meta priority); the rest share a class of their
+        own."""
+        tc = ["tc", "-n", ns]
+        subprocess.run([*tc, "qdisc", "del", "dev", dev, "root"], capture_output=True)
+        _run([*tc, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "99"])
+        add = [*tc, "class", "add", "dev", dev]
+        link = ["rate", f"{mbit}mbit", "burst", "16kb"]
+        _run([*add, "parent", "1:", "classid", "1:1", "htb", *link])
+        each = [
+            "rate",
+            f"{mbit / (self.count + 1):.3f}mbit",
+            "ceil",
+            f"{mbit}mbit",
+            "burst",
+            "16kb",
+        ]
+        for n in (*range(1, self.count + 1), 99):
+            _run([*add, "parent", "1:1", "classid", f"1:{n + 10 if n != 99 else 99}", "htb", *each])
+        family = "bridge" if ns == self.br else "inet"
+        nft = ["ip", "netns", "exec", ns, "nft"]
+        subprocess.run([*nft, "delete", "table", family, "llabclass"], capture_output=True)
+        _run([*nft, "add", "table", family, "llabclass"])
+        _run([*nft, "add", "chain", family, "llabclass", "out",
+              f"{{ type filter hook {hook} priority 0 ; }}"])  # fmt: skip
+        for n in range(1, self.count + 1):
+            rule = ["ip", match, self.station_address(n), "meta", "priority", "set", f"1:{n + 10}"]
+            _run([*nft, "add", "rule", family, "llabclass", "out", *rule])
+
+    def set_bottleneck(self, mbit: float) -> None:
+        """The shared link's rate both ways (counted on the wire, L2), shared per station."""
+        self._shared(self.br, self.port_v, mbit, "saddr", "forward")  # the uploads
+        self._shared(self.v, self.dev_v, mbit, "daddr", "output")  # the downloads
+
+    def set_access(self, number: int, mbit: float | None) -> None:
+        """Station number's own access link, both ways; None: unshaped."""
+        dev, port = self.station_devices(number)
+        self._tbf(self.stations[number - 1], dev, mbit)
+        self._tbf(self.br, port, mbit)
+
+    def start(self, ns: str | None, argv: Sequence[str], log: Path) -> subprocess.Popen[str]:
+        """A process in a namespace (None: this one), its output in log, ended with the bed."""
+        prefix = ["ip", "netns", "exec", ns] if ns else []
+        handle = log.open("a", encoding="utf-8")
+        proc = subprocess.Popen(
+            [*prefix, *argv], cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, text=True
+        )
+        handle.close()  # the child holds its own copy
+        self._procs.append(proc)
+        return proc

@@ -221,3 +221,13 @@ def add_submit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-submit", action="store_true", help="do not push, even where the exercise says"
     )
+
+
+def add_station_arguments(run: argparse.ArgumentParser) -> None:
+    """--wait-for-start: a station of a class measuring together."""
+    run.add_argument(
+        "--wait-for-start",
+        action="store_true",
+        help="with --exercise: check in with the class's collector and wait for the "
+        "instructor's Start together, then measure each round with the other stations at once",
+    )

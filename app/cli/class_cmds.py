@@ -15,6 +15,7 @@ from app.cli.class_live_cmds import (
     live_view,
 )
 from app.cli.environment import Environment
+from app.cli.together_cmds import add_together_arguments, cmd_together, wants_together
 from app.domain.errors import BadOption
 from app.domain.units import counted, format_rate
 from app.report.class_export import class_json, grades_csv
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_instructor_token_arguments(cls, "to read a collector's class")
     cls.add_argument("--json", action="store_true", help="print the class as one JSON object")
     cls.add_argument("--csv", metavar="FILE", help="write the grades table for a spreadsheet")
+    add_together_arguments(cls)
     cls.set_defaults(handler=cmd_class)
 
 
@@ -65,6 +67,10 @@ def export_handin(args: argparse.Namespace, env: Environment) -> int:
 
 
 def cmd_class(args: argparse.Namespace, env: Environment) -> int:
+    if wants_together(args):
+        return cmd_together(args, env)
+    if args.report:
+        raise BadOption("--report writes what the class measured together: add --together-result.")
     if is_live_source(args.folder):
         view = live_view(args.folder, instructor_token(args, env), args.exercise)
     else:

@@ -20,6 +20,7 @@ from app.cli.args import (
     add_echo_port_argument,
     add_field_options,
     add_port_arguments,
+    add_station_arguments,
     add_submit_arguments,
     choices_list,
     field_overrides,
@@ -182,6 +183,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the exercise's step (default: the first one not done yet)",
     )
     add_submit_arguments(run)
+    add_station_arguments(run)
     add_db_argument(run)
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.set_defaults(handler=cmd_run)
@@ -345,9 +347,10 @@ def open_door(args: argparse.Namespace, env: Environment) -> FrontDoor:
 def cmd_run(args: argparse.Namespace, env: Environment) -> int:
     if args.exercise:
         return _run_exercise(args, env)
-    if args.student or args.step or args.submit:
+    if args.student or args.step or args.submit or args.wait_for_start:
         raise BadOption(
-            "--student, --step and --submit go with --exercise FILE: name the exercise."
+            "--student, --step, --submit and --wait-for-start go with --exercise FILE: name "
+            "the exercise."
         )
     plan = plan_from_args(args)
     door = open_door(args, env)
@@ -388,6 +391,10 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
         # The collector tells each station which of the class's engine servers is its own.
         args.peer, port = station_peer(pusher, args.student)
         args.port = args.port or port
+    if args.wait_for_start:
+        from app.cli.together_cmds import run_station
+
+        return run_station(args, env, door, exercise, pusher, plan_from_args(args))
     desk = door.exercises()
     number = args.step or desk.next_step(exercise, args.student)
     if not 1 <= number <= len(exercise.steps):

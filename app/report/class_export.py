@@ -8,7 +8,9 @@ import io
 from typing import Any
 
 from app.report.csv_export import write_rows
+from app.report.together_export import TOGETHER_COLUMNS, together_grades
 from app.study.lab.classroom import ClassView, StudentRow
+from app.study.lab.together_results import TogetherResult
 
 __all__ = ["GRADE_COLUMNS", "class_json", "grades_csv", "row_json"]
 
@@ -65,12 +67,17 @@ def class_json(view: ClassView) -> dict[str, Any]:
     }
 
 
-def grades_csv(view: ClassView) -> str:
+def grades_csv(view: ClassView, together: TogetherResult | None = None) -> str:
+    """The grades table; with what the class measured together, each student's share too (a
+    station that measured together but handed in no work gets a row of its own)."""
     steps = range(1, len(view.exercise.steps) + 1)
     header = [*GRADE_COLUMNS]
     header += [f"step{n}_mbit_s" for n in steps] + [f"step{n}_class_median_mbit_s" for n in steps]
     header.append("notes")
-    rows = []
+    shares = together_grades(together) if together is not None else {}
+    if together is not None:
+        header += TOGETHER_COLUMNS
+    rows: list[list[object]] = []
     for row in view.rows:
         rows.append(
             [
@@ -85,8 +92,13 @@ def grades_csv(view: ClassView) -> str:
                 *(_mbit(s.main_bps) for s in row.steps),
                 *(_mbit(m) for m in view.medians),
                 " ".join(row.notes),
+                *(shares.pop(row.student, [None] * len(TOGETHER_COLUMNS)) if together else []),
             ]
         )
+    # Between the name and the notes: the grade columns of work never handed in.
+    between = len(header) - len(TOGETHER_COLUMNS) - 2
+    for student, values in shares.items():
+        rows.append([student, *[None] * between, "", *values])
     out = io.StringIO()
     write_rows(out, header, rows)
     return out.getvalue()

@@ -102,7 +102,59 @@ _V1 = [
     """,
 ]
 
-CLASS_MIGRATIONS: list[list[str]] = [_V1]
+_V2 = [
+    # A station waiting to measure together: its clock's offset to the collector's, measured
+    # NTP-style when it checked in (offset_s NULL when it could not be, with the reason), the
+    # round trip of the exchange that set it, and when it was last heard.
+    """
+    CREATE TABLE class_checkins (
+        student TEXT PRIMARY KEY,
+        exercise_id TEXT NOT NULL,
+        offset_s DOUBLE PRECISION,
+        delay_s DOUBLE PRECISION,
+        exchanges {bigint} NOT NULL,
+        clock_problem TEXT NOT NULL DEFAULT '',
+        host TEXT NOT NULL DEFAULT '',
+        port {bigint},
+        checked_in_at TEXT NOT NULL,
+        seen_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    # One Start together: the plan, the schedule handed out (each slot's stations and start on
+    # the collector's clock), the stations as they were when it started (their offsets) and
+    # the ones left out with their reasons.
+    """
+    CREATE TABLE class_together (
+        id TEXT PRIMARY KEY,
+        exercise_id TEXT NOT NULL DEFAULT '',
+        plan_json TEXT NOT NULL,
+        schedule_json TEXT NOT NULL,
+        stations_json TEXT NOT NULL,
+        left_out_json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        start_at DOUBLE PRECISION NOT NULL,
+        end_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX class_together_start ON class_together (start_at)",
+    # What a station reported of one slot: its per-second figures as they came (part 0, 1, …)
+    # and its last word (part -1: how the run ended, its start, its receiver's figures). Each
+    # part is stored once.
+    """
+    CREATE TABLE class_together_reports (
+        together_id TEXT NOT NULL REFERENCES class_together (id),
+        slot {bigint} NOT NULL,
+        student TEXT NOT NULL,
+        part {bigint} NOT NULL,
+        digest TEXT NOT NULL,
+        body_json TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        PRIMARY KEY (together_id, slot, student, part)
+    )
+    """,
+]
+
+CLASS_MIGRATIONS: list[list[str]] = [_V1, _V2]
 CLASS_SCHEMA_VERSION = len(CLASS_MIGRATIONS)
 
 

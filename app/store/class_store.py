@@ -20,6 +20,7 @@ from app.store.class_schema import (
     meta_statement,
     migration,
 )
+from app.store.class_together import TogetherTables
 from app.store.db import StoreError
 
 __all__ = [
@@ -107,7 +108,7 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
 
-class ClassStore:
+class ClassStore(TogetherTables):
     """One class store; each thread gets a connection of its own (the collector's workers
     write at once; the database orders them)."""
 
@@ -218,11 +219,12 @@ class ClassStore:
             "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             (version,),
         )
-        self._run(
-            conn,
-            "INSERT INTO class_meta (name, value) VALUES ('changes', 0) "
-            "ON CONFLICT (name) DO NOTHING",
-        )
+        for counter in ("changes", "together"):
+            self._run(
+                conn,
+                "INSERT INTO class_meta (name, value) VALUES (?, 0) ON CONFLICT (name) DO NOTHING",
+                (counter,),
+            )
 
     # -- writing -----------------------------------------------------------------------------
     def put(self, push: PushRow) -> tuple[PutOutcome, str]:

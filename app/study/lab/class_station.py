@@ -6,11 +6,13 @@ own."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import threading
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
@@ -94,6 +96,16 @@ class ClassPusher:
             except BadOption:
                 return 0  # the student has not begun the exercise here: nothing to push
         return added
+
+    def queue(self, item_id: str, document: dict[str, Any]) -> None:
+        """Queue one document of a round together (sent once, until acknowledged)."""
+        body = json.dumps(document, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        digest = hashlib.sha256(body).hexdigest()
+        with self._lock:
+            if self._closed:
+                return
+            self.outbox.add(self.url, item_id, body, digest, True)
+        self.sender.wake()
 
     def observe(self, inner: Callable[[StudyEvent], None]) -> Callable[[StudyEvent], None]:
         """An observer of a study that passes every event on to inner and pushes after each

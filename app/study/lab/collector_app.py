@@ -19,6 +19,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import math
 import threading
 import time
 import urllib.parse
@@ -31,10 +32,20 @@ from typing import Any
 from app import __version__
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import student_name
+from app.domain.together import TogetherPlan
 from app.store.class_store import ClassStore, PutOutcome
 from app.store.db import StoreError
 from app.study.lab.class_live import choose_exercise, live_class, view_to_wire
 from app.study.lab.class_push import check_push
+from app.study.lab.together import (
+    REPORT_FORMAT,
+    TogetherRefused,
+    assignment,
+    check_in,
+    check_report,
+    start_together,
+)
+from app.study.lab.together_wire import rows_to_wire
 
 __all__ = ["ROUTES", "CollectorApp", "Credential", "Limits"]
 
@@ -45,6 +56,8 @@ StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 #: served as it is): a run still shows within a second or two, and a burst of 60 stations
 #: does not rebuild the view for every push.
 VIEW_REUSE_S = 0.5
+#: Where a request's arrival time waits for its handler.
+_RECEIVED = "linklab.received"
 
 _REASONS = {
     200: "OK",
@@ -78,14 +91,21 @@ ROUTES: dict[tuple[str, str], Credential] = {
     ("GET", "/v1/station"): Credential.STATION,
     ("GET", "/v1/exercises"): Credential.STATION,
     ("GET", "/v1/health"): Credential.STATION,
+    ("POST", "/v1/together/clock"): Credential.STATION,
+    ("POST", "/v1/together/checkin"): Credential.STATION,
+    ("GET", "/v1/together/next"): Credential.STATION,
     ("POST", "/v1/pool"): Credential.INSTRUCTOR,
     ("GET", "/v1/class"): Credential.INSTRUCTOR,
+    ("POST", "/v1/together/start"): Credential.INSTRUCTOR,
+    ("GET", "/v1/together"): Credential.INSTRUCTOR,
 }
 
 #: What needing the instructor token means, per route, for the refusal's sentence.
 _INSTRUCTOR_ONLY = {
     "/v1/pool": "Registering the class's servers",
     "/v1/class": "Reading the whole class",
+    "/v1/together/start": "Starting the class together",
+    "/v1/together": "Reading what the class measured together",
 }
 
 
@@ -159,6 +179,7 @@ class CollectorApp:
 
     # -- WSGI --------------------------------------------------------------------------------
     def __call__(self, environ: Environ, start_response: StartResponse) -> list[bytes]:
+        environ[_RECEIVED] = time.time()  # a clock exchange's arrival, as early as it can be
         address = str(environ.get("REMOTE_ADDR", "?"))
         try:
             wait = self._buckets.take(address)
@@ -173,6 +194,10 @@ class CollectorApp:
             self.refused += 1
             self.log(f"refused {address} ({refusal.status}): {refusal.sentence}")
             status, body, headers = refusal.status, _said(refusal.sentence), refusal.headers
+        except TogetherRefused as err:
+            self.refused += 1
+            self._log(f"refused {address} ({err.status}): {err.sentence}")
+            status, body, headers = err.status, _said(err.sentence), []
         except StoreError as err:  # the database is down or busy: the station sends again
             self.log(f"could not answer {address}: {err.sentence}")
             status, body, headers = 503, _said(err.sentence), [("Retry-After", "5")]
@@ -215,6 +240,11 @@ class CollectorApp:
             ("POST", "/v1/pool"): lambda: self._pool(environ),
             ("GET", "/v1/station"): lambda: self._station(query),
             ("GET", "/v1/health"): self._health,
+            ("POST", "/v1/together/clock"): lambda: self._clock(environ),
+            ("POST", "/v1/together/checkin"): lambda: self._check_in(environ),
+            ("GET", "/v1/together/next"): lambda: self._next(query),
+            ("POST", "/v1/together/start"): lambda: self._start_together(environ),
+            ("GET", "/v1/together"): lambda: self._together(query),
         }
         handler = routes.get((method, path))
         if handler is None:
@@ -257,6 +287,8 @@ class CollectorApp:
     # -- the routes --------------------------------------------------------------------------
     def _push(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
         data = self._body(environ)
+        if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
+            return self._report(environ, data)
         try:
             checked = check_push(data)
         except BadOption as err:
@@ -353,6 +385,73 @@ class CollectorApp:
         counts = self.store.counts()
         body = {"linklab": __version__, "store": self.store.dialect.name, "counts": counts}
         return 200, json.dumps(body).encode(), []
+
+    # -- measuring together -------------------------------------------------------------------
+    def _clock(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        """One NTP-style exchange: the station's send time back, with when this collector
+        received the request and when it answers, on its own clock."""
+        received = float(environ[_RECEIVED])
+        data = self._body(environ)
+        sent = data.get("t0") if isinstance(data, dict) else None
+        if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
+            raise _Refusal(422, "The clock exchange gives no send time: update LinkLab.")
+        body = {"t0": sent, "t1": received, "t2": time.time()}
+        return 200, json.dumps(body).encode(), []
+
+    def _check_in(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        data = self._body(environ)
+        row = check_in(self.store, data, time.time())
+        student = row.student
+        clock = (
+            f"clock offset {row.offset_s * 1000:+.1f} ms (round trip {row.delay_s * 1000:.1f} ms)"
+            if row.offset_s is not None and row.delay_s is not None
+            else f"no clock offset ({row.clock_problem.rstrip('.')})"
+        )
+        self._log(f"{student} waits to measure together: {clock}")
+        return 200, _said(f"Checked in: {clock}."), []
+
+    def _next(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
+        student = student_name((query.get("student") or [""])[0])
+        now = time.time()
+        if not self.store.seen(student, now):
+            raise _Refusal(404, f"{student} has not checked in to measure together: check in.")
+        found = assignment(self.store, student, now)
+        return 200, json.dumps({"now": now, "assignment": found}).encode(), []
+
+    def _start_together(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        data = self._body(environ)
+        if not isinstance(data, dict):
+            raise _Refusal(422, "The Start together is not an object.")
+        try:
+            plan = TogetherPlan.from_dict(data.get("plan"))
+        except BadOption as err:
+            raise _Refusal(422, err.sentence) from None
+        exercise_id = str(data.get("exercise_id", ""))[:100]
+        together = start_together(self.store, plan, time.time(), exercise_id)
+        names = ", ".join(s.student for s in together.stations)
+        self._log(f"started together ({plan.words}): {names}")
+        for who, _status, why in together.left_out:
+            self._log(f"  not taking part: {who}: {why}")
+        body = {"together": together.id, "start_at": together.start_at, "end_at": together.end_at}
+        return 200, json.dumps(body).encode(), []
+
+    def _together(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
+        wanted = (query.get("id") or [""])[0] or None
+        return 200, json.dumps(rows_to_wire(self.store, wanted, time.time())).encode(), []
+
+    def _report(
+        self, environ: Environ, data: dict[str, Any]
+    ) -> tuple[int, bytes, list[tuple[str, str]]]:
+        row, what = check_report(self.store, data)
+        outcome = self.store.put_report(row)
+        address = environ.get("REMOTE_ADDR", "?")
+        if outcome == "conflict":
+            raise _Refusal(
+                409, "This part of the report is stored with other figures: it is never replaced."
+            )
+        self._log(f"{'stored' if outcome == 'stored' else 'already had'} {what} from {address}")
+        said = "Stored." if outcome == "stored" else "Already stored: nothing new."
+        return 200, _said(said, outcome=outcome), []
 
 
 def _no_constant(text: str) -> object:

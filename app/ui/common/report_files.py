@@ -9,6 +9,7 @@ from app.domain.errors import BadOption
 from app.report.html_report import report_html
 from app.report.lab_report import LabReport, lab_report_html
 from app.report.report_data import ReportData
+from app.study.lab.together_results import TogetherResult
 
 
 def _write(path: str | Path, data: bytes) -> None:
@@ -86,6 +87,30 @@ def write_lab_report(report: LabReport, path: str | Path) -> Path:
 
         return write_lab_docx(report, charts, path)
     page = lab_report_html(report, charts)
+    if kind == ".html":
+        _write(path, page.encode("utf-8"))
+    else:
+        from app.ui.common.render_charts import pdf_from_html
+
+        _write(path, pdf_from_html(page, None))
+    return path
+
+
+TOGETHER_REPORT_KINDS = (".html", ".pdf")
+
+
+def write_together_report(result: TogetherResult, path: str | Path, title: str = "") -> Path:
+    """The class report of a class measured together, as HTML or PDF by the name's ending."""
+    path = Path(path)
+    kind = path.suffix.lower()
+    if kind not in TOGETHER_REPORT_KINDS:
+        raise BadOption(
+            "A class report is written as .html or .pdf: end the file name with one of them."
+        )
+    from app.report.together_export import together_html
+    from app.ui.common.together_chart import together_png
+
+    page = together_html(result, together_png(result), title)
     if kind == ".html":
         _write(path, page.encode("utf-8"))
     else:
