@@ -396,6 +396,8 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         self.measure.stop_and_wait()
         self.responsiveness.stop_and_wait()
+        if self.class_tab.together is not None:
+            self.class_tab.together.shutdown()
         if self.class_tab.live is not None:
             self.class_tab.live.shutdown()  # this computer's collector, when collecting
         self.exercises.shutdown()  # the pushes still waiting stay queued on disk

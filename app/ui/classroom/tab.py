@@ -20,12 +20,13 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app.domain.errors import BadOption
-from app.domain.exercise import EXERCISE_SUFFIX
+from app.domain.exercise import EXERCISE_SUFFIX, Exercise
 from app.domain.units import format_rate
 from app.report.class_export import grades_csv
 from app.study.files.exchange import EXCHANGE_SUFFIX
@@ -33,6 +34,7 @@ from app.study.lab.classroom import ClassView, StudentRow, read_class
 from app.study.lab.exercises import read_exercise
 from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.live import LiveBar
+from app.ui.classroom.together import TogetherPanel
 from app.ui.common.background import Background
 from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ComboBox, accessible
@@ -184,13 +186,31 @@ class ClassTab(QWidget):
             self.live.started.connect(self._clear)  # a live class replaces what was shown
             layout.addWidget(self.live)
         layout.addWidget(self.message)
-        layout.addWidget(splitter, 1)
-        layout.addLayout(bottom)
+        self.together: TogetherPanel | None = None
+        if self.live is not None:
+            # A class collected live can also measure together: a page of its own.
+            pages = QTabWidget()
+            students = QWidget()
+            students_layout = QVBoxLayout(students)
+            students_layout.setContentsMargins(0, 0, 0, 0)
+            students_layout.addWidget(splitter, 1)
+            students_layout.addLayout(bottom)
+            pages.addTab(students, "Students")
+            self.together = TogetherPanel(self.live, self._exercise, self)
+            self.together.status_message.connect(self.status_message)
+            pages.addTab(self.together, "Together")
+            layout.addWidget(pages, 1)
+        else:
+            layout.addWidget(splitter, 1)
+            layout.addLayout(bottom)
         self.open_button.clicked.connect(self.ask_folder)
         self.exercise_button.clicked.connect(self.ask_exercise)
         self.export_button.clicked.connect(self.ask_export)
         self.step_box.currentIndexChanged.connect(self._draw)
         self.step_box.setEnabled(False)
+
+    def _exercise(self) -> Exercise | None:
+        return self.view.exercise if self.view is not None else None
 
     # -- choosing what to read --------------------------------------------------------------
     @property
@@ -400,7 +420,8 @@ class ClassTab(QWidget):
         if self.view is None:
             return
         try:
-            path.write_text(grades_csv(self.view), encoding="utf-8", newline="")
+            together = self.together.result if self.together is not None else None
+            path.write_text(grades_csv(self.view, together), encoding="utf-8", newline="")
         except OSError as err:
             self.status_message.emit(
                 f"Cannot write {path} ({err.strerror or err}): choose another place."

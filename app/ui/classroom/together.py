@@ -1,0 +1,449 @@
+"""The Class tab's Together page: the instructor's short plan (protocol, direction, seconds,
+rounds, each station alone first, or the plan of an exercise step), Start together for every
+station waiting, and what comes of it as it arrives: one curve per station and the total,
+Jain's fairness index per second and per round, each station's share with its interval and
+its loss under contention, the slowest and fastest named, and every station that does not
+count named with its reason; the class report saved as HTML or PDF."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.domain.errors import BadOption, LinkLabError
+from app.domain.exercise import Exercise
+from app.domain.net import Direction, Protocol
+from app.domain.together import (
+    MAX_ROUNDS,
+    MAX_SECONDS,
+    MIN_SECONDS,
+    StationStatus,
+    TogetherPlan,
+    plan_from_step,
+)
+from app.study.lab.class_http import call
+from app.study.lab.together import start_together
+from app.study.lab.together_results import TogetherResult
+from app.study.lab.together_wire import Waiting, read_results, results_from_wire
+from app.study.lab.together_words import (
+    findings,
+    index_text,
+    interval_text,
+    ms_text,
+    percent_text,
+    rate_text,
+)
+from app.ui.classroom.live import LiveBar
+from app.ui.common.background import Background
+from app.ui.common.saved import confirm_saved
+from app.ui.common.together_chart import TogetherChart
+from app.ui.common.widgets import ComboBox, SpinBox, accessible
+
+__all__ = ["TogetherPanel"]
+
+#: How often the page reads the results again while it is shown or the class measures.
+POLL_MS = 1000
+AS_SET = "As set here"
+
+Results = tuple[TogetherResult | None, list[Waiting]]
+
+
+def _offset_words(offset_s: float | None) -> str:
+    return "no clock offset" if offset_s is None else f"clock {offset_s * 1000:+.1f} ms"
+
+
+class TogetherPanel(QWidget):
+    status_message = Signal(str)
+    result_read = Signal(object)  # TogetherResult, read again
+
+    def __init__(
+        self, live: LiveBar, exercise: Callable[[], Exercise | None], parent: QWidget | None
+    ) -> None:
+        super().__init__(parent)
+        self.live = live
+        self._exercise = exercise
+        self.result: TogetherResult | None = None
+        self.waiting: list[Waiting] = []
+        self._reader = Background(self)
+        self._starter = Background(self)
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self.poll)
+
+        self.step = ComboBox()
+        accessible(self.step, "Plan from step")
+        self.step.setToolTip(
+            "Take the plan from a step of the class's exercise: its protocol, direction, "
+            "seconds per run and repetitions (as rounds)."
+        )
+        self.step.addItem(AS_SET)
+        self.protocol = ComboBox()
+        accessible(self.protocol, "Protocol together")
+        self.protocol.addItems(["TCP", "UDP"])
+        self.direction = ComboBox()
+        accessible(self.direction, "Direction together")
+        self.direction.addItems(["Upload", "Download"])
+        self.seconds = SpinBox()
+        self.seconds.setRange(MIN_SECONDS, MAX_SECONDS)
+        self.seconds.setValue(5)
+        self.seconds.setSuffix(" s")
+        accessible(self.seconds, "Seconds a round")
+        self.rounds = SpinBox()
+        self.rounds.setRange(1, MAX_ROUNDS)
+        self.rounds.setValue(3)
+        accessible(self.rounds, "Rounds")
+        self.alone = QCheckBox("Each station alone first")
+        self.alone.setToolTip(
+            "Before the rounds together, every station measures by itself, one after another: "
+            "beside the rounds together, each station's loss under contention."
+        )
+        self.start_button = QPushButton("Start together")
+        self.start_button.setToolTip(
+            "Every station waiting starts each round at the same moment (the collector's "
+            "clock, each station's own corrected by its measured offset)."
+        )
+        self.report_button = QPushButton("Class report…")
+        self.report_button.setToolTip(
+            "Save the class report of this measurement as HTML or PDF: the chart, the index "
+            "per round, each station's share."
+        )
+        self.report_button.setEnabled(False)
+        self.stations_label = QLabel("Collect live (or open a live class) to measure together.")
+        accessible(self.stations_label, "Stations waiting")
+        self.stations_label.setWordWrap(True)
+        self.index_label = QLabel()
+        accessible(self.index_label, "Fairness index")
+        self.index_label.setWordWrap(True)
+        self.index_label.setStyleSheet("QLabel { font-size: 13pt; font-weight: bold; }")
+        self.index_label.setToolTip(
+            "Jain's fairness index (Σx)² / (n·Σx²) of the stations' throughputs: 1 is an "
+            "even share, 1/n one station taking everything."
+        )
+        self.findings_label = QLabel()
+        accessible(self.findings_label, "Findings together")
+        self.findings_label.setWordWrap(True)
+        self.findings_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.chart = TogetherChart()
+        self.chart.setAccessibleName("Together chart")
+        self.chart.show_result(None)
+        self.table = QTableWidget(0, 0)
+        accessible(self.table, "Stations together")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+
+        plan_row = QHBoxLayout()
+        for text, widget in (
+            ("Plan", self.step),
+            ("Protocol", self.protocol),
+            ("Direction", self.direction),
+            ("Seconds", self.seconds),
+            ("Rounds", self.rounds),
+        ):
+            label = QLabel(text)
+            label.setBuddy(widget)
+            plan_row.addWidget(label)
+            plan_row.addWidget(widget)
+        plan_row.addWidget(self.alone)
+        plan_row.addStretch(1)
+        plan_row.addWidget(self.start_button)
+        plan_row.addWidget(self.report_button)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.chart)
+        splitter.addWidget(self.table)
+        splitter.setSizes([380, 220])
+        layout = QVBoxLayout(self)
+        layout.addLayout(plan_row)
+        layout.addWidget(self.stations_label)
+        layout.addWidget(self.index_label)
+        layout.addWidget(self.findings_label)
+        layout.addWidget(splitter, 1)
+        self.step.currentIndexChanged.connect(self._from_step)
+        self.start_button.clicked.connect(self.start)
+        self.report_button.clicked.connect(self.ask_report)
+        self.live.started.connect(self._live_started)
+
+    # -- the plan ------------------------------------------------------------------------------
+    def refresh_steps(self) -> None:
+        """The class's exercise's steps, to take a plan from."""
+        exercise = self._exercise()
+        titles = [s.short_title() for s in exercise.steps] if exercise else []
+        current = self.step.currentText()
+        self.step.blockSignals(True)
+        self.step.clear()
+        self.step.addItem(AS_SET)
+        for number, title in enumerate(titles, 1):
+            self.step.addItem(f"Step {number}: {title}")
+        found = self.step.findText(current)
+        self.step.setCurrentIndex(max(found, 0))
+        self.step.blockSignals(False)
+
+    def _from_step(self, index: int) -> None:
+        exercise = self._exercise()
+        if index <= 0 or exercise is None or index > len(exercise.steps):
+            return
+        plan = plan_from_step(exercise.steps[index - 1].plan, self.alone.isChecked())
+        self.protocol.setCurrentIndex(0 if plan.protocol is Protocol.TCP else 1)
+        self.direction.setCurrentIndex(0 if plan.direction is Direction.UP else 1)
+        self.seconds.setValue(plan.seconds)
+        self.rounds.setValue(plan.rounds)
+
+    def plan(self) -> TogetherPlan:
+        return TogetherPlan(
+            Protocol.TCP if self.protocol.currentIndex() == 0 else Protocol.UDP,
+            Direction.UP if self.direction.currentIndex() == 0 else Direction.DOWN,
+            self.seconds.value(),
+            self.rounds.value(),
+            self.alone.isChecked(),
+        )
+
+    # -- starting ----------------------------------------------------------------------------
+    def start(self) -> None:
+        reading = self.live.reading
+        if reading is None:
+            self.status_message.emit(
+                "Tick Collect live (or open a live class) first: the stations wait at the "
+                "class's collector."
+            )
+            return
+        plan = self.plan()
+        exercise = self._exercise()
+        exercise_id = exercise.id if exercise else ""
+        collector = self.live.collector
+        if collector is not None:
+            store = collector.store
+
+            def work() -> str:
+                return start_together(store, plan, time.time(), exercise_id).id
+        elif reading.url:
+            url, token = reading.url, reading.token
+
+            def work() -> str:
+                body = {"plan": plan.to_dict(), "exercise_id": exercise_id}
+                answer = call(url, token, "/v1/together/start", json.dumps(body).encode())
+                if answer.status != 200 or not isinstance(answer.data, dict):
+                    raise BadOption(answer.sentence or f"The collector answered {answer.status}.")
+                return str(answer.data["together"])
+        else:
+            self.status_message.emit(
+                "Start together through a collector (Collect live here, or open the collector "
+                "with Open live class…): its clock is the one every station starts by."
+            )
+            return
+        self.start_button.setEnabled(False)
+        self._starter.run(work, self._started, self._not_started)
+
+    def _started(self, _together_id: str) -> None:
+        self.start_button.setEnabled(True)
+        self.status_message.emit(f"Started the class together: {self.plan().words}.")
+        self._timer.start()
+        self.poll()
+
+    def _not_started(self, sentence: str) -> None:
+        self.start_button.setEnabled(True)
+        self.stations_label.setText(sentence)
+        self.status_message.emit(sentence)
+
+    # -- reading -------------------------------------------------------------------------------
+    def _live_started(self) -> None:
+        self.result = None
+        self._show(None, [])
+        self._timer.start()
+        self.poll()
+
+    def showEvent(self, event: object) -> None:
+        super().showEvent(event)  # type: ignore[arg-type]
+        self.refresh_steps()
+        if self.live.reading is not None:
+            self._timer.start()
+            self.poll()
+
+    def poll(self) -> None:
+        reading = self.live.reading
+        if reading is None:
+            self._timer.stop()
+            return
+        if not self.isVisible() and (self.result is None or self.result.state == "done"):
+            self._timer.stop()  # nothing shown and nothing under way: no reading
+            return
+        if self._reader.busy:
+            return
+        if reading.store is not None:
+            store = reading.store
+
+            def work() -> Results:
+                return read_results(store, None, time.time())
+        else:
+            url, token = reading.url, reading.token
+
+            def work() -> Results:
+                answer = call(url, token, "/v1/together")
+                if answer.status != 200:
+                    raise BadOption(answer.sentence or f"The collector answered {answer.status}.")
+                return results_from_wire(answer.data)
+
+        self._reader.run(work, self._read, self._failed)
+
+    def _read(self, results: Results) -> None:
+        result, waiting = results
+        self._show(result, waiting)
+        if result is not None:
+            self.result_read.emit(result)
+
+    def _failed(self, sentence: str) -> None:
+        self.stations_label.setText(sentence)
+
+    # -- showing -------------------------------------------------------------------------------
+    def _show(self, result: TogetherResult | None, waiting: list[Waiting]) -> None:
+        self.result, self.waiting = result, waiting
+        fresh = [w for w in waiting if w.fresh]
+        if self.live.reading is None:
+            self.stations_label.setText("Collect live (or open a live class) to measure together.")
+        elif not fresh:
+            self.stations_label.setText(
+                "No station is waiting: on each station, open the exercise and run linklab run "
+                "--exercise FILE --wait-for-start."
+            )
+        else:
+            names = ", ".join(f"{w.student} ({_offset_words(w.offset_s)})" for w in fresh)
+            count = f"{len(fresh)} station{'s' if len(fresh) != 1 else ''} waiting"
+            self.stations_label.setText(f"{count}: {names}.")
+        self.report_button.setEnabled(result is not None and result.state == "done")
+        self.chart.show_result(result)
+        if result is None:
+            self.index_label.setText("")
+            self.findings_label.setText("")
+            self.table.setRowCount(0)
+            self.table.setColumnCount(0)
+            return
+        self.index_label.setText(self._index_words(result))
+        self.findings_label.setText("\n".join(findings(result)))
+        self._fill(result)
+
+    @staticmethod
+    def _index_words(result: TogetherResult) -> str:
+        rounds = [r for r in result.rounds if r.index is not None]
+        parts = []
+        if result.index.mean is not None:
+            n = result.index.n
+            parts.append(
+                f"Jain's fairness index: {interval_text(result.index)} over {n} "
+                f"round{'s' if n != 1 else ''}"
+            )
+        if rounds:
+            last = rounds[-1]
+            provisional = " so far" if last.provisional else ""
+            parts.append(f"{last.slot.label}: {index_text(last.index)}{provisional}")
+            if last.seconds and last.seconds[-1].index is not None:
+                parts.append(
+                    f"second {last.seconds[-1].second}: {index_text(last.seconds[-1].index)}"
+                )
+        if not parts:
+            state = {"waiting": "about to start", "running": "measuring"}.get(result.state, "")
+            return f"Jain's fairness index: — ({state or 'no round counted'})"
+        return " · ".join(parts)
+
+    def _fill(self, result: TogetherResult) -> None:
+        rounds = result.rounds
+        headers = ["Station", "Now"]
+        headers += [f"Round {r.slot.round} (Mbit/s)" for r in rounds]
+        headers += ["Together", "Share", "Alone", "Loss under contention", "Clock offset"]
+        headers += ["Start", "Left out"]
+        table = self.table
+        table.clear()
+        table.setColumnCount(len(headers))
+        table.setHorizontalHeaderLabels(headers)
+        left_at_start = list(result.together.left_out)
+        table.setRowCount(len(result.stations) + len(left_at_start))
+        current = next(
+            (s for s in result.slots if not s.settled), result.slots[-1] if result.slots else None
+        )
+        for row, station in enumerate(result.stations):
+            here = None
+            if current is not None:
+                here = next((s for s in current.stations if s.student == station.student), None)
+            now = "" if here is None else here.status.value
+            if here is not None and here.status is StationStatus.RUNNING:
+                now = f"measuring: {rate_text(here.mean_bps)}"
+            cells = [station.student, now]
+            for r in rounds:
+                mine = next((s for s in r.stations if s.student == station.student), None)
+                if mine is None or mine.mean_bps is None:
+                    cells.append("—")
+                else:
+                    shown = f"{mine.mean_bps / 1e6:.2f}"
+                    cells.append(shown if mine.counted else f"({shown})")
+            starts = [
+                s.start_error_s
+                for slot in rounds
+                for s in slot.stations
+                if s.student == station.student and s.start_error_s is not None
+            ]
+            cells += [
+                interval_text(station.throughput, kind="rate"),
+                interval_text(station.share, kind="share"),
+                rate_text(station.alone_bps),
+                percent_text(station.contention_loss),
+                _offset_words(station.offset_s),
+                "—" if not starts else f"+{ms_text(max(starts))}",
+                "; ".join(f"{label}: {why}" for label, _s, why in station.left_out),
+            ]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if 2 <= column < len(cells) - 1:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                table.setItem(row, column, item)
+        for offset, (who, status, why) in enumerate(left_at_start):
+            row = len(result.stations) + offset
+            table.setItem(row, 0, QTableWidgetItem(who))
+            table.setItem(row, 1, QTableWidgetItem(status.value))
+            table.setItem(row, len(headers) - 1, QTableWidgetItem(f"did not take part: {why}"))
+        head = table.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
+
+    # -- the report ------------------------------------------------------------------------
+    def ask_report(self) -> None:
+        if self.result is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Class report", "class-together.pdf", "PDF (*.pdf);;HTML (*.html)"
+        )
+        if path:
+            self.report_to(Path(path))
+
+    def report_to(self, path: Path) -> None:
+        if self.result is None:
+            return
+        from app.ui.common.report_files import write_together_report
+
+        try:
+            write_together_report(self.result, path)
+        except LinkLabError as err:
+            self.status_message.emit(err.sentence)
+            return
+        self.status_message.emit(f"Saved {path.name}.")
+        confirm_saved(self, path)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
