@@ -451,6 +451,8 @@ class Bed:
     server_port: int | None = None
     echo_port: int = 5200
     needs: tuple[str, ...] = ()  # other programs the module runs (nft, iperf)
+    #: A class's stations behind one shared link (ClassBed): how many; rate_mbit its rate.
+    stations: int = 0
 
     def unavailable(self) -> str | None:
         """Why this test bed cannot be built here, or None."""
@@ -463,7 +465,13 @@ class Bed:
         return None
 
     @contextmanager
-    def build(self) -> Iterator[TestBed | RoutedTestBed]:
+    def build(self) -> Iterator[TestBed | RoutedTestBed | ClassBed]:
+        if self.stations:
+            with ClassBed(self.stations) as lab:
+                if self.rate_mbit is not None:
+                    lab.set_bottleneck(self.rate_mbit)
+                yield lab
+            return
         if not self.routed:
             with TestBed() as pair:
                 if self.rate_mbit is not None:
@@ -563,7 +571,9 @@ class ClassBed:
             ["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10
         )
         if mbit is not None:
-            tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "latency", "50ms"]
+            # A queue as large as the burst: larger, a slow link's queue (a second at
+            # 1 Mbit/s) still holds data when a short test ends, and what it delivers varies.
+            tbf = ["tbf", "rate", f"{mbit}mbit", "burst", "16kb", "limit", "16kb"]
             _run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", *tbf])
 
     def _shared(self, ns: str, dev: str, mbit: float, match: str, hook: str) -> None:
@@ -603,8 +613,11 @@ class ClassBed:
         self._shared(self.br, self.port_v, mbit, "saddr", "forward")  # the uploads
         self._shared(self.v, self.dev_v, mbit, "daddr", "output")  # the downloads
 
+    #: The access links' bucket: a station's first 16 KB go at the veth's own speed.
+    ACCESS_BURST_BYTES = 16 * 1024
+
     def set_access(self, number: int, mbit: float | None) -> None:
-        """Station number's own access link, both ways; None: unshaped."""
+        """Station number's own access link, both ways (tc tbf); None: unshaped."""
         dev, port = self.station_devices(number)
         self._tbf(self.stations[number - 1], dev, mbit)
         self._tbf(self.br, port, mbit)

@@ -227,7 +227,11 @@ def add_station_arguments(run: argparse.ArgumentParser) -> None:
     """--wait-for-start: a station of a class measuring together."""
     run.add_argument(
         "--wait-for-start",
-        action="store_true",
+        nargs="?",
+        const=0,
+        type=number(int, 0, 1000),
+        metavar="N",
         help="with --exercise: check in with the class's collector and wait for the "
-        "instructor's Start together, then measure each round with the other stations at once",
+        "instructor's Start together, then measure each round with the other stations at "
+        "once; again for every Start together until Ctrl+C (or N of them, then end)",
     )

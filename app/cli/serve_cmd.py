@@ -127,12 +127,13 @@ def start_servers(
     main = main_server()
     if port + count - 1 > 65535:
         raise BadOption(f"{count} servers from port {port} would pass port 65535.")
+    ports = pool_ports(main.name, port, count) if serve_main else []
     servers = [
         server
-        for pool_port in (pool_ports(main.name, port, count) if serve_main else [])
+        for pool_port in ports
         for server in main.servers(
             ServerOptions(pool_port, bind, idle_timeout_s or None, one_off, max_duration_s or None),
-            on_log,
+            _port_log(on_log, pool_port) if len(ports) > 1 else on_log,
         )
     ]
     for driver, other_port in (others or {}).items():
@@ -141,6 +142,14 @@ def start_servers(
         except EngineMissing as err:
             print(f"linklab: {err.sentence} Serving without it.", file=stderr)
     return start_all(servers)
+
+
+def _port_log(on_log: Callable[[str], None] | None, port: int) -> Callable[[str], None] | None:
+    """A pool's server logs with its port first: a class's servers say which station's test
+    each line is about."""
+    if on_log is None:
+        return None
+    return lambda line: on_log(f"port {port}: {line}")
 
 
 def stand_ins(args: argparse.Namespace) -> tuple[str, dict[EngineDriver, int]]:

@@ -347,7 +347,7 @@ def open_door(args: argparse.Namespace, env: Environment) -> FrontDoor:
 def cmd_run(args: argparse.Namespace, env: Environment) -> int:
     if args.exercise:
         return _run_exercise(args, env)
-    if args.student or args.step or args.submit or args.wait_for_start:
+    if args.student or args.step or args.submit or args.wait_for_start is not None:
         raise BadOption(
             "--student, --step, --submit and --wait-for-start go with --exercise FILE: name "
             "the exercise."
@@ -391,7 +391,7 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
         # The collector tells each station which of the class's engine servers is its own.
         args.peer, port = station_peer(pusher, args.student)
         args.port = args.port or port
-    if args.wait_for_start:
+    if args.wait_for_start is not None:
         from app.cli.together_cmds import run_station
 
         return run_station(args, env, door, exercise, pusher, plan_from_args(args))

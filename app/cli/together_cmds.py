@@ -68,6 +68,12 @@ __all__ = [
 
 #: How often the instructor's command reads the results while the class measures.
 READ_EVERY_S = 1.0
+#: How long it keeps trying a collector that cannot be reached (one being started again).
+GIVE_UP_S = 60.0
+
+
+class Unreachable(BadOption):
+    """The collector does not answer (stopped, or starting again)."""
 
 
 # -- a station -------------------------------------------------------------------------------
@@ -96,7 +102,7 @@ class DoorMeasurer:
             study.stop()  # type: ignore[attr-defined]
 
 
-def _said(stream: TextIO) -> object:
+def _said(stream: TextIO) -> Callable[[StationEvent], None]:
     def say(event: StationEvent) -> None:
         if isinstance(event, CheckedIn):
             line = f"checked in with the class at {event.url}: {event.offset.words}."
@@ -145,60 +151,61 @@ def run_station(
     pusher: ClassPusher | None,
     plan: Plan,
 ) -> int:
-    """`linklab run --exercise FILE --wait-for-start`: wait for the class's start, take part
-    in every slot of it, report each; 0 when every slot was measured."""
+    """`linklab run --exercise FILE --wait-for-start [N]`: wait for the class's start, take
+    part in every slot of it, report each; again for each Start together until stopped (or N
+    of them). 0 when every slot was measured."""
     if pusher is None:
         raise BadOption(
             "--wait-for-start needs the class's collector: use an exercise that names it, or "
             "give it with --submit URL --token-file FILE."
         )
     door.exercises().begin(exercise, args.student, args.group)
-    measurer = DoorMeasurer(door)
     station = TogetherStation(
         pusher.url,
         pusher.sender.token,
         args.student,
         exercise.id,
         plan.peer,
-        measurer,
+        DoorMeasurer(door),
         pusher.queue,
-        _said(env.stderr),  # type: ignore[arg-type]
+        _said(env.stderr),
     )
     _stop_on_signals(station.stop)
     pusher.start()
+    taken: list[dict[str, object]] = []
+    every_ok = True
     try:
-        assignment = station.wait()
-        if assignment is None:
-            return EXIT_STOPPED
-        ended = station.take_part(assignment)
+        while not station.stopping and (
+            not args.wait_for_start or len(taken) < args.wait_for_start
+        ):
+            assignment = station.wait()
+            if assignment is None:
+                break
+            ended = station.take_part(assignment)
+            every_ok = every_ok and all(e.status is StationStatus.OK for e in ended)
+            taken.append({"together": assignment["together"], "slots": [_ended(e) for e in ended]})
     finally:
         if door.loopback is not None:
             door.loopback.stop()
         finish_pushing(pusher, env)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "together": assignment["together"],
-                    "slots": [
-                        {
-                            "slot": e.slot.number,
-                            "label": e.slot.label,
-                            "status": e.status.value,
-                            "reason": e.reason,
-                            "mean_bps": e.mean_bps,
-                            "start_error_s": e.start_error_s,
-                        }
-                        for e in ended
-                    ],
-                },
-                indent=2,
-            ),
-            file=env.stdout,
-        )
+        print(json.dumps({"together": taken}, indent=2), file=env.stdout)
+    if station.stopping and not args.wait_for_start:
+        return EXIT_OK if every_ok else EXIT_SOME_FAILED  # stopped by the user, as asked
     if station.stopping:
         return EXIT_STOPPED
-    return EXIT_OK if all(e.status is StationStatus.OK for e in ended) else EXIT_SOME_FAILED
+    return EXIT_OK if every_ok else EXIT_SOME_FAILED
+
+
+def _ended(ended: SlotEnded) -> dict[str, object]:
+    return {
+        "slot": ended.slot.number,
+        "label": ended.slot.label,
+        "status": ended.status.value,
+        "reason": ended.reason,
+        "mean_bps": ended.mean_bps,
+        "start_error_s": ended.start_error_s,
+    }
 
 
 # -- the instructor --------------------------------------------------------------------------
@@ -283,6 +290,8 @@ def _read(
     if source.startswith(("http://", "https://")):
         query = f"?id={together_id}" if together_id else ""
         answer = call(collector_url(source), token or "", f"/v1/together{query}")
+        if not answer.reached:
+            raise Unreachable(f"The class's collector cannot be reached ({answer.sentence}).")
         if answer.status != 200:
             words = answer.sentence or f"it answered {answer.status}"
             raise BadOption(f"The class's results could not be read: {words.rstrip('.')}.")
@@ -362,9 +371,22 @@ def cmd_together(args: argparse.Namespace, env: Environment) -> int:
         together_id = _start(collector_url(source), token or "", plan, exercise)
         print(f"linklab: started the class together: {plan.words}.", file=env.stderr, flush=True)
         said: set[int] = set()
+        away = ""
+        give_up = time.time() + GIVE_UP_S
         while True:
-            result, _waiting = _read(source, token, together_id)
+            try:
+                result, _waiting = _read(source, token, together_id)
+            except Unreachable as err:
+                if err.sentence != away:
+                    away = err.sentence
+                    print(f"linklab: {away} Trying again.", file=env.stderr, flush=True)
+                if time.time() > give_up:
+                    raise
+                time.sleep(READ_EVERY_S)
+                continue
+            away = ""
             assert result is not None
+            give_up = result.together.end_at + GIVE_UP_S
             for slot in result.slots:
                 if slot.settled and slot.slot.number not in said:
                     said.add(slot.slot.number)

@@ -216,7 +216,7 @@ def start_together(
     taking.sort(key=lambda r: _natural(r["student"]))
     names = [r["student"] for r in taking]
     slots = schedule(plan, names, now + lead_s)
-    end_at = slots[-1].start_at + plan.seconds + GAP_S
+    end_at = slots[-1].start_at + plan.seconds
     stations = tuple(
         StationAt(
             r["student"],
