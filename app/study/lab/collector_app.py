@@ -44,6 +44,7 @@ from app.study.lab.together import (
     check_in,
     check_report,
     start_together,
+    station_name,
 )
 from app.study.lab.together_wire import rows_to_wire
 
@@ -411,7 +412,7 @@ class CollectorApp:
         return 200, _said(f"Checked in: {clock}."), []
 
     def _next(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
-        student = student_name((query.get("student") or [""])[0])
+        student = station_name((query.get("student") or [""])[0])
         now = time.time()
         if not self.store.seen(student, now):
             raise _Refusal(404, f"{student} has not checked in to measure together: check in.")
@@ -437,7 +438,11 @@ class CollectorApp:
 
     def _together(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
         wanted = (query.get("id") or [""])[0] or None
-        return 200, json.dumps(rows_to_wire(self.store, wanted, time.time())).encode(), []
+        try:
+            rows = rows_to_wire(self.store, wanted, time.time())
+        except BadOption as err:
+            raise _Refusal(404, err.sentence) from None
+        return 200, json.dumps(rows).encode(), []
 
     def _report(
         self, environ: Environ, data: dict[str, Any]

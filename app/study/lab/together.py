@@ -42,6 +42,7 @@ __all__ = [
     "read_together",
     "schedule",
     "start_together",
+    "station_name",
 ]
 
 REPORT_FORMAT = "linklab-together"
@@ -102,6 +103,14 @@ class Together:
         return next((s for s in self.stations if s.student == student), None)
 
 
+def station_name(value: object) -> str:
+    """A station's name as it checked in; refused (422) when it gives none."""
+    try:
+        return student_name(str(value or ""))
+    except BadOption as err:
+        raise TogetherRefused(422, err.sentence) from None
+
+
 def _natural(name: str) -> list[object]:
     """ "Station 2" before "Station 10"."""
     return [int(part) if part.isdigit() else part.casefold() for part in re.split(r"(\d+)", name)]
@@ -127,7 +136,7 @@ def check_in(store: ClassStore, data: object, now: float) -> CheckinRow:
     offset it measured), stored."""
     if not isinstance(data, dict):
         raise TogetherRefused(422, "The check-in is not an object: update LinkLab.")
-    student = student_name(str(data.get("student", "")))
+    student = station_name(data.get("student"))
     exercise_id = str(data.get("exercise_id", ""))[:100]
     offset, delay = data.get("offset_s"), data.get("delay_s")
     problem = str(data.get("clock_problem", ""))[:MAX_REASON]
@@ -367,7 +376,7 @@ def check_report(store: ClassStore, data: object) -> tuple[ReportRow, str]:
             f"The report was sent by a newer LinkLab (format {version}; this collector reads up "
             f"to {REPORT_VERSION}): update LinkLab on the instructor's computer.",
         )
-    student = student_name(str(data.get("student", "")))
+    student = station_name(data.get("student"))
     together_id, slot_number, part = data.get("together"), data.get("slot"), data.get("part")
     if not isinstance(together_id, str) or len(together_id) > 64:
         raise _refuse("names no round together")

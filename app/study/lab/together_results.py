@@ -186,11 +186,12 @@ def _station(
             reason = f"its measurement failed: {reason.rstrip('.')}"
         elif status is StationStatus.LATE:
             reason = f"it could not start in time: {reason.rstrip('.')}"
-        elif start_error is not None and start_error > START_TOLERANCE_S:
+        elif start_error is not None and abs(start_error) > START_TOLERANCE_S:
             status = StationStatus.LATE
+            when = "after" if start_error > 0 else "before"
             reason = (
-                f"it could not start in time: its engine started {start_error:.2f} s after "
-                f"the others' start (more than {START_TOLERANCE_S:g} s)"
+                f"it could not start in time: its engine started {abs(start_error):.2f} s "
+                f"{when} the round's start (more than {START_TOLERANCE_S:g} s)"
             )
         return StationSlot(student, status, reason, mean, figures, start_error, True)
     end = slot.start_at + length
