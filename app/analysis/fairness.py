@@ -16,9 +16,11 @@ def jain_index(values: Sequence[float]) -> float | None:
     data = [float(v) for v in values]
     if not data or any(not math.isfinite(v) or v < 0 for v in data):
         return None
-    squares = math.fsum(v * v for v in data)
-    if squares == 0:
+    largest = max(data)
+    if largest == 0:
         return None
+    data = [v / largest for v in data]  # the index has no unit: this keeps squares in range
+    squares = math.fsum(v * v for v in data)
     total = math.fsum(data)
     # Rounding can leave an even share a hair above 1.
     return min(1.0, total * total / (len(data) * squares))
