@@ -12,7 +12,6 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,9 +21,6 @@ from typing import Any
 import pytest
 
 from app.analysis.fairness import jain_index
-from app.analysis.overhead import LinkInputs, expected
-from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Medium
 from app.store.class_backends import open_class_store
 from app.study.lab.class_http import call
 from app.study.lab.exercises import write_exercise
@@ -33,32 +29,23 @@ from app.study.lab.together_results import LAST_WORD_S, START_TOLERANCE_S, toget
 from tests.classlive import INSTRUCTOR, TOKEN, short_exercise
 from tests.conftest import free_port, linklab, require_engine
 from tests.testbed import Bed, ClassBed
+from tests.togetherbed import (
+    PYTHON,
+    agree_with_servers,
+    goodput,
+    size,
+    start_pool,
+    start_stations,
+    station_ports,
+    wait_for_line,
+    wait_for_stations,
+)
 
 STATIONS = 6
 RATE_MBIT = 24.0  # the shared link: a few tens of Mbit/s, so the bed costs little CPU
 SLOW_MBIT = 1.0  # one station's own access link, shaped below its fair share (4 Mbit/s)
 SECONDS = 3
-#: Bytes a Linux shaper counts per frame beyond the IP packet: the Ethernet header.
-TC_FRAME_OVERHEAD = 14
 BED = Bed(stations=STATIONS, rate_mbit=RATE_MBIT, needs=("nft",))
-PYTHON = [sys.executable, "-m", "app"]
-_RECEIVER = re.compile(
-    r"port (\d+): \[\s*\d+\]\s+0\.00-\S+\s+sec\s+\S+ \S+\s+([\d.]+) ([KMG]?)bits/sec\s+receiver"
-)
-_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
-
-
-def goodput(mbit: float) -> float:
-    """What TCP can deliver over a link of mbit as tc counts it (the overhead model's)."""
-    spec = LinkInputs(
-        mbit * 1e6,
-        Medium.ETHERNET,
-        IpVersion.V4,
-        Protocol.TCP,
-        131072,
-        frame_overhead=TC_FRAME_OVERHEAD,
-    )
-    return expected(spec).expected_bps
 
 
 @dataclass
@@ -91,63 +78,12 @@ class Lab:
             "--store", self.store, "--token-file", str(self.root / "class.token"),
             "--rate", "1000",
         ]  # fmt: skip
-        mark = _size(self.log("collector"))
+        mark = size(self.log("collector"))
         self.collector = self.bed.start(None, argv, self.log("collector"))
-        _wait_for(self.log("collector"), "Press Ctrl+C to stop.", mark, self.collector)
+        wait_for_line(self.log("collector"), "Press Ctrl+C to stop.", mark, self.collector)
 
     def serve_log_mark(self) -> int:
-        return _size(self.log("serve"))
-
-    def server_reports(self, since: int) -> dict[int, list[float]]:
-        """Each iperf3 server's own report of what it received, per port, in order."""
-        text = self.log("serve").read_text(encoding="utf-8")[since:]
-        found: dict[int, list[float]] = {}
-        for port, value, unit in _RECEIVER.findall(text):
-            found.setdefault(int(port), []).append(float(value) * _SCALE[unit])
-        return found
-
-    def ports(self) -> dict[str, int]:
-        """Each station's server port, as it checked in."""
-        store = open_class_store(self.store)
-        try:
-            return {r["student"]: int(r["port"]) for r in store.checkins()}
-        finally:
-            store.close()
-
-
-def _size(path: Path) -> int:
-    return path.stat().st_size if path.exists() else 0
-
-
-def _wait_for(
-    log: Path,
-    words: str,
-    since: int = 0,
-    proc: subprocess.Popen[str] | None = None,
-    timeout: float = 60,
-) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        text = log.read_text(encoding="utf-8")[since:] if log.exists() else ""
-        if words in text:
-            return
-        if (proc is not None and proc.poll() is not None) or time.monotonic() > deadline:
-            raise AssertionError(f"no {words!r} in {log.name}:\n{text[-3000:]}")
-        time.sleep(0.1)
-
-
-def _fresh_stations(lab: Lab, count: int, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        store = open_class_store(lab.store)
-        try:
-            seen = [r for r in store.checkins() if time.time() - r["seen_at"] < 3]
-        finally:
-            store.close()
-        if len(seen) >= count:
-            return
-        assert time.monotonic() < deadline, [lab.log(f"station{n}").read_text() for n in (1, 2)]
-        time.sleep(0.3)
+        return size(self.log("serve"))
 
 
 @pytest.fixture(scope="module")
@@ -163,20 +99,9 @@ def lab(bed: ClassBed, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab
     from app.study.lab.collector import write_into_exercise
 
     write_into_exercise(exercise, started.url, TOKEN)
-    serve = [
-        *PYTHON, "serve", "--no-netserver", "--no-echo", "--count", str(STATIONS),
-        "--port", "5301", "--bind", bed.SERVER4, "--collector", started.url,
-        "--instructor-token-file", started.instructor_file,
-    ]  # fmt: skip
-    server = bed.start(bed.v, serve, started.log("serve"))
-    _wait_for(started.log("serve"), "Press Ctrl+C to stop.", 0, server)
-    for number, ns in enumerate(bed.stations, 1):
-        station = [
-            *PYTHON, "run", "--exercise", str(exercise), "--student", f"Station {number}",
-            "--wait-for-start", "--db", str(root / f"station{number}.sqlite3"),
-        ]  # fmt: skip
-        started.stations.append(bed.start(ns, station, started.log(f"station{number}")))
-    _fresh_stations(started, STATIONS)
+    start_pool(bed, started.url, root / "instructor.token", started.log("serve"))
+    started.stations = start_stations(bed, exercise, root)
+    wait_for_stations(started.store, STATIONS, root)
     yield started
     for proc in started.stations:
         if proc.poll() is None:
@@ -196,23 +121,11 @@ def together(lab: Lab, *more: str) -> dict[str, Any]:
 
 
 def check_against_servers(lab: Lab, data: dict[str, Any], since: int) -> None:
-    """Each station's figure of each slot is what its own iperf3 server says it received."""
-    reports = lab.server_reports(since)
-    ports = lab.ports()
-    taken: dict[int, int] = {}
-    for slot in data["slots"]:  # in the order they ran
-        for station in slot["stations"]:
-            port = ports[station["student"]]
-            index = taken.get(port, 0)
-            taken[port] = index + 1
-            server = reports[port][index]
-            print(
-                f"{slot['label']}: {station['student']} {station['mean_bps'] / 1e6:.3f} Mbit/s, "
-                f"its server on port {port}: {server / 1e6:.3f} Mbit/s"
-            )
-            # The server's own report has three significant digits; the station's is the
-            # same receiver's count over the client's clock.
-            assert station["mean_bps"] == pytest.approx(server, rel=0.03)
+    slots = [
+        (slot["label"], [(s["student"], s["mean_bps"]) for s in slot["stations"]])
+        for slot in data["slots"]
+    ]
+    agree_with_servers(slots, station_ports(lab.store), lab.log("serve"), since)
 
 
 def test_six_stations_share_the_link_evenly(lab: Lab) -> None:
