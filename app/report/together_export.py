@@ -15,9 +15,10 @@ from app.domain.together import SlotKind
 from app.report.html_parts import CSP, STYLE, e, png_size, table
 from app.study.lab.together_results import SlotResult, StationSummary, TogetherResult
 from app.study.lab.together_words import (
+    bounds_text,
     findings,
     index_text,
-    interval_text,
+    mbit_text,
     ms_text,
     percent_text,
     rate_text,
@@ -154,6 +155,11 @@ def together_grades(result: TogetherResult) -> dict[str, list[object]]:
     return found
 
 
+def _whole(text: str) -> str:
+    """A figure kept on one line (a narrow column of the PDF's page would break it)."""
+    return e(text).replace(" ", "&nbsp;")
+
+
 def _rounds_table(result: TogetherResult) -> str:
     rows = []
     for slot in result.slots:
@@ -174,22 +180,28 @@ def _rounds_table(result: TogetherResult) -> str:
 def _stations_table(result: TogetherResult) -> str:
     rows = []
     for s in result.stations:
-        offset = "—" if s.offset_s is None else f"{s.offset_s * 1000:+.1f} ms"
+        cells = [
+            mbit_text(s.throughput.mean),
+            bounds_text(s.throughput, kind="mbit"),
+            percent_text(s.share.mean),
+            bounds_text(s.share, kind="share"),
+            f"{s.rounds_counted} of {s.rounds}",
+            mbit_text(s.alone_bps),
+            percent_text(s.contention_loss),
+            "—" if s.offset_s is None else f"{s.offset_s * 1000:+.1f} ms",
+        ]
         rows.append(
-            f"<td>{e(s.student)}</td>"
-            f"<td class='num'>{e(interval_text(s.throughput, kind='rate'))}</td>"
-            f"<td class='num'>{e(interval_text(s.share, kind='share'))}</td>"
-            f"<td class='num'>{s.rounds_counted} of {s.rounds}</td>"
-            f"<td class='num'>{e(rate_text(s.alone_bps))}</td>"
-            f"<td class='num'>{e(percent_text(s.contention_loss))}</td>"
-            f"<td class='num'>{e(offset)}</td>"
+            f"<td>{_whole(s.student)}</td>"
+            + "".join(f"<td class='num'>{_whole(c)}</td>" for c in cells)
         )
     header = [
         "Station",
-        "Together (mean, 95 % interval)",
-        "Share of the total",
+        "Together (Mbit/s)",
+        "95 % interval",
+        "Share",
+        "95 % interval",
         "Rounds counted",
-        "Alone",
+        "Alone (Mbit/s)",
         "Loss under contention",
         "Clock offset",
     ]

@@ -11,9 +11,11 @@ from app.domain.units import format_rate
 from app.study.lab.together_results import SlotResult, StationSummary, TogetherResult
 
 __all__ = [
+    "bounds_text",
     "findings",
     "index_text",
     "interval_text",
+    "mbit_text",
     "ms_text",
     "percent_text",
     "rate_text",
@@ -35,6 +37,20 @@ def rate_text(bps: float | None) -> str:
 
 def ms_text(seconds: float | None) -> str:
     return "—" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
+def mbit_text(bps: float | None) -> str:
+    """A throughput in a column of Mbit/s: two decimals."""
+    return "—" if bps is None else f"{bps / 1e6:.2f}"
+
+
+def bounds_text(summary: Summary, *, kind: str = "index") -> str:
+    """ "0.995 to 1.000": the 95 % interval alone, for a table's column ("—" without one)."""
+    write = {"index": index_text, "share": percent_text, "mbit": mbit_text}[kind]
+    if summary.ci_low is None or summary.ci_high is None:
+        return "—"
+    high = min(summary.ci_high, 1.0) if kind in ("index", "share") else summary.ci_high
+    return f"{write(max(summary.ci_low, 0.0))} to {write(high)}"
 
 
 def interval_text(summary: Summary, *, kind: str = "index") -> str:
