@@ -148,6 +148,11 @@ def shoot(
         shoot_live_class(user, folder, lambda name: _save(app, window, name))
         window.shutdown()
         return 0
+    if "--only-together" in sys.argv:  # a class measuring together (root: a minute)
+        window.resize(*SIZES[0])
+        shoot_together(user, folder, lambda name: _save(app, window, name))
+        window.shutdown()
+        return 0
 
     def save(name: str) -> None:
         for _ in range(10):
@@ -332,6 +337,7 @@ def shoot(
     open_class(user, folder)
     save("class-1280x800.png")
     shoot_live_class(user, folder, save)
+    shoot_together(user, folder, save)
     window.shutdown()
     window.deleteLater()
     app.processEvents()
@@ -434,6 +440,61 @@ def shoot_live_class(user: Any, folder: Path, save: Any) -> None:
     user.choose("Step", exercise.steps[1].title)
     save("class-live-1280x800.png")
     user.check("Collect live", False)
+
+
+def shoot_together(user: Any, folder: Path, save: Any) -> None:
+    """The Class tab's Together page: six stations of a lab in network namespaces behind one
+    shared 24 Mbit/s link (station 6's own link at 2 Mbit/s), each alone first, then two
+    rounds together started with Start together; the curves, the index and each share."""
+    import re
+    import signal
+    from dataclasses import replace
+
+    from app.domain.collector import Collector as CollectorAddress
+    from app.study.lab.exercises import write_exercise
+    from tests.classlive import short_exercise
+    from tests.conftest import free_port
+    from tests.testbed import ClassBed, unavailable_reason
+    from tests.togetherbed import start_pool, start_stations
+    from tests.ui.user import wait_for
+
+    if (reason := unavailable_reason()) is not None:
+        print(f"skipped the Together picture: {reason}")
+        return
+    window = user.window
+    with ClassBed(6) as bed:
+        bed.set_bottleneck(24)
+        bed.set_access(6, 2.0)
+        user.tab("Class")
+        port = free_port()
+        user.type("Collector port", str(port))
+        user.check("Collect live")
+        wait_for(lambda: "Students send to" in user.text("Collector address"), 10, "the address")
+        token = re.search(r"token (\S+)", user.text("Collector address")).group(1)  # type: ignore[union-attr]
+        url = f"http://{bed.HERE4}:{port}"
+        exercise = write_exercise(
+            folder / "together.linklab-exercise",
+            replace(short_exercise(), collector=CollectorAddress(url, token)),
+        )
+        instructor = window.context.db_path.with_name("instructor.token")
+        pool = start_pool(bed, url, instructor, folder / "pool.log")
+        stations = start_stations(bed, exercise, folder)
+        try:
+            user.tab("Together")
+            wait_for(lambda: "6 stations waiting" in user.text("Stations waiting"), 90, "stations")
+            user.type("Seconds a round", "3")
+            user.type("Rounds", "2")
+            user.check("Each station alone first")
+            user.click("Start together")
+            wait_for(lambda: "over 2 rounds" in user.text("Fairness index"), 120, "the rounds")
+            save("class-together-1280x800.png")
+        finally:
+            for proc in [*stations, pool]:
+                proc.send_signal(signal.SIGTERM)
+            for proc in [*stations, pool]:
+                proc.wait(timeout=30)
+            user.tab("Class")
+            user.check("Collect live", False)
 
 
 def shoot_dscp(user: Any, window: Any, save: Any) -> None:

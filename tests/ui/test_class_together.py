@@ -100,8 +100,13 @@ def test_start_together_from_the_class_tab(
         assert set(rows) == {f"Station {n}" for n in range(1, STATIONS + 1)}
         for station in result.stations:
             row = rows[station.student]
-            assert row[headers.index("Share")] == interval_text(station.share, kind="share")
-            assert row[headers.index("Together")] == interval_text(station.throughput, kind="rate")
+            share = (
+                f"{percent_text(station.share.mean)} ({bounds_text(station.share, kind='share')})"
+            )
+            assert row[headers.index("Share (95 % interval)")] == share
+            mbit = mbit_text(station.throughput.mean)
+            together = f"{mbit} ({bounds_text(station.throughput, kind='mbit')})"
+            assert row[headers.index("Together (Mbit/s, 95 % interval)")] == together
         for number, slot in enumerate(result.rounds, 1):
             column = headers.index(f"Round {number} (Mbit/s)")
             for s in slot.stations:

@@ -107,7 +107,8 @@ def findings(result: TogetherResult) -> list[str]:
             f"{index_text(least_index(len(together.stations)))} one station of "
             f"{len(together.stations)} taking it all."
         )
-        said.append(f"The stations got {interval_text(result.total, kind='rate')} in all, a round.")
+        total = interval_text(result.total, kind="rate")
+        said.append(f"Each round, the stations got {total} in all.")
     slowest, fastest = result.slowest(), result.fastest()
     if slowest is not None and fastest is not None and slowest is not fastest:
         said.append(f"Slowest: {_station_words(slowest)}; fastest: {_station_words(fastest)}.")

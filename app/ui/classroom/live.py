@@ -134,6 +134,9 @@ class LiveBar(QWidget):
         self.address = QLabel()
         accessible(self.address, "Collector address")
         self.address.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Wrapped: the address and the token on one line would widen the window past a
+        # laptop's screen.
+        self.address.setWordWrap(True)
         self.address.setToolTip("What the students need: the collector's address and token.")
         self.write_button = QPushButton("Write into exercise…")
         self.write_button.setToolTip(

@@ -17,9 +17,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.stats import Summary
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.net import Direction, Protocol
@@ -44,9 +47,11 @@ from app.study.lab.together import start_together
 from app.study.lab.together_results import TogetherResult
 from app.study.lab.together_wire import Waiting, read_results, results_from_wire
 from app.study.lab.together_words import (
+    bounds_text,
     findings,
     index_text,
     interval_text,
+    mbit_text,
     ms_text,
     percent_text,
     rate_text,
@@ -64,6 +69,12 @@ POLL_MS = 1000
 AS_SET = "As set here"
 
 Results = tuple[TogetherResult | None, list[Waiting]]
+
+
+def _with_bounds(mean: str, summary: Summary, kind: str) -> str:
+    """ "4.26 (3.41 to 5.11)": the mean and its 95 % interval, as the columns' heads say."""
+    bounds = bounds_text(summary, kind=kind)
+    return mean if bounds == "—" else f"{mean} ({bounds})"
 
 
 def _offset_words(offset_s: float | None) -> str:
@@ -95,6 +106,10 @@ class TogetherPanel(QWidget):
             "seconds per run and repetitions (as rounds)."
         )
         self.step.addItem(AS_SET)
+        self.step.setSizeAdjustPolicy(
+            ComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.step.setMinimumContentsLength(16)
         self.protocol = ComboBox()
         accessible(self.protocol, "Protocol together")
         self.protocol.addItems(["TCP", "UDP"])
@@ -137,10 +152,12 @@ class TogetherPanel(QWidget):
             "Jain's fairness index (Σx)² / (n·Σx²) of the stations' throughputs: 1 is an "
             "even share, 1/n one station taking everything."
         )
-        self.findings_label = QLabel()
+        self.findings_label = QPlainTextEdit()
         accessible(self.findings_label, "Findings together")
-        self.findings_label.setWordWrap(True)
-        self.findings_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.findings_label.setReadOnly(True)
+        self.findings_label.setFrameShape(QFrame.Shape.NoFrame)
+        # A few lines, scrolled for more: the chart and the table keep the room.
+        self.findings_label.setMaximumHeight(5 * self.fontMetrics().lineSpacing() + 8)
         self.chart = TogetherChart()
         self.chart.setAccessibleName("Together chart")
         self.chart.show_result(None)
@@ -165,14 +182,16 @@ class TogetherPanel(QWidget):
         plan_row.addWidget(self.alone)
         plan_row.addStretch(1)
         plan_row.addWidget(self.start_button)
-        plan_row.addWidget(self.report_button)
+        stations_row = QHBoxLayout()
+        stations_row.addWidget(self.stations_label, 1)
+        stations_row.addWidget(self.report_button)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.chart)
         splitter.addWidget(self.table)
         splitter.setSizes([380, 220])
         layout = QVBoxLayout(self)
         layout.addLayout(plan_row)
-        layout.addWidget(self.stations_label)
+        layout.addLayout(stations_row)
         layout.addWidget(self.index_label)
         layout.addWidget(self.findings_label)
         layout.addWidget(splitter, 1)
@@ -330,12 +349,12 @@ class TogetherPanel(QWidget):
         self.chart.show_result(result)
         if result is None:
             self.index_label.setText("")
-            self.findings_label.setText("")
+            self.findings_label.setPlainText("")
             self.table.setRowCount(0)
             self.table.setColumnCount(0)
             return
         self.index_label.setText(self._index_words(result))
-        self.findings_label.setText("\n".join(findings(result)))
+        self.findings_label.setPlainText("\n".join(findings(result)))
         self._fill(result)
 
     @staticmethod
@@ -365,8 +384,9 @@ class TogetherPanel(QWidget):
         rounds = result.rounds
         headers = ["Station", "Now"]
         headers += [f"Round {r.slot.round} (Mbit/s)" for r in rounds]
-        headers += ["Together", "Share", "Alone", "Loss under contention", "Clock offset"]
-        headers += ["Start", "Left out"]
+        headers += ["Together (Mbit/s, 95 % interval)", "Share (95 % interval)", "Alone (Mbit/s)"]
+        headers += ["Loss under contention", "Clock offset"]
+        headers += ["Engine started", "Left out"]
         table = self.table
         table.clear()
         table.setColumnCount(len(headers))
@@ -398,9 +418,9 @@ class TogetherPanel(QWidget):
                 if s.student == station.student and s.start_error_s is not None
             ]
             cells += [
-                interval_text(station.throughput, kind="rate"),
-                interval_text(station.share, kind="share"),
-                rate_text(station.alone_bps),
+                _with_bounds(mbit_text(station.throughput.mean), station.throughput, "mbit"),
+                _with_bounds(percent_text(station.share.mean), station.share, "share"),
+                mbit_text(station.alone_bps),
                 percent_text(station.contention_loss),
                 _offset_words(station.offset_s),
                 "—" if not starts else f"+{ms_text(max(starts))}",

@@ -177,7 +177,8 @@ def _fit_layout(chart: pg.PlotWidget, width: int, height: int) -> None:
         app.processEvents()
 
 
-def _style_axes(chart: pg.PlotWidget, title: str) -> None:
+def style_for_paper(chart: pg.PlotWidget, title: str) -> None:
+    """A report's chart: a black title and axes in type large enough to read on paper."""
     item = chart.getPlotItem()
     chart.setProperty(_TITLE_PROPERTY, title)
     item.setTitle(html.escape(title, quote=False), color="#000000", size=f"{_TITLE_PT}pt")
@@ -192,6 +193,8 @@ def _style_axes(chart: pg.PlotWidget, title: str) -> None:
     legend = item.legend
     if legend is not None:
         legend.setLabelTextSize(f"{_LEGEND_PT}pt")
+        for _sample, label in legend.items:  # the entries already there
+            label.setText(label.text, size=f"{_LEGEND_PT}pt")
 
 
 def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
@@ -205,7 +208,7 @@ def build_chart(comparison: Comparison, *, spread: Spread = "ci") -> SweepChart:
     chart = SweepChart(
         title, name if is_rate else _axis_title(name, unit), is_rate=is_rate, print_friendly=True
     )
-    _style_axes(chart, title)
+    style_for_paper(chart, title)
     fill_chart(chart, comparison, spread)
     return chart
 
@@ -247,7 +250,7 @@ def timeline_chart(
     chart = Plot()
     style_plot(chart, title, print_friendly=True)
     add_legend(chart, print_friendly=True)
-    _style_axes(chart, title)
+    style_for_paper(chart, title)
     peak = max((bps for _, points in lines for _, bps in points), default=0.0)
     unit, factor = rate_unit(peak) if peak else ("Mbit/s", 1e6)
     chart.setLabel("left", f"received throughput ({unit})")

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
 
+from app.domain.together import SlotKind
 from app.domain.units import rate_unit
 from app.study.lab.together_results import TogetherResult
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot, theme_colours
@@ -76,13 +77,15 @@ class TogetherChart(Plot):
         starts: list[tuple[float, str]] = []
         for slot in result.slots:
             base = slot.slot.start_at - first
-            starts.append((base, slot.slot.label))
+            alone = slot.slot.kind is SlotKind.ALONE
+            starts.append((base, slot.slot.label if alone else f"Round {slot.slot.round}"))
             for station in slot.stations:
                 line = curves.setdefault(station.student, [])
                 line.extend((base + t, bps) for t, bps in station.figures)
                 line.append((base + result.together.plan.seconds + 0.5, math.nan))  # a gap
-            totals.extend((base + x.second, x.total_bps) for x in slot.seconds)
-            totals.append((base + result.together.plan.seconds + 0.5, math.nan))
+            if slot.slot.kind is SlotKind.TOGETHER:  # alone, the total is the station's own
+                totals.extend((base + x.second, x.total_bps) for x in slot.seconds)
+                totals.append((base + result.together.plan.seconds + 0.5, math.nan))
         known = [bps for line in curves.values() for _, bps in line if not math.isnan(bps)]
         known += [bps for _, bps in totals if not math.isnan(bps)]
         peak = max(known, default=0.0)
@@ -123,14 +126,18 @@ class TogetherChart(Plot):
         top = (peak / scale) * HEADROOM if peak else 1.0
         for at, label in starts:
             line = pg.InfiniteLine(
-                pos=at,
-                angle=90,
-                pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DotLine),
-                label=label,
-                labelOpts={"position": 0.95, "color": "#555555", "rotateAxis": (1, 0)},
+                pos=at, angle=90, pen=pg.mkPen("#888888", width=1, style=Qt.PenStyle.DotLine)
             )
             self.addItem(line)
             self._items.append(line)
+            text = pg.TextItem(label, color="#555555", anchor=(0, 0))
+            if self._print_friendly:
+                font = text.textItem.font()
+                font.setPointSize(12)
+                text.setFont(font)
+            text.setPos(at, top)
+            self.addItem(text)
+            self._items.append(text)
         self.setYRange(0, top, padding=0)
         end = result.slots[-1].slot.start_at - first + result.together.plan.seconds + 1
         self.setXRange(-0.5, end, padding=0)
@@ -138,9 +145,10 @@ class TogetherChart(Plot):
 
 def together_png(result: TogetherResult, width: int = 1200, height: int = 560) -> bytes:
     """The chart as the class report shows it (print-friendly, a fixed readable size)."""
-    from app.ui.common.render_charts import ensure_application, widget_png
+    from app.ui.common.render_charts import ensure_application, style_for_paper, widget_png
 
     ensure_application()
     chart = TogetherChart(print_friendly=True)
     chart.show_result(result)
+    style_for_paper(chart, "Each station's throughput per second, and the total")
     return widget_png(chart, width, height)
