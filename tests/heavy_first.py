@@ -10,7 +10,10 @@ from __future__ import annotations
 import pytest
 
 HEAVY_FIRST = (
+    "tests/test_cli_class_together_netns.py",  # 90 s, mostly waiting
     "tests/engine/test_iperf2_netns.py",  # 71 s
+    "tests/study/test_together.py",  # 75 s, mostly waiting
+    "tests/ui/test_class_together.py",  # 43 s
     "tests/test_cli_study.py",  # 40 s
     "tests/study/test_responsiveness_netns.py",  # 36 s
     "tests/study/test_congestion_netns.py",  # 36 s
@@ -35,6 +38,7 @@ HEAVY_FIRST = (
     "tests/engine/test_netns_silence.py",  # 15 s
     "tests/study/test_import_memory.py",  # 13 s
     "tests/engine/test_netns_netperf_interim.py",  # 13 s
+    "tests/study/test_together_words.py",  # 21 s
     "tests/ui/test_journey_exercise.py",  # 12 s
     "tests/ui/test_log_follows.py",  # 12 s
     "tests/test_cli_class_live.py",  # 11 s
