@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.cli.together_cmds import DoorMeasurer
 from app.domain.exercise import Exercise
 from app.domain.plan import Peer
 from app.store.outbox import OutboxStatus
 from app.study.frontdoor import FrontDoor
 from app.study.lab.class_station import ClassPusher
 from app.study.lab.together_station import SlotEnded, StationEvent, TogetherStation
+from app.study.measurer import DoorMeasurer
 
 __all__ = ["Skewed", "Station", "start_stations"]
 

@@ -10,7 +10,6 @@ import json
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -34,7 +33,7 @@ from app.domain.together import (
 from app.report.class_export import grades_csv
 from app.report.together_export import together_json
 from app.store.class_backends import open_class_store
-from app.study.frontdoor import FrontDoor, Prepared
+from app.study.frontdoor import FrontDoor
 from app.study.lab.class_http import call
 from app.study.lab.class_station import ClassPusher
 from app.study.lab.exercises import read_exercise
@@ -58,6 +57,7 @@ from app.study.lab.together_words import (
     rate_text,
     slot_status_text,
 )
+from app.study.measurer import DoorMeasurer
 
 __all__ = [
     "add_together_arguments",
@@ -77,31 +77,6 @@ class Unreachable(BadOption):
 
 
 # -- a station -------------------------------------------------------------------------------
-class DoorMeasurer:
-    """A station's measurement through the study front door: the plan checked once, then
-    each slot one session of its own in the station's database."""
-
-    def __init__(self, door: FrontDoor) -> None:
-        self.door = door
-        self._prepared: Prepared | None = None
-        self._study: object | None = None
-
-    def prepare(self, plan: Plan) -> None:
-        self._prepared = self.door.prepare(plan)
-
-    def run(self, name: str, observer: object) -> str:
-        assert self._prepared is not None
-        prepared = replace(self._prepared, plan=replace(self._prepared.plan, name=name))
-        study = self.door.start(prepared, observer)  # type: ignore[arg-type]
-        self._study = study
-        return study.run().session_id
-
-    def stop(self) -> None:
-        study = self._study
-        if study is not None:
-            study.stop()  # type: ignore[attr-defined]
-
-
 def _said(stream: TextIO) -> Callable[[StationEvent], None]:
     def say(event: StationEvent) -> None:
         if isinstance(event, CheckedIn):

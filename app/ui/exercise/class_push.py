@@ -52,6 +52,11 @@ class ClassPush(QObject):
             return
         self._syncer.run(pusher.sync, lambda _n: None, lambda _sentence: None)
 
+    @property
+    def pusher(self) -> ClassPusher | None:
+        """The student's pusher, once their name is typed."""
+        return self._pusher
+
     def status(self) -> OutboxStatus | None:
         return self._pusher.status() if self._pusher is not None else None
 

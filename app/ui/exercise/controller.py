@@ -25,6 +25,7 @@ from app.ui.common.file_dialogs import open_file, save_file
 from app.ui.context import AppContext
 from app.ui.exercise.class_push import ClassPush
 from app.ui.exercise.new_dialog import NewExerciseDialog
+from app.ui.exercise.together_station import WindowStation
 from app.ui.exercise.view import ExerciseView
 from app.ui.measure.tab import MeasureTab
 
@@ -54,6 +55,10 @@ class ExerciseController(QObject):
         window.measure.session_saved.connect(lambda _sid: self._session_saved())
         window.measure.running_changed.connect(self._running)
         self.push: ClassPush | None = None  # when the exercise names the class's collector
+        self.station = WindowStation(self)  # this window, a station measuring together
+        self.station.said.connect(view.together_status.setText)
+        self.station.ended.connect(lambda: self._together_ended())
+        view.together.toggled.connect(self._together)
         window.measure.running_changed.connect(self._study_running)
         view.answer_saved.connect(self._push)
         view.student.editingFinished.connect(self._push)
@@ -112,10 +117,12 @@ class ExerciseController(QObject):
     # -- the class's collector ---------------------------------------------------------------
     def _collect(self, exercise: Exercise | None) -> None:
         """Push to the collector the exercise names (none: the hand-in file only)."""
+        self._stop_together()
         if self.push is not None:
             self.push.close()
             self.push = None
         label = self.view.class_status
+        self.view.together_box.setVisible(exercise is not None and exercise.collector is not None)
         if exercise is None or exercise.collector is None:
             label.hide()
             return
@@ -154,9 +161,54 @@ class ExerciseController(QObject):
             self.view.class_status.setText(f"Class at {self.push.url}: {status.words}")
 
     def shutdown(self) -> None:
+        self._stop_together()
         if self.push is not None:
             self.push.close()
             self.push = None
+
+    # -- measuring together ------------------------------------------------------------------
+    def _together(self, on: bool) -> None:
+        if not on:
+            self._stop_together()
+            return
+        exercise, student = self.view.exercise, self.view.student.text().strip()
+        problem = ""
+        if exercise is None or self.push is None:
+            problem = "The exercise names no class collector: ask your instructor for its file."
+        elif not student:
+            problem = "Type your name first: the class knows each station by its student."
+        elif self.window.measure.running:
+            problem = "A study is running: let it finish (or stop it), then wait for the start."
+        if problem:
+            self.view.together.blockSignals(True)
+            self.view.together.setChecked(False)
+            self.view.together.blockSignals(False)
+            self.view.together_status.setText(problem)
+            return
+        assert exercise is not None and self.push is not None
+        self.push.sync(student)
+        pusher = self.push.pusher
+        if pusher is None:  # an exercise without the class token
+            self._stop_together()
+            self.view.together_status.setText(
+                "The exercise has no class token: ask your instructor for the file again."
+            )
+            return
+        self.station.start(self.window.context.db_path, exercise, student, pusher)
+
+    def _stop_together(self) -> None:
+        self.station.stop()
+        if self.view.together.isChecked():
+            self.view.together.blockSignals(True)
+            self.view.together.setChecked(False)
+            self.view.together.blockSignals(False)
+
+    def _together_ended(self) -> None:
+        """The station stopped by itself (its collector refused it, say): the box says so."""
+        self.view.together.blockSignals(True)
+        self.view.together.setChecked(False)
+        self.view.together.blockSignals(False)
+        self.view.refresh()
 
     # -- a step -------------------------------------------------------------------------------
     def _setup(self, number: int) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -179,6 +180,24 @@ class ExerciseView(QWidget):
         accessible(self.class_status, "Sent to the class")
         self.class_status.hide()
         layout.addWidget(self.class_status)
+        # A class measuring together: this window a station of it, when the exercise names
+        # the class's collector.
+        self.together = QCheckBox("Wait for Start together")
+        self.together.setToolTip(
+            "Check in with the class's collector and measure each round of the instructor's "
+            "Start together at the same moment as every other station."
+        )
+        self.together_status = QLabel()
+        self.together_status.setWordWrap(True)
+        accessible(self.together_status, "Measuring together")
+        together_row = QHBoxLayout()
+        together_row.addWidget(self.together)
+        together_row.addWidget(self.together_status, 1)
+        self.together_box = QWidget()
+        self.together_box.setLayout(together_row)
+        together_row.setContentsMargins(0, 0, 0, 0)
+        self.together_box.hide()
+        layout.addWidget(self.together_box)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
         # Where the last hand-in went, kept in sight beside the buttons (the status bar's
