@@ -17,7 +17,7 @@ import pytest
 from app.domain.collector import Collector as CollectorAddress
 from app.domain.net import Protocol
 from app.domain.together import StationStatus, TogetherPlan
-from app.engine.tools import Tool
+from app.engine.process.tools import Tool
 from app.store.class_backends import open_class_store
 from app.store.db import Database
 from app.store.sessions import SessionStore

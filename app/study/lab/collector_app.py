@@ -197,7 +197,7 @@ class CollectorApp:
             status, body, headers = refusal.status, _said(refusal.sentence), refusal.headers
         except TogetherRefused as err:
             self.refused += 1
-            self._log(f"refused {address} ({err.status}): {err.sentence}")
+            self.log(f"refused {address} ({err.status}): {err.sentence}")
             status, body, headers = err.status, _said(err.sentence), []
         except StoreError as err:  # the database is down or busy: the station sends again
             self.log(f"could not answer {address}: {err.sentence}")
@@ -408,7 +408,7 @@ class CollectorApp:
             if row.offset_s is not None and row.delay_s is not None
             else f"no clock offset ({row.clock_problem.rstrip('.')})"
         )
-        self._log(f"{student} waits to measure together: {clock}")
+        self.log(f"{student} waits to measure together: {clock}")
         return 200, _said(f"Checked in: {clock}."), []
 
     def _next(self, query: dict[str, list[str]]) -> tuple[int, bytes, list[tuple[str, str]]]:
@@ -430,9 +430,9 @@ class CollectorApp:
         exercise_id = str(data.get("exercise_id", ""))[:100]
         together = start_together(self.store, plan, time.time(), exercise_id)
         names = ", ".join(s.student for s in together.stations)
-        self._log(f"started together ({plan.words}): {names}")
+        self.log(f"started together ({plan.words}): {names}")
         for who, _status, why in together.left_out:
-            self._log(f"  not taking part: {who}: {why}")
+            self.log(f"  not taking part: {who}: {why}")
         body = {"together": together.id, "start_at": together.start_at, "end_at": together.end_at}
         return 200, json.dumps(body).encode(), []
 
@@ -454,7 +454,7 @@ class CollectorApp:
             raise _Refusal(
                 409, "This part of the report is stored with other figures: it is never replaced."
             )
-        self._log(f"{'stored' if outcome == 'stored' else 'already had'} {what} from {address}")
+        self.log(f"{'stored' if outcome == 'stored' else 'already had'} {what} from {address}")
         said = "Stored." if outcome == "stored" else "Already stored: nothing new."
         return 200, _said(said, outcome=outcome), []
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.plan import Metric, Peer, Plan, Variable
 from app.domain.together import Slot, SlotKind, StationStatus, TogetherPlan, slot_from_dict
-from app.engine.drivers import main_server
+from app.engine.drivers.registry import main_server
 from app.study.lab.class_http import call
 from app.study.lab.clock_offset import ClockOffset, measure_offset
 from app.study.lab.together import FINAL, REPORT_FORMAT, REPORT_VERSION

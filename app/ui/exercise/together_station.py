@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal
 from app.domain.exercise import Exercise
 from app.domain.plan import Peer
 from app.domain.together import StationStatus
-from app.engine.drivers import main_server
+from app.engine.drivers.registry import main_server
 from app.study.frontdoor import FrontDoor
 from app.study.lab.class_station import ClassPusher, my_server
 from app.study.lab.together_station import (
