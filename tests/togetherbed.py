@@ -149,3 +149,13 @@ def agree_with_servers(
                 f"{server / 1e6:.3f} Mbit/s"
             )
             assert abs(mean_bps - server) <= 0.03 * server
+
+
+def total_within(total_bps: float, link_mbit: float, seconds: float, spread_s: float) -> bool:
+    """Whether a round's total is the shared link's: its goodput (the link's rate less the
+    frame overhead) within the frame overhead's size. Each station counts its bytes over its
+    own `seconds` from its own start: with starts spread_s apart their windows span seconds +
+    spread_s, over which the link carries that much more, so the total may exceed the goodput
+    by that share of it too."""
+    link, best = link_mbit * 1e6, goodput(link_mbit)
+    return abs(total_bps - best) <= (link - best) + best * spread_s / seconds
