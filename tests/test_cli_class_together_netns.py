@@ -8,6 +8,8 @@ again, and reports arriving late each against what they are."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import signal
@@ -131,8 +133,18 @@ def check_against_servers(lab: Lab, data: dict[str, Any], since: int) -> None:
 
 def test_six_stations_share_the_link_evenly(lab: Lab) -> None:
     since = lab.serve_log_mark()
-    data = together(lab, "--rounds", "2")
+    grades, report = lab.root / "grades.csv", lab.root / "class.html"
+    data = together(lab, "--rounds", "2", "--csv", str(grades), "--report", str(report))
     assert data["state"] == "done"
+    # The grades table and the class report say the figures the JSON says.
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(grades.read_text("utf-8-sig")))}
+    for station in data["stations"]:
+        share = station["share"]["mean"]
+        assert float(rows[station["student"]]["together_share_pct"]) == round(share * 100, 2)
+    page = report.read_text(encoding="utf-8")
+    for slot in data["slots"]:
+        assert f">{slot['index']:.3f}<" in page
+    assert data["findings"][0].replace("'", "&#x27;") in page
     best = goodput(RATE_MBIT)
     rounds = [s for s in data["slots"] if s["kind"] == "together"]
     assert len(rounds) == 2
