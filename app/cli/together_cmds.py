@@ -39,12 +39,8 @@ from app.study.lab.class_station import ClassPusher
 from app.study.lab.exercises import read_exercise
 from app.study.lab.together_results import LAST_WORD_S, TogetherResult
 from app.study.lab.together_station import (
-    CheckedIn,
-    Scheduled,
-    SlotBegins,
     SlotEnded,
     StationEvent,
-    StationWaits,
     TogetherStation,
 )
 from app.study.lab.together_wire import Waiting, read_results, results_from_wire
@@ -56,6 +52,7 @@ from app.study.lab.together_words import (
     percent_text,
     rate_text,
     slot_status_text,
+    station_words,
 )
 from app.study.measurer import DoorMeasurer
 
@@ -79,30 +76,7 @@ class Unreachable(BadOption):
 # -- a station -------------------------------------------------------------------------------
 def _said(stream: TextIO) -> Callable[[StationEvent], None]:
     def say(event: StationEvent) -> None:
-        if isinstance(event, CheckedIn):
-            line = f"checked in with the class at {event.url}: {event.offset.words}."
-        elif isinstance(event, StationWaits):
-            line = event.sentence
-        elif isinstance(event, Scheduled):
-            line = (
-                f"the class measures together: {event.plan.words}; this station's "
-                f"{len(event.slots)} slot{'s' if len(event.slots) != 1 else ''} start at the "
-                f"collector's word."
-            )
-        elif isinstance(event, SlotBegins):
-            line = f"{event.slot.label} starts in {max(event.in_s, 0):.1f} s."
-        else:
-            assert isinstance(event, SlotEnded)
-            if event.status is StationStatus.OK:
-                started = (
-                    f", its engine started {ms_text(event.start_error_s)} after the class's start"
-                    if event.start_error_s is not None
-                    else ""
-                )
-                line = f"{event.slot.label}: {rate_text(event.mean_bps)}{started}."
-            else:
-                line = f"{event.slot.label}: {event.status.value}: {event.reason.rstrip('.')}."
-        print(f"linklab: {line}", file=stream, flush=True)
+        print(f"linklab: {station_words(event)}", file=stream, flush=True)
 
     return say
 

@@ -25,17 +25,18 @@ from app.store.class_backends import open_class_store
 from app.store.class_schema import CLASS_MIGRATIONS, CLASS_SCHEMA_VERSION, SQLITE, migration
 from app.store.class_store import ClassStore
 from app.store.db import Database
+from app.store.outbox import OutboxStatus
 from app.study.lab.class_http import call
 from app.study.lab.clock_offset import MAX_DELAY_S, exchange_offset, measure_offset
 from app.study.lab.collector import Collector
 from app.study.lab.collector_app import Limits
-from app.study.lab.together import FINAL, REPORT_FORMAT, start_together
+from app.study.lab.together import FINAL, LEAD_S, REPORT_FORMAT, start_together
 from app.study.lab.together_results import LAST_WORD_S, START_TOLERANCE_S
 from app.study.lab.together_wire import read_results, results_from_wire
 from app.study.lab.together_words import findings
 from tests.classlive import INSTRUCTOR, TOKEN, short_exercise, store_url
 from tests.conftest import require_engine
-from tests.togetherlab import start_stations
+from tests.togetherlab import Station, start_stations
 
 STORES = ["sqlite", "postgresql"]
 #: UDP at a low rate: three stations on one loopback cost little CPU.
@@ -65,6 +66,22 @@ def collector(store: ClassStore) -> Iterator[Collector]:
     server.stop()
 
 
+def measure_together(
+    stations: list[Station], store: ClassStore, plan: TogetherPlan, lead_s: float = LEAD_S
+) -> tuple[str, list[OutboxStatus]]:
+    """Every station waits; the class is started; each takes part to its end, then stops
+    and sends what is left: the Start together's id, and what each outbox still holds."""
+    try:
+        for station in stations:
+            station.take_part()
+        together = start_together(store, plan, time.time(), lead_s=lead_s)
+        for station in stations:
+            station.join()
+    finally:
+        statuses = [station.close() for station in stations]
+    return together.id, statuses
+
+
 def test_stations_seconds_apart_start_together(
     collector: Collector, store: ClassStore, tmp_path: Path
 ) -> None:
@@ -74,16 +91,9 @@ def test_stations_seconds_apart_start_together(
     require_engine("iperf3")
     skews = [2.5, 0.0, -1.7]
     stations = start_stations(tmp_path, collector.url, TOKEN, short_exercise(), skews)
-    try:
-        for station in stations:
-            station.take_part()
-        together = start_together(store, PLAN, time.time())
-        for station in stations:
-            station.join()
-    finally:
-        statuses = [station.close() for station in stations]
+    together_id, statuses = measure_together(stations, store, PLAN)
     assert [s.waiting for s in statuses] == [0, 0, 0]
-    result, waiting = read_results(store, together.id, time.time() + LAST_WORD_S + 1)
+    result, waiting = read_results(store, together_id, time.time() + LAST_WORD_S + 1)
     assert result is not None and result.state == "done"
     for station, skew in zip(result.stations, skews, strict=True):
         assert station.offset_s is not None and station.delay_s is not None
@@ -113,16 +123,8 @@ def test_alone_then_together_gives_each_station_its_loss(
     require_engine("iperf3")
     stations = start_stations(tmp_path, collector.url, TOKEN, short_exercise(), [0.0, 0.0])
     plan = TogetherPlan(Protocol.UDP, seconds=2, rounds=1, alone=True, bitrate_bps=2_000_000)
-    try:
-        for station in stations:
-            station.take_part()
-        together = start_together(store, plan, time.time())
-        for station in stations:
-            station.join()
-    finally:
-        for station in stations:
-            station.close()
-    result, _ = read_results(store, together.id, time.time() + LAST_WORD_S + 1)
+    together_id, _ = measure_together(stations, store, plan)
+    result, _ = read_results(store, together_id, time.time() + LAST_WORD_S + 1)
     assert result is not None
     assert [s.slot.label for s in result.alone] == ["Station 1 alone", "Station 2 alone"]
     for station in result.stations:

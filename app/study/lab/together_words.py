@@ -9,6 +9,13 @@ from app.analysis.stats import Summary
 from app.domain.together import StationStatus
 from app.domain.units import format_rate
 from app.study.lab.together_results import SlotResult, StationSummary, TogetherResult
+from app.study.lab.together_station import (
+    CheckedIn,
+    Scheduled,
+    SlotBegins,
+    StationEvent,
+    StationWaits,
+)
 
 __all__ = [
     "bounds_text",
@@ -20,6 +27,7 @@ __all__ = [
     "percent_text",
     "rate_text",
     "slot_status_text",
+    "station_words",
 ]
 
 
@@ -133,3 +141,27 @@ def findings(result: TogetherResult) -> list[str]:
         for label, _status, why in station.left_out:
             said.append(f"{station.student} is left out of {label}: {why}.")
     return said
+
+
+def station_words(event: StationEvent) -> str:
+    """What a station says of what it does (the command line's lines, the Exercise tab)."""
+    if isinstance(event, CheckedIn):
+        return f"Checked in with the class at {event.url}: {event.offset.words}."
+    if isinstance(event, StationWaits):
+        return event.sentence
+    if isinstance(event, Scheduled):
+        slots = len(event.slots)
+        return (
+            f"The class measures together: {event.plan.words}; this station has {slots} "
+            f"slot{'s' if slots != 1 else ''} to measure."
+        )
+    if isinstance(event, SlotBegins):
+        return f"{event.slot.label.capitalize()} starts in {max(event.in_s, 0):.1f} s."
+    if event.status is StationStatus.OK:
+        started = (
+            f", its engine started {ms_text(event.start_error_s)} after the class's start"
+            if event.start_error_s is not None
+            else ""
+        )
+        return f"{event.slot.label}: {rate_text(event.mean_bps)}{started}."
+    return f"{event.slot.label}: {event.status.value}: {event.reason.rstrip('.')}."

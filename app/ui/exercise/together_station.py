@@ -13,45 +13,21 @@ from PySide6.QtCore import QObject, Signal
 
 from app.domain.exercise import Exercise
 from app.domain.plan import Peer
-from app.domain.together import StationStatus
 from app.engine.drivers.registry import main_server
 from app.study.frontdoor import FrontDoor
 from app.study.lab.class_station import ClassPusher, my_server
 from app.study.lab.together_station import (
-    CheckedIn,
     Scheduled,
-    SlotBegins,
     SlotEnded,
     StationEvent,
     StationWaits,
     TogetherStation,
 )
-from app.study.lab.together_words import ms_text, rate_text
+from app.study.lab.together_words import station_words
 from app.study.measurer import DoorMeasurer
 from app.ui.common.worker import Stop, Work, Worker, bridged
 
-__all__ = ["WindowStation", "event_words"]
-
-
-def event_words(event: StationEvent) -> str:
-    """What the Exercise tab says of a station's event."""
-    if isinstance(event, CheckedIn):
-        return f"Waiting for the instructor's Start together ({event.offset.words})."
-    if isinstance(event, StationWaits):
-        return event.sentence
-    if isinstance(event, Scheduled):
-        return f"The class measures together: {event.plan.words}."
-    if isinstance(event, SlotBegins):
-        return f"Measuring together: {event.slot.label} starts in {max(event.in_s, 0):.0f} s."
-    assert isinstance(event, SlotEnded)
-    if event.status is StationStatus.OK:
-        started = (
-            f" (started {ms_text(event.start_error_s)} after the class)"
-            if event.start_error_s is not None
-            else ""
-        )
-        return f"{event.slot.label}: {rate_text(event.mean_bps)}{started}."
-    return f"{event.slot.label}: {event.reason.rstrip('.')}."
+__all__ = ["WindowStation"]
 
 
 def _work(db_path: Path, exercise: Exercise, student: str, pusher: ClassPusher) -> Work:
@@ -108,7 +84,7 @@ class WindowStation(QObject):
 
     def _event(self, event: StationEvent) -> None:
         """Said on the tab; after a round, what it measured stays in sight while it waits."""
-        words = event_words(event)
+        words = station_words(event)
         if isinstance(event, SlotEnded):
             self._last = words
         elif isinstance(event, StationWaits) and self._last:
