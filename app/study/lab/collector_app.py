@@ -7,7 +7,10 @@ Two credentials: the class token, which every exercise file handed out carries, 
 station push its work, ask which server is its own and read the exercises; the instructor
 token, which never leaves the instructor, is needed to register the class's servers (the
 pool: what every station is then told to send its traffic to) and to read the whole class.
-The instructor token also opens what the class token does.
+The instructor token also opens what the class token does. A class measuring together: each
+station's clock exchanges, its check-in and its asking for its schedule take the class token
+(its figures come as pushes); starting the class together and reading what it measured take
+the instructor's (app.study.lab.together).
 
 Statuses: 200 stored (or already stored: a resend), 400 not JSON, 401 wrong token, 403 the
 class token where the instructor's is needed, 404 no such thing yet, 409 a replay or a
