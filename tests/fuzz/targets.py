@@ -124,6 +124,8 @@ ROUTES = (
     ("POST", "/v1/push"), ("POST", "/v1/push"), ("POST", "/v1/push"), ("POST", "/v1/pool"),
     ("GET", "/v1/station"), ("GET", "/v1/class"), ("GET", "/v1/exercises"),
     ("GET", "/v1/health"), ("PUT", "/v1/push"), ("GET", "/v1/../push"),
+    ("POST", "/v1/together/clock"), ("POST", "/v1/together/checkin"),
+    ("GET", "/v1/together/next"), ("POST", "/v1/together/start"), ("GET", "/v1/together"),
 )  # fmt: skip
 
 
@@ -138,7 +140,15 @@ def _collector() -> CollectorApp:
 
 def _request_seeds() -> list[dict[str, Any]]:
     pool = {"ports": [5301, 5302], "engine": "iperf3", "host": "192.0.2.9", "shared": False}
-    return [*written().pushes, pool]
+    # A class measuring together: a clock exchange, a check-in, a Start together, a report.
+    checkin = {"student": "Ada Lovelace", "offset_s": 0.25, "delay_s": 0.002, "exchanges": 8}
+    start = {"plan": {"protocol": "tcp", "direction": "up", "seconds": 5, "rounds": 3}}
+    report = {
+        "format": "linklab-together", "format_version": 1, "together": "0" * 32, "slot": 0,
+        "student": "Ada Lovelace", "part": -1, "status": "ok", "started_at": 1.7e9,
+        "mean_bps": 4.2e6, "figures": [[1.0, 4.1e6], [2.0, 4.3e6]],
+    }  # fmt: skip
+    return [*written().pushes, pool, {"t0": 1.7e9}, checkin, start, report]
 
 
 def _request(rng: random.Random, document: dict[str, Any]) -> dict[str, Any]:
