@@ -303,6 +303,10 @@ def test_the_together_requests_refuse_what_is_wrong_and_store_nothing(
     assert status == 422 and "stored nothing" in sentence
     assert push(_report(together_id, 0, "Ann", 0, figures=[[1.0, float("nan")]]))[0] == 400
     assert push(_report(together_id, 0, "Ann", FINAL, status="perfect"))[0] == 422
+    # Half a surrogate pair is no character: refused as not LinkLab's JSON, never a 500.
+    assert push(_report(together_id, 0, "Ann", FINAL, reason="\ud800"))[0] == 400
+    status, sentence = push(b'{"format": "linklab-push", "student": "\\ud800"}')
+    assert status == 400 and "not JSON that LinkLab wrote" in sentence
     assert push(_report(together_id, 0, "Ann", 0, format_version=99))[0] == 422
     assert store.reports(together_id) == []
     assert push(_report(together_id, 0, "Ann", 0, figures=[[1.0, 3e6]])) == (200, "Stored.")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
-import math
 import threading
 import time
 import urllib.parse
@@ -35,6 +34,7 @@ from typing import Any
 from app import __version__
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import student_name
+from app.domain.plan import clean_text
 from app.domain.together import TogetherPlan
 from app.store.class_store import ClassStore, PutOutcome
 from app.store.db import StoreError
@@ -48,6 +48,7 @@ from app.study.lab.together import (
     check_report,
     start_together,
     station_name,
+    within,
 )
 from app.study.lab.together_wire import rows_to_wire
 
@@ -282,11 +283,17 @@ class CollectorApp:
             )
         raw = environ["wsgi.input"].read(length)
         try:
-            return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError):
+            text = raw.decode("utf-8")
+            data = json.loads(text, parse_constant=_no_constant)
+            if "\\ud" in text.lower():
+                # An escaped half of a surrogate pair, alone, is no character: no database
+                # can store it (only then is the document written out again to find one).
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except (UnicodeError, ValueError, RecursionError):
             raise _Refusal(
                 400, "The push is not JSON that LinkLab wrote: nothing was stored."
             ) from None
+        return data
 
     # -- the routes --------------------------------------------------------------------------
     def _push(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
@@ -397,7 +404,7 @@ class CollectorApp:
         received = float(environ[_RECEIVED])
         data = self._body(environ)
         sent = data.get("t0") if isinstance(data, dict) else None
-        if isinstance(sent, bool) or not isinstance(sent, int | float) or not math.isfinite(sent):
+        if not within(sent, 0, 1e11):
             raise _Refusal(422, "The clock exchange gives no send time: update LinkLab.")
         body = {"t0": sent, "t1": received, "t2": time.time()}
         return 200, json.dumps(body).encode(), []
@@ -430,7 +437,7 @@ class CollectorApp:
             plan = TogetherPlan.from_dict(data.get("plan"))
         except BadOption as err:
             raise _Refusal(422, err.sentence) from None
-        exercise_id = str(data.get("exercise_id", ""))[:100]
+        exercise_id = clean_text(data.get("exercise_id", ""), 100)
         together = start_together(self.store, plan, time.time(), exercise_id)
         names = ", ".join(s.student for s in together.stations)
         self.log(f"started together ({plan.words}): {names}")

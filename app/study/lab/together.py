@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import uuid
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from typing import Any
 from app.domain.errors import BadOption
 from app.domain.exercise import student_name
 from app.domain.metrics import FIGURE
+from app.domain.plan import clean_text
 from app.domain.together import (
     Slot,
     SlotKind,
@@ -43,6 +43,7 @@ __all__ = [
     "schedule",
     "start_together",
     "station_name",
+    "within",
 ]
 
 REPORT_FORMAT = "linklab-together"
@@ -103,6 +104,12 @@ class Together:
         return next((s for s in self.stations if s.student == student), None)
 
 
+def within(value: object, low: float, high: float) -> bool:
+    """A JSON number from low to high: not true or false, not NaN or infinite, not an
+    integer too large for a float (compared as it is, never converted first)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+
+
 def station_name(value: object) -> str:
     """A station's name as it checked in; refused (422) when it gives none."""
     try:
@@ -137,19 +144,15 @@ def check_in(store: ClassStore, data: object, now: float) -> CheckinRow:
     if not isinstance(data, dict):
         raise TogetherRefused(422, "The check-in is not an object: update LinkLab.")
     student = station_name(data.get("student"))
-    exercise_id = str(data.get("exercise_id", ""))[:100]
+    exercise_id = clean_text(data.get("exercise_id", ""), 100)
     offset, delay = data.get("offset_s"), data.get("delay_s")
-    problem = str(data.get("clock_problem", ""))[:MAX_REASON]
+    problem = clean_text(data.get("clock_problem", ""), MAX_REASON)
     exchanges = data.get("exchanges", 0)
     if not isinstance(exchanges, int) or isinstance(exchanges, bool) or not 0 <= exchanges < 1000:
         raise TogetherRefused(422, "The check-in's count of clock exchanges is not a count.")
+    ten_years = 10 * 365 * 86400.0
     for value in (offset, delay):
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or abs(value) > 10 * 365 * 86400
-        ):
+        if value is not None and not within(value, -ten_years, ten_years):
             raise TogetherRefused(422, "The check-in's clock offset is not a number of seconds.")
     if (offset is None) != (delay is None) or (offset is None and not problem):
         raise TogetherRefused(
@@ -165,6 +168,7 @@ def check_in(store: ClassStore, data: object, now: float) -> CheckinRow:
         )
     ):
         raise TogetherRefused(422, "The check-in names a server that is not a host and a port.")
+    host = clean_text(host, 300)
     row = CheckinRow(
         student,
         exercise_id,
@@ -339,10 +343,8 @@ def _figures(value: object) -> list[list[float]]:
         if (
             not isinstance(pair, list)
             or len(pair) != 2
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in pair)
-            or not all(math.isfinite(v) for v in pair)
-            or not 0 <= pair[0] <= 86400
-            or not 0 <= pair[1] <= _MAX_BPS
+            or not within(pair[0], 0, 86400)
+            or not within(pair[1], 0, _MAX_BPS)
         ):
             raise _refuse("has a figure that is not a time and a throughput LinkLab can measure")
         found.append([float(pair[0]), float(pair[1])])
@@ -352,13 +354,9 @@ def _figures(value: object) -> list[list[float]]:
 def _number(value: object, what: str, low: float, high: float) -> float | None:
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or not low <= value <= high
-    ):
+    if not within(value, low, high):
         raise _refuse(f"has a {what} that is not one")
+    assert isinstance(value, int | float)
     return float(value)
 
 
