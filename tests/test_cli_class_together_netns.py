@@ -300,6 +300,13 @@ def test_a_dropped_station_a_late_report_and_a_collector_restart(lab: Lab) -> No
     means = [s["mean_bps"] for s in status.values()]
     assert round_["index"] == pytest.approx(jain_index(means))
     assert any("Station 3 is left out of round 1 together" in s for s in data["findings"])
+    # The same, as the command line prints it for a person.
+    text = linklab(
+        "class", lab.url, "--together-result", together_id,
+        "--instructor-token-file", lab.instructor_file,
+    ).stdout  # fmt: skip
+    assert f"round 1 together: Jain's index {round_['index']:.3f}" in text
+    assert "    Station 3: left out: it dropped out after" in text
     # Each station kept its runs in its own database, whatever the collector went through.
     with_runs = linklab("sessions", "--db", str(lab.root / "station1.sqlite3"), "--json")
     sessions = json.loads(with_runs.stdout)
