@@ -28,6 +28,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer, Plan
+from app.domain.stream import drive
 from app.engine.drivers.registry import registry
 from app.engine.process.tools import EngineSettings
 from app.store.db import Database
@@ -125,8 +126,8 @@ def main() -> int:
         start = rss()
         t0 = time.monotonic()
         with Database(folder / "fine.sqlite3") as db:
-            runner = StudyRunner(SessionStore(db), plan, observe, drivers=drivers)
-            outcome = runner.run()
+            runner = StudyRunner(SessionStore(db), plan, drivers=drivers)
+            outcome = drive(runner.events(), observe)
             stored = db.query("SELECT count(*) AS n FROM samples")[0]["n"]
         end = rss()
     elapsed = time.monotonic() - t0

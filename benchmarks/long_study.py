@@ -20,6 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer, Plan
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -49,8 +50,8 @@ def headless(folder: Path) -> None:
     t0 = time.monotonic()
     with Database(folder / "headless.sqlite3") as db:
         driver = FakeDriver(sample_every_s=0.1)
-        runner = StudyRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver})
-        outcome = runner.run()
+        runner = StudyRunner(SessionStore(db), PLAN, drivers={PLAN.engine: driver})
+        outcome = drive(runner.events(), observe)
         samples = db.query("SELECT count(*) AS n FROM samples")[0]["n"]
     end = rss()
     print(
@@ -107,7 +108,7 @@ def window(folder: Path) -> None:
     observe(StudyPrepared(PLAN, ()))
     with Database(folder / "window.sqlite3") as db:
         driver = FakeDriver(sample_every_s=0.1)
-        StudyRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver}).run()
+        drive(StudyRunner(SessionStore(db), PLAN, drivers={PLAN.engine: driver}).events(), observe)
     app.processEvents()
     end = rss()
     peak = max([start, *hourly, end])

@@ -21,6 +21,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -96,8 +97,8 @@ def main() -> int:
         observe(StudyPrepared(PLAN, ()))
         with Database(folder / "window.sqlite3") as db:
             driver = FakeDriver(sample_every_s=1.0)
-            runner = MonitorRunner(SessionStore(db), PLAN, observe, drivers={PLAN.engine: driver})
-            outcome = runner.run()
+            runner = MonitorRunner(SessionStore(db), PLAN, drivers={PLAN.engine: driver})
+            outcome = drive(runner.events(), observe)
             stored = db.query("SELECT count(*) AS n FROM samples")[0]["n"]
         app.processEvents()
         end = rss()

@@ -15,6 +15,7 @@ from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Peer
 from app.domain.records import status_words
+from app.domain.stream import drive
 from app.domain.units import format_rate, parse_rate
 from app.study.sweep.describe import clock_text
 from app.study.sweep.events import (
@@ -95,9 +96,9 @@ def cmd_monitor(args: argparse.Namespace, env: Environment) -> int:
     )
     door = open_door(args, env)
     try:
-        study = door.start(door.prepare(plan), IntervalPrinter(env.stdout, env.stderr))
+        study = door.start(door.prepare(plan))
         _install_stop(study)
-        study.run()
+        drive(study.events(), IntervalPrinter(env.stdout, env.stderr))
     finally:
         if door.loopback is not None:
             door.loopback.stop()

@@ -13,6 +13,7 @@ from app.cli.args import EXIT_CODES_HELP, EXIT_OK, add_port_arguments, number, p
 from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
+from app.domain.stream import drive
 from app.domain.units import format_rate
 from app.engine.drivers.registry import registry, responsiveness_driver
 from app.engine.lan.validate import validate_host
@@ -178,10 +179,10 @@ def cmd_responsiveness(args: argparse.Namespace, env: Environment) -> int:
         both=not args.no_both,
     )
     door = FrontDoor(env.db(getattr(args, "db", None)), drivers=registry(env.engine_settings))
-    test = door.responsiveness(peer, ProgressLines(env.stderr), settings, echo_port=args.echo_port)
+    test = door.responsiveness(peer, settings, echo_port=args.echo_port)
     _stop_on_signals(test)
     try:
-        result = test.run()
+        result = drive(test.events(), ProgressLines(env.stderr))
     finally:
         if door.loopback is not None:
             door.loopback.stop()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.args import (
     EXIT_CODES_HELP,
@@ -55,6 +55,7 @@ from app.domain.plan import (
 from app.domain.plan_codec import plan_from_dict
 from app.domain.plan_fields import SWEPT, Kind, categorical, swept_names
 from app.domain.records import SessionStatus
+from app.domain.stream import drive
 from app.domain.units import parse_rate, parse_size
 from app.engine.drivers.driver import EngineDriver
 from app.engine.drivers.registry import DRIVERS, main_server, registry
@@ -63,6 +64,9 @@ from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.presets import find_preset
 from app.study.sweep.study_run import StudyRun
+
+if TYPE_CHECKING:
+    from app.study.lab.class_station import ClassPusher
 
 #: --peer this-computer: what the window calls "This computer".
 THIS_COMPUTER_ARG = "this-computer"
@@ -307,10 +311,22 @@ def _install_stop(study: StudyRun) -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def _execute(args: argparse.Namespace, door: FrontDoor, study: StudyRun, env: Environment) -> int:
+def _execute(
+    args: argparse.Namespace,
+    door: FrontDoor,
+    study: StudyRun,
+    env: Environment,
+    printer: Callable[[StudyEvent], None],
+    pusher: ClassPusher | None = None,
+) -> int:
+    """Measure, printing the progress as the events come (pushing each finished run to the
+    class's collector when there is one), then print the session's points."""
     _install_stop(study)
     try:
-        outcome = study.run()
+        events = study.events()
+        if pusher is not None:
+            events = pusher.pushing(events)
+        outcome = drive(events, printer)
     finally:
         if door.loopback is not None:
             door.loopback.stop()
@@ -354,25 +370,19 @@ def cmd_run(args: argparse.Namespace, env: Environment) -> int:
         )
     plan = plan_from_args(args)
     door = open_door(args, env)
-    printer = ProgressPrinter(env.stderr)
     try:
         prepared = door.prepare(plan)
     except BaseException:
         if door.loopback is not None:
             door.loopback.stop()
         raise
-    return _execute(args, door, door.start(prepared, printer), env)
+    return _execute(args, door, door.start(prepared), env, ProgressPrinter(env.stderr))
 
 
 def cmd_resume(args: argparse.Namespace, env: Environment) -> int:
     door = open_door(args, env)
-    study = door.resume(
-        args.session,
-        ProgressPrinter(env.stderr),
-        ports=peer_ports(args),
-        echo_port=args.echo_port,
-    )
-    return _execute(args, door, study, env)
+    study = door.resume(args.session, ports=peer_ports(args), echo_port=args.echo_port)
+    return _execute(args, door, study, env, ProgressPrinter(env.stderr))
 
 
 def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
@@ -409,10 +419,8 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
         f"{exercise.steps[number - 1].heading(number, len(exercise.steps)).lower()}",
         file=env.stderr,
     )
-    observer: Callable[[StudyEvent], None] = ProgressPrinter(env.stderr)
     if pusher is not None:
         pusher.start()
-        observer = pusher.observe(observer)
     try:
         try:
             prepared = door.prepare(plan)
@@ -420,7 +428,8 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
             if door.loopback is not None:
                 door.loopback.stop()
             raise
-        return _execute(args, door, door.start(prepared, observer), env)
+        printer = ProgressPrinter(env.stderr)
+        return _execute(args, door, door.start(prepared), env, printer, pusher)
     finally:
         if pusher is not None:
             finish_pushing(pusher, env)

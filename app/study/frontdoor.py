@@ -41,10 +41,9 @@ from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
-from app.study.sweep.events import StudyPrepared
 from app.study.sweep.monitor_record import MonitorRecord, read_monitor
 from app.study.sweep.plan_checks import validate_plan
-from app.study.sweep.study_run import Observer, StudyRun
+from app.study.sweep.study_run import StudyRun
 
 if TYPE_CHECKING:
     # Exchange files, exercises and the responsiveness test load when first used: a study
@@ -53,7 +52,6 @@ if TYPE_CHECKING:
     from app.study.lab.exercises import ExerciseDesk
     from app.study.responsiveness.kept import KeptResults
     from app.study.responsiveness.results import ResponsivenessSettings
-    from app.study.responsiveness.run import Observer as ResponsivenessObserver
     from app.study.responsiveness.run import ResponsivenessTest
 
 #: Sessions that can be run further: the missing runs of these are measured on resume.
@@ -279,37 +277,34 @@ class FrontDoor:
                 plan = replace(plan, ip_versions=(IpVersion.V4,))
         return plan, notes
 
-    def start(self, prepared: Prepared, observer: Observer) -> StudyRun:
-        """A new session of the prepared plan; run() it to measure."""
+    def start(self, prepared: Prepared) -> StudyRun:
+        """A new session of the prepared plan; read its events() to measure."""
         self.require_writable()
-        observer(StudyPrepared(prepared.plan, prepared.notes + prepared.advice))
         return StudyRun(
             self.db_path,
             prepared.plan,
-            observer,
             environment=prepared.environment,
             notes=prepared.notes,
+            advice=prepared.advice,
             drivers=self.drivers,
         )
 
     def responsiveness(
         self,
         peer: Peer,
-        observer: ResponsivenessObserver | None = None,
         settings: ResponsivenessSettings | None = None,
         *,
         echo_port: int = DEFAULT_ECHO_PORT,
     ) -> ResponsivenessTest:
         """A responsiveness test against the peer (this computer: against its own servers on
-        the loopback, as a study's); run() it off any GUI thread, then keep its result with
-        results().keep()."""
+        the loopback, as a study's); read its events() off any GUI thread, then keep its
+        result with results().keep()."""
         if peer.is_this_computer and self.loopback is None:
             self.loopback = LoopbackServers(drivers=self.drivers)
         from app.study.responsiveness.run import ResponsivenessTest
 
         return ResponsivenessTest(
             peer,
-            observer,
             settings,
             echo_port=echo_port,
             loopback=self.loopback,
@@ -334,7 +329,6 @@ class FrontDoor:
     def resume(
         self,
         ref: str,
-        observer: Observer,
         *,
         ports: Mapping[str, int] | None = None,
         echo_port: int | None = None,
@@ -359,10 +353,7 @@ class FrontDoor:
                 peer, ports={**peer.ports, **moved}, echo_port=echo_port or peer.echo_port
             )
             plan = replace(plan, peer=peer)
-        observer(StudyPrepared(plan, ()))
-        return StudyRun(
-            self.db_path, plan, observer, resume_session=session.id, drivers=self.drivers
-        )
+        return StudyRun(self.db_path, plan, resume_session=session.id, drivers=self.drivers)
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:

@@ -17,6 +17,7 @@ import pytest
 
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ServerBusy
 from app.report.csv_export import write_samples_csv
@@ -40,6 +41,7 @@ CHILD = textwrap.dedent(
     from app.store.db import Database
     from app.store.sessions import SessionStore
     from app.study.sweep.events import SampleArrived
+    from app.domain.stream import drive
     from app.study.sweep.runner import StudyRunner
 
     seen = 0
@@ -54,7 +56,7 @@ CHILD = textwrap.dedent(
                 interval_s=0.1)
     driver = FakeDriver(interval_s=0.02, sample_every_s=0.1)
     with Database(sys.argv[1]) as db:
-        StudyRunner(SessionStore(db), plan, observe, drivers={plan.engine: driver}).run()
+        drive(StudyRunner(SessionStore(db), plan, drivers={plan.engine: driver}).events(), observe)
     """
 )
 
@@ -128,8 +130,8 @@ def test_samples_are_in_the_database_while_the_run_goes_on(
             counts.append((int(event.sample.start_s) + 1, stored))
 
     the_plan = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=1, duration_s=5)
-    runner = StudyRunner(store, the_plan, observe, drivers={the_plan.engine: FakeDriver()})
-    runner.run()
+    runner = StudyRunner(store, the_plan, drivers={the_plan.engine: FakeDriver()})
+    drive(runner.events(), observe)
     reader.close()
     assert counts == [(1, 1), (3, 3), (5, 5)]
 
@@ -145,8 +147,8 @@ def test_a_stopped_run_with_samples_stays_partial_and_is_no_repetition(
             runner.stop()
 
     the_plan = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=2, duration_s=10)
-    runner = StudyRunner(store, the_plan, observe, drivers={the_plan.engine: FakeDriver()})
-    outcome = runner.run()
+    runner = StudyRunner(store, the_plan, drivers={the_plan.engine: FakeDriver()})
+    outcome = drive(runner.events(), observe)
     assert outcome.status is SessionStatus.STOPPED and outcome.runs_done == 0
     (run,) = store.runs(outcome.session_id, partial=True)
     assert run.partial and run.error == "Stopped by the user."

@@ -12,6 +12,7 @@ import pytest
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan
 from app.domain.records import SessionStatus
+from app.domain.stream import drive
 from app.engine.drivers.iperf3.server import iperf3_server
 from app.engine.process.servers import LocalServer, ServerOptions
 from app.engine.process.tools import Tool
@@ -48,7 +49,7 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
     plan = Plan(peer=Peer.this_computer(), values=(1408,), repetitions=1, duration_s=1, name="a")
     door = FrontDoor(db)
     try:
-        outcome = door.start(door.prepare(plan), lambda _e: None).run()
+        outcome = door.start(door.prepare(plan)).run()
     finally:
         assert door.loopback is not None
         door.loopback.stop()
@@ -88,7 +89,7 @@ def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_t
             duration_s=1,
         )
         prepared = door.prepare(plan)
-        outcome = door.start(prepared, events.append).run()
+        outcome = drive(door.start(prepared).events(), events.append)
     finally:
         server.stop()
     (note,) = prepared.notes
@@ -125,9 +126,9 @@ def test_one_rule_for_resume_and_delete(tmp_path: Path) -> None:
         running = store.create_session(Plan(peer=Peer("a"), name="running"))  # this process
     door = FrontDoor(db_path)
     with pytest.raises(ResumeRefused, match="completed: nothing to resume"):
-        door.resume("done", lambda _e: None)
+        door.resume("done")
     with pytest.raises(ResumeRefused, match="still running"):
-        door.resume("running", lambda _e: None)
+        door.resume("running")
     assert FrontDoor.resume_problem(door.session("stopped")) == ""
     with pytest.raises(DeleteRefused, match="still running"):
         door.delete(["stopped", "running"])

@@ -43,7 +43,7 @@ def test_a_tenth_of_a_second_study_stores_ten_samples_a_second(
         argv = psutil.Process(server.pid).cmdline()
         assert float(_option(argv, "-i")) == 0.1
         assert _option(argv, "--idle-timeout") == str(EXPOSED_IDLE_TIMEOUT_S)
-        outcome = door.start(prepared, lambda _e: None).run()
+        outcome = door.start(prepared).run()
     finally:
         assert door.loopback is not None
         door.loopback.stop()

@@ -15,6 +15,7 @@ from app.domain.errors import BadOption
 from app.domain.net import Flow
 from app.domain.plan import Peer
 from app.domain.results import Sample
+from app.domain.stream import drive
 from app.engine.drivers.registry import find_tool
 from app.engine.errors import ClosedBeforeStart, ServerBusy, StoppedByUser
 from app.engine.latency.latency import MethodChoice
@@ -114,8 +115,8 @@ TWO_WAYS = ResponsivenessSettings(max_flows=4, phase_s=4, step_s=2, idle_s=1.0, 
 @pytest.mark.slow
 def test_against_this_computer(loopback: LoopbackServers) -> None:
     events: list[ResponsivenessEvent] = []
-    test = ResponsivenessTest(Peer.this_computer(), events.append, TWO_WAYS, loopback=loopback)
-    result = test.run()
+    test = ResponsivenessTest(Peer.this_computer(), TWO_WAYS, loopback=loopback)
+    result = drive(test.events(), events.append)
     data = result.to_dict()
     assert data["both"] is None
     for key in ("download", "upload"):
@@ -143,12 +144,12 @@ def test_stop_ends_the_test_within_a_second(loopback: LoopbackServers) -> None:
         if isinstance(event, PhaseStarted) and event.phase is Phase.DOWNLOAD:
             started.set()
 
-    test = ResponsivenessTest(Peer.this_computer(), observe, SHORT, loopback=loopback)
+    test = ResponsivenessTest(Peer.this_computer(), SHORT, loopback=loopback)
     outcome: list[BaseException] = []
 
     def run() -> None:
         try:
-            test.run()
+            drive(test.events(), observe)
         except StoppedByUser as err:
             outcome.append(err)
 
@@ -185,7 +186,7 @@ def test_an_iperf3_without_bidir_leaves_out_both_at_once_saying_why(
 
     brief = ResponsivenessSettings(max_flows=1, phase_s=1, step_s=1, idle_s=0.5)
     result = ResponsivenessTest(
-        Peer.this_computer(), None, brief, loopback=loopback, driver=Older()
+        Peer.this_computer(), brief, loopback=loopback, driver=Older()
     ).run()
     assert [load.phase for load in result.loads] == [Phase.DOWNLOAD, Phase.UPLOAD]
     assert "cannot load both directions at once (that needs iperf3 3.7 or newer)" in result.notes[0]

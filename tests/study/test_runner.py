@@ -15,6 +15,7 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Engine, Metric, Peer, Plan, RunKind
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
+from app.domain.stream import drive
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.drivers.iperf3.server import iperf3_server
@@ -82,7 +83,7 @@ def test_sweep_stores_every_run_before_the_next(
         elif isinstance(event, RunFinished):
             finished += 1
 
-    outcome = StudyRunner(store, plan, observe).run()
+    outcome = drive(StudyRunner(store, plan).events(), observe)
     assert outcome.status is SessionStatus.COMPLETED
     assert stored_at_start == finished_at_start
     assert sorted(set(stored_at_start)) == list(range(plan.total_runs))
@@ -132,11 +133,11 @@ def test_stop_is_graceful_and_keeps_finished_runs(
         if isinstance(event, SampleArrived) and runs_finished == 1:
             second_run.set()
 
-    runner = StudyRunner(store, plan, observe)
+    runner = StudyRunner(store, plan)
     result: dict[str, object] = {}
 
     def work() -> None:
-        result["outcome"] = runner.run()
+        result["outcome"] = drive(runner.events(), observe)
         result["ended"] = time.monotonic()
         finished.set()
 
@@ -172,9 +173,10 @@ def test_busy_server_is_retried(
     assert held.wait(10)
     events: list[StudyEvent] = []
     plan = plan_for(port, values=(1408,), repetitions=1)
-    outcome = StudyRunner(
-        store, plan, events.append, retry=RetryPolicy(attempts=8, first_wait_s=0.5)
-    ).run()
+    outcome = drive(
+        StudyRunner(store, plan, retry=RetryPolicy(attempts=8, first_wait_s=0.5)).events(),
+        events.append,
+    )
     thread.join()
     failed = [e for e in events if isinstance(e, RunFailed)]
     assert failed and all(e.will_retry and e.error_kind == "ServerBusy" for e in failed)
@@ -201,7 +203,7 @@ def test_failed_run_is_recorded_and_the_sweep_goes_on(
 
     plan = plan_for(port, values=(1408,), repetitions=3, duration_s=3, interval_s=0.3)
     try:
-        outcome = StudyRunner(store, plan, observe).run()
+        outcome = drive(StudyRunner(store, plan).events(), observe)
     finally:
         server.stop()
     runs = store.runs(outcome.session_id)
@@ -257,7 +259,7 @@ def test_concurrent_series_share_the_link(store: SessionStore, iperf3_tool: Tool
         concurrent=True,
     )
     try:
-        outcome = StudyRunner(store, plan, events.append).run()
+        outcome = drive(StudyRunner(store, plan).events(), events.append)
     finally:
         for server in servers:
             server.stop()

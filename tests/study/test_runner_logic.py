@@ -12,6 +12,7 @@ from app.domain.errors import LinkLabError
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import EarlyStop, Engine, Metric, Order, Peer, Plan, RunKey, RunKind
 from app.domain.records import SessionStatus
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, PeerVanished, ServerBusy
 from app.store.db import Database
@@ -49,12 +50,11 @@ def run(store: SessionStore, the_plan: Plan, driver: FakeDriver, **kw: object) -
     runner = StudyRunner(
         store,
         the_plan,
-        events.append,
         drivers={the_plan.engine: driver},
         retry=kw.pop("retry", NO_WAIT),  # type: ignore[arg-type]
         **kw,  # type: ignore[arg-type]
     )
-    return runner.run(), events
+    return drive(runner.events(), events.append), events
 
 
 def test_every_run_is_stored_before_the_next_and_events_agree(store: SessionStore) -> None:
@@ -67,12 +67,10 @@ def test_every_run_is_stored_before_the_next_and_events_agree(store: SessionStor
                 stored_at_start.append(reader.query("SELECT count(*) AS n FROM runs")[0]["n"])
 
     events: list[StudyEvent] = []
-    outcome = StudyRunner(
-        store,
-        the_plan,
+    outcome = drive(
+        StudyRunner(store, the_plan, drivers={Engine.IPERF3: FakeDriver()}).events(),
         lambda e: (events.append(e), observe(e)),
-        drivers={Engine.IPERF3: FakeDriver()},
-    ).run()
+    )
     assert outcome.status is SessionStatus.COMPLETED
     assert stored_at_start == list(range(the_plan.total_runs)) and the_plan.total_runs == 16
     assert isinstance(events[0], SessionStarted) and isinstance(events[-1], SessionFinished)
@@ -261,8 +259,8 @@ def test_resume_does_only_the_missing_runs(store: SessionStore) -> None:
         if isinstance(event, Progress) and event.done == 5:
             runner.stop()
 
-    runner = StudyRunner(store, the_plan, stop_after_five, drivers={Engine.IPERF3: FakeDriver()})
-    first = runner.run()
+    runner = StudyRunner(store, the_plan, drivers={Engine.IPERF3: FakeDriver()})
+    first = drive(runner.events(), stop_after_five)
     assert first.status is SessionStatus.STOPPED
     before = {r.id: r.key for r in store.runs(first.session_id)}
     assert len(before) == 5
@@ -290,9 +288,9 @@ def test_stop_ends_the_run_in_progress_and_keeps_the_finished(store: SessionStor
         if isinstance(event, SampleArrived) and finished == 1:
             second_run.set()
 
-    runner = StudyRunner(store, the_plan, observe, drivers={Engine.IPERF3: driver})
+    runner = StudyRunner(store, the_plan, drivers={Engine.IPERF3: driver})
     outcome: list[object] = []
-    thread = threading.Thread(target=lambda: outcome.append(runner.run()))
+    thread = threading.Thread(target=lambda: outcome.append(drive(runner.events(), observe)))
     thread.start()
     assert second_run.wait(5)
     runner.stop()

@@ -14,6 +14,7 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan, RunKind
 from app.domain.plan_codec import plan_from_dict, plan_from_json
 from app.domain.records import SessionStatus
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import NoLatencyMethod
 from app.engine.latency.latency import MethodChoice
@@ -22,7 +23,7 @@ from app.engine.latency.probe_results import LatencyMethod
 from app.store.sessions import SessionStore
 from app.study.sweep.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
 from app.study.sweep.plan_checks import plan_problems
-from app.study.sweep.runner import StudyRunner
+from app.study.sweep.runner import Outcome, StudyRunner
 from app.study.sweep.working_latency import WorkingLatency
 
 IDLE_MS, LOADED_MS = 1.0, 20.0
@@ -70,16 +71,31 @@ def runner(
     detect: Any = echo_choice,
     idle_s: float = 0.2,
     observer: Any = None,
-) -> StudyRunner:
-    return StudyRunner(
-        store,
-        plan,
-        observer or events.append,
-        drivers={plan.engine: FakeDriver(interval_s=0.1)},
-        latency=lambda plan, said: WorkingLatency(
-            plan, said, detect=detect, make=make, idle_s=idle_s
+) -> Runner:
+    return Runner(
+        StudyRunner(
+            store,
+            plan,
+            drivers={plan.engine: FakeDriver(interval_s=0.1)},
+            latency=lambda plan, said: WorkingLatency(
+                plan, said, detect=detect, make=make, idle_s=idle_s
+            ),
         ),
+        observer or events.append,
     )
+
+
+class Runner:
+    """A study runner and what reads its events (the test's list, or its own observer)."""
+
+    def __init__(self, runner: StudyRunner, each: Any) -> None:
+        self.runner, self.each = runner, each
+
+    def run(self) -> Outcome:
+        return drive(self.runner.events(), self.each)
+
+    def stop(self) -> None:
+        self.runner.stop()
 
 
 def test_every_run_has_idle_and_loaded_latency_and_its_method(store: SessionStore) -> None:

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from app.domain.errors import LinkLabError
-from app.ui.common.worker import Stop, Worker, bridged, once, wire
+from app.ui.common.worker import Stop, Worker, once, wire
 
 
 def _collect(worker: Worker) -> tuple[list[object], list[str], list[bool]]:
@@ -80,17 +80,12 @@ def test_a_work_that_ends_itself_gets_stop_at_once_and_its_last_events_come(
 
     def work(stop: Stop) -> Generator[str, None, None]:
         given = stop.later()
-
-        def run(emit: Callable[[str], None]) -> str:
-            ran_in.append(threading.current_thread().name)
-            emit("started")
-            given(release.set)  # what ends the blocking call below
-            release.wait(10)
-            emit("stopped")
-            return "result"
-
-        result = yield from bridged(run)
-        yield result
+        ran_in.append(threading.current_thread().name)
+        yield "started"
+        given(release.set)  # what ends the blocking call below
+        release.wait(10)
+        yield "stopped"
+        yield "result"
 
     worker = Worker(work, "test-ends-itself")
     events, failures, ended = _collect(worker)
@@ -100,8 +95,8 @@ def test_a_work_that_ends_itself_gets_stop_at_once_and_its_last_events_come(
     qtbot.waitUntil(lambda: ended == [True], timeout=10_000)
     assert events == ["started", "stopped", "result"]
     assert failures == []
-    assert ran_in == ["test-ends-itself-call"]  # the callback's own thread, named after it
-    assert _threads("test-ends-itself") == [] and _threads("test-ends-itself-call") == []
+    assert ran_in == ["test-ends-itself"]  # the worker's one thread: no second one
+    assert _threads("test-ends-itself") == []
 
 
 def test_a_linklab_error_reaches_failed_with_its_sentence(qtbot: QtBot) -> None:
@@ -117,12 +112,12 @@ def test_a_linklab_error_reaches_failed_with_its_sentence(qtbot: QtBot) -> None:
     assert _threads("test-fails") == []
 
 
-def test_an_error_raised_behind_a_bridge_reaches_failed(qtbot: QtBot) -> None:
-    def run(emit: Callable[[int], None]) -> None:
-        emit(1)
+def test_an_error_raised_between_events_reaches_failed(qtbot: QtBot) -> None:
+    def work(_stop: Stop) -> Generator[int, None, None]:
+        yield 1
         raise LinkLabError("The database is read-only.")
 
-    worker = Worker(lambda _stop: bridged(run), "test-bridge-fails")
+    worker = Worker(work, "test-fails-midway")
     events, failures, ended = _collect(worker)
     worker.start()
     qtbot.waitUntil(lambda: ended == [True], timeout=10_000)

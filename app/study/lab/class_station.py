@@ -10,9 +10,9 @@ import hashlib
 import json
 import threading
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
@@ -31,6 +31,8 @@ from app.study.sweep.events import (
 )
 
 __all__ = ["ClassPusher", "PoolRefused", "announce_pool", "my_server"]
+
+R = TypeVar("R")
 
 
 class PoolRefused(BadOption):
@@ -107,18 +109,20 @@ class ClassPusher:
             self.outbox.add(self.url, item_id, body, digest, True)
         self.sender.wake()
 
-    def observe(self, inner: Callable[[StudyEvent], None]) -> Callable[[StudyEvent], None]:
-        """An observer of a study that passes every event on to inner and pushes after each
-        finished run (and at a session's start and end)."""
-
-        def observer(event: StudyEvent) -> None:
-            inner(event)
+    def pushing(self, events: Generator[StudyEvent, None, R]) -> Generator[StudyEvent, None, R]:
+        """A study's events passed on as they come, with what is new pushed after each
+        finished run (and at a session's start and end); what the study returns."""
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as end:
+                result: R = end.value
+                return result
+            yield event
             final_failure = isinstance(event, RunFailed) and not event.will_retry
             if final_failure or isinstance(event, RunFinished | SessionStarted | SessionFinished):
                 with contextlib.suppress(LinkLabError):  # pushed at the next sync instead
                     self.sync()
-
-        return observer
 
     def status(self) -> OutboxStatus:
         return self.sender.status()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.analysis.responsiveness import Rating, rating, rpm
@@ -24,6 +24,7 @@ from app.domain.errors import LinkLabError
 from app.domain.net import Direction, Flow, Protocol
 from app.domain.plan import Peer
 from app.domain.results import Sample
+from app.domain.stream import drive
 from app.engine.drivers.options import SingleRun
 from app.engine.drivers.registry import EngineDriver, RunHandle, peer_servers, responsiveness_driver
 from app.engine.errors import ClosedBeforeStart, EngineError, StoppedByUser
@@ -48,7 +49,8 @@ from app.study.responsiveness.results import (
     TestStarted,
 )
 
-Observer = Callable[[ResponsivenessEvent], None]
+#: A test's progress as it measures, and its result once read to the end.
+Events = Generator[ResponsivenessEvent, None, ResponsivenessResult]
 DIRECTION = {
     Phase.DOWNLOAD: Direction.DOWN,
     Phase.UPLOAD: Direction.UP,
@@ -126,8 +128,9 @@ def load_result(phase: Phase, steps: Sequence[Step], runs: Sequence[_StepRun]) -
 
 
 class ResponsivenessTest:
-    """One test: run() (in any thread) measures and returns the result; stop() (from any
-    thread) ends it within about a second, run() then raising StoppedByUser.
+    """One test: events() measures as it is read (in one thread), yields its progress and
+    returns the result; stop() (from any thread) ends it within about a second, events() then
+    raising StoppedByUser.
 
     For this computer (peer.is_this_computer) it uses `loopback`'s iperf3 server and starts
     a latency responder of its own on the loopback for the test's length."""
@@ -135,7 +138,6 @@ class ResponsivenessTest:
     def __init__(
         self,
         peer: Peer,
-        observer: Observer | None = None,
         settings: ResponsivenessSettings | None = None,
         *,
         echo_port: int = DEFAULT_ECHO_PORT,
@@ -146,7 +148,6 @@ class ResponsivenessTest:
         self._driver = driver or responsiveness_driver()
         self.peer = peer
         self.settings = settings or ResponsivenessSettings()
-        self._observer = observer
         self._echo_port = echo_port
         self._loopback = loopback
         self._lock = threading.Lock()
@@ -174,12 +175,12 @@ class ResponsivenessTest:
         if self._stopping.is_set():
             raise StoppedByUser()
 
-    def _emit(self, event: ResponsivenessEvent) -> None:
-        if self._observer is not None:
-            self._observer(event)
-
     # -- the test --------------------------------------------------------------------------
     def run(self) -> ResponsivenessResult:
+        """The whole test for a caller that wants only its result (its progress unread)."""
+        return drive(self.events())
+
+    def events(self) -> Events:
         self._started = time.monotonic()
         tool = self._driver.tool()
         notes: list[str] = []
@@ -194,9 +195,11 @@ class ResponsivenessTest:
         echo: EchoResponder | None = None
         try:
             host, port, echo, choice = self._prepare()
-            self._emit(TestStarted(host, choice.method, choice.sentence, settings.phases))
-            idle_ms, idle_answered = self._idle(choice)
-            loads = [self._load(host, port, choice, phase) for phase in settings.phases[1:]]
+            yield TestStarted(host, choice.method, choice.sentence, settings.phases)
+            idle_ms, idle_answered = yield from self._idle(choice)
+            loads = []
+            for phase in settings.phases[1:]:
+                loads.append((yield from self._load(host, port, choice, phase)))
         finally:
             self._set(None, None)
             if echo is not None:
@@ -255,9 +258,11 @@ class ResponsivenessTest:
             if prober is not None:
                 prober.stop()
 
-    def _idle(self, choice: MethodChoice) -> tuple[float, int]:
+    def _idle(
+        self, choice: MethodChoice
+    ) -> Generator[ResponsivenessEvent, None, tuple[float, int]]:
         settings = self._settings
-        self._emit(PhaseStarted(Phase.IDLE, 0, len(settings.phases), 0.0))
+        yield PhaseStarted(Phase.IDLE, 0, len(settings.phases), 0.0)
         prober = make_prober(choice, duration_s=settings.idle_s)
         self._set(None, prober)
         prober.start()
@@ -277,13 +282,15 @@ class ResponsivenessTest:
                 f"No latency probe to {choice.host} came back while the link was idle: check "
                 f"that nothing between blocks port {choice.port}, then test again."
             )
-        self._emit(IdleMeasured(idle, len(rtts), self._fraction(1, 0, 1)))
+        yield IdleMeasured(idle, len(rtts), self._fraction(1, 0, 1))
         return idle, len(rtts)
 
-    def _load(self, host: str, port: int, choice: MethodChoice, phase: Phase) -> LoadResult:
+    def _load(
+        self, host: str, port: int, choice: MethodChoice, phase: Phase
+    ) -> Generator[ResponsivenessEvent, None, LoadResult]:
         settings = self._settings
         index = settings.phases.index(phase)
-        self._emit(PhaseStarted(phase, index, len(settings.phases), self._fraction(index, 0, 1)))
+        yield PhaseStarted(phase, index, len(settings.phases), self._fraction(index, 0, 1))
         began = time.monotonic()
         steps: list[Step] = []
         runs: list[_StepRun] = []
@@ -295,20 +302,18 @@ class ResponsivenessTest:
             steps.append(step_figures(flows, run, start_s, time.monotonic() - self._started))
             verdict = stability([s.goodput_bps for s in steps], [s.latency_ms for s in steps])
             elapsed = time.monotonic() - began
-            self._emit(
-                StepMeasured(
-                    phase,
-                    steps[-1],
-                    verdict.goodput,
-                    verdict.latency,
-                    self._fraction(index, elapsed, settings.phase_s),
-                )
+            yield StepMeasured(
+                phase,
+                steps[-1],
+                verdict.goodput,
+                verdict.latency,
+                self._fraction(index, elapsed, settings.phase_s),
             )
             if verdict.stable or len(steps) >= settings.most_steps:
                 break
             flows = next_flows(flows, settings.max_flows)
         result = load_result(phase, steps, runs)
-        self._emit(PhaseFinished(result, self._fraction(index + 1, 0, 1)))
+        yield PhaseFinished(result, self._fraction(index + 1, 0, 1))
         return result
 
     def _step(

@@ -1,4 +1,5 @@
-"""Typed events the study runner reports to its observers (the CLI, the window's worker)."""
+"""Typed events a study yields as it measures (the sweep runner's and the monitor's
+generators), read by the window's worker and the command line alike."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ from app.study.sweep.events import (
     StudyEvent,
 )
 from app.study.sweep.plan_checks import validate_plan
-from app.study.sweep.runner import STOPPED, Outcome, RetryPolicy, StudyRunner
+from app.study.sweep.runner import STOPPED, Events, Outcome, RetryPolicy, StudyRunner
 from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
@@ -206,12 +206,13 @@ class MonitorRunner(StudyRunner):
         assert self.session_id is not None
         return self._stored(self.session_id, writer.run_id)
 
-    def run(self) -> Outcome:
+    def _sweep(self) -> Events:
         validate_plan(self.plan)
         engine_version = self._engine_version = self._driver.version()
         session_id = self.session_id = self.store.create_session(self.plan, self._environment)
         series = self.plan.series[0]
         self._emit(SessionStarted(session_id, self.plan, 0, 0))
+        yield from self._said_so_far()
         t0 = time.monotonic()
         begun = done = failed = in_a_row = 0
         try:
@@ -219,7 +220,8 @@ class MonitorRunner(StudyRunner):
                 begun += 1
                 count_monitor_runs(self.store.db, session_id, begun)
                 key = RunKey(series.protocol, series.ip_version, 0, begun)
-                record = self._run_with_retries(session_id, engine_version, key)
+                record = yield from self._run_with_retries(session_id, engine_version, key)
+                yield from self._said_so_far()
                 if record is None:  # stopped before it measured anything
                     break
                 done += 1
@@ -232,9 +234,11 @@ class MonitorRunner(StudyRunner):
                     self._lost_since = time.monotonic()
                 wait = self.backoff.ceiling(in_a_row)
                 self._emit(MonitorWaiting(lost_text(self.plan, wait, in_a_row), wait, in_a_row))
+                yield from self._said_so_far()
                 self._stop.wait(wait)
         except StoreError as err:
             self._emit(SessionFinished(session_id, SessionStatus.FAILED, err.sentence))
+            yield from self._said_so_far()
             try:
                 self.store.finish(session_id, SessionStatus.FAILED, err.sentence)
             except StoreError:

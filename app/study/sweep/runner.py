@@ -1,15 +1,19 @@
 """The sweep runner: every run of a plan, each stored before the next starts (Qt-free).
 
-The CLI calls run() directly; the window calls it in a worker thread. stop() may be called
-from any thread and ends the run in progress within about a second.
+events() is a generator of the sweep's typed events, read in one thread (the CLI's main
+thread, the window's worker): the sweep goes on as it is read, each run's engine output read
+between yields. stop() may be called from any thread and ends the run in progress within
+about a second; the last events (the session's end) still come. Events said in another
+thread (a concurrent series' run, the latency probes) wait in a queue for the next yield.
 """
 
 from __future__ import annotations
 
+import collections
 import statistics
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -19,6 +23,7 @@ from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import LatencySecond, Sample
+from app.domain.stream import drive
 from app.engine.drivers.registry import DRIVERS, EngineDriver, RunHandle
 from app.engine.errors import (
     ClosedBeforeStart,
@@ -61,13 +66,14 @@ if TYPE_CHECKING:
     from app.engine.latency.latency import MethodChoice
     from app.study.sweep.working_latency import ChoiceCallback, Phase, RunProbes, WorkingLatency
 
-Observer = Callable[[StudyEvent], None]
+#: The sweep's events, and its outcome once read to the end.
+Events = Generator[StudyEvent, None, "Outcome"]
 #: Makes the working-latency part of a plan that measures it (tests give their own probes).
 LatencyFactory = Callable[[Plan, "ChoiceCallback"], "WorkingLatency"]
 STOPPED = "Stopped by the user."
 DEFAULT_RETRY = RetryPolicy()
 # Imported from here by the monitor, the study run and the tests: the runner's vocabulary.
-__all__ = ["STOPPED", "Outcome", "RetryPolicy", "StudyRunner", "gave_up", "verdict"]
+__all__ = ["STOPPED", "Events", "Outcome", "RetryPolicy", "StudyRunner", "gave_up", "verdict"]
 
 
 class StudyRunner:
@@ -75,7 +81,6 @@ class StudyRunner:
         self,
         store: SessionStore,
         plan: Plan,
-        observer: Observer | None = None,
         *,
         environment: dict[str, object] | None = None,
         resume_session: str | None = None,
@@ -86,7 +91,9 @@ class StudyRunner:
     ) -> None:
         self.store = store
         self.plan = plan
-        self._observer = observer or (lambda _event: None)
+        self._pending: collections.deque[StudyEvent] = collections.deque()
+        self._said = threading.Event()  # an event is pending
+        self._reader: int | None = None  # the thread that reads events()
         self._environment = environment
         self._resume = resume_session
         self._retry = retry
@@ -129,11 +136,47 @@ class StudyRunner:
         return self._stop.is_set()
 
     def _emit(self, event: StudyEvent) -> None:
-        self._observer(event)
+        """Said from any thread: yielded, in order, at the reading thread's next yield."""
+        self._pending.append(event)
+        self._said.set()
+
+    def _said_so_far(self) -> Iterator[StudyEvent]:
+        """The events said so far, in order; nothing in any thread but the reading one (a
+        concurrent series' run leaves its events for that thread to yield)."""
+        if threading.get_ident() != self._reader:
+            return
+        while self._pending:
+            yield self._pending.popleft()
 
     # -- the sweep -----------------------------------------------------------------------------
+    def events(self) -> Events:
+        """The plan (or the missing runs of a resumed session) measured as the events are
+        read, to the end or to stop(); returns the outcome. A reader that leaves before the
+        end (closes the generator) stops the sweep: the run in progress is ended and kept
+        unfinished, the session marked stopped."""
+        self._reader = threading.get_ident()
+        try:
+            outcome = yield from self._sweep()
+        except GeneratorExit:
+            self.stop()
+            self._left_unread()
+            raise
+        yield from self._said_so_far()
+        return outcome
+
     def run(self) -> Outcome:
-        """Run the plan (or the missing runs of a resumed session) to the end or to stop()."""
+        """The whole sweep for a caller that wants only its outcome (its events unread)."""
+        return drive(self.events())
+
+    def _left_unread(self) -> None:
+        """The reader left mid-sweep: the session is stopped (what was measured stays)."""
+        if self.session_id is not None:
+            try:
+                self.store.finish(self.session_id, SessionStatus.STOPPED, STOPPED)
+            except StoreError:
+                pass  # the session shows as interrupted, to be resumed
+
+    def _sweep(self) -> Events:
         validate_plan(self.plan)
         engine_version = self._driver.version()  # a missing engine is said before any session
         loss = loss_emulator(self.plan.peer) if self.plan.variable is Variable.LOSS else None
@@ -149,6 +192,7 @@ class StudyRunner:
         groups = [group for group in groups if group]
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
+        yield from self._said_so_far()
         status, reason = SessionStatus.COMPLETED, self._reason
         gave_up_early = False  # stopped after too many failures in a row (its reason said)
         consecutive_failures = 0
@@ -173,7 +217,8 @@ class StudyRunner:
                     )
                 self._in_a_row, self._group_size = consecutive_failures, len(todo)
                 self._later, self._records = groups[number + 1 :], records
-                results = self._run_group(session_id, engine_version, todo)
+                results = yield from self._run_group(session_id, engine_version, todo)
+                yield from self._said_so_far()
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
                     records += [r for r in results if r is not None]
@@ -188,6 +233,7 @@ class StudyRunner:
                     durations.append(elapsed / len(todo))
                     self._emit_point(records, key)
                     self._emit_progress(finished, total, durations, remaining, key)
+                    yield from self._said_so_far()
                     if record.ok:
                         consecutive_failures = 0
                     else:
@@ -208,6 +254,7 @@ class StudyRunner:
         except StoreError as err:
             status, reason = SessionStatus.FAILED, err.sentence
             self._emit(SessionFinished(session_id, status, reason))
+            yield from self._said_so_far()
             try:
                 self.store.finish(session_id, status, reason)
             except StoreError:
@@ -215,7 +262,7 @@ class StudyRunner:
             raise
         finally:
             if loss is not None:
-                loss.clear()  # never leave the rule behind, whatever happened
+                loss.clear()  # never leave the rule behind, whatever happened (a reader gone)
         if status is SessionStatus.COMPLETED and not gave_up_early:
             status, reason = verdict(records, " ".join([reason, *self._latency_notes]).strip())
         finished_runs, failed = len(records), sum(not r.ok for r in records)
@@ -228,16 +275,18 @@ class StudyRunner:
 
     def _run_group(
         self, session_id: str, engine_version: str, keys: list[RunKey]
-    ) -> list[RunRecord | None]:
-        """One run, or (concurrent plans) every series' run at the same time."""
+    ) -> Generator[StudyEvent, None, list[RunRecord | None]]:
+        """One run, or (concurrent plans) every series' run at the same time: each series in
+        a thread of its own, their events yielded here as they are said."""
         if len(keys) == 1:
-            return [self._run_with_retries(session_id, engine_version, keys[0])]
+            return [(yield from self._run_with_retries(session_id, engine_version, keys[0]))]
         results: list[RunRecord | None] = [None] * len(keys)
         errors: list[BaseException] = []
 
         def work(index: int, key: RunKey) -> None:
             try:
-                results[index] = self._run_with_retries(session_id, engine_version, key)
+                run = self._run_with_retries(session_id, engine_version, key)
+                results[index] = drive(run)  # its events wait for the reading thread
             except BaseException as err:  # re-raised below, in the runner's own thread
                 errors.append(err)
                 self.stop()
@@ -247,15 +296,23 @@ class StudyRunner:
         ]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            while any(thread.is_alive() for thread in threads):
+                self._said.wait(0.2)
+                self._said.clear()
+                yield from self._said_so_far()
+        finally:  # the reader gone: the series' runs are stopped, not left running
+            if any(thread.is_alive() for thread in threads):
+                self.stop()
+            for thread in threads:
+                thread.join()
         if errors:
             raise errors[0]
         return results
 
     def _run_with_retries(
         self, session_id: str, engine_version: str, key: RunKey
-    ) -> RunRecord | None:
+    ) -> Generator[StudyEvent, None, RunRecord | None]:
         """One run to its end. Its row is stored as it starts (partial) and its samples about
         once a second, so a crash loses at most the last second; the result (or the error)
         completes it. Stopped mid-run, it is what _cut_short() makes of it (a sweep: None)."""
@@ -268,6 +325,7 @@ class StudyRunner:
             probes = self._run_probes(key)
             run = self._driver.start(self.plan, key)
             self._emit(RunStarted(key, value, run.argv, attempt))
+            yield from self._said_so_far()
             started_at = time.time()
             writer = SampleWriter(
                 self.store,
@@ -289,7 +347,9 @@ class StudyRunner:
                 if probes is not None:
                     self._probes.add(probes)
             try:
-                if self._stop.is_set() or (probes is not None and not probes.idle()):
+                if self._stop.is_set() or (
+                    probes is not None and not (yield from self._idle_probes(probes))
+                ):
                     writer.unfinished(STOPPED)
                     return None
                 if probes is not None:
@@ -302,9 +362,14 @@ class StudyRunner:
                                 if probes is not None:
                                     probes.loaded()  # the engine's test is under way
                             self._emit(SampleArrived(key, event))
+                        yield from self._said_so_far()
                 result = run.result
                 assert result is not None
                 figures = probes.figures() if probes is not None else None
+            except GeneratorExit:  # the reader left: the engine is ended, its run kept so far
+                run.cancel()
+                writer.unfinished(STOPPED)
+                raise
             except StoppedByUser:
                 return self._cut_short(key, writer, run, attempt, sampler, probes)
             except StoreError:
@@ -322,6 +387,7 @@ class StudyRunner:
                 after = self._after_failure()  # what follows, and the failures in a row
                 failed = (key, value, err.kind, err.sentence, retry, attempt, err.retry_words)
                 self._emit(RunFailed(*failed, *after))
+                yield from self._said_so_far()
                 if retry:
                     writer.unfinished(err.sentence)
                     if self._stop.wait(self._retry.wait(attempt)):
@@ -423,6 +489,16 @@ class StudyRunner:
             self._emit(LatencySeconds(key, tuple(found)))
 
         return self._latency.probes(key, probed, seconds)
+
+    def _idle_probes(self, probes: RunProbes) -> Generator[StudyEvent, None, bool]:
+        """The idle probes before the engine starts, their batches yielded as they come."""
+        ticks = probes.idle()
+        while True:
+            try:
+                next(ticks)
+            except StopIteration as end:
+                return bool(end.value)
+            yield from self._said_so_far()
 
     def _latency_chosen(self, choice: MethodChoice | None, sentence: str) -> None:
         self._latency_notes.append(sentence)

@@ -1,33 +1,33 @@
-"""One study running in this process: run() measures (in any thread) with the runner its plan
-needs, a sweep's or a monitor's, until the plan is done or stop() is called."""
+"""One study running in this process: events() measures as it is read (in one thread), with
+the runner its plan needs, a sweep's or a monitor's, until the plan is done or stop() is
+called (from any thread)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any
 
 from app.domain.plan import Engine, Plan
+from app.domain.stream import drive
 from app.engine.drivers.registry import EngineDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.sweep.events import StudyEvent
+from app.study.sweep.events import StudyEvent, StudyPrepared
 from app.study.sweep.runner import Outcome, StudyRunner
-
-Observer = Callable[[StudyEvent], None]
 
 
 class StudyRun:
-    """One study: run() measures (in any thread) until the plan is done or stop() is called
-    (from any thread)."""
+    """One study: events() measures as it is read until the plan is done or stop() is called
+    (from any thread); its first event is the plan as it runs (StudyPrepared)."""
 
     def __init__(
         self,
         db_path: Path,
         plan: Plan,
-        observer: Observer,
         *,
+        advice: tuple[str, ...] = (),
         environment: dict[str, Any] | None = None,
         resume_session: str | None = None,
         notes: tuple[str, ...] = (),
@@ -37,7 +37,7 @@ class StudyRun:
         self._drivers = drivers
         self.plan = plan
         self.notes = notes
-        self._observer = observer
+        self._advice = advice  # said with the plan, before the first run
         self._environment = environment
         self._resume = resume_session
         self._runner: StudyRunner | None = None
@@ -61,7 +61,8 @@ class StudyRun:
     def stopping(self) -> bool:
         return self._stopped.is_set()
 
-    def run(self) -> Outcome:
+    def events(self) -> Generator[StudyEvent, None, Outcome]:
+        yield StudyPrepared(self.plan, self.notes + self._advice)
         with Database(self.db_path) as db:
             db.require_writable()
             runner_class = StudyRunner
@@ -72,7 +73,6 @@ class StudyRun:
             runner = runner_class(
                 SessionStore(db),
                 self.plan,
-                self._observer,
                 environment=self._environment,
                 resume_session=self._resume,
                 reason=" ".join(self.notes),
@@ -82,4 +82,8 @@ class StudyRun:
                 self._runner = runner
             if self._stopped.is_set():
                 runner.stop()
-            return runner.run()
+            return (yield from runner.events())
+
+    def run(self) -> Outcome:
+        """The whole study for a caller that wants only its outcome (its events unread)."""
+        return drive(self.events())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -154,8 +154,10 @@ class RunProbes:
         self.problem = ""  # a sentence when the probes failed (the run itself goes on)
 
     # -- idle ----------------------------------------------------------------------------------
-    def idle(self) -> bool:
-        """Probe for the idle seconds; False when cancelled meanwhile (the run is stopping)."""
+    def idle(self) -> Generator[None, None, bool]:
+        """Probe for the idle seconds, yielding every twentieth of a second meanwhile (the
+        runner passes on the probes said so far); False when cancelled meanwhile (the run is
+        stopping)."""
         prober = self._prober(Phase.IDLE, offset=-self._idle_s, duration_s=self._idle_s)
         try:
             prober.start()
@@ -166,6 +168,7 @@ class RunProbes:
             if self._cancelled.is_set():
                 prober.stop()
                 return False
+            yield
         self._flush(force=True)
         if prober.error is not None:
             self.problem = prober.error.sentence

@@ -4,13 +4,13 @@ and measuring both happen in the worker, never on the GUI thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from app.domain.plan import Plan
 from app.study.frontdoor import FrontDoor, PeerUnreachable
 from app.study.sweep.events import StudyEvent
-from app.ui.common.worker import Stop, Worker, bridged
+from app.ui.common.worker import Stop, Worker
 
 
 @dataclass(frozen=True)
@@ -23,27 +23,24 @@ class PeerRefused:
 def study_events(
     door: FrontDoor, plan: Plan | None, resume_session: str | None, stop: Stop
 ) -> Generator[StudyEvent | PeerRefused, None, None]:
-    """The study's events as the runner reports them; Stop ends the run in progress within
-    about a second (or, while preparing, starts nothing), and the session's last events
-    still come."""
+    """The study's events as the runner yields them, read in the worker's one thread; Stop
+    ends the run in progress within about a second (or, while preparing, starts nothing),
+    and the session's last events still come."""
     stopped_by = stop.later()
-
-    def run(emit: Callable[[StudyEvent], None]) -> None:
+    try:
         if resume_session is not None:
-            study = door.resume(resume_session, emit)
+            study = door.resume(resume_session)
         else:
             assert plan is not None
             prepared = door.prepare(plan)
             if stop.requested:
                 return
-            study = door.start(prepared, emit)
-        stopped_by(study.stop)
-        study.run()
-
-    try:
-        yield from bridged(run)
+            study = door.start(prepared)
     except PeerUnreachable as err:
         yield PeerRefused(err.sentence)
+        return
+    stopped_by(study.stop)
+    yield from study.events()
 
 
 def study_worker(

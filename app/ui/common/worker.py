@@ -11,7 +11,6 @@ of its own, and only a LinkLabError is a failure."""
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Callable, Generator
 from typing import Any, TypeVar
@@ -156,33 +155,6 @@ def once(call: Callable[[], T]) -> Work:
         yield call()
 
     return work
-
-
-def bridged(run: Callable[[Callable[[Any], None]], T]) -> Generator[Any, None, T]:
-    """The events of a front-door call that reports through a callback (a study, a
-    responsiveness test): run(emit) goes on in a thread of its own and its events come out of
-    this generator as they are emitted; what it returns is the generator's return value, what
-    it raises is raised here."""
-    box: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
-
-    def target() -> None:
-        try:
-            box.put((True, run(lambda event: box.put((False, event)))))
-        except BaseException as err:  # handed over: the generator's thread raises it
-            box.put((True, err))
-
-    name = f"{threading.current_thread().name}-call"  # "study-call" beside its worker's "study"
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    while True:
-        done, value = box.get()
-        if not done:
-            yield value
-            continue
-        thread.join()
-        if isinstance(value, BaseException):
-            raise value
-        return value
 
 
 def wire(

@@ -4,7 +4,7 @@ together)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from app.domain.errors import LinkLabError
@@ -17,7 +17,7 @@ from app.study.responsiveness.results import (
     ResponsivenessResult,
     ResponsivenessSettings,
 )
-from app.ui.common.worker import Stop, Worker, bridged
+from app.ui.common.worker import Stop, Worker
 
 
 @dataclass(frozen=True)
@@ -41,15 +41,10 @@ def responsiveness_events(
     door: FrontDoor, peer: Peer, settings: ResponsivenessSettings, stop: Stop
 ) -> Generator[WorkerEvent, None, None]:
     """Stop ends the test within about a second."""
-    stopped_by = stop.later()
-
-    def run(emit: Callable[[ResponsivenessEvent], None]) -> ResponsivenessResult:
-        test = door.responsiveness(peer, emit, settings)
-        stopped_by(test.stop)
-        return test.run()
-
+    test = door.responsiveness(peer, settings)
+    stop.on_request(test.stop)
     try:
-        result = yield from bridged(run)
+        result = yield from test.events()
     except StoppedByUser:
         yield ResponsivenessStopped()
         return
