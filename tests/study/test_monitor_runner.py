@@ -5,6 +5,8 @@ tests/ui/test_monitor.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,7 @@ from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey
 from app.domain.records import SessionStatus
 from app.domain.results import Sample
+from app.domain.stream import drive
 from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ConnectionRefused, PeerVanished
 from app.store.sessions import SessionStore
@@ -33,7 +36,7 @@ from app.study.sweep.events import (
     StudyEvent,
 )
 from app.study.sweep.monitor import MonitorRunner, monitor_plan
-from app.study.sweep.runner import RetryPolicy
+from app.study.sweep.runner import Outcome, RetryPolicy
 
 PLAN = monitor_plan(Peer("lab-peer"), run_s=5)
 
@@ -42,9 +45,22 @@ class QuickMonitor(MonitorRunner):
     backoff = RetryPolicy(first_wait_s=0.01, max_wait_s=0.04)
 
 
+class Observed:
+    """A monitor and what reads its events (the test's observer)."""
+
+    def __init__(self, runner: MonitorRunner, each: Callable[[StudyEvent], None]) -> None:
+        self.runner, self.each = runner, each
+
+    def run(self) -> Outcome:
+        return drive(self.runner.events(), self.each)
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+
 def monitor(
     store: SessionStore, driver: FakeDriver, samples: int
-) -> tuple[MonitorRunner, list[StudyEvent]]:
+) -> tuple[Observed, list[StudyEvent]]:
     """A monitor stopped by its observer at the given count of intervals."""
     events: list[StudyEvent] = []
 
@@ -53,8 +69,9 @@ def monitor(
         if sum(isinstance(e, SampleArrived) for e in events) >= samples:
             runner.stop()
 
-    runner = QuickMonitor(
-        store, PLAN, observe, drivers={PLAN.engine: driver}, retry=RetryPolicy(0, 0.0, 0.0)
+    runner = Observed(
+        QuickMonitor(store, PLAN, drivers={PLAN.engine: driver}, retry=RetryPolicy(0, 0.0, 0.0)),
+        observe,
     )
     return runner, events
 
@@ -101,7 +118,7 @@ def test_a_run_stopped_before_its_first_interval_is_dropped(store: SessionStore)
             runner.stop()  # as the second run starts
 
     driver = FakeDriver(interval_s=0.001)
-    runner = QuickMonitor(store, PLAN, observe, drivers={PLAN.engine: driver})
+    runner = Observed(QuickMonitor(store, PLAN, drivers={PLAN.engine: driver}), observe)
     outcome = runner.run()
     assert [run.status for run in store.runs(outcome.session_id, partial=True)] == ["ok"]
     (session,) = store.list_sessions()
