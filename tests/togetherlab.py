@@ -13,6 +13,7 @@ from pathlib import Path
 
 from app.domain.exercise import Exercise
 from app.domain.plan import Peer
+from app.domain.stream import drive
 from app.store.outbox import OutboxStatus
 from app.study.frontdoor import FrontDoor
 from app.study.lab.class_station import ClassPusher
@@ -42,6 +43,7 @@ class Station:
     events: list[StationEvent] = field(default_factory=list)
     ended: list[SlotEnded] = field(default_factory=list)
     thread: threading.Thread | None = None
+    said: Callable[[StationEvent], None] | None = None  # each event, as it comes
 
     def take_part(self, delay_s: float = 0.0, timeout: float = 60) -> None:
         """In a thread: wait (after delay_s) for the class's start, then take part."""
@@ -49,9 +51,9 @@ class Station:
         def work() -> None:
             if delay_s:
                 time.sleep(delay_s)
-            assignment = self.station.wait(timeout)
+            assignment = drive(self.station.wait(timeout), self.said)
             if assignment is not None:
-                self.ended = self.station.take_part(assignment)
+                self.ended = drive(self.station.take_part(assignment), self.said)
 
         self.thread = threading.Thread(target=work, name=f"station {self.name}", daemon=True)
         self.thread.start()
@@ -104,10 +106,9 @@ def start_stations(
             Peer.this_computer(),
             DoorMeasurer(door),
             pusher.queue,
-            said,
             clock,
         )
         pusher.start()
-        station.check_in()
-        found.append(Station(name, station, pusher, door, clock, events))
+        drive(station.check_in(), said)
+        found.append(Station(name, station, pusher, door, clock, events, said=said))
     return found

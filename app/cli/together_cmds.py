@@ -9,7 +9,7 @@ import argparse
 import json
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -22,6 +22,7 @@ from app.domain.errors import BadOption
 from app.domain.exercise import Exercise
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Plan
+from app.domain.stream import drive
 from app.domain.together import (
     MAX_ROUNDS,
     MAX_SECONDS,
@@ -117,22 +118,26 @@ def run_station(
         plan.peer,
         DoorMeasurer(door),
         pusher.queue,
-        _said(env.stderr),
     )
     _stop_on_signals(station.stop)
     pusher.start()
     taken: list[dict[str, object]] = []
-    every_ok = True
-    try:
+
+    def take_part() -> Generator[StationEvent, None, bool]:
+        every_ok = True
         while not station.stopping and (
             not args.wait_for_start or len(taken) < args.wait_for_start
         ):
-            assignment = station.wait()
+            assignment = yield from station.wait()
             if assignment is None:
                 break
-            ended = station.take_part(assignment)
+            ended = yield from station.take_part(assignment)
             every_ok = every_ok and all(e.status is StationStatus.OK for e in ended)
             taken.append({"together": assignment["together"], "slots": [_ended(e) for e in ended]})
+        return every_ok
+
+    try:
+        every_ok = drive(take_part(), _said(env.stderr))
     finally:
         if door.loopback is not None:
             door.loopback.stop()

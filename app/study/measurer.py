@@ -4,11 +4,13 @@ checked once, then each slot measured as a session of its own in the station's d
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
 
 from app.domain.plan import Plan
 from app.study.frontdoor import FrontDoor, Prepared
-from app.study.sweep.study_run import Observer, StudyRun
+from app.study.sweep.events import StudyEvent
+from app.study.sweep.study_run import StudyRun
 
 __all__ = ["DoorMeasurer"]
 
@@ -25,14 +27,15 @@ class DoorMeasurer:
     def prepare(self, plan: Plan) -> None:
         self._prepared = self.door.prepare(plan)
 
-    def run(self, name: str, observer: Observer) -> str:
+    def run(self, name: str) -> Generator[StudyEvent, None, str]:
         assert self._prepared is not None
         prepared = replace(self._prepared, plan=replace(self._prepared.plan, name=name))
-        study = self.door.start(prepared, observer)
+        study = self.door.start(prepared)
         self._study = study
         if self._stopped:
             study.stop()
-        return study.run().session_id
+        outcome = yield from study.events()
+        return outcome.session_id
 
     def stop(self) -> None:
         self._stopped = True

@@ -3,7 +3,8 @@ and checks in, waits for the instructor's Start together (asking the collector t
 second), and runs each of its slots when the collector's clock says so, corrected by that
 offset; it pushes its per-second figures as it measures and its last word when the run ends,
 through its outbox (sent again until acknowledged). What it measures is kept in its own
-database as a session of its own, like any other."""
+database as a session of its own, like any other. What it does comes out as the typed events
+of its generators (check_in, wait, take_part), read in one thread."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.plan import Metric, Peer, Plan, Variable
+from app.domain.stream import drive
 from app.domain.together import Slot, SlotKind, StationStatus, TogetherPlan, slot_from_dict
 from app.engine.drivers.registry import main_server
 from app.study.lab.class_http import call
@@ -51,8 +53,6 @@ POLL_S = 0.5
 #: How often a waiting station measures its clock's offset again (clocks drift).
 RECHECK_S = 60.0
 
-Observer = Callable[[StudyEvent], None]
-
 
 class Measurer(Protocol):
     """What runs a station's measurement: the study front door, in the command line and the
@@ -61,8 +61,9 @@ class Measurer(Protocol):
     def prepare(self, plan: Plan) -> None:
         """Check the plan and its peer once, before the first slot (slow: seconds)."""
 
-    def run(self, name: str, observer: Observer) -> str:
-        """Measure the prepared plan once, as a session called name; its session id."""
+    def run(self, name: str) -> Generator[StudyEvent, None, str]:
+        """Measure the prepared plan once, as a session called name, its events yielded as
+        it measures; its session id."""
 
     def stop(self) -> None:
         """End the run in progress now (from any thread)."""
@@ -149,7 +150,6 @@ class TogetherStation:
         peer: Peer,
         measurer: Measurer,
         queue: Callable[[str, dict[str, Any]], None],
-        on_event: Callable[[StationEvent], None] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.url = url
@@ -159,7 +159,6 @@ class TogetherStation:
         self.peer = peer
         self.measurer = measurer
         self._queue = queue
-        self._on_event = on_event or (lambda _event: None)
         self.clock = clock
         self.offset: ClockOffset | None = None
         self._checked_at = -RECHECK_S
@@ -175,7 +174,7 @@ class TogetherStation:
         return self._stop.is_set()
 
     # -- waiting -----------------------------------------------------------------------------
-    def check_in(self) -> ClockOffset:
+    def check_in(self) -> Generator[StationEvent, None, ClockOffset]:
         """Measure the offset to the collector's clock and check in with it."""
         offset = measure_offset(self.url, self.token, self.clock)
         driver = main_server()
@@ -195,10 +194,12 @@ class TogetherStation:
             raise NotCheckedIn(words.rstrip("."))
         self.offset = offset
         self._checked_at = time.monotonic()
-        self._on_event(CheckedIn(self.url, offset))
+        yield CheckedIn(self.url, offset)
         return offset
 
-    def wait(self, timeout: float | None = None) -> dict[str, Any] | None:
+    def wait(
+        self, timeout: float | None = None
+    ) -> Generator[StationEvent, None, dict[str, Any] | None]:
         """The next Start together this station is in (None: stopped, or timeout passed)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         said = ""
@@ -208,7 +209,7 @@ class TogetherStation:
                 return None
             try:
                 if time.monotonic() - self._checked_at >= RECHECK_S:
-                    self.check_in()
+                    yield from self.check_in()
                 answer = call(self.url, self.token, query, timeout=5)
                 if answer.status == 404:
                     self._checked_at = -RECHECK_S  # the collector forgot it: check in again
@@ -222,42 +223,48 @@ class TogetherStation:
                     words = "Waiting for the instructor's Start together."
                     if words != said:
                         said = words
-                        self._on_event(StationWaits(words))
+                        yield StationWaits(words)
             except NotCheckedIn as err:
                 words = f"Waiting for the class's collector at {self.url}: {err.sentence}."
                 if words != said:
                     said = words
-                    self._on_event(StationWaits(words))
+                    yield StationWaits(words)
             self._stop.wait(POLL_S)
         return None
 
     # -- taking part -----------------------------------------------------------------------
-    def take_part(self, assignment: dict[str, Any]) -> list[SlotEnded]:
+    def take_part(
+        self, assignment: dict[str, Any]
+    ) -> Generator[StationEvent, None, list[SlotEnded]]:
         """Run every slot of the assignment at its time; what became of each."""
         together_id = str(assignment["together"])
         plan = TogetherPlan.from_dict(assignment["plan"])
         slots = tuple(slot_from_dict(s) for s in assignment["slots"])
         offset = float(assignment["offset_s"])  # as the collector recorded it at the start
         self.done.add(together_id)
-        self._on_event(Scheduled(together_id, plan, slots))
+        yield Scheduled(together_id, plan, slots)
         ended: list[SlotEnded] = []
         try:
             self.measurer.prepare(station_plan(plan, self.peer, self.student))
         except LinkLabError as err:
             for slot in slots:
                 ended.append(self._final(together_id, slot, None, err.sentence))
+                yield ended[-1]
             return ended
         for slot in slots:
             if self._stop.is_set():
                 break
-            ended.append(self._slot(together_id, plan, slot, offset))
+            ended.append((yield from self._slot(together_id, plan, slot, offset)))
+            yield ended[-1]
         return ended
 
     def _local(self, at: float, offset: float) -> float:
         """A time on the collector's clock, on this station's."""
         return at - offset
 
-    def _slot(self, together_id: str, plan: TogetherPlan, slot: Slot, offset: float) -> SlotEnded:
+    def _slot(
+        self, together_id: str, plan: TogetherPlan, slot: Slot, offset: float
+    ) -> Generator[StationEvent, None, SlotEnded]:
         start = self._local(slot.start_at, offset)
         late = self.clock() - start
         if late > START_TOLERANCE_S:
@@ -268,7 +275,7 @@ class TogetherStation:
                 f"it heard of its start {late:.1f} s after it",
                 StationStatus.LATE,
             )
-        self._on_event(SlotBegins(slot, start - self.clock()))
+        yield SlotBegins(slot, start - self.clock())
         # Sleep until just before, then keep to the clock's own resolution.
         if self._stop.wait(max(0.0, start - self.clock() - 0.05)):
             return self._final(together_id, slot, None, "the station was stopped")
@@ -278,12 +285,14 @@ class TogetherStation:
         observer = self._observer(together_id, slot, run, plan)
         label = "alone" if slot.kind is SlotKind.ALONE else f"round {slot.round}"
         try:
-            self.measurer.run(f"Together: {self.student}, {label}", observer)
+            drive(self.measurer.run(f"Together: {self.student}, {label}"), observer)
         except LinkLabError as err:
             run.failure = run.failure or err.sentence
         return self._final(together_id, slot, run, run.failure, offset=offset)
 
-    def _observer(self, together_id: str, slot: Slot, run: _Slot, plan: TogetherPlan) -> Observer:
+    def _observer(
+        self, together_id: str, slot: Slot, run: _Slot, plan: TogetherPlan
+    ) -> Callable[[StudyEvent], None]:
         def observe(event: StudyEvent) -> None:
             if isinstance(event, RunStarted):
                 run.started = self.clock()
@@ -346,7 +355,6 @@ class TogetherStation:
             mean,
             None if started is None else started - slot.start_at,
         )
-        self._on_event(ended)
         return ended
 
     def _push(self, together_id: str, slot: Slot, part: int, body: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ its figures sent through the exercise's outbox; what it does is said on the tab.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -25,7 +25,7 @@ from app.study.lab.together_station import (
 )
 from app.study.lab.together_words import station_words
 from app.study.measurer import DoorMeasurer
-from app.ui.common.worker import Stop, Work, Worker, bridged
+from app.ui.common.worker import Stop, Work, Worker
 
 __all__ = ["WindowStation"]
 
@@ -37,22 +37,18 @@ def _work(db_path: Path, exercise: Exercise, student: str, pusher: ClassPusher) 
         driver = main_server()
         peer = Peer(host, {driver.port_key: port})
         measurer = DoorMeasurer(FrontDoor(db_path))
-
-        def take_part(emit: Callable[[StationEvent], None]) -> None:
-            station = TogetherStation(
-                pusher.url, token, student, exercise.id, peer, measurer, pusher.queue, emit
-            )
-            stop.on_request(station.stop)
-            try:
-                while not station.stopping:
-                    assignment = station.wait()
-                    if assignment is None:
-                        break
-                    station.take_part(assignment)
-            finally:
-                measurer.close()
-
-        yield from bridged(take_part)
+        station = TogetherStation(
+            pusher.url, token, student, exercise.id, peer, measurer, pusher.queue
+        )
+        stop.on_request(station.stop)
+        try:
+            while not station.stopping:
+                assignment = yield from station.wait()
+                if assignment is None:
+                    break
+                yield from station.take_part(assignment)
+        finally:
+            measurer.close()
 
     return work
 
