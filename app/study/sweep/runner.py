@@ -9,18 +9,14 @@ thread (a concurrent series' run, the latency probes) wait in a queue for the ne
 
 from __future__ import annotations
 
-import collections
-import statistics
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.analysis.points import summarize_point
-from app.analysis.stats import precise_enough, summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan import Engine, Metric, Plan, RunKey, RunKind, Variable, as_point
+from app.domain.plan import Engine, Metric, Plan, RunKey, Variable, as_point
 from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
 from app.domain.results import LatencySecond, Sample
 from app.domain.stream import drive
@@ -40,8 +36,6 @@ from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
     LatencySeconds,
-    PointUpdated,
-    Progress,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -60,6 +54,8 @@ from app.study.sweep.outcomes import (
     verdict,
 )
 from app.study.sweep.plan_checks import validate_plan
+from app.study.sweep.progress import point_settled, point_updated, progress
+from app.study.sweep.said import Said
 from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
@@ -91,9 +87,7 @@ class StudyRunner:
     ) -> None:
         self.store = store
         self.plan = plan
-        self._pending: collections.deque[StudyEvent] = collections.deque()
-        self._said = threading.Event()  # an event is pending
-        self._reader: int | None = None  # the thread that reads events()
+        self._said = Said()  # events said, waiting for the reading thread
         self._environment = environment
         self._resume = resume_session
         self._retry = retry
@@ -137,16 +131,10 @@ class StudyRunner:
 
     def _emit(self, event: StudyEvent) -> None:
         """Said from any thread: yielded, in order, at the reading thread's next yield."""
-        self._pending.append(event)
-        self._said.set()
+        self._said.say(event)
 
     def _said_so_far(self) -> Iterator[StudyEvent]:
-        """The events said so far, in order; nothing in any thread but the reading one (a
-        concurrent series' run leaves its events for that thread to yield)."""
-        if threading.get_ident() != self._reader:
-            return
-        while self._pending:
-            yield self._pending.popleft()
+        return self._said.so_far()
 
     # -- the sweep -----------------------------------------------------------------------------
     def events(self) -> Events:
@@ -154,7 +142,7 @@ class StudyRunner:
         read, to the end or to stop(); returns the outcome. A reader that leaves before the
         end (closes the generator) stops the sweep: the run in progress is ended and kept
         unfinished, the session marked stopped."""
-        self._reader = threading.get_ident()
+        self._said.read_here()
         try:
             outcome = yield from self._sweep()
         except GeneratorExit:
@@ -204,7 +192,7 @@ class StudyRunner:
                 if self._stop.is_set():
                     status, reason = SessionStatus.STOPPED, STOPPED
                     break
-                todo = [k for k in group if not self._point_settled(records, k)]
+                todo = [k for k in group if not point_settled(self.plan, records, k)]
                 finished += len(group) - len(todo)
                 remaining -= len(group) - len(todo)
                 if not todo:
@@ -231,8 +219,8 @@ class StudyRunner:
                     finished += 1
                     remaining -= 1
                     durations.append(elapsed / len(todo))
-                    self._emit_point(records, key)
-                    self._emit_progress(finished, total, durations, remaining, key)
+                    self._emit(point_updated(self.plan, records, key))
+                    self._emit(progress(self.plan, finished, total, durations, remaining, key))
                     yield from self._said_so_far()
                     if record.ok:
                         consecutive_failures = 0
@@ -299,7 +287,6 @@ class StudyRunner:
         try:
             while any(thread.is_alive() for thread in threads):
                 self._said.wait(0.2)
-                self._said.clear()
                 yield from self._said_so_far()
         finally:  # the reader gone: the series' runs are stopped, not left running
             if any(thread.is_alive() for thread in threads):
@@ -436,7 +423,7 @@ class StudyRunner:
     def _after_failure(self) -> tuple[AfterFailure, int]:
         """What follows a run of the group in progress failing for good (outcomes.after)."""
         # Early stop skips a settled point's runs; a failure settles nothing.
-        left = sum(not self._point_settled(self._records, k) for g in self._later for k in g)
+        left = sum(not point_settled(self.plan, self._records, k) for g in self._later for k in g)
         limit = self.plan.max_consecutive_failures
         return after_failure(self._in_a_row, self._group_size, left, limit)
 
@@ -508,62 +495,3 @@ class StudyRunner:
         # Without its raw output: the runner keeps every finished run for the points' figures,
         # and a long study's raw outputs would otherwise stay in memory to its end.
         return self.store.run(session_id, run_id, with_raw=False)
-
-    # -- statistics and progress ---------------------------------------------------------------
-    def _point_runs(self, records: list[RunRecord], key: RunKey) -> list[RunRecord]:
-        return [
-            r
-            for r in records
-            if r.ok
-            and r.key.series == key.series
-            and r.key.value_index == key.value_index
-            and r.key.kind is key.kind
-        ]
-
-    def _point_settled(self, records: list[RunRecord], key: RunKey) -> bool:
-        """Early stop: this point is already precise enough, so its remaining runs are skipped."""
-        rule = self.plan.early_stop
-        if rule is None:
-            return False
-        runs = self._point_runs(records, key)
-        metric = [
-            r.metrics.rtt_mean_ms if key.kind is RunKind.RR else r.metrics.throughput_bps
-            for r in runs
-        ]
-        return precise_enough(summarize(metric), rule.relative_ci, rule.min_runs)
-
-    def _emit_point(self, records: list[RunRecord], key: RunKey) -> None:
-        here = [
-            r
-            for r in records
-            if r.key.series == key.series and r.key.value_index == key.value_index
-        ]
-        runs, metrics = summarize_point(here)
-        self._emit(
-            PointUpdated(
-                key.series,
-                as_point(self.plan.values[key.value_index]),
-                metrics,
-                runs,
-                self._point_settled(records, key),
-            )
-        )
-
-    def _emit_progress(
-        self, finished: int, total: int, durations: list[float], remaining: int, key: RunKey
-    ) -> None:
-        eta = None
-        if durations:
-            eta = statistics.fmean(durations[-20:]) * remaining + self.plan.pause_s * remaining
-        self._emit(
-            Progress(
-                done=finished,
-                total=total,
-                eta_s=eta,
-                point=key.value_index + 1,
-                points=len(self.plan.values),
-                repetition=key.repetition,
-                repetitions=self.plan.repetitions,
-                series=key.series.label,
-            )
-        )
