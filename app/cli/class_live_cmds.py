@@ -37,7 +37,7 @@ from app.study.lab.collector import (
     token_file_warning,
     write_into_exercise,
 )
-from app.study.lab.collector_app import Limits
+from app.study.lab.collector_gate import Limits
 from app.study.lab.exercises import read_exercise
 
 __all__ = [

@@ -21,7 +21,8 @@ from app.engine.drivers.iperf3.parse_text import far_end_text, parse_text
 from app.engine.drivers.netperf.parse import parse_keyval
 from app.store.class_backends import open_class_store
 from app.study.files.exchange import read_exchange
-from app.study.lab.collector_app import CollectorApp, Limits
+from app.study.lab.collector_app import CollectorApp
+from app.study.lab.collector_gate import Limits
 from app.study.lab.handin import read_handin
 from tests.fuzz.harness import Target
 from tests.fuzz.mutate import json_text, mutate_json, mutate_text, split_lines

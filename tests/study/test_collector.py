@@ -24,7 +24,7 @@ from app.study.lab.class_live import view_from_wire
 from app.study.lab.class_push import PushItem
 from app.study.lab.classroom import read_class
 from app.study.lab.collector import Collector
-from app.study.lab.collector_app import Limits
+from app.study.lab.collector_gate import Limits
 from app.study.lab.handin import handin_document
 from tests.classlive import (
     ADA,
@@ -231,7 +231,7 @@ def test_a_student_with_the_class_token_cannot_redirect_the_class(collector: Col
 def test_each_route_takes_the_credential_the_guide_names(collector: Collector) -> None:
     """The class token opens a station's routes and no more; the instructor token opens every
     route; a wrong token none. docs/guide/class.md lists the same routes and credentials."""
-    from app.study.lab.collector_app import ROUTES, Credential
+    from app.study.lab.collector_gate import ROUTES, Credential
 
     guide = (Path(__file__).parents[2] / "docs" / "guide" / "class.md").read_text("utf-8")
     for (method, path), credential in ROUTES.items():

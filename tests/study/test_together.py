@@ -29,7 +29,7 @@ from app.store.outbox import OutboxStatus
 from app.study.lab.class_http import call
 from app.study.lab.clock_offset import MAX_DELAY_S, exchange_offset, measure_offset
 from app.study.lab.collector import Collector
-from app.study.lab.collector_app import Limits
+from app.study.lab.collector_gate import Limits
 from app.study.lab.together import FINAL, LEAD_S, REPORT_FORMAT, start_together
 from app.study.lab.together_results import LAST_WORD_S, START_TOLERANCE_S
 from app.study.lab.together_wire import read_results, results_from_wire

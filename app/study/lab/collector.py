@@ -23,7 +23,8 @@ from app.domain.collector import check_token
 from app.domain.errors import BadOption, LinkLabError
 from app.engine.lan import netinfo
 from app.store.class_store import ClassStore
-from app.study.lab.collector_app import CollectorApp, Limits
+from app.study.lab.collector_app import CollectorApp
+from app.study.lab.collector_gate import Limits
 from app.study.lab.exercises import read_exercise, write_exercise
 from app.study.lab.guarded_server import Bounds, guarded_server
 

@@ -25,10 +25,7 @@ import json
 import threading
 import time
 import urllib.parse
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Callable
 from typing import Any
 
 from app import __version__
@@ -40,6 +37,15 @@ from app.store.class_store import ClassStore, PutOutcome
 from app.store.db import StoreError
 from app.study.lab.class_live import choose_exercise, live_class, view_to_wire
 from app.study.lab.class_push import check_push
+from app.study.lab.collector_gate import (
+    INSTRUCTOR_ONLY,
+    REASONS,
+    ROUTES,
+    Buckets,
+    Credential,
+    Limits,
+    Refusal,
+)
 from app.study.lab.together import (
     REPORT_FORMAT,
     TogetherRefused,
@@ -52,7 +58,7 @@ from app.study.lab.together import (
 )
 from app.study.lab.together_wire import rows_to_wire
 
-__all__ = ["ROUTES", "CollectorApp", "Credential", "Limits"]
+__all__ = ["CollectorApp"]
 
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
@@ -63,96 +69,6 @@ StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 VIEW_REUSE_S = 0.5
 #: Where a request's arrival time waits for its handler.
 _RECEIVED = "linklab.received"
-
-_REASONS = {
-    200: "OK",
-    304: "Not Modified",
-    400: "Bad Request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    409: "Conflict",
-    411: "Length Required",
-    413: "Content Too Large",
-    422: "Unprocessable Content",
-    429: "Too Many Requests",
-    500: "Internal Server Error",
-    503: "Service Unavailable",
-}
-
-
-class Credential(Enum):
-    """Who may call a route: a station (the class token, or the instructor's), or only the
-    instructor (the instructor token)."""
-
-    STATION = "class token"
-    INSTRUCTOR = "instructor token"
-
-
-#: Every route and the credential it takes (docs/guide/class.md says the same in words).
-ROUTES: dict[tuple[str, str], Credential] = {
-    ("POST", "/v1/push"): Credential.STATION,
-    ("GET", "/v1/station"): Credential.STATION,
-    ("GET", "/v1/exercises"): Credential.STATION,
-    ("GET", "/v1/health"): Credential.STATION,
-    ("POST", "/v1/together/clock"): Credential.STATION,
-    ("POST", "/v1/together/checkin"): Credential.STATION,
-    ("GET", "/v1/together/next"): Credential.STATION,
-    ("POST", "/v1/pool"): Credential.INSTRUCTOR,
-    ("GET", "/v1/class"): Credential.INSTRUCTOR,
-    ("POST", "/v1/together/start"): Credential.INSTRUCTOR,
-    ("GET", "/v1/together"): Credential.INSTRUCTOR,
-}
-
-#: What needing the instructor token means, per route, for the refusal's sentence.
-_INSTRUCTOR_ONLY = {
-    "/v1/pool": "Registering the class's servers",
-    "/v1/class": "Reading the whole class",
-    "/v1/together/start": "Starting the class together",
-    "/v1/together": "Reading what the class measured together",
-}
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one collector accepts: a push's size, and requests per second from one address
-    (a burst of up to `burst` at once, then `rate` a second)."""
-
-    max_body: int = 8 * 1024 * 1024
-    rate: float = 50.0
-    burst: int = 200
-    addresses: int = 4096  # addresses remembered for their rate (the oldest forgotten)
-
-
-class _Buckets:
-    """A token bucket per client address, in bounded memory."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self._lock = threading.Lock()
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-
-    def take(self, address: str) -> float:
-        """0 when a request may go ahead, else the seconds until it may."""
-        now = time.monotonic()
-        limits = self.limits
-        with self._lock:
-            tokens, when = self._buckets.pop(address, (float(limits.burst), now))
-            tokens = min(float(limits.burst), tokens + (now - when) * limits.rate)
-            wait = 0.0 if tokens >= 1 else (1 - tokens) / limits.rate
-            self._buckets[address] = (tokens - 1 if wait == 0 else tokens, now)
-            while len(self._buckets) > limits.addresses:
-                self._buckets.popitem(last=False)
-        return wait
-
-
-class _Refusal(Exception):
-    def __init__(self, status: int, sentence: str, headers: Iterable[tuple[str, str]] = ()):
-        super().__init__(sentence)
-        self.status = status
-        self.sentence = sentence
-        self.headers = list(headers)
 
 
 class CollectorApp:
@@ -175,7 +91,7 @@ class CollectorApp:
         self._token = token.encode("utf-8")
         self._instructor = instructor_token.encode("utf-8")
         self.limits = limits or Limits()
-        self._buckets = _Buckets(self.limits)
+        self._buckets = Buckets(self.limits)
         self.log = on_log or (lambda _line: None)
         self._views: dict[str, tuple[int, bytes, float]] = {}
         self._view_lock = threading.Lock()
@@ -189,13 +105,13 @@ class CollectorApp:
         try:
             wait = self._buckets.take(address)
             if wait:
-                raise _Refusal(
+                raise Refusal(
                     429,
                     f"Too many requests from {address}: wait {wait:.1f} s, then send again.",
                     [("Retry-After", str(max(1, round(wait))))],
                 )
             status, body, headers = self._route(environ, self._authenticate(environ))
-        except _Refusal as refusal:
+        except Refusal as refusal:
             self.refused += 1
             self.log(f"refused {address} ({refusal.status}): {refusal.sentence}")
             status, body, headers = refusal.status, _said(refusal.sentence), refusal.headers
@@ -210,7 +126,7 @@ class CollectorApp:
             self.log(f"refused {address} (500): {err.sentence}")
             status, body, headers = 500, _said(err.sentence), []
         all_headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
-        start_response(f"{status} {_REASONS.get(status, '')}", all_headers + list(headers))
+        start_response(f"{status} {REASONS.get(status, '')}", all_headers + list(headers))
         return [body]
 
     def _authenticate(self, environ: Environ) -> Credential:
@@ -224,7 +140,7 @@ class CollectorApp:
             return Credential.INSTRUCTOR
         if scheme.lower() == "bearer" and station:
             return Credential.STATION
-        raise _Refusal(
+        raise Refusal(
             401,
             "The class token is missing or wrong: use the exercise file the instructor "
             "handed out (it carries the token), or ask the instructor for the token.",
@@ -255,15 +171,15 @@ class CollectorApp:
         if handler is None:
             known = {p for _, p in routes}
             if path in known:
-                raise _Refusal(405, f"{path} does not take {method}.")
-            raise _Refusal(404, f"This collector has no {path[:80]}: update LinkLab.")
+                raise Refusal(405, f"{path} does not take {method}.")
+            raise Refusal(404, f"This collector has no {path[:80]}: update LinkLab.")
         if (
             ROUTES[method, path] is Credential.INSTRUCTOR
             and credential is not Credential.INSTRUCTOR
         ):
-            raise _Refusal(
+            raise Refusal(
                 403,
-                f"{_INSTRUCTOR_ONLY[path]} needs the instructor token (instructor.token beside "
+                f"{INSTRUCTOR_ONLY[path]} needs the instructor token (instructor.token beside "
                 f"class.token on the instructor's computer, or the Class tab's Copy instructor "
                 f"token), not the class token the students have: nothing was done.",
             )
@@ -274,9 +190,9 @@ class CollectorApp:
         try:
             length = int(environ.get("CONTENT_LENGTH") or "")
         except ValueError:
-            raise _Refusal(411, "The request must say its length (Content-Length).") from None
+            raise Refusal(411, "The request must say its length (Content-Length).") from None
         if length > self.limits.max_body:
-            raise _Refusal(
+            raise Refusal(
                 413,
                 f"The push is larger than {self.limits.max_body // 2**20} MB, more than one "
                 f"run holds: nothing was stored.",
@@ -290,7 +206,7 @@ class CollectorApp:
                 # can store it (only then is the document written out again to find one).
                 json.dumps(data, ensure_ascii=False).encode("utf-8")
         except (UnicodeError, ValueError, RecursionError):
-            raise _Refusal(
+            raise Refusal(
                 400, "The push is not JSON that LinkLab wrote: nothing was stored."
             ) from None
         return data
@@ -303,7 +219,7 @@ class CollectorApp:
         try:
             checked = check_push(data)
         except BadOption as err:
-            raise _Refusal(422, err.sentence) from None
+            raise Refusal(422, err.sentence) from None
         outcome, whose = self.store.put(checked.row)
         address = environ.get("REMOTE_ADDR", "?")
         if outcome is PutOutcome.STORED:
@@ -322,7 +238,7 @@ class CollectorApp:
             PutOutcome.FOREIGN: f"This session was handed in by {whose}: a session belongs to "
             f"the student who measured it.",
         }
-        raise _Refusal(409, sentences[outcome])
+        raise Refusal(409, sentences[outcome])
 
     def _class(
         self, environ: Environ, query: dict[str, list[str]]
@@ -332,7 +248,7 @@ class CollectorApp:
         try:
             exercise = choose_exercise(self.store, wanted, files=False)
         except BadOption as err:
-            raise _Refusal(404, err.sentence) from None
+            raise Refusal(404, err.sentence) from None
         tag = f'"{changes}-{exercise.id}"'
         if environ.get("HTTP_IF_NONE_MATCH") == tag:
             return 304, b"", [("ETag", tag)]
@@ -357,7 +273,7 @@ class CollectorApp:
     def _pool(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
         data = self._body(environ)
         if not isinstance(data, dict):
-            raise _Refusal(422, "The pool announcement is not an object.")
+            raise Refusal(422, "The pool announcement is not an object.")
         ports, engine = data.get("ports"), data.get("engine")
         host = data.get("host") or environ.get("REMOTE_ADDR", "")
         shared = data.get("shared", False)
@@ -370,7 +286,7 @@ class CollectorApp:
             or not isinstance(shared, bool)
             or not _is_address(host)
         ):
-            raise _Refusal(
+            raise Refusal(
                 422, "The pool announcement needs ports 1-65535, an engine and an address."
             )
         self.store.announce_pool(str(host), sorted(set(ports)), engine, shared)
@@ -381,10 +297,10 @@ class CollectorApp:
         try:
             student = student_name((query.get("student") or [""])[0])
         except BadOption as err:
-            raise _Refusal(422, err.sentence) from None
+            raise Refusal(422, err.sentence) from None
         found = self.store.station(student)
         if found is None:
-            raise _Refusal(
+            raise Refusal(
                 404,
                 "No server is free for you: ask your instructor to start one for every station "
                 "(linklab serve --count N, or the Server tab).",
@@ -405,7 +321,7 @@ class CollectorApp:
         data = self._body(environ)
         sent = data.get("t0") if isinstance(data, dict) else None
         if not within(sent, 0, 1e11):
-            raise _Refusal(422, "The clock exchange gives no send time: update LinkLab.")
+            raise Refusal(422, "The clock exchange gives no send time: update LinkLab.")
         body = {"t0": sent, "t1": received, "t2": time.time()}
         return 200, json.dumps(body).encode(), []
 
@@ -425,18 +341,18 @@ class CollectorApp:
         student = station_name((query.get("student") or [""])[0])
         now = time.time()
         if not self.store.seen(student, now):
-            raise _Refusal(404, f"{student} has not checked in to measure together: check in.")
+            raise Refusal(404, f"{student} has not checked in to measure together: check in.")
         found = assignment(self.store, student, now)
         return 200, json.dumps({"now": now, "assignment": found}).encode(), []
 
     def _start_together(self, environ: Environ) -> tuple[int, bytes, list[tuple[str, str]]]:
         data = self._body(environ)
         if not isinstance(data, dict):
-            raise _Refusal(422, "The Start together is not an object.")
+            raise Refusal(422, "The Start together is not an object.")
         try:
             plan = TogetherPlan.from_dict(data.get("plan"))
         except BadOption as err:
-            raise _Refusal(422, err.sentence) from None
+            raise Refusal(422, err.sentence) from None
         exercise_id = clean_text(data.get("exercise_id", ""), 100)
         together = start_together(self.store, plan, time.time(), exercise_id)
         names = ", ".join(s.student for s in together.stations)
@@ -451,7 +367,7 @@ class CollectorApp:
         try:
             rows = rows_to_wire(self.store, wanted, time.time())
         except BadOption as err:
-            raise _Refusal(404, err.sentence) from None
+            raise Refusal(404, err.sentence) from None
         return 200, json.dumps(rows).encode(), []
 
     def _report(
@@ -461,7 +377,7 @@ class CollectorApp:
         outcome = self.store.put_report(row)
         address = environ.get("REMOTE_ADDR", "?")
         if outcome == "conflict":
-            raise _Refusal(
+            raise Refusal(
                 409, "This part of the report is stored with other figures: it is never replaced."
             )
         self.log(f"{'stored' if outcome == 'stored' else 'already had'} {what} from {address}")
