@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from app.cli import responsiveness_sessions as kept_results
@@ -13,9 +14,10 @@ from app.cli.environment import Environment
 from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
 from app.domain.errors import BadOption
-from app.domain.records import SessionRecord
+from app.domain.records import SessionList, SessionRecord, UnreadableSession
 from app.domain.units import counted
 from app.report.csv_export import points_csv, runs_csv, write_samples_csv
+from app.store.damage import damage_sentence, unreadable_sentence
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.files.exchange import (
@@ -120,10 +122,11 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     door = open_door(args, env)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
         search, status = getattr(args, "search", ""), getattr(args, "status", None)
-        found = door.sessions(search, status)
+        found = door.listing(search, status)
+        _warn(door, env)
         # A kept result is a finished test: listed unless another status is asked for.
         results = door.results().kept(search) if status in (None, "completed") else []
-        return _list(found, results, args.json, env)
+        return _list(found, results, args.json, door.db_path, env)
     if action == "restore":
         restored = door.restore_one(args.session)
         print(
@@ -137,9 +140,14 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     session = door.session(args.session)
     if action == "show":
         runs = door.runs(session.id)
+        _warn(door, env)
+        problem = damage_sentence(session, door.db_path)
         if args.json:
-            print(json_text(session_json(session, runs)), file=env.stdout)
+            data = session_json(session, runs) | ({"problem": problem} if problem else {})
+            print(json_text(data), file=env.stdout)
         else:
+            if problem:
+                print(f"linklab: {problem}", file=env.stderr)
             _show(session, env)
             if latency := describe_latency(runs):
                 print(f"  latency     {latency.removeprefix('Working latency ')}", file=env.stdout)
@@ -174,6 +182,12 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     return EXIT_OK
 
 
+def _warn(door: FrontDoor, env: Environment) -> None:
+    """What was read came from a database nothing can be saved to: why (damaged, read-only)."""
+    if door.unwritable:
+        print(f"linklab: {door.unwritable}", file=env.stderr)
+
+
 def _confirm(question: str, env: Environment) -> bool:
     answer = env.ask(question)
     if answer is None:
@@ -197,38 +211,71 @@ def _result_action(
 
 
 def _list(
-    found: list[SessionRecord], results: list[KeptResult], as_json: bool, env: Environment
+    found: SessionList,
+    results: list[KeptResult],
+    as_json: bool,
+    path: Path,
+    env: Environment,
 ) -> int:
+    sessions, unreadable = found.sessions, found.unreadable
     if as_json:
-        listed = [(s.started_at or s.created_at, session_summary(s)) for s in found] + [
-            (k.created_at, k.summary()) for k in results
-        ]
+        listed = [(s.started_at or s.created_at, _listed_json(s, path)) for s in sessions]
+        listed += [(u.created_at, _unreadable_json(u, path)) for u in unreadable]
+        listed += [(k.created_at, k.summary()) for k in results]
         listed.sort(key=lambda pair: pair[0], reverse=True)
         print(json_text([summary for _, summary in listed]), file=env.stdout)
         return EXIT_OK
-    if not found and not results:
+    if not sessions and not unreadable and not results:
         print("No sessions yet: `linklab run --peer HOST` makes one.", file=env.stdout)
         return EXIT_OK
-    if found:
-        _print_sessions(found, env)
+    if sessions or unreadable:
+        _print_sessions(sessions, unreadable, env)
+        problems = [damage_sentence(s, path) for s in sessions if s.damaged]
+        problems += [unreadable_sentence(u, path) for u in unreadable]
+        for sentence in problems:
+            print(sentence, file=env.stdout)
     if results:
-        if found:
+        if sessions or unreadable:
             print(file=env.stdout)
         print("Responsiveness results", file=env.stdout)
         kept_results.print_listing(results, env)
-    count = counted(len(found), "session")
+    count = counted(len(sessions) + len(unreadable), "session")
+    if unreadable:
+        count += f" ({len(unreadable)} cannot be read)"
     if results:
         count += f", {counted(len(results), 'responsiveness result')}"
     print(f"{count}.", file=env.stdout)
     return EXIT_OK
 
 
-def _print_sessions(found: list[SessionRecord], env: Environment) -> None:
+def _listed_json(session: SessionRecord, path: Path) -> dict[str, object]:
+    """A listed session: whether it can be read, and what of it cannot (when something)."""
+    summary = session_summary(session) | {"readable": True}
+    if session.damaged:
+        summary["problem"] = damage_sentence(session, path)
+    return summary
+
+
+def _unreadable_json(session: UnreadableSession, path: Path) -> dict[str, object]:
+    return {
+        "session_id": session.id,
+        "name": session.name,
+        "created_at": session.created_at,
+        "runs_done": session.runs_done,
+        "readable": False,
+        "problem": unreadable_sentence(session, path),
+    }
+
+
+def _print_sessions(
+    found: Sequence[SessionRecord], unreadable: Sequence[UnreadableSession], env: Environment
+) -> None:
     print(
         f"{'id':<8}  {'started':<16}  {'name':<20}  {'peer':<16}  {'series':<14}  "
         f"{'conditions':<16}  {'status':<23}  runs",
         file=env.stdout,
     )
+    rows: list[tuple[str, str]] = []
     for s in found:
         plan = s.plan
         series = (
@@ -237,12 +284,26 @@ def _print_sessions(found: list[SessionRecord], env: Environment) -> None:
             + "/".join(str(int(v)) for v in plan.ip_versions)
         )
         conditions = describe_conditions(s.conditions) or "—"
-        print(
-            f"{s.short_id:<8}  {local_time(s.created_at):<16}  {s.name[:20]:<20}  "
-            f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
-            f"{s.status_text:<23}  {s.runs_done}/{s.total_runs}",
-            file=env.stdout,
+        name = s.name or ("(name unreadable)" if "name" in s.damaged else "")
+        rows.append(
+            (
+                s.created_at,
+                f"{s.short_id:<8}  {local_time(s.created_at):<16}  {name[:20]:<20}  "
+                f"{peer_name(s)[:16]:<16}  {series:<14}  {conditions[:16]:<16}  "
+                f"{s.status_text:<23}  {s.runs_done}/{s.total_runs}",
+            )
         )
+    for u in unreadable:
+        rows.append(
+            (
+                u.created_at,
+                f"{u.short_id:<8}  {local_time(u.created_at):<16}  {u.name[:20]:<20}  "
+                f"{'—':<16}  {'—':<14}  {'—':<16}  {'cannot be read':<23}  {u.runs_done}/?",
+            )
+        )
+    rows.sort(key=lambda row: row[0], reverse=True)
+    for _, line in rows:
+        print(line, file=env.stdout)
 
 
 def peer_name(session: SessionRecord) -> str:

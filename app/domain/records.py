@@ -181,6 +181,10 @@ class SessionRecord:
     runs_done: int  # finished runs, ok or failed
     runs_failed: int
     runs_partial: int = 0  # runs that never finished (kept, never counted as done)
+    #: Parts of its row that could not be read ("name", "conditions", "environment"): shown
+    #: empty (the conditions its plan holds), the session otherwise whole
+    #: (app.store.damage words it).
+    damaged: tuple[str, ...] = ()
 
     @property
     def conditions(self) -> Any:
@@ -194,3 +198,29 @@ class SessionRecord:
     @property
     def short_id(self) -> str:
         return self.id[:8]
+
+
+@dataclass(frozen=True)
+class UnreadableSession:
+    """A stored session whose plan, status or run count cannot be read: listed and marked
+    beside the sessions that can be, never opened, compared or exported."""
+
+    id: str
+    name: str
+    created_at: str
+    #: What cannot be read and why, e.g. "the plan was written by a newer LinkLab (format
+    #: 3)".
+    what: str
+    runs_done: int = 0
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]
+
+
+@dataclass(frozen=True)
+class SessionList:
+    """The sessions a list shows: those that can be read, and those that cannot."""
+
+    sessions: tuple[SessionRecord, ...]
+    unreadable: tuple[UnreadableSession, ...] = ()

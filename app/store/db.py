@@ -3,6 +3,7 @@ written), WAL and foreign keys, and forward migrations keyed by PRAGMA user_vers
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -38,6 +39,11 @@ class StoreFull(StoreError):
     pass
 
 
+class StoreReadOnly(StoreError):
+    """The file or its folder refuses writes (a read-only share, medium or folder): the
+    database is read, nothing is saved to it."""
+
+
 def default_path(database: str | None) -> Path:
     """The database in the platform's user-data folder; database: the value of LINKLAB_DB,
     which overrides it, read by the entry point."""
@@ -61,9 +67,16 @@ def translate(err: sqlite3.Error, path: Path) -> StoreError:
             detail=str(err),
         )
     if "readonly" in text or "read-only" in text:
+        return StoreReadOnly(
+            unwritable_words(path) or read_only_sentence(path, "the file is write-protected"),
+            detail=str(err),
+        )
+    if "unable to open" in text:
         return StoreError(
-            f"The database {path} can only be read here (a newer LinkLab wrote it, or the file "
-            f"is write-protected): use another file with --db.",
+            unwritable_words(path)
+            or f"The database {path} cannot be opened ({err}): check that its folder "
+            f"{path.parent} exists and that you may read and write there, or use another file "
+            f"(the window's Settings, or --db).",
             detail=str(err),
         )
     if isinstance(err, sqlite3.DatabaseError) and ("malformed" in text or "corrupt" in text):
@@ -89,8 +102,44 @@ def _damaged_page_sentence(path: Path, why: str) -> str:
 def _corrupt_sentence(path: Path, why: str) -> str:
     return (
         f"The file {path} is damaged or is not a LinkLab database ({why}); LinkLab left it "
-        f"untouched: restore a backup, or use a new file with --db."
+        f"untouched and cannot save to it: restore a backup, or use another database file "
+        f"(the window's Settings → Use another file…, or --db)."
     )
+
+
+def read_only_sentence(path: Path, why: str) -> str:
+    held = (
+        f"LinkLab reads the sessions in {path} but cannot save new ones there"
+        if path.is_file()
+        else f"LinkLab cannot make its database {path.name} there"
+    )
+    return (
+        f"{why[:1].upper()}{why[1:]}: {held}. To measure, make it writable, or use another "
+        f"database file (the window's Settings → Use another file…, or --db)."
+    )
+
+
+def unwritable_words(path: Path) -> str:
+    """Why LinkLab cannot write the database file or its folder, in a sentence; "" when it
+    can (as far as the OS says: os.access sees read-only mounts and file modes)."""
+    folder = path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return read_only_sentence(path, f"the data folder {folder} is read-only")
+    if path.is_file() and not os.access(path, os.W_OK):
+        return read_only_sentence(path, f"the database {path} is write-protected")
+    return ""
+
+
+def read_uri(path: Path) -> str:
+    """The URI that opens the file only to read it. SQLite reads a WAL database through a
+    shared-memory file beside it: in a folder that refuses to hold one (and without one left
+    there), the file is opened as immutable (nothing else can be writing to it there)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    folder = path.parent
+    shared = Path(f"{path}-shm").exists() and Path(f"{path}-wal").exists()
+    if not shared and folder.is_dir() and not os.access(folder, os.W_OK):
+        uri += "&immutable=1"
+    return uri
 
 
 def damaged_sentence(path: Path, why: str) -> str:
@@ -108,6 +157,9 @@ class Database:
     def __init__(self, path: Path | str, *, readonly: bool = False, verify: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        #: Why it is only read when it was to be written (a read-only folder or file, a
+        #: newer LinkLab's file): the sentence require_writable() raises; "" otherwise.
+        self.why_readonly = ""
         # PRAGMA quick_check reads the whole file (about 0.1 s per 30 MB): done once per
         # start-up (FrontDoor.startup, off the GUI thread), not on every open. SQLite still
         # reports a damaged page it meets, as StoreCorrupt.
@@ -132,6 +184,8 @@ class Database:
                 raise StoreCorrupt(_corrupt_sentence(path, "it does not start like an SQLite file"))
         elif self.readonly:
             raise StoreError(f"There is no database at {path} yet: run a measurement first.")
+        if exists and not self.readonly and (why := unwritable_words(path)):
+            self.readonly, self.why_readonly = True, why  # read where it can be, said why not
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -140,10 +194,11 @@ class Database:
                     f"The folder for the database ({path.parent}) cannot be created ({err}): "
                     f"choose another place with --db."
                 ) from None
-        mode = "ro" if self.readonly else ("rw" if exists else "rwc")
+        mode = "rw" if exists else "rwc"
+        uri = read_uri(path) if self.readonly else f"{path.resolve().as_uri()}?mode={mode}"
         try:
             conn = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode={mode}",
+                uri,
                 uri=True,
                 timeout=10,
                 check_same_thread=False,
@@ -173,6 +228,7 @@ class Database:
                 raise StoreCorrupt(_corrupt_sentence(path, "it is another program's database"))
             if self.version > SCHEMA_VERSION:
                 self.readonly = True  # readable as far as we understand it; never written
+                self.why_readonly = self.why_readonly or self._too_new()
                 conn.execute("PRAGMA query_only = ON")
             conn.execute("PRAGMA foreign_keys = ON")
             if not self.readonly:
@@ -230,13 +286,20 @@ class Database:
             conn.execute("PRAGMA foreign_keys = ON")
 
     # -- use -----------------------------------------------------------------------------------
+    def _too_new(self) -> str:
+        return (
+            f"The database {self.path} was written by a newer LinkLab (schema "
+            f"{self.version}; this version knows up to {SCHEMA_VERSION}): update LinkLab, "
+            f"or use another database file with --db. It was left unchanged."
+        )
+
     def require_writable(self) -> None:
+        if self.version > SCHEMA_VERSION:
+            raise StoreTooNew(self._too_new())
+        if self.why_readonly:
+            raise StoreReadOnly(self.why_readonly)
         if self.readonly:
-            raise StoreTooNew(
-                f"The database {self.path} was written by a newer LinkLab (schema "
-                f"{self.version}; this version knows up to {SCHEMA_VERSION}): update LinkLab, "
-                f"or use another database file with --db. It was left unchanged."
-            )
+            raise StoreReadOnly(read_only_sentence(self.path, "it was opened only to be read"))
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

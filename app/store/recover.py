@@ -15,6 +15,10 @@ from typing import Any
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.records import METRIC_FIELDS, SessionStatus
 from app.domain.results import LatencySecond, Sample
+from app.domain.units import counted
+from app.store import census
+from app.store.census import Census, CutShort, cut_short
+from app.store.damage import SessionUnreadable, session_from_row
 from app.store.db import Database
 from app.store.imported import import_sessions
 from app.store.latency_seconds import SELECT, seconds_from_rows
@@ -25,7 +29,6 @@ from app.store.rows import (
     run_from_row,
     sample_columns_for,
     sample_from_row,
-    session_from_row,
 )
 
 
@@ -34,8 +37,15 @@ class Check:
     ok: bool
     problems: tuple[str, ...]  # SQLite's own words, at most a few
     read_problems: tuple[str, ...] = ()  # what a full read met, with SQLite's check passed
+    cut: CutShort | None = None
 
     def words(self, path: Path) -> str:
+        said = self._words(path)
+        if self.cut is None:
+            return said
+        return f"The database {path} is damaged: {self.cut.words()}. {said}"
+
+    def _words(self, path: Path) -> str:
         if self.ok:
             return (
                 f"The database {path} passed SQLite's integrity check and a full read of "
@@ -68,6 +78,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise BadOption(f"There is no database at {path}: give the file with --db PATH.")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    # A file cut short (its header counts pages that are gone) opens only so; the connection
+    # is read-only, so nothing can be written through it.
+    conn.execute("PRAGMA writable_schema = ON")
     conn.row_factory = sqlite3.Row
     # Text comes as bytes and is decoded here, column by column: damaged bytes in one column
     # (SQLite checks the pages' structure, never their content) must not lose the row.
@@ -91,14 +104,16 @@ def check(path: Path) -> Check:
     read of every session, run and sample as recovery would copy them: damage inside the
     content of a page (bytes that are not text) passes SQLite's check but not a read."""
     conn = _connect(path)
+    cut = cut_short(path)
     try:
         lines = [_text(r[0]) for r in conn.execute("PRAGMA integrity_check(100)")]
     except sqlite3.DatabaseError as err:
-        return Check(False, (str(err),))
+        return Check(False, (str(err),), cut=cut)
     finally:
         conn.close()
     if lines != ["ok"]:
-        return Check(False, tuple(line for line in lines if line != "ok"))
+        problems = [part for line in lines if line != "ok" for part in line.splitlines()]
+        return Check(False, tuple(p for p in problems if not p.startswith("*** ")), cut=cut)
     found = read_all(path)
     return Check(found.complete, (), found.problems())
 
@@ -114,10 +129,21 @@ class Recovered:
     #: Columns of saved rows that could not be read and were left empty, each in words
     #: ("the raw output of run 12 (session 3f581627)").
     emptied: list[str] = field(default_factory=list)
+    #: The sessions that could not be copied, each in words ("043ea82e, started …").
+    lost_sessions: list[str] = field(default_factory=list)
+    #: What the file held as far as its tables and indexes tell (app.store.census).
+    held_sessions: int = 0
+    held_runs: int = 0
+    #: Whether each table could be counted whole (else its held figure is a lower bound).
+    sessions_exact: bool = True
+    runs_exact: bool = True
+    cut: CutShort | None = None
 
     @property
     def complete(self) -> bool:
-        return not (self.sessions_lost or self.runs_lost or self.samples_lost or self.emptied)
+        return not (
+            self.sessions_lost or self.runs_lost or self.samples_lost or self.emptied or self.cut
+        )
 
     def problems(self) -> tuple[str, ...]:
         """What could not be read, one phrase each."""
@@ -130,7 +156,8 @@ class Recovered:
             )
             if count
         ]
-        return (*lost, *(f"{column} cannot be read" for column in self.emptied))
+        cut = [self.cut.words()] if self.cut else []
+        return (*cut, *lost, *(f"{column} cannot be read" for column in self.emptied))
 
     def words(self, target: Path) -> str:
         saved = (
@@ -139,23 +166,50 @@ class Recovered:
         )
         if self.complete:
             return f"{saved}: everything that was there could be read."
+        some = "" if self.sessions_exact else "at least "
+        runs = "" if self.runs_exact else "at least "
+        held = (
+            f". The damaged file held {some}{counted(self.held_sessions, 'session')} and "
+            f"{runs}{counted(self.held_runs, 'run')}, as far as its tables and indexes tell"
+            + (f"; {self.cut.words()}" if self.cut else "")
+        )
         emptied = ""
         if self.emptied:
-            shown = "; ".join(self.emptied[:5])
-            more = f" and {len(self.emptied) - 5} more" if len(self.emptied) > 5 else ""
             one = len(self.emptied) == 1
             emptied = (
                 f"; {len(self.emptied)} column{'' if one else 's'} that could not be read "
-                f"{'was' if one else 'were'} left empty ({shown}{more})"
+                f"{'was' if one else 'were'} left empty ({_some(self.emptied)})"
             )
+        which = f" ({_some(self.lost_sessions)})" if self.lost_sessions else ""
         if self.samples_lost:
             lost = (
-                f"{self.sessions_lost} sessions, {self.runs_lost} runs and "
+                f"{self.sessions_lost} sessions{which}, {runs}{self.runs_lost} runs and "
                 f"{self.samples_lost} samples"
             )
         else:
-            lost = f"{self.sessions_lost} sessions and {self.runs_lost} runs"
-        return f"{saved}{emptied}; lost: {lost} that could not be read."
+            lost = f"{self.sessions_lost} sessions{which} and {runs}{self.runs_lost} runs"
+        return f"{saved}{held}{emptied}; lost: {lost} that could not be read."
+
+    def settle(self, census: Census, copied: dict[str, int]) -> None:
+        """What was lost, from what the file held (census) and what was copied (session id ->
+        its runs copied): sessions known only from an index, and the runs of every session
+        that could not be copied, count as lost."""
+        self.sessions_exact, self.runs_exact = census.sessions_exact, census.runs_exact
+        self.held_sessions = max(census.held_sessions, self.sessions_saved + self.sessions_lost)
+        self.held_runs = max(census.held_runs, self.runs_saved + self.runs_lost)
+        named = {words.split(" ", 1)[0].rstrip(",") for words in self.lost_sessions}
+        gone = sorted(sid for sid in census.sessions if sid not in copied and sid[:8] not in named)
+        self.lost_sessions += [
+            f"{sid[:8]}, started {census.sessions[sid]}" if census.sessions[sid] else sid[:8]
+            for sid in gone
+        ]
+        self.sessions_lost = max(self.sessions_lost, self.held_sessions - self.sessions_saved)
+        self.runs_lost = max(self.runs_lost, self.held_runs - self.runs_saved)
+
+
+def _some(items: list[str], shown: int = 5) -> str:
+    more = len(items) - shown
+    return "; ".join(items[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _scan(conn: sqlite3.Connection, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
@@ -285,7 +339,7 @@ def _runs(
 _METRICS = frozenset(METRIC_FIELDS) | {"elapsed_s"}
 
 
-def _sessions(conn: sqlite3.Connection, found: Recovered) -> Iterator[StoredSession]:
+def _sessions(conn: sqlite3.Connection, path: Path, found: Recovered) -> Iterator[StoredSession]:
     """Every session that can be read, with its runs and samples; found counts the rest."""
     columns = sorted(_columns(conn, "sessions"))
     rowids = _scan(conn, "SELECT rowid FROM sessions ORDER BY rowid {order}")
@@ -297,7 +351,12 @@ def _sessions(conn: sqlite3.Connection, found: Recovered) -> Iterator[StoredSess
         for name in empty:
             values[name] = _EMPTY.get(name, "")
         try:
-            record = session_from_row(values)  # type: ignore[arg-type]
+            record = session_from_row(values, path)
+        except SessionUnreadable as err:
+            found.sessions_lost += 1
+            named = f" (“{err.listed.name[:40]}”)" if err.listed.name else ""
+            found.lost_sessions.append(f"{err.listed.short_id}{named}: {err.listed.what}")
+            continue
         except (ValueError, TypeError, KeyError, LinkLabError):
             found.sessions_lost += 1
             continue
@@ -320,10 +379,10 @@ def read_all(source: Path) -> Recovered:
     """Read every session, run and sample as a recovery would copy them, writing nothing:
     what a full read finds."""
     conn = _connect(source)
-    found = Recovered()
+    found = Recovered(cut=cut_short(source))
     try:
-        for _ in _sessions(conn, found):
-            pass
+        copied = {s.record.id: len(s.runs) for s in _sessions(conn, source, found)}
+        found.settle(census.take(conn), copied)
     finally:
         conn.close()
     return found
@@ -337,11 +396,14 @@ def recover(source: Path, target: Path) -> Recovered:
     if target.resolve() == source.resolve():
         raise BadOption("Copy to a new file, not onto the damaged one.")
     conn = _connect(source)
-    found = Recovered()
+    found = Recovered(cut=cut_short(source))
+    copied: dict[str, int] = {}
     try:
         with Database(target) as out:
-            for session in _sessions(conn, found):
+            for session in _sessions(conn, source, found):
                 import_sessions(out, [session])
+                copied[session.record.id] = len(session.runs)
+        found.settle(census.take(conn), copied)
     finally:
         conn.close()
     return found

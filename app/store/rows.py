@@ -9,27 +9,23 @@ import os
 import socket
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import psutil
 
-from app.domain.errors import BadOption
 from app.domain.metrics import SAMPLE_FIGURES
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import Peer, RunKey, RunKind
-from app.domain.plan_codec import conditions_from_dict, plan_from_json
 from app.domain.records import (
     METRIC_FIELDS,
     TEXT_METRIC_FIELDS,
     RunMetrics,
     RunRecord,
     SessionRecord,
-    SessionStatus,
 )
 from app.domain.results import LatencySecond, Sample
 from app.engine.readings.bounds import beyond
-from app.store.db import StoreError
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
 RUN_COLUMNS = (
@@ -79,36 +75,6 @@ RUN_COUNTS = (
     "coalesce(sum(status = 'failed'), 0) AS runs_failed, "
     "coalesce(sum(status = 'partial'), 0) AS runs_partial FROM runs WHERE session_id = ?"
 )
-
-
-def session_from_row(row: sqlite3.Row) -> SessionRecord:
-    try:
-        plan = plan_from_json(row["plan_json"])
-        conditions = conditions_from_dict(json.loads(row["conditions_json"]))
-        plan = replace(plan, conditions=conditions)
-        environment = json.loads(row["environment_json"] or "{}")
-    except (BadOption, ValueError) as err:
-        raise StoreError(
-            f"Session {row['id'][:8]} holds a plan LinkLab cannot read ({err}): it may come "
-            f"from a newer LinkLab."
-        ) from None
-    return SessionRecord(
-        id=row["id"],
-        name=row["name"],
-        peer_host=row["peer_host"] or plan.peer.host,
-        plan=plan,
-        environment=environment if isinstance(environment, dict) else {},
-        status=SessionStatus(row["status"]),
-        status_reason=row["status_reason"],
-        created_at=row["created_at"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        app_version=row["app_version"],
-        total_runs=row["total_runs"],
-        runs_done=row["runs_done"],
-        runs_failed=row["runs_failed"],
-        runs_partial=row["runs_partial"],
-    )
 
 
 def run_from_row(row: sqlite3.Row) -> RunRecord:

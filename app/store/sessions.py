@@ -17,11 +17,13 @@ from app.domain.records import (
     METRIC_FIELDS,
     RunMetrics,
     RunRecord,
+    SessionList,
     SessionRecord,
     SessionStatus,
     utc_now,
 )
 from app.domain.results import LatencySecond, Sample
+from app.store.damage import Row, SessionUnreadable, session_from_row, unreadable_sentence
 from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.latency_seconds import insert_seconds, read_seconds
 from app.store.rows import (
@@ -41,7 +43,6 @@ from app.store.rows import (
     run_columns_for,
     run_from_row,
     sample_columns_for,
-    session_from_row,
     this_owner,
     upsert_peer,
 )
@@ -158,6 +159,12 @@ class SessionStore:
         return len(dead)
 
     def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+        """The sessions that can be read, newest first (listing() adds those that cannot)."""
+        return list(self.listing(search, status).sessions)
+
+    def listing(self, search: str = "", status: str | None = None) -> SessionList:
+        """Every session, newest first: those that can be read, and those whose plan, status
+        or counts cannot be (each listed, one damaged row hiding none of the others)."""
         params: list[object] = []
         where = [not_deleted(self.db)]
         if status:
@@ -172,51 +179,56 @@ class SessionStore:
         condition = (" WHERE " + " AND ".join(where)) if where else ""
         return self._sessions(condition, tuple(params), " ORDER BY s.created_at DESC")
 
-    def _sessions(
-        self, condition: str, params: tuple[object, ...], order: str = ""
-    ) -> list[SessionRecord]:
+    def _sessions(self, condition: str, params: tuple[object, ...], order: str = "") -> SessionList:
         """Sessions with their run counts. Where counting meets a damaged page, each session
         is counted on its own, and one whose runs cannot be counted shows none."""
         try:
             rows = self.db.query(SESSION_SELECT + condition + " GROUP BY s.id" + order, params)
-            return [session_from_row(r) for r in rows]
+            return self._read(rows)
         except StoreCorrupt:
             rows = self.db.query(SESSION_SELECT_BARE + condition + order, params)
-        found = []
+        counted = []
         for row in rows:
-            record = session_from_row(row)
+            values = dict(zip(row.keys(), row, strict=True))
             try:
-                (counts,) = self.db.query(RUN_COUNTS, (record.id,))
+                (counts,) = self.db.query(RUN_COUNTS, (values["id"],))
             except StoreCorrupt:
-                found.append(record)
+                counted.append(values)
                 continue
-            found.append(
-                replace(
-                    record,
-                    runs_done=counts["runs_done"],
-                    runs_failed=counts["runs_failed"],
-                    runs_partial=counts["runs_partial"],
-                )
-            )
-        return found
+            counted.append(values | dict(zip(counts.keys(), counts, strict=True)))
+        return self._read(counted)
+
+    def _read(self, rows: Sequence[Row]) -> SessionList:
+        sessions, unreadable = [], []
+        for row in rows:
+            try:
+                sessions.append(session_from_row(row, self.db.path))
+            except SessionUnreadable as err:
+                unreadable.append(err.listed)
+        return SessionList(tuple(sessions), tuple(unreadable))
 
     def get(self, ref: str, *, deleted: bool = False) -> SessionRecord:
         """A session by its id, a unique id prefix (4+ characters) or its exact name; one
-        deleted (and not yet gone) only when deleted is True."""
+        deleted (and not yet gone) only when deleted is True. SessionUnreadable (its sentence
+        naming `linklab doctor`) when the one it names cannot be read."""
         ref = ref.strip()
-        rows = []
+        found = SessionList(())
         shown = "" if deleted else f" AND {not_deleted(self.db)}"
         if len(ref) >= 4:
-            rows = self._sessions(" WHERE s.id LIKE ?" + shown, (ref.lower() + "%",))
-        if not rows:
-            rows = self._sessions(" WHERE s.name = ?" + shown, (ref,))
-        if len(rows) > 1:
-            raise BadOption(f"{ref!r} matches {len(rows)} sessions: give more of the id.")
-        if not rows:
+            found = self._sessions(" WHERE s.id LIKE ?" + shown, (ref.lower() + "%",))
+        if not found.sessions and not found.unreadable:
+            found = self._sessions(" WHERE s.name = ?" + shown, (ref,))
+        matches = len(found.sessions) + len(found.unreadable)
+        if matches > 1:
+            raise BadOption(f"{ref!r} matches {matches} sessions: give more of the id.")
+        if found.unreadable:
+            (listed,) = found.unreadable
+            raise SessionUnreadable(unreadable_sentence(listed, self.db.path), listed)
+        if not found.sessions:
             raise BadOption(
                 f"No session {ref!r} in {self.db.path}: `linklab sessions list` shows them."
             )
-        return rows[0]
+        return found.sessions[0]
 
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as conn:

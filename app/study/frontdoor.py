@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Engine, Metric, Peer, Plan, Security
-from app.domain.records import RunRecord, SessionRecord, SessionStatus, iso, utc_now
+from app.domain.records import (
+    RunRecord,
+    SessionList,
+    SessionRecord,
+    SessionStatus,
+    iso,
+    utc_now,
+)
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers.registry import (
@@ -36,7 +43,8 @@ from app.engine.lan.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
-from app.store.db import Database, StoreDamaged, StoreError
+from app.store.damage import SessionUnreadable
+from app.store.db import Database, StoreCorrupt, StoreDamaged, StoreError
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
@@ -83,7 +91,8 @@ class DeleteRefused(StoreError):
 
 
 class ReadOnly(StoreError):
-    """The database failed its whole-file check this start-up: it is only read."""
+    """Nothing can be saved to the database this session (startup() found why): it is only
+    read, where it can be."""
 
 
 @dataclass(frozen=True)
@@ -153,12 +162,14 @@ class FrontDoor:
         take_snapshot: Snapshot = snapshot,
         peer_check: PeerChecker = default_peer_check,
         drivers: Mapping[Engine, EngineDriver] | None = None,
-        damaged: str | None = None,
+        unwritable: str | None = None,
     ) -> None:
         self.db_path = Path(db_path)
-        #: Set when the whole-file check failed (by startup(), or given by a window that ran
-        #: it): the database is then only read for the rest of the session, saying why.
-        self.damaged = damaged
+        #: Why nothing can be saved to the database, set by startup() (or given by a window
+        #: that ran it): it failed the whole-file check, is not a LinkLab file, is in a folder
+        #: that refuses writes or is a newer LinkLab's. It is then only read (where it can
+        #: be) for the rest of the session, saying why.
+        self.unwritable = unwritable
         self.loopback = loopback
         self._snapshot = take_snapshot
         self._peer_check = peer_check
@@ -168,9 +179,9 @@ class FrontDoor:
 
     # -- the database ----------------------------------------------------------------------
     def require_writable(self) -> None:
-        """ReadOnly (with the check's sentence) when the database failed its check."""
-        if self.damaged:
-            raise ReadOnly(self.damaged)
+        """ReadOnly (with the check's sentence) when nothing can be saved to the database."""
+        if self.unwritable:
+            raise ReadOnly(self.unwritable)
 
     def exercises(self) -> ExerciseDesk:
         """Students' work on lab exercises in this database."""
@@ -198,14 +209,25 @@ class FrontDoor:
         is gone become interrupted. Returns how many; nothing to do without a database.
         Reads the whole file: never on a GUI thread."""
         self.left_behind = stop_left_behind(server_programs(self.drivers))
+        return self.check_database()
+
+    def check_database(self) -> int:
+        """The database's part of startup() (again when another file is chosen): the file
+        checked whole, unwritable set to why nothing can be saved to it (or None), sessions
+        left running by a LinkLab that is gone marked interrupted (returns how many)."""
+        self.unwritable = None
         if not self.db_path.is_file():
             return 0
         try:
             with Database(self.db_path, verify=True) as db:  # the one full check of the file
+                self.unwritable = db.why_readonly or None  # a read-only folder, a newer file
                 Trash(db).purge(_undo_ends())
                 return SessionStore(db).mark_interrupted()
         except StoreDamaged as err:
-            self.damaged = err.sentence  # read-only from now on; reads still work
+            self.unwritable = err.sentence  # read-only from now on; reads still work
+            return 0
+        except StoreCorrupt as err:
+            self.unwritable = err.sentence  # not a LinkLab file: nothing is read or written
             return 0
 
     # -- studies ---------------------------------------------------------------------------
@@ -357,10 +379,16 @@ class FrontDoor:
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+        """The sessions that can be read, newest first."""
+        return list(self.listing(search, status).sessions)
+
+    def listing(self, search: str = "", status: str | None = None) -> SessionList:
+        """Every session, newest first, those that cannot be read listed apart (each with
+        what cannot be read): one damaged row hides none of the others."""
         if not self.db_path.is_file():
-            return []
+            return SessionList(())
         with self._open(write=False) as db:
-            return SessionStore(db).list_sessions(search, status)
+            return SessionStore(db).listing(search, status)
 
     def session(self, ref: str) -> SessionRecord:
         with self._open(write=False) as db:
@@ -449,10 +477,13 @@ class FrontDoor:
             return []
         with self._open(write=False) as db:
             store = SessionStore(db)
-            return [
-                (store.get(session_id, deleted=True), when)
-                for session_id, when in Trash(db).deleted(_undo_ends())
-            ]
+            found = []
+            for session_id, when in Trash(db).deleted(_undo_ends()):
+                try:
+                    found.append((store.get(session_id, deleted=True), when))
+                except SessionUnreadable:
+                    continue  # damaged since it was deleted: it goes when its time to undo ends
+            return found
 
     def restore_one(self, ref: str) -> SessionRecord:
         """A deleted session, by its id or id prefix, back in the list."""

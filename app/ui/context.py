@@ -57,8 +57,9 @@ class AppContext(QObject):
             self.settings.clear()
             self.settings.setValue("version", SETTINGS_VERSION)
         self._db_override = db_path
-        #: The start-up check's sentence when the database is damaged (then only read).
-        self.damaged: str | None = None
+        #: The start-up check's sentence when nothing can be saved to the database (damaged,
+        #: not a LinkLab file, in a read-only folder): it is then only read, if at all.
+        self.unwritable: str | None = None
         # The engines' drivers, finding the programs where Settings say (a fake one stands
         # in for tests that need no real engine).
         self.drivers: Mapping[Engine, EngineDriver] = registry(self.engine_settings())
@@ -80,13 +81,13 @@ class AppContext(QObject):
 
     def door(self) -> FrontDoor:
         """The front door to the studies of the database in use (read-only, saying why, when
-        the start-up check found it damaged)."""
+        the start-up check found that nothing can be saved to it)."""
         wifi = self.wifi
         return FrontDoor(
             self.db_path,
             loopback=self.loopback,
             drivers=self.drivers,
-            damaged=self.damaged,
+            unwritable=self.unwritable,
             take_snapshot=lambda host, engines: snapshot(host, engines, tools=wifi),
         )
 

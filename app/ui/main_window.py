@@ -3,7 +3,7 @@ menu, status bar."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -163,30 +163,54 @@ class MainWindow(QMainWindow):
         self._guide: QWidget | None = None
         self.handed_over_count = 0  # second launches that brought this window to the front
         self._handed_over: list[Path] = []
-        startup = Worker(once(self._start_up), "startup")
-        startup.yielded.connect(self._started_up)
-        startup.failed.connect(self._started_up)
-        startup.start()
+        self._checked_db = self.context.db_path
+        self._check_database(self._start_up)
+        self.context.settings_changed.connect(self._settings_changed)
         if open_files:  # `linklab FILE...`: imported once the event loop runs, window shown
             files = list(open_files)
             QTimer.singleShot(0, self, lambda: self.open_handed_over(files))
 
+    def _check_database(self, work: Callable[[], str]) -> None:
+        """The database checked in the background (work), the banner and Start following."""
+        self.context.unwritable = None
+        self._checker = Worker(once(work), "startup")
+        self._checker.yielded.connect(self._started_up)
+        self._checker.failed.connect(self._started_up)
+        self._checker.start()
+
     def _start_up(self) -> str:
-        """Off the GUI thread: the whole-file check of the database, and sessions left
-        running by a LinkLab that is gone marked interrupted; "" when it went well (a
-        LinkLabError's sentence comes as the worker's failure)."""
+        """Off the GUI thread: servers a LinkLab that is gone left running stopped, the
+        whole-file check of the database, and sessions left running by a LinkLab that is gone
+        marked interrupted; "" when it went well (a LinkLabError's sentence comes as the
+        worker's failure)."""
         door = self.context.door()
         door.startup()
-        self.context.damaged = door.damaged  # read-only for the rest of the session
+        if door.db_path == self._checked_db:  # else another file was chosen meanwhile
+            self.context.unwritable = door.unwritable  # only read for the rest of the session
         return ""
 
+    def _checked_again(self) -> str:
+        """Off the GUI thread: the database part of _start_up, for another file chosen."""
+        door = self.context.door()
+        door.check_database()
+        if door.db_path == self._checked_db:
+            self.context.unwritable = door.unwritable
+        return ""
+
+    def _settings_changed(self) -> None:
+        if self.context.db_path != self._checked_db:  # another file: checked as at start-up
+            self._checked_db = self.context.db_path
+            self._check_database(self._checked_again)
+
     def _started_up(self, problem: str) -> None:
-        damaged = self.context.damaged
+        unwritable = self.context.unwritable
         self.measure.database_checked()
-        if damaged:
-            self.banner.setText(damaged)
-            self.banner.show()
-            self.status_label.setText("The database is read-only: see the note above the tabs.")
+        self.banner.setVisible(bool(unwritable))
+        if unwritable:
+            self.banner.setText(unwritable)
+            self.status_label.setText(
+                "Nothing can be saved to the database: see the note above the tabs."
+            )
             if self.tabs.currentWidget() is self.sessions:
                 self.sessions.refresh()
         elif problem:

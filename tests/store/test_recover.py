@@ -67,7 +67,7 @@ def test_a_damaged_file_is_only_read_for_the_rest_of_the_session(damaged: Path) 
         Database(damaged, verify=True)
     door = FrontDoor(damaged)
     assert door.startup() == 0
-    assert door.damaged and "read" in door.damaged and "doctor --db" in door.damaged
+    assert door.unwritable and "read" in door.unwritable and "doctor --db" in door.unwritable
     assert {s.name for s in door.sessions()} == set(RUNS)  # reading still works
     with pytest.raises(ReadOnly) as refused:
         door.rename(door.sessions()[0].id, "renamed")

@@ -360,9 +360,10 @@ class MeasureTab(QWidget):
 
     def _set_buttons(self) -> None:
         """Start stays enabled while nothing runs: pressed with a problem in the form, it says
-        which field to fix and goes there. A damaged database disables it, saying why."""
+        which field to fix and goes there. A database nothing can be saved to disables it,
+        saying why."""
         busy = self.worker is not None or self.monitor.running
-        blocked = self.context.damaged
+        blocked = self.context.unwritable
         self.start_button.setEnabled(not busy and not blocked)
         self.start_button.setToolTip(
             f"Start is off: {blocked}" if blocked else "Start the study (Ctrl+R)."

@@ -212,7 +212,7 @@ class ResponsivenessTab(QWidget):
             self.context.db_path,
             loopback=self._loopback,
             drivers=self.context.drivers,
-            damaged=self.context.damaged,  # a damaged database keeps no result: said so
+            unwritable=self.context.unwritable,  # a database only read keeps no result: said so
         )
         worker = responsiveness_worker(door, peer, settings)
         wire(

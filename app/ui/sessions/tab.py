@@ -4,6 +4,7 @@ rename, tag, delete, resume or compare."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -28,7 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.domain.records import SessionRecord, SessionStatus
+from app.domain.records import SessionList, SessionRecord, SessionStatus, UnreadableSession
+from app.store.damage import damage_sentence, unreadable_sentence
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness.kept import KeptResult
@@ -60,6 +62,21 @@ IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped
 COMPARE_TIP = (
     "Two or more sessions side by side, one session's series, or two responsiveness results."
 )
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A list read in the background: its rows, the session on view read again, and what
+    cannot be read of the sessions that are damaged (id -> sentence)."""
+
+    rows: list[Row]
+    view: ViewData | None
+    problems: dict[str, str]
+
+
+def problems(listing: SessionList, path: Path) -> dict[str, str]:
+    found = {s.id: damage_sentence(s, path) for s in listing.sessions if s.damaged}
+    return found | {u.id: unreadable_sentence(u, path) for u in listing.unreadable}
 
 
 class SessionsTab(QWidget):
@@ -215,14 +232,18 @@ class SessionsTab(QWidget):
         status = self.status_filter.currentData() or None
         on_view = self.view.session_id
 
-        def read() -> tuple[list[Row], ViewData | None]:
-            sessions = door.sessions(search, status)
-            shown = next((s for s in sessions if s.id == on_view), None)
+        def read() -> Listed:
+            listing = door.listing(search, status)
+            shown = next((s for s in listing.sessions if s.id == on_view), None)
             # A result is a finished test: listed unless another status is asked for.
             results = door.results().kept(search) if status in (None, "completed") else []
-            rows: list[Row] = [*sessions, *results]
+            rows: list[Row] = [*listing.sessions, *listing.unreadable, *results]
             rows.sort(key=row_time, reverse=True)
-            return rows, view_data(door, shown) if shown is not None else None
+            return Listed(
+                rows,
+                view_data(door, shown) if shown is not None else None,
+                problems(listing, door.db_path),
+            )
 
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
@@ -238,17 +259,20 @@ class SessionsTab(QWidget):
         self.shown.setCurrentWidget(self.view)
         self.update_actions()
 
-    def _listed(self, result: tuple[list[Row], ViewData | None]) -> None:
-        rows, runs = result
+    def _listed(self, listed: Listed) -> None:
+        rows, runs = listed.rows, listed.view
         sessions = [row for row in rows if isinstance(row, SessionRecord)]
         results = [row for row in rows if isinstance(row, KeptResult)]
-        selected = set(self.selected_ids()) | {r.id for r in self.selected_results()}
+        unreadable = sum(isinstance(row, UnreadableSession) for row in rows)
+        selected = {row.id for row in self.selected_rows()}
         on_view = self.view.session_id
         result_on_view = self.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
-        self.status.setText(count_text(len(sessions), len(results), self.search.text().strip()))
-        self.model.set_rows(rows)
+        search = self.search.text().strip()
+        count = len(sessions) + unreadable
+        self.status.setText(count_text(count, len(results), search, unreadable))
+        self.model.set_rows(rows, listed.problems)
         for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)
         self._select(selected)
@@ -314,8 +338,17 @@ class SessionsTab(QWidget):
         if isinstance(row, KeptResult):
             if row.id != self.results_view.result_id:
                 self._open_result(row)
+        elif isinstance(row, UnreadableSession):
+            self._show_unreadable(row)
         elif row.id != self.view.session_id or self.shown.currentWidget() is not self.view:
             self.open_selected()
+
+    def _show_unreadable(self, row: UnreadableSession) -> None:
+        """A session that cannot be read: what cannot, and what to do, in place of its view."""
+        sentence = self.model.problems.get(row.id, "")
+        self.view.clear(sentence)
+        self.shown.setCurrentWidget(self.view)
+        self.show_error(sentence)
 
     def single_session(self) -> SessionRecord | None:
         chosen = self.selected_rows()
@@ -324,7 +357,14 @@ class SessionsTab(QWidget):
     def update_actions(self) -> None:
         rows = self.selected_rows()
         count, single = len(self.selected_sessions()), self.single_session()
-        results = len(rows) - count
+        unreadable = sum(isinstance(row, UnreadableSession) for row in rows)
+        results = len(rows) - count - unreadable
+        if unreadable:  # it can be shown (what cannot be read), never changed or used
+            for name, button in self.buttons.items():
+                if name not in ("import_button", "deleted_button", "refresh_button"):
+                    button.setEnabled(name == "open_button" and len(rows) == 1)
+            self.buttons["import_button"].setEnabled(not self.exchange.busy)
+            return
         self.buttons["open_button"].setEnabled(len(rows) == 1)
         self.buttons["rename_button"].setEnabled(len(rows) == 1)
         self.buttons["tags_button"].setEnabled(single is not None)
@@ -354,6 +394,9 @@ class SessionsTab(QWidget):
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
             return
+        if len(chosen) == 1 and isinstance(chosen[0], UnreadableSession):
+            self._show_unreadable(chosen[0])
+            return
         session = self.single_session()
         if session is None:
             return
@@ -367,6 +410,8 @@ class SessionsTab(QWidget):
     def _show_session(self, session: SessionRecord, data: ViewData) -> None:
         self.view.show_session(session, *data)
         self.shown.setCurrentWidget(self.view)
+        if problem := self.model.problems.get(session.id):
+            self.show_error(problem)  # damaged: what is shown in place of what
 
     def _open_result(self, listed: KeptResult) -> None:
         """Show a result below the list: read whole (the list has no steps), in the
@@ -403,6 +448,9 @@ class SessionsTab(QWidget):
             self._open_result(chosen[0])
             self.status.setStyleSheet("")
             self.status.setText(f"Showing “{chosen[0].name}”: its card and chart below.")
+            return
+        if len(chosen) == 1 and isinstance(chosen[0], UnreadableSession):
+            self._show_unreadable(chosen[0])
             return
         if (session := self.single_session()) is not None:
             self.open_selected()

@@ -3,10 +3,11 @@ row, newest first, each row saying which kind it is."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QHeaderView,
     QProxyStyle,
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.records import SessionRecord
+from app.domain.records import SessionRecord, UnreadableSession
 from app.domain.units import DASH
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import LOAD_PHASES, Phase, rpm_number
@@ -31,8 +32,13 @@ KIND_MONITOR = "Monitor"
 KIND_RESPONSIVENESS = "Responsiveness"
 SHORT = {Phase.DOWNLOAD: "Down", Phase.UPLOAD: "Up", Phase.BOTH: "Both"}
 
+#: How a session that cannot be read (or is damaged) is marked in the list.
+UNREADABLE_STATUS = "cannot be read"
+DAMAGED_MARK = " (damaged)"
+PROBLEM_COLOUR = QColor("#D55E00")  # the tab's colour for what went wrong
+
 Index = QModelIndex | QPersistentModelIndex
-Row = SessionRecord | KeptResult
+Row = SessionRecord | KeptResult | UnreadableSession
 
 
 def rpm_summary(kept: KeptResult) -> str:
@@ -51,14 +57,17 @@ class SessionTableModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Row] = []
+        #: Session id -> what of it cannot be read, in a sentence (the row's tooltip).
+        self.problems: dict[str, str] = {}
 
     @property
     def sessions(self) -> list[SessionRecord]:
         return [row for row in self.rows if isinstance(row, SessionRecord)]
 
-    def set_rows(self, rows: list[Row]) -> None:
+    def set_rows(self, rows: list[Row], problems: Mapping[str, str] | None = None) -> None:
         self.beginResetModel()
         self.rows = list(rows)
+        self.problems = dict(problems or {})
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's own default
@@ -91,13 +100,19 @@ class SessionTableModel(QAbstractTableModel):
             if column == 0:
                 return row_time(row)
             if column == RUNS_COLUMN:
-                if isinstance(row, KeptResult):
+                if not isinstance(row, SessionRecord):
                     return -1.0
                 return row.runs_done / max(row.total_runs, 1)
             return self.cells(row)[column].lower()
+        problem = self.problems.get(row.id) if not isinstance(row, KeptResult) else None
+        if role == Qt.ItemDataRole.ForegroundRole and problem:
+            return PROBLEM_COLOUR
         if role == Qt.ItemDataRole.ToolTipRole:
+            if problem:
+                return problem
             if isinstance(row, KeptResult):
                 return "A responsiveness result: select it to see its card and chart."
+            assert isinstance(row, SessionRecord)
             return _session_tip(row, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == RUNS_COLUMN:
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -117,6 +132,18 @@ class SessionTableModel(QAbstractTableModel):
                 DASH,
                 KIND_RESPONSIVENESS,
             )
+        if isinstance(row, UnreadableSession):
+            return (
+                local_time(row.created_at),
+                row.name or "Untitled session",
+                DASH,
+                DASH,
+                DASH,
+                DASH,
+                UNREADABLE_STATUS,
+                f"{row.runs_done}/?",
+                DASH,
+            )
         plan = row.plan
         return (
             local_time(row.started_at or row.created_at),
@@ -125,7 +152,7 @@ class SessionTableModel(QAbstractTableModel):
             "/".join(p.value.upper() for p in plan.protocols),
             "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
             describe_conditions(row.conditions),
-            status_words(row),
+            status_words(row) + (DAMAGED_MARK if row.damaged else ""),
             f"{row.runs_done}/{row.total_runs}",
             KIND_MONITOR if plan.is_monitor else KIND_SWEEP,
         )
@@ -156,8 +183,10 @@ def runs_text(count: int) -> str:
     return "1 run" if count == 1 else f"{count} runs"
 
 
-def count_text(count: int, results: int, search: str) -> str:
+def count_text(count: int, results: int, search: str, unreadable: int = 0) -> str:
     found = "1 session" if count == 1 else f"{count} sessions"
+    if unreadable:
+        found += f" ({unreadable} cannot be read: select {'it' if unreadable == 1 else 'one'})"
     if results and not count:
         found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
     elif results:
@@ -168,7 +197,7 @@ def count_text(count: int, results: int, search: str) -> str:
 
 
 def row_time(row: Row) -> str:
-    if isinstance(row, KeptResult):
+    if isinstance(row, KeptResult | UnreadableSession):
         return row.created_at
     return row.started_at or row.created_at
 
