@@ -19,7 +19,7 @@ from app.domain.units import counted
 from app.store import census
 from app.store.census import Census, CutShort, cut_short
 from app.store.damage import SessionUnreadable, session_from_row
-from app.store.db import Database
+from app.store.db import Database, read_uri
 from app.store.imported import import_sessions
 from app.store.latency_seconds import SELECT, seconds_from_rows
 from app.store.rows import (
@@ -77,7 +77,7 @@ class Check:
 def _connect(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise BadOption(f"There is no database at {path}: give the file with --db PATH.")
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    conn = sqlite3.connect(read_uri(path), uri=True)
     # A file cut short (its header counts pages that are gone) opens only so; the connection
     # is read-only, so nothing can be written through it.
     conn.execute("PRAGMA writable_schema = ON")

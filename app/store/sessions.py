@@ -51,6 +51,18 @@ from app.store.trash import not_deleted
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
 
 
+INTERRUPTED_REASON = "LinkLab stopped while this session was running."
+
+
+def _gone(row: Row) -> bool:
+    """Whether the LinkLab that ran a session on this computer is gone (its row's owner)."""
+    try:
+        host, pid, started = row["owner_host"], row["owner_pid"], row["owner_started"]
+    except (KeyError, IndexError):
+        return False
+    return host in ("", socket.gethostname()) and not owner_alive(pid, started)
+
+
 class SessionStore:
     """The repository over one Database connection."""
 
@@ -142,19 +154,13 @@ class SessionStore:
         rows = self.db.query(
             "SELECT id, owner_host, owner_pid, owner_started FROM sessions WHERE status = 'running'"
         )
-        here = socket.gethostname()
-        dead = [
-            r["id"]
-            for r in rows
-            if r["owner_host"] in ("", here) and not owner_alive(r["owner_pid"], r["owner_started"])
-        ]
+        dead = [r["id"] for r in rows if _gone(r)]
         if dead:
             with self.db.transaction() as conn:
                 conn.executemany(
                     "UPDATE sessions SET status = 'interrupted', owner_pid = NULL, "
-                    "status_reason = 'LinkLab stopped while this session was running.' "
-                    "WHERE id = ? AND status = 'running'",
-                    [(d,) for d in dead],
+                    "status_reason = ? WHERE id = ? AND status = 'running'",
+                    [(INTERRUPTED_REASON, d) for d in dead],
                 )
         return len(dead)
 
@@ -202,9 +208,16 @@ class SessionStore:
         sessions, unreadable = [], []
         for row in rows:
             try:
-                sessions.append(session_from_row(row, self.db.path))
+                session = session_from_row(row, self.db.path)
             except SessionUnreadable as err:
                 unreadable.append(err.listed)
+                continue
+            if self.db.readonly and session.status is SessionStatus.RUNNING and _gone(row):
+                # What mark_interrupted() would write, said where nothing can be written.
+                session = replace(
+                    session, status=SessionStatus.INTERRUPTED, status_reason=INTERRUPTED_REASON
+                )
+            sessions.append(session)
         return SessionList(tuple(sessions), tuple(unreadable))
 
     def get(self, ref: str, *, deleted: bool = False) -> SessionRecord:

@@ -44,7 +44,7 @@ from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
 from app.store.damage import SessionUnreadable
-from app.store.db import Database, StoreCorrupt, StoreDamaged, StoreError
+from app.store.db import Database, StoreCorrupt, StoreDamaged, StoreError, unwritable_words
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
@@ -200,7 +200,11 @@ class FrontDoor:
             self.require_writable()
         db = Database(self.db_path, readonly=not write)
         if write:
-            db.require_writable()
+            try:
+                db.require_writable()
+            except StoreError:
+                db.close()
+                raise
         return db
 
     def startup(self) -> int:
@@ -216,7 +220,8 @@ class FrontDoor:
         checked whole, unwritable set to why nothing can be saved to it (or None), sessions
         left running by a LinkLab that is gone marked interrupted (returns how many)."""
         self.unwritable = None
-        if not self.db_path.is_file():
+        if not self.db_path.is_file():  # made by the first session: where it can be
+            self.unwritable = unwritable_words(self.db_path) or None
             return 0
         try:
             with Database(self.db_path, verify=True) as db:  # the one full check of the file

@@ -86,7 +86,7 @@ DAMAGED_PART = {
     "a name of bytes": (_set("name = X'ff00fe'"), "name", "its name cannot be read"),
     "tags of the wrong type": (
         lambda conn, sid: (
-            _set("conditions_json = '{\"tags\": \"abc\"}'")(conn, sid),
+            _set('conditions_json = \'{"tags": "abc"}\'')(conn, sid),
             _plan_value("conditions", {"tags": 5})(conn, sid),
         ),
         "conditions",

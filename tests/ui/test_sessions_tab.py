@@ -377,7 +377,7 @@ def test_the_database_is_read_off_the_gui_thread(
 ) -> None:
     sid = make_session(context.db_path, "one", when="2026-01-01T08:00:00.000Z")
     readers: list[threading.Thread] = []
-    for name in ("sessions", "runs"):
+    for name in ("listing", "runs"):
         real = getattr(FrontDoor, name)
 
         def spy(self: FrontDoor, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
