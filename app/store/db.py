@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.domain.errors import LinkLabError
 from app.domain.paths import data_folder
+from app.store.census import cut_short
 from app.store.schema import MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -92,6 +93,8 @@ def _text(value: bytes) -> str:
 
 
 def _damaged_page_sentence(path: Path, why: str) -> str:
+    if (cut := cut_short(path)) is not None:
+        why = f"{cut.words()}; SQLite says: {why}"
     return (
         f"The database {path} is damaged ({why}); LinkLab left it untouched: copy the sessions "
         f"that can still be read to a new file with `linklab doctor --db {path} --recover-to "
@@ -256,6 +259,8 @@ class Database:
             ours = False
         if ours:
             raise StoreDamaged(damaged_sentence(self.path, why), detail=why)
+        if cut_short(self.path) is not None or "malformed" in why:  # its pages are damaged
+            raise StoreCorrupt(_damaged_page_sentence(self.path, why), detail=why)
         raise StoreCorrupt(_corrupt_sentence(self.path, why))
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
