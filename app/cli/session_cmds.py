@@ -20,11 +20,8 @@ from app.report.csv_export import points_csv, runs_csv, write_samples_csv
 from app.store.damage import damage_sentence, unreadable_sentence
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.files.exchange import (
-    EXCHANGE_SUFFIX,
-    dumps_exchange,
-    export_sessions,
-)
+from app.study.files.exchange import EXCHANGE_SUFFIX
+from app.study.files.exchange_write import write_sessions
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.kept import KeptResult
 from app.study.sweep.describe import (
@@ -384,10 +381,11 @@ def cmd_export(args: argparse.Namespace, env: Environment) -> int:
                 print(note, file=env.stderr)
             print(f"Wrote {args.out}.", file=env.stderr)
             return EXIT_OK
-        with Database(door.db_path, readonly=True) as db:
-            text = dumps_exchange(export_sessions(SessionStore(db), list(args.sessions), notes))
+        with Database(door.db_path, readonly=True) as db:  # streamed, as to a file
+            write_sessions(SessionStore(db), list(args.sessions), env.stdout, notes)
         for note in notes:
             print(note, file=env.stderr)
+        return EXIT_OK
     else:
         session = door.session(args.sessions[0])
         runs = door.runs(session.id)

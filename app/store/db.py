@@ -342,6 +342,19 @@ class Database:
             except sqlite3.Error as err:
                 raise translate(err, self.path) from None
 
+    def batches(
+        self, sql: str, params: tuple[object, ...] = (), size: int = 5_000
+    ) -> Iterator[list[sqlite3.Row]]:
+        """The rows of sql, size at a time (a long run's samples, never all in memory)."""
+        with self._lock:
+            try:
+                cursor = self.conn.execute(sql, params)
+                cursor.row_factory = sqlite3.Row
+                while rows := cursor.fetchmany(size):
+                    yield rows
+            except sqlite3.Error as err:
+                raise translate(err, self.path) from None
+
     def integrity_ok(self) -> bool:
         with self._lock:
             row = self.conn.execute("PRAGMA integrity_check").fetchone()

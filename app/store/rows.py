@@ -10,6 +10,7 @@ import socket
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from math import isfinite
 from typing import Any
 
 import psutil
@@ -25,7 +26,7 @@ from app.domain.records import (
     SessionRecord,
 )
 from app.domain.results import LatencySecond, Sample
-from app.engine.readings.bounds import beyond
+from app.engine.readings.bounds import LIMITS, beyond
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
 
 RUN_COLUMNS = (
@@ -118,9 +119,22 @@ def trusted(name: str, value: object) -> Any:
     """A stored figure as the engine's bounds allow it (app.engine.readings.bounds): one
     that is not a number within them (written by an older LinkLab or by hand: inf, NaN, 1e308,
     500 %) is read as unknown, so every view and export shows "—" for it instead of failing."""
+    if value is None:
+        return None
+    largest = _LARGEST.get(name)
+    kind = value.__class__
+    # What beyond() accepts, decided at once for the common case (a long run's samples are
+    # read by the hundred thousand); anything else is left to it.
+    if largest is not None and (kind is int or kind is float) and 0 <= value <= largest:  # type: ignore[operator]
+        if kind is int or isfinite(value):  # type: ignore[arg-type]
+            return value
     if name in TEXT_METRIC_FIELDS:
         return value if isinstance(value, str) else None
     return None if beyond(name, value) is not None else value
+
+
+#: Each figure's largest value (app.engine.readings.bounds.LIMITS).
+_LARGEST = {name: limit[2] for name, limit in LIMITS.items()}
 
 
 #: A sample's figures as the metric table lists them (the columns of the samples table).
@@ -131,7 +145,7 @@ def sample_from_row(row: sqlite3.Row) -> Sample:
     """One stored interval sample, its figures read as the bounds allow (raises ValueError or
     TypeError for a damaged row, or one whose times cannot be placed on a time axis)."""
     start_s, end_s = row["start_s"], row["end_s"]
-    if beyond("start_s", start_s) or beyond("end_s", end_s):
+    if trusted("start_s", start_s) is None or trusted("end_s", end_s) is None:
         raise ValueError(f"interval {start_s!r}..{end_s!r}")
     return Sample(
         start_s=start_s,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -450,8 +450,9 @@ class SessionStore:
         return [run_from_row(r) for r in rows]
 
     def run(self, session_id: str, run_id: int, *, with_raw: bool = True) -> RunRecord:
-        no_raw = self.run_columns.replace("raw_output", "'' AS raw_output")  # read as empty
-        columns = self.run_columns if with_raw else no_raw
+        # As bytes, as runs() reads it: damaged bytes are then replaced and named.
+        raw = "CAST(raw_output AS BLOB) AS raw_output" if with_raw else "'' AS raw_output"
+        columns = self.run_columns.replace("raw_output", raw)
         rows = self.db.query(
             f"SELECT id, {columns} FROM runs WHERE session_id = ? AND id = ?", (session_id, run_id)
         )
@@ -484,3 +485,9 @@ class SessionStore:
         """The run's working latency under load per second, in order (none before schema
         12, or without working latency)."""
         return read_seconds(self.db, run_id)
+
+    def sample_batches(self, run_id: int) -> Iterator[list[Sample]]:
+        """A run's samples in order, a batch at a time (as samples(), in bounded memory)."""
+        sql = f"SELECT {self.sample_columns} FROM samples WHERE run_id = ? ORDER BY seq"
+        for rows in self.db.batches(sql, (run_id,)):
+            yield placeable_samples(rows)

@@ -45,6 +45,7 @@ from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
 from app.store.damage import SessionUnreadable
 from app.store.db import Database, StoreCorrupt, StoreDamaged, StoreError, unwritable_words
+from app.store.incoming import remove_left_scratch
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
@@ -220,6 +221,7 @@ class FrontDoor:
         checked whole, unwritable set to why nothing can be saved to it (or None), sessions
         left running by a LinkLab that is gone marked interrupted (returns how many)."""
         self.unwritable = None
+        remove_left_scratch(self.db_path)  # of imports a LinkLab that ended had begun
         if not self.db_path.is_file():  # made by the first session: where it can be
             self.unwritable = unwritable_words(self.db_path) or None
             return 0
@@ -500,25 +502,24 @@ class FrontDoor:
             return store.get(session.id)
 
     def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
-        """Sessions to a .linklab exchange file; returns their ids (notes: as export_sessions)."""
-        with self._open(write=False) as db:
-            store = SessionStore(db)
-            ids = [store.get(ref).id for ref in refs]
-            from app.study.files.exchange import export_sessions, write_exchange
+        """Sessions to a .linklab exchange file, streamed (a session of any size in bounded
+        memory); returns their ids (notes: as export_sessions)."""
+        from app.study.files.exchange_write import export_file
 
-            write_exchange(path, export_sessions(store, ids, notes))
-        return ids
+        with self._open(write=False) as db:
+            return export_file(SessionStore(db), refs, path, notes)
 
     def import_file(self, path: Path) -> ImportedFile:
-        """The sessions of an exchange file, checked whole before the database opens, added in
-        one transaction (all or nothing); those already here are skipped."""
-        from app.study.files.exchange import import_sessions, read_exchange
+        """The sessions of an exchange file, read and checked whole as it streams (into a
+        scratch file) before the database opens, then added all or nothing
+        (app.study.files.exchange's import_file); those already here are skipped. Memory
+        stays bounded at any size."""
+        from app.study.files.exchange import import_file
 
-        exchange = read_exchange(path)
-        with self._open(write=True) as db:
-            result = import_sessions(SessionStore(db), exchange)
-        names = {s.record.id: s.record.name for s in exchange.sessions}
+        with self._open(write=True):  # one that cannot take them says so before the file is read
+            pass
+        result = import_file(path, self.db_path, lambda: self._open(write=True))
         return ImportedFile(
-            tuple(SessionName(sid, names[sid]) for sid in result.imported),
-            tuple(SessionName(sid, names[sid]) for sid in result.skipped),
+            tuple(SessionName(sid, result.names.get(sid, "")) for sid in result.imported),
+            tuple(SessionName(sid, result.names.get(sid, "")) for sid in result.skipped),
         )

@@ -27,6 +27,7 @@ from app.study.files.exchange import (
     MAX_NAME,
     ImportResult,
     export_sessions,
+    import_file,
     import_sessions,
     read_exchange,
     write_exchange,
@@ -141,7 +142,13 @@ def document(source: tuple[Path, list[str]]) -> Doc:
 
 
 def _import(file: Path, db_path: Path) -> ImportResult:
-    """As `linklab import` does it: check the whole file, then open the database."""
+    """As `linklab import` does it: the whole file read and checked as it streams, then the
+    database opened and its sessions added."""
+    return import_file(file, db_path, lambda: Database(db_path))
+
+
+def _import_whole(file: Path, db_path: Path) -> ImportResult:
+    """The file read whole into memory, then added in one transaction."""
     exchange = read_exchange(file)
     with Database(db_path) as db:
         return import_sessions(SessionStore(db), exchange)
@@ -319,7 +326,10 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Doc], None], str]] = {
         "run 1, sample 1, has flow 'sideways'",
     ),
     "negative sample time": (_set("sessions.0.runs.0.samples.1.start_s", -1), "start_s"),
-    "lone surrogate in a name": (_set("sessions.0.name", "bad \ud800 name"), "name"),
+    "lone surrogate in a name": (
+        _set("sessions.0.name", "bad \ud800 name"),
+        "broken characters (lone surrogates)",
+    ),
     "same session twice": (_same_session_twice, "twice"),
     "second session bad, first good": (
         _set("sessions.1.runs.0.metrics.throughput_bps", -5),
@@ -421,13 +431,35 @@ def test_ten_million_character_name_is_cut_to_the_cap(document: Doc, target: Pat
         assert SessionStore(db).get(result.imported[0]).name == "x" * MAX_NAME
 
 
-def test_file_over_the_size_cap_is_refused(
+def test_a_session_file_has_no_size_cap(
     document: Doc, target: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A hand-in is read whole, within its cap; a session file streams, at any size."""
     monkeypatch.setattr(exchange_module, "MAX_FILE_BYTES", 1000)
     file = target.parent / "big.json"
     write_exchange(file, document)
-    _assert_refused(file, target, "larger than")
+    assert file.stat().st_size > 1000
+    assert len(_import(file, target).imported) == 2
+    with pytest.raises(BadOption, match="larger than"):
+        exchange_module.load_json_file(file)
+
+
+def test_whole_and_streamed_imports_store_the_same(document: Doc, tmp_path: Path) -> None:
+    file = tmp_path / "both.linklab"
+    write_exchange(file, document)
+    streamed, whole = tmp_path / "streamed.sqlite3", tmp_path / "whole.sqlite3"
+    assert _import(file, streamed) == _import_whole(file, whole)
+    with Database(streamed, readonly=True) as a, Database(whole, readonly=True) as b:
+        first, second = SessionStore(a), SessionStore(b)
+        for session in first.list_sessions():
+            assert second.get(session.id) == session
+            runs = first.runs(session.id, with_raw=True)
+            assert [(r.key, r.metrics, r.raw_output) for r in runs] == [
+                (r.key, r.metrics, r.raw_output) for r in second.runs(session.id, with_raw=True)
+            ]
+            for run, other in zip(runs, second.runs(session.id), strict=True):
+                assert first.samples(run.id) == second.samples(other.id)
+            assert _flows(a, session.id) == _flows(b, session.id)
 
 
 def test_cli_export_then_import(source: tuple[Path, list[str]], target: Path) -> None:

@@ -172,19 +172,19 @@ def test_refused_file_shows_the_sentence_and_changes_nothing(
     assert tab.selected_ids() == [mine]  # the selection is left as it was
 
 
-def test_too_big_file_is_refused_before_the_database_opens(
+def test_a_file_past_the_hand_in_cap_imports_as_it_streams(
     qtbot: QtBot,
     tab: SessionsTab,
     context: AppContext,
     monkeypatch: pytest.MonkeyPatch,
     exchange_file: tuple[Path, list[str]],
 ) -> None:
-    path = exchange_file[0]
+    path, ids = exchange_file
     monkeypatch.setattr(exchange_module, "MAX_FILE_BYTES", path.stat().st_size - 1)
     run_import(qtbot, tab, path)
-    assert tab.status.text() == refusal(path)
-    assert "larger than" in tab.status.text()
-    assert not context.db_path.exists()  # nothing was even created
+    assert tab.status.text().startswith(f"Imported 2 sessions from {path.name}")
+    assert stored_ids(context.db_path) == set(ids)
+    assert [p.name for p in context.db_path.parent.iterdir() if ".import-" in p.name] == []
 
 
 def test_several_files_each_all_or_nothing(
