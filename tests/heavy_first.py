@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 HEAVY_FIRST = (
+    "tests/study/test_huge_round_trip.py",  # about 120 s on a quiet machine
     "tests/test_cli_class_together_netns.py",  # 90 s, mostly waiting
     "tests/engine/test_iperf2_netns.py",  # 71 s
     "tests/study/test_together.py",  # 75 s, mostly waiting

@@ -59,7 +59,9 @@ class Scratch:
 
     def __init__(self, path: Path) -> None:
         self.db = Database(path)
-        self.db.conn.execute("PRAGMA synchronous = OFF")  # a crash loses only the scratch
+        # Nothing to keep safe here: a crash loses only the scratch, which is read again.
+        self.db.conn.execute("PRAGMA journal_mode = OFF")
+        self.db.conn.execute("PRAGMA synchronous = OFF")
         self.store = SessionStore(self.db)
         self._session = ""
         self._run = 0

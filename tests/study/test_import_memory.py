@@ -107,13 +107,14 @@ def _sessions(db: Path) -> int:
         return len(SessionStore(opened).list_sessions())
 
 
-#: What each hostile shape is refused for, read as it streams (nothing it holds but a
-#: piece of a session is built: the rest is passed over).
+#: What each hostile shape is refused for, read as it streams: a piece at a time, no piece
+#: (a value outside the sessions, runs and samples lists) larger than a LinkLab file's.
+TOO_MUCH = "it holds more in one place than any LinkLab file holds"
 REFUSED_FOR = {
-    "a list of empty lists": "is not a LinkLab session file",
+    "a list of empty lists": TOO_MUCH,
     "sessions as empty lists": "session number 1, which is not a JSON object",
     "nesting": "nests deeper than any LinkLab file",
-    "numbers": "session number 1, which has no id",
+    "numbers": TOO_MUCH,
     "unique keys": "is not a LinkLab session file",
     "one long text": "lists no sessions",
     "one long text beyond ASCII": "lists no sessions",

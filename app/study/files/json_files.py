@@ -44,6 +44,10 @@ _TEXT = re.compile(rb'"(?:[^"\\]++|\\.)*+(")?', re.DOTALL)
 _INSIDE = re.compile(rb'(?:[^"\\]++|\\.)*+', re.DOTALL)
 
 
+#: How a file in UTF-16 or UTF-32 begins (their byte-order marks).
+WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
 class Unreadable(ValueError):
     """Why a file cannot be read as JSON within the bounds, in a few words."""
 
@@ -54,7 +58,7 @@ def load_json(path: Path, size: int) -> object:
     with path.open("rb") as handle:
         if size <= SMALL_FILE:
             return _small(handle.read())
-        if handle.read(4).startswith(_WIDE_MARKS):
+        if handle.read(4).startswith(WIDE_MARKS):
             raise Unreadable("it is not UTF-8 text")
         handle.seek(0)
         _skip_bom(handle)
@@ -212,105 +216,3 @@ def parser_words(err: Any) -> str:
     if "invalid char" in first and any(word in near for word in ("NaN", "Infinity")):
         return NOT_A_NUMBER
     return f"it is not valid JSON: {first}"
-
-
-#: How a file in UTF-16 or UTF-32 begins (their byte-order marks).
-_WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-
-
-#: An escaped character of the UTF-16 surrogate range (\\ud800-\\udfff), its backslashes
-#: counted: an even number is an escaped backslash, not an escape.
-_SURROGATE = re.compile(rb"(\\+)u([dD][89a-fA-F][0-9a-fA-F]{2})")
-#: How much of a chunk's end is looked at again with the next: a pair of escapes, 12 bytes,
-#: with the backslashes before it.
-_TAIL = 64
-
-
-def _lone(escapes: list[tuple[int, int, int]], window: int) -> bool:
-    """Whether (start, end, code) escapes hold a surrogate without its other half (one that
-    may be completed past the window's end is not judged yet)."""
-    n = 0
-    while n < len(escapes):
-        _, end, code = escapes[n]
-        if code >= 0xDC00:  # a low half with no high half before it
-            return True
-        after = escapes[n + 1] if n + 1 < len(escapes) else None
-        if after is not None and after[0] == end and after[2] >= 0xDC00:
-            n += 2  # a pair: one character beyond the BMP (json.dumps writes emoji so)
-            continue
-        if after is None and end + 6 > window:
-            return False  # its low half may begin in the next chunk
-        return True
-    return False
-
-
-def _pending(escapes: list[tuple[int, int, int]], seen: int) -> bool:
-    """Whether the first escape is a high half the last chunk left to be judged now."""
-    _, end, code = escapes[0]
-    return code < 0xDC00 and end + 6 > seen
-
-
-class Guarded:
-    """A file as a streaming parser reads it, refusing a text (or any value) longer than
-    MAX_TEXT_BYTES before the parser holds it whole: the longest run of bytes between two
-    quotes, found with numpy a chunk at a time (a quote after a backslash ends nothing; one
-    after an escaped backslash is then taken to, which only errs long). Its UTF-8 mark is
-    skipped; a UTF-16 or UTF-32 file is refused as not UTF-8."""
-
-    def __init__(self, handle: IO[bytes]) -> None:
-        self.handle = handle
-        self.since_quote = 0  # bytes since the last quote, over chunks
-        self.last = 0  # the byte before this chunk
-        self.tail = b""  # the end of the last chunk, where an escape may have begun
-        start = handle.read(4)
-        if start.startswith(_WIDE_MARKS):
-            raise Unreadable("it is not UTF-8 text")
-        handle.seek(3 if start.startswith(b"\xef\xbb\xbf") else 0)
-
-    def _surrogates(self, window: bytes) -> None:
-        """Refuse a lone surrogate escape (the parser would read it as "?", silently)."""
-        escapes = [
-            (m.start(2) - 2, m.end(), int(m.group(2), 16))
-            for m in _SURROGATE.finditer(window)
-            if len(m.group(1)) % 2  # an odd count: the last backslash begins the escape
-        ]
-        # Those wholly inside the part seen with the last chunk were judged then.
-        seen = len(self.tail)
-        while escapes and escapes[0][1] <= seen and not _pending(escapes, seen):
-            escapes.pop(0)
-        if _lone(escapes, len(window)):
-            raise Unreadable("it holds broken characters (lone surrogates)")
-
-    def read(self, size: int = -1) -> bytes:
-        chunk = self.handle.read(size)
-        if chunk:
-            self._look(chunk)
-        elif b"\\u" in self.tail:  # the end: a high half left to judge has no low one
-            self._surrogates(self.tail + b"      ")
-        return chunk
-
-    def _look(self, chunk: bytes) -> None:
-        import numpy as np  # on first use, as for _Counter
-
-        codes = np.frombuffer(chunk, dtype=np.uint8)
-        quotes = np.flatnonzero(codes == 0x22)
-        if len(quotes):
-            before = np.where(quotes > 0, codes[np.maximum(quotes - 1, 0)], self.last)
-            quotes = quotes[before != 0x5C]
-        if not len(quotes):
-            self.since_quote += len(chunk)
-            longest = self.since_quote
-        else:
-            gaps = np.diff(quotes)
-            longest = max(self.since_quote + int(quotes[0]), int(gaps.max()) if len(gaps) else 0)
-            self.since_quote = len(chunk) - int(quotes[-1]) - 1
-        self.last = int(codes[-1])
-        window = self.tail + chunk
-        if b"\\u" in window:
-            self._surrogates(window)
-        self.tail = window[-_TAIL:]
-        if longest > MAX_TEXT_BYTES:
-            raise Unreadable(
-                f"it holds a text longer than any LinkLab file holds (more than "
-                f"{MAX_TEXT_BYTES // 2**20} MB)"
-            )
