@@ -44,9 +44,9 @@ from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
 from app.store.damage import SessionUnreadable
-from app.store.db import Database, StoreCorrupt, StoreDamaged, StoreError, unwritable_words
-from app.store.incoming import remove_left_scratch
+from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
+from app.store.startup import check_database
 from app.store.trash import Trash
 from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
@@ -217,25 +217,12 @@ class FrontDoor:
         return self.check_database()
 
     def check_database(self) -> int:
-        """The database's part of startup() (again when another file is chosen): the file
-        checked whole, unwritable set to why nothing can be saved to it (or None), sessions
-        left running by a LinkLab that is gone marked interrupted (returns how many)."""
-        self.unwritable = None
-        remove_left_scratch(self.db_path)  # of imports a LinkLab that ended had begun
-        if not self.db_path.is_file():  # made by the first session: where it can be
-            self.unwritable = unwritable_words(self.db_path) or None
-            return 0
-        try:
-            with Database(self.db_path, verify=True) as db:  # the one full check of the file
-                self.unwritable = db.why_readonly or None  # a read-only folder, a newer file
-                Trash(db).purge(_undo_ends())
-                return SessionStore(db).mark_interrupted()
-        except StoreDamaged as err:
-            self.unwritable = err.sentence  # read-only from now on; reads still work
-            return 0
-        except StoreCorrupt as err:
-            self.unwritable = err.sentence  # not a LinkLab file: nothing is read or written
-            return 0
+        """The database's part of startup() (again when another file is chosen): unwritable
+        set to why nothing can be saved to it (or None); returns how many sessions left
+        running by a LinkLab that is gone were marked interrupted (app.store.startup)."""
+        checked = check_database(self.db_path, _undo_ends())
+        self.unwritable = checked.unwritable
+        return checked.interrupted
 
     # -- studies ---------------------------------------------------------------------------
     def prepare(self, plan: Plan) -> Prepared:
