@@ -8,7 +8,7 @@ import math
 import os
 import socket
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from math import isfinite
 from typing import Any
@@ -176,6 +176,18 @@ def plain(value: object) -> object:
 def this_owner() -> tuple[str, int, float]:
     pid = os.getpid()
     return socket.gethostname(), pid, psutil.Process(pid).create_time()
+
+
+INTERRUPTED_REASON = "LinkLab stopped while this session was running."
+
+
+def owner_gone(row: sqlite3.Row | Mapping[str, Any]) -> bool:
+    """Whether the LinkLab that ran a session on this computer is gone (its row's owner)."""
+    try:
+        host, pid, started = row["owner_host"], row["owner_pid"], row["owner_started"]
+    except (KeyError, IndexError):
+        return False
+    return host in ("", socket.gethostname()) and not owner_alive(pid, started)
 
 
 def owner_alive(pid: int | None, started: float | None) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -27,6 +26,7 @@ from app.store.damage import Row, SessionUnreadable, session_from_row, unreadabl
 from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.latency_seconds import insert_seconds, read_seconds
 from app.store.rows import (
+    INTERRUPTED_REASON,
     RUN_COLUMNS,
     RUN_COUNTS,
     SAMPLE_COLUMNS,
@@ -37,7 +37,7 @@ from app.store.rows import (
     flows_from_json,
     insert_run,
     insert_samples,
-    owner_alive,
+    owner_gone,
     placeable_samples,
     plain,
     run_columns_for,
@@ -46,21 +46,9 @@ from app.store.rows import (
     this_owner,
     upsert_peer,
 )
-from app.store.trash import not_deleted
+from app.store.trash import Trash, not_deleted
 
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
-
-
-INTERRUPTED_REASON = "LinkLab stopped while this session was running."
-
-
-def _gone(row: Row) -> bool:
-    """Whether the LinkLab that ran a session on this computer is gone (its row's owner)."""
-    try:
-        host, pid, started = row["owner_host"], row["owner_pid"], row["owner_started"]
-    except (KeyError, IndexError):
-        return False
-    return host in ("", socket.gethostname()) and not owner_alive(pid, started)
 
 
 class SessionStore:
@@ -154,7 +142,7 @@ class SessionStore:
         rows = self.db.query(
             "SELECT id, owner_host, owner_pid, owner_started FROM sessions WHERE status = 'running'"
         )
-        dead = [r["id"] for r in rows if _gone(r)]
+        dead = [r["id"] for r in rows if owner_gone(r)]
         if dead:
             with self.db.transaction() as conn:
                 conn.executemany(
@@ -212,7 +200,7 @@ class SessionStore:
             except SessionUnreadable as err:
                 unreadable.append(err.listed)
                 continue
-            if self.db.readonly and session.status is SessionStatus.RUNNING and _gone(row):
+            if self.db.readonly and session.status is SessionStatus.RUNNING and owner_gone(row):
                 # What mark_interrupted() would write, said where nothing can be written.
                 session = replace(
                     session, status=SessionStatus.INTERRUPTED, status_reason=INTERRUPTED_REASON
@@ -242,6 +230,17 @@ class SessionStore:
                 f"No session {ref!r} in {self.db.path}: `linklab sessions list` shows them."
             )
         return found.sessions[0]
+
+    def deleted_since(self, since: str) -> list[tuple[SessionRecord, str]]:
+        """The sessions deleted since that moment (not yet gone), each with when, newest
+        first; one damaged since it was deleted is left out (it goes when its time ends)."""
+        found = []
+        for session_id, when in Trash(self.db).deleted(since):
+            try:
+                found.append((self.get(session_id, deleted=True), when))
+            except SessionUnreadable:
+                continue
+        return found
 
     def rename(self, session_id: str, name: str) -> None:
         with self.db.transaction() as conn:

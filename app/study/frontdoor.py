@@ -20,14 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Engine, Metric, Peer, Plan, Security
-from app.domain.records import (
-    RunRecord,
-    SessionList,
-    SessionRecord,
-    SessionStatus,
-    iso,
-    utc_now,
-)
+from app.domain.records import RunRecord, SessionList, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
 from app.engine.drivers.registry import (
@@ -43,7 +36,6 @@ from app.engine.lan.peercheck import PeerCheck, check_peer, ipv6_reachable
 from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
-from app.store.damage import SessionUnreadable
 from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
 from app.store.startup import check_database
@@ -92,8 +84,7 @@ class DeleteRefused(StoreError):
 
 
 class ReadOnly(StoreError):
-    """Nothing can be saved to the database this session (startup() found why): it is only
-    read, where it can be."""
+    """Nothing can be saved to the database (startup() found why): it is only read."""
 
 
 @dataclass(frozen=True)
@@ -166,10 +157,8 @@ class FrontDoor:
         unwritable: str | None = None,
     ) -> None:
         self.db_path = Path(db_path)
-        #: Why nothing can be saved to the database, set by startup() (or given by a window
-        #: that ran it): it failed the whole-file check, is not a LinkLab file, is in a folder
-        #: that refuses writes or is a newer LinkLab's. It is then only read (where it can
-        #: be) for the rest of the session, saying why.
+        #: Why nothing can be saved to the database (app.store.startup), set by startup() or
+        #: given by a window that ran it: then it is only read, where it can be, saying why.
         self.unwritable = unwritable
         self.loopback = loopback
         self._snapshot = take_snapshot
@@ -217,9 +206,8 @@ class FrontDoor:
         return self.check_database()
 
     def check_database(self) -> int:
-        """The database's part of startup() (again when another file is chosen): unwritable
-        set to why nothing can be saved to it (or None); returns how many sessions left
-        running by a LinkLab that is gone were marked interrupted (app.store.startup)."""
+        """startup()'s check of the database (again for another file chosen): unwritable set,
+        and how many sessions a LinkLab that is gone left running were marked interrupted."""
         checked = check_database(self.db_path, _undo_ends())
         self.unwritable = checked.unwritable
         return checked.interrupted
@@ -373,12 +361,10 @@ class FrontDoor:
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
-        """The sessions that can be read, newest first."""
         return list(self.listing(search, status).sessions)
 
     def listing(self, search: str = "", status: str | None = None) -> SessionList:
-        """Every session, newest first, those that cannot be read listed apart (each with
-        what cannot be read): one damaged row hides none of the others."""
+        """Every session, newest first, those that cannot be read listed apart."""
         if not self.db_path.is_file():
             return SessionList(())
         with self._open(write=False) as db:
@@ -470,14 +456,7 @@ class FrontDoor:
         if not self.db_path.is_file():
             return []
         with self._open(write=False) as db:
-            store = SessionStore(db)
-            found = []
-            for session_id, when in Trash(db).deleted(_undo_ends()):
-                try:
-                    found.append((store.get(session_id, deleted=True), when))
-                except SessionUnreadable:
-                    continue  # damaged since it was deleted: it goes when its time to undo ends
-            return found
+            return SessionStore(db).deleted_since(_undo_ends())
 
     def restore_one(self, ref: str) -> SessionRecord:
         """A deleted session, by its id or id prefix, back in the list."""
@@ -489,18 +468,15 @@ class FrontDoor:
             return store.get(session.id)
 
     def export(self, refs: Sequence[str], path: Path, notes: list[str] | None = None) -> list[str]:
-        """Sessions to a .linklab exchange file, streamed (a session of any size in bounded
-        memory); returns their ids (notes: as export_sessions)."""
+        """Sessions to a .linklab exchange file, streamed; their ids (notes: export_sessions)."""
         from app.study.files.exchange_write import export_file
 
         with self._open(write=False) as db:
             return export_file(SessionStore(db), refs, path, notes)
 
     def import_file(self, path: Path) -> ImportedFile:
-        """The sessions of an exchange file, read and checked whole as it streams (into a
-        scratch file) before the database opens, then added all or nothing
-        (app.study.files.exchange's import_file); those already here are skipped. Memory
-        stays bounded at any size."""
+        """The sessions of an exchange file, streamed, checked whole before the database takes
+        any, all or nothing (exchange.import_file); those already here are skipped."""
         from app.study.files.exchange import import_file
 
         with self._open(write=True):  # one that cannot take them says so before the file is read

@@ -4,7 +4,7 @@ rename, tag, delete, resume or compare."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.errors import LinkLabError
-from app.domain.records import SessionList, SessionRecord, SessionStatus, UnreadableSession
-from app.store.damage import damage_sentence, unreadable_sentence
+from app.domain.records import SessionRecord, SessionStatus, UnreadableSession
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness.kept import KeptResult
@@ -40,6 +39,7 @@ from app.ui.common.widgets import ComboBox, scroll_when_small
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
+from app.ui.sessions.listing import Listed, read_listing
 from app.ui.sessions.recently_deleted import TIP as DELETED_TIP
 from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
@@ -51,7 +51,6 @@ from app.ui.sessions.table_model import (
     SessionTableModel,
     count_text,
     point_sort_arrows,
-    row_time,
 )
 from app.ui.sessions.view import SessionView, ViewData, view_data
 
@@ -62,21 +61,6 @@ IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped
 COMPARE_TIP = (
     "Two or more sessions side by side, one session's series, or two responsiveness results."
 )
-
-
-@dataclass(frozen=True)
-class Listed:
-    """A list read in the background: its rows, the session on view read again, and what
-    cannot be read of the sessions that are damaged (id -> sentence)."""
-
-    rows: list[Row]
-    view: ViewData | None
-    problems: dict[str, str]
-
-
-def problems(listing: SessionList, path: Path) -> dict[str, str]:
-    found = {s.id: damage_sentence(s, path) for s in listing.sessions if s.damaged}
-    return found | {u.id: unreadable_sentence(u, path) for u in listing.unreadable}
 
 
 class SessionsTab(QWidget):
@@ -232,24 +216,12 @@ class SessionsTab(QWidget):
         status = self.status_filter.currentData() or None
         on_view = self.view.session_id
 
-        def read() -> Listed:
-            listing = door.listing(search, status)
-            shown = next((s for s in listing.sessions if s.id == on_view), None)
-            # A result is a finished test: listed unless another status is asked for.
-            results = door.results().kept(search) if status in (None, "completed") else []
-            rows: list[Row] = [*listing.sessions, *listing.unreadable, *results]
-            rows.sort(key=row_time, reverse=True)
-            return Listed(
-                rows,
-                view_data(door, shown) if shown is not None else None,
-                problems(listing, door.db_path),
-            )
-
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
             self._to_select = list(select)
         if then is not None:
             self._then.append(then)
+        read = partial(read_listing, door, search, status, on_view)  # off the GUI thread
         self._reader.run(read, self._listed, self._unreadable)
 
     def _unreadable(self, sentence: str) -> None:
@@ -363,7 +335,6 @@ class SessionsTab(QWidget):
             for name, button in self.buttons.items():
                 if name not in ("import_button", "deleted_button", "refresh_button"):
                     button.setEnabled(name == "open_button" and len(rows) == 1)
-            self.buttons["import_button"].setEnabled(not self.exchange.busy)
             return
         self.buttons["open_button"].setEnabled(len(rows) == 1)
         self.buttons["rename_button"].setEnabled(len(rows) == 1)
