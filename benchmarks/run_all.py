@@ -20,6 +20,7 @@ SCRIPTS = [
     "class_live.py",
     "monitor_memory.py",
     "fine_interval_memory.py",
+    "exchange_scale.py",
 ]
 
 

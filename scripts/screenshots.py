@@ -68,6 +68,8 @@ def main() -> int:
             return shoot(only_wifi=True)
         if sys.argv[1:] == ["typed"]:  # a number typed that no port is, marked, alone
             return shoot(only_typed=True)
+        if sys.argv[1:] == ["damaged"]:  # a session that cannot be read; a file not SQLite
+            return shoot_damaged()
         return shoot()
     finally:
         if xvfb is not None:
@@ -385,6 +387,48 @@ def shoot_wifi_refused(user: Any, window: Any, save: Any) -> None:
         time.sleep(0.05)
     user._reveal(user.find("Open location settings"))  # scrolled to, as a person would
     save("measure-wifi-location-refused-1280x800.png")
+
+
+def shoot_damaged() -> int:
+    """The Sessions list beside a session whose plan cannot be read (selected: what cannot be
+    read, and what to do, in place of its view) and one whose name is damaged; then the
+    banner and Start for a database file that is not SQLite at all."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.context import AppContext
+    from app.ui.main_window import MainWindow
+    from tests.store.test_damaged_rows import DAMAGED_PART, UNREADABLE, _damage, _make
+    from tests.ui.user import User, wait_for
+
+    app = QApplication(sys.argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="linklab-shots-"))
+    settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+    ids = _make(folder / "linklab.sqlite3")
+    _damage(folder / "linklab.sqlite3", ids["damaged"], UNREADABLE["duration_s is text"][0])
+    _damage(folder / "linklab.sqlite3", ids["last"], DAMAGED_PART["a name of bytes"][0])
+    notes = folder / "notes.sqlite3"
+    notes.write_text("Lab notes, not a database.\n" * 200, encoding="utf-8")
+    for db, tab, name in (
+        (folder / "linklab.sqlite3", "Sessions", "sessions-unreadable-1280x800.png"),
+        (notes, "Measure", "database-not-sqlite-1280x800.png"),
+    ):
+        window = MainWindow(AppContext(settings, db_path=db), preset_dir=folder / "presets")
+        window.resize(*SIZES[0])
+        window.show()
+        user = User(window)
+        user.tab(tab)
+        if tab == "Sessions":
+            wait_for(lambda u=user: len(u.table_rows("Sessions")) == 3, 15, "the sessions")
+            row = [r[6] for r in user.table_rows("Sessions")].index("cannot be read")
+            user.click_row("Sessions", row)
+        else:
+            wait_for(lambda u=user: u.can_see("Database problem"), 15, "the banner")
+        _save(app, window, name)
+        window.shutdown()
+        window.close()
+    return 0
 
 
 def _save(app: Any, window: Any, name: str) -> None:
