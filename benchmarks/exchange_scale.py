@@ -8,8 +8,6 @@ one's wall time and peak memory (its maximum resident set, from getrusage) and t
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.huge_session import RUNS, SAMPLES, make_huge  # noqa: E402
+from tests.peak_memory import measured  # noqa: E402
 
 MB = 1024 * 1024
 
@@ -55,26 +54,13 @@ WAYS = {
     ),
 }
 
-# The child's own maximum resident set: it is the wrapper's only child (kB on Linux).
-_WRAPPER = (
-    "import json, resource, subprocess, sys, time\n"
-    "start = time.monotonic()\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "seconds = time.monotonic() - start\n"
-    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-    "print(json.dumps([done.returncode, done.stderr, peak, seconds]))\n"
-)
-
 
 def run(way: str, *args: str) -> tuple[float, float]:
     """(seconds, peak MB) of one way, in a child process."""
-    source = "import sys\n" + WAYS[way]
-    wrapper = [sys.executable, "-c", _WRAPPER, sys.executable, "-c", source, *args]
-    done = subprocess.run(wrapper, cwd=ROOT, capture_output=True, text=True, check=True)
-    code, err, peak_kb, seconds = json.loads(done.stdout)
-    if code != 0:
-        raise SystemExit(f"{way} failed: {err}")
-    return seconds, peak_kb / 1024
+    done = measured(sys.executable, "-c", "import sys\n" + WAYS[way], *args, timeout=7200)
+    if done.code != 0:
+        raise SystemExit(f"{way} failed: {done.err}")
+    return done.seconds, done.peak_mb
 
 
 def main() -> int:

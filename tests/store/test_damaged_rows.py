@@ -109,6 +109,19 @@ def _damage(path: Path, sid: str, how: Callable[[sqlite3.Connection, str], objec
         conn.close()
 
 
+def _listed(path: Path, ids: dict[str, str]) -> tuple[dict[str, str], str, str]:
+    """`linklab sessions`: its rows by id prefix (every session's), the note on the damaged
+    one, and its last line."""
+    listed = linklab("sessions", "--db", str(path))
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    rows = {line.split()[0]: line for line in lines[1:4]}
+    assert set(rows) == {sid[:8] for sid in ids.values()}
+    bad = ids["damaged"][:8]
+    (note,) = [line for line in lines if line.startswith(f"Session {bad}")]
+    return rows, note, lines[-1]
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     path = tmp_path / "linklab.sqlite3"
@@ -124,16 +137,11 @@ def test_a_session_that_cannot_be_read_hides_no_other(
     _damage(path, ids["damaged"], how)
     bad = ids["damaged"][:8]
 
-    listed = linklab("sessions", "--db", str(path))
-    assert listed.returncode == 0, listed.stderr
-    lines = listed.stdout.splitlines()
-    rows = {line.split()[0]: line for line in lines[1:4]}
-    assert set(rows) == {sid[:8] for sid in ids.values()}
+    rows, note, last = _listed(path, ids)
     assert "cannot be read" in rows[bad] and "completed" not in rows[bad]
     assert all("completed" in rows[ids[n][:8]] for n in ("first", "last"))
-    (note,) = [line for line in lines if line.startswith(f"Session {bad}")]
     assert why in note and "doctor --db" in note and "--recover-to NEW.sqlite3" in note
-    assert lines[-1] == "3 sessions (1 cannot be read)."
+    assert last == "3 sessions (1 cannot be read)."
 
     data = json.loads(linklab("sessions", "--db", str(path), "--json").stdout)
     by_id = {item["session_id"]: item for item in data}
@@ -186,15 +194,10 @@ def test_a_damaged_name_tag_or_environment_is_shown_and_named(
     _damage(path, ids["damaged"], how)
     bad = ids["damaged"][:8]
 
-    listed = linklab("sessions", "--db", str(path))
-    assert listed.returncode == 0, listed.stderr
-    lines = listed.stdout.splitlines()
-    rows = {line.split()[0]: line for line in lines[1:4]}
-    assert set(rows) == {sid[:8] for sid in ids.values()}
+    rows, note, last = _listed(path, ids)
     assert all("completed" in row and "3/3" in row for row in rows.values())
-    (note,) = [line for line in lines if line.startswith(f"Session {bad}")]
     assert words in note and "--recover-to" in note
-    assert lines[-1] == "3 sessions."
+    assert last == "3 sessions."
 
     (damaged,) = [s for s in FrontDoor(path).sessions() if s.id == ids["damaged"]]
     assert damaged.damaged == (part,)

@@ -7,8 +7,6 @@ the file's size: both stream. (The benchmark benchmarks/exchange_scale.py times 
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,35 +17,15 @@ import pytest
 
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from tests.conftest import ROOT_DIR
 from tests.huge_session import RUNS, SAMPLES, make_huge
+from tests.peak_memory import UNAVAILABLE, linklab_measured
 
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32",
-    reason="a child's peak memory is read with POSIX getrusage (RUSAGE_CHILDREN)",
-)
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason=UNAVAILABLE)
 
 MB = 1024 * 1024
 #: What either command may hold at most: the interpreter, numpy and LinkLab's modules take
 #: some 60 to 100 MB; the file is three times this.
 BOUND_MB = 160
-
-# The child's own maximum resident set: it is the wrapper's only child (kB on Linux).
-_WRAPPER = (
-    "import json, resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-    "print(json.dumps([done.returncode, done.stdout, done.stderr, peak]))\n"
-)
-
-
-def measured(*args: str) -> tuple[int, str, str, float]:
-    """Exit code, stdout, stderr and peak memory (MB) of `python -m app ARGS`."""
-    wrapper = [sys.executable, "-c", _WRAPPER, sys.executable, "-m", "app", *args]
-    done = subprocess.run(wrapper, cwd=ROOT_DIR, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr
-    code, out, err, peak_kb = json.loads(done.stdout)
-    return code, out, err, peak_kb / 1024
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +46,27 @@ def test_a_300_by_3000_session_makes_the_round_trip_in_bounded_memory(
 ) -> None:
     source, sid = huge
     file = tmp_path / "monitor.linklab"
-    code, _, err, export_peak = measured(
-        "export", sid[:8], "--format", "json", "--out", str(file), "--db", str(source)
+    exported = linklab_measured(
+        "export",
+        sid[:8],
+        "--format",
+        "json",
+        "--out",
+        str(file),
+        "--db",
+        str(source),
+        timeout=1800,
     )
-    assert code == 0, err
+    assert exported.code == 0, exported.err
+    export_peak = exported.peak_mb
     size_mb = file.stat().st_size / MB
     assert size_mb > 250  # the size at which the whole document took gigabytes
     assert export_peak < BOUND_MB, f"{export_peak:.0f} MB to export {size_mb:.0f} MB"
 
     target = tmp_path / "elsewhere.sqlite3"
-    code, out, err, import_peak = measured("import", str(file), "--db", str(target))
-    assert code == 0 and out == "Imported 1 session.\n", err
+    imported = linklab_measured("import", str(file), "--db", str(target), timeout=1800)
+    assert imported.code == 0 and imported.out == "Imported 1 session.\n", imported.err
+    import_peak = imported.peak_mb
     assert import_peak < BOUND_MB, f"{import_peak:.0f} MB to import {size_mb:.0f} MB"
     assert not [p for p in tmp_path.iterdir() if ".import-" in p.name]  # scratch gone
 

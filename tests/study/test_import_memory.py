@@ -7,7 +7,6 @@ pieces checked and stored as they pass); a hand-in, read whole, is counted first
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,13 +29,10 @@ from app.study.files.exchange import (
     read_exchange,
     write_exchange,
 )
-from tests.conftest import ROOT_DIR
+from tests.peak_memory import UNAVAILABLE, linklab_measured, measured
 from tests.study.test_exchange import BAD_TEXTS
 
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32",
-    reason="a child's peak memory is read with POSIX getrusage (RUSAGE_CHILDREN)",
-)
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason=UNAVAILABLE)
 
 BOUND_MB = 500
 MB = 1024 * 1024
@@ -45,23 +41,11 @@ HEAD = (
     b'"2026-01-01T00:00:00Z", "app_version": "1", "sessions": '
 )
 
-# The child's own maximum resident set: it is the wrapper's only child, so RUSAGE_CHILDREN
-# holds just its figure (kB on Linux).
-_WRAPPER = (
-    "import json, resource, subprocess, sys\n"
-    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-    "print(json.dumps([done.returncode, done.stdout, done.stderr, peak]))\n"
-)
-
 
 def _measured(*args: str) -> tuple[int, str, str, float]:
     """Exit code, stdout, stderr and peak memory (MB) of `python -m app ARGS`."""
-    wrapper = [sys.executable, "-c", _WRAPPER, sys.executable, "-m", "app", *args]
-    done = subprocess.run(wrapper, cwd=ROOT_DIR, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    code, out, err, peak_kb = json.loads(done.stdout)
-    return code, out, err, peak_kb / 1024
+    done = linklab_measured(*args)
+    return done.code, done.out, done.err, done.peak_mb
 
 
 def _repeat(path: Path, head: bytes, unit: bytes, tail: bytes, size: int) -> Path:
@@ -270,7 +254,5 @@ def test_the_bound_is_what_the_wrapper_measures() -> None:
 
 
 def _measured_python(source: str) -> tuple[int, str, str, float]:
-    wrapper = [sys.executable, "-c", _WRAPPER, sys.executable, "-c", source]
-    done = subprocess.run(wrapper, capture_output=True, text=True, timeout=60)
-    code, out, err, peak_kb = json.loads(done.stdout)
-    return code, out, err, peak_kb / 1024
+    done = measured(sys.executable, "-c", source, timeout=60)
+    return done.code, done.out, done.err, done.peak_mb

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.study.files.exchange import read_exchange
+from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.store.test_damaged_rows import DAMAGED_PART, UNREADABLE, _damage, _make
 from tests.ui.test_compare_flow import save_as
@@ -22,26 +24,42 @@ def _row(user: User, status: str) -> int:
     return found
 
 
-def test_the_list_shows_every_session_beside_a_damaged_one(
-    qtbot,
-    context,
-    tmp_path: Path,  # type: ignore[no-untyped-def]
-) -> None:
-    ids = _make(context.db_path)  # first, damaged, last: three runs each
-    _damage(context.db_path, ids["damaged"], UNREADABLE["duration_s is text"][0])
-    _damage(context.db_path, ids["last"], DAMAGED_PART["a name of bytes"][0])
-    window = MainWindow(context, preset_dir=tmp_path / "presets")
-    qtbot.addWidget(window, before_close_func=lambda w: w.shutdown())
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    user = User(window)
+def compare_and_export(
+    user: User, window: MainWindow, rows: tuple[int, int], exported: Path
+) -> set[str]:
+    """Two rows of the Sessions list compared (on the Compare tab), then exported for another
+    computer through its dialog; the ids of the sessions the written file holds."""
+    user.click_row("Sessions", rows[0])
+    user.click_row("Sessions", rows[1], Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    assert window.tabs.currentWidget() is window.compare_tab
+    wait_for(lambda: len(user.table_rows("Pairs compared")) == 1, 15, "the comparison")
+    user.tab("Sessions")
+    with user.answering(save_as(exported)):
+        user.click("Export for another computer…")
+    wait_for(lambda: exported.is_file(), 15, "the exported file")
+    sessions = read_exchange(exported).sessions
+    assert all(len(s.runs) == 3 for s in sessions)
+    return {s.record.id for s in sessions}
 
+
+@pytest.fixture
+def ids(context: AppContext) -> dict[str, str]:
+    """The window's database before it starts: three sessions, one unreadable, one whose
+    name is damaged."""
+    made = _make(context.db_path)  # first, damaged, last: three runs each
+    _damage(context.db_path, made["damaged"], UNREADABLE["duration_s is text"][0])
+    _damage(context.db_path, made["last"], DAMAGED_PART["a name of bytes"][0])
+    return made
+
+
+def test_the_list_shows_every_session_beside_a_damaged_one(
+    ids: dict[str, str], window: MainWindow, user: User, tmp_path: Path
+) -> None:
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 3, 15, "every session")
     assert user.text("Sessions message").startswith("3 sessions (1 cannot be read")
-    rows = user.table_rows("Sessions")
-    names = sorted(row[1] for row in rows)
+    names = sorted(row[1] for row in user.table_rows("Sessions"))
     assert names == ["Untitled session", "damaged", "first"]
 
     # The one that cannot be read: what cannot, and what to do, where its view would be.
@@ -59,20 +77,7 @@ def test_the_list_shows_every_session_beside_a_damaged_one(
     wait_for(lambda: user.can_see("Export PDF…"), 10, "the session's view")
 
     # The two readable ones: compared, then exported for another computer.
-    first = _row(user, "completed")
-    last = _row(user, "completed (damaged)")
-    user.click_row("Sessions", first)
-    user.click_row("Sessions", last, Qt.KeyboardModifier.ControlModifier)
-    user.click("Compare")
-    assert window.tabs.currentWidget() is window.compare_tab
-    wait_for(lambda: len(user.table_rows("Pairs compared")) == 1, 15, "the comparison")
-    user.tab("Sessions")
-    exported = tmp_path / "two.linklab"
-    with user.answering(save_as(exported)):
-        user.click("Export for another computer…")
-    wait_for(lambda: exported.is_file(), 15, "the exported file")
-    wait_for(lambda: "Exported 2 sessions" in user.text("Sessions message"), 10, "the note")
-    sessions = {s.record.id: s for s in read_exchange(exported).sessions}
-    assert set(sessions) == {ids["first"], ids["last"]}
-    assert all(len(s.runs) == 3 for s in sessions.values())
-    window.shutdown()
+    both = (_row(user, "completed"), _row(user, "completed (damaged)"))
+    exported = compare_and_export(user, window, both, tmp_path / "two.linklab")
+    assert exported == {ids["first"], ids["last"]}
+    assert "Exported 2 sessions" in user.text("Sessions message")

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings
 
-from app.study.files.exchange import read_exchange
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.readonly import read_only, unavailable
 from tests.store.test_damaged_rows import _make
 from tests.ui.test_compare_flow import save_as
+from tests.ui.test_damaged_rows_window import compare_and_export
 from tests.ui.user import User, wait_for
 
 
@@ -97,17 +97,8 @@ def test_a_read_only_folder_is_read_and_start_says_why_not(
         names = [row[1] for row in user.table_rows("Sessions")]
         user.click_row("Sessions", names.index("first"))
         wait_for(lambda: user.can_see("Export PDF…"), 10, "the session's view")
-        user.click_row("Sessions", names.index("last"), Qt.KeyboardModifier.ControlModifier)
-        user.click("Compare")
-        wait_for(lambda: len(user.table_rows("Pairs compared")) == 1, 15, "the comparison")
-        user.tab("Sessions")
-        exported = tmp_path / "both.linklab"
-        with user.answering(save_as(exported)):
-            user.click("Export for another computer…")
-        wait_for(lambda: exported.is_file(), 15, "the exported file")
-        assert {s.record.id for s in read_exchange(exported).sessions} == {
-            ids["first"],
-            ids["last"],
-        }
+        both = (names.index("first"), names.index("last"))
+        exported = compare_and_export(user, window, both, tmp_path / "both.linklab")
+        assert exported == {ids["first"], ids["last"]}
         window.shutdown()
         assert sorted(p.name for p in folder.iterdir()) == ["linklab.sqlite3"]
