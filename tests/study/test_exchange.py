@@ -326,6 +326,10 @@ BAD_DOCUMENTS: dict[str, tuple[Callable[[Doc], None], str]] = {
         "run 1, sample 1, has flow 'sideways'",
     ),
     "negative sample time": (_set("sessions.0.runs.0.samples.1.start_s", -1), "start_s"),
+    "sample flow a list": (  # found by make fuzz: a list cannot be looked up by name
+        _set("sessions.0.runs.0.samples.0.flow", ["up"]),
+        "run 1, sample 1, has flow ['up']",
+    ),
     "lone surrogate in a name": (
         _set("sessions.0.name", "bad \ud800 name"),
         "broken characters (lone surrogates)",

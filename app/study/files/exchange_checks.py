@@ -422,7 +422,8 @@ def _plain_sample(item: dict[str, Any]) -> Sample | None:
     keys = item.keys()
     if not (keys <= _KNOWN and _REQUIRED <= keys):
         return None
-    flow = _FLOWS.get(item.get("flow"))  # type: ignore[arg-type]
+    named = item.get("flow")
+    flow = _FLOWS.get(named) if named.__class__ is str else None
     start: Any = item.get("start_s")
     end: Any = item.get("end_s")
     if flow is None or start.__class__ not in (int, float) or end.__class__ not in (int, float):
