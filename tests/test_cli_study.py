@@ -370,10 +370,17 @@ def test_damaged_database_is_reported_and_untouched(tmp_path: Path, damage: str)
         conn.close()
         db.write_bytes(db.read_bytes()[:5000])
     before = db.read_bytes()
+    # Garbage is no database at all (a backup is the way back); a file cut short is said to
+    # be, and what it still holds can be recovered.
+    said, what_to_do = (
+        ("damaged or is not a LinkLab database", "restore a backup")
+        if damage == "garbage"
+        else ("is cut short", "--recover-to")
+    )
     for argv in (["sessions", "list"], ["run", "--peer", "127.0.0.1", "--runs", "1"]):
         done = linklab(*argv, "--db", str(db))
         assert done.returncode == 1
-        assert "damaged or is not a LinkLab database" in done.stderr
+        assert said in done.stderr and what_to_do in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
     assert db.read_bytes() == before
 
