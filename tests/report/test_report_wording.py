@@ -67,7 +67,7 @@ def test_table_headers_break_between_words_only() -> None:
 
 @pytest.mark.skipif(PDFTOTEXT is None, reason=NO_POPPLER)
 def test_no_heading_ends_a_pdf_page_without_its_table(tmp_path: Path) -> None:
-    from app.ui.common.render_charts import pdf_from_html
+    from app.ui.common.pdf_pages import pdf_from_html
 
     # Headings after fillers of every length: some fall at a page's foot.
     parts = []

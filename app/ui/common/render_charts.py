@@ -1,33 +1,23 @@
-"""Offscreen rendering for reports: the comparison chart as a print-friendly PNG, and HTML
-laid out on A4 pages by Qt's own PDF writer (no browser engine needed)."""
+"""Offscreen rendering for reports: the comparison chart and the timelines as print-friendly
+PNG images (the pages are laid out in pdf_pages)."""
 
 from __future__ import annotations
 
 import html
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
     QImage,
-    QPageLayout,
-    QPageSize,
     QPainter,
-    QPdfWriter,
-    QTextBlock,
-    QTextCursor,
-    QTextDocument,
-    QTextFormat,
-    QTextImageFormat,
-    QTextOption,
 )
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -53,13 +43,6 @@ _TITLE_PT = 16
 _LABEL_PT = 14
 _TICK_PT = 12
 _LEGEND_PT = 13
-#: A4 with 15 mm margins leaves 180 × 267 mm; the document is laid out at 96 dpi, then the
-#: writer scales it onto the page.
-_PAGE_MARGIN_MM = 15.0
-_LAYOUT_DPI = 96
-_A4_MM = (210.0, 297.0)
-#: At most this much smaller type to fit a wide table on the page (9 pt becomes 7.5 pt).
-_MAX_STRETCH = 1.2
 
 _app: QApplication | None = None  # held so the application is not collected while in use
 
@@ -338,122 +321,3 @@ def _png_bytes(image: QImage) -> bytes:
         raise RuntimeError("Qt could not encode the chart as PNG")
     device.close()
     return bytes(buffer.data())
-
-
-_IMAGE_SIZE = re.compile(r'(<img\b[^>]*?)\swidth="(\d+)"\s+height="(\d+)"')
-
-
-def fit_image_tags(html: str, max_width: float) -> str:
-    """The HTML with each sized image wider than the text column given the column's width
-    (its height in proportion), before layout: shrinking them in the laid-out document
-    loses the heading that follows an image."""
-
-    def fit(match: re.Match[str]) -> str:
-        width, height = int(match[2]), int(match[3])
-        if width <= max_width:
-            return match[0]
-        return f'{match[1]} width="{max_width:.0f}" height="{height * max_width / width:.0f}"'
-
-    return _IMAGE_SIZE.sub(fit, html)
-
-
-def _keep_headings_with_next(document: QTextDocument, page_height: float) -> None:
-    """A heading that would end a page with what it heads on the next (a table: its first row
-    below the header) starts that next page (QTextDocument knows no page-break-after: avoid)."""
-    layout = document.documentLayout()
-
-    def page_of(block: QTextBlock) -> int:
-        return int(layout.blockBoundingRect(block).top() // page_height)
-
-    block = document.begin()
-    while block.isValid():
-        after = block.next()
-        while after.isValid() and not after.text().strip():
-            after = after.next()
-        level = block.blockFormat().headingLevel()
-        kept = after
-        table = QTextCursor(after).currentTable() if after.isValid() else None
-        if table is not None and table.rows() > 1:  # its header row and its first row
-            kept = table.cellAt(1, 0).firstCursorPosition().block()
-        if level and kept.isValid() and page_of(kept) > page_of(block):
-            cursor = QTextCursor(block)
-            moved = block.blockFormat()
-            moved.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
-            cursor.setBlockFormat(moved)  # what follows moves down: laid out again below
-        block = after if after.isValid() else block.next()
-
-
-def _fit_images(document: QTextDocument, max_width: float) -> None:
-    """Shrink images wider than the text column, keeping their aspect ratio (those without
-    a size in their tag)."""
-    block = document.begin()
-    while block.isValid():
-        fragments = block.begin()
-        while not fragments.atEnd():
-            fragment = fragments.fragment()
-            fmt = fragment.charFormat()
-            if fmt.isImageFormat():
-                image = fmt.toImageFormat()
-                width, height = image.width(), image.height()
-                if width > max_width and height > 0:
-                    fitted = QTextImageFormat(image)
-                    fitted.setWidth(max_width)
-                    fitted.setHeight(height * max_width / width)
-                    cursor = QTextCursor(document)
-                    cursor.setPosition(fragment.position())
-                    end = fragment.position() + fragment.length()
-                    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-                    cursor.setCharFormat(fitted)
-            fragments += 1
-        block = block.next()
-
-
-def pdf_from_html(html: str, path: str | Path | None) -> bytes:
-    """Lay the HTML out on A4 pages (15 mm margins) with QTextDocument; return the PDF and
-    write it to path when one is given."""
-    ensure_application()
-    buffer = QByteArray()
-    device = QBuffer(buffer)
-    device.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(device)
-    writer.setTitle("LinkLab report")
-    writer.setCreator("LinkLab")
-    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
-    margins = QMarginsF(_PAGE_MARGIN_MM, _PAGE_MARGIN_MM, _PAGE_MARGIN_MM, _PAGE_MARGIN_MM)
-    writer.setPageMargins(margins, QPageLayout.Unit.Millimeter)
-    document = QTextDocument()
-    document.setDocumentMargin(0)
-    font = QFont()
-    font.setPointSize(9)
-    document.setDefaultFont(font)
-    # Break lines between words only: Qt's default also breaks inside words, which squeezes
-    # table columns until "Difference" splits in two.
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WordWrap)
-    document.setDefaultTextOption(option)
-    per_mm = _LAYOUT_DPI / 25.4
-    page = QSizeF(
-        (_A4_MM[0] - 2 * _PAGE_MARGIN_MM) * per_mm, (_A4_MM[1] - 2 * _PAGE_MARGIN_MM) * per_mm
-    )
-    document.setHtml(fit_image_tags(html, page.width()))
-    # A page size of our own stops print() from adding its 2 cm margins on top of ours.
-    document.setPageSize(page)
-    _fit_images(document, page.width())
-    # A table whose words cannot share the page's width (ten columns of differences) would
-    # run past the page's edge and be cut: the page is then laid out wider, and the writer
-    # scales it (type and all) onto the paper.
-    needed = document.idealWidth()
-    if needed > page.width() + 0.5:
-        stretch = min(needed / page.width(), _MAX_STRETCH)
-        page = QSizeF(page.width() * stretch, page.height() * stretch)
-        document.setHtml(fit_image_tags(html, page.width()))
-        document.setPageSize(page)
-        _fit_images(document, page.width())
-    _keep_headings_with_next(document, page.height())
-    document.print_(writer)
-    del writer  # the writer finishes the file when it goes
-    device.close()
-    data = bytes(buffer.data())
-    if path is not None:
-        Path(path).write_bytes(data)
-    return data

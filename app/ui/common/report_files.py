@@ -33,7 +33,8 @@ def write_outputs(
     if not (png or html or pdf):
         return []
     from app.ui.common.chart_style import comparison_styles
-    from app.ui.common.render_charts import chart_png, pdf_from_html, timeline_chart, widget_png
+    from app.ui.common.pdf_pages import pdf_from_html
+    from app.ui.common.render_charts import chart_png, timeline_chart, widget_png
 
     comparison = data.comparison
     chart = chart_png(comparison, None)  # the report's own chart: a fixed, readable size
@@ -90,7 +91,7 @@ def write_lab_report(report: LabReport, path: str | Path) -> Path:
     if kind == ".html":
         _write(path, page.encode("utf-8"))
     else:
-        from app.ui.common.render_charts import pdf_from_html
+        from app.ui.common.pdf_pages import pdf_from_html
 
         _write(path, pdf_from_html(page, None))
     return path
