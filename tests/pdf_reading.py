@@ -19,10 +19,15 @@ _HEADINGS = {f"h{n}" for n in range(1, 7)}
 _LONG_LINE = 24
 
 
+#: When a report was made: the HTML and the PDF saved a few seconds apart say different times.
+_MADE_AT = re.compile(r"(Made|Drafted) by LinkLab (\S+) on \d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d UTC")
+
+
 def squeezed(text: str) -> str:
     """The text as compared: ligatures undone, no whitespace at all (a PDF breaks lines, and
-    words at a slash, where the HTML does not)."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+    words at a slash, where the HTML does not), the time it was made left out."""
+    text = _MADE_AT.sub(r"\1 by LinkLab \2", unicodedata.normalize("NFKC", text))
+    return re.sub(r"\s+", "", text)
 
 
 def spaced(text: str) -> str:
@@ -143,14 +148,32 @@ def _row_places(rows: list[str], pages: list[str]) -> list[str]:
     return missing
 
 
+#: A heading wraps over at most this many lines of the PDF.
+_HEADING_LINES = 3
+
+
+def _headings_found(headings: set[str], pages: list[str]) -> list[str]:
+    """The PDF's lines that are headings, in order (a long one wrapped over a few lines)."""
+    lines = [spaced(line) for page in pages for line in page.splitlines()]
+    found, at = [], 0
+    while at < len(lines):
+        for count in range(_HEADING_LINES, 0, -1):
+            joined = " ".join(lines[at : at + count])
+            if joined in headings:
+                found.append(joined)
+                at += count
+                break
+        else:
+            at += 1
+    return found
+
+
 def pdf_problems(html: str, pdf: Path) -> list[str]:
     """What the PDF loses or says twice of the HTML report it was made from."""
     read = outline(html)
     pages = pdf_pages_text(pdf)
     problems = []
-    wanted = set(read.headings)
-    lines = [spaced(line) for page in pages for line in page.splitlines()]
-    found = [line for line in lines if line in wanted]
+    found = _headings_found(set(read.headings), pages)
     if found != read.headings:
         problems.append(f"headings in the PDF {found} are not the HTML's {read.headings}")
     whole = squeezed("".join(pages))

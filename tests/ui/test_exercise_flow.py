@@ -21,6 +21,8 @@ from app.domain.exercise import Exercise, with_id
 from app.domain.plan import Variable
 from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
+from tests.artifacts import PDFTOTEXT
+from tests.pdf_reading import pdf_problems
 from tests.ui.journey import confirmed
 from tests.ui.test_compare_flow import save_as
 from tests.ui.user import Unreachable, User, wait_for
@@ -121,6 +123,13 @@ def test_student_lab_end_to_end(window: MainWindow, user: User, tmp_path: Path) 
     confirmed(user, pdf)
     assert docx.name not in user.find("Saved files").toolTip()  # the newer save replaced it
     assert pdf.read_bytes().startswith(b"%PDF-")
+    page = tmp_path / "ann.html"
+    with user.answering(save_as(page)):
+        user.click("Write lab report…")
+    wait_for(page.exists, 30, "the HTML report")
+    if PDFTOTEXT is not None:  # the PDF holds every heading and row of the HTML, once each
+        problems = pdf_problems(page.read_text(encoding="utf-8"), pdf)
+        assert not problems, "\n".join(problems)
     from docx import Document
 
     text = "\n".join(p.text for p in Document(str(docx)).paragraphs)
