@@ -1,7 +1,8 @@
 """Charts: the live run (throughput against time) and the sweep (mean ± SD per point).
 
 Both collect data as it arrives and redraw on a timer (~10 Hz), never per sample; the live
-curve uses pyqtgraph's peak downsampling and clip-to-view so long runs stay cheap.
+curve hands pyqtgraph at most about a point a pixel (app.ui.common.decimate) with its peak
+downsampling and clip-to-view on, so that a redraw costs the same however long the run.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ from app.ui.common.chart_style import (
     style_plot,
     theme_colours,
 )
+from app.ui.common.decimate import budget, decimated
 from app.ui.common.plot import Plot
 
 REDRAW_MS = 100
+#: A live curve marks each sample while it holds at most this many.
+SYMBOLS_UP_TO = 120
 #: Expected curves: thin grey lines, told apart by their dashes.
 EXPECTED_DASHES = (
     Qt.PenStyle.DashLine,
@@ -119,6 +123,9 @@ class LiveChart(_OnDemand, Plot):
         self._rates: dict[tuple[Flow, bool], deque[float]] = {}
         self._curves: dict[tuple[Flow, bool], pg.PlotDataItem] = {}
         self._key: RunKey | None = None  # the run shown
+        self._symbols: dict[tuple[Flow, bool], bool] = {}  # whether a curve marks its samples
+        self._drawn: dict[tuple[Flow, bool], int] = {}
+        self._ranges: tuple[tuple[float, float], float] | None = None
         self._dirty = False
         self._start_timer()
         self._unit = ("Mbit/s", 1e6)
@@ -138,6 +145,9 @@ class LiveChart(_OnDemand, Plot):
             self.removeItem(curve)
         self._legend.clear()
         self._curves.clear()
+        self._symbols.clear()
+        self._drawn.clear()
+        self._ranges = None
         self._times.clear()
         self._rates.clear()
 
@@ -192,9 +202,22 @@ class LiveChart(_OnDemand, Plot):
                 return list(self._rates[key])
         return []
 
+    @property
+    def drawn_count(self) -> int:
+        """The most points handed to pyqtgraph for one curve at the last redraw."""
+        return max(self._drawn.values(), default=0)
+
     def _draw(self) -> None:
         self._dirty = False
-        peak = max((max(v) for v in self._rates.values() if v), default=0.0)
+        # Each curve as at most about a point a pixel (its peaks kept), whatever it holds: a
+        # redraw costs the same after an hour as after a minute.
+        most = budget(self.getPlotItem().getViewBox().width())
+        shown = {
+            key: decimated(np.asarray(self._times[key]), np.asarray(self._rates[key]), most)
+            for key in self._rates
+            if self._rates[key]
+        }
+        peak = max((float(np.max(v)) for _, v in shown.values()), default=0.0)
         unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
         if (unit, scale) != self._unit:
             self._unit = (unit, scale)
@@ -202,32 +225,42 @@ class LiveChart(_OnDemand, Plot):
         for index, flow in enumerate((Flow.UP, Flow.DOWN)):
             for sent in (False, True):
                 key = (flow, sent)
-                if key not in self._rates:
+                if key not in shown:
                     continue
-                if key not in self._curves:
-                    # The run's series colour: the download of a run both ways dashed, the
-                    # sender's figures (before the receiver's arrive) dotted.
-                    name = "upload" if flow is Flow.UP else "download"
-                    name += " (sent)" if sent else ""
-                    pen = pg.mkPen(self._colour, width=2, style=LINES[index + (2 if sent else 0)])
-                    self._curves[key] = self.plot(
-                        [],
-                        [],
-                        pen=pen,
-                        name=name,
-                        symbol="o" if flow is Flow.UP else "s",
-                        symbolSize=5,
-                        symbolBrush=self._colour,
-                    )
-                times = np.asarray(self._times[key])
-                rates = np.asarray(self._rates[key]) / scale
-                self._curves[key].setData(times, rates)
+                few = len(self._rates[key]) <= SYMBOLS_UP_TO
+                if key not in self._curves or self._symbols.get(key) != few:
+                    if key in self._curves:
+                        self.removeItem(self._curves.pop(key))
+                    self._curves[key] = self._curve(index, flow, sent, symbols=few)
+                    self._symbols[key] = few
+                times, rates = shown[key]
+                self._curves[key].setData(times, rates / scale)
+                self._drawn[key] = len(times)
         # Throughput reads against zero: an axis zoomed onto the noise would mislead.
-        last = max((max(v) for v in self._times.values() if v), default=1.0)
+        last = max((float(t[-1]) for t, _ in shown.values()), default=1.0)
         full = any(len(v) == self.MAX_POINTS for v in self._times.values())
-        first = min((v[0] for v in self._times.values() if v), default=0.0) if full else 0.0
-        self.setXRange(first, max(last, first + 1.0), padding=0.02)
-        self.setYRange(0, (peak / scale) * 1.15 if peak else 1.0, padding=0)
+        first = min((float(t[0]) for t, _ in shown.values()), default=0.0) if full else 0.0
+        self._set_ranges((first, max(last, first + 1.0)), (peak / scale) * 1.15 if peak else 1.0)
+
+    def _curve(self, index: int, flow: Flow, sent: bool, *, symbols: bool) -> pg.PlotDataItem:
+        """A flow's curve in the run's series colour: the download of a run both ways dashed,
+        the sender's figures (before the receiver's arrive) dotted; each sample marked while
+        there are few (a long run's thousands of marks would cost every redraw)."""
+        name = "upload" if flow is Flow.UP else "download"
+        name += " (sent)" if sent else ""
+        pen = pg.mkPen(self._colour, width=2, style=LINES[index + (2 if sent else 0)])
+        marks = {"symbol": "o" if flow is Flow.UP else "s", "symbolSize": 5} if symbols else {}
+        if symbols:  # any symbol option alone makes pyqtgraph mark each point
+            marks["symbolBrush"] = self._colour
+        return self.plot([], [], pen=pen, name=name, **marks)
+
+    def _set_ranges(self, x: tuple[float, float], top: float) -> None:
+        """The axes' ranges, set only when they change (each setting lays the plot out)."""
+        if (x, top) == self._ranges:
+            return
+        self._ranges = (x, top)
+        self.setXRange(*x, padding=0.02)
+        self.setYRange(0, top, padding=0)
 
 
 def add_expected(chart: SweepChart, curves: Iterable[SeriesData]) -> None:

@@ -1,6 +1,7 @@
 """The live latency chart: the round trips of the run in progress's latency probes, idle ones
 before the engine started (negative times) and loaded ones while it runs, with the medians in
-the title. Redrawn on a timer, like the throughput chart beside it."""
+the title. Redrawn on a timer, like the throughput chart beside it, each curve as at most about
+a point a pixel."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
+from app.ui.common.decimate import budget, decimated
 from app.ui.common.plot import Plot
 
 TITLE = "Latency (ms)"
@@ -47,6 +49,7 @@ class LatencyChart(_OnDemand, Plot):
         self._rtts: dict[str, deque[float]] = {}
         self._lost: dict[str, int] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
+        self._drawn: dict[str, int] = {}
         self._idle_line = pg.InfiniteLine(
             angle=0, pen=pg.mkPen(COLOURS[2], width=1, style=Qt.PenStyle.DashLine)
         )
@@ -60,6 +63,7 @@ class LatencyChart(_OnDemand, Plot):
             self.removeItem(curve)
         self._legend.clear()
         self._curves.clear()
+        self._drawn.clear()
         self._times.clear()
         self._rtts.clear()
         self._lost.clear()
@@ -84,21 +88,29 @@ class LatencyChart(_OnDemand, Plot):
     def point_count(self) -> int:
         return sum(len(v) for v in self._rtts.values())
 
+    @property
+    def drawn_count(self) -> int:
+        """The most points handed to pyqtgraph for one curve at the last redraw."""
+        return max(self._drawn.values(), default=0)
+
     def median(self, phase: str) -> float | None:
         values = self._rtts.get(phase)
         return float(np.median(np.asarray(values))) if values else None
 
     def _draw(self) -> None:
         self._dirty = False
+        most = budget(self.getPlotItem().getViewBox().width())
         words = []
+        peak = 0.0
         for phase, (name, colour) in PHASES.items():
             if not self._rtts.get(phase):
                 continue
             if phase not in self._curves:
                 self._curves[phase] = self.plot([], [], pen=pg.mkPen(colour, width=1.5), name=name)
-            self._curves[phase].setData(
-                np.asarray(self._times[phase]), np.asarray(self._rtts[phase])
-            )
+            shown = decimated(np.asarray(self._times[phase]), np.asarray(self._rtts[phase]), most)
+            self._curves[phase].setData(*shown)
+            self._drawn[phase] = len(shown[0])
+            peak = max(peak, float(np.max(shown[1])))  # the peaks are among those drawn
             median = self.median(phase)
             lost = self._lost.get(phase, 0)
             total = lost + len(self._rtts[phase])
@@ -109,6 +121,5 @@ class LatencyChart(_OnDemand, Plot):
         if idle is not None:
             self._idle_line.setValue(idle)
         self.getPlotItem().setTitle(f"{TITLE} · {'; '.join(words)}" if words else TITLE)
-        peak = max((max(v) for v in self._rtts.values() if v), default=0.0)
         # Round trips read against zero, like throughput: the growth under load is the story.
         self.setYRange(0, peak * 1.15 if peak else 1.0, padding=0)

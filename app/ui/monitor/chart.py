@@ -1,7 +1,8 @@
 """A monitor's chart: throughput, loss (UDP) or retransmits (TCP), and working latency over
 time, stacked on one time axis; a rolling window of the last minutes at full resolution, or the
 whole history from the monitor's buckets (mean line, lowest to highest shaded). Redrawn on a
-timer while shown and changing, with pyqtgraph's peak downsampling and clip-to-view."""
+timer while shown and changing, each curve handed to pyqtgraph as at most about a point a pixel
+(its peaks kept), with pyqtgraph's peak downsampling and clip-to-view."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from app.domain.units import rate_unit
 from app.study.sweep.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.charts import _OnDemand
+from app.ui.common.decimate import budget, decimated
 from app.ui.common.plot import Plot
 
 #: The span shown until the user chooses another: the last five minutes.
@@ -74,14 +76,23 @@ class _Curve:
         shade.setAlpha(50)
         self.band = pg.FillBetweenItem(self.low, self.high, brush=shade)
         plot.addItem(self.band)
-        self.count = 0  # points drawn
+        self.count = 0  # points shown
+        self.drawn = 0  # points handed to pyqtgraph for them
 
     def show(
-        self, t: np.ndarray, v: np.ndarray, low: np.ndarray | None, high: np.ndarray | None
+        self,
+        t: np.ndarray,
+        v: np.ndarray,
+        low: np.ndarray | None,
+        high: np.ndarray | None,
+        most: int,
     ) -> None:
-        gapped_t, gapped_v = with_gaps(t, v)
+        """The points (at most about `most` of them drawn, their peaks kept), and the band
+        between low and high when given."""
+        gapped_t, gapped_v = decimated(*with_gaps(t, v), most)
         self.line.setData(gapped_t, gapped_v, connect="finite")
         self.count = len(t)
+        self.drawn = len(gapped_t)
         banded = low is not None and high is not None and len(t) > 0
         self.low.setData(t if banded else [], low if banded else [])
         self.high.setData(t if banded else [], high if banded else [])
@@ -193,9 +204,14 @@ class MonitorChart(_OnDemand, QWidget):
         return (self.throughput, self.loss, self.latency)
 
     def drawn(self, plot: str) -> dict[str, int]:
-        """Points drawn per curve name on 'throughput', 'loss' or 'latency'."""
+        """Points shown per curve name on 'throughput', 'loss' or 'latency'."""
         shown: _Plot = getattr(self, plot)
         return {name: curve.count for name, curve in shown.curves.items()}
+
+    def handed(self, plot: str) -> dict[str, int]:
+        """Points handed to pyqtgraph per curve name (at most about one a pixel)."""
+        shown: _Plot = getattr(self, plot)
+        return {name: curve.drawn for name, curve in shown.curves.items()}
 
     def times(self, plot: str, name: str) -> list[float]:
         """The times of the points drawn of one curve (seconds since the start)."""
@@ -236,6 +252,7 @@ class MonitorChart(_OnDemand, QWidget):
             if plot is self.throughput:
                 unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
                 plot.setLabel("left", f"throughput ({unit})")
+            most = budget(plot.getPlotItem().getViewBox().width())
             for name, (t, v, low, high) in data.items():
                 curve = plot.curves.get(name)
                 if curve is None:
@@ -245,6 +262,7 @@ class MonitorChart(_OnDemand, QWidget):
                     v / scale,
                     None if low is None else low / scale,
                     None if high is None else high / scale,
+                    most,
                 )
             top = peak / scale * 1.15 if peak > 0 else 1.0
             plot.setYRange(0, top, padding=0)
