@@ -14,6 +14,7 @@ from app.analysis.points import point_summaries
 from app.analysis.shares import link_shares
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
+from app.domain.precision import precision
 from app.domain.records import RunRecord, SessionRecord, status_words
 from app.domain.units import counted, format_rate, percent_text
 from app.study.sweep.describe import latency_methods
@@ -229,10 +230,11 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO) -> 
     out.write(header + "\n")
     for point in points:
         tp = point.metrics["throughput_bps"]
+        shown = precision(tp.mean, tp.std, rate=True)  # one unit, one precision
         line = (
             f"{point.series.label:<14} "
             f"{'whole' if plan.is_monitor else value_word(point.value):>10} {point.n:>4} "
-            f"{format_rate(tp.mean):>12} {format_rate(tp.std):>12} {format_rate(tp.ci95):>12}"
+            f"{shown.text(tp.mean):>12} {shown.text(tp.std):>12} {shown.text(tp.ci95):>12}"
         )
         for name, _label in extra:
             mean = point.metrics[name].mean

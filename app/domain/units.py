@@ -22,10 +22,15 @@ def format_rate(bps: float | None, digits: int = 3) -> str:
         return "—"
     if math.isinf(bps):
         return f"{'−' if bps < 0 else ''}∞ bit/s"
-    for unit, scale in _RATE_UNITS:
-        if abs(bps) >= scale:
-            return f"{_significant(bps / scale, digits)} {unit}"
-    return f"{_significant(bps, digits)} bit/s"
+    units = (*_RATE_UNITS, ("bit/s", 1.0))
+    for index, (unit, scale) in enumerate(units):
+        if abs(bps) >= scale or index == len(units) - 1:
+            shown = _significant(bps / scale, digits)
+            if index and abs(float(shown)) >= 1000:  # rounded up into the next unit
+                bigger, larger = units[index - 1]
+                return f"{_significant(bps / larger, digits)} {bigger}"
+            return f"{shown} {unit}"
+    raise AssertionError("unreachable")
 
 
 def format_received(received_bps: float | None, sent_bps: float | None) -> str:
@@ -60,6 +65,8 @@ def _significant(value: float, digits: int) -> str:
         return f"{value:.{max(1, digits)}g}"
     whole = len(str(int(abs(value)))) if abs(value) >= 1 else 1
     decimals = max(0, digits - whole)
+    if len(str(int(abs(round(value, decimals))))) > whole:  # 99.96 rounds to 100: "100"
+        decimals = max(0, decimals - 1)
     return f"{value:.{decimals}f}"
 
 

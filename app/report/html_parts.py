@@ -13,8 +13,9 @@ from typing import Any
 from app.analysis.compare import METRIC_INFO
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
+from app.domain.precision import ALONE_DIGITS, fixed, places
 from app.domain.records import SessionRecord
-from app.domain.units import DASH, MINUS, format_p, format_rate, plain_rate, rate_unit
+from app.domain.units import DASH, format_p, format_rate, plain_rate, rate_unit
 from app.study.sweep.describe import describe_security
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -68,9 +69,7 @@ def number(value: float | None, scale: float, *, signed: bool = False) -> str:
     shown = value / scale
     if shown == 0:
         return "0"
-    places = max(0, 2 - math.floor(math.log10(abs(shown))))
-    sign = MINUS if shown < 0 else ("+" if signed else "")
-    return f"{sign}{abs(shown):.{places}f}"
+    return fixed(shown, places(shown, ALONE_DIGITS), plus=signed)
 
 
 def with_unit(title: str, unit: str) -> str:

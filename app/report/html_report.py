@@ -26,6 +26,7 @@ from app.analysis.stats import Summary
 from app.domain.metrics import POINT_METRICS, ranked
 from app.domain.net import Protocol
 from app.domain.plan_fields import label_words
+from app.domain.precision import SPREAD_DIGITS, fixed, mean_and_spread, places, precision
 from app.domain.records import utc_now
 from app.domain.units import DASH, MINUS
 from app.engine.drivers.registry import phrase
@@ -58,19 +59,24 @@ def _difference_row(p: ComparedPoint, factor: float, status: str) -> str:
     relative = DASH
     if p.relative_pct is not None:
         relative = f"{MINUS if p.relative_pct < 0 else '+'}{abs(p.relative_pct):.1f}&nbsp;%"
-    interval = (
-        DASH
-        if p.ci_low is None or p.ci_high is None or p.ci_level is None
-        else f"{number(p.ci_low, factor, signed=True)} to {number(p.ci_high, factor, signed=True)}"
-        f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
-    )
+    difference = number(p.difference, factor, signed=True)
+    interval = DASH
+    if p.ci_low is not None and p.ci_high is not None and p.ci_level is not None:
+        # The difference and its interval to one precision: the half-width's.
+        shown = precision(p.difference, (p.ci_high - p.ci_low) / 2, scale=factor)
+        if p.difference is not None:
+            difference = shown.number(p.difference, plus=True)
+        interval = (
+            f"{shown.number(p.ci_low, plus=True)} to {shown.number(p.ci_high, plus=True)}"
+            f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
+        )
     return cells(
         [
             ("num", e(x(p.value))),
             ("num", f"{p.baseline.n}&nbsp;/&nbsp;{p.other.n}"),
             ("num", number(p.baseline.mean, factor)),
             ("num", number(p.other.mean, factor)),
-            ("num", number(p.difference, factor, signed=True)),
+            ("num", difference),
             ("num", relative),
             ("num", interval),
             ("num", p_value(p.p_value).replace(" ", "&nbsp;")),
@@ -110,8 +116,7 @@ def _summaries(data: ReportData, curve: SeriesData) -> dict[float | str, PointSu
 def _mean_sd(summary: Summary | None, factor: float) -> str:
     if summary is None or summary.mean is None:
         return DASH
-    sd = DASH if summary.std is None else number(summary.std, factor)
-    return f"{number(summary.mean, factor)}&nbsp;±&nbsp;{sd}"
+    return mean_and_spread(summary.mean, summary.std, scale=factor).replace(" ", "&nbsp;")
 
 
 def _sd_tables(data: ReportData, curves: Sequence[SeriesData]) -> str:
@@ -181,6 +186,12 @@ def without_line(lines: Sequence[Timeline]) -> str:
     )
 
 
+def _spread(value: object, factor: float) -> str:
+    if not isinstance(value, int | float):
+        return DASH
+    return fixed(value / factor, places(value / factor, SPREAD_DIGITS))
+
+
 def _std_section(data: ReportData) -> str:
     comparison = data.comparison
     header, rows = std_table(comparison)
@@ -190,7 +201,8 @@ def _std_section(data: ReportData) -> str:
     body = []
     for value, *row in rows:
         shown = [("num", e(x(value) if isinstance(value, int | float) else value))]
-        shown += [("num", number(v, factor) if isinstance(v, int | float) else DASH) for v in row]
+        # Each a spread, to two significant digits as beside its mean in the tables above.
+        shown += [("num", _spread(v, factor)) for v in row]
         body.append(cells(shown))
     name = METRIC_INFO[comparison.metric][0]
     in_unit = f" ({e(unit)})" if unit else ""

@@ -18,6 +18,7 @@ from app.analysis.range_findings import range_finding
 from app.domain.exercise import Exercise, Step, asked_metrics
 from app.domain.plan import Plan
 from app.domain.plan_fields import VARIABLE_LABELS
+from app.domain.precision import mean_and_spread
 from app.domain.records import SessionRecord, utc_now
 from app.domain.units import DASH, format_rate
 from app.report.html_parts import CSP, STYLE, e, png_size, table, when, x
@@ -143,11 +144,8 @@ def step_tables(step: StepReport) -> list[tuple[str, list[str], list[list[str]]]
 
 
 def _mean_sd(metric: str, mean: float | None, sd: float | None) -> str:
-    if mean is None:
-        return DASH
-    if metric == "throughput_bps":
-        return f"{format_rate(mean)} ± {format_rate(sd) if sd is not None else DASH}"
-    return f"{mean:.3g} ± {f'{sd:.2g}' if sd is not None else DASH}"
+    """'2.00 ± 0.35 Gbit/s', '0.52 ± 0.12': the mean and its SD to one precision."""
+    return mean_and_spread(mean, sd, rate=metric == "throughput_bps")
 
 
 def step_findings(step: StepReport) -> list[str]:

@@ -296,14 +296,15 @@ def test_sessions_that_differ_otherwise_are_flagged_in_the_report(tmp_path: Path
 def test_report_has_mean_and_sd_tables_and_single_sessions_report(stored: Stored) -> None:
     page = report_html(stored.data, b"", {})
     assert "Throughput: mean ± SD" in page or "mean ± SD" in page
-    assert "90.0&nbsp;±&nbsp;" in page  # the baseline's 1408 B point, in Mbit/s
+    # The baseline's 1408 B point in Mbit/s, its mean to the place of its SD's second digit.
+    assert "90.00&nbsp;±&nbsp;0.71" in page
     with Database(stored.db, readonly=True) as db:
         store = SessionStore(db)
         items = series_data(store.get(stored.ids[0]), store.runs(stored.ids[0]), "throughput_bps")
     single = compare(items, "throughput_bps")
     assert single.pairs == [] and len(single.curves) == 1
     one = report_html(collect(single, FrontDoor(stored.db)), b"", {})
-    assert "LinkLab report:" in one and "90.0&nbsp;±&nbsp;" in one
+    assert "LinkLab report:" in one and "90.00&nbsp;±&nbsp;0.71" in one
 
 
 @pytest.mark.skipif(

@@ -14,9 +14,9 @@ from pytestqt.qtbot import QtBot
 from app.analysis.points import point_summaries
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Conditions, Medium, Peer, Plan, Security
+from app.domain.precision import precision
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.tags import TagError, parse_tags
-from app.domain.units import format_rate
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
@@ -222,7 +222,9 @@ def test_selected_session_shows_the_stores_means(tab: SessionsTab, context: AppC
     for point in points:
         row = shown[(point.series.label, f"{point.value:g}")]
         assert view.table.cell_text(row, 2) == "3"
-        assert view.table.cell_text(row, 3) == format_rate(point.metrics["throughput_bps"].mean)
+        throughput = point.metrics["throughput_bps"]
+        precise = precision(throughput.mean, throughput.std, rate=True)
+        assert view.table.cell_text(row, 3) == precise.text(throughput.mean)
     chart = view.throughput_chart
     labels = [s.label for s in session.plan.series]
     assert chart.series_names == labels and len(labels) == 4

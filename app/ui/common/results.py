@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from app.analysis.stats import Summary
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
+from app.domain.precision import precision
 from app.domain.units import format_rate, percent_text
 from app.engine.drivers.registry import phrased
 
@@ -126,15 +127,22 @@ class ResultsTable(QTableWidget):
             self.insertRow(row)
             self._rows[key] = row
         throughput = metrics["throughput_bps"]
+        # The mean, its spread, range and interval in one unit and to one precision.
+        shown = precision(throughput.mean, throughput.std, rate=True)
         cells = [
             series,
             value_word(value),
             str(throughput.n),
-            format_rate(throughput.mean),
-            format_rate(throughput.std),
-            format_rate(throughput.min),
-            format_rate(throughput.max),
-            format_rate(throughput.ci95),
+            *(
+                shown.text(figure)
+                for figure in (
+                    throughput.mean,
+                    throughput.std,
+                    throughput.min,
+                    throughput.max,
+                    throughput.ci95,
+                )
+            ),
         ]
         for metric, _, show, _ in OPTIONAL_COLUMNS:
             summary = metrics.get(metric)

@@ -1,0 +1,98 @@
+"""Over random runs stored in a real SQLite file: every mean printed beside its spread in the
+HTML report (mean ± SD tables), the Pairs table (a difference beside its interval), the lab
+report's tables and the command line's points table shares its spread's precision, and the
+CSV keeps every digit."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.analysis.points import point_summaries
+from app.cli.output import print_points
+from app.domain.precision import SPREAD_DIGITS, places
+from app.domain.units import MINUS
+from app.report.compare_export import comparison_csv
+from app.report.html_report import report_html
+from app.report.lab_report import _mean_sd
+from app.report.report_data import collect
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.study.frontdoor import FrontDoor
+from tests.report.test_reports import ENVIRONMENT, add_session, load
+
+runs = st.lists(st.floats(0.05, 5_000.0), min_size=3, max_size=4)  # Mbit/s per run
+points = st.fixed_dictionaries({128: runs, 1408: runs})
+NUMBER = r"[+−-]?\d+(?:\.\d+)?"
+
+
+def decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+@pytest.mark.timeout(900)  # each example a real store and report: seconds on a busy machine
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(points, points)
+def test_every_mean_and_interval_shares_its_spreads_precision(
+    tmp_path_factory: object, baseline: dict[int, list[float]], other: dict[int, list[float]]
+) -> None:
+    folder = tmp_path_factory.mktemp("precision")  # type: ignore[attr-defined]
+    path = Path(folder) / "linklab.sqlite3"
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = (
+            add_session(store, "baseline", "", baseline, ENVIRONMENT),
+            add_session(store, "other", "", other, {}),
+        )
+    comparison = load(path, ids)
+    page = report_html(collect(comparison, FrontDoor(path)), b"", {})
+    pairs = re.findall(rf"({NUMBER})&nbsp;±&nbsp;({NUMBER})", page)
+    assert len(pairs) == 4  # two sides at two points
+    for mean, spread in pairs:
+        if spread == "0":  # runs all alike: nothing to round to
+            continue
+        assert decimals(mean) == decimals(spread), (mean, spread)
+        assert decimals(spread) == places(float(spread.replace(MINUS, "-")), SPREAD_DIGITS) or (
+            float(spread) >= 10
+        )
+    # The Pairs table: each difference to the precision of its interval's bounds.
+    rows = re.findall(
+        rf'<td class="num">({NUMBER})</td><td class="num">[+−-]?[\d.%&nbsp;]+</td>'
+        rf'<td class="num">({NUMBER}) to ({NUMBER}) \(',
+        page,
+    )
+    assert rows, "no difference with its interval"
+    for difference, low, high in rows:
+        assert decimals(difference) == decimals(low) == decimals(high), (difference, low, high)
+    # The CSV is data: every digit of the figures, as computed.
+    table = list(csv.DictReader(io.StringIO(comparison_csv(comparison))))
+    computed = [p for pair in comparison.pairs for p in pair.points]
+    assert [float(row["difference"]) for row in table] == [p.difference for p in computed]
+    assert [float(row["ci_low"]) for row in table] == [p.ci_low for p in computed]
+    # The command line's points table: mean, std and interval in one unit and precision.
+    with Database(path, readonly=True) as db:
+        store = SessionStore(db)
+        session, stored = store.get(ids[0]), store.runs(ids[0])
+    out = io.StringIO()
+    print_points(session, stored, out)
+    for line in out.getvalue().splitlines()[1:]:
+        found = re.findall(rf"({NUMBER}) (\S*bit/s)", line)
+        if len(found) >= 3:
+            (mean, unit), (std, unit2), (ci, unit3) = found[:3]
+            assert unit == unit2 == unit3 and decimals(mean) == decimals(std) == decimals(ci), line
+    # The lab report's tables, from the same summaries.
+    for point in point_summaries(session.plan, stored):
+        summary = point.metrics["throughput_bps"]
+        mean, spread, unit = re.fullmatch(
+            rf"({NUMBER}) ± ({NUMBER}) (\S+)", _mean_sd("throughput_bps", summary.mean, summary.std)
+        ).groups()  # type: ignore[union-attr]
+        assert spread == "0" or decimals(mean) == decimals(spread), (mean, spread)
+        assert unit.endswith("bit/s")
