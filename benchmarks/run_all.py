@@ -21,6 +21,7 @@ SCRIPTS = [
     "monitor_memory.py",
     "fine_interval_memory.py",
     "exchange_scale.py",
+    "hour_at_fine_interval.py",
 ]
 
 
