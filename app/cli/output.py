@@ -230,11 +230,11 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO) -> 
     out.write(header + "\n")
     for point in points:
         tp = point.metrics["throughput_bps"]
-        shown = precision(tp.mean, tp.std, rate=True)  # one unit, one precision
+        precise = precision(tp.mean, tp.std, rate=True)  # one unit, one precision
         line = (
             f"{point.series.label:<14} "
             f"{'whole' if plan.is_monitor else value_word(point.value):>10} {point.n:>4} "
-            f"{shown.text(tp.mean):>12} {shown.text(tp.std):>12} {shown.text(tp.ci95):>12}"
+            f"{precise.text(tp.mean):>12} {precise.text(tp.std):>12} {precise.text(tp.ci95):>12}"
         )
         for name, _label in extra:
             mean = point.metrics[name].mean

@@ -128,13 +128,13 @@ class ResultsTable(QTableWidget):
             self._rows[key] = row
         throughput = metrics["throughput_bps"]
         # The mean, its spread, range and interval in one unit and to one precision.
-        shown = precision(throughput.mean, throughput.std, rate=True)
+        precise = precision(throughput.mean, throughput.std, rate=True)
         cells = [
             series,
             value_word(value),
             str(throughput.n),
             *(
-                shown.text(figure)
+                precise.text(figure)
                 for figure in (
                     throughput.mean,
                     throughput.std,
