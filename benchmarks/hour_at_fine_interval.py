@@ -81,7 +81,7 @@ def redraw_cost() -> None:
 
     from app.domain.net import Flow, Protocol
     from app.domain.results import Sample
-    from app.ui.common.charts import LiveChart
+    from app.ui.common.live_chart import LiveChart
 
     app = QApplication.instance() or QApplication([])
     chart = LiveChart()

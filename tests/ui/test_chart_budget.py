@@ -16,9 +16,9 @@ from app.analysis.monitor_trace import MonitorTraces
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import RunKey
 from app.domain.results import Sample
-from app.ui.common.charts import SYMBOLS_UP_TO, LiveChart
 from app.ui.common.decimate import budget, decimated
 from app.ui.common.latency_chart import LatencyChart
+from app.ui.common.live_chart import SYMBOLS_UP_TO, LiveChart
 from app.ui.monitor.chart import MonitorChart
 
 WIDTH = 800

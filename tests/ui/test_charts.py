@@ -11,7 +11,8 @@ from app.analysis.stats import summarize
 from app.domain.net import Flow, IpVersion, Protocol
 from app.domain.plan import RunKey
 from app.domain.results import Sample
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, x_range
+from app.ui.common.charts import SweepChart, SweepPoint, x_range
+from app.ui.common.live_chart import LiveChart
 
 
 def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ignore[no-untyped-def]

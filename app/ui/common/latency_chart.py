@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from app.ui.common.chart_style import COLOURS, add_legend, style_plot
-from app.ui.common.charts import _OnDemand
 from app.ui.common.decimate import budget, decimated
+from app.ui.common.on_demand import OnDemand
 from app.ui.common.plot import Plot
 
 TITLE = "Latency (ms)"
@@ -29,7 +29,7 @@ PHASES = {
 TITLE_WORDS = {"idle": "idle", "loaded": "loaded", "kernel": "TCP's own"}
 
 
-class LatencyChart(_OnDemand, Plot):
+class LatencyChart(OnDemand, Plot):
     """Probe round trips against time, one curve per phase; lost probes are counted in the
     title. It keeps the last MAX_POINTS probes of each phase (200 s at 10 ms)."""
 

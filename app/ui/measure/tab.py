@@ -33,8 +33,9 @@ from app.study.sweep.events import (
     StudyPrepared,
 )
 from app.ui.common.chart_style import series_style
-from app.ui.common.charts import LiveChart, SweepChart, SweepPoint, x_title
+from app.ui.common.charts import SweepChart, SweepPoint, x_title
 from app.ui.common.latency_chart import LatencyChart
+from app.ui.common.live_chart import LiveChart
 from app.ui.common.log_view import LogView
 from app.ui.common.results import ResultsTable
 from app.ui.common.study_worker import PeerRefused, study_worker

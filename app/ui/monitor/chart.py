@@ -19,8 +19,8 @@ from app.domain.net import Protocol
 from app.domain.units import rate_unit
 from app.study.sweep.describe import clock_text
 from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
-from app.ui.common.charts import _OnDemand
 from app.ui.common.decimate import budget, decimated
+from app.ui.common.on_demand import OnDemand
 from app.ui.common.plot import Plot
 
 #: The span shown until the user chooses another: the last five minutes.
@@ -139,7 +139,7 @@ class _Plot(Plot):
         self.getPlotItem().setTitle(text)
 
 
-class MonitorChart(_OnDemand, QWidget):
+class MonitorChart(OnDemand, QWidget):
     """The three stacked plots of one monitor's traces."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
