@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from PySide6.QtWidgets import QWidget
 
 from app.analysis.monitor_trace import MonitorTraces
 from app.domain.net import Flow, IpVersion, Protocol
@@ -32,12 +33,16 @@ def rate(i: int) -> float:
     return 4e7 + (i * 7919 % 101) * 1e5 + spike + dip
 
 
-def test_the_live_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # type: ignore[no-untyped-def]
-    chart = LiveChart()
+def on_screen(qtbot, chart: QWidget, height: int) -> None:  # type: ignore[no-untyped-def]
     qtbot.addWidget(chart)
-    chart.resize(WIDTH, 400)
+    chart.resize(WIDTH, height)
     chart.show()
     qtbot.waitExposed(chart)
+
+
+def test_the_live_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = LiveChart()
+    on_screen(qtbot, chart, 400)
     most = budget(chart.getPlotItem().getViewBox().width())
     drawn = []
     for count in SIZES:
@@ -65,10 +70,7 @@ def test_the_live_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # type
 
 def test_the_latency_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # type: ignore[no-untyped-def]
     chart = LatencyChart()
-    qtbot.addWidget(chart)
-    chart.resize(WIDTH, 300)
-    chart.show()
-    qtbot.waitExposed(chart)
+    on_screen(qtbot, chart, 300)
     most = budget(chart.getPlotItem().getViewBox().width())
     for count in (100, 5_000, 30_000):
         chart.reset()
@@ -85,10 +87,7 @@ def test_the_latency_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # t
 
 def test_the_monitor_draws_a_bounded_number_of_points_and_keeps_its_breaks(qtbot) -> None:  # type: ignore[no-untyped-def]
     chart = MonitorChart()
-    qtbot.addWidget(chart)
-    chart.resize(WIDTH, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    on_screen(qtbot, chart, 500)
     traces = MonitorTraces(Protocol.TCP, interval_s=0.1)
     chart.start(traces, "#0072B2", latency=False)
     chart.set_window(3600.0)  # the last hour at full resolution: 36,000 points at 0.1 s

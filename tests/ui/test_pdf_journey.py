@@ -16,24 +16,12 @@ from app.ui.main_window import MainWindow
 from tests.artifacts import NO_POPPLER, PDFTOTEXT
 from tests.pdf_reading import outline, pdf_problems
 from tests.ui.journey import save_as
+from tests.ui.test_compare_journey import measure
 from tests.ui.user import User, wait_for
 
 OPEN = "Room B12, the open network, before lunch"
 WPA2 = "Room B12, the same access point with WPA2, after lunch"
-
-
-def measure(user: User, window: MainWindow, name: str, security: str) -> None:
-    user.tab("Measure")
-    user.choose("Protocol", "TCP and UDP")
-    user.choose("IP version", "IPv4 and IPv6")
-    user.type("Values list", "128, 768, 1408")
-    user.type("Runs per point", "2")
-    user.type("Seconds per run", "1")
-    user.type("Session name", name)
-    user.choose("Security", security)
-    user.click("Start")
-    wait_for(lambda: not window.measure.running, 240, f"the {name} session")
-    assert "completed" in user.text("Status"), user.text("Status")
+SIZES = "128, 768, 1408"
 
 
 def session_pairs(user: User) -> list[str]:
@@ -61,8 +49,10 @@ def read_against(html: Path, pdf: Path) -> None:
 def test_the_pdf_reports_hold_what_the_html_reports_hold(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
-    measure(user, window, OPEN, "open (no security)")
-    measure(user, window, WPA2, "WPA2")
+    user.tab("Measure")
+    user.choose("IP version", "IPv4 and IPv6")  # kept for both sessions
+    measure(user, window, OPEN, "open (no security)", SIZES)
+    measure(user, window, WPA2, "WPA2", SIZES)
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "both sessions")
     names = [row[1] for row in user.table_rows("Sessions")]
