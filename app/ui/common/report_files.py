@@ -115,7 +115,7 @@ def write_together_report(result: TogetherResult, path: str | Path, title: str =
     if kind == ".html":
         _write(path, page.encode("utf-8"))
     else:
-        from app.ui.common.render_charts import pdf_from_html
+        from app.ui.common.pdf_pages import pdf_from_html
 
         _write(path, pdf_from_html(page, None))
     return path

@@ -45,7 +45,7 @@ def write_monitor_report(
     monitor: MonitorRecord, *, html: str | Path | None = None, pdf: str | Path | None = None
 ) -> list[Path]:
     """Write the report as HTML and/or PDF; an unwritable path raises BadOption."""
-    from app.ui.common.render_charts import pdf_from_html
+    from app.ui.common.pdf_pages import pdf_from_html
 
     page = monitor_report_html(monitor, monitor_chart_png(monitor))
     written = []
