@@ -70,6 +70,8 @@ def main() -> int:
             return shoot(only_typed=True)
         if sys.argv[1:] == ["damaged"]:  # a session that cannot be read; a file not SQLite
             return shoot_damaged()
+        if sys.argv[1:] == ["held-server"]:  # the Server tab after a held server (15 s)
+            return shoot(only_held_server=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -125,6 +127,7 @@ def shoot(
     only_stored_monitor: bool = False,
     only_wifi: bool = False,
     only_typed: bool = False,
+    only_held_server: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -181,6 +184,11 @@ def shoot(
     if only_typed:
         resize(*SIZES[0])
         shoot_typed_port(user, save)
+        window.shutdown()
+        return 0
+    if only_held_server:
+        resize(*SIZES[0])
+        shoot_held_server(user, save)
         window.shutdown()
         return 0
     if only_exports:
@@ -438,6 +446,26 @@ def _save(app: Any, window: Any, name: str) -> None:
     path = OUT / name
     window.grab().save(str(path))
     print(f"wrote {path.relative_to(ROOT)}")
+
+
+def shoot_held_server(user: Any, save: Any) -> None:
+    """The Server tab once a client held its iperf3 server without progress and LinkLab
+    started it again: the log says which client, and what fixes it for good."""
+    from app.engine.lan.netinfo import free_port
+    from app.engine.process.servers import EXPOSED_STALL_TIMEOUT_S
+    from tests.held_client import holding
+    from tests.ui.user import wait_for
+
+    user.tab("Server")
+    port = free_port(0)
+    user.type("iperf3 server port", str(port))
+    user.click("Start the iperf3 server")
+    wait_for(lambda: "Listening on port" in user.text("iperf3 server status"), 10, "the server")
+    with holding(port):
+        restarted = EXPOSED_STALL_TIMEOUT_S + 20
+        wait_for(lambda: "was held for" in user.text("Server log"), restarted, "the restart")
+    save("server-held-1280x800.png")
+    user.click("Stop the iperf3 server")
 
 
 def shoot_live_class(user: Any, folder: Path, save: Any) -> None:

@@ -22,8 +22,11 @@ HEAVY_FIRST = (
     "tests/engine/test_netns_latency.py",  # 35 s
     "tests/ui/test_journeys_newcomer.py",  # 35 s
     "tests/ui/test_journey_link_rate.py",  # 28 s
+    "tests/engine/test_held_servers.py",  # 27 s (two restarts of a held server, 10 s each)
+    "tests/test_cli_serve_held.py",  # 27 s
     "tests/ui/test_journey_cpu.py",  # 26 s
     "tests/test_cli_sentences_netns.py",  # 26 s
+    "tests/ui/test_held_server_window.py",  # 26 s
     "tests/ui/test_sentences_shown.py",  # 25 s
     "tests/analysis/test_compare_netns.py",  # 25 s
     "tests/analysis/test_findings_netns.py",  # 25 s
@@ -34,6 +37,7 @@ HEAVY_FIRST = (
     "tests/test_cli_latency.py",  # 21 s
     "tests/ui/test_export_journey.py",  # 20 s
     "tests/ui/test_responsiveness_tab.py",  # 19 s
+    "tests/engine/test_netns_held.py",  # 18 s
     "tests/test_cli_fake_engines.py",  # 15 s
     "tests/test_cli_responsiveness.py",  # 15 s
     "tests/engine/test_netns_silence.py",  # 15 s

@@ -15,7 +15,7 @@ from app.cli.environment import Environment
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Engine
-from app.domain.results import EngineMessage, RunResult, Sample
+from app.domain.results import Derivation, EngineMessage, FlowSummary, RunResult, Sample
 from app.domain.units import format_rate, format_received
 from app.engine.drivers.options import SingleRun
 from app.engine.drivers.registry import (
@@ -228,6 +228,40 @@ def print_event(event: Sample | EngineMessage, env: Environment) -> None:
     env.stdout.flush()
 
 
+def throughput_of(result: RunResult) -> str:
+    """Whose count the run's throughput is: the receiver's as the engine stated it, the
+    receiver's as LinkLab worked it out (how), or the sender's, where no receiver reported."""
+    flows = result.summary.flows
+    if any(flow.receiver_bps is None for flow in flows):
+        return "sender"
+    derived = [flow.receiver_derived for flow in flows if flow.receiver_derived is not None]
+    return f"receiver, worked out from the {derived[0].value}" if derived else "receiver"
+
+
+def received_words(flow: FlowSummary) -> str:
+    """What the receiver got, as measure says it: the engine's own total, one worked out
+    (and from what), or none, when only the sender's rate is known (never said as received)."""
+    if flow.receiver_bps is None:
+        return (
+            "received: not reported (the engine gave only the sender's rate, and a datagram "
+            "sent is not one received)"
+            if flow.packets is not None
+            else "received: not reported"
+        )
+    rate = format_rate(flow.receiver_bps)
+    if flow.receiver_derived is Derivation.LOSS_COUNTERS:
+        return (
+            f"received {rate} (worked out as the sender's rate for the datagrams not lost: "
+            f"the engine gave no receiver total)"
+        )
+    if flow.receiver_derived is Derivation.INTERVALS:
+        return (
+            f"received {rate} (added up from this end's interval reports: the engine gave no "
+            f"receiver total)"
+        )
+    return f"received {rate}"
+
+
 def result_dict(result: RunResult) -> dict[str, Any]:
     summary = result.summary
     return {
@@ -235,6 +269,7 @@ def result_dict(result: RunResult) -> dict[str, Any]:
         "engine_version": result.engine_version,
         "argv": list(result.argv),
         "throughput_bps": result.throughput_bps,
+        "throughput_of": throughput_of(result),
         "flows": [
             {k: (v.value if hasattr(v, "value") else v) for k, v in vars(flow).items()}
             for flow in summary.flows
@@ -254,10 +289,8 @@ def print_result(result: RunResult, env: Environment) -> None:
     summary = result.summary
     print(f"Result ({result.engine} {result.engine_version}):", file=env.stdout)
     for flow in summary.flows:
-        line = (
-            f"  {flow.flow.value:>4}: sent {format_rate(flow.sender_bps)}, "
-            f"received {format_rate(flow.receiver_bps)}"
-        )
+        sent = format_rate(flow.sender_bps)
+        line = f"  {flow.flow.value:>4}: sent {sent}, {received_words(flow)}"
         if flow.retransmits is not None:
             line += f", {flow.retransmits} retransmits"
         if flow.loss_pct is not None:

@@ -25,6 +25,7 @@ from app.study.sweep.events import (
     RunFailed,
     RunStarted,
     SampleArrived,
+    ServerNote,
     SessionFinished,
     SessionStarted,
     StudyEvent,
@@ -135,7 +136,7 @@ class IntervalPrinter:
             self._note(f"Note: {event.retry_note}")
         elif isinstance(event, RunFailed):
             self._note(f"Run {event.key.repetition} failed: {event.sentence}")
-        elif isinstance(event, MonitorWaiting | MonitorResumed | LatencyNote):
+        elif isinstance(event, MonitorWaiting | MonitorResumed | LatencyNote | ServerNote):
             self._note(event.sentence)
         elif isinstance(event, SessionFinished):
             words = status_words(event.status, event.runs_failed)  # as sessions lists it

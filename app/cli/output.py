@@ -23,6 +23,7 @@ from app.study.sweep.events import (
     Progress,
     RunFailed,
     RunStarted,
+    ServerNote,
     SessionFinished,
     SessionStarted,
     StudyEvent,
@@ -73,8 +74,10 @@ class ProgressPrinter:
             resumed = f", resuming after {event.already_done}" if event.already_done else ""
             runs = counted(event.total_runs, "run")
             self._print(f"Session {event.session_id[:8]}: {runs}{resumed}.")
-        elif isinstance(event, LatencyNote):
-            self._print(event.sentence)  # how working latency is measured, or why it is not
+        elif isinstance(event, LatencyNote | ServerNote):
+            # How working latency is measured (or why it is not); a server of this computer's
+            # that LinkLab started again.
+            self._print(event.sentence)
         elif isinstance(event, RunFailed) and event.will_retry:
             self._print(f"Note: {event.retry_note}")
         elif isinstance(event, RunFailed):

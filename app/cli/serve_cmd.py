@@ -25,6 +25,7 @@ from app.engine.process.server_records import stop_left_behind
 from app.engine.process.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
+    EXPOSED_STALL_TIMEOUT_S,
     LocalServer,
     ServerOptions,
     firewall_note,
@@ -70,6 +71,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help=f"restart an {main.server_label} left idle (stuck) this long (default "
         f"{EXPOSED_IDLE_TIMEOUT_S}; 0: never)",
+    )
+    serve.add_argument(
+        "--stall-timeout",
+        type=number(int, 0, 86400),
+        default=int(EXPOSED_STALL_TIMEOUT_S),
+        metavar="S",
+        help=f"restart an {main.server_label} that a client holds this long without progress "
+        f"(connected, yet nothing read, written or printed), which the idle timeout does not "
+        f"see (default {EXPOSED_STALL_TIMEOUT_S:.0f}; 0: never)",
     )
     serve.add_argument(
         "--max-duration",
@@ -121,6 +131,7 @@ def start_servers(
     serve_main: bool = True,
     *,
     stderr: TextIO,
+    stall_timeout_s: int | None = int(EXPOSED_STALL_TIMEOUT_S),
 ) -> list[LocalServer]:
     """Start the main server (iperf3, required unless main is False: count servers on
     consecutive ports) and the others asked for (when installed)."""
@@ -132,7 +143,14 @@ def start_servers(
         server
         for pool_port in ports
         for server in main.servers(
-            ServerOptions(pool_port, bind, idle_timeout_s or None, one_off, max_duration_s or None),
+            ServerOptions(
+                pool_port,
+                bind,
+                idle_timeout_s or None,
+                one_off,
+                max_duration_s or None,
+                stall_timeout_s=stall_timeout_s or None,
+            ),
             _port_log(on_log, pool_port) if len(ports) > 1 else on_log,
         )
     ]
@@ -193,7 +211,9 @@ def serve_limits(args: argparse.Namespace, servers: list[LocalServer]) -> str:
         and any(server.tool.name == main.server_program for server in servers)
         else ""
     )
-    return f"Limits: listening {where}; {longest}{idle}."
+    held = [server.stall.after_s for server in servers if server.stall is not None]
+    stall = f", one a client holds for {max(held):.0f} s without progress restarts" if held else ""
+    return f"Limits: listening {where}; {longest}{idle}{stall}."
 
 
 def _stop_on_signals() -> None:
@@ -232,6 +252,7 @@ def cmd_serve(args: argparse.Namespace, env: Environment) -> int:
         max_duration_s=args.max_duration,
         serve_main=not instead,
         stderr=env.stderr,
+        stall_timeout_s=args.stall_timeout,
     )
     echo: EchoResponder | None = None
     try:

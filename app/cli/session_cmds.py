@@ -13,6 +13,7 @@ from app.cli.args import EXIT_FAILED, EXIT_OK, key_value
 from app.cli.environment import Environment
 from app.cli.output import json_text, print_points, session_json, session_summary
 from app.cli.study_cmds import add_db_argument, open_door
+from app.domain.clock import step_sentence
 from app.domain.errors import BadOption
 from app.domain.records import SessionList, SessionRecord, UnreadableSession
 from app.domain.units import counted
@@ -319,6 +320,8 @@ def _show(session: SessionRecord, env: Environment) -> None:
         f"  started     {local_time(session.started_at)}, ended {local_time(session.ended_at)}",
         file=env.stdout,
     )
+    if session.clock_step_s is not None:
+        print(f"  clock       {step_sentence(session.clock_step_s)}", file=env.stdout)
     runs_words = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
     if plan.is_monitor:  # one flow over time: no sweep to state
         print(

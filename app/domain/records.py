@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from app.domain.clock import CLOCK
+from app.domain.clock import iso as iso  # re-exported: where the stamps are written
+from app.domain.clock import iso_from_epoch as iso_from_epoch
 from app.domain.metrics import COLUMNS, FIGURES
 from app.domain.plan import Plan, RunKey
 from app.domain.results import RunResult
@@ -29,16 +31,9 @@ def status_words(status: SessionStatus, runs_failed: int) -> str:
 
 
 def utc_now() -> str:
-    """ISO 8601 UTC with milliseconds, e.g. 2026-11-21T11:48:42.123Z."""
-    return iso(dt.datetime.now(dt.UTC))
-
-
-def iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def iso_from_epoch(seconds: float) -> str:
-    return iso(dt.datetime.fromtimestamp(seconds, dt.UTC))
+    """The computer's clock now, ISO 8601 UTC with milliseconds (2026-11-21T11:48:42.123Z);
+    a session's own stamps are its Timeline's (app.domain.clock)."""
+    return CLOCK.now()
 
 
 #: Metric columns of the runs table, in order (also the CSV and --json vocabulary).
@@ -157,6 +152,10 @@ class RunRecord:
     #: Columns read from a damaged database whose bytes were not text: each bad byte was
     #: read as U+FFFD (the raw output of a run whose pages were damaged).
     damaged: tuple[str, ...] = ()
+    #: How far the computer's clock was from the session's own time when the run ended
+    #: (seconds, + ahead; app.domain.clock): its times follow the session's clock, not the
+    #: computer's, which was set meanwhile. None: the two agreed.
+    clock_step_s: float | None = None
 
     @property
     def status(self) -> str:
@@ -185,6 +184,9 @@ class SessionRecord:
     #: empty (the conditions its plan holds), the session otherwise whole
     #: (app.store.damage words it).
     damaged: tuple[str, ...] = ()
+    #: The largest difference seen between the computer's clock and the session's own time
+    #: while it ran (as RunRecord.clock_step_s); None: the computer's clock kept time.
+    clock_step_s: float | None = None
 
     @property
     def conditions(self) -> Any:

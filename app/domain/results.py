@@ -157,6 +157,9 @@ class RunResult:
     #: The far end's interval reports were joined into the samples when the run ended, so
     #: they differ from those passed on live.
     samples_revised: bool = False
+    #: When the engine started by the steady clock (time.monotonic) of the process that ran
+    #: it: the store places it on the session's own time (app.domain.clock).
+    started_steady: float | None = None
 
     def flow(self, which: Flow) -> FlowSummary | None:
         return next((f for f in self.summary.flows if f.flow is which), None)

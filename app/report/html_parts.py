@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from app.analysis.compare import METRIC_INFO
+from app.domain.clock import step_sentence
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.precision import ALONE_DIGITS, fixed, places
@@ -247,6 +248,8 @@ def session_section(session: SessionRecord) -> str:
         ),
         ("LinkLab version", e(session.app_version or DASH)),
     ]
+    if session.clock_step_s is not None:
+        general.insert(5, ("Clock", e(step_sentence(session.clock_step_s))))
     environment = _environment_facts(session.environment)
     boxes = [
         ("Session", facts(general)),

@@ -15,6 +15,7 @@ from app.domain.plan import Conditions, Plan
 from app.domain.plan_codec import conditions_from_dict, plan_from_dict
 from app.domain.records import SessionRecord, SessionStatus, UnreadableSession
 from app.store.db import StoreError
+from app.store.stamps import clock_mark
 
 #: A damaged part of a session, as a sentence names it.
 PART_WORDS = {
@@ -131,6 +132,7 @@ def session_from_row(row: Row, path: Path) -> SessionRecord:
         runs_failed=counts[2],
         runs_partial=counts[3],
         damaged=tuple(damaged),
+        clock_step_s=clock_mark(row),
     )
 
 

@@ -53,7 +53,8 @@ def insert_session(
     conn.execute(
         "INSERT INTO sessions (id, name, peer_id, plan_json, conditions_json, "
         "environment_json, status, status_reason, created_at, started_at, ended_at, "
-        "app_version, total_runs, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "app_version, total_runs, deleted_at, clock_step_s) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             as_id,
             record.name,
@@ -69,6 +70,7 @@ def insert_session(
             record.app_version,
             record.total_runs,
             deleted,
+            record.clock_step_s,
         ),
     )
 
@@ -96,4 +98,5 @@ def insert_stored_run(
         raw_output=r.raw_output,
         flows_json=flows_json,
         metrics=r.metrics,
+        clock_step_s=r.clock_step_s,
     )

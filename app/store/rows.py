@@ -28,11 +28,12 @@ from app.domain.records import (
 from app.domain.results import LatencySecond, Sample
 from app.engine.readings.bounds import LIMITS, beyond
 from app.store.schema import LEGACY_RECEIVED_BPS, LEGACY_SENT_BPS
+from app.store.stamps import clock_mark
 
 RUN_COLUMNS = (
     "session_id, protocol, ip_version, kind, value_index, value, repetition, status, "
     "error_kind, error, attempts, started_at, ended_at, elapsed_s, engine, engine_version, "
-    "argv_json, raw_output, flows_json, " + ", ".join(METRIC_FIELDS)
+    "argv_json, raw_output, flows_json, clock_step_s, " + ", ".join(METRIC_FIELDS)
 )
 
 
@@ -112,6 +113,7 @@ def run_from_row(row: sqlite3.Row) -> RunRecord:
         raw_output=raw,
         partial=row["status"] == "partial",
         damaged=damaged,
+        clock_step_s=clock_mark(row),
     )
 
 
@@ -253,6 +255,7 @@ def insert_run(
     raw_output: str,
     flows_json: str,
     metrics: RunMetrics,
+    clock_step_s: float | None = None,
 ) -> int:
     row = (
         session_id,
@@ -274,6 +277,7 @@ def insert_run(
         json.dumps(list(argv)),
         raw_output,
         flows_json,
+        clock_step_s,
         *(getattr(metrics, name) for name in METRIC_FIELDS),
     )
     placeholders = ", ".join("?" for _ in row)

@@ -19,7 +19,6 @@ from app.domain.records import (
     SessionList,
     SessionRecord,
     SessionStatus,
-    utc_now,
 )
 from app.domain.results import LatencySecond, Sample
 from app.store.damage import Row, SessionUnreadable, session_from_row, unreadable_sentence
@@ -46,18 +45,20 @@ from app.store.rows import (
     this_owner,
     upsert_peer,
 )
+from app.store.stamps import CLOCK, Clock, Stamps
 from app.store.trash import Trash, not_deleted
 
 __all__ = ["SessionStore", "StoredRun", "StoredSession"]
 
 
 class SessionStore:
-    """The repository over one Database connection."""
+    """The repository over one Database connection (its sessions' times: app.store.stamps)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, clock: Clock = CLOCK) -> None:
         self.db = db
         self._run_columns: str | None = None
         self._sample_columns: str | None = None
+        self.stamps = Stamps(clock)
 
     @property
     def run_columns(self) -> str:
@@ -90,7 +91,7 @@ class SessionStore:
     # -- sessions ------------------------------------------------------------------------------
     def create_session(self, plan: Plan, environment: dict[str, Any] | None = None) -> str:
         session_id = uuid.uuid4().hex
-        now = utc_now()
+        now = self.stamps.begin(session_id)
         host, pid, started = this_owner()
         with self.db.transaction() as conn:
             peer_id = upsert_peer(conn, plan.peer, now)
@@ -119,6 +120,7 @@ class SessionStore:
 
     def claim(self, session_id: str) -> None:
         """Mark a session as running in this process again (resume)."""
+        self.stamps.begin(session_id)
         host, pid, started = this_owner()
         with self.db.transaction() as conn:
             conn.execute(
@@ -132,7 +134,7 @@ class SessionStore:
             conn.execute(
                 "UPDATE sessions SET status = ?, status_reason = ?, ended_at = ?, "
                 "owner_pid = NULL WHERE id = ?",
-                (status.value, reason, utc_now(), session_id),
+                (status.value, reason, self.stamps.session_now(conn, session_id), session_id),
             )
 
     def mark_interrupted(self) -> int:
@@ -288,7 +290,7 @@ class SessionStore:
                 error=error,
                 attempts=attempts,
                 started_at=started_at,
-                ended_at=utc_now(),
+                ended_at=self.stamps.now(session_id).iso,
                 elapsed_s=elapsed_s,
                 engine=engine,
                 engine_version=engine_version,
@@ -308,14 +310,15 @@ class SessionStore:
         value: float | str,
         *,
         attempts: int,
-        started_at: str,
         engine: str,
         engine_version: str = "",
         argv: Sequence[str] = (),
+        started_at: str | None = None,
     ) -> int:
-        """The row of a run that starts now, as 'partial' until finish_run()."""
+        """The row of a run that starts now (unless given), as 'partial' until finish_run()."""
+        stamp = self.stamps.now(session_id, started_at)
         with self.db.transaction() as conn:
-            return insert_run(
+            run_id = insert_run(
                 conn,
                 session_id,
                 key,
@@ -325,8 +328,8 @@ class SessionStore:
                 error_kind="",
                 error="",
                 attempts=attempts,
-                started_at=started_at,
-                ended_at=started_at,
+                started_at=stamp.iso,
+                ended_at=stamp.iso,
                 elapsed_s=None,
                 engine=engine,
                 engine_version=engine_version,
@@ -335,6 +338,7 @@ class SessionStore:
                 flows_json="[]",
                 metrics=RunMetrics(),
             )
+            return self.stamps.run_begun(conn, run_id, session_id, stamp)
 
     def add_samples(
         self,
@@ -350,7 +354,8 @@ class SessionStore:
         with self.db.transaction() as conn:
             insert_samples(conn, run_id, samples, first_seq)
             insert_seconds(conn, run_id, seconds)
-            conn.execute("UPDATE runs SET ended_at = ? WHERE id = ?", (utc_now(), run_id))
+            ended = self.stamps.run_now(conn, run_id)
+            conn.execute("UPDATE runs SET ended_at = ? WHERE id = ?", (ended, run_id))
 
     def finish_run(
         self,
@@ -363,6 +368,7 @@ class SessionStore:
         error: str = "",
         attempts: int = 1,
         started_at: str | None = None,
+        started_steady: float | None = None,
         elapsed_s: float | None = None,
         engine_version: str | None = None,
         argv: Sequence[str] | None = None,
@@ -376,12 +382,12 @@ class SessionStore:
         With replace_samples, `samples` are all the run's samples and take the place of those
         stored while it ran (the far end's figures joined in when the run ended)."""
         metrics = metrics or RunMetrics()
+        started_at = self.stamps.started(run_id, started_steady) or started_at
         columns: dict[str, object] = {
             "status": "failed" if error else "ok",
             "error_kind": error_kind,
             "error": error,
             "attempts": attempts,
-            "ended_at": utc_now(),
             "elapsed_s": elapsed_s,
             "raw_output": raw_output,
             "flows_json": json.dumps([plain(f) for f in flows]),
@@ -393,8 +399,9 @@ class SessionStore:
             columns["engine_version"] = engine_version
         if argv is not None:
             columns["argv_json"] = json.dumps(list(argv))
-        assignments = ", ".join(f"{name} = ?" for name in columns)
         with self.db.transaction() as conn:
+            columns["ended_at"] = self.stamps.run_now(conn, run_id)
+            assignments = ", ".join(f"{name} = ?" for name in columns)
             if replace_samples:
                 conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
                 first_seq = 0
@@ -420,7 +427,7 @@ class SessionStore:
             insert_seconds(conn, run_id, seconds)
             conn.execute(
                 "UPDATE runs SET ended_at = ?, error = ? WHERE id = ?",
-                (utc_now(), reason, run_id),
+                (self.stamps.run_now(conn, run_id), reason, run_id),
             )
 
     def discard_run(self, run_id: int) -> None:

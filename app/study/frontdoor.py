@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
-from app.domain.plan import Engine, Metric, Peer, Plan, Security
+from app.domain.plan import Engine, Peer, Plan, Security
 from app.domain.records import RunRecord, SessionList, SessionRecord, SessionStatus, iso, utc_now
 from app.domain.results import Sample
 from app.domain.tags import parse_tags
@@ -40,6 +40,7 @@ from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
 from app.store.startup import check_database
 from app.store.trash import Trash
+from app.study.host.own_servers import restarts_of, serve_plan
 from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
 from app.study.sweep.monitor_record import MonitorRecord, read_monitor
@@ -222,13 +223,14 @@ class FrontDoor:
         self.require_writable()  # a damaged database takes no new session
         self.drivers[plan.engine].version()  # a missing engine is said before anything starts
         notes: list[str] = []
+        moved: list[str] = []  # this computer's server on another port than asked, and why
         if plan.peer.is_this_computer:
-            plan = self._local_servers(plan)
+            plan, moved = self._local_servers(plan)
         else:
             plan, notes = self._check_peer(plan)
         environment = self._snapshot(plan.peer.host, engine_versions(self.drivers))
         unstated = plan.conditions.security is Security.UNKNOWN
-        advice = tuple(a for a in [not_detected(environment)] if a and unstated)
+        advice = (*moved, *(a for a in [not_detected(environment)] if a and unstated))
         detected = environment.get("detected_security")
         if plan.conditions.security is Security.UNKNOWN and detected:
             try:
@@ -244,23 +246,10 @@ class FrontDoor:
         advice += (live,) if live else ()
         return Prepared(plan, environment, tuple(notes), advice)
 
-    def _local_servers(self, plan: Plan) -> Plan:
+    def _local_servers(self, plan: Plan) -> tuple[Plan, list[str]]:
         if self.loopback is None:
             self.loopback = LoopbackServers(drivers=self.drivers)
-        driver = self.drivers[plan.engine]
-        port = self.loopback.ensure(
-            plan.engine,
-            driver.peer_port(plan.peer),
-            ip_versions=plan.ip_versions,
-            count=driver.server_count(plan),
-            echo_port=plan.peer.echo_port if Metric.LATENCY in plan.metrics else None,
-            interval_s=plan.interval_s,
-        )
-        peer = plan.peer.with_port(driver.port_key, port)
-        echo_port = self.loopback.echo_port
-        if Metric.LATENCY in plan.metrics and echo_port is not None:
-            peer = replace(peer, echo_port=echo_port)
-        return replace(plan, peer=peer)
+        return serve_plan(self.loopback, self.drivers[plan.engine], plan)
 
     def _check_peer(self, plan: Plan) -> tuple[Plan, list[str]]:
         """The one peer check before a study: the name, the engine's server, and IPv6 when
@@ -291,6 +280,7 @@ class FrontDoor:
             notes=prepared.notes,
             advice=prepared.advice,
             drivers=self.drivers,
+            server_notes=restarts_of(self.loopback, prepared.plan),
         )
 
     def responsiveness(
@@ -348,8 +338,9 @@ class FrontDoor:
         if problem:
             raise ResumeRefused(problem)
         plan = session.plan
+        advice: list[str] = []
         if plan.peer.is_this_computer:
-            plan = self._local_servers(plan)
+            plan, advice = self._local_servers(plan)  # its ports as they are now
         else:
             peer = plan.peer
             moved = {key: port for key, port in (ports or {}).items() if port}
@@ -357,7 +348,14 @@ class FrontDoor:
                 peer, ports={**peer.ports, **moved}, echo_port=echo_port or peer.echo_port
             )
             plan = replace(plan, peer=peer)
-        return StudyRun(self.db_path, plan, resume_session=session.id, drivers=self.drivers)
+        return StudyRun(
+            self.db_path,
+            plan,
+            advice=tuple(advice),
+            resume_session=session.id,
+            drivers=self.drivers,
+            server_notes=restarts_of(self.loopback, plan),
+        )
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:

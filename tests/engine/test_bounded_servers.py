@@ -17,6 +17,7 @@ from app.engine.drivers.iperf3.server import iperf3_server
 from app.engine.process.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
     EXPOSED_MAX_DURATION_S,
+    EXPOSED_STALL_TIMEOUT_S,
     ServerStartFailed,
     exposed,
     port_holder,
@@ -33,20 +34,28 @@ def test_the_probe_finds_server_max_duration() -> None:
 
 def test_an_exposed_server_has_its_limits_or_says_which_it_cannot_apply(iperf3_tool: Tool) -> None:
     capable = replace(
-        iperf3_tool, capabilities=iperf3_tool.capabilities | {Capability.SERVER_MAX_DURATION}
+        iperf3_tool,
+        version=(3, 20),
+        capabilities=iperf3_tool.capabilities | {Capability.SERVER_MAX_DURATION},
     )
     server = iperf3_server(capable, exposed(5201, "127.0.0.1"))
     argv = server.argv
     assert argv[argv.index("--server-max-duration") + 1] == str(EXPOSED_MAX_DURATION_S)
     assert argv[argv.index("--idle-timeout") + 1] == str(EXPOSED_IDLE_TIMEOUT_S)
     assert argv[argv.index("-B") + 1] == "127.0.0.1" and not server.notes
+    assert server.stall is not None and server.stall.after_s == EXPOSED_STALL_TIMEOUT_S
     older = replace(
-        iperf3_tool, capabilities=iperf3_tool.capabilities - {Capability.SERVER_MAX_DURATION}
+        iperf3_tool,
+        version=(3, 12),
+        capabilities=iperf3_tool.capabilities - {Capability.SERVER_MAX_DURATION},
     )
     server = iperf3_server(older, exposed(5201))
     assert "--server-max-duration" not in server.argv
-    (note,) = server.notes
-    assert "cannot cap the length of a test" in note and "3.20" in note
+    duration, held = server.notes
+    assert "cannot cap the length of a test" in duration and "3.20" in duration
+    # iperf3 before 3.15 can be held by one client (CVE-2023-7250): watched, and said.
+    assert "CVE-2023-7250" in held and "iperf3 3.15 or newer" in held
+    assert server.stall is not None and "CVE-2023-7250" in server.stall.why
     one_off = iperf3_server(older, exposed(5201, one_off=True))
     assert "--idle-timeout" not in one_off.argv  # idle, a one-off server would just end
 

@@ -13,10 +13,14 @@ _KEPT = (
 )
 
 
+#: Columns that migrations written by hand after schema 10 add, by the version they arrived in.
+_LATER_COLUMNS = {13: (("sessions", "clock_step_s"), ("runs", "clock_step_s"))}
+
+
 def figures_before(conn: sqlite3.Connection, version: int) -> None:
     """No columns of the figures that arrived after this schema version (those the metric
     table's since_schema adds from schema 11 on), nor the seconds of working latency (schema
-    12)."""
+    12), nor the others added since."""
     if version < 12:
         conn.execute("DROP TABLE IF EXISTS latency_seconds")
     for table, where in (("runs", "run"), ("samples", "interval")):
@@ -25,6 +29,11 @@ def figures_before(conn: sqlite3.Connection, version: int) -> None:
             if figure.since_schema > max(version, 10) and getattr(figure, where):
                 if figure.name in present:
                     conn.execute(f"ALTER TABLE {table} DROP COLUMN {figure.name}")
+    for since, columns in _LATER_COLUMNS.items():
+        for table, column in columns if since > max(version, 10) else ():
+            present = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+            if column in present:
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
 def samples_before_schema_5(conn: sqlite3.Connection) -> None:

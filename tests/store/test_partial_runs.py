@@ -97,7 +97,7 @@ def test_schema_1_file_migrates_keeping_runs_samples_and_keys(tmp_path: Path) ->
                 elapsed_s=None,
                 engine="iperf3",
             )
-        store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="iperf3")
+        store.begin_run(sid, KEY, 1408.0, attempts=1, engine="iperf3")
         # Deleting the session still takes runs and samples with it (the reference survived).
         Trash(db).remove(sid)
         assert db.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
@@ -107,9 +107,7 @@ def test_a_run_is_partial_until_it_finishes_and_never_counts_as_done(tmp_path: P
     with Database(tmp_path / "db.sqlite3") as db:
         store = SessionStore(db)
         sid = store.create_session(_plan())
-        run_id = store.begin_run(
-            sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="iperf3", argv=["x"]
-        )
+        run_id = store.begin_run(sid, KEY, 1408.0, attempts=1, engine="iperf3", argv=["x"])
         now = [0.0]
         writer = SampleWriter(store, run_id, clock=lambda: now[0])
         for i in range(25):  # 0.1 s samples: a batch about once a second
@@ -133,18 +131,14 @@ def test_an_unfinished_run_is_kept_when_it_measured_and_dropped_when_not(tmp_pat
     with Database(tmp_path / "db.sqlite3") as db:
         store = SessionStore(db)
         sid = store.create_session(_plan())
-        empty = SampleWriter(
-            store, store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
-        )
+        empty = SampleWriter(store, store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x"))
         assert empty.unfinished("Stopped by the user.") is False
-        measured = SampleWriter(
-            store, store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
-        )
+        measured = SampleWriter(store, store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x"))
         measured.add(Sample(0.0, 1.0, sent_bps=1e6))
         assert measured.unfinished("Stopped by the user.") is True
         (run,) = store.runs(sid, partial=True)
         assert run.partial and run.error == "Stopped by the user."
         assert len(store.samples(run.id)) == 1
         # The key is measured again (a resumed session): both rows are kept.
-        _again = store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
+        _again = store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x")
         assert len(store.runs(sid, partial=True)) == 2

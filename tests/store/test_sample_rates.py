@@ -102,7 +102,7 @@ def test_samples_revised_at_the_end_replace_those_written_live(tmp_path: Path) -
         store = SessionStore(db)
         sid = store.create_session(_plan())
         run_id = store.begin_run(
-            sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="iperf3",
+            sid, KEY, 1408.0, attempts=1, engine="iperf3",
             engine_version="3.12", argv=["iperf3"],
         )  # fmt: skip
         writer = SampleWriter(store, run_id, every_s=0.0)

@@ -144,7 +144,7 @@ class FakeRun:
 
     def events(self) -> Iterator[Sample | EngineMessage]:
         driver, plan, key = self.driver, self.plan, self.key
-        started = time.time()
+        started, steady = time.time(), time.monotonic()
         failure = driver.fail(key, self.attempt) if driver.fail is not None else None
         if failure is not None:
             raise failure
@@ -202,5 +202,6 @@ class FakeRun:
             samples=tuple(samples),
             raw_output=self.output(),
             started_at=started,
-            elapsed_s=time.time() - started,
+            elapsed_s=time.monotonic() - steady,
+            started_steady=steady,
         )

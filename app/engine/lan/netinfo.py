@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import itertools
+import os
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -91,17 +92,28 @@ def free_port(preferred: int) -> int:
     for port in (preferred, 0):
         try:
             with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+                _as_servers_bind(sock)
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
                 sock.bind(("::", port))
                 return int(sock.getsockname()[1])
         except OSError:
             try:
                 with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    _as_servers_bind(sock)
                     sock.bind(("0.0.0.0", port))  # noqa: S104 - probing whether a port is free
                     return int(sock.getsockname()[1])
             except OSError:
                 continue
     raise OSError("no free port")
+
+
+def _as_servers_bind(sock: socket.socket) -> None:
+    """Probe a port as the engines' servers bind theirs: iperf3, netserver and iperf 2 set
+    SO_REUSEADDR, so a port whose last connections are still in TIME_WAIT is free to them
+    (without it, bind fails there for a minute after every test). Only on POSIX systems:
+    Windows' SO_REUSEADDR would let the probe bind over a server that listens."""
+    if os.name == "posix":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 
 
 def free_block(preferred: int, count: int) -> int:

@@ -16,6 +16,7 @@ import psutil
 from app.engine.errors import EngineError
 from app.engine.process.process import IdleTimeout, ManagedProcess
 from app.engine.process.server_records import forget_server, record_server
+from app.engine.process.stall import LOOK_EVERY_S, STALL_S, Look, Progress, StallRule, look
 from app.engine.process.tools import Tool
 
 LogCallback = Callable[[str], None]
@@ -24,6 +25,9 @@ READY_TIMEOUT_S = 5.0
 #: a test of at most an hour, and a server stuck idle restarted after five minutes.
 EXPOSED_MAX_DURATION_S = 3600
 EXPOSED_IDLE_TIMEOUT_S = 300
+#: ... and a server held by a client that makes no progress restarted after this long (an
+#: engine whose server serves one client at a time: app.engine.process.stall).
+EXPOSED_STALL_TIMEOUT_S = STALL_S
 #: A server that crashes (iperf 2.1.8's now and then dies of a segmentation fault) is started
 #: again, at most this many times within RESTART_WINDOW_S: more is a server that cannot run.
 RESTARTS = 3
@@ -44,13 +48,27 @@ class ServerOptions:
     #: iperf3 -i: the interval of the server's own reports, which a client's
     #: --get-server-output receives (the server's default is 1 s, whatever the client asks)
     interval_s: float | None = None
+    #: How long a client may hold the server without progress before LinkLab restarts it
+    #: (app.engine.process.stall), where the engine's server can be held so; None: never.
+    stall_timeout_s: float | None = None
 
 
 def exposed(port: int, bind: str | None = None, *, one_off: bool = False) -> ServerOptions:
     """A server others can reach, with the default limits (no idle restart for a one-off
     server: it would end it)."""
     idle = None if one_off else EXPOSED_IDLE_TIMEOUT_S
-    return ServerOptions(port, bind, idle, one_off, EXPOSED_MAX_DURATION_S)
+    return ServerOptions(
+        port, bind, idle, one_off, EXPOSED_MAX_DURATION_S, stall_timeout_s=EXPOSED_STALL_TIMEOUT_S
+    )
+
+
+@dataclass(frozen=True)
+class ServerRestarted:
+    """LinkLab restarted a server that a client held without progress: when (the steady
+    clock's time.monotonic()) and the sentence its log got."""
+
+    at: float
+    sentence: str
 
 
 class LocalServer:
@@ -65,6 +83,7 @@ class LocalServer:
         notes: tuple[str, ...] = (),
         label: str = "",
         port_taken: tuple[str, ...] = (),
+        stall: StallRule | None = None,
     ):
         self.tool = tool
         self.label = label or tool.name
@@ -80,6 +99,16 @@ class LocalServer:
         self._restarts: list[float] = []  # when the server was started again after a crash
         self._up = False  # it has listened: a later failure is a crash, not a bad start
         self.log: list[str] = []
+        #: Watched for a client that holds it without progress (None: not watched).
+        self.stall = stall
+        #: Each restart of a server held so, in order.
+        self.restarts: list[ServerRestarted] = []
+        self._lock = threading.Lock()
+        self._closed = False  # stop() was called: nothing starts it again by itself
+        self._replacing = False  # a held server is being started again: it still counts as running
+        self._watcher: threading.Thread | None = None
+        self._watch_ended = threading.Event()
+        self._progress: Progress | None = None
 
     @property
     def name(self) -> str:
@@ -95,7 +124,7 @@ class LocalServer:
         """Serving, or crashed and about to be started again."""
         process = self._process
         if process is None:
-            return False
+            return self._replacing
         code = process.returncode
         return code is None or (code != 0 and self._up and self._may_restart())
 
@@ -106,6 +135,7 @@ class LocalServer:
     def start(self, ready_timeout_s: float = READY_TIMEOUT_S) -> None:
         if self.running:
             return
+        self._closed = False
         process = self._spawn()
         deadline = time.monotonic() + ready_timeout_s
         while time.monotonic() < deadline:
@@ -133,6 +163,16 @@ class LocalServer:
             target=self._read, args=(process,), name=f"{self.tool.name}-log", daemon=True
         )
         self._reader.start()
+        if self.stall is not None:
+            self._watch_ended = threading.Event()
+            self._progress = Progress(self.stall.after_s)
+            self._watcher = threading.Thread(
+                target=self._watch,
+                args=(process, self._progress, self._watch_ended),
+                name=f"{self.tool.name}-stall",
+                daemon=True,
+            )
+            self._watcher.start()
         return process
 
     def _start_failure(self, process: ManagedProcess) -> str:
@@ -156,6 +196,8 @@ class LocalServer:
     def _read(self, process: ManagedProcess) -> None:
         try:
             for line in process.lines(idle_timeout=None):
+                if (progress := self._progress) is not None and self._process is process:
+                    progress.printed(time.monotonic())
                 text = line.strip()
                 if not text or set(text) <= {"-", " "}:
                     continue
@@ -202,16 +244,78 @@ class LocalServer:
         except OSError as err:
             self._say(f"The {self.name} could not be started again ({err}): start it again.")
 
+    # -- a server held without progress -----------------------------------------------------
+    def _watch(self, process: ManagedProcess, progress: Progress, ended: threading.Event) -> None:
+        """Look at the server once a second; one held without progress is started again."""
+        while not ended.wait(LOOK_EVERY_S):
+            if self._process is not process or process.returncode is not None:
+                return
+            seen = look(process.pid, self.port)
+            if seen is None:
+                continue
+            held = progress.seen(seen, time.monotonic())
+            if held is not None:
+                self._replace_held(process, seen, held)
+                return
+
+    def _replace_held(self, process: ManagedProcess, seen: Look, held: float) -> None:
+        """End the held server and start it again on its port; its log says why once it
+        listens again. The restart is kept first: a test that waited behind the held client
+        fails as the server ends, and its study asks why (restarts)."""
+        with self._lock:
+            if self._closed or self._process is not process:
+                return
+            self._replacing = True
+            self._process = None
+        try:
+            who = " and ".join(seen.clients)
+            why = f" {self.stall.why}" if self.stall is not None and self.stall.why else ""
+            sentence = (
+                f"The {self.name} on port {self.port} was held for {held:.0f} s by a client "
+                f"({who}) that made no progress, and served no one else meanwhile: LinkLab "
+                f"started it again.{why}"
+            )
+            self.restarts.append(ServerRestarted(time.monotonic(), sentence))
+            process.cancel()
+            process.wait(timeout=2)
+            forget_server(self._record)
+            self._record = None
+            with self._lock:
+                if self._closed:
+                    return
+                try:
+                    new = self._spawn()
+                except OSError as err:
+                    self._say(f"The {self.name} could not be started again ({err}): start it.")
+                    return
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while time.monotonic() < deadline and new.returncode is None:
+                if _listening(new.pid, self.port):
+                    self._say(sentence)
+                    return
+                time.sleep(0.05)
+            self._say(
+                f"The {self.name} on port {self.port} was held by a client ({who}) that made no "
+                f"progress, and once ended did not listen again: read its log above, then start "
+                f"it again."
+            )
+        finally:
+            self._replacing = False
+
     def stop(self) -> None:
-        process, self._process = self._process, None
+        with self._lock:
+            self._closed = True
+            process, self._process = self._process, None
         self._up = False
+        self._watch_ended.set()
         if process is not None:
             process.cancel()
             process.wait(timeout=2)
         forget_server(self._record)
         self._record = None
-        if self._reader is not None:
-            self._reader.join(timeout=1)
+        for thread in (self._reader, self._watcher):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout=1)
 
 
 def start_all(servers: list[LocalServer]) -> list[LocalServer]:

@@ -260,6 +260,7 @@ class EngineRun:
             started_at=started_at,
             elapsed_s=time.monotonic() - t0,
             samples_revised=joined != own,
+            started_steady=t0,
         )
 
     def _drain(self, process: ManagedProcess) -> None:

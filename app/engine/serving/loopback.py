@@ -16,7 +16,12 @@ from app.engine.drivers.registry import DRIVERS
 from app.engine.errors import EchoStartFailed, EngineError
 from app.engine.lan.netinfo import free_block, free_port, ipv6_available
 from app.engine.latency.echo import EchoResponder
-from app.engine.process.servers import LocalServer, ServerStartFailed
+from app.engine.process.servers import (
+    LocalServer,
+    ServerRestarted,
+    ServerStartFailed,
+    port_holder,
+)
 
 LOOPBACK = {IpVersion.V4: "127.0.0.1", IpVersion.V6: "::1"}
 LogCallback = Callable[[str, str], None]  # (server name, line)
@@ -52,6 +57,10 @@ class LoopbackServers:
     @property
     def servers(self) -> list[LocalServer]:
         return [server for servers in self._servers.values() for server in servers]
+
+    def restarts(self) -> list[ServerRestarted]:
+        """Every restart of a server that a client held without progress, oldest first."""
+        return sorted((r for s in self.servers for r in s.restarts), key=lambda r: r.at)
 
     def ports(self) -> dict[str, int]:
         """The ports in use, by the engines' port keys (as a peer's ports)."""
@@ -96,6 +105,20 @@ class LoopbackServers:
         port = self.port(engine)
         assert port is not None
         return port
+
+    def moved(self, engine: Engine, preferred_port: int) -> str | None:
+        """A sentence when the engine's servers listen on another port than the one asked for
+        (the one asked for was in use here), naming what holds it; None otherwise."""
+        port = self.port(engine)
+        if port is None or port == preferred_port:
+            return None
+        holder = port_holder(preferred_port)
+        label = self.drivers[engine].server_label
+        return (
+            f"Port {preferred_port} on this computer is in use by "
+            f"{holder or 'another program'}, so this computer's {label} listens on port "
+            f"{port} for this study."
+        )
 
     def stop(self) -> None:
         for servers in self._servers.values():

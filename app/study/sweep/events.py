@@ -198,6 +198,14 @@ class MonitorResumed:
     gap_s: float  # seconds from the first failure to the run that worked
 
 
+@dataclass(frozen=True)
+class ServerNote:
+    """Something LinkLab did to this computer's own servers while the study ran (it started
+    one again that a client held without progress), said when a run failed because of it."""
+
+    sentence: str
+
+
 StudyEvent = (
     StudyPrepared
     | SessionStarted
@@ -214,4 +222,5 @@ StudyEvent = (
     | SessionFinished
     | MonitorWaiting
     | MonitorResumed
+    | ServerNote
 )

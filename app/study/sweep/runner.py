@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.domain.errors import LinkLabError
 from app.domain.plan import Engine, Metric, Plan, RunKey, Variable, as_point
-from app.domain.records import RunMetrics, RunRecord, SessionStatus, iso_from_epoch
+from app.domain.records import RunMetrics, RunRecord, SessionStatus
 from app.domain.results import LatencySecond, Sample
 from app.domain.stream import drive
 from app.engine.drivers.registry import DRIVERS, EngineDriver, RunHandle
@@ -41,6 +41,7 @@ from app.study.sweep.events import (
     RunStarted,
     SampleArrived,
     SamplesRevised,
+    ServerNote,
     SessionFinished,
     SessionStarted,
     StudyEvent,
@@ -84,6 +85,7 @@ class StudyRunner:
         drivers: Mapping[Engine, EngineDriver] | None = None,
         reason: str = "",
         latency: LatencyFactory | None = None,
+        server_notes: Callable[[], Sequence[str]] | None = None,  # this computer's servers'
     ) -> None:
         self.store = store
         self.plan = plan
@@ -107,6 +109,7 @@ class StudyRunner:
         self._later: list[list[RunKey]] = []  # the groups after it
         self._records: list[RunRecord] = []
         self._latency: WorkingLatency | None = None
+        self._server_notes = server_notes or tuple  # what LinkLab did to them since asked
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
             # The probes' modules load only for a plan that measures latency.
             from app.study.sweep.working_latency import WorkingLatency
@@ -313,7 +316,6 @@ class StudyRunner:
             run = self._driver.start(self.plan, key)
             self._emit(RunStarted(key, value, run.argv, attempt))
             yield from self._said_so_far()
-            started_at = time.time()
             writer = SampleWriter(
                 self.store,
                 self.store.begin_run(
@@ -321,7 +323,6 @@ class StudyRunner:
                     key,
                     value,
                     attempts=attempt,
-                    started_at=iso_from_epoch(started_at),
                     engine=self._driver.name,
                     engine_version=engine_version,
                     argv=run.argv,
@@ -366,6 +367,8 @@ class StudyRunner:
                 if self._stop.is_set():
                     return self._cut_short(key, writer, run, attempt, sampler, probes)
                 err = self._named(caught, key, number)
+                for sentence in self._server_notes():  # a restart: why the run failed, first
+                    self._emit(ServerNote(sentence))
                 # A busy server gets the full retry budget; a refusal, or a connection closed
                 # before the test (a server still ending the test before), is retried once.
                 once = isinstance(err, ConnectionRefused | ClosedBeforeStart)
@@ -406,7 +409,7 @@ class StudyRunner:
             writer.finish(
                 metrics=metrics,
                 attempts=attempt,
-                started_at=iso_from_epoch(result.started_at),
+                started_steady=result.started_steady,  # on the session's time (the store's)
                 elapsed_s=result.elapsed_s,
                 engine_version=result.engine_version,
                 argv=result.argv,

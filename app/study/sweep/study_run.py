@@ -5,7 +5,7 @@ called (from any thread)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,10 @@ class StudyRun:
         resume_session: str | None = None,
         notes: tuple[str, ...] = (),
         drivers: Mapping[Engine, EngineDriver] | None = None,
+        server_notes: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.db_path = db_path
+        self._server_notes = server_notes
         self._drivers = drivers
         self.plan = plan
         self.notes = notes
@@ -77,6 +79,7 @@ class StudyRun:
                 resume_session=self._resume,
                 reason=" ".join(self.notes),
                 drivers=self._drivers,
+                server_notes=self._server_notes,
             )
             with self._lock:
                 self._runner = runner

@@ -313,7 +313,9 @@ class ServerTab(QWidget):
 
         self.log = named(LogView(LOG_BLOCKS), "server_log")
         self.log.setAccessibleName("Server log")
-        self.log.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # Wrapped: the servers' notes and LinkLab's sentences about them (a server started
+        # again, and why) are longer than the box is wide.
+        self.log.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.log.setPlaceholderText("What the servers print appears here: each test they serve.")
         clear = named(QPushButton("Clear"), "server_log_clear")
         clear.setToolTip("Empties this log (the servers keep running).")

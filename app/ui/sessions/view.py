@@ -26,6 +26,7 @@ from app.analysis.expectation import expected_curve
 from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.shares import link_shares
+from app.domain.clock import step_sentence
 from app.domain.plan import Metric, Plan
 from app.domain.plan_fields import categories, x_of
 from app.domain.records import RunRecord, SessionRecord
@@ -379,6 +380,8 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
     security = describe_security(session.conditions, session.environment)
     if security:
         lines.append(security)  # stated, detected (by what), or why it is unknown
+    if session.clock_step_s is not None:
+        lines.append(step_sentence(session.clock_step_s))
     if latency:
         lines.append(latency)  # how working latency was measured
     if session.conditions.notes:

@@ -45,6 +45,7 @@ from app.engine.lan.validate import (
 )
 from app.engine.process.servers import (
     EXPOSED_IDLE_TIMEOUT_S,
+    EXPOSED_STALL_TIMEOUT_S,
     LocalServer,
     LogCallback,
     ServerOptions,
@@ -365,11 +366,14 @@ class Iperf3Driver(EngineDriver):
         return exposed(port, bind)
 
     def loopback(self, port: int, bind: str, interval_s: float | None = None) -> ServerOptions:
-        # The idle restart `linklab serve` has (a stuck client does not hold the server until
-        # the window closes), and the study's interval, so that the server's reports joined
-        # in at the end are as fine as the client's.
+        # The idle and stall restarts `linklab serve` has (a stuck client, or one that holds
+        # the server without progress, does not hold it until the window closes), and the
+        # study's interval, so that the server's reports joined in at the end are as fine as
+        # the client's.
         idle = EXPOSED_IDLE_TIMEOUT_S if self.server_tool().has(Capability.IDLE_TIMEOUT) else None
-        return ServerOptions(port, bind, idle, interval_s=interval_s)
+        return ServerOptions(
+            port, bind, idle, interval_s=interval_s, stall_timeout_s=EXPOSED_STALL_TIMEOUT_S
+        )
 
     def server_note(self, tool: Tool) -> str | None:
         return server_security_warning(tool)
