@@ -49,12 +49,13 @@ def time_wait_on(port: int) -> None:
 @contextmanager
 def prepared_on(tmp_path: Path, port: int) -> Iterator[tuple[int, tuple[str, ...]]]:
     """A study against this computer asked to use the port: the port its server listens on,
-    and the notes said before it starts."""
+    and what is said of ports before it starts."""
     plan = Plan(peer=Peer.this_computer({KEY: port}), values=(1408,), repetitions=1)
     door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _host, _engines: {})
     try:
         prepared = door.prepare(plan)
-        yield prepared.plan.peer.port(KEY, 0), prepared.notes
+        said = prepared.notes + prepared.advice
+        yield prepared.plan.peer.port(KEY, 0), tuple(s for s in said if s.startswith("Port "))
     finally:
         if door.loopback is not None:
             door.loopback.stop()
