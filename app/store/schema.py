@@ -384,16 +384,16 @@ _V12 = [
     """,
 ]
 
-# Version 13: where the computer's clock was set while a session ran, how far it was from the
+# Version 14: where the computer's clock was set while a session ran, how far it was from the
 # session's own time (app.domain.clock), kept with the session and each run it marks.
-_V13 = [
+_V14 = [
     "ALTER TABLE sessions ADD COLUMN clock_step_s REAL",
     "ALTER TABLE runs ADD COLUMN clock_step_s REAL",
 ]
 
 #: Migrations written by hand after it, by the version they lead to (run before the columns of
 #: the metrics arriving in that version).
-_WRITTEN_LATER: dict[int, list[str]] = {12: _V12, 13: _V13}
+_WRITTEN_LATER: dict[int, list[str]] = {12: _V12, 14: _V14}
 _SQL_TYPES = {int: "INTEGER", float: "REAL", str: "TEXT"}
 
 

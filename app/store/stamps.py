@@ -1,6 +1,6 @@
 """The times a SessionStore writes: each session it begins or resumes on its own time
 (app.domain.clock's Timeline), so that its runs never end before they begin, and where the
-computer's clock was set meanwhile, how far it was from them (clock_step_s, schema 13) kept
+computer's clock was set meanwhile, how far it was from them (clock_step_s, schema 14) kept
 with the session and the run."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Stamps:
 
 
 def clock_mark(row: sqlite3.Row | Mapping[str, Any]) -> float | None:
-    """A row's clock mark (clock_step_s, schema 13), as a number of seconds; None in an older
+    """A row's clock mark (clock_step_s, schema 14), as a number of seconds; None in an older
     file that is only read, or where a hand-written value is no finite number."""
     value = row["clock_step_s"] if "clock_step_s" in row.keys() else None
     if isinstance(value, int | float) and math.isfinite(value):

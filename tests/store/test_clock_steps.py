@@ -2,7 +2,7 @@
 as a parameter): a run never ends before it begins, every stamp of the session keeps its
 order, and the run and the session keep how far the computer's clock was set; a session the
 store did not begin (another process's) is stamped by the computer's clock as it is. A real
-SQLite file; schema 13 keeps the marks."""
+SQLite file; schema 14 keeps the marks."""
 
 from __future__ import annotations
 
