@@ -18,7 +18,7 @@ from app.analysis.points import PointSummary, point_summaries
 from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import where_set
-from app.domain.records import RunRecord, SessionRecord
+from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import percent_text, plain_rate
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
@@ -69,13 +69,15 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
     # Said once when every series has the same few runs at the same points (a plan of one
     # or two repetitions), else series by series.
     alike = len({tuple(_few(here)) for here in by_series.values()}) == 1
+    running = session.status is SessionStatus.RUNNING
     if plan.is_monitor:
         pass  # a monitor's runs are stretches of one flow over time, not repetitions
     elif alike and len(by_series) > 1:
-        add(Check.FEW_RUNS, few_runs(plan, None, next(iter(by_series.values()))))
+        first = next(iter(by_series.values()))
+        add(Check.FEW_RUNS, few_runs(plan, None, first, running=running))
     else:
         for series, here in by_series.items():
-            add(Check.FEW_RUNS, few_runs(plan, series, here), series)
+            add(Check.FEW_RUNS, few_runs(plan, series, here, running=running), series)
     return found
 
 
@@ -286,16 +288,29 @@ def _few(points: Sequence[PointSummary]) -> list[tuple[float | str, int]]:
     return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]
 
 
-def few_runs(plan: Plan, series: Series | None, points: Sequence[PointSummary]) -> str | None:
+def few_runs(
+    plan: Plan, series: Series | None, points: Sequence[PointSummary], *, running: bool = False
+) -> str | None:
     """Points measured by fewer than MIN_RUNS successful runs; series None: every series
-    alike (points holds one series' points)."""
+    alike (points holds one series' points). Where the plan asked for enough, the others
+    failed or were never measured: the sentence points at Resume (not while it runs)."""
     few = _few(points)
     if not few:
         return None
-    where = ", ".join(f"{value_text(plan, value)} ({n})" for value, n in few)
+    asked = plan.repetitions >= MIN_RUNS
+    of = f" of {plan.repetitions}" if asked else ""
+    where = ", ".join(f"{value_text(plan, value)} ({n}{of})" for value, n in few)
     who = f"{series.label} has" if series is not None else "Every series has"
-    return (
+    said = (
         f"{who} fewer than {MIN_RUNS} successful runs at {where}: with so few the standard "
-        "deviation and the 95 % interval mean little (with one run, nothing). Measure "
-        f"{MIN_RUNS} or more runs per point ({where_set('repetitions')})."
+        "deviation and the 95 % interval mean little (with one run, nothing)."
+    )
+    if not asked:
+        return f"{said} Measure {MIN_RUNS} or more runs per point ({where_set('repetitions')})."
+    if running:
+        return said
+    return (
+        f"{said} The plan asked for {plan.repetitions} runs per point; the others failed or "
+        "were not measured: resume the session (Resume on the Sessions tab, or linklab "
+        "resume) to measure them again."
     )

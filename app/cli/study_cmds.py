@@ -193,7 +193,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.set_defaults(handler=cmd_run)
 
     resume = sub.add_parser(
-        "resume", help="finish an interrupted or stopped session", epilog=EXIT_CODES_HELP
+        "resume",
+        help="measure a session's missing and failed runs",
+        epilog=EXIT_CODES_HELP,
     )
     resume.add_argument("session", metavar="SESSION", help="id, id prefix or name")
     add_port_arguments(resume, "the peer's {label} port, when it moved (default: as stored)")

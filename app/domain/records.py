@@ -146,7 +146,8 @@ class RunRecord:
     argv: tuple[str, ...]
     metrics: RunMetrics
     raw_output: str = field(repr=False, default="")
-    #: Never finished (LinkLab died, or the user stopped it): its samples are kept, but it is
+    #: Never finished (LinkLab died, or the user stopped it), or an attempt tried again (a
+    #: retry, or a failed run measured again on resume): its samples are kept, but it is
     #: neither ok nor failed and never counts as a done repetition.
     partial: bool = False
     #: Columns read from a damaged database whose bytes were not text: each bad byte was
@@ -179,7 +180,7 @@ class SessionRecord:
     total_runs: int
     runs_done: int  # finished runs, ok or failed
     runs_failed: int
-    runs_partial: int = 0  # runs that never finished (kept, never counted as done)
+    runs_partial: int = 0  # runs unfinished or tried again (kept, never counted as done)
     #: Parts of its row that could not be read ("name", "conditions", "environment"): shown
     #: empty (the conditions its plan holds), the session otherwise whole
     #: (app.store.damage words it).

@@ -402,6 +402,16 @@ class SessionStore:
         with self.db.transaction() as conn:
             columns["ended_at"] = self.stamps.run_now(conn, run_id)
             assignments = ", ".join(f"{name} = ?" for name in columns)
+            # A key's newest finished attempt is its run: a failed one measured again (a
+            # resume) is kept as an attempt tried again, as a retry's is (partial, its error,
+            # samples and output kept), never counted as a done or a failed run.
+            conn.execute(
+                "UPDATE runs SET status = 'partial' WHERE status = 'failed' AND id != :run "
+                "AND (session_id, protocol, ip_version, kind, value_index, repetition) = ("
+                "SELECT session_id, protocol, ip_version, kind, value_index, repetition "
+                "FROM runs WHERE id = :run)",
+                {"run": run_id},
+            )
             if replace_samples:
                 conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
                 first_seq = 0
@@ -467,9 +477,11 @@ class SessionStore:
         return run_from_row(rows[0])
 
     def done_keys(self, session_id: str) -> set[RunKey]:
+        """The runs that need measuring no more: those that ended ok. A failed run is measured
+        again when the session is resumed (and a partial one, which never ended)."""
         rows = self.db.query(
             "SELECT protocol, ip_version, kind, value_index, repetition FROM runs "
-            "WHERE session_id = ? AND status != 'partial'",
+            "WHERE session_id = ? AND status = 'ok'",
             (session_id,),
         )
         return {

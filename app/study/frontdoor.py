@@ -56,8 +56,9 @@ if TYPE_CHECKING:
     from app.study.responsiveness.results import ResponsivenessSettings
     from app.study.responsiveness.run import ResponsivenessTest
 
-#: Sessions that can be run further: the missing runs of these are measured on resume.
-RESUMABLE = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
+#: Sessions that ended before their plan did: their missing (and failed) runs are measured on
+#: resume. A completed one is resumed too while any of its runs failed (resume_problem).
+UNFINISHED = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
 
 Snapshot = Callable[[str, Mapping[str, str]], dict[str, Any]]
 PeerChecker = Callable[[Plan, EngineDriver], PeerCheck]
@@ -307,8 +308,10 @@ class FrontDoor:
 
     @staticmethod
     def resume_problem(session: SessionRecord) -> str:
-        """Why the session cannot be resumed; empty when it can. The one rule: interrupted,
-        stopped and failed sessions can; a running or completed one cannot."""
+        """Why the session cannot be resumed; empty when it can. The one rule: a session that
+        is not running can be resumed until every point has the runs its plan asked for —
+        an interrupted, stopped or failed one, and a completed one with failed runs (resume
+        measures the failed and the missing runs again); a monitor never is."""
         if session.plan.is_monitor and session.status is not SessionStatus.RUNNING:
             return "A monitor is not resumed: start a new one on the Monitor tab."
         if session.status is SessionStatus.RUNNING:
@@ -316,8 +319,11 @@ class FrontDoor:
                 f"Session {session.short_id} is still running in another LinkLab: stop it "
                 f"there first."
             )
-        if session.status not in RESUMABLE:
-            return f"Session {session.short_id} is {session.status.value}: nothing to resume."
+        if session.status not in UNFINISHED and not session.runs_failed:
+            return (
+                f"Session {session.short_id} is {session.status_text} and none of its runs "
+                f"failed: nothing to resume."
+            )
         return ""
 
     def resume(
@@ -327,9 +333,9 @@ class FrontDoor:
         ports: Mapping[str, int] | None = None,
         echo_port: int | None = None,
     ) -> StudyRun:
-        """The missing runs of a stored session, with its own plan (this computer's servers
-        are started again when it measured against this computer; a peer whose servers moved
-        gets its new ports)."""
+        """The missing and failed runs of a stored session, with its own plan (this computer's
+        servers are started again when it measured against this computer; a peer whose
+        servers moved gets its new ports)."""
         with self._open(write=True) as db:
             store = SessionStore(db)
             store.mark_interrupted()

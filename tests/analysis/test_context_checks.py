@@ -480,19 +480,45 @@ def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate(
 # -- fewer than 3 runs ----------------------------------------------------------------------------
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=6, max_size=6))
-def test_few_runs_names_each_point_with_its_count(counts: list[int]) -> None:
-    plan = make_plan(protocols=(Protocol.TCP,))
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=6, max_size=6),
+    st.integers(1, 5),
+    st.lists(st.integers(0, 3), min_size=6, max_size=6),
+    st.sampled_from(SessionStatus),
+)
+def test_few_runs_names_each_point_with_its_count_and_the_way_to_more(
+    counts: list[int], repetitions: int, failures: list[int], status: SessionStatus
+) -> None:
+    """Each point named with its successful runs (of the planned ones, where the plan asked
+    for enough); the advice is the field when the plan asked for too few, Resume when its
+    runs failed or were never measured, and none while the session still runs."""
+    plan = make_plan(protocols=(Protocol.TCP,), repetitions=repetitions)
     runs = [make_run(plan, TCP4, i, rep) for i, n in enumerate(counts) for rep in range(1, n + 1)]
-    found = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    runs += [
+        replace(make_run(plan, TCP4, i, 10 + rep), ok=False, error="The link went down.")
+        for i, n in enumerate(failures)
+        for rep in range(n)
+    ]
+    session = replace(make_session(plan), status=status)
+    found = by_check(session, runs, Check.FEW_RUNS)
     few = [(VALUES[i], n) for i, n in enumerate(counts) if 0 < n < MIN_RUNS]
     if not few:
         assert found == []
         return
     (sentence,) = found
-    named = re.findall(r"(\d+) B \((\d)\)", sentence)
-    assert [(int(v), int(n)) for v, n in named] == few
+    asked = repetitions >= MIN_RUNS
+    named = re.findall(r"(\d+) B \((\d)(?: of (\d))?\)", sentence)
+    assert [(int(v), int(n)) for v, n, _ in named] == few
+    assert {of for _, _, of in named} == ({str(repetitions)} if asked else {""})
+    advises_field = f"Measure {MIN_RUNS} or more runs per point (the Runs per point field" in (
+        sentence
+    )
+    advises_resume = "Resume on the Sessions tab, or linklab resume" in sentence
+    assert advises_field == (not asked)
+    assert advises_resume == (asked and status is not SessionStatus.RUNNING)
+    if advises_resume:
+        assert f"The plan asked for {repetitions} runs per point" in sentence
 
 
 # -- raised to the comparison ----------------------------------------------------------------------

@@ -142,3 +142,43 @@ def test_an_unfinished_run_is_kept_when_it_measured_and_dropped_when_not(tmp_pat
         # The key is measured again (a resumed session): both rows are kept.
         _again = store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x")
         assert len(store.runs(sid, partial=True)) == 2
+
+
+def test_a_failed_run_measured_again_is_kept_as_an_attempt(tmp_path: Path) -> None:
+    """A key's newest finished attempt is its run: the failed one before it (a resume measured
+    it again) stays, with its samples and sentence, counted neither done nor failed."""
+    with Database(tmp_path / "db.sqlite3") as db:
+        store = SessionStore(db)
+        sid = store.create_session(_plan())
+        other = RunKey(Protocol.TCP, IpVersion.V4, 0, 2)
+        failed = store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
+        store.finish_run(
+            failed,
+            metrics=None,
+            samples=[Sample(0.0, 1.0, sent_bps=1e6)],
+            error_kind="DataStopped",
+            error="The link went silent.",
+        )
+        store.add_run(
+            sid,
+            other,
+            1408.0,
+            metrics=None,
+            error="The link went silent.",
+            started_at=utc_now(),
+            elapsed_s=None,
+            engine="x",
+        )
+        assert store.done_keys(sid) == set()  # a failed run is measured again on resume
+        session = store.get(sid)
+        assert (session.runs_done, session.runs_failed, session.runs_partial) == (2, 2, 0)
+        again = store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
+        store.finish_run(again, metrics=RunMetrics(throughput_bps=5e6), elapsed_s=1.0)
+        assert store.done_keys(sid) == {KEY}
+        session = store.get(sid)
+        assert (session.runs_done, session.runs_failed, session.runs_partial) == (2, 1, 1)
+        (kept,) = [r for r in store.runs(sid, partial=True) if r.partial]
+        assert kept.id == failed and kept.error == "The link went silent."
+        assert kept.error_kind == "DataStopped" and len(store.samples(failed)) == 1
+        assert [r.key for r in store.runs(sid) if r.ok] == [KEY]
+        assert [r.key for r in store.runs(sid) if not r.ok] == [other]  # not its key: kept

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Peer, Plan
-from app.domain.records import SessionStatus
+from app.domain.plan import Peer, Plan, RunKey
+from app.domain.records import SessionStatus, utc_now
 from app.domain.stream import drive
 from app.engine.drivers.iperf3.server import iperf3_server
 from app.engine.process.servers import LocalServer, ServerOptions
@@ -127,17 +127,32 @@ def test_one_rule_for_resume_and_delete(tmp_path: Path) -> None:
         store.finish(done, SessionStatus.COMPLETED)
         stopped = store.create_session(Plan(peer=Peer("a"), name="stopped"))
         store.finish(stopped, SessionStatus.STOPPED)
+        # Completed, one of its runs failed: resumed to measure that run again.
+        short = store.create_session(Plan(peer=Peer("a"), name="short"))
+        store.add_run(
+            short,
+            RunKey(Protocol.TCP, IpVersion.V4, 0, 1),
+            1408.0,
+            metrics=None,
+            error="The link went down.",
+            started_at=utc_now(),
+            elapsed_s=None,
+            engine="iperf3",
+        )
+        store.finish(short, SessionStatus.COMPLETED)
         running = store.create_session(Plan(peer=Peer("a"), name="running"))  # this process
     door = FrontDoor(db_path)
-    with pytest.raises(ResumeRefused, match="completed: nothing to resume"):
+    with pytest.raises(ResumeRefused, match="completed and none of its runs failed: nothing"):
         door.resume("done")
     with pytest.raises(ResumeRefused, match="still running"):
         door.resume("running")
     assert FrontDoor.resume_problem(door.session("stopped")) == ""
+    assert door.session("short").status_text == "completed with failures"
+    assert FrontDoor.resume_problem(door.session("short")) == ""
     with pytest.raises(DeleteRefused, match="still running"):
         door.delete(["stopped", "running"])
-    assert len(door.sessions()) == 3  # all or nothing
-    door.delete(["stopped"])
+    assert len(door.sessions()) == 4  # all or nothing
+    door.delete(["stopped", "short"])
     assert [s.name for s in door.sessions()] == ["running", "done"]
     assert door.tag("done", "open, room=B12").plan.conditions.tags == (
         ("open", ""),

@@ -274,6 +274,46 @@ def test_resume_does_only_the_missing_runs(store: SessionStore) -> None:
     assert isinstance(events[0], SessionStarted) and events[0].already_done == 5
 
 
+def test_resume_measures_the_failed_runs_again_and_keeps_them_as_attempts(
+    store: SessionStore,
+) -> None:
+    """A completed session with failed runs (a link gone for a while) is resumed: only its
+    failed runs are measured again; each failed one is kept as an attempt tried again, so
+    the session ends with every planned run, none failed, and nothing it measured lost."""
+    the_plan = plan(protocols=(Protocol.TCP,), ip_versions=(IpVersion.V4,), repetitions=3)
+    down = {RunKey(Protocol.TCP, IpVersion.V4, 0, 2), RunKey(Protocol.TCP, IpVersion.V4, 0, 3)}
+
+    def link_down(key: RunKey, attempt: int) -> LinkLabError | None:
+        return PeerVanished("lab-peer", 5201) if key in down else None
+
+    first, _ = run(store, the_plan, FakeDriver(fail=link_down))
+    session = store.get(first.session_id)
+    assert (session.status_text, session.runs_done, session.runs_failed) == (
+        "completed with failures",
+        6,
+        2,
+    )
+    failed_ids = {r.id for r in store.runs(first.session_id) if not r.ok}
+    driver = FakeDriver()
+    again, events = run(store, the_plan, driver, resume_session=first.session_id)
+    assert set(driver.started) == down  # the failed runs, and nothing else
+    assert isinstance(events[0], SessionStarted) and events[0].already_done == 4
+    assert again.status is SessionStatus.COMPLETED and again.reason == ""
+    assert (again.runs_done, again.runs_failed) == (6, 0)
+    runs = store.runs(first.session_id)
+    assert (
+        len(runs) == 6
+        and all(r.ok for r in runs)
+        and {r.key for r in runs} == set(the_plan.run_keys())
+    )
+    session = store.get(first.session_id)
+    assert (session.status_text, session.runs_done, session.runs_failed) == ("completed", 6, 0)
+    assert session.runs_partial == 2  # the failed attempts, kept with their sentences
+    kept = {r.id: r for r in store.runs(first.session_id, partial=True) if r.partial}
+    assert set(kept) == failed_ids and all(r.error for r in kept.values())
+    assert store.done_keys(first.session_id) == set(the_plan.run_keys())
+
+
 def test_stop_ends_the_run_in_progress_and_keeps_the_finished(store: SessionStore) -> None:
     driver = FakeDriver(interval_s=0.05)  # 3 samples: a run lasts 0.15 s
     the_plan = plan(

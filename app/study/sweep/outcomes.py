@@ -62,6 +62,13 @@ def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, s
     return SessionStatus.COMPLETED, f"{words} {notes}".strip()
 
 
+def measured_again(records: list[RunRecord], record: RunRecord) -> None:
+    """A new run among the session's runs (in place): it takes the place of a failed run of
+    its key (a resumed session measures those again; the store keeps that as an attempt)."""
+    records[:] = [r for r in records if r.key != record.key]
+    records.append(record)
+
+
 def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[SessionStatus, str]:
     """How a study that stopped after too many failures in a row ended: failed when no run
     was good; completed (with failures, as the lists say) when some were, their count said."""

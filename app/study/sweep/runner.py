@@ -51,6 +51,7 @@ from app.study.sweep.outcomes import (
     RetryPolicy,
     after_failure,
     gave_up,
+    measured_again,
     transient,
     verdict,
 )
@@ -212,13 +213,15 @@ class StudyRunner:
                 yield from self._said_so_far()
                 if any(record is None for record in results):
                     # Stopped mid-run: runs already finished are kept, the others dropped.
-                    records += [r for r in results if r is not None]
+                    for record in results:
+                        if record is not None:
+                            measured_again(records, record)
                     status, reason = SessionStatus.STOPPED, STOPPED
                     break
                 elapsed = time.monotonic() - t0
                 for key, record in zip(todo, results, strict=True):
                     assert record is not None
-                    records.append(record)
+                    measured_again(records, record)
                     finished += 1
                     remaining -= 1
                     durations.append(elapsed / len(todo))

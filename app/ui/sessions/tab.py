@@ -58,6 +58,10 @@ NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
+RESUME_TIP = (
+    "Measure the session's missing and failed runs on the Measure tab, until every point has "
+    "the runs its plan asked for."
+)
 COMPARE_TIP = (
     "Two or more sessions side by side, one session's series, or two responsiveness results."
 )
@@ -130,7 +134,7 @@ class SessionsTab(QWidget):
             ("rename_button", "Rename…", "Give the session another name.", self.ask_rename),
             ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
-            ("resume_button", "Resume", "Run what is missing on the Measure tab.", self.resume),
+            ("resume_button", "Resume", RESUME_TIP, self.resume),
             ("compare_button", "Compare", COMPARE_TIP, self.compare),
             ("export_button", "Export for another computer…", EXPORT_TIP, self.exchange.ask_export),
             ("import_button", "Import…", IMPORT_TIP, self.exchange.ask_import),

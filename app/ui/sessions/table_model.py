@@ -166,7 +166,7 @@ def _session_tip(session: SessionRecord, column: int) -> str | None:
     if column == RUNS_COLUMN and (session.runs_failed or session.runs_partial):
         failed = f"{session.runs_failed} of the runs failed." if session.runs_failed else ""
         partial = (
-            f" {session.runs_partial} never finished (kept, not counted)."
+            f" {session.runs_partial} never finished or were tried again (kept, not counted)."
             if session.runs_partial
             else ""
         )

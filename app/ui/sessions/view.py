@@ -370,7 +370,7 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
         f"{describe_plan(session.plan)} — runs {session.runs_done}/{session.total_runs}"
         + (f", {session.runs_failed} failed" if session.runs_failed else "")
         + (
-            f", {session.runs_partial} unfinished (their samples are kept; "
+            f", {session.runs_partial} unfinished or tried again (their samples are kept; "
             f"`linklab export --format samples` has them)"
             if session.runs_partial
             else ""
