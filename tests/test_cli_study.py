@@ -483,3 +483,44 @@ def test_early_stop_ends_each_point_once_its_interval_is_narrow_enough(
             assert (s.ci95 <= 0.9 * s.mean) is (n == len(runs)), (n, runs)
     _, full = study("0.001", "4")
     assert [p["n"] for p in full] == [4, 4]
+
+
+def test_a_session_completed_with_failures_is_resumed_to_every_planned_run(
+    tmp_path: Path, iperf3_tool: Any, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    """The server stops mid-sweep: the session completes with failures; `linklab resume`
+    measures the failed runs again once the server is back, until every point has its runs."""
+    from app.engine.iperf3_server import iperf3_server
+    from app.engine.servers import ServerOptions
+
+    port, server = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    plan = ["--peer", "127.0.0.1", "--port", str(port), "--sizes", "128,1408", "--runs", "3"]
+    proc = start_linklab("run", *plan, "--duration", "1", "--db", str(db), "--json")
+    _wait_for_runs(db, 2)
+    server.stop()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err  # completed, some runs failed
+    first = json.loads(out)
+    failed = first["runs_failed"]
+    assert 1 <= failed < 6 and first["status"] == "completed"
+    again = iperf3_server(iperf3_tool, ServerOptions(port))
+    again.start()
+    try:
+        resumed = linklab("resume", first["session_id"][:8], "--db", str(db), "--json")
+    finally:
+        again.stop()
+    assert resumed.returncode == 0, resumed.stderr
+    result = json.loads(resumed.stdout)
+    assert (result["status"], result["runs_done"], result["runs_failed"]) == ("completed", 6, 0)
+    assert f"resuming after {6 - failed}" in resumed.stderr
+    assert [point["n"] for point in result["points"]] == [3, 3], result["points"]
+    listed = json.loads(linklab("sessions", "list", "--db", str(db), "--json").stdout)
+    assert (listed[0]["status"], listed[0]["runs_done"], listed[0]["runs_failed"]) == (
+        "completed",
+        6,
+        0,
+    )
+    # Resumed once more: nothing to do, said as such.
+    done = linklab("resume", first["session_id"][:8], "--db", str(db))
+    assert done.returncode == 2 and "none of its runs failed: nothing to resume" in done.stderr
