@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from app.analysis.confounds import confounds
-from app.analysis.context_checks import ContextWarning
+from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.findings import findings
 from app.analysis.pairs import (
     ALPHA,
@@ -39,6 +39,7 @@ from app.analysis.pairs import (
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS
+from app.domain.records import RunRecord, SessionRecord
 
 # The comparison's parts are imported from here by the window, the reports and the CLI.
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "point_status",
     "series_data",
     "welch",
+    "within_session",
 ]
 
 
@@ -203,6 +205,15 @@ def compare(
         findings(partial),
         first,
     )
+
+
+def within_session(
+    session: SessionRecord, runs: Sequence[RunRecord], metric: str = "throughput_bps"
+) -> Comparison:
+    """One session's series against each other, in pairs that differ in one way only, with
+    its context checks raised: what its report, its view and Compare its series say."""
+    items = series_data(session, runs, metric)
+    return compare(items, metric, mode=Mode.WITHIN, context=context_checks(session, runs))
 
 
 def raised_context(comparison: Comparison, context: Sequence[ContextWarning]) -> list[str]:

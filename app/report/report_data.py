@@ -8,7 +8,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.analysis.compare import Comparison, Mode, SeriesData, compare, series_data
+from app.analysis.compare import (
+    Comparison,
+    Mode,
+    SeriesData,
+    compare,
+    series_data,
+    within_session,
+)
 from app.analysis.context_checks import context_checks
 from app.analysis.points import PointSummary, point_summaries
 from app.domain.net import Flow, Protocol
@@ -97,10 +104,10 @@ def sessions_comparison(
     several sessions like with like against the first (the baseline)."""
     sessions = [door.session(ref) for ref in refs]
     runs = {s.id: door.runs(s.id) for s in sessions}
+    if len(sessions) == 1:
+        return within_session(sessions[0], runs[sessions[0].id], metric)
     items = [item for s in sessions for item in series_data(s, runs[s.id], metric)]
     context = [w for s in sessions for w in context_checks(s, runs[s.id])]
-    if len(sessions) == 1:
-        return compare(items, metric, mode=Mode.WITHIN, context=context)
     return compare(
         items, metric, mode=Mode.SESSIONS, baseline_session=sessions[0].id, context=context
     )

@@ -176,8 +176,10 @@ class ResponsivenessStore:
         where, params = "", tuple[str, ...]()
         if search:
             like = f"%{search}%"
-            where = " WHERE name LIKE ? OR host LIKE ? OR id LIKE ?"
-            params = (like, like, f"{search.lower()}%")
+            # As the sessions' search: the words the row shows, or the id from 4 characters.
+            wanted = search.strip().lower()
+            where = " WHERE name LIKE ? OR host LIKE ? OR (length(?) >= 4 AND id LIKE ?)"
+            params = (like, like, wanted, f"{wanted}%")
         headers = self.db.query(
             f"SELECT {_HEADER} FROM responsiveness{where} ORDER BY created_at DESC", params
         )

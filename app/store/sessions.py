@@ -154,24 +154,20 @@ class SessionStore:
                 )
         return len(dead)
 
-    def list_sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+    def list_sessions(self, status: str | None = None) -> list[SessionRecord]:
         """The sessions that can be read, newest first (listing() adds those that cannot)."""
-        return list(self.listing(search, status).sessions)
+        return list(self.listing(status).sessions)
 
-    def listing(self, search: str = "", status: str | None = None) -> SessionList:
-        """Every session, newest first: those that can be read, and those whose plan, status
-        or counts cannot be (each listed, one damaged row hiding none of the others)."""
+    def listing(self, status: str | None = None) -> SessionList:
+        """Every session (of a status), newest first: those that can be read, and those whose
+        plan, status or counts cannot be (each listed, one damaged row hiding none of the
+        others). A search of them is the front door's: it matches the words their rows show,
+        which are not columns here."""
         params: list[object] = []
         where = [not_deleted(self.db)]
         if status:
             where.append("s.status = ?")
             params.append(status)
-        if search:
-            where.append(
-                "(s.name LIKE ? OR p.host LIKE ? OR s.conditions_json LIKE ? OR s.id LIKE ?)"
-            )
-            like = f"%{search}%"
-            params += [like, like, like, f"{search}%"]
         condition = (" WHERE " + " AND ".join(where)) if where else ""
         return self._sessions(condition, tuple(params), " ORDER BY s.created_at DESC")
 

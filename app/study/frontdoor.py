@@ -43,6 +43,7 @@ from app.store.trash import Trash
 from app.study.host.own_servers import restarts_of, serve_plan
 from app.study.host.wifi_reading import not_detected
 from app.study.sweep.describe import default_name
+from app.study.sweep.listing import matches, unreadable_matches
 from app.study.sweep.monitor_record import MonitorRecord, read_monitor
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.study_run import StudyRun
@@ -365,14 +366,21 @@ class FrontDoor:
 
     # -- sessions --------------------------------------------------------------------------
     def sessions(self, search: str = "", status: str | None = None) -> list[SessionRecord]:
+        """The sessions that can be read (listing() adds those that cannot)."""
         return list(self.listing(search, status).sessions)
 
     def listing(self, search: str = "", status: str | None = None) -> SessionList:
-        """Every session, newest first, those that cannot be read listed apart."""
+        """Every session (of a status), newest first, those that cannot be read listed apart;
+        with a search, those whose row shows it in their name, peer or conditions, or whose
+        id starts with it (app.study.sweep.listing)."""
         if not self.db_path.is_file():
             return SessionList(())
         with self._open(write=False) as db:
-            return SessionStore(db).listing(search, status)
+            listed = SessionStore(db).listing(status)
+        return SessionList(
+            tuple(s for s in listed.sessions if matches(s, search)),
+            tuple(u for u in listed.unreadable if unreadable_matches(u, search)),
+        )
 
     def session(self, ref: str) -> SessionRecord:
         with self._open(write=False) as db:

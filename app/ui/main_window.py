@@ -30,7 +30,7 @@ from app.study.sweep.presets import Preset, list_presets, save_preset
 from app.ui.classroom.tab import ClassTab
 from app.ui.common import main_thread_gc
 from app.ui.common.saved import dismiss_saved
-from app.ui.common.widgets import scroll_when_small
+from app.ui.common.widgets import WrappedLabel, scroll_when_small
 from app.ui.common.worker import Worker, once
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
@@ -132,7 +132,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.banner)
         column.addWidget(self.tabs)
         self.setCentralWidget(central)
-        self.status_label = QLabel()
+        self.status_label = WrappedLabel()  # a long sentence wraps at words, never cut
         self.status_label.setObjectName("status_text")
         self.status_label.setAccessibleName("Status")
         self.statusBar().addWidget(self.status_label, 1)
@@ -391,9 +391,6 @@ class MainWindow(QMainWindow):
         geometry = self.context.settings.value("window/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        state = self.context.settings.value("window/splitter")
-        if isinstance(state, QByteArray):
-            self.measure.splitter.restoreState(state)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.measure.running and not self._shut_down:
@@ -409,7 +406,6 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         self.context.settings.setValue("window/geometry", self.saveGeometry())
-        self.context.settings.setValue("window/splitter", self.measure.splitter.saveState())
         self.shutdown()
         event.accept()
 

@@ -51,11 +51,12 @@ def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     assert "1 Gbit/s link" in user.table_rows("Sessions")[0][5]
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    assert "Of expected %" not in user.headers("Session results")
+    user.tab("Findings")
     assert (
         "A 1 Gbit/s link rate is stated, but the traffic never crossed that link (it stayed "
-        "on this computer" in user.text("Session details")
+        "on this computer" in user.text("Session findings")
     )
-    assert "Of expected %" not in user.headers("Session results")
     user.tab("Frame breakdown")
     user.choose("Series", "TCP · IPv4")
     user.choose("Point", "1408 B")
@@ -91,8 +92,9 @@ def test_across_a_link_the_share_of_the_expected_goodput_is_given(
     assert {"Expected", "Of expected %"} <= set(headers)
     for row in user.table_rows("Session results"):
         assert float(row[headers.index("Of expected %")]) > 0
-    assert "the headers allow at" in user.text("Session details")
-    assert "loopback" not in user.text("Session details")
+    user.tab("Findings")
+    assert "the headers allow at" in user.text("Session findings")
+    assert "loopback" not in user.text("Session findings")
 
 
 def test_a_rate_the_model_cannot_use_is_marked_at_its_field(window: MainWindow, user: User) -> None:

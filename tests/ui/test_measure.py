@@ -145,7 +145,9 @@ def test_download_is_stored_as_download(window: MainWindow, user: User) -> None:
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
     assert " · download · " in user.text("Session details")
-    assert "iperf3 3." in user.text("Session details")  # the environment snapshot's engines
+    user.tab("Details")
+    # The environment snapshot's engines.
+    assert "iperf3 3." in user.text("Session conditions and environment")
 
 
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3

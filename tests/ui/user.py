@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QScrollArea,
+    QSplitter,
     QTabBar,
     QTextEdit,
     QWidget,
@@ -322,6 +323,31 @@ class User:
             area = area.intersected(QRect(parent.mapTo(top, QPoint(0, 0)), parent.size()))
             parent = None if parent.isWindow() else parent.parentWidget()
         return area.translated(-origin.x(), -origin.y())
+
+    def drag_edge(self, name: str, pixels: int) -> None:
+        """Drag the splitter handle at the bottom (or right) edge of the pane holding the
+        control by that much (down or right when positive), as a person drags it."""
+        widget: QWidget | None = self.find(name)
+        while widget is not None and not isinstance(widget.parentWidget(), QSplitter):
+            widget = widget.parentWidget()
+        if widget is None:
+            raise Unreachable(f"{name!r} is not in a pane with an edge to drag")
+        splitter = widget.parentWidget()
+        assert isinstance(splitter, QSplitter)
+        handle = splitter.handle(splitter.indexOf(widget) + 1)
+        if not self.shown(handle):
+            raise Unreachable(f"the edge below {name!r} is not on screen")
+        # Where the pointer goes, on the screen: the handle follows it, so each point is
+        # given in the handle's place at that moment.
+        start = handle.mapToGlobal(handle.rect().center())
+        vertical = splitter.orientation() is Qt.Orientation.Vertical
+        end = start + (QPoint(0, pixels) if vertical else QPoint(pixels, 0))
+        QTest.mousePress(handle, Qt.MouseButton.LeftButton, pos=handle.mapFromGlobal(start))
+        for step in range(1, 11):  # a person's drag goes through the places between
+            QTest.mouseMove(handle, handle.mapFromGlobal(start + (end - start) * step / 10))
+            QApplication.processEvents()
+        QTest.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=handle.mapFromGlobal(end))
+        self._settle()
 
     def wheel(self, name: str, steps: int) -> None:
         """Turn the mouse wheel with the pointer over the control where it is on screen; the

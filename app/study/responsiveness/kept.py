@@ -61,6 +61,12 @@ class KeptResult:
     def steps(self) -> int:
         return sum(len(load.steps) for load in self.result.loads)
 
+    def shows(self, search: str) -> bool:
+        """Whether its row shows the text (in any case): its name or its host, what a search
+        of the list matches besides the start of its id."""
+        wanted = search.strip().casefold()
+        return wanted in self.name.casefold() or wanted in self.result.host.casefold()
+
     def summary(self) -> dict[str, Any]:
         """The fields of `linklab sessions --json` for this result (kind "responsiveness")."""
         data = self.result.to_dict()

@@ -24,6 +24,8 @@ from app.domain.plan_fields import value_word
 from app.domain.precision import precision
 from app.domain.units import format_rate, percent_text
 from app.engine.drivers.registry import phrased
+from app.ui.common.widgets import compact_rows
+from app.ui.common.wrapped_header import WrappedHeader
 
 
 def _number(digits: int) -> Callable[[float | None], str]:
@@ -60,6 +62,8 @@ HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
 class ResultsTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(HEADERS), parent)
+        # Titles of several words on two lines: the columns fit a 1280-px window's pane.
+        self.setHorizontalHeader(WrappedHeader(self))
         self.setHorizontalHeaderLabels(HEADERS)
         for offset, (_, _, _, tip) in enumerate(COLUMNS):
             item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)
@@ -69,6 +73,7 @@ class ResultsTable(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         self.verticalHeader().setVisible(False)
+        compact_rows(self)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)

@@ -16,12 +16,14 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
+    QResizeEvent,
     QShowEvent,
     QStandardItemModel,
     QValidator,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
     QDoubleSpinBox,
@@ -359,3 +361,46 @@ def accessible(widget: QWidget, name: str, description: str = "") -> QWidget:
     if description:
         widget.setAccessibleDescription(description)
     return widget
+
+
+def compact_rows(table: QAbstractItemView) -> None:
+    """Rows a line of text tall with a little room (not the style's roomy default), so that a
+    table shows as many rows as the Sessions list in the same height."""
+    header = getattr(table, "verticalHeader", lambda: None)()
+    if header is not None:
+        header.setMinimumSectionSize(table.fontMetrics().height() + 4)
+        header.setDefaultSectionSize(table.fontMetrics().height() + 8)
+
+
+#: Narrower than this, a label is not laid out yet (its lines are not worth counting).
+MIN_WRAP_WIDTH = 80
+
+
+class WrappedLabel(QLabel):
+    """A label that wraps long sentences at word boundaries, never cutting a word, as tall as
+    the lines it needs at its width (the status bar's layout would not ask it)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.width() < MIN_WRAP_WIDTH:
+            return  # not laid out yet: a word a line would ask for a tower
+        # Not heightForWidth: it never answers less than the height set before.
+        margins = self.contentsMargins()
+        inner = self.width() - margins.left() - margins.right() - 2 * self.margin()
+        flags = Qt.TextFlag.TextWordWrap
+        lines = self.fontMetrics().boundingRect(0, 0, inner, 1 << 20, flags, self.text() or " ")
+        height = lines.height() + margins.top() + margins.bottom() + 2 * self.margin()
+        if height != self.height() or height != self.minimumHeight():
+            self.setFixedHeight(height)  # as many lines as it needs, no more

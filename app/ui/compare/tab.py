@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -47,10 +48,11 @@ from app.ui.common.background import Background
 from app.ui.common.chart_style import comparison_styles
 from app.ui.common.charts import SweepChart, SweepPoint, add_expected, x_title
 from app.ui.common.file_dialogs import save_file
+from app.ui.common.remembered import remember_splitter
 from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
-from app.ui.common.widgets import ComboBox, accessible
+from app.ui.common.widgets import ComboBox, accessible, compact_rows
 from app.ui.compare.metric_list import offer
 from app.ui.compare.tables import fill_tables
 from app.ui.context import AppContext
@@ -99,6 +101,34 @@ def unpaired_text(comparison: Comparison | None) -> str:
         else "no series of the same protocol, IP version and direction to compare"
     )
     return f"Unpaired: {'; '.join(names)} — {why}."
+
+
+class PairList(QListWidget):
+    """The pairs compared, side by side in lines as wide as the tab (four fit on one line at
+    1280 px), as tall as those lines: the chart keeps the rest of the height."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFlow(QListWidget.Flow.LeftToRight)
+        self.setWrapping(True)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.setSpacing(2)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fit()
+
+    def fit(self) -> None:
+        """As tall as the lines its pairs wrap into at its width (one line when empty)."""
+        self.doItemsLayout()
+        bottom = max(
+            (self.visualItemRect(self.item(i)).bottom() for i in range(self.count())),
+            default=self.fontMetrics().height() + 4,
+        )
+        self.setFixedHeight(bottom + self.verticalOffset() + 2 * self.frameWidth() + 4)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit()
 
 
 class CompareTab(QWidget):
@@ -174,11 +204,10 @@ class CompareTab(QWidget):
             exports.addWidget(button)
             self.export_buttons[key] = button
         self.warnings = WarningBand("Comparison warnings", "compare_warnings")
-        self.pairs = QListWidget()
+        self.pairs = PairList()
         self.pairs.setObjectName("compare_pairs")
         accessible(self.pairs, "Pairs compared")
         self.pairs.setToolTip("Untick a pair to hide its curves on the chart.")
-        self.pairs.setFixedHeight(96)
         # The series left without a partner, each named once, wrapped: never a line to scroll.
         self.unpaired = QLabel()
         self.unpaired.setObjectName("compare_unpaired")
@@ -198,6 +227,7 @@ class CompareTab(QWidget):
         for table in (self.differences, self.std_table):
             table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
             table.verticalHeader().setVisible(False)
+            compact_rows(table)
             table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
             table.setAlternatingRowColors(True)
         self.findings = QTextBrowser()
@@ -220,12 +250,17 @@ class CompareTab(QWidget):
         top_layout.addWidget(self.unpaired)
         top_layout.addWidget(self.chart, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("compare_splitter")
         splitter.addWidget(top)
         splitter.addWidget(tables)
-        # The chart first: three parts of the height to the tables' one.
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([540, 180])
+        # The chart has the larger share and the tables and findings room to be read in, at
+        # any height (both grow alike), until the user moves it: then as they left it, kept.
+        splitter.setStretchFactor(0, 72)
+        splitter.setStretchFactor(1, 28)
+        splitter.setSizes([720, 280])
+        splitter.setChildrenCollapsible(False)
+        remember_splitter(splitter, context.settings, "compare/tables")
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
         layout.addLayout(controls)
@@ -372,11 +407,7 @@ class CompareTab(QWidget):
         self.pairs.blockSignals(False)
         self.unpaired.setText(unpaired_text(comparison))
         self.unpaired.setVisible(bool(self.unpaired.text()))
-        # As tall as its lines (up to four), so the chart keeps the rest.
-        rows = min(max(self.pairs.count(), 1), 4)
-        self.pairs.setFixedHeight(
-            self.pairs.sizeHintForRow(0) * rows + 2 * self.pairs.frameWidth() + 2
-        )
+        self.pairs.fit()
         said = comparison.warnings if comparison is not None else []
         self.warnings.show_warnings(said)
 

@@ -38,6 +38,7 @@ from app.ui.common.charts import SweepChart, SweepPoint, x_title
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.live_chart import LiveChart
 from app.ui.common.log_view import LogView
+from app.ui.common.remembered import remember_splitter
 from app.ui.common.results import ResultsTable
 from app.ui.common.study_worker import PeerRefused, study_worker
 from app.ui.common.worker import Worker, wire
@@ -130,12 +131,16 @@ class MeasureTab(QWidget):
         right.setStretchFactor(1, 2)
         right.setStretchFactor(2, 1)
         right.setSizes([470, 160, 100])
+        right.setObjectName("measure_results_splitter")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setSizes([500, 780])
         splitter.setObjectName("measure_splitter")
         self.splitter = splitter
+        # Where the user left them, across restarts: the form's width, the charts' height.
+        remember_splitter(splitter, context.settings, "measure/form")
+        remember_splitter(right, context.settings, "measure/results")
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.last_form = LastForm(self.setup, context)

@@ -34,8 +34,10 @@ from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness.kept import KeptResult
 from app.study.sweep.describe import local_time
+from app.study.sweep.listing import shows, unreadable_shows
 from app.ui.common.background import Background
-from app.ui.common.widgets import ComboBox, scroll_when_small
+from app.ui.common.remembered import remember_splitter
+from app.ui.common.widgets import ComboBox, compact_rows, scroll_when_small
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
@@ -55,6 +57,8 @@ from app.ui.sessions.table_model import (
 from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
+#: The list's rows shown above the session on view, until the user moves the splitter.
+LIST_ROWS = 5
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
@@ -113,7 +117,7 @@ class SessionsTab(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        compact_rows(self.table)
         header = self.table.horizontalHeader()
         header.setMaximumSectionSize(360)  # a long name must not push the rest out of view
         point_sort_arrows(header)
@@ -177,12 +181,15 @@ class SessionsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
-        # Four rows of the list at any height (the list keeps its own), the rest for the view.
+        # LIST_ROWS rows of the list at any height (the list keeps its own), the rest for the
+        # view, until the user moves the splitter: then where they left it, kept (remembered).
         top = header.sizeHint().height()
-        rows = top + 4 * (self.fontMetrics().height() + 8)
+        rows = top + LIST_ROWS * (self.fontMetrics().height() + 8)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.setObjectName("sessions_splitter")
+        remember_splitter(self.splitter, context.settings, "sessions/list")
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
@@ -247,7 +254,15 @@ class SessionsTab(QWidget):
         self.status.setStyleSheet("")
         search = self.search.text().strip()
         count = len(sessions) + unreadable
-        self.status.setText(count_text(count, len(results), search, unreadable))
+        # Rows whose words do not hold the search matched by their id's start: said so.
+        hidden = (
+            sum(not shows(s, search) for s in sessions)
+            + sum(not r.shows(search) for r in results)
+            + sum(not unreadable_shows(u, search) for u in rows if isinstance(u, UnreadableSession))
+        )
+        self.status.setText(
+            count_text(count, len(results), search, unreadable, hidden if search else 0)
+        )
         self.model.set_rows(rows, listed.problems)
         for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)
@@ -416,8 +431,8 @@ class SessionsTab(QWidget):
         self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
 
     def open_shown(self) -> None:
-        """Open pressed (a selected row is shown already): the session gets most of the tab,
-        and is named."""
+        """Open pressed (a selected row is shown already): the session is named and takes the
+        keyboard (the panes stay where the user left them)."""
         chosen = self.selected_rows()
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
@@ -429,9 +444,6 @@ class SessionsTab(QWidget):
             return
         if (session := self.single_session()) is not None:
             self.open_selected()
-            listed, shown = self.splitter.sizes()
-            rows = min(listed, self.table.rowHeight(0) * 4 + 40)
-            self.splitter.setSizes([rows, listed + shown - rows])
             self.status.setStyleSheet("")
             when = local_time(session.started_at or session.created_at)
             self.status.setText(

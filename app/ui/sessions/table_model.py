@@ -21,7 +21,8 @@ from app.domain.records import SessionRecord, UnreadableSession
 from app.domain.units import DASH
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import LOAD_PHASES, Phase, rpm_number
-from app.study.sweep.describe import describe_conditions, local_time
+from app.study.sweep.describe import local_time
+from app.study.sweep.listing import UNTITLED, listed_words
 
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs", "Kind")
 STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width
@@ -135,7 +136,7 @@ class SessionTableModel(QAbstractTableModel):
         if isinstance(row, UnreadableSession):
             return (
                 local_time(row.created_at),
-                row.name or "Untitled session",
+                row.name or UNTITLED,
                 DASH,
                 DASH,
                 DASH,
@@ -145,13 +146,14 @@ class SessionTableModel(QAbstractTableModel):
                 DASH,
             )
         plan = row.plan
+        name, peer, conditions = listed_words(row)  # the words a search matches
         return (
             local_time(row.started_at or row.created_at),
-            row.name or "Untitled session",
-            plan.peer.name or row.peer_host,
+            name,
+            peer,
             "/".join(p.value.upper() for p in plan.protocols),
             "/".join(f"IPv{int(v)}" for v in plan.ip_versions),
-            describe_conditions(row.conditions),
+            conditions,
             status_words(row) + (DAMAGED_MARK if row.damaged else ""),
             f"{row.runs_done}/{row.total_runs}",
             KIND_MONITOR if plan.is_monitor else KIND_SWEEP,
@@ -183,7 +185,9 @@ def runs_text(count: int) -> str:
     return "1 run" if count == 1 else f"{count} runs"
 
 
-def count_text(count: int, results: int, search: str, unreadable: int = 0) -> str:
+def count_text(count: int, results: int, search: str, unreadable: int = 0, by_id: int = 0) -> str:
+    """How many rows the list shows (how many cannot be read), and what a search matched in
+    them: the words they show (name, peer, conditions), and how many only by their id."""
     found = "1 session" if count == 1 else f"{count} sessions"
     if unreadable:
         found += f" ({unreadable} cannot be read: select {'it' if unreadable == 1 else 'one'})"
@@ -193,7 +197,10 @@ def count_text(count: int, results: int, search: str, unreadable: int = 0) -> st
         found += (
             ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
         )
-    return f"{found} matching {search!r}." if search else f"{found}."
+    if not search:
+        return f"{found}."
+    ids = f" ({by_id} by the start of {'its' if by_id == 1 else 'their'} id)" if by_id else ""
+    return f"{found} matching {search!r} in the name, peer or conditions{ids}."
 
 
 def row_time(row: Row) -> str:

@@ -1,26 +1,25 @@
-"""One stored session as it looked when it ran: header (with how close it came to the expected
-goodput), sweep charts with the expected curves, the frame breakdown and the results table."""
+"""One stored session as it looked when it ran: its warnings, a header naming it, sweep charts
+with the expected curves and the frame breakdown, and below them (a splitter the user moves,
+kept across restarts) its results table, findings and details."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.analysis.compare import within_session
 from app.analysis.context_checks import context_checks
 from app.analysis.expectation import expected_curve
 from app.analysis.latency_findings import session_findings
@@ -43,17 +42,17 @@ from app.study.sweep.describe import (
 from app.study.sweep.monitor_record import MonitorRecord
 from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
-from app.ui.common.results import ResultsTable
+from app.ui.common.remembered import remember_splitter
 from app.ui.common.share_chart import ShareChart
-from app.ui.common.warning_band import BAND_LINES, WarningBand
+from app.ui.common.warning_band import WarningBand
 from app.ui.monitor.stored import StoredMonitor
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
+from app.ui.sessions.reading import SessionReading
 from app.ui.sessions.session_exports import EXPORTS, can_compare_within
 
 NO_SELECTION = "Select a session in the list to see its results."
-#: The details shown at most this many lines tall; more scrolls.
-HEADER_LINES = 6
-DETAILS_KEY = "view/session_details"
+#: The charts' share of the height they and the reading pane have, until the user moves it.
+CHART_SHARE = 0.6
 
 
 class SessionView(QWidget):
@@ -73,36 +72,15 @@ class SessionView(QWidget):
         self._stack.addWidget(self._placeholder)
 
         content = QWidget()
-        self._settings = settings
-        self._header_html = ""
         self.header = QLabel()
         self.header.setObjectName("session_header")
         self.header.setAccessibleName("Session details")
-        self.header.setWordWrap(True)
+        self.header.setWordWrap(True)  # a long status reason wraps at words, never cut
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         # The context checks, above everything else: read before any number.
         self.warnings = WarningBand("Session warnings", "session_warnings")
-        self.header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        # Long details scroll in a band of a few lines: the chart keeps most of the height.
-        self.header_area = QScrollArea()
-        self.header_area.setObjectName("session_header_area")
-        self.header_area.setWidget(self.header)
-        self.header_area.setWidgetResizable(True)
-        self.header_area.setFrameShape(QFrame.Shape.NoFrame)
-        self.header_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.header_area.viewport().setAutoFillBackground(False)
-        self.header.setAutoFillBackground(False)  # on the window's background, as before
-        self.details_button = QToolButton()
-        self.details_button.setObjectName("session_details_toggle")
-        self.details_button.setCheckable(True)
-        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setToolTip(
-            "Show or hide the session's plan, conditions, environment and findings; "
-            "LinkLab remembers the choice."
-        )
-        self.details_button.setChecked(_remembered(settings))
-        self.details_button.toggled.connect(self._details_toggled)
         self.throughput_chart = SweepChart("Throughput (mean ± 1 SD)", "throughput", is_rate=True)
         self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
         self.cpu_chart = SweepChart("CPU utilisation (mean ± 1 SD)", "CPU (%)", is_rate=False)
@@ -135,22 +113,24 @@ class SessionView(QWidget):
         # tabs, whose order is read by index.
         self.monitor_page = StoredMonitor(settings)
         self.tabs.addTab(self.monitor_page, "Over time")
-        self.table = ResultsTable()
-        self.table.setObjectName("session_results")
-        self.table.setAccessibleName("Session results")
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.tabs)
-        splitter.addWidget(self.table)
-        # The chart first: room the window or the folded details give goes to it.
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 0)
-        splitter.setSizes([460, 110])
-        splitter.setChildrenCollapsible(False)
-        self.table.setMinimumHeight(90)
+        self.reading = SessionReading(settings)
+        self.table = self.reading.table
+        self.body = QSplitter(Qt.Orientation.Vertical)
+        self.body.setObjectName("session_body")
+        self.body.addWidget(self.tabs)
+        self.body.addWidget(self.reading)
+        # In those shares at any height (the window grows or shrinks both alike), until the
+        # user moves it; then where they left it, kept (remembered).
+        share = round(100 * CHART_SHARE)
+        self.body.setStretchFactor(0, share)
+        self.body.setStretchFactor(1, 100 - share)
+        self.body.setSizes([10 * share, 10 * (100 - share)])
+        self.body.setChildrenCollapsible(False)
+        self.reading.setMinimumHeight(90)
+        remember_splitter(self.body, settings, "sessions/view")
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.header_area, 1)
-        top.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.header, 1)
         self.compare_button = QPushButton("Compare its series")
         self.compare_button.setObjectName("session_compare_within")
         self.compare_button.setToolTip(
@@ -169,9 +149,9 @@ class SessionView(QWidget):
             self.export_buttons[kind.key] = button
         layout = QVBoxLayout(content)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.warnings)  # outside the fold: read before any number
+        layout.addWidget(self.warnings)
         layout.addLayout(top)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.body, 1)
         self._stack.addWidget(content)
         self.setAccessibleName("Session view")
 
@@ -180,46 +160,6 @@ class SessionView(QWidget):
         outer.addWidget(self._stack)
         self.session_id: str | None = None
         self.points: list[PointSummary] = []
-        self._details_toggled(self.details_button.isChecked())
-
-    # -- the session's text: its first line always, the rest when the details are open ------
-    @property
-    def details_shown(self) -> bool:
-        return self.details_button.isChecked()
-
-    def _details_toggled(self, shown: bool) -> None:
-        self.details_button.setText("Hide details" if shown else "Show details")
-        self.details_button.setArrowType(
-            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
-        )
-        if self._settings is not None:
-            self._settings.setValue(DETAILS_KEY, shown)
-        self._show_header()
-
-    def _show_header(self) -> None:
-        first, _, _rest = self._header_html.partition("<br>")
-        self.warnings.set_folded(not self.details_shown)
-        if self.details_shown:
-            self.header.setText(self._header_html)
-        else:  # folded: the first line, and how many warnings wait behind Show details
-            note = self.warnings.summary()
-            self.header.setText(f"{first} — <b>{html.escape(note)}</b>" if note else first)
-        self._fit_header()
-
-    def _fit_header(self) -> None:
-        """The band is as tall as the text, up to HEADER_LINES lines (then it scrolls)."""
-        width = max(self.header_area.width(), 200)
-        lines = HEADER_LINES if self.details_shown else 1
-        if self.details_shown and self.warnings.sentences:
-            # The warnings' band takes its lines from the details': together they stay within
-            # what the details alone may take, so the chart keeps its share.
-            lines = max(2, HEADER_LINES - BAND_LINES)
-        cap = self.header.fontMetrics().lineSpacing() * lines + 6
-        self.header_area.setFixedHeight(min(self.header.heightForWidth(width) + 2, cap))
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_header()
 
     @property
     def _charts(self) -> tuple[SweepChart, ...]:
@@ -237,9 +177,8 @@ class SessionView(QWidget):
         for chart in self._charts:
             chart.clear_points()
             chart.redraw()
-        self.table.clear_rows()
+        self.reading.clear()
         self.frame_page.clear()
-        self._header_html = ""
         self.header.clear()
         self.warnings.clear()
         self._placeholder.setText(message)
@@ -260,10 +199,9 @@ class SessionView(QWidget):
             self._show_monitor(session, runs, monitor or MonitorRecord(session, (), {}, {}))
             return
         self.points = point_summaries(plan, runs)
-        self._header_html = _header_text(
-            session, session_findings(plan, self.points), describe_latency(runs)
-        )
-        self.warnings.show_warnings([w.sentence for w in context_checks(session, runs)])
+        # As its report and Compare its series say them, after its own results' sentences.
+        compared = within_session(session, runs).findings
+        self._show_text(session, runs, session_findings(plan, self.points) + compared)
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
@@ -295,7 +233,7 @@ class SessionView(QWidget):
             chart.redraw()
             self.tabs.setTabVisible(index, visible[index])
         self.tabs.setTabVisible(self.tabs.indexOf(self.monitor_page), False)
-        self.table.setVisible(True)
+        self.reading.show_results(True)
         shares = link_shares(plan, runs)
         self.share_chart.set_shares(shares, x_label)
         share_tab = self.tabs.indexOf(self.share_chart)
@@ -310,7 +248,6 @@ class SessionView(QWidget):
         if current >= len(visible) or not visible[current]:  # the monitor's page, perhaps
             self.tabs.setCurrentIndex(visible.index(True))
         self._stack.setCurrentIndex(1)
-        self._show_header()
 
     def _show_monitor(
         self, session: SessionRecord, runs: list[RunRecord], monitor: MonitorRecord
@@ -320,25 +257,23 @@ class SessionView(QWidget):
         plan = session.plan
         finished = [r for r in runs if not r.partial]
         self.points = point_summaries(plan, finished)
-        self._header_html = _header_text(
-            session, session_findings(plan, self.points), describe_latency(finished)
-        )
-        self.warnings.show_warnings([w.sentence for w in context_checks(session, finished)])
+        self._show_text(session, finished, session_findings(plan, self.points))
         self.monitor_page.set_monitor(monitor)
         page = self.tabs.indexOf(self.monitor_page)
         for index in range(self.tabs.count()):
             self.tabs.setTabVisible(index, index == page)
         self.tabs.setCurrentIndex(page)
-        self.table.setVisible(False)
+        self.reading.show_results(False)
         self._stack.setCurrentIndex(1)
-        self._show_header()
 
-
-def _remembered(settings: QSettings | None) -> bool:
-    """Whether the details were open when the user last chose (open the first time)."""
-    if settings is None:
-        return True
-    return str(settings.value(DETAILS_KEY, "true")).lower() in ("true", "1")
+    def _show_text(
+        self, session: SessionRecord, runs: Sequence[RunRecord], findings: Sequence[str]
+    ) -> None:
+        """Its header, warnings, findings and details."""
+        self.header.setText(_header_text(session))
+        self.warnings.show_warnings([w.sentence for w in context_checks(session, runs)])
+        self.reading.show_findings(findings)
+        self.reading.show_details(_details(session, describe_latency(runs)))
 
 
 def _plot(
@@ -356,9 +291,9 @@ def _plot(
     chart.set_point(series, shown, series_style(point.series, line))
 
 
-def _header_text(session: SessionRecord, findings: list[str], latency: str = "") -> str:
-    """Rich text: the name in bold, every stored string escaped; how working latency was
-    measured; then how close each series came to the expected goodput."""
+def _header_text(session: SessionRecord) -> str:
+    """Rich text, every stored string escaped: the name in bold, the peer, the status (with
+    its reason) and when; then the plan and how many of its runs there are."""
     status = session.status_text
     if session.status_reason:
         status += f" ({session.status_reason})"
@@ -366,7 +301,7 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
         f" — peer {session.plan.peer.name or session.peer_host} — {status} — "
         f"{local_time(session.started_at or session.created_at)}"
     )
-    lines = [
+    plan = (
         f"{describe_plan(session.plan)} — runs {session.runs_done}/{session.total_runs}"
         + (f", {session.runs_failed} failed" if session.runs_failed else "")
         + (
@@ -374,23 +309,28 @@ def _header_text(session: SessionRecord, findings: list[str], latency: str = "")
             f"`linklab export --format samples` has them)"
             if session.runs_partial
             else ""
-        ),
-        f"Conditions: {describe_conditions(session.conditions) or 'not stated'}",
-    ]
+        )
+    )
+    name = html.escape(session.name or "Untitled session")
+    return f"<b>{name}</b>{html.escape(first)}<br>{html.escape(plan)}"
+
+
+def _details(session: SessionRecord, latency: str = "") -> list[str]:
+    """The conditions (and where the security came from), how working latency was
+    measured, the notes and the environment."""
+    lines = [f"Conditions: {describe_conditions(session.conditions) or 'not stated'}"]
     security = describe_security(session.conditions, session.environment)
     if security:
         lines.append(security)  # stated, detected (by what), or why it is unknown
     if session.clock_step_s is not None:
         lines.append(step_sentence(session.clock_step_s))
     if latency:
-        lines.append(latency)  # how working latency was measured
+        lines.append(latency)
     if session.conditions.notes:
         lines.append(f"Notes: {session.conditions.notes}")
-    lines += describe_environment(session.environment) or ["No environment snapshot recorded."]
-    lines += findings
-    name = html.escape(session.name or "Untitled session")
-    rest = [html.escape(line) for line in lines]
-    return "<br>".join([f"<b>{name}</b>{html.escape(first)}", *rest])
+    return lines + (
+        describe_environment(session.environment) or ["No environment snapshot recorded."]
+    )
 
 
 #: What a session's view shows: its runs, and (a monitor) the monitor as stored.

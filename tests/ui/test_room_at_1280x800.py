@@ -1,0 +1,280 @@
+"""Room to read at 1280×800, as a person sees the window: the Sessions list, a session's
+results, findings and details, Compare's findings and the Measure tab's results each show
+whole rows and lines, none cut and none pushed sideways out of view; a long status sentence
+wraps at its words; and the panes a person moves stay where they were left after LinkLab is
+closed and opened again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTextBrowser, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Conditions, Peer, Plan, Security
+from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.engine.servers import LocalServer
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from app.ui.context import AppContext
+from app.ui.main_window import MainWindow
+from tests.ui.test_measure import plan_sweep
+from tests.ui.user import User, wait_for
+
+SIZES = (128, 384, 640, 896, 1152, 1408)
+SESSIONS = 15
+
+
+def store_sweep(path: Path, name: str, day: int, security: Security) -> str:
+    """A finished session of four series over six sizes, three runs each: 24 result rows."""
+    plan = Plan(
+        peer=Peer("198.18.0.2", host6="fd00:4c4c::2"),
+        protocols=(Protocol.TCP, Protocol.UDP),
+        ip_versions=(IpVersion.V4, IpVersion.V6),
+        values=SIZES,
+        repetitions=3,
+        duration_s=10,
+        name=name,
+        conditions=Conditions(security=security),
+    )
+    with Database(path) as db:
+        store = SessionStore(db)
+        session_id = store.create_session(plan)
+        for key in plan.run_keys():
+            udp = key.protocol is Protocol.UDP
+            rate = (40 + 2 * key.value_index + 0.4 * key.repetition + (3 if udp else 0)) * 1e6
+            store.add_run(
+                session_id,
+                key,
+                float(plan.values[key.value_index]),
+                metrics=RunMetrics(throughput_bps=rate, retransmits=None if udp else 4),
+                started_at=utc_now(),
+                elapsed_s=10.0,
+                engine="iperf3",
+            )
+        store.finish(session_id, SessionStatus.COMPLETED)
+        when = f"2025-03-{day:02d}T10:00:00+00:00"
+        with db.transaction() as conn:
+            conn.execute(
+                "UPDATE sessions SET created_at = ?, started_at = ? WHERE id = ?",
+                (when, when, session_id),
+            )
+    return session_id
+
+
+def store_sessions(path: Path) -> None:
+    for day in range(1, SESSIONS + 1):
+        security = Security.WPA2 if day % 2 else Security.OPEN
+        store_sweep(path, f"Lab session {day}", day, security)
+
+
+def whole_rows(view: QAbstractItemView) -> int:
+    """How many rows a person sees whole in the table, none cut at its bottom."""
+    area = view.viewport().rect()
+    model = view.model()
+    shown = 0
+    for row in range(model.rowCount()):
+        rect = view.visualRect(model.index(row, 0))
+        shown += area.top() <= rect.top() and rect.bottom() <= area.bottom()
+    return shown
+
+
+def text_lines(text: QTextBrowser) -> int:
+    """How many lines of text its pane has room for."""
+    return text.viewport().height() // text.fontMetrics().lineSpacing()
+
+
+def all_shown(text: QTextBrowser) -> bool:
+    """Its whole text in view: nothing to scroll to."""
+    return text.verticalScrollBar().maximum() == 0
+
+
+def whole_on_screen(user: User, widget: QWidget) -> bool:
+    return user.on_screen(widget) == QRect(0, 0, widget.width(), widget.height())
+
+
+def label_whole(label: QLabel) -> bool:
+    """Every line of its wrapped text inside it: no line cut off at its bottom."""
+    needed = label.fontMetrics().boundingRect(
+        0, 0, label.contentsRect().width(), 1 << 20, Qt.TextFlag.TextWordWrap, label.text()
+    )
+    return needed.height() <= label.contentsRect().height()
+
+
+def open_first(user: User) -> None:
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == SESSIONS, 10, "the sessions")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: len(user.table_rows("Session results")) == 24, 10, "the session's table")
+
+
+def test_at_1280x800_a_session_and_a_comparison_read_in_whole_rows_and_lines(
+    window: MainWindow, user: User
+) -> None:
+    assert (window.width(), window.height()) == (1280, 800)
+    store_sessions(window.context.db_path)
+    open_first(user)
+    # The list: more than four rows to choose from (it showed 4 of 15).
+    assert whole_rows(user.find("Sessions", QAbstractItemView)) >= 5
+    # The session's results: more than three of its 24 rows, beside a chart that keeps its
+    # share of the view.
+    results = user.find("Session results", QAbstractItemView)
+    assert whole_rows(results) >= 5, whole_rows(results)
+    assert results.horizontalScrollBar().maximum() == 0  # every column in view
+    view = user.find("Session view")
+    chart = user.find("Session throughput chart")
+    assert chart.height() >= 0.4 * view.height(), (chart.height(), view.height())
+    # Its name, status and plan whole above the chart.
+    details = user.find("Session details", QLabel)
+    assert whole_on_screen(user, details) and label_whole(details)
+    assert "Lab session 15" in details.text() and "runs 72/72" in details.text()
+    # Its findings: a pane of their own with room for lines to read.
+    user.tab("Findings")
+    findings = user.find("Session findings", QTextBrowser)
+    assert text_lines(findings) >= 8, text_lines(findings)
+    # Its conditions and environment, whole: nothing to scroll.
+    user.tab("Details")
+    about = user.find("Session conditions and environment", QTextBrowser)
+    assert "Conditions: WPA2" in about.toPlainText() and all_shown(about)
+
+    # Two sessions compared: the chart keeps half of the tab, the findings about ten lines.
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: len(user.table_rows("Pairs compared")) == 4, 10, "the four pairs")
+    page = window.tabs.currentWidget()
+    compared = user.find("Comparison chart")
+    wait_for(lambda: compared.height() >= page.height() / 2, 10, "the chart's half of the tab")
+    pairs = user.find("Pairs compared", QAbstractItemView)
+    assert whole_rows(pairs) == 4  # on one line above the chart, none scrolled away
+    assert whole_rows(user.find("Differences", QAbstractItemView)) >= 5
+    user.tab("Findings")
+    said = user.find("Findings", QTextBrowser)
+    assert text_lines(said) >= 9, text_lines(said)
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
+def test_at_1280x800_the_measure_results_fit_and_a_long_status_wraps_at_its_words(
+    window: MainWindow, user: User, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    # TCP and UDP: retransmits, loss, jitter and datagrams out of order, each a column.
+    user.choose("Protocol", "TCP and UDP")
+    plan_sweep(user, "1408", runs=1, seconds=1)
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 60, "the sweep")
+    assert "completed" in user.text("Status")
+    table = user.find("Results", QAbstractItemView)
+    headers = user.headers("Results")
+    assert {"Retransmits", "Loss %", "Jitter ms", "Out of order"} <= set(headers), headers
+    header = table.horizontalHeader()  # type: ignore[attr-defined]
+    assert table.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways to
+    last = max(c for c in range(header.count()) if not header.isSectionHidden(c))
+    assert header.sectionViewportPosition(last) + header.sectionSize(last) <= (
+        table.viewport().width()
+    )
+    # A server that stops after the first run: the sentence the session ends with is long,
+    # and wraps at its words in the status bar, every word shown.
+    port, server = iperf3_server_port
+    user.type("Peer", "127.0.0.1")
+    user.type("iperf3 port", str(port))
+    user.choose("Protocol", "TCP")
+    plan_sweep(user, "1408", runs=3, seconds=1)
+    user.tab("Advanced")
+    user.type("Pause between runs", "2")
+    user.tab("Study")
+    user.click("Start")
+    wait_for(lambda: window.measure.running, 10, "the sweep to start")
+    wait_for(lambda: [r[2] for r in user.table_rows("Results")] == ["1"], 60, "the first run")
+    server.stop()
+    wait_for(lambda: not window.measure.running, 60, "the sweep to end")
+    status = user.find("Status", QLabel)
+    said = status.text()
+    assert "completed with failures. 2 of 3 runs failed. The first failure:" in said, said
+    metrics = status.fontMetrics()
+    assert metrics.horizontalAdvance(said) > status.width()  # longer than the window is wide
+    wait_for(
+        lambda: whole_on_screen(user, status) and label_whole(status),
+        5,
+        f"the status bar to show every line of {said!r}",
+    )
+    assert status.height() >= 2 * metrics.lineSpacing()  # wrapped onto lines, not cut
+
+
+def sizes(window: MainWindow) -> dict[str, list[int]]:
+    return {
+        name: window.findChild(QSplitter, name).sizes()  # type: ignore[union-attr]
+        for name in ("sessions_splitter", "session_body", "measure_splitter", "compare_splitter")
+    }
+
+
+@pytest.fixture
+def reopened(qtbot: QtBot, context: AppContext, tmp_path: Path) -> Iterator[object]:
+    """Open LinkLab's window again on the same settings (the test closes the first)."""
+    opened: list[MainWindow] = []
+
+    def open_again() -> MainWindow:
+        win = MainWindow(context, preset_dir=tmp_path / "presets")
+        qtbot.addWidget(win, before_close_func=lambda w: w.shutdown())
+        win.resize(1280, 800)  # as the fixture's window: the offscreen screen keeps no place
+        win.show()
+        qtbot.waitExposed(win)
+        opened.append(win)
+        return win
+
+    yield open_again
+    for win in opened:
+        win.shutdown()
+
+
+def test_the_panes_stay_where_the_user_left_them_after_closing_and_opening_again(
+    window: MainWindow, user: User, reopened: object
+) -> None:
+    store_sessions(window.context.db_path)
+    open_first(user)
+    before = sizes(window)
+    user.drag_edge("Sessions", 120)  # a longer list
+    user.drag_edge("Session throughput chart", -60)  # more of the results below the chart
+    user.tab("Details")
+    user.tab("Measure")
+    user.drag_edge("Peer", -30)  # a narrower form, wider results
+    user.tab("Sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: len(user.table_rows("Pairs compared")) == 4, 10, "the comparison")
+    user.drag_edge("Comparison chart", -50)  # more of the tables and findings
+    moved = sizes(window)
+    for name in moved:
+        assert moved[name] != before[name], name
+    assert moved["sessions_splitter"][0] >= before["sessions_splitter"][0] + 100
+    window.close()
+    wait_for(lambda: not window.isVisible(), 10, "the window to close")
+
+    again: MainWindow = reopened()  # type: ignore[operator]
+    person = User(again)
+    person.tab("Sessions")
+    wait_for(lambda: len(person.table_rows("Sessions")) == SESSIONS, 10, "the sessions")
+    person.click_row("Sessions", 0)
+    # The tab last chosen below the chart: the session's details, not its results.
+    wait_for(
+        lambda: "Conditions:" in person.text("Session conditions and environment"),
+        10,
+        "the session's details",
+    )
+    assert not person.can_see("Session results")
+    person.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    person.click("Compare")
+    wait_for(lambda: len(person.table_rows("Pairs compared")) == 4, 10, "the comparison")
+
+    def as_left() -> bool:
+        """Every splitter where it was (within a pixel or two), once the window is laid out."""
+        now = sizes(again)
+        return all(
+            abs(a - b) <= 2 for name in now for a, b in zip(now[name], moved[name], strict=True)
+        )
+
+    wait_for(as_left, 5, f"the panes where they were left: {moved}")
