@@ -72,6 +72,8 @@ def main() -> int:
             return shoot_damaged()
         if sys.argv[1:] == ["held-server"]:  # the Server tab after a held server (15 s)
             return shoot(only_held_server=True)
+        if sys.argv[1:] == ["sessions"]:  # the two sweeps' Sessions and Compare at 1280x800
+            return shoot(only_sessions=True)
         return shoot()
     finally:
         if xvfb is not None:
@@ -128,6 +130,7 @@ def shoot(
     only_wifi: bool = False,
     only_typed: bool = False,
     only_held_server: bool = False,
+    only_sessions: bool = False,
 ) -> int:
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication, QWidget
@@ -160,6 +163,8 @@ def shoot(
         return 0
 
     def save(name: str) -> None:
+        if only_sessions and not name.startswith(("sessions-", "compare-")):
+            return  # the Measure pictures of these sweeps are the full run's
         for _ in range(10):
             app.processEvents()
             time.sleep(0.03)
@@ -221,7 +226,10 @@ def shoot(
         return 0
 
     security = {0: ("open (no security)", "Open, TCP+UDP"), 1: ("WPA2", "WPA2, TCP+UDP")}
-    for number, (width, height) in enumerate(SIZES):
+    # The two sweeps, the second at 1920x1080 (its pictures at that size); only the Sessions
+    # and Compare pictures: both at 1280x800.
+    sizes = [SIZES[0], SIZES[0]] if only_sessions else SIZES
+    for number, (width, height) in enumerate(sizes):
         resize(width, height)
         user.tab("Measure")
         user.tab("Study")
@@ -272,11 +280,13 @@ def shoot(
         count = number + 1
         wait_for(lambda n=count: len(user.table_rows("Sessions")) == n, 10, "the session")
         user.click_row("Sessions", 0)
-        save(f"sessions-{width}x{height}.png")
-        if number == 0:  # the session's text folded away: the chart takes the room
-            user.click("Hide details")
-            save(f"sessions-details-hidden-{width}x{height}.png")
-            user.click("Show details")
+        wait_for(lambda: user.table_rows("Session results"), 10, "the session's table")
+        if number == 0:  # its findings, on the tab beside its results
+            user.tab("Findings")
+            save(f"sessions-findings-{width}x{height}.png")
+            user.tab("Results")
+        if not (only_sessions and number):  # the subset's second sweep: for Compare only
+            save(f"sessions-{width}x{height}.png")
         user.tab("Server")
         save(f"server-{width}x{height}.png")
         user.tab("Settings")
@@ -303,6 +313,13 @@ def shoot(
     for width, height in SIZES:
         resize(width, height)
         save(f"compare-{width}x{height}.png")
+    resize(*SIZES[0])
+    user.tab("Findings")  # the comparison's sentences, on the tab beside its tables
+    save("compare-findings-1280x800.png")
+    user.tab("Differences")
+    if only_sessions:
+        window.shutdown()
+        return 0
     report = folder / "report.html"
 
     def save_report(dialog: User) -> None:
