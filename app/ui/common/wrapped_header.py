@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QPainter
-from PySide6.QtWidgets import QHeaderView, QStyle, QStyleOptionHeader, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyle,
+    QStyleOptionHeader,
+    QWidget,
+)
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -31,11 +37,16 @@ class WrappedHeader(QHeaderView):
         self.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
 
     def _title(self, section: int) -> str:
+        """The title as drawn: on one line where its column's cells are as wide anyway."""
         model = self.model()
         if model is None:
             return ""
-        text = model.headerData(section, self.orientation(), Qt.ItemDataRole.DisplayRole)
-        return two_lines(str(text or ""), self.fontMetrics())
+        text = str(model.headerData(section, self.orientation(), Qt.ItemDataRole.DisplayRole))
+        table = self.parentWidget()
+        cells = table.sizeHintForColumn(section) if isinstance(table, QAbstractItemView) else 0
+        if self.fontMetrics().horizontalAdvance(text) + 4 * self._margin() <= cells:
+            return text
+        return two_lines(text, self.fontMetrics())
 
     def _margin(self) -> int:
         return self.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, self)
@@ -45,8 +56,8 @@ class WrappedHeader(QHeaderView):
         metrics = self.fontMetrics()
         width = max(metrics.horizontalAdvance(line) for line in lines)
         margin = self._margin()
-        # As tall as two lines whatever this title takes, so every section lines up.
-        return QSize(width + 4 * margin, 2 * metrics.lineSpacing() + 2 * margin)
+        # The header is as tall as its tallest title: two lines when any wraps, else one.
+        return QSize(width + 4 * margin, len(lines) * metrics.lineSpacing() + 2 * margin)
 
     def paintSection(self, painter: QPainter, rect: QRect, logicalIndex: int) -> None:
         if not rect.isValid():

@@ -183,10 +183,8 @@ class SessionsTab(QWidget):
         self.splitter.addWidget(self.shown)
         # LIST_ROWS rows of the list at any height (the list keeps its own), the rest for the
         # view, until the user moves the splitter: then where they left it, kept (remembered).
-        top = header.sizeHint().height()
-        rows = top + LIST_ROWS * (self.fontMetrics().height() + 8)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([rows + 2 * self.table.frameWidth(), 600])
+        self.splitter.setSizes([self._list_height(), 600])
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setObjectName("sessions_splitter")
         remember_splitter(self.splitter, context.settings, "sessions/list")
@@ -197,6 +195,12 @@ class SessionsTab(QWidget):
         bottom.insertWidget(1, self.undo.button)
         layout.addLayout(bottom)
         self.update_actions()
+
+    def _list_height(self) -> int:
+        """The list's height holding its header and LIST_ROWS rows."""
+        header = self.table.horizontalHeader().sizeHint().height()
+        rows = LIST_ROWS * self.table.verticalHeader().defaultSectionSize()
+        return header + rows + 2 * self.table.frameWidth()
 
     # -- reading: off the GUI thread, through the front door -------------------------------
     def show_error(self, sentence: str) -> None:
@@ -431,8 +435,8 @@ class SessionsTab(QWidget):
         self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
 
     def open_shown(self) -> None:
-        """Open pressed (a selected row is shown already): the session is named and takes the
-        keyboard (the panes stay where the user left them)."""
+        """Open pressed (a selected row is shown already): the session is named, takes the
+        keyboard, and gets most of the tab when the list had it."""
         chosen = self.selected_rows()
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
@@ -444,6 +448,10 @@ class SessionsTab(QWidget):
             return
         if (session := self.single_session()) is not None:
             self.open_selected()
+            listed, shown = self.splitter.sizes()
+            if shown < 2 * listed:  # squeezed below reading: the session gets most of the tab
+                rows = min(listed, self._list_height())
+                self.splitter.setSizes([rows, listed + shown - rows])
             self.status.setStyleSheet("")
             when = local_time(session.started_at or session.created_at)
             self.status.setText(
