@@ -490,8 +490,8 @@ def test_a_session_completed_with_failures_is_resumed_to_every_planned_run(
 ) -> None:
     """The server stops mid-sweep: the session completes with failures; `linklab resume`
     measures the failed runs again once the server is back, until every point has its runs."""
-    from app.engine.iperf3_server import iperf3_server
-    from app.engine.servers import ServerOptions
+    from app.engine.drivers.iperf3.server import iperf3_server
+    from app.engine.process.servers import ServerOptions
 
     port, server = iperf3_server_port
     db = tmp_path / "lab.sqlite3"

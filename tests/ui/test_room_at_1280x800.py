@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Conditions, Peer, Plan, Security
 from app.domain.records import RunMetrics, SessionStatus, utc_now
-from app.engine.servers import LocalServer
+from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.context import AppContext
