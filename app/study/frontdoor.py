@@ -57,8 +57,7 @@ if TYPE_CHECKING:
     from app.study.responsiveness.results import ResponsivenessSettings
     from app.study.responsiveness.run import ResponsivenessTest
 
-#: Sessions that ended before their plan did: their missing (and failed) runs are measured on
-#: resume. A completed one is resumed too while any of its runs failed (resume_problem).
+#: Sessions that ended before their plan did (resume_problem: a completed one with failures too).
 UNFINISHED = frozenset({SessionStatus.INTERRUPTED, SessionStatus.STOPPED, SessionStatus.FAILED})
 
 Snapshot = Callable[[str, Mapping[str, str]], dict[str, Any]]
@@ -309,10 +308,9 @@ class FrontDoor:
 
     @staticmethod
     def resume_problem(session: SessionRecord) -> str:
-        """Why the session cannot be resumed; empty when it can. The one rule: a session that
-        is not running can be resumed until every point has the runs its plan asked for —
-        an interrupted, stopped or failed one, and a completed one with failed runs (resume
-        measures the failed and the missing runs again); a monitor never is."""
+        """Why the session cannot be resumed; empty when it can. The one rule: one not running
+        is resumed (its missing and failed runs measured) while it is unfinished or has failed
+        runs, a completed one with failures included; a monitor never is."""
         if session.plan.is_monitor and session.status is not SessionStatus.RUNNING:
             return "A monitor is not resumed: start a new one on the Monitor tab."
         if session.status is SessionStatus.RUNNING:

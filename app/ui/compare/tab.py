@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -16,7 +15,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
     QSplitter,
@@ -54,6 +52,7 @@ from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible, compact_rows
 from app.ui.compare.metric_list import offer
+from app.ui.compare.pair_list import PairList
 from app.ui.compare.tables import fill_tables
 from app.ui.context import AppContext
 
@@ -101,34 +100,6 @@ def unpaired_text(comparison: Comparison | None) -> str:
         else "no series of the same protocol, IP version and direction to compare"
     )
     return f"Unpaired: {'; '.join(names)} — {why}."
-
-
-class PairList(QListWidget):
-    """The pairs compared, side by side in lines as wide as the tab (four fit on one line at
-    1280 px), as tall as those lines: the chart keeps the rest of the height."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFlow(QListWidget.Flow.LeftToRight)
-        self.setWrapping(True)
-        self.setResizeMode(QListWidget.ResizeMode.Adjust)
-        self.setSpacing(2)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.fit()
-
-    def fit(self) -> None:
-        """As tall as the lines its pairs wrap into at its width (one line when empty)."""
-        self.doItemsLayout()
-        bottom = max(
-            (self.visualItemRect(self.item(i)).bottom() for i in range(self.count())),
-            default=self.fontMetrics().height() + 4,
-        )
-        self.setFixedHeight(bottom + self.verticalOffset() + 2 * self.frameWidth() + 4)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit()
 
 
 class CompareTab(QWidget):

@@ -34,7 +34,6 @@ from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness.kept import KeptResult
 from app.study.sweep.describe import local_time
-from app.study.sweep.listing import shows, unreadable_shows
 from app.ui.common.background import Background
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.widgets import ComboBox, compact_rows, scroll_when_small
@@ -250,23 +249,14 @@ class SessionsTab(QWidget):
         rows, runs = listed.rows, listed.view
         sessions = [row for row in rows if isinstance(row, SessionRecord)]
         results = [row for row in rows if isinstance(row, KeptResult)]
-        unreadable = sum(isinstance(row, UnreadableSession) for row in rows)
+        unreadable = [row for row in rows if isinstance(row, UnreadableSession)]
         selected = {row.id for row in self.selected_rows()}
         on_view = self.view.session_id
         result_on_view = self.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
         search = self.search.text().strip()
-        count = len(sessions) + unreadable
-        # Rows whose words do not hold the search matched by their id's start: said so.
-        hidden = (
-            sum(not shows(s, search) for s in sessions)
-            + sum(not r.shows(search) for r in results)
-            + sum(not unreadable_shows(u, search) for u in rows if isinstance(u, UnreadableSession))
-        )
-        self.status.setText(
-            count_text(count, len(results), search, unreadable, hidden if search else 0)
-        )
+        self.status.setText(count_text(sessions, results, search, unreadable))
         self.model.set_rows(rows, listed.problems)
         for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)

@@ -3,7 +3,7 @@ row, newest first, each row saying which kind it is."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -22,7 +22,7 @@ from app.domain.units import DASH
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import LOAD_PHASES, Phase, rpm_number
 from app.study.sweep.describe import local_time
-from app.study.sweep.listing import UNTITLED, listed_words
+from app.study.sweep.listing import UNTITLED, listed_words, shows, unreadable_shows
 
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs", "Kind")
 STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width
@@ -185,20 +185,29 @@ def runs_text(count: int) -> str:
     return "1 run" if count == 1 else f"{count} runs"
 
 
-def count_text(count: int, results: int, search: str, unreadable: int = 0, by_id: int = 0) -> str:
+def count_text(
+    sessions: Sequence[SessionRecord],
+    results: Sequence[KeptResult],
+    search: str,
+    unreadable: Sequence[UnreadableSession] = (),
+) -> str:
     """How many rows the list shows (how many cannot be read), and what a search matched in
     them: the words they show (name, peer, conditions), and how many only by their id."""
+    count, n, bad = len(sessions) + len(unreadable), len(results), len(unreadable)
     found = "1 session" if count == 1 else f"{count} sessions"
-    if unreadable:
-        found += f" ({unreadable} cannot be read: select {'it' if unreadable == 1 else 'one'})"
-    if results and not count:
-        found = "1 responsiveness result" if results == 1 else f"{results} responsiveness results"
-    elif results:
-        found += (
-            ", 1 responsiveness result" if results == 1 else f", {results} responsiveness results"
-        )
+    if bad:
+        found += f" ({bad} cannot be read: select {'it' if bad == 1 else 'one'})"
+    if n and not count:
+        found = "1 responsiveness result" if n == 1 else f"{n} responsiveness results"
+    elif n:
+        found += ", 1 responsiveness result" if n == 1 else f", {n} responsiveness results"
     if not search:
         return f"{found}."
+    by_id = (
+        sum(not s.shows(search) for s in results)
+        + sum(not shows(session, search) for session in sessions)
+        + sum(not unreadable_shows(row, search) for row in unreadable)
+    )
     ids = f" ({by_id} by the start of {'its' if by_id == 1 else 'their'} id)" if by_id else ""
     return f"{found} matching {search!r} in the name, peer or conditions{ids}."
 
