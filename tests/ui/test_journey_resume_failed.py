@@ -10,13 +10,12 @@ import csv
 import io
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.ui.main_window import MainWindow
-from tests.testbed import NeighbourBed, unavailable_reason
+from tests.testbed import NeighbourBed
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -25,15 +24,6 @@ RUNS = 3
 SIZES = ("128", "1408")
 PORT = 5301
 TABLE = ("inet", "llabdown")
-
-
-@pytest.fixture
-def neighbour() -> Iterator[NeighbourBed]:
-    reason = unavailable_reason()
-    if reason:
-        pytest.skip(reason)
-    with NeighbourBed() as bed:
-        yield bed
 
 
 def nft(bed: NeighbourBed, *args: str) -> None:

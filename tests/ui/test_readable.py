@@ -31,6 +31,7 @@ def store_session(
     security: Security = Security.OPEN,
     mbit: float = 47.0,
     repetitions: int = 3,
+    values: tuple[int, ...] = VALUES,
 ) -> str:
     """A finished session of a 50 Mbit/s link: every series 45–50 Mbit/s, the curves near the
     top of the plot where a legend used to sit."""
@@ -38,7 +39,7 @@ def store_session(
         peer=Peer("127.0.0.1", host6="::1"),
         protocols=protocols,
         ip_versions=(IpVersion.V4, IpVersion.V6),
-        values=VALUES,
+        values=values,
         repetitions=repetitions,
         duration_s=1,
         name=name,

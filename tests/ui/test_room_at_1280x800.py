@@ -14,62 +14,30 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.domain.net import IpVersion, Protocol
-from app.domain.plan import Conditions, Peer, Plan, Security
-from app.domain.records import RunMetrics, SessionStatus, utc_now
+from app.domain.net import Protocol
+from app.domain.plan import Security
 from app.engine.process.servers import LocalServer
-from app.store.db import Database
-from app.store.sessions import SessionStore
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep
+from tests.ui.test_readable import store_session
 from tests.ui.user import User, wait_for
 
 SIZES = (128, 384, 640, 896, 1152, 1408)
 SESSIONS = 15
 
 
-def store_sweep(path: Path, name: str, day: int, security: Security) -> str:
-    """A finished session of four series over six sizes, three runs each: 24 result rows."""
-    plan = Plan(
-        peer=Peer("198.18.0.2", host6="fd00:4c4c::2"),
-        protocols=(Protocol.TCP, Protocol.UDP),
-        ip_versions=(IpVersion.V4, IpVersion.V6),
-        values=SIZES,
-        repetitions=3,
-        duration_s=10,
-        name=name,
-        conditions=Conditions(security=security),
-    )
-    with Database(path) as db:
-        store = SessionStore(db)
-        session_id = store.create_session(plan)
-        for key in plan.run_keys():
-            udp = key.protocol is Protocol.UDP
-            rate = (40 + 2 * key.value_index + 0.4 * key.repetition + (3 if udp else 0)) * 1e6
-            store.add_run(
-                session_id,
-                key,
-                float(plan.values[key.value_index]),
-                metrics=RunMetrics(throughput_bps=rate, retransmits=None if udp else 4),
-                started_at=utc_now(),
-                elapsed_s=10.0,
-                engine="iperf3",
-            )
-        store.finish(session_id, SessionStatus.COMPLETED)
-        when = f"2025-03-{day:02d}T10:00:00+00:00"
-        with db.transaction() as conn:
-            conn.execute(
-                "UPDATE sessions SET created_at = ?, started_at = ? WHERE id = ?",
-                (when, when, session_id),
-            )
-    return session_id
-
-
 def store_sessions(path: Path) -> None:
+    """Fifteen sessions of four series over six sizes, three runs each: 24 result rows."""
     for day in range(1, SESSIONS + 1):
-        security = Security.WPA2 if day % 2 else Security.OPEN
-        store_sweep(path, f"Lab session {day}", day, security)
+        store_session(
+            path,
+            f"Lab session {day}",
+            (Protocol.TCP, Protocol.UDP),
+            when=f"2025-03-{day:02d}T10:00:00+00:00",
+            security=Security.WPA2 if day % 2 else Security.OPEN,
+            values=SIZES,
+        )
 
 
 def whole_rows(view: QAbstractItemView) -> int:

@@ -60,10 +60,12 @@ HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
 
 
 class ResultsTable(QTableWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, narrow: bool = False) -> None:
+        """narrow: a pane beside the form, where titles of several words take two lines so
+        that the columns fit it at 1280 px (across the whole window they fit on one)."""
         super().__init__(0, len(HEADERS), parent)
-        # Titles of several words on two lines: the columns fit a 1280-px window's pane.
-        self.setHorizontalHeader(WrappedHeader(self))
+        if narrow:
+            self.setHorizontalHeader(WrappedHeader(self))
         self.setHorizontalHeaderLabels(HEADERS)
         for offset, (_, _, _, tip) in enumerate(COLUMNS):
             item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)

@@ -115,7 +115,7 @@ class MeasureTab(QWidget):
         self.charts.addTab(self.cpu_chart, "CPU")
         self.charts.addTab(self.latency_sweep, "Latency")
         self.monitor = attach_monitor(self)  # Measure › Monitor: one flow until Stop
-        self.table = ResultsTable()
+        self.table = ResultsTable(narrow=True)  # beside the form
         self.table.setObjectName("results_table")
         self.table.setAccessibleName("Results")
         self.log = LogView(5000)

@@ -53,6 +53,9 @@ from app.ui.sessions.session_exports import EXPORTS, can_compare_within
 NO_SELECTION = "Select a session in the list to see its results."
 #: The charts' share of the height they and the reading pane have, until the user moves it.
 CHART_SHARE = 0.6
+#: The charts' least height: low enough that a list the user makes long stays as long (the
+#: view's least height would take from it), high enough for a plot with its axes.
+CHART_MIN = 130
 
 
 class SessionView(QWidget):
@@ -95,11 +98,11 @@ class SessionView(QWidget):
             (self.cpu_chart, "CPU", "Session CPU chart"),
             (self.latency_chart, "Latency", "Session latency chart"),
         ):
-            chart.setMinimumHeight(180)
+            chart.setMinimumHeight(CHART_MIN)
             chart.setAccessibleName(name)
             self.tabs.addTab(chart, title)
         self.share_chart = ShareChart()
-        self.share_chart.setMinimumHeight(180)
+        self.share_chart.setMinimumHeight(CHART_MIN)
         self.tabs.addTab(self.share_chart, "Share")
         self.frame_page = FrameBreakdownPage()
         self.frame_page.setObjectName("frame_breakdown")
@@ -113,6 +116,8 @@ class SessionView(QWidget):
         # tabs, whose order is read by index.
         self.monitor_page = StoredMonitor(settings)
         self.tabs.addTab(self.monitor_page, "Over time")
+        # Its least height said here, not taken from its tallest page (the monitor's).
+        self.tabs.setMinimumHeight(CHART_MIN + self.tabs.tabBar().sizeHint().height())
         self.reading = SessionReading(settings)
         self.table = self.reading.table
         self.body = QSplitter(Qt.Orientation.Vertical)
