@@ -390,13 +390,27 @@ def _point_values(where: str) -> list[float]:
 
 
 def check_few(session: Session, sentence: str, match: re.Match[str]) -> None:
+    """Each point named with its successful runs (of those the plan asked for, where it asked
+    for enough); the way to more: the runs field when it asked for too few, Resume (which
+    measures the failed and missing ones) when it asked for enough, nothing while running."""
     assert int(match["min"]) == MIN_RUNS, sentence
     assert not session.monitor, sentence
-    said = [(float(v), int(n)) for v, n in re.findall(r"(\d+) B \((\d+)\)", match["where"])]
+    found = re.findall(r"(\d+) B \((\d+)(?: of (\d+))?\)", match["where"])
+    said = [(float(v), int(n)) for v, n, _ in found]
     labels = [match["label"]] if match["label"] else session.labels()
     for label in labels:
         few = [(float(p["value"]), p["n"]) for p in session.points(label) if 0 < p["n"] < MIN_RUNS]
         assert few == said, (few, sentence)
+    asked = session.data["repetitions"]
+    enough = asked >= MIN_RUNS
+    assert {of for _, _, of in found} == ({str(asked)} if enough else {""}), sentence
+    running = session.data["status"] == "running"
+    assert ("Runs per point field" in sentence) == (not enough), sentence
+    assert ("Resume on the Sessions tab, or linklab resume" in sentence) == (
+        enough and not running
+    ), sentence
+    if enough and not running:
+        assert f"The plan asked for {asked} runs per point" in sentence, sentence
 
 
 def check_loss(session: Session, sentence: str, match: re.Match[str]) -> None:

@@ -23,11 +23,11 @@ from tests.testbed import NeighbourBed
 from tests.ui.conftest import open_window
 from tests.ui.journey import choose_the_neighbour, save_as
 from tests.ui.shown_sentences import (
-    plain,
     shown_conditions,
     shown_findings,
     shown_status,
     shown_warnings,
+    view_text,
 )
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -112,7 +112,7 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     rows = user.table_rows("Sessions")
     user.click_row("Sessions", [r[1] for r in rows].index("stated 10G"))
     wait_for(lambda: user.can_see("Session details"), 10, "the session's view")
-    details = plain(user.text("Session details"))
+    details = view_text(user)
     # Every sentence the view shows, against the figures the command line gives for it.
     db = str(context.db_path)
     shown = linklab("sessions", "show", "stated 10G", "--json", "--db", db)

@@ -17,6 +17,7 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.test_cli import linklab
+from tests.ui.shown_sentences import view_text
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_monitor import charted, figures
 from tests.ui.user import User, wait_for
@@ -88,7 +89,7 @@ def test_a_monitor_with_a_gap_is_read_afterwards_in_sessions(
     stored.redraw()  # type: ignore[attr-defined]
     assert stored.breaks("throughput") >= 1  # type: ignore[attr-defined]  # the gap
     assert sum(stored.drawn("throughput").values()) == total  # type: ignore[attr-defined]
-    warnings = user.text("Session warnings") + user.text("Session details")
+    warnings = user.text("Session warnings") + view_text(user)
     assert "at 0" not in warnings and "fewer than 3 successful runs" not in warnings, warnings
     rows = user.table_rows("Stored monitor figures")
     assert [r[0] for r in rows][:1] and user.headers("Stored monitor figures")

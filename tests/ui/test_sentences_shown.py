@@ -15,11 +15,11 @@ from app.ui.sessions.view import SessionView
 from tests.sentences import check_session
 from tests.sessions_made import Made, sessions
 from tests.ui.shown_sentences import (
-    plain,
     shown_conditions,
     shown_findings,
     shown_status,
     shown_warnings,
+    view_text,
 )
 from tests.ui.user import User
 
@@ -43,7 +43,7 @@ def view(qtbot) -> SessionView:  # type: ignore[no-untyped-def]
 def test_the_view_says_what_its_figures_say(view: SessionView, made: Made) -> None:
     view.show_session(made.session, made.runs)
     user = User(view)
-    details = plain(user.text("Session details"))
+    details = view_text(user)
     band = user.text("Session warnings") if user.can_see("Session warnings") else ""
     warnings = shown_warnings(band)
     data = session_json(made.session, made.runs)

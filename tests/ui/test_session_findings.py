@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QTextBrowser
 
 from app.ui.main_window import MainWindow
+from app.ui.sessions.reading import COMPARED
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.test_room_at_1280x800 import text_lines
@@ -49,7 +50,7 @@ def test_a_sessions_view_shows_the_findings_its_report_and_compare_give(
     wait_for(lambda: len(user.table_rows("Session results")) == 8, 10, "the session's table")
     user.tab("Findings")
     pane = user.find("Session findings", QTextBrowser)
-    shown = paragraphs(pane.toPlainText())
+    own, heading, compared = pane.toPlainText().partition(COMPARED)
     # Readable at 1280×800: the width of the view, and lines enough to read them in.
     assert pane.width() >= 0.9 * window.width() and text_lines(pane) >= 8
 
@@ -59,11 +60,12 @@ def test_a_sessions_view_shows_the_findings_its_report_and_compare_give(
     wait_for(page.exists, 60, page.name)
     reported = report_findings(page)
     # Four pairs (TCP against UDP at each IP version, IPv4 against IPv6 for each protocol),
-    # each said in the report's words: the same sentences, in the same order, in the view.
+    # each said in the report's words: the same sentences, in the same order, in the view,
+    # under a line that says what they are.
     assert len(reported) >= 8, reported
-    assert shown[-len(reported) :] == reported
+    assert heading and paragraphs(compared) == reported
     # Before them only the sentences of its own results (none here: no link rate stated).
-    assert shown[: -len(reported)] == []
+    assert paragraphs(own) == []
 
     # Compare its series says the same.
     user.click("Compare its series")

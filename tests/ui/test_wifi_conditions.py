@@ -7,7 +7,6 @@ why it was not detected."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -126,8 +125,10 @@ def test_a_security_stated_after_the_refusal_is_stored_as_stated(
     wait_for(lambda: any(r[1] == "stated WPA2" for r in user.table_rows("Sessions")), 10, "it")
     row = next(i for i, r in enumerate(user.table_rows("Sessions")) if r[1] == "stated WPA2")
     user.click_row("Sessions", row)
-    wait_for(lambda: "Security: WPA2, stated" in user.text("Session details"), 10, "details")
-    details = html.unescape(user.text("Session details"))  # rich text: "&" is "&amp;" there
+    wait_for(lambda: "stated WPA2" in user.text("Session details"), 10, "the session's view")
+    user.tab("Details")
+    details = user.text("Session conditions and environment")
+    assert "Security: WPA2, stated" in details
     assert f"not detected: {LOCATION_SENTENCE}" in details
 
 

@@ -15,6 +15,10 @@ from app.ui.common.results import ResultsTable
 RESULTS, FINDINGS, DETAILS = "Results", "Findings", "Details"
 
 
+#: Before the sentences of its series against each other, after those of its own results.
+COMPARED = "Its series against each other, as its report and Compare its series say:"
+
+
 def sentences_text(sentences: Sequence[str]) -> str:
     """Sentences as the findings panes show them: each a paragraph of its own."""
     return "\n\n".join(sentences)
@@ -53,12 +57,14 @@ class SessionReading(QTabWidget):
         self.addTab(self.details, DETAILS)
         remember_tab(self, settings, "sessions/reading")
 
-    def show_findings(self, sentences: Sequence[str]) -> None:
-        self.findings.setPlainText(sentences_text(sentences))
+    def show_findings(self, own: Sequence[str], compared: Sequence[str] = ()) -> None:
+        """Its own results' sentences, then (under COMPARED) its series against each other."""
+        parts = [*own, *([COMPARED, *compared] if compared else [])]
+        self.findings.setPlainText(sentences_text(parts))
         tab = self.indexOf(self.findings)
-        count = len(sentences)
+        count = len(own) + len(compared)
         self.setTabToolTip(tab, f"{count} finding{'s' if count != 1 else ''} to read.")
-        self.setTabVisible(tab, bool(sentences))
+        self.setTabVisible(tab, bool(count))
 
     def show_details(self, lines: Sequence[str]) -> None:
         self.details.setPlainText("\n".join(lines))

@@ -206,7 +206,7 @@ class SessionView(QWidget):
         self.points = point_summaries(plan, runs)
         # As its report and Compare its series say them, after its own results' sentences.
         compared = within_session(session, runs).findings
-        self._show_text(session, runs, session_findings(plan, self.points) + compared)
+        self._show_text(session, runs, session_findings(plan, self.points), compared)
         x_label = variable_label(plan)
         self.table.set_value_header(x_label)
         for chart in self._charts:
@@ -272,12 +272,16 @@ class SessionView(QWidget):
         self._stack.setCurrentIndex(1)
 
     def _show_text(
-        self, session: SessionRecord, runs: Sequence[RunRecord], findings: Sequence[str]
+        self,
+        session: SessionRecord,
+        runs: Sequence[RunRecord],
+        findings: Sequence[str],
+        compared: Sequence[str] = (),
     ) -> None:
-        """Its header, warnings, findings and details."""
+        """Its header, warnings, findings (its own, then its series compared) and details."""
         self.header.setText(_header_text(session))
         self.warnings.show_warnings([w.sentence for w in context_checks(session, runs)])
-        self.reading.show_findings(findings)
+        self.reading.show_findings(findings, compared)
         self.reading.show_details(_details(session, describe_latency(runs)))
 
 
