@@ -1,6 +1,7 @@
 """How a study copes with failures and how its end is worded: the retries of a transient
 error (exponential backoff with full jitter), the outcome of a study, and its status from its
-runs (completed, completed with failures, failed; stopped after failures in a row)."""
+runs (completed, completed with failures, failed; stopped after failures in a row), a failed
+run giving way to the one that measured its key again."""
 
 from __future__ import annotations
 
