@@ -46,25 +46,21 @@ from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
 from app.ui.sessions.table_model import (
     COLUMNS,
+    LIST_ROWS,
     SORT_ROLE,
     STRETCHED,
     Row,
     SessionTableModel,
     count_text,
     point_sort_arrows,
+    rows_height,
 )
 from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
-#: The list's rows shown above the session on view, until the user moves the splitter.
-LIST_ROWS = 5
 SEARCH_DELAY_MS = 200
 EXPORT_TIP = "Save the selected sessions in one .linklab file for LinkLab on another computer."
 IMPORT_TIP = "Add the sessions of .linklab files; those already here are skipped."
-RESUME_TIP = (
-    "Measure the session's missing and failed runs on the Measure tab, until every point has "
-    "the runs its plan asked for."
-)
 COMPARE_TIP = (
     "Two or more sessions side by side, one session's series, or two responsiveness results."
 )
@@ -137,7 +133,7 @@ class SessionsTab(QWidget):
             ("rename_button", "Rename…", "Give the session another name.", self.ask_rename),
             ("tags_button", "Tags && notes…", "Edit the session's tags and notes.", self.ask_tags),
             ("delete_button", "Delete…", "Delete the selected sessions.", self.ask_delete),
-            ("resume_button", "Resume", RESUME_TIP, self.resume),
+            ("resume_button", "Resume", "Measure its failed and missing runs again.", self.resume),
             ("compare_button", "Compare", COMPARE_TIP, self.compare),
             ("export_button", "Export for another computer…", EXPORT_TIP, self.exchange.ask_export),
             ("import_button", "Import…", IMPORT_TIP, self.exchange.ask_import),
@@ -180,10 +176,8 @@ class SessionsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
-        # LIST_ROWS rows of the list at any height (the list keeps its own), the rest for the
-        # view, until the user moves the splitter: then where they left it, kept (remembered).
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([self._list_height(), 600])
+        self.splitter.setSizes([rows_height(self.table, LIST_ROWS), 600])
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setObjectName("sessions_splitter")
         remember_splitter(self.splitter, context.settings, "sessions/list")
@@ -194,12 +188,6 @@ class SessionsTab(QWidget):
         bottom.insertWidget(1, self.undo.button)
         layout.addLayout(bottom)
         self.update_actions()
-
-    def _list_height(self) -> int:
-        """The list's height holding its header and LIST_ROWS rows."""
-        header = self.table.horizontalHeader().sizeHint().height()
-        rows = LIST_ROWS * self.table.verticalHeader().defaultSectionSize()
-        return header + rows + 2 * self.table.frameWidth()
 
     # -- reading: off the GUI thread, through the front door -------------------------------
     def show_error(self, sentence: str) -> None:
@@ -255,8 +243,7 @@ class SessionsTab(QWidget):
         result_on_view = self.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
-        search = self.search.text().strip()
-        self.status.setText(count_text(sessions, results, search, unreadable))
+        self.status.setText(count_text(sessions, results, self.search.text().strip(), unreadable))
         self.model.set_rows(rows, listed.problems)
         for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
             self.table.resizeColumnToContents(column)
@@ -425,8 +412,7 @@ class SessionsTab(QWidget):
         self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
 
     def open_shown(self) -> None:
-        """Open pressed (a selected row is shown already): the session is named, takes the
-        keyboard, and gets most of the tab when the list had it."""
+        """Open pressed: the session is named, takes the keyboard and, squeezed, the room."""
         chosen = self.selected_rows()
         if len(chosen) == 1 and isinstance(chosen[0], KeptResult):
             self._open_result(chosen[0])
@@ -440,7 +426,7 @@ class SessionsTab(QWidget):
             self.open_selected()
             listed, shown = self.splitter.sizes()
             if shown < 2 * listed:  # squeezed below reading: the session gets most of the tab
-                rows = min(listed, self._list_height())
+                rows = min(listed, rows_height(self.table, LIST_ROWS))
                 self.splitter.setSizes([rows, listed + shown - rows])
             self.status.setStyleSheet("")
             when = local_time(session.started_at or session.created_at)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOption,
     QStyleOptionHeader,
+    QTableView,
     QWidget,
 )
 
@@ -27,6 +28,8 @@ from app.study.sweep.listing import UNTITLED, listed_words, shows, unreadable_sh
 COLUMNS = ("Date", "Name", "Peer", "Protocol", "IP", "Conditions", "Status", "Runs", "Kind")
 STRETCHED = 5  # the conditions (or a result's RPM): the column that takes the spare width
 RUNS_COLUMN = 7
+#: The rows shown above the session on view, until the user moves the splitter (then as left).
+LIST_ROWS = 5
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_SWEEP = "Sweep"
 KIND_MONITOR = "Monitor"
@@ -210,6 +213,12 @@ def count_text(
     )
     ids = f" ({by_id} by the start of {'its' if by_id == 1 else 'their'} id)" if by_id else ""
     return f"{found} matching {search!r} in the name, peer or conditions{ids}."
+
+
+def rows_height(table: QTableView, rows: int) -> int:
+    """The height of a list holding its header and that many rows."""
+    header = table.horizontalHeader().sizeHint().height()
+    return header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth()
 
 
 def row_time(row: Row) -> str:
