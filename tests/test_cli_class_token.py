@@ -45,7 +45,9 @@ def test_the_collector_shows_a_token_it_made_once_and_never_in_a_command(tmp_pat
         token = token_file.read_text(encoding="utf-8").strip()
         instructor_file = tmp_path / "instructor.token"  # made beside it, the owner's alone
         instructor = instructor_file.read_text(encoding="utf-8").strip()
-        assert instructor != token and instructor_file.stat().st_mode & 0o077 == 0
+        assert instructor != token
+        if sys.platform != "win32":  # Windows keeps a user's files to the user by their folder
+            assert instructor_file.stat().st_mode & 0o077 == 0
         # A refused request and an accepted one are both logged: neither line has the token.
         assert call(url, "not-the-class-token", "/v1/class").status == 401
         announce_pool(url, instructor, [free_port()], "iperf3", "127.0.0.1")

@@ -68,7 +68,9 @@ def test_every_guide_page_is_in_the_help(window: MainWindow, user: User) -> None
         for heading in guide_pages.headings(page.read_text(encoding="utf-8")):
             assert heading.replace("`", "").replace("*", "") in text, (title, heading)
         shown = pictures(browser)
-        written = [t for t in guide_pages.links(page.read_text()) if t.endswith(".png")]
+        written = [
+            t for t in guide_pages.links(page.read_text(encoding="utf-8")) if t.endswith(".png")
+        ]
         assert [name for name, _ in shown] == written, title
         for name, width in shown:
             image = browser.document().resource(

@@ -167,21 +167,24 @@ class TogetherPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
 
-        plan_row = QHBoxLayout()
-        for text, widget in (
-            ("Plan", self.step),
-            ("Protocol", self.protocol),
-            ("Direction", self.direction),
-            ("Seconds", self.seconds),
-            ("Rounds", self.rounds),
+        # The plan in two rows: in one, a larger system font (Windows' 125 %) would make the
+        # tab wider than a 1280-pixel screen.
+        plan_row, timing_row = QHBoxLayout(), QHBoxLayout()
+        for row, text, widget in (
+            (plan_row, "Plan", self.step),
+            (plan_row, "Protocol", self.protocol),
+            (plan_row, "Direction", self.direction),
+            (timing_row, "Seconds", self.seconds),
+            (timing_row, "Rounds", self.rounds),
         ):
             label = QLabel(text)
             label.setBuddy(widget)
-            plan_row.addWidget(label)
-            plan_row.addWidget(widget)
-        plan_row.addWidget(self.alone)
+            row.addWidget(label)
+            row.addWidget(widget)
         plan_row.addStretch(1)
-        plan_row.addWidget(self.start_button)
+        timing_row.addWidget(self.alone)
+        timing_row.addStretch(1)
+        timing_row.addWidget(self.start_button)
         stations_row = QHBoxLayout()
         stations_row.addWidget(self.stations_label, 1)
         stations_row.addWidget(self.report_button)
@@ -191,6 +194,7 @@ class TogetherPanel(QWidget):
         splitter.setSizes([380, 220])
         layout = QVBoxLayout(self)
         layout.addLayout(plan_row)
+        layout.addLayout(timing_row)
         layout.addLayout(stations_row)
         layout.addWidget(self.index_label)
         layout.addWidget(self.findings_label)
