@@ -17,15 +17,16 @@ from app.domain.results import Sample
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.process import process
+from app.engine.process import tree as process_tree
 from app.engine.process.process import (
     IdleTimeout,
     ManagedProcess,
-    ProcessTree,
     creation_options,
     live_pids,
 )
 from app.engine.process.servers import LocalServer
 from app.engine.process.tools import Tool
+from app.engine.process.tree import ProcessTree
 from tests.conftest import ROOT_DIR, engine_children, engine_name
 
 PY = sys.executable
@@ -49,6 +50,28 @@ def test_long_lines_are_capped_and_stderr_drained() -> None:
     assert lines == ["x" * 1000, "after"]
     assert proc.wait(5) == 0
     assert sum(len(s) for s in proc.stderr_lines()) <= 300000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_stderr_is_complete_once_wait_returns_however_long_its_reader_takes() -> None:
+    """An engine that fills a 1 MiB stderr pipe with a million line ends, writes its error
+    line last and exits at once: its reader still has the whole pipe to split into lines
+    when the engine is reaped (seconds of CPU, longer on a busy computer), and the error line
+    is what the run's failure is classified by. A million empty lines are kept within the cap."""
+    code = (
+        "import fcntl, os, sys\n"
+        "fcntl.fcntl(2, 1031, 1 << 20)\n"  # F_SETPIPE_SZ: the whole million fits before exit
+        "os.write(2, b'\\n' * ((1 << 20) - 100))\n"
+        "os.write(2, b'iperf3: error - control socket has closed unexpectedly\\n')\n"
+        "sys.exit(1)"
+    )
+    proc = ManagedProcess([PY, "-c", code], stderr_limit=64 * 1024)
+    proc.start()
+    assert list(proc.lines(idle_timeout=30)) == []
+    assert proc.wait(30) == 1
+    kept = proc.stderr_lines()
+    assert kept[-1] == "iperf3: error - control socket has closed unexpectedly"
+    assert sum(len(line) + 1 for line in kept) <= 64 * 1024
 
 
 def test_long_engine_lines_arrive_whole() -> None:
@@ -173,7 +196,7 @@ def test_windows_tree_is_captured_before_it_is_signalled(
 ) -> None:
     """ProcessTree's Windows branch (psutil, no process group), run here with the flag set: the
     background sleep is orphaned when its shell dies, and is still ended."""
-    monkeypatch.setattr(process, "_IS_WINDOWS", True)
+    monkeypatch.setattr(process_tree, "_IS_WINDOWS", True)
     script = "sleep 30 & sleep 30"
     shell, procs = _sleeping_tree(f"trap '' TERM; {script}" if ignores_sigterm else script)
     try:

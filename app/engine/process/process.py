@@ -19,9 +19,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-import psutil
-
 from app.engine.process.lines import LineSplitter, cut_text
+from app.engine.process.tree import ProcessTree, group_lives_on
 from app.engine.process.watchdog import GRACE_S as WATCHDOG_GRACE_S
 from app.engine.process.watchdog import WATCHDOG_FLAG, start_time
 from app.engine.process.winjob import JobObject
@@ -33,6 +32,14 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_LIMIT = 256 * 1024
 STDERR_LINE_BYTES = 4 * 1024  # at this (an engine's own error line is far shorter)
 GRACE_S = 0.4  # after SIGTERM, how long the tree gets to exit before SIGKILL
+#: Once the child is reaped and its whole tree has ended, every end of its pipes is closed and
+#: its readers have only what is left in the pipes to take: wait() waits for them however long a
+#: busy computer takes to run them (an engine that wrote a pipe's worth of stderr just before it
+#: exited takes seconds), bounded only against a pipe a process outside the tree still holds.
+READERS_BOUND_S = 60.0
+#: A descendant that outlives the child (in its group) may hold the pipes open for good: then
+#: wait() keeps what the readers took within this time.
+OUTLIVED_READERS_S = 1.0
 READ_BYTES = 64 * 1024  # what one read of a pipe takes at most (it returns what is there)
 
 _IS_WINDOWS = sys.platform == "win32"
@@ -344,9 +351,9 @@ class ManagedProcess:
     def _keep_stderr(self, text: str) -> None:
         with self._stderr_lock:  # the newest lines stay; the oldest go once the cap is reached
             self._stderr.append(text)
-            self._stderr_size += len(text)
+            self._stderr_size += len(text) + 1  # its end too: empty lines are no free memory
             while self._stderr_size > self._stderr_limit and len(self._stderr) > 1:
-                self._stderr_size -= len(self._stderr.popleft())
+                self._stderr_size -= len(self._stderr.popleft()) + 1
 
     def lines(self, idle_timeout: float | None = None) -> Iterator[str]:
         """Yield stdout lines as they arrive; raise IdleTimeout when none comes in time."""
@@ -368,7 +375,8 @@ class ManagedProcess:
             return list(self._stderr)
 
     def wait(self, timeout: float | None = None) -> int:
-        """Reap the process (and let the readers finish); cancel it if it overstays."""
+        """Reap the process and let the readers take what is left in its pipes (so that
+        stderr_lines() is complete); cancel it if it overstays."""
         assert self._popen is not None
         try:
             code = self._popen.wait(timeout=timeout)
@@ -377,8 +385,9 @@ class ManagedProcess:
             code = self._popen.wait()
         if self._job is not None:
             self._job.close()  # kill on close: ends whatever the engine left running
+        ended = self._job is not None if _IS_WINDOWS else not group_lives_on(self._popen.pid)
         for thread in self._threads:
-            thread.join(timeout=1.0)
+            thread.join(timeout=READERS_BOUND_S if ended else OUTLIVED_READERS_S)
         self._release()
         return code
 
@@ -412,58 +421,6 @@ class ManagedProcess:
             self._job.close()
         self._lines.put(_EOF)
         self._release()
-
-
-class ProcessTree:
-    """A child and its descendants: the POSIX process group it leads, or (Windows) its psutil
-    tree, captured before the first signal so that orphans are still reached."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self._group: int | None = None
-        self._procs: list[psutil.Process] = []
-        if not _IS_WINDOWS:
-            try:
-                pgid = os.getpgid(pid)
-            except ProcessLookupError:
-                return
-            # Signal the group only when the child leads it (start_new_session): never ours.
-            if pgid == pid and pgid != os.getpgid(0):
-                self._group = pgid
-                return
-        try:
-            parent = psutil.Process(pid)
-            self._procs = [*parent.children(recursive=True), parent]
-        except psutil.NoSuchProcess:
-            self._procs = []
-
-    def terminate(self) -> None:
-        if self._group is not None:
-            _signal_group(self._group, signal.SIGTERM)
-            return
-        for proc in self._procs:
-            try:
-                proc.terminate()
-            except psutil.NoSuchProcess:
-                pass
-
-    def kill(self) -> None:
-        if self._group is not None:
-            _signal_group(self._group, signal.SIGKILL)
-            return
-        for proc in self._procs:
-            try:
-                if proc.is_running():
-                    proc.kill()
-            except psutil.NoSuchProcess:
-                pass
-
-
-def _signal_group(pgid: int, signum: int) -> None:
-    try:
-        os.killpg(pgid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def live_pids() -> list[int]:
