@@ -4,6 +4,7 @@ clock, then real probes against the responder on the loopback."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +14,7 @@ from app.domain.net import IpVersion
 from app.engine.errors import HostUnresolved
 from app.engine.lan.netinfo import ipv6_available
 from app.engine.latency.echo import LOOPBACK, SEQ_MODULO, EchoResponder
-from app.engine.latency.probe import UdpProber
+from app.engine.latency.probe import Prober, UdpProber
 from app.engine.latency.probe_results import LatencyMethod, ProbeMatcher, ProbeRecord
 from tests.conftest import free_port, under_wine
 
@@ -141,6 +142,28 @@ def test_loopback_probes_all_answered(responder: EchoResponder, kernel: bool) ->
     assert len(records) == summary.received
     if not kernel:
         assert not summary.kernel_timestamps
+
+
+class HeldUp(Prober):
+    """A prober whose thread is held up between the loop's look at the clock and the probe's
+    stamp (as a busy computer holds it) from its second probe on, then answers itself."""
+
+    def _send(self, seq: int) -> None:
+        if seq:
+            time.sleep(0.03)
+        at = time.perf_counter_ns()
+        self._sent(seq, at)
+        self._answered(seq, at + MS)
+
+
+def test_no_probe_lies_past_the_end_of_a_held_up_prober() -> None:
+    """Idle probes are placed before the run they precede by their time since the first
+    probe: one stamped after the prober's end would land inside the run."""
+    prober = HeldUp("127.0.0.1", 9, interval_s=0.01, duration_s=0.1)
+    summary = prober.run()
+    records = prober.records()
+    assert summary.sent == summary.received == len(records) > 0
+    assert all(record.sent_s < 0.1 for record in records), records
 
 
 @pytest.mark.skipif(not ipv6_available(), reason="IPv6 is not available on this computer")

@@ -94,6 +94,8 @@ class TcpConnectProber(Prober):
     def _send(self, seq: int) -> None:
         timeout_s = self._matcher.timeout_ns / 1e9
         started = time.perf_counter_ns()
+        if self._too_late(started):
+            return
         self._sent(seq, started)
         ok, rtt_ms, problem = handshake(self._address, self._family, timeout_s)
         if ok or problem == "refused":

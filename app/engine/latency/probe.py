@@ -75,6 +75,7 @@ class Prober:
         self._on_record = on_record
         self.kernel_timestamps = False
         self.error: LinkLabError | None = None
+        self._end_ns: int | None = None  # perf_counter_ns past which no probe is sent
 
     # -- control ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -144,6 +145,7 @@ class Prober:
         interval_ns = int(self.interval_s * 1e9)
         start = time.perf_counter_ns()
         end = start + int(self.duration_s * 1e9) if self.duration_s is not None else None
+        self._end_ns = end
         next_send, seq = start, 0
         try:
             while not self._stop.is_set():
@@ -191,7 +193,15 @@ class Prober:
         if record is not None:
             self._report([record])
 
+    def _too_late(self, at_ns: int) -> bool:
+        """Whether a probe stamped at_ns falls past the prober's end: its thread was held up
+        between the loop's look at the clock and the stamp. Such a probe is not sent, so that
+        every probe lies within the duration (idle probes stay before the run they precede)."""
+        return self._end_ns is not None and at_ns >= self._end_ns
+
     def _sent(self, seq: int, at_ns: int) -> None:
+        if self._too_late(at_ns):
+            return  # never counted: an answer to it is one to an unknown probe
         with self._lock:
             self._matcher.on_sent(seq, at_ns)
 
@@ -308,6 +318,8 @@ class UdpProber(Prober):
     def _send(self, seq: int) -> None:
         assert self._sock is not None
         at = time.perf_counter_ns()
+        if self._too_late(at):
+            return
         # The echoed stamp is the wall clock when the kernel stamps replies (its clock).
         stamp = time.time_ns() if self.kernel_timestamps else at
         try:
