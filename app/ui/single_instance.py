@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 MAX_MESSAGE = 64 * 1024
 REPLY = b"ok\n"
 CLIENT_TIMEOUT_MS = 1500
+# A window that took the connection is there: its answer comes when its event loop runs, which
+# on a busy computer (a study measuring beside other programs) can take seconds. Only a window
+# hung this long is given up on (a second window then opens the files).
+ANSWER_TIMEOUT_MS = 30_000
 # A client that connects and says nothing is let go after this long.
 IDLE_MS = 5000
 
@@ -92,9 +96,15 @@ def decode_handover(line: bytes) -> Handover | None:
     return Handover(paths, token)
 
 
-def send_files(name: str, paths: Sequence[Path], timeout_ms: int = CLIENT_TIMEOUT_MS) -> bool:
+def send_files(
+    name: str,
+    paths: Sequence[Path],
+    timeout_ms: int = CLIENT_TIMEOUT_MS,
+    answer_timeout_ms: int = ANSWER_TIMEOUT_MS,
+) -> bool:
     """Hand paths to the window listening on name; True once it answered. False quickly when
-    nobody listens. Blocks up to timeout_ms: for a process that has no window yet."""
+    nobody listens. Blocks up to timeout_ms for the connection (for a process that has no
+    window yet), then up to answer_timeout_ms for the window's answer."""
     token = os.environ.get("XDG_ACTIVATION_TOKEN", "")
     data = encode_handover(Handover(tuple(p.absolute() for p in paths), token))
     if len(data) > MAX_MESSAGE:
@@ -109,6 +119,7 @@ def send_files(name: str, paths: Sequence[Path], timeout_ms: int = CLIENT_TIMEOU
     try:
         if not socket.waitForConnected(left_ms()):
             return False
+        deadline = time.monotonic() + answer_timeout_ms / 1000
         _let_window_come_forward()
         socket.write(data)
         while socket.bytesToWrite() > 0 and time.monotonic() < deadline:
