@@ -12,13 +12,14 @@ STAMP := $(VENV)/.installed
 run: setup engines desktop
 	$(BIN)/linklab
 
-# Four processes (pytest-xdist), each taking whole test files, the longest first
+# Processes (pytest-xdist), each taking whole test files, the longest first
 # (tests/heavy_first.py; xdist's own order, most tests first, would leave a long file last):
 # the network tests shape and drop traffic only in namespaces of their own, so they can run
-# side by side, and most of a test's time is an engine measuring for a fixed time, so four
-# processes fit on two cores (five overload them: measurements then miss their expected rates).
-# TEST_PROCESSES=0 runs the suite in one.
-TEST_PROCESSES ?= 4
+# side by side, and most of a test's time is an engine measuring for a fixed time, so two
+# processes share a core. scripts/test_processes.py counts them from the cores this computer
+# lets the suite use (affinity, cgroup CPU quota) and its available memory (docs/PERFORMANCE.md).
+# TEST_PROCESSES=N runs N; TEST_PROCESSES=0 runs the suite in one.
+TEST_PROCESSES ?= $(shell $(PYTHON) scripts/test_processes.py)
 
 test: setup engines test-tools
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder
