@@ -3,7 +3,9 @@ a silent peer, and hostile host strings that must never reach a process."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 import threading
 import time
 
@@ -15,6 +17,7 @@ from app.domain.results import Sample
 from app.engine.drivers.iperf3.driver import start_iperf3
 from app.engine.drivers.iperf3.options import Iperf3Options
 from app.engine.errors import (
+    ClosedBeforeStart,
     ConnectionRefused,
     ConnectTimeout,
     EngineError,
@@ -111,6 +114,46 @@ def test_busy_server(iperf3_tool: Tool, iperf3_server_port: tuple[int, LocalServ
     finally:
         holder.cancel()
         thread.join(5)
+
+
+def _queued(port: int) -> bool:
+    """Whether a connection waits in the accept queue of the listener on port (ss's Recv-Q of
+    a listening socket is its queue's length)."""
+    done = subprocess.run(
+        ["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True, timeout=10
+    )
+    return any(int(line.split()[1]) > 0 for line in done.stdout.splitlines() if line.strip())
+
+
+@pytest.mark.skipif(shutil.which("ss") is None, reason="needs ss (iproute2) to see the queue")
+def test_a_server_closing_its_port_under_a_connection_reads_as_closed_before_start(
+    iperf3_tool: Tool,
+) -> None:
+    """An iperf3 server closes its listening socket after each test and opens a new one: a
+    client that connected in between (the kernel took its connection into the old socket's
+    queue) is reset, and reads a connection closed before the test. On a busy computer the
+    server takes longer over it; the responsiveness test tries such a step again when the
+    server ran a step before."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def reopening() -> None:
+        deadline = time.monotonic() + 30
+        while not _queued(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        listener.close()
+
+    closer = threading.Thread(target=reopening, daemon=True)
+    closer.start()
+    try:
+        with pytest.raises(ClosedBeforeStart) as info:
+            start_iperf3(
+                iperf3_tool, Iperf3Options(host="127.0.0.1", port=port, duration_s=1)
+            ).run()
+    finally:
+        closer.join(30)
+        listener.close()
+    _sentence_ok(info.value)
 
 
 def test_server_killed_mid_run(

@@ -34,6 +34,7 @@ from app.study.responsiveness.results import (
 from app.study.responsiveness.run import (
     ResponsivenessTest,
     _StepRun,
+    busy_closed,
     knocked_closed,
     load_result,
     step_figures,
@@ -88,6 +89,16 @@ def test_a_step_closed_by_the_connection_probes_own_knock_is_tried_again() -> No
     assert not knocked_closed(closed, echo, 5201)  # UDP probes never reach the iperf3 port
     busy = ServerBusy("127.0.0.1", 5201, "iperf3 server", "iperf3 -s")
     assert not knocked_closed(busy, knocking, 5201)  # retried as transient anyway
+
+
+def test_a_step_closed_by_a_server_that_ran_a_step_before_is_tried_again() -> None:
+    """A server that ran a step closes a test before it starts as it reopens its port
+    (tests/engine/test_failures.py); one that never ran a step may be no iperf3 server."""
+    closed = ClosedBeforeStart("127.0.0.1", 5201, "iperf3 server", "iperf3")
+    assert busy_closed(closed, answered=True)
+    assert not busy_closed(closed, answered=False)
+    busy = ServerBusy("127.0.0.1", 5201, "iperf3 server", "iperf3 -s")
+    assert not busy_closed(busy, answered=True)  # retried as transient anyway
 
 
 def test_settings_refuse_what_cannot_run() -> None:

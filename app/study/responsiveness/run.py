@@ -56,7 +56,12 @@ DIRECTION = {
     Phase.UPLOAD: Direction.UP,
     Phase.BOTH: Direction.BIDIR,
 }
-BUSY_TRIES = 8  # an iperf3 server reopens its port after each test: a step retries meanwhile
+#: An iperf3 server closes its listening socket after each test and opens a new one: a step
+#: starting meanwhile is refused, or answered "busy", and retries. One whose connection the
+#: kernel took into the old socket's queue is reset, and reads as closed before the test (more
+#: often on a busy computer, where the server takes longer over it): once a step of this test
+#: has run against that server, it is an iperf3 server, and such a close is tried again too.
+BUSY_TRIES = 8
 BUSY_PAUSE_S = 0.4
 
 
@@ -70,6 +75,12 @@ def knocked_closed(err: LinkLabError, choice: MethodChoice, port: int) -> bool:
         and choice.method is LatencyMethod.TCP_CONNECT
         and choice.port == port
     )
+
+
+def busy_closed(err: LinkLabError, answered: bool) -> bool:
+    """Whether a step's test closed before it started met a server that ran an earlier step
+    of this test reopening its port (BUSY_TRIES). Such a step is tried again."""
+    return isinstance(err, ClosedBeforeStart) and answered
 
 
 @dataclass
@@ -155,6 +166,7 @@ class ResponsivenessTest:
         self._engine_run: RunHandle | None = None
         self._prober: Prober | None = None
         self._started = 0.0
+        self._answered = False  # a step of this test has run against the server
         self._settings = self.settings  # as run: less a phase the installed iperf3 cannot do
 
     # -- control ---------------------------------------------------------------------------
@@ -336,7 +348,11 @@ class ResponsivenessTest:
             try:
                 self._measure_step(options, choice, collected)
             except LinkLabError as err:
-                again = err.transient or knocked_closed(err, choice, port)
+                again = (
+                    err.transient
+                    or knocked_closed(err, choice, port)
+                    or busy_closed(err, self._answered)
+                )
                 retry = again and not collected.samples and attempt < BUSY_TRIES
                 if isinstance(err, StoppedByUser) or self.stopping or not retry:
                     if self.stopping:
@@ -344,6 +360,7 @@ class ResponsivenessTest:
                     raise
                 time.sleep(BUSY_PAUSE_S)  # the server is still closing the previous step
                 continue
+            self._answered = True
             return collected
         raise AssertionError("unreachable")
 
