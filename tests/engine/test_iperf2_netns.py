@@ -5,6 +5,7 @@ against that one server, and --bounceback round trips within 2 ms of netperf's T
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -20,12 +21,17 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium
 from app.engine.drivers.registry import find_tool
 from app.engine.errors import EngineError
+from app.store.db import Database
+from app.store.sessions import SessionStore
+from tests.carried import carried
 from tests.testbed import ROOT, TestBed, unavailable_reason
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
 RATE_MBIT = 40.0
 TC_FRAME_OVERHEAD = 14
+SIZES = (256, 1408)
+SECONDS = 3
 PORT = 5001
 #: How far apart iperf 2's --bounceback and netperf's TCP_RR round trips may be.
 RTT_AGREEMENT_MS = 2.0
@@ -124,21 +130,31 @@ def _study(bed: Iperf2Bed, db: Path, *args: str) -> dict[str, Any]:
 
 def test_a_sweep_lands_on_the_expected_goodput(bed: Iperf2Bed, tmp_path: Path) -> None:
     """Download (the client receives, so its count is the goodput): the shaper on B's own
-    interface holds the sender back, UDP sent at twice the link rate arrives at its rate."""
-    data = _study(
-        bed,
-        tmp_path / "sweep.sqlite3",
-        "--peer", TestBed.B4, "--peer6", TestBed.B6, "--iperf2-port", str(PORT),
-        "--protocol", "tcp,udp", "--ip", "4,6", "--direction", "down",
-        "--sizes", "256,1408", "--runs", "1", "--duration", "3",
-        "--bitrate", f"{2 * RATE_MBIT:g}M",
-        "--link-rate", f"{RATE_MBIT:g}M", "--frame-overhead", str(TC_FRAME_OVERHEAD),
-        "--medium", "Ethernet",
-    )  # fmt: skip
-    points = data["points"]
-    assert len(points) == 8
-    for point in points:
-        protocol, ip = Protocol(point["protocol"]), IpVersion(point["ip_version"])
+    interface holds the sender back, UDP sent at twice the link rate arrives at its rate.
+
+    On a busy computer iperf 2's sender or receiver waits for a core now and then: the link
+    stands idle meanwhile, or the receiver's socket overflows (1-2 % of 256-B datagrams
+    dropped beside a busy suite, 4 % of a run's time idle, 14 % short in all). Neither is the
+    model's concern: each point is compared with what the link could deliver in the time it
+    was kept busy, less what the receiver dropped, both counted by the kernel
+    (tests/carried.py); on a quiet computer that is the prediction itself. TCP's kernel
+    buffers carry the link through a process's wait (and its link stays busy a little past
+    the run's seconds as they drain), UDP's socket holds some 40 ms. So that the counts are
+    each point's, each point is a study of its own, as a sweep would run it."""
+    for protocol, ip, length in itertools.product(Protocol, (IpVersion.V4, IpVersion.V6), SIZES):
+        with carried(bed.b, bed.dev_b, bed.a) as link:
+            data = _study(
+                bed,
+                tmp_path / f"{protocol.value}{int(ip)}-{length}.sqlite3",
+                "--peer", TestBed.B4, "--peer6", TestBed.B6, "--iperf2-port", str(PORT),
+                "--protocol", protocol.value, "--ip", str(int(ip)), "--direction", "down",
+                "--sizes", str(length), "--runs", "1", "--duration", str(SECONDS),
+                "--bitrate", f"{2 * RATE_MBIT:g}M",
+                "--link-rate", f"{RATE_MBIT:g}M", "--frame-overhead", str(TC_FRAME_OVERHEAD),
+                "--medium", "Ethernet",
+            )  # fmt: skip
+        (point,) = data["points"]
+        assert (point["protocol"], point["ip_version"]) == (protocol.value, int(ip))
         spec = LinkInputs(
             RATE_MBIT * 1e6,
             Medium.ETHERNET,
@@ -149,13 +165,18 @@ def test_a_sweep_lands_on_the_expected_goodput(bed: Iperf2Bed, tmp_path: Path) -
         )
         predicted = expected(spec).expected_bps
         measured = point["throughput_bps"]["mean"]
+        busy = link.share(RATE_MBIT, SECONDS)
+        share = min(1.0, busy)
         print(
             f"iperf2 {protocol.value} IPv{int(ip)} {point['value']} B: measured "
             f"{measured / 1e6:.3f} Mbit/s, predicted {predicted / 1e6:.3f} Mbit/s "
-            f"({100 * (measured / predicted - 1):+.2f} %)"
+            f"({100 * (measured / predicted - 1):+.2f} %), the link busy and delivered for "
+            f"{100 * busy:.1f} % of the run ({link.receiver_drops} datagrams dropped)"
         )
         assert point["expected_bps"] == pytest.approx(predicted)
-        assert measured == pytest.approx(predicted, rel=0.03)
+        assert link.shaper_drops == 0  # the full queue held the sender back
+        assert share > 0.5  # most of the run was measured, not a corner of it
+        assert measured == pytest.approx(predicted * share, rel=0.03)
 
 
 def test_two_studies_at_once_against_one_server(bed: Iperf2Bed, tmp_path: Path) -> None:
@@ -210,12 +231,28 @@ def test_bounceback_rtt_agrees_with_netperf_tcp_rr(bed: Iperf2Bed, tmp_path: Pat
     netperf = json.loads(proc.stdout)
     rtt2 = iperf2["points"][0]["rtt_ms"]["mean"]
     rtt_np = netperf["points"][0]["rtt_ms"]["mean"]
-    print(f"round trip: iperf 2 --bounceback {rtt2:.3f} ms, netperf TCP_RR {rtt_np:.3f} ms")
-    assert rtt2 > 0 and rtt_np > 0
-    # Both are round trips of one veth pair: 0.08 and 0.03 ms on a quiet computer. Beside a
-    # busy suite iperf 2's threads wait for a core on each trip (0.8-0.9 ms seen
-    # against netperf's 0.03-0.04 ms); a slip of units would be a thousand times off.
-    assert abs(rtt2 - rtt_np) <= RTT_AGREEMENT_MS
+    fastest2, fastest_np = _fastest_trip(tmp_path / "i2.db"), _fastest_trip(tmp_path / "np.db")
+    print(
+        f"round trip: iperf 2 --bounceback {rtt2:.3f} ms (fastest {fastest2:.3f}), "
+        f"netperf TCP_RR {rtt_np:.3f} ms (fastest {fastest_np:.3f})"
+    )
+    assert 0 < fastest2 <= rtt2 and 0 < fastest_np <= rtt_np
+    # Both are round trips of one veth pair: 0.08 and 0.03 ms on a quiet computer. On a busy
+    # one iperf 2's threads wait for a core on most trips (0.8-0.9 ms seen beside the suite,
+    # 3.5 ms beside more, against netperf's 0.03-0.2 ms), and the mean says how busy the
+    # computer was. Each engine's fastest trip is one no thread waited on: the link's own
+    # round trip, on which they agree; a slip of units would be a thousand times off.
+    assert abs(fastest2 - fastest_np) <= RTT_AGREEMENT_MS
+
+
+def _fastest_trip(db: Path) -> float:
+    """The fastest round trip of a study's runs (each run's minimum, as its engine said it)."""
+    with Database(db, readonly=True) as opened:
+        store = SessionStore(opened)
+        (session,) = store.list_sessions()
+        fastest = [r.metrics.rtt_min_ms for r in store.runs(session.id) if r.ok]
+    assert fastest and all(rtt is not None for rtt in fastest), fastest
+    return min(rtt for rtt in fastest if rtt is not None)
 
 
 def test_live_intervals_arrive_from_iperf2(bed: Iperf2Bed) -> None:
