@@ -35,7 +35,8 @@ def _counts(ns: str, dev: str) -> tuple[int, int, int]:
     return sent, packets, dropped
 
 
-def _udp_drops(ns: str) -> int:
+def udp_drops(ns: str) -> int:
+    """The datagrams UDP sockets in ns have dropped for want of room, so far."""
     out = subprocess.run(
         ["ip", "netns", "exec", ns, "cat", "/proc/net/snmp"],
         capture_output=True,
@@ -69,9 +70,9 @@ def carried(sender_ns: str, dev: str, receiver_ns: str) -> Iterator[Carried]:
     """Count what dev (the sender's shaped interface) carries while the block runs."""
     counts = Carried()
     sent0, packets0, dropped0 = _counts(sender_ns, dev)
-    drops0 = _udp_drops(receiver_ns)
+    drops0 = udp_drops(receiver_ns)
     yield counts
     sent1, packets1, dropped1 = _counts(sender_ns, dev)
     counts.wire_bytes, counts.packets = sent1 - sent0, packets1 - packets0
     counts.shaper_drops = dropped1 - dropped0
-    counts.receiver_drops = _udp_drops(receiver_ns) - drops0
+    counts.receiver_drops = udp_drops(receiver_ns) - drops0

@@ -12,6 +12,7 @@ from app.domain.records import SessionStatus
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.host.shaping import TABLE
+from tests.carried import udp_drops
 from tests.testbed import ROOT, Bed, TestBed
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
@@ -27,17 +28,27 @@ def test_loss_sweep_with_emulated_loss(bed: TestBed, tmp_path: Path) -> None:
     sweep = ["run", "--peer", bed.B4, "--port", str(PORT), "--protocol", "udp"]
     sweep += ["--vary", "loss", "--values", "0,20", "--runs", "1", "--duration", "2"]
     sweep += ["--bitrate", "20M", "--length", "1000", "--db", str(db)]
+    before = udp_drops(bed.b)
     done = subprocess.run(
         bed.linklab(bed.a, *sweep), cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
+    # On a busy computer the receiving iperf3 server's socket may overflow while it waits for a
+    # core (the kernel counts each such datagram): that loss is the computer's, not nftables'.
+    dropped = udp_drops(bed.b) - before
     with Database(db, readonly=True) as opened:
         store = SessionStore(opened)
         (session,) = store.list_sessions()
         runs = {r.value: r for r in store.runs(session.id)}
         assert session.status is SessionStatus.COMPLETED
-    assert runs[0.0].metrics.loss_pct is not None and runs[0.0].metrics.loss_pct < 2
-    assert runs[20.0].metrics.loss_pct == pytest.approx(20, abs=3)
+    busy = {value: 100 * dropped / (run.metrics.packets or 1) for value, run in runs.items()}
+    assert runs[0.0].metrics.loss_pct is not None
+    assert runs[0.0].metrics.loss_pct < 2 + busy[0.0], (runs[0.0].metrics, dropped)
+    assert runs[20.0].metrics.loss_pct is not None
+    assert 20 - 3 <= runs[20.0].metrics.loss_pct <= 20 + 3 + busy[20.0], (
+        runs[20.0].metrics,
+        dropped,
+    )
     assert "-l" in runs[20.0].argv  # the engine ran as usual; the loss came from nftables
     tables = subprocess.run(
         ["ip", "netns", "exec", bed.a, "nft", "list", "tables"],
