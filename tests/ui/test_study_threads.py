@@ -14,9 +14,9 @@ from app.ui.main_window import MainWindow
 from tests.ui.user import User, wait_for
 
 #: The threads a study may start beside the worker's own, by name: an engine's stdout and
-#: stderr readers, this computer's server's log reader, the CPU sampler, and the window's own
-#: background reads (the Sessions list, read again when a session ends).
-HELPERS = re.compile(r"(out|err)-\d+|[a-z0-9]+-log|cpu-sampler|read")
+#: stderr readers, this computer's server's log reader and stall watcher, the CPU sampler, and
+#: the window's own background reads (the Sessions list, read again when a session ends).
+HELPERS = re.compile(r"(out|err)-\d+|[a-z0-9]+-(log|stall)|cpu-sampler|read")
 
 
 @pytest.mark.usefixtures("iperf3_tool")  # measures this computer for real
