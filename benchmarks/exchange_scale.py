@@ -35,7 +35,7 @@ WAYS = {
     "export, streamed": (
         "from pathlib import Path\n"
         "from app.study.frontdoor import FrontDoor\n"
-        "FrontDoor(Path(sys.argv[1])).export([sys.argv[3]], Path(sys.argv[2]))\n"
+        "FrontDoor(Path(sys.argv[1])).sessions().export([sys.argv[3]], Path(sys.argv[2]))\n"
     ),
     "import, whole document": (
         "import json\n"
@@ -50,7 +50,7 @@ WAYS = {
     "import, streamed": (
         "from pathlib import Path\n"
         "from app.study.frontdoor import FrontDoor\n"
-        "FrontDoor(Path(sys.argv[3])).import_file(Path(sys.argv[2]))\n"
+        "FrontDoor(Path(sys.argv[3])).sessions().import_file(Path(sys.argv[2]))\n"
     ),
 }
 

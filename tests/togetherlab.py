@@ -66,8 +66,7 @@ class Station:
     def close(self, flush_s: float = 10) -> OutboxStatus:
         self.station.stop()
         status = self.pusher.close(flush_s)
-        if self.door.loopback is not None:
-            self.door.loopback.stop()
+        self.door.loopback.stop()
         return status
 
 

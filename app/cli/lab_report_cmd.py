@@ -17,7 +17,7 @@ def export_lab_report(args: argparse.Namespace, env: Environment) -> int:
     if args.out == "-":
         raise BadOption("A lab report is a file: give its name with --out (.html, .pdf, .docx).")
     door = FrontDoor(env.db(args.db))
-    sessions = [door.session(ref) for ref in args.sessions]
+    sessions = [door.sessions().get(ref) for ref in args.sessions]
     owner = one_owner([s.plan for s in sessions])
     if owner is None:
         raise BadOption(

@@ -97,12 +97,12 @@ def cmd_monitor(args: argparse.Namespace, env: Environment) -> int:
     )
     door = open_door(args, env)
     try:
-        study = door.start(door.prepare(plan))
+        studies = door.studies()
+        study = studies.start(studies.prepare(plan))
         _install_stop(study)
         drive(study.events(), IntervalPrinter(env.stdout, env.stderr))
     finally:
-        if door.loopback is not None:
-            door.loopback.stop()
+        door.loopback.stop()
     return EXIT_OK
 
 

@@ -184,8 +184,7 @@ def cmd_responsiveness(args: argparse.Namespace, env: Environment) -> int:
     try:
         result = drive(test.events(), ProgressLines(env.stderr))
     finally:
-        if door.loopback is not None:
-            door.loopback.stop()
+        door.loopback.stop()
     kept = door.results().keep(result, settings)
     print(
         f"Kept as {kept.short_id} (“{kept.name}”): `linklab sessions show {kept.short_id}` "

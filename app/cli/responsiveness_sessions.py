@@ -57,7 +57,7 @@ def _print_table(
 
 def find(door: FrontDoor, ref: str) -> KeptResult | None:
     """The result ref names, or None when it names a session (a sentence when neither)."""
-    found = lookup(ref, door.session, door.results())
+    found = lookup(ref, door.sessions().get, door.results())
     return found if isinstance(found, KeptResult) else None
 
 

@@ -120,13 +120,13 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     door = open_door(args, env)  # a session whose LinkLab died shows as interrupted, not running
     if action == "list":
         search, status = getattr(args, "search", ""), getattr(args, "status", None)
-        found = door.listing(search, status)
+        found = door.sessions().listing(search, status)
         _warn(door, env)
         # A kept result is a finished test: listed unless another status is asked for.
         results = door.results().kept(search) if status in (None, "completed") else []
         return _list(found, results, args.json, door.db_path, env)
     if action == "restore":
-        restored = door.restore_one(args.session)
+        restored = door.sessions().restore_one(args.session)
         print(
             f"Restored session {restored.short_id} ({counted(restored.runs_done, 'run')}).",
             file=env.stdout,
@@ -135,9 +135,9 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
     kept = kept_results.find(door, args.session)
     if kept is not None:
         return _result_action(door, kept, action, args, env)
-    session = door.session(args.session)
+    session = door.sessions().get(args.session)
     if action == "show":
-        runs = door.runs(session.id)
+        runs = door.sessions().runs(session.id)
         _warn(door, env)
         problem = damage_sentence(session, door.db_path)
         if args.json:
@@ -152,9 +152,9 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
             print_points(session, runs, env.stdout)
         return EXIT_OK
     if action == "rename":
-        updated = door.rename(session.id, args.new_name)
+        updated = door.sessions().rename(session.id, args.new_name)
     elif action == "tag":
-        updated = door.tag(session.id, dict(args.tags), remove=args.remove)
+        updated = door.sessions().tag(session.id, dict(args.tags), remove=args.remove)
     else:  # delete
         if not args.yes and not _confirm(
             f"Delete session {session.short_id} ({counted(session.runs_done, 'run')})? [y/N] ",
@@ -162,7 +162,7 @@ def cmd_sessions(args: argparse.Namespace, env: Environment) -> int:
         ):
             print("Nothing deleted.", file=env.stderr)
             return EXIT_FAILED
-        door.delete([session.id])
+        door.sessions().delete([session.id])
         print(
             f"Deleted session {session.short_id}: `linklab sessions restore "
             f"{session.short_id}` brings it back within a day.",
@@ -379,7 +379,7 @@ def cmd_export(args: argparse.Namespace, env: Environment) -> int:
     if args.format == "json":
         notes: list[str] = []
         if args.out != "-":
-            door.export(args.sessions, Path(args.out), notes)
+            door.sessions().export(args.sessions, Path(args.out), notes)
             for note in notes:
                 print(note, file=env.stderr)
             print(f"Wrote {args.out}.", file=env.stderr)
@@ -390,8 +390,8 @@ def cmd_export(args: argparse.Namespace, env: Environment) -> int:
             print(note, file=env.stderr)
         return EXIT_OK
     else:
-        session = door.session(args.sessions[0])
-        runs = door.runs(session.id)
+        session = door.sessions().get(args.sessions[0])
+        runs = door.sessions().runs(session.id)
         text = runs_csv(session, runs) if args.format == "csv" else points_csv(session, runs)
     if args.out == "-":
         env.stdout.write(text)
@@ -409,7 +409,7 @@ def cmd_export(args: argparse.Namespace, env: Environment) -> int:
 
 def cmd_import(args: argparse.Namespace, env: Environment) -> int:
     door = FrontDoor(env.db(args.db))
-    result = door.import_file(Path(args.file))
+    result = door.sessions().import_file(Path(args.file))
     imported = [s.id for s in result.imported]
     skipped = [s.id for s in result.skipped]
     if args.json:
@@ -432,10 +432,13 @@ def _export_report(args: argparse.Namespace, env: Environment) -> int:
     if args.out == "-":
         raise BadOption("A report is a file: give its name with --out.")
     door = FrontDoor(env.db(args.db))
-    if len(args.sessions) == 1 and (session := door.session(args.sessions[0])).plan.is_monitor:
+    if (
+        len(args.sessions) == 1
+        and (session := door.sessions().get(args.sessions[0])).plan.is_monitor
+    ):
         from app.ui.monitor.report import write_monitor_report  # Qt only for the chart
 
-        write_monitor_report(door.monitor(session), **{args.format: args.out})
+        write_monitor_report(door.sessions().monitor(session), **{args.format: args.out})
         print(f"Wrote {args.out}.", file=env.stderr)
         return EXIT_OK
     comparison = sessions_comparison(door, args.sessions)
@@ -448,7 +451,7 @@ def _export_report(args: argparse.Namespace, env: Environment) -> int:
 
 def _export_samples(door: FrontDoor, ref: str, out: str, env: Environment) -> int:
     """One row per interval sample, written as it is read (a long session is large)."""
-    session = door.session(ref)
+    session = door.sessions().get(ref)
     with Database(door.db_path, readonly=True) as db:
         store = SessionStore(db)
         runs = store.runs(session.id, partial=True)

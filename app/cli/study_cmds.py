@@ -59,7 +59,8 @@ from app.domain.stream import drive
 from app.domain.units import parse_rate, parse_size
 from app.engine.drivers.driver import EngineDriver
 from app.engine.drivers.registry import DRIVERS, main_server, registry
-from app.study.frontdoor import FrontDoor, snapshot
+from app.study.frontdoor import FrontDoor
+from app.study.studies import snapshot
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan
 from app.study.sweep.presets import find_preset
@@ -330,10 +331,9 @@ def _execute(
             events = pusher.pushing(events)
         outcome = drive(events, printer)
     finally:
-        if door.loopback is not None:
-            door.loopback.stop()
-    session = door.session(outcome.session_id)
-    runs = door.runs(outcome.session_id)
+        door.loopback.stop()
+    session = door.sessions().get(outcome.session_id)
+    runs = door.sessions().runs(outcome.session_id)
     if args.json:
         print(json_text(session_json(session, runs)), file=env.stdout)
     else:
@@ -373,17 +373,16 @@ def cmd_run(args: argparse.Namespace, env: Environment) -> int:
     plan = plan_from_args(args)
     door = open_door(args, env)
     try:
-        prepared = door.prepare(plan)
+        prepared = door.studies().prepare(plan)
     except BaseException:
-        if door.loopback is not None:
-            door.loopback.stop()
+        door.loopback.stop()
         raise
-    return _execute(args, door, door.start(prepared), env, ProgressPrinter(env.stderr))
+    return _execute(args, door, door.studies().start(prepared), env, ProgressPrinter(env.stderr))
 
 
 def cmd_resume(args: argparse.Namespace, env: Environment) -> int:
     door = open_door(args, env)
-    study = door.resume(args.session, ports=peer_ports(args), echo_port=args.echo_port)
+    study = door.studies().resume(args.session, ports=peer_ports(args), echo_port=args.echo_port)
     return _execute(args, door, study, env, ProgressPrinter(env.stderr))
 
 
@@ -425,13 +424,12 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
         pusher.start()
     try:
         try:
-            prepared = door.prepare(plan)
+            prepared = door.studies().prepare(plan)
         except BaseException:
-            if door.loopback is not None:
-                door.loopback.stop()
+            door.loopback.stop()
             raise
         printer = ProgressPrinter(env.stderr)
-        return _execute(args, door, door.start(prepared), env, printer, pusher)
+        return _execute(args, door, door.studies().start(prepared), env, printer, pusher)
     finally:
         if pusher is not None:
             finish_pushing(pusher, env)

@@ -139,8 +139,7 @@ def run_station(
     try:
         every_ok = drive(take_part(), _said(env.stderr))
     finally:
-        if door.loopback is not None:
-            door.loopback.stop()
+        door.loopback.stop()
         finish_pushing(pusher, env)
     if args.json:
         print(json.dumps({"together": taken}, indent=2), file=env.stdout)

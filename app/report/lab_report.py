@@ -64,7 +64,7 @@ def collect_lab_report(door: FrontDoor, exercise: Exercise, student: str) -> Lab
         comparison = None
         charts: list[Comparison] = []
         if session is not None:
-            runs = door.runs(session.id)
+            runs = door.sessions().runs(session.id)
             points = point_summaries(session.plan, runs)
             for metric in dict.fromkeys(("throughput_bps", *asked_metrics(progress.step))):
                 items = series_data(session, runs, metric)

@@ -71,7 +71,8 @@ def typical_run(
 
 def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
     """Read what the report needs from the database of the front door."""
-    runs: dict[str, list[RunRecord]] = {s.id: door.runs(s.id) for s in comparison.sessions}
+    stored = door.sessions()
+    runs: dict[str, list[RunRecord]] = {s.id: stored.runs(s.id) for s in comparison.sessions}
     points = {s.id: point_summaries(s.plan, runs[s.id]) for s in comparison.sessions}
     groups: list[tuple[str, list[SeriesData]]] = [
         (f"{p.other.label} against {p.baseline.label}", [p.baseline, p.other])
@@ -88,7 +89,7 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
         for curve in curves:
             run = typical_run(runs[curve.session.id], curve, value)
             if run is not None:
-                samples = tuple(door.samples(run.id))
+                samples = tuple(stored.samples(run.id))
                 picked.append(
                     Timeline(curve.label, value, run.key.repetition, samples, run.key.protocol)
                 )
@@ -102,8 +103,9 @@ def sessions_comparison(
 ) -> Comparison:
     """What a report of sessions shows: one session's series in pairs differing in one way, or
     several sessions like with like against the first (the baseline)."""
-    sessions = [door.session(ref) for ref in refs]
-    runs = {s.id: door.runs(s.id) for s in sessions}
+    stored = door.sessions()
+    sessions = [stored.get(ref) for ref in refs]
+    runs = {s.id: stored.runs(s.id) for s in sessions}
     if len(sessions) == 1:
         return within_session(sessions[0], runs[sessions[0].id], metric)
     items = [item for s in sessions for item in series_data(s, runs[s.id], metric)]

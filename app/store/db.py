@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -369,6 +369,11 @@ class Database:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+#: Opens one database for a part of the front door: `open(write=True)` refuses, saying why,
+#: when nothing can be saved to it.
+Opener = Callable[..., Database]
 
 
 def _has_tables(conn: sqlite3.Connection) -> bool:

@@ -8,7 +8,8 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from app.domain.plan import Plan
-from app.study.frontdoor import FrontDoor, Prepared
+from app.study.frontdoor import FrontDoor
+from app.study.studies import Prepared
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.study_run import StudyRun
 
@@ -25,12 +26,12 @@ class DoorMeasurer:
         self._stopped = False
 
     def prepare(self, plan: Plan) -> None:
-        self._prepared = self.door.prepare(plan)
+        self._prepared = self.door.studies().prepare(plan)
 
     def run(self, name: str) -> Generator[StudyEvent, None, str]:
         assert self._prepared is not None
         prepared = replace(self._prepared, plan=replace(self._prepared.plan, name=name))
-        study = self.door.start(prepared)
+        study = self.door.studies().start(prepared)
         self._study = study
         if self._stopped:
             study.stop()
@@ -45,5 +46,4 @@ class DoorMeasurer:
 
     def close(self) -> None:
         """Stop this computer's own servers, when the plan measured this computer."""
-        if self.door.loopback is not None:
-            self.door.loopback.stop()
+        self.door.loopback.stop()

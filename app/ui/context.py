@@ -25,8 +25,9 @@ from app.engine.process.tools import EngineSettings, Tool
 from app.engine.serving.discovery import FoundPeer, discover
 from app.engine.serving.loopback import LoopbackServers
 from app.store.db import default_path
-from app.study.frontdoor import FrontDoor, snapshot
+from app.study.frontdoor import FrontDoor
 from app.study.host.wifi_query import WifiTools
+from app.study.studies import snapshot
 
 SETTINGS_VERSION = 1
 ENGINE_NAMES = PROGRAM_NAMES

@@ -171,7 +171,7 @@ def test_a_session_that_cannot_be_read_hides_no_other(
     assert refused.returncode != 0 and "--recover-to" in refused.stderr
 
     # The store says the same to the window's list: two sessions, one unreadable beside them.
-    listing = FrontDoor(path).listing()
+    listing = FrontDoor(path).sessions().listing()
     assert {s.name for s in listing.sessions} == {"first", "last"}
     (unreadable,) = listing.unreadable
     assert unreadable.id == ids["damaged"] and unreadable.name == "damaged"
@@ -199,9 +199,9 @@ def test_a_damaged_name_tag_or_environment_is_shown_and_named(
     assert words in note and "--recover-to" in note
     assert last == "3 sessions."
 
-    (damaged,) = [s for s in FrontDoor(path).sessions() if s.id == ids["damaged"]]
+    (damaged,) = [s for s in FrontDoor(path).sessions().readable() if s.id == ids["damaged"]]
     assert damaged.damaged == (part,)
-    others = [s for s in FrontDoor(path).sessions() if s.id != ids["damaged"]]
+    others = [s for s in FrontDoor(path).sessions().readable() if s.id != ids["damaged"]]
     assert all(not s.damaged and s.conditions.tag_dict == {"room": "lab 2"} for s in others)
     if part == "name":
         assert damaged.name == "" and "(name unreadable)" in rows[bad]
@@ -217,9 +217,9 @@ def test_a_damaged_name_tag_or_environment_is_shown_and_named(
 
     # Giving the part again mends it: the name by renaming, the tags by tagging.
     if part == "name":
-        FrontDoor(path).rename(ids["damaged"], "mended")
+        FrontDoor(path).sessions().rename(ids["damaged"], "mended")
     elif part == "conditions":
-        FrontDoor(path).tag(ids["damaged"], "room=lab 3")
+        FrontDoor(path).sessions().tag(ids["damaged"], "room=lab 3")
     if part != "environment":
-        (mended,) = [s for s in FrontDoor(path).sessions() if s.id == ids["damaged"]]
+        (mended,) = [s for s in FrontDoor(path).sessions().readable() if s.id == ids["damaged"]]
         assert mended.damaged == ()

@@ -46,16 +46,16 @@ def test_a_deleted_session_is_hidden_then_restored_with_its_runs(tmp_path: Path)
     path = tmp_path / "linklab.sqlite3"
     keep, doomed = _session(path, "keep"), _session(path, "doomed")
     door = FrontDoor(path)
-    (deleted,) = door.delete([doomed])
+    (deleted,) = door.sessions().delete([doomed])
     assert deleted.id == doomed
-    assert [s.id for s in door.sessions()] == [keep]
+    assert [s.id for s in door.sessions().readable()] == [keep]
     for ref in (doomed, doomed[:8], "doomed"):
         with pytest.raises(BadOption, match="No session"):
-            door.session(ref)
-    assert door.restore([doomed]) == 1
-    assert {s.id for s in door.sessions()} == {keep, doomed}
-    assert len(door.runs(doomed)) == 2
-    assert door.restore([doomed]) == 0  # not deleted: nothing to bring back
+            door.sessions().get(ref)
+    assert door.sessions().restore([doomed]) == 1
+    assert {s.id for s in door.sessions().readable()} == {keep, doomed}
+    assert len(door.sessions().runs(doomed)) == 2
+    assert door.sessions().restore([doomed]) == 0  # not deleted: nothing to bring back
 
 
 def test_a_session_deleted_long_ago_is_gone_for_good(tmp_path: Path) -> None:
@@ -64,9 +64,9 @@ def test_a_session_deleted_long_ago_is_gone_for_good(tmp_path: Path) -> None:
     with Database(path) as db:
         Trash(db).put([old], "2020-01-01T00:00:00.000Z")
     door = FrontDoor(path)
-    door.delete([recent])  # a delete purges those deleted longer ago than the undo time
-    assert door.restore([old]) == 0
-    assert door.restore([recent]) == 1
+    door.sessions().delete([recent])  # a delete purges those deleted longer ago than the undo time
+    assert door.sessions().restore([old]) == 0
+    assert door.sessions().restore([recent]) == 1
     with Database(path, readonly=True) as db:
         assert db.query("SELECT count(*) AS n FROM runs WHERE session_id = ?", (old,))[0]["n"] == 0
 
@@ -98,11 +98,11 @@ def test_an_exchange_file_brings_back_a_session_deleted_here(tmp_path: Path) -> 
     path = tmp_path / "linklab.sqlite3"
     sid = _session(path, "exported")
     door = FrontDoor(path)
-    door.export([sid], tmp_path / "one.linklab")
-    door.delete([sid])
-    result = door.import_file(tmp_path / "one.linklab")
+    door.sessions().export([sid], tmp_path / "one.linklab")
+    door.sessions().delete([sid])
+    result = door.sessions().import_file(tmp_path / "one.linklab")
     assert [s.id for s in result.imported] == [sid] and not result.skipped
-    assert [s.id for s in door.sessions()] == [sid]
+    assert [s.id for s in door.sessions().readable()] == [sid]
 
 
 def test_the_command_line_deletes_lists_and_restores(tmp_path: Path) -> None:
@@ -130,14 +130,14 @@ def test_recently_deleted_lists_only_what_can_still_come_back(tmp_path: Path) ->
     with Database(path) as db:
         Trash(db).put([old], "2020-01-01T00:00:00.000Z")  # past the day: cannot come back
     door = FrontDoor(path)
-    door.delete([first, second])
+    door.sessions().delete([first, second])
     now = dt.datetime.now(dt.UTC)
     with Database(path) as db:  # an hour apart, so that their order is certain
         Trash(db).put([first], iso(now - dt.timedelta(hours=2)))
         Trash(db).put([second], iso(now - dt.timedelta(hours=1)))
-    listed = door.recently_deleted()
+    listed = door.sessions().recently_deleted()
     assert [s.name for s, _ in listed] == ["second", "first"]  # newest first
     assert all(when and s.runs_done == 2 for s, when in listed)
     assert keep not in {s.id for s, _ in listed}
-    door.restore([first])
-    assert [s.name for s, _ in door.recently_deleted()] == ["second"]
+    door.sessions().restore([first])
+    assert [s.name for s, _ in door.sessions().recently_deleted()] == ["second"]

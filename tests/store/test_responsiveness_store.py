@@ -78,7 +78,7 @@ def test_a_schema_7_file_migrates_and_keeps_its_sessions(tmp_path: Path) -> None
         assert db.version == SCHEMA_VERSION >= 8
         tables = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type='table'")}
     assert set(TABLES) <= tables
-    assert door.session(sid).plan.peer.host == "10.0.0.5"
+    assert door.sessions().get(sid).plan.peer.host == "10.0.0.5"
     assert [k.id for k in door.results().kept()] == [kept.id]
 
 

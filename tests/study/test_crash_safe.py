@@ -82,11 +82,11 @@ def test_a_run_killed_mid_way_keeps_its_samples_as_a_partial_run(tmp_path: Path)
 
     door = FrontDoor(db)
     assert door.startup() == 1  # the session left running is marked interrupted
-    (session,) = door.sessions()
+    (session,) = door.sessions().readable()
     assert session.status is SessionStatus.INTERRUPTED
     assert (session.runs_done, session.runs_partial) == (0, 1)
-    (run,) = door.runs(session.id, partial=True)
-    assert run.partial and door.runs(session.id) == []
+    (run,) = door.sessions().runs(session.id, partial=True)
+    assert run.partial and door.sessions().runs(session.id) == []
     with Database(db, readonly=True) as reader:
         stored = SessionStore(reader).samples(run.id)
     # A batch about once a second, 50 samples a second: at most the last second is lost.
@@ -101,13 +101,15 @@ def test_a_run_killed_mid_way_keeps_its_samples_as_a_partial_run(tmp_path: Path)
         drivers={PLAN.engine: FakeDriver(sample_every_s=0.1)},
     ).run()
     assert outcome.status is SessionStatus.COMPLETED and outcome.runs_done == 2
-    runs = door.runs(session.id, partial=True)
+    runs = door.sessions().runs(session.id, partial=True)
     assert [r.status for r in runs] == ["partial", "ok", "ok"]
-    assert door.session(session.id).runs_done == 2
+    assert door.sessions().get(session.id).runs_done == 2
 
     with Database(db, readonly=True) as reader:
         out = io.StringIO()
-        rows = write_samples_csv(out, door.session(session.id), runs, SessionStore(reader).samples)
+        rows = write_samples_csv(
+            out, door.sessions().get(session.id), runs, SessionStore(reader).samples
+        )
     text = out.getvalue()
     assert text.startswith("\ufeff")  # UTF-8 with BOM, as every CSV export
     table = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))

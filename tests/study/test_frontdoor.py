@@ -18,7 +18,9 @@ from app.engine.process.servers import LocalServer, ServerOptions
 from app.engine.process.tools import Tool
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.frontdoor import DeleteRefused, FrontDoor, PeerUnreachable, ResumeRefused
+from app.study.frontdoor import FrontDoor
+from app.study.stored_sessions import DeleteRefused
+from app.study.studies import PeerUnreachable, ResumeRefused, resume_problem
 from app.study.sweep.events import StudyEvent, StudyPrepared
 from tests.conftest import free_port, linklab
 
@@ -52,10 +54,10 @@ def test_window_and_command_line_store_the_same_session(tmp_path: Path, iperf3_t
     db = tmp_path / "lab.sqlite3"
     plan = Plan(peer=Peer.this_computer(), values=(1408,), repetitions=1, duration_s=1, name="a")
     door = FrontDoor(db)
+    studies = door.studies()
     try:
-        outcome = door.start(door.prepare(plan)).run()
+        outcome = studies.start(studies.prepare(plan)).run()
     finally:
-        assert door.loopback is not None
         door.loopback.stop()
     assert outcome.status is SessionStatus.COMPLETED
     env = {"LINKLAB_DB": str(db)}
@@ -92,8 +94,8 @@ def test_ipv6_that_does_not_answer_is_left_out_up_front(tmp_path: Path, iperf3_t
             repetitions=1,
             duration_s=1,
         )
-        prepared = door.prepare(plan)
-        outcome = drive(door.start(prepared).events(), events.append)
+        prepared = door.studies().prepare(plan)
+        outcome = drive(door.studies().start(prepared).events(), events.append)
     finally:
         server.stop()
     (note,) = prepared.notes
@@ -115,7 +117,7 @@ def test_nothing_answers_nothing_starts(tmp_path: Path) -> None:
     door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _h, _e: {})
     plan = Plan(peer=Peer("127.0.0.1", {"iperf3": free_port()}), values=(1408,))
     with pytest.raises(PeerUnreachable, match="No iperf3 server answers"):
-        door.prepare(plan)
+        door.studies().prepare(plan)
     assert not (tmp_path / "lab.sqlite3").exists()
 
 
@@ -143,18 +145,18 @@ def test_one_rule_for_resume_and_delete(tmp_path: Path) -> None:
         running = store.create_session(Plan(peer=Peer("a"), name="running"))  # this process
     door = FrontDoor(db_path)
     with pytest.raises(ResumeRefused, match="completed and none of its runs failed: nothing"):
-        door.resume("done")
+        door.studies().resume("done")
     with pytest.raises(ResumeRefused, match="still running"):
-        door.resume("running")
-    assert FrontDoor.resume_problem(door.session("stopped")) == ""
-    assert door.session("short").status_text == "completed with failures"
-    assert FrontDoor.resume_problem(door.session("short")) == ""
+        door.studies().resume("running")
+    assert resume_problem(door.sessions().get("stopped")) == ""
+    assert door.sessions().get("short").status_text == "completed with failures"
+    assert resume_problem(door.sessions().get("short")) == ""
     with pytest.raises(DeleteRefused, match="still running"):
-        door.delete(["stopped", "running"])
-    assert len(door.sessions()) == 4  # all or nothing
-    door.delete(["stopped", "short"])
-    assert [s.name for s in door.sessions()] == ["running", "done"]
-    assert door.tag("done", "open, room=B12").plan.conditions.tags == (
+        door.sessions().delete(["stopped", "running"])
+    assert len(door.sessions().readable()) == 4  # all or nothing
+    door.sessions().delete(["stopped", "short"])
+    assert [s.name for s in door.sessions().readable()] == ["running", "done"]
+    assert door.sessions().tag("done", "open, room=B12").plan.conditions.tags == (
         ("open", ""),
         ("room", "B12"),
     )

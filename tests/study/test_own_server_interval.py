@@ -36,16 +36,14 @@ def test_a_tenth_of_a_second_study_stores_ten_samples_a_second(
     )
     door = FrontDoor(db)
     try:
-        prepared = door.prepare(plan)
-        assert door.loopback is not None
+        prepared = door.studies().prepare(plan)
         (server,) = door.loopback.servers
         assert server.pid is not None
         argv = psutil.Process(server.pid).cmdline()
         assert float(_option(argv, "-i")) == 0.1
         assert _option(argv, "--idle-timeout") == str(EXPOSED_IDLE_TIMEOUT_S)
-        outcome = door.start(prepared).run()
+        outcome = door.studies().start(prepared).run()
     finally:
-        assert door.loopback is not None
         door.loopback.stop()
     assert outcome.status is SessionStatus.COMPLETED
     with Database(db) as database:

@@ -53,12 +53,11 @@ def prepared_on(tmp_path: Path, port: int) -> Iterator[tuple[int, tuple[str, ...
     plan = Plan(peer=Peer.this_computer({KEY: port}), values=(1408,), repetitions=1)
     door = FrontDoor(tmp_path / "lab.sqlite3", take_snapshot=lambda _host, _engines: {})
     try:
-        prepared = door.prepare(plan)
+        prepared = door.studies().prepare(plan)
         said = prepared.notes + prepared.advice
         yield prepared.plan.peer.port(KEY, 0), tuple(s for s in said if s.startswith("Port "))
     finally:
-        if door.loopback is not None:
-            door.loopback.stop()
+        door.loopback.stop()
 
 
 def test_a_port_left_in_time_wait_is_the_port_used(tmp_path: Path) -> None:

@@ -79,8 +79,8 @@ def exported_and_checked(user: User, window: MainWindow, name: str, folder: Path
     assert "IPv4" in pair[0] and "IPv6" in pair[0]
     png, table = export_chart_and_table(user, folder)
     check_png(png)
-    (session,) = [s for s in window.context.door().sessions() if s.name == name]
-    runs = window.context.door().runs(session.id)
+    (session,) = [s for s in window.context.door().sessions().readable() if s.name == name]
+    runs = window.context.door().sessions().runs(session.id)
     assert check_csv(table, runs) == 2  # one row per packet size
 
 
@@ -134,8 +134,10 @@ def test_a_found_computer_is_measured_and_its_chart_and_table_exported(
     assert len(pairs) == 4, pairs
     png, table = export_chart_and_table(user, tmp_path)
     check_png(png)
-    (session,) = [s for s in window.context.door().sessions() if s.name == "Found computer"]
-    runs = window.context.door().runs(session.id)
+    (session,) = [
+        s for s in window.context.door().sessions().readable() if s.name == "Found computer"
+    ]
+    runs = window.context.door().sessions().runs(session.id)
     assert check_csv(table, runs) == 4 * 2  # every pair at both packet sizes
     # The reports a student hands in: opened, rendered, nothing at an edge, every point in.
     html, pdf = tmp_path / "found.html", tmp_path / "found.pdf"
@@ -154,7 +156,7 @@ def test_a_first_start_measures_this_computer_and_exports_chart_and_table(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
     assert user.text("Peer") == "This computer"  # the first start's default
-    assert not window.context.door().sessions()  # nothing measured yet
+    assert not window.context.door().sessions().readable()  # nothing measured yet
     measure(user, window, "First look")
     exported_and_checked(user, window, "First look", tmp_path)
 

@@ -18,11 +18,11 @@ from app.domain.errors import BadOption
 from app.store.db import Database, StoreError
 from app.store.sessions import SessionStore
 from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, read_exchange, write_exchange
+from app.study.stored_sessions import SessionName
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from app.ui.sessions.exchange import (
     FileImported,
-    SessionName,
     describe_import,
     session_label,
     suggested_name,

@@ -19,7 +19,7 @@ from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.tags import TagError, parse_tags
 from app.store.db import Database
 from app.store.sessions import SessionStore
-from app.study.frontdoor import FrontDoor
+from app.study.stored_sessions import StoredSessions
 from app.study.sweep.describe import local_time
 from app.ui.context import AppContext
 from app.ui.sessions.tab import COLUMNS, NO_SESSIONS, SessionsTab
@@ -380,13 +380,13 @@ def test_the_database_is_read_off_the_gui_thread(
     sid = make_session(context.db_path, "one", when="2026-01-01T08:00:00.000Z")
     readers: list[threading.Thread] = []
     for name in ("listing", "runs"):
-        real = getattr(FrontDoor, name)
+        real = getattr(StoredSessions, name)
 
-        def spy(self: FrontDoor, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+        def spy(self: StoredSessions, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             readers.append(threading.current_thread())
             return _real(self, *args, **kwargs)
 
-        monkeypatch.setattr(FrontDoor, name, spy)
+        monkeypatch.setattr(StoredSessions, name, spy)
     refreshed(tab)
     tab.select_session(sid)
     settled(tab)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from app.domain.exercise import (
 from app.domain.plan import Assignment, Peer, Plan, clean_text
 from app.domain.records import SessionRecord, SessionStatus
 from app.resources import resource_dir
-from app.store.db import Database
+from app.store.db import Opener
 from app.store.exercises import ExerciseStore, Work
 from app.store.sessions import SessionStore
 from app.study.lab.handin import handin_document
@@ -260,7 +260,7 @@ class StepProgress:
 class ExerciseDesk:
     """A student's work on exercises in one database."""
 
-    def __init__(self, db_path: Path, open_db: Callable[..., Database]) -> None:
+    def __init__(self, db_path: Path, open_db: Opener) -> None:
         self.db_path = db_path
         self._open = open_db
 

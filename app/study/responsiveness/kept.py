@@ -18,7 +18,7 @@ from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER
 from app.domain.records import utc_now
 from app.engine.latency.probe_results import LatencyMethod
-from app.store.db import Database, StoreError
+from app.store.db import Opener, StoreError
 from app.store.responsiveness import LoadRow, ResponsivenessStore, ResultRow, StepRow
 from app.study.responsiveness.results import (
     LOAD_PHASES,
@@ -30,7 +30,6 @@ from app.study.responsiveness.results import (
 )
 
 KIND = "responsiveness"
-Opener = Callable[..., Database]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from collections.abc import Generator
 from dataclasses import dataclass
 
 from app.domain.plan import Plan
-from app.study.frontdoor import FrontDoor, PeerUnreachable
+from app.study.frontdoor import FrontDoor
+from app.study.studies import PeerUnreachable
 from app.study.sweep.events import StudyEvent
 from app.ui.common.worker import Stop, Worker
 
@@ -29,13 +30,13 @@ def study_events(
     stopped_by = stop.later()
     try:
         if resume_session is not None:
-            study = door.resume(resume_session)
+            study = door.studies().resume(resume_session)
         else:
             assert plan is not None
-            prepared = door.prepare(plan)
+            prepared = door.studies().prepare(plan)
             if stop.requested:
                 return
-            study = door.start(prepared)
+            study = door.studies().start(prepared)
     except PeerUnreachable as err:
         yield PeerRefused(err.sentence)
         return

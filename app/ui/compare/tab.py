@@ -273,13 +273,13 @@ class CompareTab(QWidget):
     def _reload(self) -> None:
         """Read the sessions' series in the background; drawn when they arrive."""
         metric = self.metric_box.currentData()
-        door = self.context.door()
+        stored = self.context.door().sessions()
         session_ids = list(self.session_ids)
 
         def read() -> Read:
             # Oldest first: the session measured first ("before") is the default baseline.
             sessions = sorted(
-                (door.session(sid) for sid in session_ids), key=lambda s: s.created_at
+                (stored.get(sid) for sid in session_ids), key=lambda s: s.created_at
             )
             items: list[SeriesData] = []
             shares: list[PointShares] = []
@@ -287,7 +287,7 @@ class CompareTab(QWidget):
             measured: dict[str, frozenset[str]] = {}
             x_label = ""
             for session in sessions:
-                runs = door.runs(session.id)
+                runs = stored.runs(session.id)
                 items += series_data(session, runs, metric)
                 measured.update(measured_metrics(session, runs))
                 context += context_checks(session, runs)

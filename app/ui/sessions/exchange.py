@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QLineEdit, QWidget
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
 from app.study.files.exchange import EXCHANGE_SUFFIX
-from app.study.frontdoor import FrontDoor, SessionName
+from app.study.frontdoor import FrontDoor
+from app.study.stored_sessions import SessionName
 from app.ui.common.saved import confirm_saved
 from app.ui.common.worker import Worker, once
 from app.ui.context import AppContext
@@ -81,7 +82,7 @@ class FileExported:
 def import_file(path: Path, door: FrontDoor) -> FileImported:
     """Check the whole file, then add its sessions in one transaction (all or nothing)."""
     try:
-        result = door.import_file(path)
+        result = door.sessions().import_file(path)
     except LinkLabError as err:
         return FileImported(path, error=err.sentence)
     return FileImported(path, result.imported, result.skipped)
@@ -89,7 +90,7 @@ def import_file(path: Path, door: FrontDoor) -> FileImported:
 
 def export_file(session_ids: Sequence[str], path: Path, door: FrontDoor) -> FileExported:
     try:
-        ids = door.export(session_ids, path)
+        ids = door.sessions().export(session_ids, path)
     except LinkLabError as err:
         return FileExported(path, error=err.sentence)
     return FileExported(path, len(ids))

@@ -29,7 +29,7 @@ def problems(listing: SessionList, path: Path) -> dict[str, str]:
 
 def read_listing(door: FrontDoor, search: str, status: str | None, on_view: str | None) -> Listed:
     """Off the GUI thread: the list, and the session on view (when still listed) read again."""
-    listing = door.listing(search, status)
+    listing = door.sessions().listing(search, status)
     shown = next((s for s in listing.sessions if s.id == on_view), None)
     # A result is a finished test: listed unless another status is asked for.
     results = door.results().kept(search) if status in (None, "completed") else []

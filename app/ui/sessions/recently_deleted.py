@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.frontdoor import DELETED_KEPT, FrontDoor
+from app.study.frontdoor import FrontDoor
+from app.study.stored_sessions import DELETED_KEPT
 from app.study.sweep.describe import local_time
 from app.ui.common.widgets import accessible
 from app.ui.sessions.table_model import runs_text
@@ -111,7 +112,7 @@ def show_recently_deleted(
     """The dialog over parent; restored(ids, sentence, problem) once sessions came back,
     failed(sentence) when the database cannot be read or written."""
     try:
-        deleted = door.recently_deleted()
+        deleted = door.sessions().recently_deleted()
     except LinkLabError as err:
         failed(err.sentence)
         return
@@ -119,7 +120,7 @@ def show_recently_deleted(
 
     def restore(ids: list[str]) -> None:
         try:
-            back = door.restore(ids)
+            back = door.sessions().restore(ids)
         except LinkLabError as err:
             failed(err.sentence)
             return

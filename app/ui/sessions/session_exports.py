@@ -79,7 +79,7 @@ def file_name(session: SessionRecord, suffix: str) -> str:
 def write_export(door: FrontDoor, session: SessionRecord, key: str, path: Path) -> None:
     """Write the session's export of that kind; raises LinkLabError with a sentence."""
     if key == "csv":
-        text = runs_csv(session, door.runs(session.id))
+        text = runs_csv(session, door.sessions().runs(session.id))
         try:
             path.write_text(text, encoding="utf-8", newline="")
         except OSError as err:
@@ -89,7 +89,7 @@ def write_export(door: FrontDoor, session: SessionRecord, key: str, path: Path) 
     if session.plan.is_monitor:
         from app.ui.monitor.report import write_monitor_report
 
-        monitor = door.monitor(session)
+        monitor = door.sessions().monitor(session)
         write_monitor_report(monitor, **{key: path})
         return
     from app.report.report_data import collect, sessions_comparison

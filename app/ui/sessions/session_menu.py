@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
-from app.study.frontdoor import DELETED_KEPT
 from app.study.responsiveness.kept import KeptResult
+from app.study.stored_sessions import DELETED_KEPT
 from app.study.sweep.describe import local_time
 from app.ui.context import AppContext
 from app.ui.sessions.recently_deleted import show_recently_deleted
@@ -225,7 +225,7 @@ class UndoDelete:
             return
         ids = [s.id for s in deleted]
         try:
-            back = self._tab.context.door().restore(ids)
+            back = self._tab.context.door().sessions().restore(ids)
         except LinkLabError as err:
             self._tab.show_error(err.sentence)
             return

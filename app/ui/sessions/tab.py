@@ -33,6 +33,7 @@ from app.domain.records import SessionRecord, SessionStatus, UnreadableSession
 from app.study.frontdoor import FrontDoor
 from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
 from app.study.responsiveness.kept import KeptResult
+from app.study.studies import resume_problem
 from app.study.sweep.describe import local_time
 from app.ui.common.background import Background
 from app.ui.common.remembered import remember_splitter
@@ -340,9 +341,7 @@ class SessionsTab(QWidget):
         self.buttons["rename_button"].setEnabled(len(rows) == 1)
         self.buttons["tags_button"].setEnabled(single is not None)
         self.buttons["delete_button"].setEnabled(bool(rows))
-        self.buttons["resume_button"].setEnabled(
-            single is not None and not FrontDoor.resume_problem(single)
-        )
+        self.buttons["resume_button"].setEnabled(single is not None and not resume_problem(single))
         within = single is not None and len(rows) == 1 and can_compare_within(single)
         self.buttons["compare_button"].setEnabled(
             (count >= 2 and not results) or (results == 2 and not count) or within
@@ -447,10 +446,12 @@ class SessionsTab(QWidget):
         return True
 
     def rename_session(self, session_id: str, name: str) -> bool:
-        return self._change(lambda door: door.rename(session_id, name))
+        return self._change(lambda door: door.sessions().rename(session_id, name))
 
     def set_tags(self, session_id: str, tags: dict[str, str], notes: str) -> bool:
-        return self._change(lambda door: door.tag(session_id, tags, replace_all=True, notes=notes))
+        return self._change(
+            lambda door: door.sessions().tag(session_id, tags, replace_all=True, notes=notes)
+        )
 
     def rename_result(self, result_id: str, name: str) -> bool:
         return self._change(lambda door: door.results().rename(result_id, name))
@@ -462,7 +463,7 @@ class SessionsTab(QWidget):
             if result_ids:
                 door.results().delete(result_ids)
             if session_ids:
-                deleted.extend(door.delete(session_ids))
+                deleted.extend(door.sessions().delete(session_ids))
 
         if not self._change(both):
             return False
@@ -485,7 +486,7 @@ class SessionsTab(QWidget):
 
     def resume(self) -> None:
         session = self.single_session()
-        if session is not None and not FrontDoor.resume_problem(session):
+        if session is not None and not resume_problem(session):
             self.resume_requested.emit(session.id)
 
     def compare(self) -> None:

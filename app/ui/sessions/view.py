@@ -350,6 +350,6 @@ def view_data(door: FrontDoor, session: SessionRecord) -> ViewData:
     """A session's runs, and a monitor's intervals and working latency too (its view is its
     time chart; a run a crash left unfinished kept its intervals, drawn too)."""
     if not session.plan.is_monitor:
-        return door.runs(session.id), None
-    monitor = door.monitor(session)
+        return door.sessions().runs(session.id), None
+    monitor = door.sessions().monitor(session)
     return list(monitor.runs), monitor
