@@ -14,7 +14,7 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Conditions, Engine, Medium, Metric, Peer, Plan, Security
 from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus, utc_now
 from app.study.sweep.outcomes import gave_up, verdict
-from app.study.sweep.runner import STOPPED
+from app.study.sweep.run_to_end import STOPPED
 
 SIZES = (128, 384, 640, 896, 1152, 1408)
 #: Shares of the expected goodput near the sentences' thresholds (25 %, 90 %, 99 %, 101 %),

@@ -1,4 +1,6 @@
-"""Reading and writing sessions, runs and samples (one transaction per finished run)."""
+"""The sessions of a database, their runs and samples: a session begun, resumed and ended,
+listed (those that cannot be read apart), found, renamed and tagged; a finished run stored
+whole; runs and samples read (a run written as it is measured: app.store.run_rows)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Conditions, Plan, RunKey, RunKind
 from app.domain.records import (
-    METRIC_FIELDS,
     RunMetrics,
     RunRecord,
     SessionList,
@@ -23,7 +24,7 @@ from app.domain.records import (
 from app.domain.results import LatencySecond, Sample
 from app.store.damage import Row, SessionUnreadable, session_from_row, unreadable_sentence
 from app.store.db import Database, StoreCorrupt, StoreError
-from app.store.latency_seconds import insert_seconds, read_seconds
+from app.store.latency_seconds import read_seconds
 from app.store.rows import (
     INTERRUPTED_REASON,
     RUN_COLUMNS,
@@ -297,149 +298,6 @@ class SessionStore:
             )
             insert_samples(conn, run_id, samples)
         return run_id
-
-    # -- a run as it happens (crash-safe) -----------------------------------------------------
-    def begin_run(
-        self,
-        session_id: str,
-        key: RunKey,
-        value: float | str,
-        *,
-        attempts: int,
-        engine: str,
-        engine_version: str = "",
-        argv: Sequence[str] = (),
-        started_at: str | None = None,
-    ) -> int:
-        """The row of a run that starts now (unless given), as 'partial' until finish_run()."""
-        stamp = self.stamps.now(session_id, started_at)
-        with self.db.transaction() as conn:
-            run_id = insert_run(
-                conn,
-                session_id,
-                key,
-                value,
-                ok=False,
-                partial=True,
-                error_kind="",
-                error="",
-                attempts=attempts,
-                started_at=stamp.iso,
-                ended_at=stamp.iso,
-                elapsed_s=None,
-                engine=engine,
-                engine_version=engine_version,
-                argv=argv,
-                raw_output="",
-                flows_json="[]",
-                metrics=RunMetrics(),
-            )
-            return self.stamps.run_begun(conn, run_id, session_id, stamp)
-
-    def add_samples(
-        self,
-        run_id: int,
-        first_seq: int,
-        samples: Sequence[Sample],
-        seconds: Sequence[LatencySecond] = (),
-    ) -> None:
-        """A batch of a running run's samples (and the seconds of its working latency that
-        completed meanwhile), in one transaction (the run's end moves on)."""
-        if not samples and not seconds:
-            return
-        with self.db.transaction() as conn:
-            insert_samples(conn, run_id, samples, first_seq)
-            insert_seconds(conn, run_id, seconds)
-            ended = self.stamps.run_now(conn, run_id)
-            conn.execute("UPDATE runs SET ended_at = ? WHERE id = ?", (ended, run_id))
-
-    def finish_run(
-        self,
-        run_id: int,
-        *,
-        metrics: RunMetrics | None,
-        first_seq: int = 0,
-        samples: Sequence[Sample] = (),
-        error_kind: str = "",
-        error: str = "",
-        attempts: int = 1,
-        started_at: str | None = None,
-        started_steady: float | None = None,
-        elapsed_s: float | None = None,
-        engine_version: str | None = None,
-        argv: Sequence[str] | None = None,
-        raw_output: str = "",
-        flows: Iterable[object] = (),
-        replace_samples: bool = False,
-        seconds: Sequence[LatencySecond] = (),
-    ) -> None:
-        """The run's end: ok (metrics) or failed (error), its last samples and seconds of
-        working latency, in one transaction.
-        With replace_samples, `samples` are all the run's samples and take the place of those
-        stored while it ran (the far end's figures joined in when the run ended)."""
-        metrics = metrics or RunMetrics()
-        started_at = self.stamps.started(run_id, started_steady) or started_at
-        columns: dict[str, object] = {
-            "status": "failed" if error else "ok",
-            "error_kind": error_kind,
-            "error": error,
-            "attempts": attempts,
-            "elapsed_s": elapsed_s,
-            "raw_output": raw_output,
-            "flows_json": json.dumps([plain(f) for f in flows]),
-            **{name: getattr(metrics, name) for name in METRIC_FIELDS},
-        }
-        if started_at is not None:
-            columns["started_at"] = started_at
-        if engine_version is not None:
-            columns["engine_version"] = engine_version
-        if argv is not None:
-            columns["argv_json"] = json.dumps(list(argv))
-        with self.db.transaction() as conn:
-            columns["ended_at"] = self.stamps.run_now(conn, run_id)
-            assignments = ", ".join(f"{name} = ?" for name in columns)
-            # A key's newest finished attempt is its run: a failed one measured again (a
-            # resume) is kept as an attempt tried again, as a retry's is (partial, its error,
-            # samples and output kept), never counted as a done or a failed run.
-            conn.execute(
-                "UPDATE runs SET status = 'partial' WHERE status = 'failed' AND id != :run "
-                "AND (session_id, protocol, ip_version, kind, value_index, repetition) = ("
-                "SELECT session_id, protocol, ip_version, kind, value_index, repetition "
-                "FROM runs WHERE id = :run)",
-                {"run": run_id},
-            )
-            if replace_samples:
-                conn.execute("DELETE FROM samples WHERE run_id = ?", (run_id,))
-                first_seq = 0
-            insert_samples(conn, run_id, samples, first_seq)
-            insert_seconds(conn, run_id, seconds)
-            conn.execute(
-                f"UPDATE runs SET {assignments} WHERE id = ?",
-                (*columns.values(), run_id),
-            )
-
-    def leave_partial(
-        self,
-        run_id: int,
-        first_seq: int,
-        samples: Sequence[Sample],
-        reason: str,
-        seconds: Sequence[LatencySecond] = (),
-    ) -> None:
-        """A run that ends unfinished (stopped): its last samples and seconds, and why; it
-        stays partial."""
-        with self.db.transaction() as conn:
-            insert_samples(conn, run_id, samples, first_seq)
-            insert_seconds(conn, run_id, seconds)
-            conn.execute(
-                "UPDATE runs SET ended_at = ?, error = ? WHERE id = ?",
-                (self.stamps.run_now(conn, run_id), reason, run_id),
-            )
-
-    def discard_run(self, run_id: int) -> None:
-        """An attempt that measured nothing and is tried again: its row goes."""
-        with self.db.transaction() as conn:
-            conn.execute("DELETE FROM runs WHERE id = ? AND status = 'partial'", (run_id,))
 
     def flows(self, session_id: str) -> dict[int, list[Any]]:
         """Each run's per-flow totals as stored (run id -> list of dicts)."""

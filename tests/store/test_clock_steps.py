@@ -14,6 +14,7 @@ from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, SessionStatus
 from app.domain.results import Sample
 from app.store.db import Database
+from app.store.run_rows import RunRows
 from app.store.sessions import SessionStore
 from tests.domain.test_clock import Clocks
 
@@ -27,12 +28,12 @@ def seconds(stamp: str | None) -> float:
 
 def run_one(store: SessionStore, sid: str, key: RunKey, clocks: Clocks, step: float = 0) -> int:
     """A 10-s run; the computer's clock is set by `step` half way through."""
-    run_id = store.begin_run(sid, key, 1408.0, attempts=1, engine="iperf3")
+    run_id = RunRows(store).begin(sid, key, 1408.0, attempts=1, engine="iperf3")
     clocks.steady += 5
-    store.add_samples(run_id, 0, [Sample(0.0, 5.0, sent_bps=1e6)])
+    RunRows(store).add_samples(run_id, 0, [Sample(0.0, 5.0, sent_bps=1e6)])
     clocks.offset += step
     clocks.steady += 5
-    store.finish_run(run_id, metrics=RunMetrics(throughput_bps=1e6), elapsed_s=10.0)
+    RunRows(store).finish(run_id, metrics=RunMetrics(throughput_bps=1e6), elapsed_s=10.0)
     return run_id
 
 

@@ -14,6 +14,7 @@ from app.domain.records import RunMetrics, utc_now
 from app.domain.results import LatencySecond, Sample
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.recover import recover
+from app.store.run_rows import RunRows
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
 from app.study.sweep.sample_writer import SampleWriter
@@ -25,7 +26,7 @@ KEY = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
 
 def _begin(store: SessionStore) -> tuple[str, int]:
     sid = store.create_session(Plan(peer=Peer("127.0.0.1"), values=(0,), repetitions=1))
-    run_id = store.begin_run(sid, KEY, 0, attempts=1, started_at=utc_now(), engine="iperf3")
+    run_id = RunRows(store).begin(sid, KEY, 0, attempts=1, started_at=utc_now(), engine="iperf3")
     return sid, run_id
 
 
@@ -34,7 +35,7 @@ def test_seconds_go_in_with_the_samples_and_at_the_end(tmp_path: Path) -> None:
         store = SessionStore(db)
         sid, run_id = _begin(store)
         loaded = LoadedSeconds()
-        writer = SampleWriter(store, run_id, every_s=0.0, latency=loaded)
+        writer = SampleWriter(RunRows(store), run_id, every_s=0.0, latency=loaded)
         # Probes of seconds 0 and 1 (one lost), then one of second 2 completes second 1.
         loaded.add([(0.1, 10.0), (0.5, 14.0), (0.9, 12.0), (1.2, None), (1.6, 20.0)])
         writer.add(Sample(0.0, 1.0, Flow.UP, sent_bps=1e6))  # flushed with second 0
@@ -57,7 +58,7 @@ def test_an_older_file_migrates_and_one_only_read_has_none(tmp_path: Path) -> No
     with Database(path) as db:
         store = SessionStore(db)
         sid, run_id = _begin(store)
-        store.finish_run(run_id, metrics=RunMetrics(throughput_bps=1e6))
+        RunRows(store).finish(run_id, metrics=RunMetrics(throughput_bps=1e6))
     conn = sqlite3.connect(path)
     figures_before(conn, 11)
     conn.execute("PRAGMA user_version = 11")
@@ -71,7 +72,7 @@ def test_an_older_file_migrates_and_one_only_read_has_none(tmp_path: Path) -> No
         assert db.version == SCHEMA_VERSION
         store = SessionStore(db)
         assert [r.id for r in store.runs(sid)] == [run_id]
-        store.add_samples(run_id, 0, [], [LatencySecond(0, 5.0, 10, 0)])
+        RunRows(store).add_samples(run_id, 0, [], [LatencySecond(0, 5.0, 10, 0)])
         assert store.latency_seconds(run_id) == [LatencySecond(0, 5.0, 10, 0)]
 
 
@@ -80,7 +81,7 @@ def test_a_row_beyond_the_bounds_is_left_out(tmp_path: Path) -> None:
     with Database(path) as db:
         store = SessionStore(db)
         _sid, run_id = _begin(store)
-        store.add_samples(
+        RunRows(store).add_samples(
             run_id, 0, [], [LatencySecond(0, 5.0, 10, 0), LatencySecond(1, 6.0, 9, 1)]
         )
     conn = sqlite3.connect(path)
@@ -97,7 +98,7 @@ def test_recovery_copies_the_seconds(tmp_path: Path) -> None:
     with Database(source) as db:
         store = SessionStore(db)
         sid, run_id = _begin(store)
-        store.finish_run(run_id, metrics=RunMetrics(throughput_bps=1e6), seconds=kept)
+        RunRows(store).finish(run_id, metrics=RunMetrics(throughput_bps=1e6), seconds=kept)
     found = recover(source, target)
     assert found.runs_saved == 1
     with Database(target, readonly=True) as db:

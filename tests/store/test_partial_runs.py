@@ -14,6 +14,7 @@ from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, utc_now
 from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database, StoreError
+from app.store.run_rows import RunRows
 from app.store.schema import MIGRATIONS
 from app.store.sessions import SessionStore
 from app.store.trash import Trash
@@ -97,7 +98,7 @@ def test_schema_1_file_migrates_keeping_runs_samples_and_keys(tmp_path: Path) ->
                 elapsed_s=None,
                 engine="iperf3",
             )
-        store.begin_run(sid, KEY, 1408.0, attempts=1, engine="iperf3")
+        RunRows(store).begin(sid, KEY, 1408.0, attempts=1, engine="iperf3")
         # Deleting the session still takes runs and samples with it (the reference survived).
         Trash(db).remove(sid)
         assert db.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 0
@@ -107,9 +108,9 @@ def test_a_run_is_partial_until_it_finishes_and_never_counts_as_done(tmp_path: P
     with Database(tmp_path / "db.sqlite3") as db:
         store = SessionStore(db)
         sid = store.create_session(_plan())
-        run_id = store.begin_run(sid, KEY, 1408.0, attempts=1, engine="iperf3", argv=["x"])
+        run_id = RunRows(store).begin(sid, KEY, 1408.0, attempts=1, engine="iperf3", argv=["x"])
         now = [0.0]
-        writer = SampleWriter(store, run_id, clock=lambda: now[0])
+        writer = SampleWriter(RunRows(store), run_id, clock=lambda: now[0])
         for i in range(25):  # 0.1 s samples: a batch about once a second
             now[0] = i * 0.1
             writer.add(Sample(i * 0.1, (i + 1) * 0.1, sent_bps=1e6))
@@ -131,16 +132,20 @@ def test_an_unfinished_run_is_kept_when_it_measured_and_dropped_when_not(tmp_pat
     with Database(tmp_path / "db.sqlite3") as db:
         store = SessionStore(db)
         sid = store.create_session(_plan())
-        empty = SampleWriter(store, store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x"))
+        empty = SampleWriter(
+            RunRows(store), RunRows(store).begin(sid, KEY, 1408.0, attempts=1, engine="x")
+        )
         assert empty.unfinished("Stopped by the user.") is False
-        measured = SampleWriter(store, store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x"))
+        measured = SampleWriter(
+            RunRows(store), RunRows(store).begin(sid, KEY, 1408.0, attempts=1, engine="x")
+        )
         measured.add(Sample(0.0, 1.0, sent_bps=1e6))
         assert measured.unfinished("Stopped by the user.") is True
         (run,) = store.runs(sid, partial=True)
         assert run.partial and run.error == "Stopped by the user."
         assert len(store.samples(run.id)) == 1
         # The key is measured again (a resumed session): both rows are kept.
-        _again = store.begin_run(sid, KEY, 1408.0, attempts=1, engine="x")
+        _again = RunRows(store).begin(sid, KEY, 1408.0, attempts=1, engine="x")
         assert len(store.runs(sid, partial=True)) == 2
 
 
@@ -151,8 +156,10 @@ def test_a_failed_run_measured_again_is_kept_as_an_attempt(tmp_path: Path) -> No
         store = SessionStore(db)
         sid = store.create_session(_plan())
         other = RunKey(Protocol.TCP, IpVersion.V4, 0, 2)
-        failed = store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
-        store.finish_run(
+        failed = RunRows(store).begin(
+            sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x"
+        )
+        RunRows(store).finish(
             failed,
             metrics=None,
             samples=[Sample(0.0, 1.0, sent_bps=1e6)],
@@ -172,8 +179,8 @@ def test_a_failed_run_measured_again_is_kept_as_an_attempt(tmp_path: Path) -> No
         assert store.done_keys(sid) == set()  # a failed run is measured again on resume
         session = store.get(sid)
         assert (session.runs_done, session.runs_failed, session.runs_partial) == (2, 2, 0)
-        again = store.begin_run(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
-        store.finish_run(again, metrics=RunMetrics(throughput_bps=5e6), elapsed_s=1.0)
+        again = RunRows(store).begin(sid, KEY, 1408.0, attempts=1, started_at=utc_now(), engine="x")
+        RunRows(store).finish(again, metrics=RunMetrics(throughput_bps=5e6), elapsed_s=1.0)
         assert store.done_keys(sid) == {KEY}
         session = store.get(sid)
         assert (session.runs_done, session.runs_failed, session.runs_partial) == (2, 1, 1)

@@ -13,6 +13,7 @@ from app.domain.records import RunMetrics, utc_now
 from app.domain.results import Sample
 from app.store.db import SCHEMA_VERSION, Database
 from app.store.recover import recover
+from app.store.run_rows import RunRows
 from app.store.sessions import SessionStore
 from app.study.sweep.sample_writer import SampleWriter
 from tests.store.old_files import (
@@ -101,11 +102,11 @@ def test_samples_revised_at_the_end_replace_those_written_live(tmp_path: Path) -
     with Database(tmp_path / "db.sqlite3") as db:
         store = SessionStore(db)
         sid = store.create_session(_plan())
-        run_id = store.begin_run(
+        run_id = RunRows(store).begin(
             sid, KEY, 1408.0, attempts=1, engine="iperf3",
             engine_version="3.12", argv=["iperf3"],
         )  # fmt: skip
-        writer = SampleWriter(store, run_id, every_s=0.0)
+        writer = SampleWriter(RunRows(store), run_id, every_s=0.0)
         live = [Sample(float(i), i + 1.0, sent_bps=100e6) for i in range(3)]
         for sample in live:
             writer.add(sample)

@@ -26,7 +26,8 @@ from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
 from app.study.sweep import sample_writer
 from app.study.sweep.events import SampleArrived, StudyEvent
-from app.study.sweep.runner import RetryPolicy, StudyRunner
+from app.study.sweep.outcomes import RetryPolicy
+from app.study.sweep.runner import StudyRunner
 from tests.conftest import ROOT_DIR
 
 PLAN = Plan(peer=Peer("lab-peer"), values=(1408,), repetitions=2, duration_s=60, interval_s=0.1)

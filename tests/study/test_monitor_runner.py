@@ -36,7 +36,7 @@ from app.study.sweep.events import (
     StudyEvent,
 )
 from app.study.sweep.monitor import MonitorRunner, monitor_plan
-from app.study.sweep.runner import Outcome, RetryPolicy
+from app.study.sweep.outcomes import Outcome, RetryPolicy
 
 PLAN = monitor_plan(Peer("lab-peer"), run_s=5)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.study.sweep.runner import RetryPolicy
+from app.study.sweep.outcomes import RetryPolicy
 
 
 def test_ceiling_doubles_up_to_the_cap() -> None:

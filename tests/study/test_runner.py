@@ -37,7 +37,8 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.sweep.runner import RetryPolicy, StudyRunner
+from app.study.sweep.outcomes import RetryPolicy
+from app.study.sweep.runner import StudyRunner
 from tests.conftest import engine_children, free_port
 
 pytestmark = pytest.mark.usefixtures("no_engine_left")

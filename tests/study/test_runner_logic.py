@@ -28,7 +28,8 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyEvent,
 )
-from app.study.sweep.runner import RetryPolicy, StudyRunner
+from app.study.sweep.outcomes import RetryPolicy
+from app.study.sweep.runner import StudyRunner
 
 NO_WAIT = RetryPolicy(first_wait_s=0.0, max_wait_s=0.0)
 

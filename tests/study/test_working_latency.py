@@ -22,8 +22,9 @@ from app.engine.latency.probe import Prober
 from app.engine.latency.probe_results import LatencyMethod
 from app.store.sessions import SessionStore
 from app.study.sweep.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
+from app.study.sweep.outcomes import Outcome
 from app.study.sweep.plan_checks import plan_problems
-from app.study.sweep.runner import Outcome, StudyRunner
+from app.study.sweep.runner import StudyRunner
 from app.study.sweep.working_latency import WorkingLatency
 
 IDLE_MS, LOADED_MS = 1.0, 20.0

@@ -9,6 +9,7 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
 from app.domain.records import RunMetrics, SessionStatus
 from app.store.db import Database
+from app.store.run_rows import RunRows
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.domain.test_clock import Clocks
@@ -24,10 +25,10 @@ def test_a_session_across_a_clock_step_says_so_in_its_view(window: MainWindow, u
         sid = store.create_session(plan)
         for repetition in (1, 2):
             key = RunKey(Protocol.TCP, IpVersion.V4, 0, repetition)
-            run = store.begin_run(sid, key, 1408.0, attempts=1, engine="iperf3")
+            run = RunRows(store).begin(sid, key, 1408.0, attempts=1, engine="iperf3")
             clocks.steady += 10
             clocks.offset = -3 * 3600 if repetition == 2 else 0  # set back 3 h in run 2
-            store.finish_run(run, metrics=RunMetrics(throughput_bps=9e8), elapsed_s=10.0)
+            RunRows(store).finish(run, metrics=RunMetrics(throughput_bps=9e8), elapsed_s=10.0)
         store.finish(sid, SessionStatus.COMPLETED)
     user.tab("Sessions")
     wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")

@@ -42,8 +42,9 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyEvent,
 )
+from app.study.sweep.outcomes import Outcome, RetryPolicy
 from app.study.sweep.plan_checks import validate_plan
-from app.study.sweep.runner import STOPPED, Events, Outcome, RetryPolicy, StudyRunner
+from app.study.sweep.run_to_end import STOPPED, Events, Runner
 from app.study.sweep.sample_writer import SampleWriter
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def monitor_plan(
     )
 
 
-class MonitorRunner(StudyRunner):
+class MonitorRunner(Runner):
     """Runs of a monitor's one flow, back to back, each stored as a run is, until stop().
     A peer that stops answering is said in a sentence and tried again with a growing wait
     (BACKOFF's ceilings: 1, 2, 4 … 30 s), for as long as the user lets the monitor run;

@@ -5,6 +5,7 @@ with its time left."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 
 from app.analysis.points import summarize_point
 from app.analysis.stats import precise_enough, summarize
@@ -15,7 +16,7 @@ from app.study.sweep.events import PointUpdated, Progress
 __all__ = ["point_settled", "point_updated", "progress"]
 
 
-def _point_runs(records: list[RunRecord], key: RunKey) -> list[RunRecord]:
+def _point_runs(records: Sequence[RunRecord], key: RunKey) -> list[RunRecord]:
     return [
         r
         for r in records
@@ -26,7 +27,7 @@ def _point_runs(records: list[RunRecord], key: RunKey) -> list[RunRecord]:
     ]
 
 
-def point_settled(plan: Plan, records: list[RunRecord], key: RunKey) -> bool:
+def point_settled(plan: Plan, records: Sequence[RunRecord], key: RunKey) -> bool:
     """Early stop: this point is already precise enough, so its remaining runs are skipped."""
     rule = plan.early_stop
     if rule is None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.domain.records import RunMetrics
 from app.domain.results import LatencySecond, Sample
-from app.store.sessions import SessionStore
+from app.store.run_rows import RunRows
 
 if TYPE_CHECKING:
     from app.study.sweep.working_latency import LoadedSeconds
@@ -25,14 +25,14 @@ class SampleWriter:
 
     def __init__(
         self,
-        store: SessionStore,
+        rows: RunRows,
         run_id: int,
         *,
         every_s: float | None = None,  # FLUSH_EVERY_S
         clock: Callable[[], float] = time.monotonic,
         latency: LoadedSeconds | None = None,
     ) -> None:
-        self.store = store
+        self.rows = rows
         self._latency = latency
         self.run_id = run_id
         self._every = FLUSH_EVERY_S if every_s is None else every_s
@@ -54,7 +54,7 @@ class SampleWriter:
         seconds = self._seconds()
         if self._pending or seconds:
             batch, self._pending = self._pending, []
-            self.store.add_samples(self.run_id, self._written, batch, seconds)
+            self.rows.add_samples(self.run_id, self._written, batch, seconds)
             self._written += len(batch)
         self._last = self._clock()
 
@@ -82,7 +82,7 @@ class SampleWriter:
         batch, self._pending = self._pending, []
         if revised is not None:
             batch, self._written = list(revised), 0
-        self.store.finish_run(
+        self.rows.finish(
             self.run_id,
             metrics=metrics,
             first_seq=self._written,
@@ -106,9 +106,9 @@ class SampleWriter:
         """The run ends without a result: kept as partial when it measured anything (True),
         its row removed when it did not."""
         if not self.count:
-            self.store.discard_run(self.run_id)
+            self.rows.discard(self.run_id)
             return False
         batch, self._pending = self._pending, []
-        self.store.leave_partial(self.run_id, self._written, batch, reason, self._seconds())
+        self.rows.leave_partial(self.run_id, self._written, batch, reason, self._seconds())
         self._written += len(batch)
         return True

@@ -15,7 +15,9 @@ from app.engine.drivers.registry import EngineDriver
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.sweep.events import StudyEvent, StudyPrepared
-from app.study.sweep.runner import Outcome, StudyRunner
+from app.study.sweep.outcomes import Outcome
+from app.study.sweep.run_to_end import Runner
+from app.study.sweep.runner import StudyRunner
 
 
 class StudyRun:
@@ -42,7 +44,7 @@ class StudyRun:
         self._advice = advice  # said with the plan, before the first run
         self._environment = environment
         self._resume = resume_session
-        self._runner: StudyRunner | None = None
+        self._runner: Runner | None = None
         self._stopped = threading.Event()
         self._lock = threading.Lock()
 
@@ -67,7 +69,7 @@ class StudyRun:
         yield StudyPrepared(self.plan, self.notes + self._advice)
         with Database(self.db_path) as db:
             db.require_writable()
-            runner_class = StudyRunner
+            runner_class: type[Runner] = StudyRunner
             if self.plan.is_monitor:  # one flow until stopped (loaded only when used)
                 from app.study.sweep.monitor import MonitorRunner
 

@@ -278,9 +278,7 @@ class CompareTab(QWidget):
 
         def read() -> Read:
             # Oldest first: the session measured first ("before") is the default baseline.
-            sessions = sorted(
-                (stored.get(sid) for sid in session_ids), key=lambda s: s.created_at
-            )
+            sessions = sorted((stored.get(sid) for sid in session_ids), key=lambda s: s.created_at)
             items: list[SeriesData] = []
             shares: list[PointShares] = []
             context: list[ContextWarning] = []
