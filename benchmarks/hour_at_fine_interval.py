@@ -147,7 +147,7 @@ def main() -> int:
     user.tab("Study")
     user.tab("Current run")
     measure = window.measure
-    chart = measure.live_chart
+    chart = measure.study_charts.live_chart
     user.click("Start")
 
     process = psutil.Process()

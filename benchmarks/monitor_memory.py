@@ -54,7 +54,7 @@ def main() -> int:
         main_window = MainWindow(context, preset_dir=folder / "presets")
         main_window.resize(1280, 800)
         main_window.show()
-        main_window.measure.charts.setCurrentWidget(main_window.measure.monitor)
+        main_window.measure.study_charts.tabs.setCurrentWidget(main_window.measure.monitor)
         panel = main_window.measure.monitor
         simulated = [0.0]  # seconds since the monitor started, as the intervals say
         panel.clock = lambda: simulated[0]

@@ -114,7 +114,7 @@ def live_run() -> None:
     watcher.stop()
     timer.stop()
     sampler.stop()
-    samples_seen = measure.live_chart.point_count
+    samples_seen = measure.study_charts.live_chart.point_count
     ordered = sorted(delays[20:])  # the first probes include start-up work
     p99 = ordered[int(len(ordered) * 0.99)] if ordered else 0
     print(
@@ -126,7 +126,7 @@ def live_run() -> None:
     print(f"memory during the run (RSS, every 5 s): {', '.join(f'{v:.0f}' for v in rss)} MB")
     # An hour (and ten) at 1 s intervals, fed to the live chart at once.
     before = process.memory_info().rss / 1e6
-    chart = measure.live_chart
+    chart = measure.study_charts.live_chart
     for hour in range(10):
         chart.reset(f"hour {hour}")
         for i in range(3600):

@@ -38,7 +38,7 @@ def test_a_congestion_control_sweep_is_charted_and_compared_by_name(
     assert user.text("Values list") == "cubic, reno"  # the field's examples, to start from
     measure(user, window, "cc one")
     assert [row[1] for row in user.table_rows("Results")] == ["reno", "cubic"]
-    assert axis_names(window.measure.sweep_chart) == ["reno", "cubic"]
+    assert axis_names(window.measure.study_charts.sweep_chart) == ["reno", "cubic"]
     measure(user, window, "cc two")
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 2, 5, "both sessions")

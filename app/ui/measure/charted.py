@@ -39,8 +39,7 @@ class ChartedSession(QObject):
         self._put_away = None  # a new study: a session deleted before is not shown again
 
     def _sweep_charts(self) -> list[Any]:
-        m = self._measure
-        return [m.sweep_chart, m.rtt_chart, m.cpu_chart, m.latency_sweep]
+        return list(self._measure.study_charts.sweep_charts)
 
     def forget(self, session_ids: list[str]) -> None:
         """Sessions deleted: the charts, the table and the progress stop showing the one they
@@ -52,18 +51,18 @@ class ChartedSession(QObject):
         self._put_away = _PutAway(
             self.session_id,
             [chart.held() for chart in self._sweep_charts()],
-            measure.table.held(),
-            measure.live_chart.held(),
-            not measure.latency_chart.isHidden(),
+            measure.study_charts.table.held(),
+            measure.study_charts.live_chart.held(),
+            not measure.study_charts.latency_chart.isHidden(),
             (progress.minimum(), progress.maximum(), progress.value()),
         )
         self.session_id = None
         for chart in self._sweep_charts():
             chart.clear_points()
             chart.redraw()
-        measure.table.clear_rows()
-        measure.live_chart.reset("Current run")
-        measure.latency_chart.setVisible(False)
+        measure.study_charts.table.clear_rows()
+        measure.study_charts.live_chart.reset("Current run")
+        measure.study_charts.latency_chart.setVisible(False)
         progress.setRange(0, 1)
         progress.reset()
 
@@ -78,9 +77,9 @@ class ChartedSession(QObject):
         for chart, held in zip(self._sweep_charts(), away.charts, strict=True):
             chart.show_held(held)
             chart.redraw()
-        measure.table.show_held(away.table)
-        measure.live_chart.show_held(away.live)
-        measure.latency_chart.setVisible(away.latency_shown)
+        measure.study_charts.table.show_held(away.table)
+        measure.study_charts.live_chart.show_held(away.live)
+        measure.study_charts.latency_chart.setVisible(away.latency_shown)
         low, high, value = away.progress
         measure.progress.setRange(low, high)
         measure.progress.setValue(value)

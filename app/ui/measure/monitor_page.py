@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import SignalInstance
-from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QProgressBar, QTabWidget, QWidget
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QProgressBar
 
 from app.domain.net import IpVersion
 from app.domain.plan import Peer, Plan
 from app.ui.context import AppContext
 from app.ui.measure.setup_panel import SetupPanel
+from app.ui.measure.study_charts import StudyCharts
 from app.ui.monitor.panel import MonitorPanel
 
 
@@ -21,11 +22,10 @@ class MeasureTab(Protocol):
 
     context: AppContext
     setup: SetupPanel
-    charts: QTabWidget
+    study_charts: StudyCharts
     log: QPlainTextEdit
     command: QLineEdit
     progress: QProgressBar
-    table: QWidget
     _plan: Plan | None
     other_test_running: Callable[[], bool]
 
@@ -61,7 +61,8 @@ def peer_ready(tab: MeasureTab, plan: Plan) -> None:
 def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     """The Monitor page, added to the tab's charts as "Monitor"."""
     monitor = MonitorPanel(tab.context, lambda: monitor_base(tab))
-    tab.charts.addTab(monitor, "Monitor")
+    charts, table = tab.study_charts.tabs, tab.study_charts.table
+    charts.addTab(monitor, "Monitor")
 
     def running(on: bool) -> None:
         if on:
@@ -96,7 +97,7 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     monitor.busy_elsewhere = busy
     tab.setup.plan_changed.connect(lambda _plan: monitor.peer_changed())
     # The sweep's results table says nothing of a monitor: the chart takes its height.
-    tab.charts.currentChanged.connect(
-        lambda _index: tab.table.setVisible(tab.charts.currentWidget() is not monitor)
+    charts.currentChanged.connect(
+        lambda _index: table.setVisible(charts.currentWidget() is not monitor)
     )
     return monitor

@@ -1,4 +1,5 @@
-"""The Measure tab: the set-up form, Start / Stop, live and sweep charts, results and log."""
+"""The Measure tab: the set-up form, Start / Stop, a study run from it and its log, the study's
+charts and results beside them (app.ui.measure.study_charts) and the Monitor page."""
 
 from __future__ import annotations
 
@@ -8,16 +9,13 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QSplitter,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from app.analysis.expectation import expected_at, expected_curve, on_loopback
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
-from app.domain.plan_fields import VARIABLE_LABELS, categories, point_text, x_of
 from app.domain.records import SessionStatus, status_words
 from app.study.sweep.events import (
     LatencyNote,
@@ -33,13 +31,8 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.ui.common.chart_style import series_style
-from app.ui.common.charts import SweepChart, SweepPoint, x_title
-from app.ui.common.latency_chart import LatencyChart
-from app.ui.common.live_chart import LiveChart
 from app.ui.common.log_view import LogView
 from app.ui.common.remembered import remember_splitter
-from app.ui.common.results import ResultsTable
 from app.ui.common.study_worker import PeerRefused, study_worker
 from app.ui.common.worker import Worker, wire
 from app.ui.context import AppContext
@@ -49,8 +42,9 @@ from app.ui.measure.exercise_lock import lock_step, unlock
 from app.ui.measure.last_form import LastForm
 from app.ui.measure.monitor_page import attach_monitor
 from app.ui.measure.run_controls import RunControls
-from app.ui.measure.run_text import eta_text, series_name
+from app.ui.measure.run_text import eta_text
 from app.ui.measure.setup_panel import SetupPanel
+from app.ui.measure.study_charts import StudyCharts
 from app.ui.server.local_servers import LocalServers
 
 
@@ -86,45 +80,15 @@ class MeasureTab(QWidget):
         self.command, self.progress = controls.command, controls.progress
         self.start_button, self.stop_button = controls.start_button, controls.stop_button
         left_layout.addLayout(controls)
-        self.live_chart = LiveChart()
-        self.live_chart.setObjectName("live_chart")
-        self.live_chart.setAccessibleName("Current run chart")
-        self.latency_chart = LatencyChart()  # working latency: the probes, under the live chart
-        self.latency_chart.setObjectName("latency_chart")
-        self.latency_chart.setAccessibleName("Latency chart")
-        self.latency_chart.setVisible(False)
-        current = QWidget()
-        current_layout = QVBoxLayout(current)
-        current_layout.setContentsMargins(0, 0, 0, 0)
-        current_layout.addWidget(self.live_chart, 3)
-        current_layout.addWidget(self.latency_chart, 2)
-        self.sweep_chart = SweepChart(
-            "Throughput by point (mean ± 1 SD)", "throughput", is_rate=True
-        )
-        self.sweep_chart.setObjectName("sweep_chart")
-        self.sweep_chart.setAccessibleName("Sweep chart")
-        self.rtt_chart = SweepChart("Round-trip time (mean ± 1 SD)", "RTT (ms)", is_rate=False)
-        self.cpu_chart = SweepChart("CPU on this computer (mean ± 1 SD)", "CPU (%)", is_rate=False)
-        self.latency_sweep = SweepChart(
-            "Working latency by point (median per run, mean ± 1 SD)", "latency (ms)", is_rate=False
-        )
-        self.charts = QTabWidget()
-        self.charts.addTab(current, "Current run")
-        self.charts.addTab(self.sweep_chart, "Sweep")
-        self.charts.addTab(self.rtt_chart, "RTT")
-        self.charts.addTab(self.cpu_chart, "CPU")
-        self.charts.addTab(self.latency_sweep, "Latency")
+        self.study_charts = StudyCharts()
         self.monitor = attach_monitor(self)  # Measure › Monitor: one flow until Stop
-        self.table = ResultsTable(narrow=True)  # beside the form
-        self.table.setObjectName("results_table")
-        self.table.setAccessibleName("Results")
         self.log = LogView(5000)
         self.log.setObjectName("log")
         self.log.setAccessibleName("Log")
         self.log.setPlaceholderText("Engine messages and errors appear here.")
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.charts)
-        right.addWidget(self.table)
+        right.addWidget(self.study_charts.tabs)
+        right.addWidget(self.study_charts.table)
         right.addWidget(self.log)
         # The charts first: they keep most of the height as the window grows or shrinks.
         right.setStretchFactor(0, 4)
@@ -286,9 +250,9 @@ class MeasureTab(QWidget):
                 StudyPrepared: self._prepared,
                 SessionStarted: self._session_started,
                 RunStarted: self._run_started,
-                SampleArrived: self._sample,
-                SamplesRevised: self._revised,
-                LatencyProbed: self._probed,
+                SampleArrived: self.study_charts.sample,
+                SamplesRevised: self.study_charts.revised,
+                LatencyProbed: self.study_charts.probed,
                 LatencyNote: lambda event: self._say(event.sentence),
                 ServerNote: lambda event: self._say(event.sentence),
                 RunFailed: self._run_failed,
@@ -323,22 +287,9 @@ class MeasureTab(QWidget):
             self.setup.peer_row.show_note(f"{plan.peer.host} answers.")
         for note in event.notes:
             self._say(note)
-        self.sweep_chart.clear_points()
-        self.rtt_chart.clear_points()
-        self.cpu_chart.clear_points()
-        self.latency_sweep.clear_points()
-        self.latency_chart.reset()
-        self.latency_chart.setVisible(Metric.LATENCY in plan.metrics)
+        self.study_charts.begin(plan)
         if plan.peer.is_this_computer and Metric.LATENCY in plan.metrics:
             self.setup.adv.echo_port.setValue(plan.peer.echo_port)  # the port in use
-        label = VARIABLE_LABELS[plan.variable][0]
-        for chart in (self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep):
-            chart.set_x_label(x_title(plan.variable), categories(plan))
-        for series in plan.series:  # the yardstick is there before the first point
-            curve = expected_curve(plan, series, plan.values)
-            self.sweep_chart.set_expected(series_name(plan, series), curve)
-        self.table.clear_rows()
-        self.table.set_value_header(label)
         self.progress.setRange(0, plan.total_runs)
         self.progress.setValue(0)
         self._eta = ""
@@ -403,12 +354,7 @@ class MeasureTab(QWidget):
         assert plan is not None
         self.command.setText(" ".join(event.argv))
         self.command.setCursorPosition(0)
-        title = (
-            f"{series_name(plan, event.key.series)} · {point_text(plan.variable, event.value)}"
-            f" · run {event.key.repetition}/{plan.repetitions}"
-        )
-        self.live_chart.reset(title, event.key)
-        self.latency_chart.reset()
+        title = self.study_charts.run_started(plan, event)
         self.log.appendPlainText(f"$ {' '.join(event.argv)}")
         # The status bar names the run the live chart shows, from the moment it starts.
         left = f" · {self._eta} left" if self._eta else ""
@@ -416,18 +362,6 @@ class MeasureTab(QWidget):
             f"{title} · point {event.key.value_index + 1}/{len(plan.values)}"
             f" · {self.progress.value()}/{plan.total_runs} runs done{left}"
         )
-
-    def _sample(self, event: SampleArrived) -> None:
-        self.live_chart.add_sample(event.sample, event.key.protocol)
-        sample = event.sample
-        if sample.rtt_ms is not None and self.latency_chart.isVisible():
-            self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])
-
-    def _revised(self, event: SamplesRevised) -> None:
-        self.live_chart.revise(event.key, event.samples)
-
-    def _probed(self, event: LatencyProbed) -> None:
-        self.latency_chart.add_probes(event.phase, event.times_s, event.rtts_ms)
 
     def _run_failed(self, event: RunFailed) -> None:
         if event.will_retry:  # a note: the retry usually works, and a failure is said then
@@ -438,32 +372,7 @@ class MeasureTab(QWidget):
     def _point(self, event: PointUpdated) -> None:
         plan = self._running_plan
         assert plan is not None
-        name, style = series_name(plan, event.series), series_style(event.series)
-        x = x_of(plan, event.value)
-        tp = event.throughput_bps
-        if tp.mean is not None:
-            point = SweepPoint(x, tp.mean, tp.std or 0.0)
-            self.sweep_chart.set_point(name, point, style)
-        if event.rtt_ms.mean is not None:
-            point = SweepPoint(x, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
-            self.rtt_chart.set_point(name, point, style)
-        if event.cpu_pct.mean is not None:
-            point = SweepPoint(
-                x_of(plan, event.value), event.cpu_pct.mean, event.cpu_pct.std or 0.0
-            )
-            self.cpu_chart.set_point(name, point, style)
-        for line, (metric, words) in enumerate(
-            (("latency_ms", "loaded"), ("latency_idle_ms", "idle"))
-        ):
-            summary = event.metrics.get(metric)
-            if summary is not None and summary.mean is not None:
-                point = SweepPoint(x, summary.mean, summary.std or 0.0)
-                self.latency_sweep.set_point(
-                    f"{name} · {words}", point, series_style(event.series, line)
-                )
-        found = expected_at(plan, event.series, event.value)
-        expected = found.expected_bps if found is not None else None
-        self.table.update_point(name, event.value, event.metrics, expected, not on_loopback(plan))
+        self.study_charts.point(plan, event)
 
     def _progress(self, event: Progress) -> None:
         self.progress.setValue(event.done)
