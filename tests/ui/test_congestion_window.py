@@ -43,7 +43,7 @@ def test_a_congestion_control_sweep_is_charted_and_compared_by_name(
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 2, 5, "both sessions")
     user.click_row("Sessions", 0)
-    view = window.sessions.view
+    view = window.sessions.shown.view
     wait_for(lambda: view.session_id is not None, 10, "the session to be shown")
     view.throughput_chart.redraw()
     assert axis_names(view.throughput_chart) == ["reno", "cubic"]

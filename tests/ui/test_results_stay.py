@@ -23,7 +23,7 @@ def test_open_shows_the_session_and_makes_room_for_it(window: MainWindow, user: 
     tab.splitter.setSizes([600, 150])  # the session's pane squeezed, as a user may leave it
     user.click_row("Sessions", 1)
     user.click("Open")
-    wait_for(lambda: tab.view.session_id is not None and not tab.reading, 10, "the session")
+    wait_for(lambda: tab.shown.view.session_id is not None and not tab.reading, 10, "the session")
     assert user.text("Sessions message").startswith("Showing “Open, IPv4” (")
     assert user.text("Sessions message").endswith("its charts, table and details below.")
     listed, shown = tab.splitter.sizes()

@@ -126,7 +126,7 @@ def test_single_import_opens_the_session(
         write_exchange(path, export_sessions(SessionStore(db), [sid]))
     run_import(qtbot, tab, path)
     assert tab.selected_ids() == [sid]
-    assert tab.view.session_id == sid  # shown below the list, as when clicked
+    assert tab.shown.view.session_id == sid  # shown below the list, as when clicked
     assert tab.status.text() == f"Imported 1 session from one.linklab: {sid[:8]}."
 
 

@@ -130,7 +130,7 @@ def status_text(tab: SessionsTab) -> str:
 
 def test_no_database_yet_says_how_to_start(tab: SessionsTab, context: AppContext) -> None:
     refreshed(tab)
-    assert tab.view.message == NO_SESSIONS
+    assert tab.shown.view.message == NO_SESSIONS
     assert not context.db_path.exists()  # looking never creates the file
 
 
@@ -197,7 +197,7 @@ def test_search_and_status_filter(tab: SessionsTab, context: AppContext) -> None
     assert names(tab) == ["home"]
     search.setText("nothing like this")
     refreshed(tab)
-    assert rows(tab) == [] and tab.view.message == "No session matches the search."
+    assert rows(tab) == [] and tab.shown.view.message == "No session matches the search."
 
 
 def test_selected_session_shows_the_stores_means(tab: SessionsTab, context: AppContext) -> None:
@@ -211,7 +211,7 @@ def test_selected_session_shows_the_stores_means(tab: SessionsTab, context: AppC
     )
     refreshed(tab)
     tab.select_session(sid)
-    view = settled(tab).view
+    view = settled(tab).shown.view
     assert view.session_id == sid
     with Database(path, readonly=True) as db:
         store = SessionStore(db)
@@ -239,9 +239,9 @@ def test_rtt_and_cpu_tabs_appear_when_measured(tab: SessionsTab, context: AppCon
     refreshed(tab)
     tab.select_session(sid)
     settled(tab)
-    assert all(tab.view.tabs.isTabVisible(i) for i in range(3))
-    assert tab.view.rtt_chart.point_count() == 2 * len(VALUES)
-    assert tab.view.cpu_chart.point_count() == 2 * len(VALUES)
+    assert all(tab.shown.view.tabs.isTabVisible(i) for i in range(3))
+    assert tab.shown.view.rtt_chart.point_count() == 2 * len(VALUES)
+    assert tab.shown.view.cpu_chart.point_count() == 2 * len(VALUES)
 
 
 def test_rename_and_tags_persist(
@@ -367,7 +367,7 @@ def test_damaged_database_is_reported_and_left_alone(tab: SessionsTab, context: 
     refreshed(tab)
     assert "damaged" in status_text(tab) and str(path) in status_text(tab)
     assert tab.model.rowCount() == 0
-    assert "cannot be shown" in tab.view.message
+    assert "cannot be shown" in tab.shown.view.message
     tab.rename_session("0000", "anything")  # a write attempt is refused the same way
     assert "damaged" in status_text(tab)
     assert path.read_bytes() == garbage
@@ -390,5 +390,5 @@ def test_the_database_is_read_off_the_gui_thread(
     refreshed(tab)
     tab.select_session(sid)
     settled(tab)
-    assert tab.view.session_id == sid
+    assert tab.shown.view.session_id == sid
     assert len(readers) >= 2 and threading.main_thread() not in readers

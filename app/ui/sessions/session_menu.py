@@ -32,9 +32,9 @@ from app.ui.sessions.session_exports import (
     SessionExports,
     can_compare_within,
 )
+from app.ui.sessions.shown_below import ShownBelow
 from app.ui.sessions.table_model import Row, SessionTableModel, runs_text
 from app.ui.sessions.tags_dialog import TagsDialog
-from app.ui.sessions.view import SessionView
 
 
 class SessionsTab(Protocol):
@@ -43,7 +43,7 @@ class SessionsTab(Protocol):
     context: AppContext
     table: QTableView
     model: SessionTableModel
-    view: SessionView
+    shown: ShownBelow
     status: QLabel
     buttons: dict[str, QPushButton]
     exports: SessionExports
@@ -255,7 +255,7 @@ def show_deleted(tab: SessionsTab, undo: UndoDelete) -> None:
 
 
 def _on_view(tab: SessionsTab) -> SessionRecord | None:
-    shown = tab.view.session_id
+    shown = tab.shown.view.session_id
     return next((s for s in tab.model.sessions if s.id == shown), None)
 
 

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -31,20 +30,20 @@ from PySide6.QtWidgets import (
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord, SessionStatus, UnreadableSession
 from app.study.frontdoor import FrontDoor
-from app.study.responsiveness.comparison import ResponsivenessComparison, compare_results
+from app.study.responsiveness.comparison import ResponsivenessComparison
 from app.study.responsiveness.kept import KeptResult
 from app.study.studies import resume_problem
 from app.study.sweep.describe import local_time
 from app.ui.common.background import Background
 from app.ui.common.remembered import remember_splitter
-from app.ui.common.widgets import ComboBox, compact_rows, scroll_when_small
+from app.ui.common.widgets import ComboBox, compact_rows
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.listing import Listed, read_listing
 from app.ui.sessions.recently_deleted import TIP as DELETED_TIP
-from app.ui.sessions.responsiveness_view import ResponsivenessView
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
+from app.ui.sessions.shown_below import ShownBelow
 from app.ui.sessions.table_model import (
     COLUMNS,
     LIST_ROWS,
@@ -56,7 +55,6 @@ from app.ui.sessions.table_model import (
     point_sort_arrows,
     rows_height,
 )
-from app.ui.sessions.view import SessionView, ViewData, view_data
 
 NO_SESSIONS = "No sessions yet: press Start on the Measure tab."
 SEARCH_DELAY_MS = 200
@@ -124,7 +122,6 @@ class SessionsTab(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self._reader = Background(self)
-        self._view_reader = Background(self)
         self._to_select: list[str] | None = None
         self._then: list[Callable[[], None]] = []
         self.exchange = SessionExchange(self, self)
@@ -160,20 +157,12 @@ class SessionsTab(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # names from files are not markup
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.view = SessionView(settings=context.settings)
-        self.exports = SessionExports(self, context.settings, context.door, self.say)
-        self.view.export_asked.connect(lambda key: session_menu.export_shown(self, key))
-        self.view.compare_asked.connect(lambda: session_menu.compare_shown(self))
-        self.undo = session_menu.UndoDelete(self)
-        self.results_view = ResponsivenessView(context.settings)
-        self.results_view.result_view.said.connect(self.say)
-        self.results_view.comparison_view.said.connect(self.say)
         # The session on view, or the responsiveness result (or two compared) on view.
-        self.shown = QStackedWidget()
-        self.shown.addWidget(self.view)
-        # A kept result's card and charts scroll rather than set the window's least height.
-        self.results_page = scroll_when_small(self.results_view)
-        self.shown.addWidget(self.results_page)
+        self.shown = ShownBelow(context.settings, self.say, self.show_error)
+        self.exports = SessionExports(self, context.settings, context.door, self.say)
+        self.shown.view.export_asked.connect(lambda key: session_menu.export_shown(self, key))
+        self.shown.view.compare_asked.connect(lambda: session_menu.compare_shown(self))
+        self.undo = session_menu.UndoDelete(self)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.shown)
@@ -206,7 +195,7 @@ class SessionsTab(QWidget):
     @property
     def reading(self) -> bool:
         """Whether a read of the database (the list, or the session on view) is on its way."""
-        return self._reader.busy or self._view_reader.busy
+        return self._reader.busy or self.shown.reading
 
     def refresh(
         self, select: Sequence[str] | None = None, then: Callable[[], None] | None = None
@@ -217,7 +206,7 @@ class SessionsTab(QWidget):
         door = self.context.door()
         search = self.search.text().strip()
         status = self.status_filter.currentData() or None
-        on_view = self.view.session_id
+        on_view = self.shown.view.session_id
 
         # Kept until a list arrives, even when a newer read replaces this one.
         if select is not None:
@@ -230,8 +219,7 @@ class SessionsTab(QWidget):
     def _unreadable(self, sentence: str) -> None:
         self.show_error(sentence)
         self.model.set_rows([])
-        self.view.clear("The sessions cannot be shown: see the message below.")
-        self.shown.setCurrentWidget(self.view)
+        self.shown.message("The sessions cannot be shown: see the message below.")
         self.update_actions()
 
     def _listed(self, listed: Listed) -> None:
@@ -240,8 +228,8 @@ class SessionsTab(QWidget):
         results = [row for row in rows if isinstance(row, KeptResult)]
         unreadable = [row for row in rows if isinstance(row, UnreadableSession)]
         selected = {row.id for row in self.selected_rows()}
-        on_view = self.view.session_id
-        result_on_view = self.results_view.result_id
+        on_view = self.shown.view.session_id
+        result_on_view = self.shown.results_view.result_id
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
         self.status.setText(count_text(sessions, results, self.search.text().strip(), unreadable))
@@ -250,18 +238,17 @@ class SessionsTab(QWidget):
             self.table.resizeColumnToContents(column)
         self._select(selected)
         kept_on_view = next((r for r in results if r.id == result_on_view), None)
-        if self.shown.currentWidget() is self.results_page and kept_on_view is not None:
+        if self.shown.showing_result and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
         elif on_view in by_id:
             if runs is not None:  # else opened while this list was read: its own read shows it
-                self.view.show_session(by_id[on_view], *runs)
+                self.shown.view.show_session(by_id[on_view], *runs)
         elif not rows:
             filtered = self.search.text().strip() or self.status_filter.currentData()
-            self.view.clear("No session matches the search." if filtered else NO_SESSIONS)
+            self.shown.view.clear("No session matches the search." if filtered else NO_SESSIONS)
             self.status.setText("" if not filtered else self.status.text())
         else:
-            self.view.clear()
-            self.shown.setCurrentWidget(self.view)
+            self.shown.message()
         self.update_actions()
         chosen, self._to_select = self._to_select, None
         if chosen is not None:
@@ -309,18 +296,20 @@ class SessionsTab(QWidget):
             return
         (row,) = chosen
         if isinstance(row, KeptResult):
-            if row.id != self.results_view.result_id:
+            if row.id != self.shown.results_view.result_id:
                 self._open_result(row)
         elif isinstance(row, UnreadableSession):
             self._show_unreadable(row)
-        elif row.id != self.view.session_id or self.shown.currentWidget() is not self.view:
+        elif (
+            row.id != self.shown.view.session_id
+            or self.shown.currentWidget() is not self.shown.view
+        ):
             self.open_selected()
 
     def _show_unreadable(self, row: UnreadableSession) -> None:
         """A session that cannot be read: what cannot, and what to do, in place of its view."""
         sentence = self.model.problems.get(row.id, "")
-        self.view.clear(sentence)
-        self.shown.setCurrentWidget(self.view)
+        self.shown.message(sentence)
         self.show_error(sentence)
 
     def single_session(self) -> SessionRecord | None:
@@ -370,42 +359,20 @@ class SessionsTab(QWidget):
         session = self.single_session()
         if session is None:
             return
-        door = self.context.door()
-        self._view_reader.run(
-            lambda: view_data(door, session),
-            lambda data: self._show_session(session, data),
-            self.show_error,
-        )
+        self.shown.open_session(self.context.door(), session, lambda: self._damage_said(session))
 
-    def _show_session(self, session: SessionRecord, data: ViewData) -> None:
-        self.view.show_session(session, *data)
-        self.shown.setCurrentWidget(self.view)
+    def _damage_said(self, session: SessionRecord) -> None:
         if problem := self.model.problems.get(session.id):
             self.show_error(problem)  # damaged: what is shown in place of what
 
     def _open_result(self, listed: KeptResult) -> None:
-        """Show a result below the list: read whole (the list has no steps), in the
-        background."""
-        results = self.context.door().results()
-        self._view_reader.run(lambda: results.get(listed.id), self._show_result, self.show_error)
-
-    def _show_result(self, kept: KeptResult) -> None:
-        self.results_view.show_result(kept)
-        self.shown.setCurrentWidget(self.results_page)
+        self.shown.open_result(self.context.door(), listed.id)
 
     def compare_results(self, ids: Sequence[str]) -> None:
         """Two results compared below the list, the older one the baseline."""
-        results = self.context.door().results()
+        self.shown.compare_results(self.context.door(), ids, self._comparing)
 
-        def read() -> ResponsivenessComparison:
-            first, second = sorted((results.get(i) for i in ids), key=lambda k: k.created_at)
-            return compare_results(first, second)
-
-        self._view_reader.run(read, self._show_comparison, self.show_error)
-
-    def _show_comparison(self, comparison: ResponsivenessComparison) -> None:
-        self.results_view.show_comparison(comparison)
-        self.shown.setCurrentWidget(self.results_page)
+    def _comparing(self, comparison: ResponsivenessComparison) -> None:
         self.status.setStyleSheet("")
         baseline, other = comparison.names
         self.status.setText(f"Comparing “{other}” with “{baseline}” below.")
@@ -432,7 +399,7 @@ class SessionsTab(QWidget):
             self.status.setText(
                 f"Showing “{session.name}” ({when}): its charts, table and details below."
             )
-            self.view.setFocus()
+            self.shown.view.setFocus()
 
     # -- writing: through the front door, which decides what may be done -----------------
     def _change(self, action: Callable[[FrontDoor], object]) -> bool:
