@@ -1,7 +1,6 @@
 """The student's guided view of a lab exercise: the aims, their name and group, the steps (each
-opening when the one before is done), the current step's instructions and locked fields, a
-button that sets the step up on the Measure tab, the step's result (chart and findings) with
-the questions answered beside it, and the lab report and hand-in."""
+opening when the one before is done) beside the current one (step_detail.py), and the lab
+report and hand-in."""
 
 from __future__ import annotations
 
@@ -26,30 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.compare import METRIC_INFO, Comparison
 from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
-from app.report.lab_report import LabReport, collect_lab_report, step_findings
+from app.report.lab_report import LabReport, collect_lab_report
 from app.study.files.exchange import EXCHANGE_SUFFIX, write_exchange
 from app.study.lab.exercises import StepProgress, safe_file_name
-from app.study.sweep.describe import describe_plan
 from app.ui.common.background import Background
-from app.ui.common.chart_style import style_plot
-from app.ui.common.charts import SweepChart
 from app.ui.common.file_dialogs import save_file
-from app.ui.common.render_charts import fill_chart
 from app.ui.common.saved import confirm_saved
 from app.ui.common.widgets import ERROR_COLOUR, accessible
 from app.ui.context import AppContext
-from app.ui.exercise.answers import AnswersPanel
+from app.ui.exercise.step_detail import STATE_WORDS, StepDetail
 
-STATE_WORDS = {
-    "done": "done ✓",
-    "started": "started",
-    "to do": "to do",
-    "locked": "locked",
-    "running…": "running…",
-}
 CONCLUSION = 0  # the list entry after the steps, for the exercise's own questions
 
 
@@ -100,56 +87,11 @@ class ExerciseView(QWidget):
         accessible(self.steps, "Steps")
         self.steps.setMinimumWidth(340)
         self.steps.setWordWrap(True)
-        self.step_title = QLabel()
-        self.step_title.setStyleSheet("font-size: 12pt; font-weight: bold;")
-        self.step_title.setWordWrap(True)
-        self.step_state = QLabel()
-        accessible(self.step_state, "Step state")
-        self.instructions = QLabel()
-        self.instructions.setWordWrap(True)
-        accessible(self.instructions, "Instructions")
-        self.locked = QLabel()
-        self.locked.setWordWrap(True)
-        accessible(self.locked, "Locked fields")
-        self.plan_text = QLabel()
-        self.plan_text.setWordWrap(True)
-        self.setup_button = QPushButton("Set up this step")
-        self.setup_button.setToolTip(
-            "Fill the Measure tab with this step's plan; the fields the exercise sets are "
-            "greyed out. Choose your peer there and press Start."
-        )
-        # One chart per metric the step's questions ask about: made as a step needs them.
-        self.charts: list[SweepChart] = []
-        self.chart_box = QVBoxLayout()
-        self.findings = QLabel()
-        self.findings.setWordWrap(True)
-        self.findings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        accessible(self.findings, "Step findings")
-        self.answers = AnswersPanel(self._save_answer)
-        detail = QWidget()
-        box = QVBoxLayout(detail)
-        for widget in (
-            self.step_title,
-            self.step_state,
-            self.instructions,
-            self.locked,
-            self.plan_text,
-        ):
-            box.addWidget(widget)
-        row = QHBoxLayout()
-        row.addWidget(self.setup_button)
-        row.addStretch(1)
-        box.addLayout(row)
-        box.addLayout(self.chart_box)
-        box.addWidget(self.findings)
-        heading = QLabel("Questions")
-        heading.setStyleSheet("font-weight: bold;")
-        box.addWidget(heading)
-        box.addWidget(self.answers)
-        box.addStretch(1)
+        self.detail = StepDetail(self._save_answer)
+        self.answers = self.detail.answers
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setWidget(detail)
+        scroll.setWidget(self.detail)
         self.detail_scroll = scroll
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.steps)
@@ -211,7 +153,7 @@ class ExerciseView(QWidget):
         self.steps.currentRowChanged.connect(lambda _row: self._show_step())
         self.student.editingFinished.connect(self.refresh)
         self.group.editingFinished.connect(self._group_changed)
-        self.setup_button.clicked.connect(self._setup)
+        self.detail.setup_button.clicked.connect(self._setup)
         self.report_button.clicked.connect(self._ask_report)
         self.handin_button.clicked.connect(self._ask_handin)
         self.close_button.clicked.connect(self.closed.emit)
@@ -308,74 +250,19 @@ class ExerciseView(QWidget):
         answers = {qid: text for s in read.report.steps for qid, _, text in s.answers}
         answers |= {qid: text for qid, _, text in read.report.final_answers}
         if row >= len(read.progress):  # the conclusion
-            self.step_title.setText("Conclusion")
-            self.step_state.setText("")
-            self.instructions.setText(
-                "Answer the exercise's own questions, then write your report."
-            )
-            hidden: tuple[QWidget, ...] = (
-                self.locked,
-                self.plan_text,
-                self.setup_button,
-                *self.charts,
-                self.findings,
-            )
-            for widget in hidden:
-                widget.setVisible(False)
-            self.answers.show_questions(
+            self.detail.show_conclusion(
                 [(qid, q) for qid, q, _ in read.report.final_answers], answers
             )
             return
         self.detail_scroll.verticalScrollBar().setValue(0)  # a step is read from its top
         progress = read.progress[max(row, 0)]
-        step, report = progress.step, read.report.steps[max(row, 0)]
-        for widget in (self.locked, self.plan_text, self.setup_button):
-            widget.setVisible(True)
-        self.step_title.setText(step.heading(progress.number, len(read.progress)))
-        running = progress.number == self.running_step
-        state = STATE_WORDS["running…" if running else progress.state]
-        if running:
-            state += ": its study is measuring on the Measure tab."
-        elif progress.state == "locked":
-            state += f": it opens when step {progress.number - 1} is done."
-        self.step_state.setText(f"State: {state}")
-        self.instructions.setText(step.instructions)
-        self.locked.setText(
-            f"Locked by the exercise: {step.locked_text()}." if step.locked else "Nothing locked."
+        self.detail.show_step(
+            progress,
+            len(read.progress),
+            read.report.steps[max(row, 0)],
+            answers,
+            running=progress.number == self.running_step,
         )
-        self.plan_text.setText(f"Plan: {describe_plan(step.plan)}.")
-        self.setup_button.setEnabled(progress.available)
-        self.setup_button.setToolTip(
-            self.setup_button.toolTip()
-            if progress.available
-            else f"This step opens when step {progress.number - 1} is done."
-        )
-        self._show_charts(report.charts)
-        self.findings.setVisible(True)
-        self.findings.setText("\n".join(f"• {s}" for s in step_findings(report)))
-        self.answers.show_questions([(qid, q) for qid, q, _ in report.answers], answers)
-
-    def _show_charts(self, comparisons: tuple[Comparison, ...]) -> None:
-        """A chart per metric the step asks about (its series within the session)."""
-        for index, comparison in enumerate(comparisons):
-            if index == len(self.charts):
-                chart = SweepChart("", "", is_rate=True)
-                chart.setAccessibleName(
-                    "Step result chart" if index == 0 else f"Step result chart {index + 1}"
-                )
-                chart.setMinimumHeight(260)
-                self.chart_box.addWidget(chart)
-                self.charts.append(chart)
-            chart = self.charts[index]
-            label, unit, _ = METRIC_INFO[comparison.metric]
-            is_rate = comparison.metric == "throughput_bps"
-            chart.set_metric(label if is_rate else f"{label} ({unit})", is_rate=is_rate)
-            style_plot(chart, f"{label[:1].upper()}{label[1:]} in this step")
-            chart.setAccessibleDescription(f"The step's {label} against its swept variable.")
-            fill_chart(chart, comparison)
-            chart.setVisible(True)
-        for chart in self.charts[len(comparisons) :]:
-            chart.setVisible(False)
 
     def _save_answer(self, qid: str, text: str) -> None:
         if self.exercise is None:
