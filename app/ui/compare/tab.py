@@ -1,7 +1,8 @@
 """The Compare tab: sessions compared like with like against a baseline session the user picks
 (or, as a separate choice, the series within one session), the confounds in a banner, the
-pairs overlaid in shared colours, the difference table with Welch's test and Holm's
-correction, the standard deviations, findings, and exports."""
+pairs to show, and what is drawn from the comparison: the pairs overlaid in shared colours
+(chart.py), the difference table with Welch's test and Holm's correction, the standard
+deviations and findings (tables.py), and the exports (exports.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QListWidgetItem,
     QPushButton,
@@ -37,26 +37,22 @@ from app.analysis.compare import (
 )
 from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.shares import PointShares, link_shares
-from app.analysis.stats import summarize
 from app.domain.errors import LinkLabError
-from app.domain.plan_fields import categories, x_of
 from app.domain.records import SessionRecord
-from app.report.compare_export import comparison_csv
 from app.ui.common.background import Background
-from app.ui.common.chart_style import comparison_styles
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected, x_title
-from app.ui.common.file_dialogs import save_file
+from app.ui.common.charts import SweepChart, x_title
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible, compact_rows
+from app.ui.compare.chart import draw_comparison
+from app.ui.compare.exports import EXPORTS, ask_export, write_export
 from app.ui.compare.metric_list import offer
 from app.ui.compare.pair_list import PairList
 from app.ui.compare.tables import fill_tables
 from app.ui.context import AppContext
 
-PNG_SIZES = [(1200, 700), (1600, 900), (1920, 1080), (2400, 1400), (800, 500)]
 DIFFERENCE_HEADERS = [
     "Series",
     "Against",
@@ -157,17 +153,7 @@ class CompareTab(QWidget):
         exports = QHBoxLayout()
         exports.addStretch(1)
         self.export_buttons = {}
-        for key, text, tip in (
-            ("png", "Chart PNG…", "Save the chart as a print-friendly PNG."),
-            ("csv", "Table CSV…", "Save the difference table for a spreadsheet."),
-            (
-                "html",
-                "HTML report…",
-                "A self-contained report: warnings, chart, pairs with their mean ± SD "
-                "tables, a typical run of each side over time, findings and sessions.",
-            ),
-            ("pdf", "PDF report…", "The same report as PDF."),
-        ):
+        for key, text, tip in EXPORTS:
             button = QPushButton(text)
             button.setToolTip(tip)
             button.setObjectName(f"export_{key}")
@@ -393,72 +379,24 @@ class CompareTab(QWidget):
 
     # -- showing ---------------------------------------------------------------------------
     def _draw(self) -> None:
-        metric = self.metric_box.currentData()
-        label, unit, _ = METRIC_INFO[metric]
-        chart = self.chart
-        is_rate = metric == "throughput_bps"
-        chart.set_metric(label if is_rate else f"{label} ({unit})", is_rate=is_rate)
-        chart.clear_points()
-        use_ci = self.spread.currentData() == "ci"
-        comparison = self.comparison
-        chart.getPlotItem().setTitle(
-            f"{label.capitalize()}: mean ± {'95 % CI' if use_ci else '1 SD'}"
+        draw_comparison(
+            self.chart,
+            self.comparison,
+            self.metric_box.currentData(),
+            use_ci=self.spread.currentData() == "ci",
+            shown=self._shown_labels(),
         )
-        if comparison is None:
-            chart.redraw()
-            return
-        plan = comparison.curves[0].session.plan
-        chart.set_x_label(x_title(plan.variable), categories(plan))
-        chart.set_planned(
-            [x_of(c.session.plan, v) for c in comparison.curves for v in c.session.plan.values]
-        )
-        styles = comparison_styles(comparison)
-        shown = self._shown_labels()
-        for curve in comparison.curves:
-            if curve.label not in shown:
-                continue
-            points = []
-            for value, runs in curve.values.items():
-                s = summarize(runs)
-                if s.mean is not None:
-                    spread = (s.ci95 if use_ci else s.std) or 0.0
-                    points.append(SweepPoint(x_of(plan, value), s.mean, spread))
-            chart.set_series(curve.label, points, styles.get(curve.label))
-        if is_rate:
-            add_expected(chart, [c for c in comparison.curves if c.label in shown])
-        chart.redraw()
 
     def _fill_tables(self) -> None:
         fill_tables(self.differences, self.std_table, self.findings, self.comparison)
 
     # -- exports ---------------------------------------------------------------------------
     def export(self, kind: str) -> None:
-        comparison = self.comparison
-        if comparison is None:
+        if self.comparison is None:
             return
-        filters = {
-            "png": "PNG image (*.png)",
-            "csv": "CSV (*.csv)",
-            "html": "HTML report (*.html)",
-            "pdf": "PDF (*.pdf)",
-        }
-        size = PNG_SIZES[0]
-        if kind == "png":
-            text, ok = QInputDialog.getItem(
-                self,
-                "Chart size",
-                "Size of the PNG in pixels (white, print-friendly):",
-                [f"{w}x{h}" for w, h in PNG_SIZES],
-                0,
-                False,
-            )
-            if not ok:
-                return
-            width, _, height = text.partition("x")
-            size = (int(width), int(height))
-        settings = self.context.settings
-        path = save_file(self, settings, "export", "Export", f"comparison.{kind}", filters[kind])
-        if path:
+        asked = ask_export(self, self.context.settings, kind)
+        if asked:
+            path, size = asked
             self.export_to(kind, path, png_size=size)
 
     def export_to(self, kind: str, path: Path, png_size: tuple[int, int] = (1200, 700)) -> None:
@@ -466,14 +404,7 @@ class CompareTab(QWidget):
         if comparison is None:
             return
         try:
-            if kind == "csv":
-                path.write_text(comparison_csv(comparison), encoding="utf-8", newline="")
-            else:
-                from app.report.report_data import collect
-                from app.ui.common.report_files import write_outputs
-
-                data = collect(comparison, self.context.door())
-                write_outputs(data, png_size=png_size, **{kind: str(path)})
+            write_export(comparison, self.context.door(), kind, path, png_size)
         except (OSError, LinkLabError) as err:
             self.status_message.emit(getattr(err, "sentence", f"Cannot write {path}: {err}."))
             return
