@@ -2,8 +2,8 @@
 rounds, each station alone first, or the plan of an exercise step), Start together for every
 station waiting, and what comes of it as it arrives: one curve per station and the total,
 Jain's fairness index per second and per round, each station's share with its interval and
-its loss under contention, the slowest and fastest named, and every station that does not
-count named with its reason; the class report saved as HTML or PDF."""
+its loss under contention (together_table.py), the slowest and fastest named, and every
+station that does not count named with its reason; the class report saved as HTML or PDF."""
 
 from __future__ import annotations
 
@@ -19,18 +19,15 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.analysis.stats import Summary
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.net import Direction, Protocol
@@ -38,7 +35,6 @@ from app.domain.together import (
     MAX_ROUNDS,
     MAX_SECONDS,
     MIN_SECONDS,
-    StationStatus,
     TogetherPlan,
     plan_from_step,
 )
@@ -46,17 +42,9 @@ from app.study.lab.class_http import call
 from app.study.lab.together import start_together
 from app.study.lab.together_results import TogetherResult
 from app.study.lab.together_wire import Waiting, read_results, results_from_wire
-from app.study.lab.together_words import (
-    bounds_text,
-    findings,
-    index_text,
-    interval_text,
-    mbit_text,
-    ms_text,
-    percent_text,
-    rate_text,
-)
+from app.study.lab.together_words import findings
 from app.ui.classroom.live import LiveBar
+from app.ui.classroom.together_table import fill_stations, index_words, offset_words
 from app.ui.common.background import Background
 from app.ui.common.saved import confirm_saved
 from app.ui.common.together_chart import TogetherChart
@@ -69,16 +57,6 @@ POLL_MS = 1000
 AS_SET = "As set here"
 
 Results = tuple[TogetherResult | None, list[Waiting]]
-
-
-def _with_bounds(mean: str, summary: Summary, kind: str) -> str:
-    """ "4.26 (3.41 to 5.11)": the mean and its 95 % interval, as the columns' heads say."""
-    bounds = bounds_text(summary, kind=kind)
-    return mean if bounds == "—" else f"{mean} ({bounds})"
-
-
-def _offset_words(offset_s: float | None) -> str:
-    return "no clock offset" if offset_s is None else f"clock {offset_s * 1000:+.1f} ms"
 
 
 class TogetherPanel(QWidget):
@@ -346,7 +324,7 @@ class TogetherPanel(QWidget):
                 "--exercise FILE --wait-for-start."
             )
         else:
-            names = ", ".join(f"{w.student} ({_offset_words(w.offset_s)})" for w in fresh)
+            names = ", ".join(f"{w.student} ({offset_words(w.offset_s)})" for w in fresh)
             count = f"{len(fresh)} station{'s' if len(fresh) != 1 else ''} waiting"
             self.stations_label.setText(f"{count}: {names}.")
         self.report_button.setEnabled(result is not None and result.state == "done")
@@ -357,94 +335,9 @@ class TogetherPanel(QWidget):
             self.table.setRowCount(0)
             self.table.setColumnCount(0)
             return
-        self.index_label.setText(self._index_words(result))
+        self.index_label.setText(index_words(result))
         self.findings_label.setPlainText("\n".join(findings(result)))
-        self._fill(result)
-
-    @staticmethod
-    def _index_words(result: TogetherResult) -> str:
-        rounds = [r for r in result.rounds if r.index is not None]
-        parts = []
-        if result.index.mean is not None:
-            n = result.index.n
-            parts.append(
-                f"Jain's fairness index: {interval_text(result.index)} over {n} "
-                f"round{'s' if n != 1 else ''}"
-            )
-        if rounds:
-            last = rounds[-1]
-            provisional = " so far" if last.provisional else ""
-            parts.append(f"{last.slot.label}: {index_text(last.index)}{provisional}")
-            if last.seconds and last.seconds[-1].index is not None:
-                parts.append(
-                    f"second {last.seconds[-1].second}: {index_text(last.seconds[-1].index)}"
-                )
-        if not parts:
-            state = {"waiting": "about to start", "running": "measuring"}.get(result.state, "")
-            return f"Jain's fairness index: — ({state or 'no round counted'})"
-        return " · ".join(parts)
-
-    def _fill(self, result: TogetherResult) -> None:
-        rounds = result.rounds
-        headers = ["Station", "Now"]
-        headers += [f"Round {r.slot.round} (Mbit/s)" for r in rounds]
-        headers += ["Together (Mbit/s, 95 % interval)", "Share (95 % interval)", "Alone (Mbit/s)"]
-        headers += ["Loss under contention", "Clock offset"]
-        headers += ["Engine started", "Left out"]
-        table = self.table
-        table.clear()
-        table.setColumnCount(len(headers))
-        table.setHorizontalHeaderLabels(headers)
-        left_at_start = list(result.together.left_out)
-        table.setRowCount(len(result.stations) + len(left_at_start))
-        current = next(
-            (s for s in result.slots if not s.settled), result.slots[-1] if result.slots else None
-        )
-        for row, station in enumerate(result.stations):
-            here = None
-            if current is not None:
-                here = next((s for s in current.stations if s.student == station.student), None)
-            now = "" if here is None else here.status.value
-            if here is not None and here.status is StationStatus.RUNNING:
-                now = f"measuring: {rate_text(here.mean_bps)}"
-            cells = [station.student, now]
-            for r in rounds:
-                mine = next((s for s in r.stations if s.student == station.student), None)
-                if mine is None or mine.mean_bps is None:
-                    cells.append("—")
-                else:
-                    shown = f"{mine.mean_bps / 1e6:.2f}"
-                    cells.append(shown if mine.counted else f"({shown})")
-            starts = [
-                s.start_error_s
-                for slot in rounds
-                for s in slot.stations
-                if s.student == station.student and s.start_error_s is not None
-            ]
-            cells += [
-                _with_bounds(mbit_text(station.throughput.mean), station.throughput, "mbit"),
-                _with_bounds(percent_text(station.share.mean), station.share, "share"),
-                mbit_text(station.alone_bps),
-                percent_text(station.contention_loss),
-                _offset_words(station.offset_s),
-                "—" if not starts else f"+{ms_text(max(starts))}",
-                "; ".join(f"{label}: {why}" for label, _s, why in station.left_out),
-            ]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if 2 <= column < len(cells) - 1:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                table.setItem(row, column, item)
-        for offset, (who, status, why) in enumerate(left_at_start):
-            row = len(result.stations) + offset
-            table.setItem(row, 0, QTableWidgetItem(who))
-            table.setItem(row, 1, QTableWidgetItem(status.value))
-            table.setItem(row, len(headers) - 1, QTableWidgetItem(f"did not take part: {why}"))
-        head = table.horizontalHeader()
-        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
+        fill_stations(self.table, result)
 
     # -- the report ------------------------------------------------------------------------
     def ask_report(self) -> None:
