@@ -12,12 +12,12 @@ import pytest
 
 from app.analysis.monitor_trace import (
     MonitorTraces,
-    Ring,
     figures,
     gaps,
     placed,
     stored_traces,
 )
+from app.analysis.trace import Ring
 from app.domain.errors import LinkLabError
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Peer, RunKey

@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces, Trace
+from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces
+from app.analysis.trace import Trace
 from app.domain.net import Protocol
 from app.domain.units import rate_unit
 from app.study.sweep.describe import clock_text
