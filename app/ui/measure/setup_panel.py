@@ -1,4 +1,5 @@
-"""The set-up form: every setting of a plan on two pages, Study and Advanced, turned into a Plan.
+"""The set-up form: every setting of a plan on two pages, Study and Advanced (laid out by
+setup_pages.py), turned into a Plan and filled from one.
 
 Every control has a visible label and an accessible name and says in its tooltip what it
 changes in the engine. An invalid value is marked at its field with the reason right below it;
@@ -13,9 +14,6 @@ from dataclasses import replace
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
-    QGridLayout,
-    QGroupBox,
-    QHBoxLayout,
     QLabel,
     QScrollArea,
     QTabWidget,
@@ -23,41 +21,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.domain.plan import Assignment, Conditions, Metric, Plan, Variable
-from app.domain.plan_fields import BY_KEY, value_word
+from app.domain.plan import Assignment, Conditions, Plan, Variable
+from app.domain.plan_fields import value_word
 from app.study.sweep.applicability import inapplicable, unavailable_choices
 from app.study.sweep.describe import default_name, duration_text
-from app.study.sweep.plan_checks import plan_problems, port_field_key
-from app.ui.common.widgets import (
-    ERROR_COLOUR,
-    FieldError,
-    number_problem,
-    scroll_page,
-    with_error,
-)
+from app.study.sweep.plan_checks import plan_problems
+from app.ui.common.widgets import ERROR_COLOUR, number_problem, scroll_page
 from app.ui.measure.advanced_page import AdvancedControls
 from app.ui.measure.conditions_box import ConditionsBox
-from app.ui.measure.form_fields import ADVANCED, OTHER_LABELS, PAGE_NAMES, STUDY, Field, FormFields
-from app.ui.measure.peer_row import LOCAL_NOTE, PeerRow
+from app.ui.measure.form_fields import ADVANCED, PAGE_NAMES, STUDY, Field, FormFields
+from app.ui.measure.peer_row import PeerRow
+from app.ui.measure.setup_pages import lay_out_advanced_page, lay_out_study_page
 from app.ui.measure.study_page import StudyControls
 
 #: The range's fields: their values are the sweep's only while no list is typed.
 RANGE_KEYS = ("range_from", "range_to", "range_step")
-
-
-class _PeerError:
-    """The peer's problems go to the line under the peer field, where Check peer answers."""
-
-    def __init__(self, row: PeerRow) -> None:
-        self._row = row
-        self._shown = False
-
-    def show_problem(self, sentence: str) -> None:
-        if sentence:
-            self._row.show_problem(sentence)
-        elif self._shown:
-            self._row.show_note(LOCAL_NOTE if self._row.is_this_computer else "")
-        self._shown = bool(sentence)
 
 
 class SetupPanel(QWidget):
@@ -86,8 +64,12 @@ class SetupPanel(QWidget):
         self.notice.setVisible(False)
         self.pages = QTabWidget()
         self.pages.setObjectName("setup_pages")
-        self.pages.addTab(scroll_page(self._study_page()), PAGE_NAMES[STUDY])
-        self.pages.addTab(scroll_page(self._advanced_page()), PAGE_NAMES[ADVANCED])
+        study_page = scroll_page(
+            lay_out_study_page(self.form, self.peer_row, self.study, self.conditions_box)
+        )
+        self.pages.addTab(study_page, PAGE_NAMES[STUDY])
+        advanced_page = scroll_page(lay_out_advanced_page(self.form, self.adv, self.conditions_box))
+        self.pages.addTab(advanced_page, PAGE_NAMES[ADVANCED])
         self.pages.setTabToolTip(
             ADVANCED,
             "Fixed packet size, window, parallel streams, UDP bitrate, warm-up, interval, "
@@ -107,145 +89,6 @@ class SetupPanel(QWidget):
         self._building = False
         self._fill_range(Variable.LENGTH)
         self._changed()
-
-    # -- building the form -----------------------------------------------------------------
-    def _register(self, key: str, label: str, control: QWidget, page: int) -> QWidget:
-        return self.form.register(key, label, control, page)
-
-    def _label(self, text: str, buddy: QWidget) -> QLabel:
-        label = QLabel(text)
-        label.setBuddy(buddy)
-        return label
-
-    def _grid_field(
-        self, grid: QGridLayout, row: int, column: int, key: str, text: str, control: QWidget
-    ) -> None:
-        grid.addWidget(self._label(text, control), row, column)
-        grid.addWidget(self._register(key, text, control, STUDY), row, column + 1)
-
-    def _study_page(self) -> QWidget:
-        page = QWidget()
-        outer = QVBoxLayout(page)
-        outer.setContentsMargins(4, 4, 4, 4)
-        peer_box = QGroupBox("Peer")
-        peer_layout = QVBoxLayout(peer_box)
-        peer_layout.addWidget(self.peer_row)
-        peer_error = _PeerError(self.peer_row)
-        self._fields["peer"] = Field("Peer", self.peer_row.host_combo, peer_error, STUDY)
-        for port_key, spin in self.peer_row.ports.items():
-            label = spin.accessibleName()
-            self._fields[port_field_key(port_key)] = Field(label, spin, peer_error, STUDY)
-        outer.addWidget(peer_box)
-        outer.addWidget(self._measure_group())
-        outer.addWidget(self._session_group())
-        outer.addStretch(1)
-        return page
-
-    def _measure_group(self) -> QGroupBox:
-        box = QGroupBox("What to measure")
-        grid = QGridLayout(box)
-        self._grid_field(grid, 0, 0, "engine", "&Engine", self.study.engine)
-        self._grid_field(grid, 0, 2, "direction", "&Direction", self.study.direction)
-        self._grid_field(grid, 1, 0, "protocols", "Pro&tocol", self.study.protocol)
-        self._grid_field(grid, 1, 2, "ip_versions", "&IP version", self.study.ip_version)
-        grid.addWidget(self._label("S&weep", self.study.variable), 2, 0)
-        grid.addWidget(self._register("variable", "Sweep", self.study.variable, STUDY), 2, 1, 1, 3)
-
-        grid.addWidget(self.study.range_label, 3, 0)
-        grid.addWidget(self.study.range_row, 3, 1, 1, 3)
-        grid.addWidget(self.study.list_label, 4, 0)
-        cell = self._register("values", "Values list", self.study.custom_values, STUDY)
-        grid.addWidget(cell, 4, 1, 1, 3)
-        grid.addWidget(self.study.values_count, 5, 1, 1, 3)
-        values_error = self._fields["values"].error
-        for key, text, spin in (
-            ("range_from", "Values from", self.study.range_from),
-            ("range_to", "Values to", self.study.range_to),
-            ("range_step", "Values step", self.study.range_step),
-        ):
-            self._fields[key] = Field(text, spin, values_error, STUDY)
-
-        self._grid_field(grid, 6, 0, "repetitions", "&Runs per point", self.study.repetitions)
-        self._grid_field(grid, 6, 2, "duration", "Seconds per ru&n", self.study.duration)
-
-        metrics = QHBoxLayout()
-        metrics.setContentsMargins(0, 0, 0, 0)
-        for check in self.study.metric_boxes.values():
-            metrics.addWidget(check)
-        metrics.addStretch(1)
-        metrics_cell = QWidget()
-        metrics_cell.setLayout(metrics)
-        grid.addWidget(QLabel("Metrics"), 7, 0)
-        grid.addWidget(self._register("metrics", "Metrics", metrics_cell, STUDY), 7, 1, 1, 3)
-        metrics_error = self._fields["metrics"].error
-        self._fields["metrics"].control = self.study.metric_boxes[Metric.THROUGHPUT]
-        self._fields["rtt"] = Field(
-            "RTT", self.study.metric_boxes[Metric.RTT], metrics_error, STUDY
-        )
-
-        grid.addWidget(QLabel("Estimated time"), 8, 0)
-        grid.addWidget(self.study.estimate, 8, 1, 1, 3)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
-        return box
-
-    def _session_group(self) -> QGroupBox:
-        box = QGroupBox("Session")
-        grid = QGridLayout(box)
-        grid.addWidget(self._label("Session na&me", self.study.name_edit), 0, 0)
-        grid.addWidget(
-            self._register("name", "Session name", self.study.name_edit, STUDY), 0, 1, 1, 3
-        )
-        security = self.conditions_box.security
-        grid.addWidget(self._label("Se&curity", security), 1, 0)
-        error = FieldError("security")
-        self._fields["security"] = Field("Security", security, error, STUDY)
-        grid.addWidget(with_error(self.conditions_box.security_row(), error), 1, 1)
-        self._grid_field(grid, 1, 2, "medium", "Medi&um", self.conditions_box.medium)
-        # Under the security: what the Wi-Fi detection found, or why it could not.
-        grid.addWidget(self.conditions_box.wifi_row(), 2, 1, 1, 3)
-        link_rate = self.conditions_box.link_rate
-        grid.addWidget(self._label("Lin&k rate", link_rate), 3, 0)
-        rate_error = FieldError("link_rate")
-        self._fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
-        grid.addWidget(with_error(self.conditions_box.link_rate_row(), rate_error), 3, 1)
-        grid.addWidget(self.conditions_box.detected_note, 4, 1, 1, 3)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
-        return box
-
-    def _advanced_page(self) -> QWidget:
-        adv = self.adv
-        rows: list[tuple[QLabel | None, QWidget]] = []
-        for key, control in (
-            *adv.run_controls.items(),
-            ("omit", adv.numbers["omit"]),
-            ("interval", adv.numbers["interval"]),
-            ("pause", adv.numbers["pause"]),
-            ("order", adv.order),
-            ("seed", adv.numbers["seed"]),
-            ("echo_port", adv.echo_port),
-            ("max_consecutive_failures", adv.numbers["max_consecutive_failures"]),
-            ("frame_overhead", self.conditions_box.frame_overhead),
-            ("tags", self.tags),
-            ("notes", self.conditions_box.notes),
-        ):
-            label = BY_KEY[key].label if key in BY_KEY else OTHER_LABELS[key]
-            rows.append(
-                (self._label(label, control), self._register(key, label, control, ADVANCED))
-            )
-        checks: list[tuple[QLabel | None, QWidget]] = [
-            (None, self._register(key, box.text(), box, ADVANCED))
-            for key, box in adv.checks.items()
-        ]
-        early_error = FieldError("early_stop")
-        self._fields["early_stop"] = Field(
-            "Early-stop minimum runs", adv.early_min, early_error, ADVANCED
-        )
-        checks.append((None, with_error(adv.early_row(), early_error)))
-        # The check boxes after the order, before the failures allowed, tags and notes.
-        at = len(adv.run_controls) + 6  # after the seed and the echo port
-        return adv.layout_page(rows[:at] + checks + rows[at:])
 
     def _connect(self) -> None:
         self.peer_row.changed.connect(self._changed)
