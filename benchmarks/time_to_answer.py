@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.analysis.pairs import welch  # noqa: E402
+from app.analysis.significance import welch  # noqa: E402
 from app.analysis.stats import summarize, t_interval_factor  # noqa: E402
 from tests.testbed import TestBed, unavailable_reason  # noqa: E402
 

@@ -13,7 +13,6 @@ from app.analysis.confounds import confounds
 from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.findings import findings
 from app.analysis.pairs import (
-    ALPHA,
     INTERVAL_METHOD,
     METRIC_INFO,
     METRIC_NAMES,
@@ -26,7 +25,6 @@ from app.analysis.pairs import (
     compare_pair,
     format_difference,
     format_value,
-    holm,
     interval_cell,
     level_text,
     measured_metrics,
@@ -34,8 +32,8 @@ from app.analysis.pairs import (
     metric_values,
     point_status,
     series_data,
-    welch,
 )
+from app.analysis.significance import ALPHA, holm, welch
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS

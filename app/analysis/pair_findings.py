@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.analysis.pairs import (
-    ALPHA,
     LOADED_METRICS,
     METRIC_INFO,
     Absence,
@@ -22,6 +21,7 @@ from app.analysis.pairs import (
     unmeasured_reason,
 )
 from app.analysis.pairs import format_difference as amount
+from app.analysis.significance import ALPHA
 from app.domain.net import Direction
 from app.domain.plan_fields import label_words
 from app.domain.units import MINUS, format_p, format_rate

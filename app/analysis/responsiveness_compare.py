@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.analysis.pairs import ALPHA, holm, welch_test
 from app.analysis.responsiveness import TRIM_SLOWEST, rating
+from app.analysis.significance import ALPHA, holm, welch_test
 from app.domain.units import format_p
 
 __all__ = ["ALPHA", "DirectionDifference", "DirectionInput", "compare_directions", "kept_rtts"]

@@ -18,16 +18,13 @@ from scipy import stats
 from app.analysis.compare import Mode, compare
 from app.analysis.pair_findings import pair_findings
 from app.analysis.pairs import (
-    ALPHA,
     METRIC_INFO,
     ComparedPoint,
     PairComparison,
     SeriesData,
     compare_pair,
-    holm,
-    welch,
-    welch_test,
 )
+from app.analysis.significance import ALPHA, holm, welch, welch_test
 from app.analysis.stats import EMPTY, Summary
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, Series

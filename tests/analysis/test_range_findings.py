@@ -10,8 +10,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.analysis.pairs import ALPHA, format_value, welch_test
+from app.analysis.pairs import format_value
 from app.analysis.range_findings import range_finding
+from app.analysis.significance import ALPHA, welch_test
 from app.domain.plan import Variable
 
 NUMBER = r"\d+(?:\.\d+)?"
