@@ -12,8 +12,15 @@ from dataclasses import replace
 from app.analysis.confounds import confounds
 from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.findings import findings
-from app.analysis.pairs import (
+from app.analysis.pair_words import (
     INTERVAL_METHOD,
+    format_difference,
+    format_value,
+    interval_cell,
+    level_text,
+    point_status,
+)
+from app.analysis.pairs import (
     METRIC_INFO,
     METRIC_NAMES,
     PERCENT_METRICS,
@@ -23,14 +30,9 @@ from app.analysis.pairs import (
     PairComparison,
     SeriesData,
     compare_pair,
-    format_difference,
-    format_value,
-    interval_cell,
-    level_text,
     measured_metrics,
     metric_key,
     metric_values,
-    point_status,
     series_data,
 )
 from app.analysis.significance import ALPHA, holm, welch

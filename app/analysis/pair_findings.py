@@ -10,17 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.analysis.pair_words import both_unmeasured_reason, level_text, unmeasured_reason
+from app.analysis.pair_words import format_difference as amount
 from app.analysis.pairs import (
     LOADED_METRICS,
     METRIC_INFO,
     Absence,
     ComparedPoint,
     PairComparison,
-    both_unmeasured_reason,
-    level_text,
-    unmeasured_reason,
 )
-from app.analysis.pairs import format_difference as amount
 from app.analysis.significance import ALPHA
 from app.domain.net import Direction
 from app.domain.plan_fields import label_words

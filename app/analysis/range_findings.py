@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from app.analysis.pairs import METRIC_INFO, format_value
+from app.analysis.pair_words import format_value
+from app.analysis.pairs import METRIC_INFO
 from app.analysis.significance import ALPHA, welch_test
 from app.domain.plan import PointValue, Variable
 from app.domain.plan_fields import VARIABLE_LABELS, point_text, variable_words

@@ -10,7 +10,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.analysis.pairs import format_value
+from app.analysis.pair_words import format_value
 from app.analysis.range_findings import range_finding
 from app.analysis.significance import ALPHA, welch_test
 from app.domain.plan import Variable

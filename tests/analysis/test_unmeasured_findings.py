@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.analysis.compare import Mode, compare, offered_metrics
 from app.analysis.pair_findings import pair_findings
+from app.analysis.pair_words import point_status
 from app.analysis.pairs import (
     METRIC_INFO,
     Absence,
@@ -20,7 +21,6 @@ from app.analysis.pairs import (
     SeriesData,
     compare_pair,
     measured_metrics,
-    point_status,
     series_data,
 )
 from app.domain.metrics import BY_NAME

@@ -1,0 +1,114 @@
+"""A compared point in words, as the tables, the findings and the exports say it: its verdict
+(or why a side has no figure), its interval with the level it is at, and its figures and
+differences in the metric's unit."""
+
+from __future__ import annotations
+
+from app.analysis.pairs import (
+    METRIC_INFO,
+    PERCENT_METRICS,
+    Absence,
+    ComparedPoint,
+    PairComparison,
+    SeriesData,
+)
+from app.domain.metrics import BY_NAME
+
+
+def unmeasured_reason(series: SeriesData, metric: str) -> str:
+    """Why a series' successful runs carry no figure of metric: 'TCP reports no loss' (the
+    metric belongs to the other protocol), else 'its runs report no round-trip time'."""
+    spec = BY_NAME[metric]
+    if spec.protocol is not None and series.series.protocol is not spec.protocol:
+        return f"{series.series.protocol.value.upper()} reports no {spec.label}"
+    return f"its runs report no {spec.label}"
+
+
+def both_unmeasured_reason(pair: PairComparison, metric: str) -> str:
+    """Why neither side of a pair has a figure of metric: 'TCP reports no loss', or each
+    side's reason where they differ."""
+    base = unmeasured_reason(pair.baseline, metric)
+    other = unmeasured_reason(pair.other, metric)
+    if base == other:
+        return base.replace("its runs", "their runs")
+    return f"{pair.other.label}: {other}; {pair.baseline.label}: {base}"
+
+
+def point_status(pair: PairComparison, point: ComparedPoint, metric: str) -> str:
+    """The table's verdict of a point, in the words its finding uses: 'yes', 'no', 'untested
+    (1 run)', or why a side has no figure ('not measured: TCP reports no loss', 'not in the
+    baseline's plan', 'no successful run in this series')."""
+    if point.significant is not None:
+        return "yes" if point.significant else "no"
+    if point.difference is not None:
+        return "untested (1 run)"
+    base, other = point.missing
+    if base is other is Absence.NOT_MEASURED:
+        return f"not measured: {both_unmeasured_reason(pair, metric)}"
+    if base is other is Absence.NO_RUN:
+        return "no successful run on either side"
+    said = []
+    for absence, side, who, whose in (
+        (base, pair.baseline, "the baseline", "the baseline's"),
+        (other, pair.other, "this series", "this series'"),
+    ):
+        if absence is Absence.NOT_PLANNED:
+            said.append(f"not in {whose} plan")
+        elif absence is Absence.NO_RUN:
+            said.append(f"no successful run in {who}")
+        elif absence is Absence.NOT_MEASURED:
+            said.append(f"{who} not measured: {unmeasured_reason(side, metric)}")
+    return "; ".join(said)
+
+
+#: How the interval beside each verdict is made, said once for the JSON and the reports.
+INTERVAL_METHOD = (
+    "Each point's confidence interval of the difference is at the level of the point's step "
+    "in Holm's step-down: 1 − α / (m − r + 1) for "
+    "the point with the r-th smallest p of the m tested; from the first point not significant "
+    "on, that point's level. A difference is significant exactly when its interval excludes "
+    "zero."
+)
+
+
+def interval_cell(metric: str, point: ComparedPoint) -> str:
+    """A point's interval as the tables show it: '+1.47 … +6.68 Gbit/s (98.3 %)'; '—' when
+    the point cannot be tested."""
+    from app.domain.units import DASH, signed
+
+    if point.ci_low is None or point.ci_high is None or point.ci_level is None:
+        return DASH
+    low = signed(format_value(metric, point.ci_low), point.ci_low < 0, plus=True)
+    high = signed(format_value(metric, point.ci_high), point.ci_high < 0, plus=True)
+    return f"{low} … {high} ({level_text(point.ci_level)})"
+
+
+def level_text(level: float) -> str:
+    """A confidence level as a percentage with the digits it needs: '95 %', '99.2 %',
+    '99.95 %' (never '100 %')."""
+    for digits in range(1, 6):
+        shown = f"{level * 100:.{digits}f}"
+        if float(shown) < 100:
+            return f"{shown.rstrip('0').rstrip('.')} %"
+    return f"{level * 100:.6g} %"
+
+
+def format_value(metric: str, value: float) -> str:
+    """A magnitude in the metric's unit ('3.17 Mbit/s', '0.42 ms', '2.3 %')."""
+    from app.domain.units import format_rate
+
+    if metric == "throughput_bps":
+        return format_rate(abs(value))
+    unit = METRIC_INFO[metric][1]
+    magnitude = abs(value)
+    # Three significant digits, but a count in the thousands (datagrams out of order) reads
+    # whole: '1234 datagrams', never '1.23e+03 datagrams'.
+    shown = f"{magnitude:.0f}" if magnitude >= 1000 else f"{magnitude:.3g}"
+    return f"{shown} {unit}"
+
+
+def format_difference(metric: str, value: float) -> str:
+    """A difference's magnitude: percentages in percentage points, the rest in their unit."""
+    if metric in PERCENT_METRICS:
+        return f"{abs(value):.3g} percentage points"
+    return format_value(metric, value)
