@@ -75,9 +75,12 @@ dist-windows: setup dist-tools
 screenshots: setup engines test-tools
 	$(BIN)/python scripts/screenshots.py
 
+# Every benchmark (docs/PERFORMANCE.md), or those BENCH names: `make bench BENCH=store_scale`;
+# `BENCH="--quick store_scale"` takes a short look; `benchmarks/run_all.py --list` names them.
+BENCH ?=
 bench: setup engines dist-tools
 	@scripts/ensure-engines.sh --with-test-tools
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py $(BENCH)
 
 # Every reader (the five engine parsers, the exchange-file and hand-in readers, the collector's
 # requests) through FUZZ_COUNT mutated inputs each, each within 2 s of CPU, failing on any error
