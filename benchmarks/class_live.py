@@ -6,6 +6,7 @@ query, and the whole view built from it. Figures go to docs/PERFORMANCE.md."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -15,7 +16,9 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import psutil
@@ -29,22 +32,45 @@ from app.store.class_backends import open_class_store  # noqa: E402
 from app.store.class_store import ClassStore, PushRow, RunRow, SessionRow  # noqa: E402
 from app.study.lab.class_http import call  # noqa: E402
 from app.study.lab.class_live import live_class  # noqa: E402
+from app.study.lab.class_push import PushItem  # noqa: E402
 from app.study.lab.exercises import find_ready  # noqa: E402
-from tests.classlive import TOKEN, as_station, measure_ada, write_station  # noqa: E402
+from tests.classlive import (  # noqa: E402
+    INSTRUCTOR,
+    TOKEN,
+    as_station,
+    measure_ada,
+    write_station,
+)
 from tests.conftest import free_port  # noqa: E402
 from tests.pg import Postgres  # noqa: E402
 
-STATIONS = 60
-CLASSES, STUDENTS, RUNS = 10, 30, 100
+
+@dataclass(frozen=True)
+class Size:
+    """How much is measured: stations pushing at once (new ones, the same ones sending
+    everything again `resends` times, as many more), and the classes in the store."""
+
+    stations: int = 60
+    resends: int = 3
+    classes: int = 10
+    students: int = 30
+    runs: int = 100
+
+
+#: `--quick`: a look at every part, small.
+QUICK = Size(stations=5, resends=1, classes=2, students=5, runs=10)
 
 
 # -- 60 stations at once ---------------------------------------------------------------------
 def collector(store: str, folder: Path) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     (folder / "token").write_text(TOKEN + "\n", encoding="utf-8")
+    # The whole class is read with the instructor's token (the class token pushes).
+    (folder / "instructor.token").write_text(INSTRUCTOR + "\n", encoding="utf-8")
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "class-server", "--listen", f"127.0.0.1:{port}",
-         "--store", store, "--token-file", str(folder / "token"), "--rate", "1000"],
+         "--store", store, "--token-file", str(folder / "token"),
+         "--instructor-token-file", str(folder / "instructor.token"), "--rate", "1000"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     deadline = time.monotonic() + 30
@@ -55,10 +81,10 @@ def collector(store: str, folder: Path) -> tuple[subprocess.Popen[bytes], int]:
     return process, port
 
 
-_STATIONS: dict[int, list] = {}
+_STATIONS: dict[int, list[PushItem]] = {}
 
 
-def station_items(items: list, number: int) -> list:
+def station_items(items: list[PushItem], number: int) -> list[PushItem]:
     """Station number's pushes, the same each time they are asked for (a resend is the same)."""
     if number not in _STATIONS:
         _STATIONS[number] = as_station(items, number)
@@ -66,18 +92,23 @@ def station_items(items: list, number: int) -> list:
 
 
 def round_of_stations(
-    url: str, store: ClassStore, items: list, folder: Path, first: int, memory: psutil.Process
+    url: str,
+    store: ClassStore,
+    items: list[PushItem],
+    folder: Path,
+    numbers: range,
+    memory: psutil.Process,
 ) -> dict[str, float]:
-    """60 stations push at once. Meanwhile the view is read every 0.1 s (the Class tab reads
-    it every second): how long had the oldest stored run not yet shown in the view (its
-    staleness), at worst, and after the last push?"""
+    """The stations numbered push at once. Meanwhile the view is read every 0.1 s (the Class
+    tab reads it every second): how long had the oldest stored run not yet shown in the view
+    (its staleness), at worst, and after the last push?"""
     folder.mkdir()
-    numbers = range(first, first + STATIONS)
     folders = [write_station(folder / f"s{n}", station_items(items, n)) for n in numbers]
     seen: list[tuple[float, int]] = []  # (when, runs stored)
     reads: list[float] = []  # how long each read of the view took
     worst = [0.0]
     shown = [-1]
+    refused: list[int] = []  # the status of each read the collector did not answer
     peak = [memory.memory_info().rss]
     done = threading.Event()
 
@@ -85,7 +116,7 @@ def round_of_stations(
         while not done.is_set():
             seen.append((time.monotonic(), store.counts()["runs"]))
             asked = time.monotonic()
-            answer = call(url, TOKEN, "/v1/class")
+            answer = call(url, INSTRUCTOR, "/v1/class")
             reads.append(time.monotonic() - asked)
             if answer.status == 200:
                 view = sum(r["steps"][0]["runs_done"] for r in answer.data["rows"])
@@ -93,6 +124,8 @@ def round_of_stations(
                 waiting = [when for when, count in seen if count > view]
                 if waiting:
                     worst[0] = max(worst[0], time.monotonic() - waiting[0])
+            else:
+                refused.append(answer.status)
             peak.append(memory.memory_info().rss)
             time.sleep(0.1)
 
@@ -111,6 +144,11 @@ def round_of_stations(
     after_last = time.monotonic() - started - pushed
     done.set()
     watcher.join()
+    if shown[0] < target:  # no figure stands for a view never read in full
+        raise SystemExit(
+            f"the class view showed {shown[0]} of {target} runs stored "
+            f"({len(refused)} reads refused, statuses {sorted(set(refused))})"
+        )
     return {
         "failed stations": launcher.returncode,
         "push seconds": pushed,
@@ -124,8 +162,11 @@ def round_of_stations(
     }
 
 
-def stations_benchmark(pg: Postgres, items: list, root: Path) -> None:
-    print(f"{STATIONS} stations pushing at once: new, the same again three times, 60 more")
+def stations_benchmark(size: Size, pg: Postgres, items: list[PushItem], root: Path) -> None:
+    print(
+        f"{size.stations} stations pushing at once: new, the same again {size.resends} times, "
+        f"{size.stations} more"
+    )
     for kind, store_url in (("SQLite", f"sqlite:{root / 'class.sqlite3'}"),
                             ("PostgreSQL", pg.new_database())):  # fmt: skip
         folder = root / kind
@@ -139,8 +180,10 @@ def stations_benchmark(pg: Postgres, items: list, root: Path) -> None:
             # New stations, then the same stations sending everything again (their outboxes
             # lost: every push a resend) three times, then 60 more: memory under the same load
             # with the class the same size, and as the class grows.
-            for number, first in enumerate((100, 100, 100, 100, 200), 1):
-                got = round_of_stations(url, store, items, folder / str(number), first, memory)
+            firsts = (100, *([100] * size.resends), 100 + size.stations)
+            for number, first in enumerate(firsts, 1):
+                stations = range(first, first + size.stations)
+                got = round_of_stations(url, store, items, folder / str(number), stations, memory)
                 print(
                     f"  {kind} round {number}: {got['runs']:.0f} runs stored "
                     f"({got['failed stations']:.0f} stations failed) in "
@@ -159,12 +202,12 @@ def stations_benchmark(pg: Postgres, items: list, root: Path) -> None:
 
 
 # -- 10 classes x 30 students x 100 runs -------------------------------------------------------
-def fill(store: ClassStore) -> list[Exercise]:
+def fill(size: Size, store: ClassStore) -> list[Exercise]:
     lab = find_ready("student-lab")
     plan = replace(lab.steps[3].plan, values=tuple(2048 * 2**k for k in range(10)), repetitions=10)
     exercises = [
         Exercise(new_exercise_id(), f"Class {c + 1}", "", (Step("Window", "", plan),))
-        for c in range(CLASSES)
+        for c in range(size.classes)
     ]
     light = {
         "protocol": "tcp", "ip_version": 4, "kind": "stream", "status": "ok", "error_kind": "",
@@ -174,17 +217,17 @@ def fill(store: ClassStore) -> list[Exercise]:
     }  # fmt: skip
     for exercise in exercises:
         text = exercise_json(exercise)
-        for s in range(STUDENTS):
+        for s in range(size.students):
             student = f"Student {s:02d}"
             sid = uuid.uuid4().hex
             header = {
                 "id": sid, "name": "Window", "status": "completed", "status_reason": "",
                 "created_at": "2026-01-01T10:00:00.000Z", "started_at": None, "ended_at": None,
-                "app_version": "0.1.0", "total_runs": RUNS, "environment": {},
+                "app_version": "0.1.0", "total_runs": size.runs, "environment": {},
                 "plan": replace(plan, peer=Peer("192.0.2.1"), assignment=Assignment(
                     exercise.id, exercise.title, 1, student)).to_dict(),
             }  # fmt: skip
-            for r in range(RUNS):
+            for r in range(size.runs):
                 index, repetition = divmod(r, 10)
                 run = light | {"value_index": index, "repetition": repetition + 1,
                                "value": float(plan.values[index]),
@@ -200,17 +243,20 @@ def fill(store: ClassStore) -> list[Exercise]:
     return exercises
 
 
-def timed(work: object, repeat: int = 15) -> float:
+def timed(work: Callable[[], object], repeat: int = 15) -> float:
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        work()  # type: ignore[operator]
+        work()
         times.append(time.perf_counter() - started)
     return statistics.median(times) * 1000
 
 
-def scale_benchmark(pg: Postgres, root: Path) -> None:
-    print(f"{CLASSES} classes x {STUDENTS} students x {RUNS} runs: one class's view (median of 15)")
+def scale_benchmark(size: Size, pg: Postgres, root: Path) -> None:
+    print(
+        f"{size.classes} classes x {size.students} students x {size.runs} runs: one class's "
+        f"view (median of 15)"
+    )
     for kind, url in (
         ("PostgreSQL", pg.new_database()),
         ("SQLite", f"sqlite:{root / 's.sqlite3'}"),
@@ -218,11 +264,11 @@ def scale_benchmark(pg: Postgres, root: Path) -> None:
         store = open_class_store(url)
         try:
             started = time.perf_counter()
-            exercises = fill(store)
+            exercises = fill(size, store)
             filled = time.perf_counter() - started
             exercise = exercises[len(exercises) // 2]
-            query = timed(lambda s=store, e=exercise: s.class_rows(e.id))
-            view = timed(lambda s=store, e=exercise: live_class(s, e))
+            query = timed(partial(store.class_rows, exercise.id))
+            view = timed(partial(live_class, store, exercise))
             rows = live_class(store, exercise).rows
             print(
                 f"  {kind}: {store.counts()['runs']} runs stored in {filled:.0f} s (one push a "
@@ -233,18 +279,23 @@ def scale_benchmark(pg: Postgres, root: Path) -> None:
             store.close()
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="a short look: 5 stations, 2 classes of 5 students"
+    )
+    size = QUICK if parser.parse_args(argv).quick else Size()
+    os.environ.setdefault("STATION_GIVE_UP_S", "120")
     root = Path(tempfile.mkdtemp(prefix="linklab-class-bench-"))
     pg = Postgres()
     try:
-        items = measure_ada(root).items  # one student's real runs, made into 60 stations
-        stations_benchmark(pg, items, root)
-        scale_benchmark(pg, root)
+        items = measure_ada(root).items  # one student's real runs, made into the stations'
+        stations_benchmark(size, pg, items, root)
+        scale_benchmark(size, pg, root)
     finally:
         pg.close()
     return 0
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("STATION_GIVE_UP_S", "120")
     sys.exit(main())

@@ -9,63 +9,90 @@ one's wall time and peak memory (its maximum resident set, from getrusage) and t
 from __future__ import annotations
 
 import sys
-import tempfile
-import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.huge_session import RUNS, SAMPLES, make_huge  # noqa: E402
-from tests.peak_memory import measured  # noqa: E402
-
 MB = 1024 * 1024
 
-#: Each way, run in a child of its own: argv[1] the database, argv[2] the file, argv[3] the
-#: session's id (export) or the target database (import).
-WAYS = {
-    "export, whole document": (
-        "from pathlib import Path\n"
-        "from app.store.db import Database\n"
-        "from app.store.sessions import SessionStore\n"
-        "from app.study.files.exchange_write import export_sessions, write_exchange\n"
-        "with Database(sys.argv[1], readonly=True) as db:\n"
-        "    write_exchange(sys.argv[2], export_sessions(SessionStore(db), [sys.argv[3]]))\n"
-    ),
-    "export, streamed": (
-        "from pathlib import Path\n"
-        "from app.study.frontdoor import FrontDoor\n"
-        "FrontDoor(Path(sys.argv[1])).sessions().export([sys.argv[3]], Path(sys.argv[2]))\n"
-    ),
-    "import, whole document": (
-        "import json\n"
-        "from app.store.db import Database\n"
-        "from app.store.sessions import SessionStore\n"
-        "from app.study.files.exchange import exchange_from_data, import_sessions\n"
-        "with open(sys.argv[2], encoding='utf-8') as handle:\n"
-        "    exchange = exchange_from_data(json.load(handle), 'huge.linklab')\n"
-        "with Database(sys.argv[3]) as db:\n"
-        "    import_sessions(SessionStore(db), exchange)\n"
-    ),
-    "import, streamed": (
-        "from pathlib import Path\n"
-        "from app.study.frontdoor import FrontDoor\n"
-        "FrontDoor(Path(sys.argv[3])).sessions().import_file(Path(sys.argv[2]))\n"
-    ),
+
+# Each way runs in a child of its own (this file with --way), whose peak memory is measured:
+# only the modules the way needs are imported there.
+def _export_whole(database: str, file: str, session: str) -> None:
+    from app.store.db import Database
+    from app.store.sessions import SessionStore
+    from app.study.files.exchange_write import export_sessions, write_exchange
+
+    with Database(database, readonly=True) as db:
+        write_exchange(file, export_sessions(SessionStore(db), [session]))
+
+
+def _export_streamed(database: str, file: str, session: str) -> None:
+    from app.study.frontdoor import FrontDoor
+
+    FrontDoor(Path(database)).sessions().export([session], Path(file))
+
+
+def _import_whole(_database: str, file: str, target: str) -> None:
+    import json
+
+    from app.store.db import Database
+    from app.store.sessions import SessionStore
+    from app.study.files.exchange import exchange_from_data, import_sessions
+
+    with open(file, encoding="utf-8") as handle:
+        exchange = exchange_from_data(json.load(handle), "huge.linklab")
+    with Database(target) as db:
+        import_sessions(SessionStore(db), exchange)
+
+
+def _import_streamed(_database: str, file: str, target: str) -> None:
+    from app.study.frontdoor import FrontDoor
+
+    FrontDoor(Path(target)).sessions().import_file(Path(file))
+
+
+#: Each way, given the database, the file, and the session's id (export) or the target
+#: database (import).
+WAYS: dict[str, Callable[[str, str, str], None]] = {
+    "export, whole document": _export_whole,
+    "export, streamed": _export_streamed,
+    "import, whole document": _import_whole,
+    "import, streamed": _import_streamed,
 }
 
 
 def run(way: str, *args: str) -> tuple[float, float]:
     """(seconds, peak MB) of one way, in a child process."""
-    done = measured(sys.executable, "-c", "import sys\n" + WAYS[way], *args, timeout=7200)
+    from tests.peak_memory import measured
+
+    done = measured(sys.executable, __file__, "--way", way, *args, timeout=7200)
     if done.code != 0:
         raise SystemExit(f"{way} failed: {done.err}")
     return done.seconds, done.peak_mb
 
 
-def main() -> int:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
-    samples = int(sys.argv[2]) if len(sys.argv) > 2 else SAMPLES
+def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["--way"]:  # in the child: one way, nothing else imported
+        WAYS[given[1]](*given[2:5])
+        return 0
+    import argparse
+    import tempfile
+    import time
+
+    from tests.huge_session import RUNS, SAMPLES, make_huge
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="?", type=int, default=RUNS, help=f"runs ({RUNS})")
+    parser.add_argument(
+        "samples", nargs="?", type=int, default=SAMPLES, help=f"a run's ({SAMPLES})"
+    )
+    parser.add_argument("--quick", action="store_true", help="a short look: 10 runs x 300 samples")
+    args = parser.parse_args(given)
+    runs, samples = (10, 300) if args.quick else (args.runs, args.samples)
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         source = folder / "monitor.sqlite3"

@@ -14,6 +14,7 @@ output lines and 4,096 samples, the rest on disk until the run ends; SQLite's pa
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import shutil
@@ -21,6 +22,7 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
@@ -36,8 +38,7 @@ from app.store.sessions import SessionStore
 from app.study.sweep.events import SampleArrived, StudyEvent
 from app.study.sweep.runner import StudyRunner
 
-HOURS = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0  # `fine_interval_memory.py 1`
-INTERVALS = int(36_000 * HOURS)  # an hour at 0.1 s
+HOUR = 36_000  # intervals of 0.1 s
 MARK_EVERY = 3_000  # 5 simulated minutes
 MB = 1024 * 1024
 
@@ -88,29 +89,34 @@ def rss() -> float:
     return psutil.Process().memory_info().rss / MB
 
 
-def stand_in(folder: Path, iperf3: str) -> str:
+def stand_in(folder: Path, iperf3: str, intervals: int) -> str:
     script = folder / "iperf3"
     script.write_text(
-        _STAND_IN.format(python=sys.executable, iperf3=iperf3, intervals=INTERVALS),
+        _STAND_IN.format(python=sys.executable, iperf3=iperf3, intervals=intervals),
         encoding="utf-8",
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return str(script)
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("hours", nargs="?", type=float, default=2.0, help="the run's hours (2)")
+    parser.add_argument("--quick", action="store_true", help="a short look: 10 simulated minutes")
+    args = parser.parse_args(argv)
+    intervals = int(HOUR * (1 / 6 if args.quick else args.hours))
     iperf3 = shutil.which("iperf3")
     if iperf3 is None or sys.platform == "win32":
         print("skipped: needs an installed iperf3 (for its probe) and a POSIX system")
         return 0
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
-        drivers = registry(EngineSettings.of({"iperf3": stand_in(folder, iperf3)}))
+        drivers = registry(EngineSettings.of({"iperf3": stand_in(folder, iperf3, intervals)}))
         plan = Plan(
             peer=Peer("127.0.0.1"),
             values=(1408,),
             repetitions=1,
-            duration_s=INTERVALS // 10,
+            duration_s=intervals // 10,
             interval_s=0.1,
         )
         marks: list[tuple[int, float]] = []
@@ -132,16 +138,16 @@ def main() -> int:
         end = rss()
     elapsed = time.monotonic() - t0
     print(
-        f"one 0.1-s run of {INTERVALS} intervals ({outcome.runs_done} run, {stored} samples "
+        f"one 0.1-s run of {intervals} intervals ({outcome.runs_done} run, {stored} samples "
         f"stored) in {elapsed:.1f} s; RSS {start:.1f} MB before, {end:.1f} MB after"
     )
     print("  every 5 simulated minutes: " + ", ".join(f"{v:.1f}" for _, v in marks) + " MB")
-    hour = 36_000 // MARK_EVERY  # marks per simulated hour
+    hour = HOUR // MARK_EVERY  # marks per simulated hour
     previous = (0, start)
     for index in range(hour - 1, len(marks), hour):
         n, mb = marks[index]
         per = (mb - previous[1]) * MB / max(1, n - previous[0])
-        print(f"  hour {n // 36_000}: {mb - previous[1]:+.1f} MB ({per:.0f} bytes per interval)")
+        print(f"  hour {n // HOUR}: {mb - previous[1]:+.1f} MB ({per:.0f} bytes per interval)")
         previous = (n, mb)
     if len(marks) >= 2 * hour:
         growth = marks[2 * hour - 1][1] - marks[hour - 1][1]

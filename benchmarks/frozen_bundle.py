@@ -5,11 +5,13 @@ builds it otherwise."""
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +22,6 @@ from installers.linux import smoke  # noqa: E402
 from installers.linux.package import folder_bytes  # noqa: E402
 
 DIST = ROOT / "dist"
-ROUNDS = 5
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -29,7 +30,12 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     return time.monotonic() - started
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="a short look: one round")
+    args = parser.parse_args(argv)
+    rounds = 1 if args.quick else args.rounds
     bundle = DIST / "linklab"
     if not (bundle / "linklab").is_file():
         print("no bundle in dist/: building it (installers/build.py)", flush=True)
@@ -42,7 +48,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = smoke.bare_env(Path(tmp))  # a fresh home; no engines on PATH
         with smoke.xvfb() as display:
-            for _ in range(ROUNDS):
+            for _ in range(rounds):
                 for name, argv in (("frozen", frozen), ("source", source)):
                     version[name].append(timed([*argv, "--version"], env))
                     window[name].append(smoke.time_to_window(argv, env | {"DISPLAY": display}))
@@ -54,7 +60,7 @@ def main() -> int:
     for label, numbers in (("--version", version), ("cold start to window shown", window)):
         f, s = statistics.median(numbers["frozen"]), statistics.median(numbers["source"])
         print(
-            f"{label} (median of {ROUNDS}, Xvfb): frozen {f:.2f} s, source {s:.2f} s, "
+            f"{label} (median of {rounds}, Xvfb): frozen {f:.2f} s, source {s:.2f} s, "
             f"ratio frozen/source {f / s:.2f}"
         )
     return 0

@@ -9,27 +9,26 @@ the process's memory and the machine's load (what else was running).
 Prints a line a minute, then the first and the last minutes side by side: lateness p50, p99
 and worst, and the GUI thread's share of a core. Targets on a quiet machine: p99 under 50 ms
 and no tick over 100 ms, at the end of the hour as at its start (the GUI thread's cost must not
-grow with the run's length). `hour_at_fine_interval.py 10` runs ten minutes."""
+grow with the run's length). `hour_at_fine_interval.py 10` runs ten minutes, `--quick` two
+(its first and last minute side by side)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "xcb")
 
-MINUTES = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
 PROBE_MS = 20
-#: The minutes compared at the start and at the end (after the chart has filled).
-SIDE = 5
 
 
 @dataclass
@@ -117,7 +116,19 @@ def redraw_cost() -> None:
     chart.close()
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("minutes", nargs="?", type=float, default=60.0, help="the run's (60)")
+    parser.add_argument(
+        "--quick", action="store_true", help="a short look: 2 minutes, the first beside the last"
+    )
+    args = parser.parse_args(argv)
+    minutes_asked = 2.0 if args.quick else args.minutes
+    #: The minutes compared at the start and at the end (after the chart has filled).
+    side = 1 if args.quick else 5
+    os.environ.setdefault(
+        "QT_QPA_PLATFORM", "offscreen" if not os.environ.get("DISPLAY") else "xcb"
+    )
     redraw_cost()
     import psutil
     from PySide6.QtCore import QElapsedTimer, QSettings, Qt, QTimer
@@ -140,7 +151,7 @@ def main() -> int:
     user.choose("Protocol", "UDP")
     user.type("Values list", "1408")
     user.type("Runs per point", "1")
-    user.type("Seconds per run", str(int(MINUTES * 60)))
+    user.type("Seconds per run", str(int(minutes_asked * 60)))
     user.tab("Advanced")
     user.type("UDP bitrate", "10M")
     user.type("Report interval", "0.1")
@@ -201,7 +212,7 @@ def main() -> int:
     watcher.setInterval(500)
     watcher.timeout.connect(lambda: None if measure.running else app.quit())
     watcher.start()
-    QTimer.singleShot(int((MINUTES + 3) * 60_000), app.quit)
+    QTimer.singleShot(int((minutes_asked + 3) * 60_000), app.quit)
     app.exec()
     for each in (watcher, timer, per_minute):
         each.stop()
@@ -209,11 +220,11 @@ def main() -> int:
     window.shutdown()
     done = [m for m in minutes if m.late_ms and m.gui_cpu_pct]
     print(f"the run: {status!r}; {len(done)} whole minutes measured")
-    if len(done) < 2 * SIDE:
+    if len(done) < 2 * side:
         print("too short to compare its start with its end")
         return 1
-    start, end = together(done[:SIDE]), together(done[-SIDE:])
-    print(f"\n{'':34}{'minutes 1-' + str(SIDE):>18}{f'last {SIDE} minutes':>20}")
+    start, end = together(done[:side]), together(done[-side:])
+    print(f"\n{'':34}{'minutes 1-' + str(side):>18}{f'last {side} minutes':>20}")
     rows = (
         ("event-loop lateness p50 (ms)", start.p(0.5), end.p(0.5)),
         ("event-loop lateness p99 (ms)", start.p(0.99), end.p(0.99)),

@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
@@ -26,16 +27,19 @@ sys.path.insert(0, str(ROOT))
 from app.analysis.stats import preload  # noqa: E402
 from app.engine.latency.probe import UdpProber  # noqa: E402
 
-RESPONDER = """
-import sys, time
-from app.engine.latency.echo import EchoResponder
-echo = EchoResponder(0, ["127.0.0.1"])
-echo.start()
-print(echo.port, flush=True)
-sys.stdin.read()
-echo.stop()
-"""
 TARGET_MS = 0.5
+
+
+def responder() -> None:
+    """The echo responder, as on a peer (this file with --responder, in a process of its own):
+    its port on stdout, until stdin closes."""
+    from app.engine.latency.echo import EchoResponder
+
+    echo = EchoResponder(0, ["127.0.0.1"])
+    echo.start()
+    print(echo.port, flush=True)
+    sys.stdin.read()
+    echo.stop()
 
 
 def ping_rtts(count: int, interval: float) -> list[float]:
@@ -78,23 +82,30 @@ def busy(stop: threading.Event) -> None:
             total += i * i
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--interval", type=float, default=0.01)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="a short look: 1 round of 50")
+    parser.add_argument("--responder", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.responder:
+        responder()
+        return 0
+    if args.quick:
+        args.rounds, args.count = 1, 50
     preload()  # the summary's trimmed mean loads SciPy once: not the prober's cost
     have_ping = shutil.which("ping") is not None
-    responder = subprocess.Popen(
-        [sys.executable, "-c", RESPONDER],
+    echo = subprocess.Popen(
+        [sys.executable, __file__, "--responder"],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert responder.stdout is not None and responder.stdin is not None
-    port = int(responder.stdout.readline())
+    assert echo.stdout is not None and echo.stdin is not None
+    port = int(echo.stdout.readline())
     probe_all: list[float] = []
     ping_all: list[float] = []
     cpu_total = 0.0
@@ -115,10 +126,10 @@ def main() -> int:
         print(f"prober: median {probe_median:.3f} ms over {len(probe_all)} probes")
         if ping_all:
             ping_median = statistics.median(ping_all)
-            diff = probe_median - ping_median
-            verdict = "ok" if abs(diff) <= TARGET_MS else "OVER"
+            apart = probe_median - ping_median
+            verdict = "ok" if abs(apart) <= TARGET_MS else "OVER"
             print(f"ping:   median {ping_median:.3f} ms over {len(ping_all)} replies")
-            print(f"difference {diff:.3f} ms (target within {TARGET_MS} ms): {verdict}")
+            print(f"difference {apart:.3f} ms (target within {TARGET_MS} ms): {verdict}")
         else:
             print("ping is not installed (iputils-ping): no comparison")
         probes = args.rounds * args.count
@@ -145,8 +156,8 @@ def main() -> int:
                 f"p90 {statistics.quantiles(rtts, n=10)[-1]:.3f} ms"
             )
     finally:
-        responder.stdin.close()
-        responder.wait(timeout=10)
+        echo.stdin.close()
+        echo.wait(timeout=10)
     return 0
 
 

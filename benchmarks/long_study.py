@@ -7,16 +7,18 @@ first simulated hour to the tenth."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer, Plan
@@ -27,11 +29,14 @@ from app.store.sessions import SessionStore
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.runner import StudyRunner
 
-HOURS = 10
-PLAN = Plan(
-    peer=Peer("lab-peer"), values=(1408,), repetitions=60 * HOURS, duration_s=60, interval_s=0.1
-)
 MB = 1024 * 1024
+
+
+def long_plan(hours: int) -> Plan:
+    """An hour is 60 runs of 60 s at 0.1-s intervals."""
+    return Plan(
+        peer=Peer("lab-peer"), values=(1408,), repetitions=60 * hours, duration_s=60, interval_s=0.1
+    )
 
 
 def rss() -> float:
@@ -39,7 +44,7 @@ def rss() -> float:
     return psutil.Process().memory_info().rss / MB
 
 
-def headless(folder: Path) -> None:
+def headless(folder: Path, plan: Plan) -> None:
     marks: list[float] = []
 
     def observe(event: StudyEvent) -> None:
@@ -50,7 +55,7 @@ def headless(folder: Path) -> None:
     t0 = time.monotonic()
     with Database(folder / "headless.sqlite3") as db:
         driver = FakeDriver(sample_every_s=0.1)
-        runner = StudyRunner(SessionStore(db), PLAN, drivers={PLAN.engine: driver})
+        runner = StudyRunner(SessionStore(db), plan, drivers={plan.engine: driver})
         outcome = drive(runner.events(), observe)
         samples = db.query("SELECT count(*) AS n FROM samples")[0]["n"]
     end = rss()
@@ -61,7 +66,7 @@ def headless(folder: Path) -> None:
     )
 
 
-def window(folder: Path) -> None:
+def window(folder: Path, plan: Plan, hours: int) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -80,18 +85,20 @@ def window(folder: Path) -> None:
     count = runs = 0
     hourly: list[float] = []
 
+    # As the worker's queued signals deliver them: every event, on the GUI thread.
+    handlers: dict[str, Callable[[Any], None]] = {
+        "StudyPrepared": tab._prepared,
+        "SessionStarted": tab._session_started,
+        "RunStarted": tab._run_started,
+        "SampleArrived": tab.study_charts.sample,
+        "RunFailed": tab._run_failed,
+        "PointUpdated": tab._point,
+        "Progress": tab._progress,
+    }
+
     def observe(event: StudyEvent) -> None:
         nonlocal count, runs
-        # As the worker's queued signals deliver them: every event, on the GUI thread.
-        handler = {
-            "StudyPrepared": tab._prepared,
-            "SessionStarted": tab._session_started,
-            "RunStarted": tab._run_started,
-            "SampleArrived": tab._sample,
-            "RunFailed": tab._run_failed,
-            "PointUpdated": tab._point,
-            "Progress": tab._progress,
-        }.get(type(event).__name__)
+        handler = handlers.get(type(event).__name__)
         if handler is not None:
             handler(event)
         count += 1
@@ -105,10 +112,10 @@ def window(folder: Path) -> None:
 
     from app.study.sweep.events import StudyPrepared
 
-    observe(StudyPrepared(PLAN, ()))
+    observe(StudyPrepared(plan, ()))
     with Database(folder / "window.sqlite3") as db:
         driver = FakeDriver(sample_every_s=0.1)
-        drive(StudyRunner(SessionStore(db), PLAN, drivers={PLAN.engine: driver}).events(), observe)
+        drive(StudyRunner(SessionStore(db), plan, drivers={plan.engine: driver}).events(), observe)
     app.processEvents()
     end = rss()
     peak = max([start, *hourly, end])
@@ -116,21 +123,28 @@ def window(folder: Path) -> None:
     print(
         f"window's Measure tab: {count} events in {time.monotonic() - t0:.1f} s; RSS "
         f"{start:.1f} MB at start, {end:.1f} MB at the end ({end - start:+.1f} MB); live chart "
-        f"holds {tab.live_chart.point_count} points"
+        f"holds {tab.study_charts.live_chart.point_count} points"
     )
     print(f"  after each simulated hour: {', '.join(f'{v:.0f}' for v in hourly)} MB")
     print(
         f"  highest {peak:.0f} MB (target <= 150 MB: {'met' if peak <= 150 else 'NOT met'}); "
-        f"hour 1 to hour {HOURS}: {growth:+.1f} MB (target within 20 MB: "
+        f"hour 1 to hour {hours}: {growth:+.1f} MB (target within 20 MB: "
         f"{'met' if abs(growth) <= 20 else 'NOT met'})"
     )
     main.shutdown()
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hours", type=int, default=10, help="simulated hours")
+    parser.add_argument("--quick", action="store_true", help="a short look: one simulated hour")
+    args = parser.parse_args(argv)
+    hours = 1 if args.quick else args.hours
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    plan = long_plan(hours)
     with tempfile.TemporaryDirectory() as folder:
-        headless(Path(folder))
-        window(Path(folder))
+        headless(Path(folder), plan)
+        window(Path(folder), plan, hours)
     return 0
 
 

@@ -8,16 +8,17 @@ Target: flat, the last hour within 10 % of the first."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.domain.plan import Peer
@@ -28,8 +29,6 @@ from app.store.sessions import SessionStore
 from app.study.sweep.events import StudyEvent, StudyPrepared
 from app.study.sweep.monitor import MonitorRunner, monitor_plan
 
-HOURS = int(sys.argv[1]) if len(sys.argv) > 1 else 12  # `monitor_memory.py 2`: a quick look
-INTERVALS = 3600 * HOURS
 PLAN = monitor_plan(Peer("lab-peer"), run_s=300, name="Monitor · benchmark")
 MB = 1024 * 1024
 
@@ -39,7 +38,14 @@ def rss() -> float:
     return psutil.Process().memory_info().rss / MB
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("hours", nargs="?", type=int, default=12, help="simulated hours (12)")
+    parser.add_argument("--quick", action="store_true", help="a short look: one simulated hour")
+    args = parser.parse_args(argv)
+    hours = 1 if args.quick else args.hours
+    intervals = 3600 * hours
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -91,7 +97,7 @@ def main() -> int:
                 panel.chart.redraw()
                 panel.whole.setChecked(False)
                 hourly.append(rss())
-            if count >= INTERVALS and runner is not None:
+            if count >= intervals and runner is not None:
                 runner.stop()
 
         observe(StudyPrepared(PLAN, ()))
@@ -113,7 +119,7 @@ def main() -> int:
         )
         print(f"  after each simulated hour: {', '.join(f'{v:.1f}' for v in hourly)} MB")
         print(
-            f"  hour {HOURS} / hour 1: {ratio:.3f} ({hourly[-1] - hourly[0]:+.1f} MB; target "
+            f"  hour {hours} / hour 1: {ratio:.3f} ({hourly[-1] - hourly[0]:+.1f} MB; target "
             f"within 10 %: {'met' if abs(ratio - 1) <= 0.10 else 'NOT met'})"
         )
         main_window.shutdown()

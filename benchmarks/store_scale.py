@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -19,14 +21,25 @@ from app.domain.results import Sample
 from app.store.db import Database
 from app.store.sessions import SessionStore
 
-SESSIONS, POINTS, RUNS = 10, 6, 40
-SAMPLES_TOTAL = 1_000_000
+POINTS = 6
 
 
-def main() -> int:
-    per_run = SAMPLES_TOTAL // (SESSIONS * POINTS * RUNS)  # 416 intervals: ~7 min runs at 1 s
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=40, help="runs per point")
+    parser.add_argument("--samples", type=int, default=1_000_000, help="samples in all")
+    parser.add_argument(
+        "--quick", action="store_true", help="a short look: 2 sessions x 6 points x 4 runs"
+    )
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sessions, args.runs, args.samples = 2, 4, 20_000
+    sessions, runs_per_point = args.sessions, args.runs
+    # 416 intervals a run by default: runs of about 7 minutes at 1 s.
+    per_run = args.samples // (sessions * POINTS * runs_per_point)
     values = (128, 384, 640, 896, 1152, 1408)
-    plan = Plan(peer=Peer("bench"), values=values, repetitions=RUNS, duration_s=60)
+    plan = Plan(peer=Peer("bench"), values=values, repetitions=runs_per_point, duration_s=60)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scale.sqlite3"
         with Database(path) as db:
@@ -34,11 +47,11 @@ def main() -> int:
             t0 = time.monotonic()
             written = 0
             ids = []
-            for s in range(SESSIONS):
+            for s in range(sessions):
                 sid = store.create_session(plan)
                 ids.append(sid)
                 for i, value in enumerate(values):
-                    for rep in range(1, RUNS + 1):
+                    for rep in range(1, runs_per_point + 1):
                         bps = 40e6 + 1e5 * ((s * 7 + i * 3 + rep) % 11)
                         samples = [Sample(t, t + 1.0, sent_bps=bps) for t in range(per_run)]
                         store.add_run(
@@ -75,13 +88,13 @@ def main() -> int:
                     pass
                 times.append(time.monotonic() - t3)
             opens[verify] = sorted(times)[len(times) // 2]
-    runs = SESSIONS * POINTS * RUNS
+    runs = sessions * POINTS * runs_per_point
     print(
         f"wrote {written:,} samples in {runs:,} runs (one transaction per run): "
         f"{write_s:.1f} s, {written / write_s:,.0f} samples/s, file {size_mb:.0f} MB"
     )
     print(
-        f"comparison query, {SESSIONS} sessions x {POINTS} points x {RUNS} runs "
+        f"comparison query, {sessions} sessions x {POINTS} points x {runs_per_point} runs "
         f"summarised: {query_s * 1000:.0f} ms"
     )
     print(f"one run's {per_run} samples read back: {sample_s * 1000:.1f} ms")

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,12 +42,22 @@ from app.engine.drivers.registry import find_tool  # noqa: E402
 from app.engine.lan.netinfo import free_port  # noqa: E402
 from app.engine.process.servers import ServerOptions  # noqa: E402
 
-SIZES = (128, 384, 640)
-RUNS = 2
-DURATION_S = 3
 FLENT = "flent==2.3.0"
 FLENT_VENV = ROOT / "build" / "bench" / "flent-2.3.0"
 MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The sweep measured three ways."""
+
+    sizes: tuple[int, ...] = (128, 384, 640)
+    runs: int = 2
+    duration_s: int = 3
+
+
+#: `--quick`: two sizes (a gap between runs to measure), one run of 1 s each.
+QUICK = Sweep((384, 640), 1, 1)
 
 
 @dataclass
@@ -114,7 +125,9 @@ def stored_runs(db: Path) -> list[tuple[float, float, list[str]]]:
     return [(epoch(s), float(e), json.loads(a)) for s, e, a in rows]
 
 
-def linklab(engine: str, port_flag: str, port: int, db: Path, log: Path, into: Measured) -> None:
+def linklab(
+    sweep: Sweep, engine: str, port_flag: str, port: int, db: Path, log: Path, into: Measured
+) -> None:
     argv = [
         str(Path(sys.executable).parent / "linklab"),
         "run",
@@ -125,11 +138,11 @@ def linklab(engine: str, port_flag: str, port: int, db: Path, log: Path, into: M
         port_flag,
         str(port),
         "--sizes",
-        ",".join(map(str, SIZES)),
+        ",".join(map(str, sweep.sizes)),
         "--runs",
-        str(RUNS),
+        str(sweep.runs),
         "--duration",
-        str(DURATION_S),
+        str(sweep.duration_s),
         "--db",
         str(db),
     ]
@@ -171,15 +184,15 @@ def flent_command() -> list[str] | None:
     return [str(flent)]
 
 
-def flent_batch(folder: Path, port: int) -> Path:
-    args = "\n".join(f"[Arg::s{size}]\nsend_size = {size}\n" for size in SIZES)
+def flent_batch(sweep: Sweep, folder: Path, port: int) -> Path:
+    args = "\n".join(f"[Arg::s{size}]\nsend_size = {size}\n" for size in sweep.sizes)
     text = (
         "[Batch::sweep]\n"
         "test_name = tcp_1up_noping\n"
         "hosts = 127.0.0.1\n"
-        f"length = {DURATION_S}\n"
-        f"repetitions = {RUNS}\n"
-        f"for_size = {', '.join(f's{size}' for size in SIZES)}\n"
+        f"length = {sweep.duration_s}\n"
+        f"repetitions = {sweep.runs}\n"
+        f"for_size = {', '.join(f's{size}' for size in sweep.sizes)}\n"
         "filename_extra = ${send_size}-${repetition}\n"
         f"output_path = {folder / 'flent'}\n"
         f"netperf_control_port = {port}\n\n" + args
@@ -189,12 +202,15 @@ def flent_batch(folder: Path, port: int) -> Path:
     return path
 
 
-def report(title: str, bare_m: Measured, app_m: Measured, flent_m: Measured | None) -> None:
-    runs = len(SIZES) * RUNS
+def report(
+    title: str, sweep: Sweep, bare_m: Measured, app_m: Measured, flent_m: Measured | None
+) -> None:
+    runs = len(sweep.sizes) * sweep.runs
     fixed = app_m.wall - bare_m.wall
     gaps = sorted(app_m.gaps_s)
     print(
-        f"\n{title}: {len(SIZES)} sizes x {RUNS} runs x {DURATION_S} s, medians of "
+        f"\n{title}: {len(sweep.sizes)} sizes x {sweep.runs} runs x {sweep.duration_s} s, "
+        f"medians of "
         f"{len(app_m.wall_s)} interleaved rounds"
     )
     print(f"  {'':22} {'wall':>9} {'peak memory':>12}")
@@ -226,12 +242,18 @@ def report(title: str, bare_m: Measured, app_m: Measured, flent_m: Measured | No
     )
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-flent", action="store_true", help="leave Flent out")
     parser.add_argument("--no-iperf3", action="store_true", help="leave the iperf3 sweep out")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--quick", action="store_true", help="a short look: 1 round of two 1-s runs, no Flent"
+    )
+    args = parser.parse_args(argv)
+    sweep = Sweep()
+    if args.quick:
+        sweep, args.rounds, args.no_flent = QUICK, 1, True
     with tempfile.TemporaryDirectory() as name:
         floor = timed(["true"], Path(name) / "floor.log")[1]
     print(f"peak memory cannot read below the launcher's own: {floor:.1f} MiB")
@@ -257,17 +279,17 @@ def main() -> int:
             # round alike, and its runs' argv are the bare runs'.
             argvs = {}
             for engine, flag, port in plans:
-                linklab(engine, flag, port, db, log, Measured())
+                linklab(sweep, engine, flag, port, db, log, Measured())
                 argvs[engine] = [argv for _, _, argv in stored_runs(db)]
             results = {engine: (Measured(), Measured()) for engine, _, _ in plans}
             flent_m = Measured() if flent is not None else None
-            batch = flent_batch(folder, netperf_port)
+            batch = flent_batch(sweep, folder, netperf_port)
             for round_ in range(args.rounds):
                 print(f"round {round_ + 1} of {args.rounds}", flush=True)
                 for engine, flag, port in plans:
                     bare_m, app_m = results[engine]
                     bare(argvs[engine], log, bare_m)
-                    linklab(engine, flag, port, db, log, app_m)
+                    linklab(sweep, engine, flag, port, db, log, app_m)
                     if engine == "netperf" and flent is not None and flent_m is not None:
                         wall, peak, _, _ = timed([*flent, "-B", str(batch), "-b", "sweep"], log)
                         flent_m.wall_s.append(wall)
@@ -282,6 +304,7 @@ def main() -> int:
             f"{engine} {version} TCP_STREAM sweep"
             if engine == "netperf"
             else f"{engine} {version} TCP sweep",
+            sweep,
             bare_m,
             app_m,
             flent_m if engine == "netperf" else None,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,12 +76,15 @@ def app(port: int, runs: int, duration: int, db: Path) -> float:
     return time.monotonic() - t0
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--duration", type=int, default=2)
     parser.add_argument("--port", type=int, default=5298)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="a short look: 1 run of 1 s a size")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.duration = 1, 1
     tool = find_tool("iperf3")
     server = iperf3_server(tool, ServerOptions(args.port, bind_address="127.0.0.1"))
     server.start()

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,14 +145,16 @@ def throughputs(db: Path, duration_s: int) -> list[float]:
     return [bps / 1e6 for bps, plan in rows if json.loads(plan)["duration_s"] == duration_s]
 
 
-def early_stop(bed: TestBed, db: Path, fraction: float, max_runs: int) -> tuple[int, float, float]:
+def early_stop(
+    bed: TestBed, db: Path, fraction: float, max_runs: int, short_s: int
+) -> tuple[int, float, float]:
     """(runs, seconds, reached CI half-width as a fraction of the mean)."""
     t0 = time.monotonic()
     linklab(
         bed,
         db,
         "--duration",
-        "5",
+        str(short_s),
         "--runs",
         str(max_runs),
         "--early-stop",
@@ -180,14 +183,24 @@ def runs_for(cv: float, target: float) -> int:
     return n
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=3, help="60-s runs (and 4 x as many 5-s)")
+    parser.add_argument("--rounds", type=int, default=3, help="long runs (and 4 x as many short)")
     parser.add_argument("--target", type=float, default=0.02, help="early stop measured")
     parser.add_argument("--max-runs", type=int, default=80)
     parser.add_argument("--loss-per-mille", type=int, default=2)
     parser.add_argument("--competitor-mbit", type=float, default=4)
-    args = parser.parse_args()
+    parser.add_argument("--short-s", type=int, default=5, help="a short run's seconds")
+    parser.add_argument("--long-s", type=int, default=60, help="a long run's seconds")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a short look: 2 rounds of 2-s and 6-s runs, early stop at 10 %% (about a minute)",
+    )
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.short_s, args.long_s, args.target, args.max_runs = 2, 2, 6, 0.1, 8
+    short_s, long_s = args.short_s, args.long_s
     why = unavailable_reason()
     if why:
         print(f"skipped: {why}")
@@ -207,17 +220,20 @@ def main() -> int:
             time.sleep(0.5)
             with Competitor(bed, args.competitor_mbit, 2.0, 2.0):
                 for round_ in range(args.rounds):
-                    print(f"round {round_ + 1} of {args.rounds}: 4 x 5 s, 1 x 60 s", flush=True)
-                    linklab(bed, db, "--duration", "5", "--runs", "4")
-                    linklab(bed, db, "--duration", "60", "--runs", "1")
-                print(f"early stop at {args.target:.0%} with 5-s runs", flush=True)
-                n_early, t_early, reached = early_stop(bed, db, args.target, args.max_runs)
+                    print(
+                        f"round {round_ + 1} of {args.rounds}: 4 x {short_s} s, 1 x {long_s} s",
+                        flush=True,
+                    )
+                    linklab(bed, db, "--duration", str(short_s), "--runs", "4")
+                    linklab(bed, db, "--duration", str(long_s), "--runs", "1")
+                print(f"early stop at {args.target:.0%} with {short_s}-s runs", flush=True)
+                n_early, t_early, reached = early_stop(bed, db, args.target, args.max_runs, short_s)
         finally:
             server.terminate()
             server.wait()
-        short, long_ = throughputs(db, 5), throughputs(db, 60)
-    print(f"5-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in short)}")
-    print(f"60-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in long_)}")
+        short, long_ = throughputs(db, short_s), throughputs(db, long_s)
+    print(f"{short_s}-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in short)}")
+    print(f"{long_s}-s runs (Mbit/s): {', '.join(f'{v:.2f}' for v in long_)}")
     s5, s60 = summarize(short), summarize(long_)
     assert s5.cv is not None and s60.cv is not None and s5.mean and s60.mean
     difference, low, high, p = welch(long_, short)
@@ -228,28 +244,34 @@ def main() -> int:
         f"competitor on and off at random (means 2 s / 2 s); this bench took "
         f"{(time.monotonic() - t_start) / 60:.1f} min"
     )
-    print(f"  5-s runs:  n {s5.n:3}, mean {s5.mean:6.2f} Mbit/s, CV {s5.cv:.1%}")
-    print(f"  60-s runs: n {s60.n:3}, mean {s60.mean:6.2f} Mbit/s, CV {s60.cv:.1%}")
+    print(f"  {short_s}-s runs: n {s5.n:3}, mean {s5.mean:6.2f} Mbit/s, CV {s5.cv:.1%}")
+    print(f"  {long_s}-s runs: n {s60.n:3}, mean {s60.mean:6.2f} Mbit/s, CV {s60.cv:.1%}")
     interval = "" if low is None or high is None else f" (95 % CI {low:+.2f} … {high:+.2f})"
     print(
-        f"  5-s mean - 60-s mean: {difference:+.2f} Mbit/s ({difference / s60.mean:+.1%})"
+        f"  {short_s}-s mean - {long_s}-s mean: {difference:+.2f} Mbit/s "
+        f"({difference / s60.mean:+.1%})"
         f"{interval}, p = {p:.2f}"
         if p is not None
-        else f"  5-s mean - 60-s mean: {difference:+.2f} Mbit/s"
+        else f"  {short_s}-s mean - {long_s}-s mean: {difference:+.2f} Mbit/s"
     )
     print(
-        f"  early stop at {args.target:.0%} with 5-s runs: {n_early} runs, {t_early:.0f} s "
+        f"  early stop at {args.target:.0%} with {short_s}-s runs: {n_early} runs, "
+        f"{t_early:.0f} s "
         f"(reached {reached:.2%}); 1 % needs about {n_early * (reached / 0.01) ** 2:.0f} runs, "
         f"{t_early * (reached / 0.01) ** 2 / 60:.0f} min (extrapolated: half-width ~ 1/sqrt(n))"
     )
     n60 = runs_for(s60.cv, 0.01)
     fixed = t_interval_factor(39) * s60.cv / math.sqrt(40)
     print(
-        f"  at the 60-s runs' spread: 1 % needs {n60} runs of 60 s ({n60} min); the seeds' "
-        f"fixed 40 x 60 s (40 min) reaches {fixed:.2%}"
+        f"  at the {long_s}-s runs' spread: 1 % needs {n60} runs of {long_s} s "
+        f"({n60 * long_s / 60:.0f} min); the seeds' fixed 40 x 60 s (40 min) reaches "
+        f"{fixed:.2%} at that spread"
     )
     n5 = runs_for(s5.cv, 0.01)
-    print(f"  at the 5-s runs' spread: 1 % needs {n5} runs of 5 s ({n5 * 5 / 60:.0f} min)")
+    print(
+        f"  at the {short_s}-s runs' spread: 1 % needs {n5} runs of {short_s} s "
+        f"({n5 * short_s / 60:.0f} min)"
+    )
     return 0
 
 
