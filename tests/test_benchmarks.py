@@ -1,10 +1,12 @@
 """The benchmarks stay runnable: `make bench` knows every one of them, each imports against
 today's code and parses its options (a removed or renamed API fails here, not the next time a
-benchmark is run; mypy checks the rest of their bodies)."""
+benchmark is run; mypy checks the rest of their bodies), and docs/PERFORMANCE.md gives each its
+target, its figures and the command that measures them."""
 
 from __future__ import annotations
 
 import importlib
+import re
 
 import pytest
 
@@ -43,3 +45,16 @@ def test_benchmarks_are_chosen_by_name_and_an_unknown_name_is_refused_with_the_n
     assert said.out == ""  # nothing was run
     assert run_all.main(["--list"]) == 0
     assert capsys.readouterr().out.split() == list(run_all.NAMES)
+
+
+def test_the_performance_page_gives_every_benchmark_its_figure_and_command() -> None:
+    """A section each, headed by the benchmark's file, with its target, the date its figures
+    were measured and the command that measures them again."""
+    page = (ROOT_DIR / "docs" / "PERFORMANCE.md").read_text(encoding="utf-8")
+    sections = page.split("\n## ")[1:]
+    for name in run_all.NAMES:
+        own = [s for s in sections if f"`benchmarks/{name}.py`" in s.split("\n", 1)[0]]
+        assert len(own) == 1, f"no one section of docs/PERFORMANCE.md is headed by {name}.py"
+        assert f"benchmarks/run_all.py {name}" in own[0], f"{name}'s section names no command"
+        assert "**Target" in own[0], f"{name}'s section states no target"
+        assert re.search(r"\b20\d\d-\d\d-\d\d\b", own[0]), f"{name}'s figures are not dated"
