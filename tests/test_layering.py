@@ -54,8 +54,8 @@ def test_no_shell_in_app() -> None:
 
 def test_only_the_process_module_starts_processes() -> None:
     """Every child process, engines and short commands alike, starts in
-    app/engine/process/process.py (STYLE rule 5): no other module calls subprocess or os to
-    start one."""
+    app/engine/process/process.py (an argv list, a resolved binary, a cancel path that ends its
+    whole tree, reaped): no other module calls subprocess or os to start one."""
     starters = {"Popen", "run", "call", "check_call", "check_output", "getoutput"}
     spawners = {"system", "popen", "spawnv", "spawnl", "execv", "execvp", "startfile"}
     users = set()
