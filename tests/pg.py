@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import pwd
 import shutil
 import socket
 import subprocess
@@ -57,12 +56,14 @@ class Postgres:
         self._as_root = os.geteuid() == 0
         self._counter = 0
         if self._as_root:
+            import pwd  # POSIX only: the module imports on Windows too (a benchmark names it)
+
             entry = pwd.getpwnam(_RUN_AS)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         secret = self.root / "pw"
         secret.write_text(PASSWORD + "\n", encoding="utf-8")
         if self._as_root:
-            os.chown(secret, pwd.getpwnam(_RUN_AS).pw_uid, -1)
+            os.chown(secret, entry.pw_uid, -1)
         self._run(
             "initdb", "-D", str(self.data), "-U", USER, f"--pwfile={secret}",
             "--auth=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
