@@ -19,6 +19,7 @@ from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.conftest import linklab, start_linklab
+from tests.partial_output import assert_output_holds_the_intervals, stopped_run
 
 
 # Over 10 s: `run --json`, the database and the CSV export agree on a real TCP+UDP, IPv4+IPv6 study.
@@ -290,6 +291,36 @@ def test_ctrl_c_stops_gracefully(
     assert proc.returncode == 130, err
     result = json.loads(out)
     assert result["status"] == "stopped" and result["runs_done"] >= 1
+
+
+def _wait_for_samples(db: Path, count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+                n = conn.execute("SELECT count(*) FROM samples").fetchone()[0]
+                conn.close()
+                if n >= count:
+                    return
+            except sqlite3.Error:
+                pass
+        time.sleep(0.1)
+    raise AssertionError(f"{count} samples were not stored in time")
+
+
+def test_ctrl_c_mid_run_keeps_the_engine_output_until_then(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    port, _ = iperf3_server_port
+    db = tmp_path / "lab.sqlite3"
+    plan = ["--peer", "127.0.0.1", "--port", str(port), "--sizes", "1408", "--runs", "1"]
+    proc = start_linklab("run", *plan, "--duration", "30", "--db", str(db))
+    _wait_for_samples(db, 3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert_output_holds_the_intervals(*stopped_run(db))
 
 
 @pytest.mark.parametrize(

@@ -302,8 +302,9 @@ def plan_from_args(
 
 
 def _install_stop(study: StudyRun) -> None:
-    """Ctrl+C or SIGTERM stops the sweep gracefully (the run in progress is dropped, the
-    session is marked stopped); a second Ctrl+C stops at once."""
+    """Ctrl+C or SIGTERM stops the sweep gracefully (the run in progress is kept unfinished
+    with its intervals and the engine's output until then, the session is marked stopped); a
+    second Ctrl+C stops at once."""
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         if study.stopping and signum == signal.SIGINT:

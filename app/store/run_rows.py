@@ -150,15 +150,16 @@ class RunRows:
         samples: Sequence[Sample],
         reason: str,
         seconds: Sequence[LatencySecond] = (),
+        raw_output: str = "",
     ) -> None:
-        """A run that ends unfinished (stopped): its last samples and seconds, and why; it
-        stays partial."""
+        """A run that ends unfinished (stopped, or an attempt tried again): its last samples
+        and seconds, why, and the engine's output until then; it stays partial."""
         with self.db.transaction() as conn:
             insert_samples(conn, run_id, samples, first_seq)
             insert_seconds(conn, run_id, seconds)
             conn.execute(
-                "UPDATE runs SET ended_at = ?, error = ? WHERE id = ?",
-                (self.stamps.run_now(conn, run_id), reason, run_id),
+                "UPDATE runs SET ended_at = ?, error = ?, raw_output = ? WHERE id = ?",
+                (self.stamps.run_now(conn, run_id), reason, raw_output, run_id),
             )
 
     def discard(self, run_id: int) -> None:

@@ -221,7 +221,7 @@ class Runner(ABC):
                 figures = probes.figures() if probes is not None else None
             except GeneratorExit:  # the reader left: the engine is ended, its run kept so far
                 run.cancel()
-                writer.unfinished(STOPPED)
+                writer.unfinished(STOPPED, run.output())
                 raise
             except StoppedByUser:
                 return self._cut_short(key, writer, run, attempt, sampler, probes)
@@ -244,7 +244,7 @@ class Runner(ABC):
                 self._emit(RunFailed(*failed, *after))
                 yield from self._said_so_far()
                 if retry:
-                    writer.unfinished(err.sentence)
+                    writer.unfinished(err.sentence, err.detail or run.output())
                     if self._stop.wait(self._retry.wait(attempt)):
                         return None
                     continue
@@ -311,8 +311,9 @@ class Runner(ABC):
         sampler: CpuSampler,
         probes: RunProbes | None,
     ) -> RunRecord | None:
-        """Stopped mid-run: a sweep keeps what it measured unfinished (None is returned)."""
-        writer.unfinished(STOPPED)
+        """Stopped mid-run: a sweep keeps what it measured unfinished, with the engine's output
+        until then (None is returned)."""
+        writer.unfinished(STOPPED, run.output())
         return None
 
     def _cut_by_failure(

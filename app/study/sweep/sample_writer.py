@@ -102,13 +102,15 @@ class SampleWriter:
         )
         self._written += len(batch)
 
-    def unfinished(self, reason: str) -> bool:
-        """The run ends without a result: kept as partial when it measured anything (True),
-        its row removed when it did not."""
+    def unfinished(self, reason: str, raw_output: str = "") -> bool:
+        """The run ends without a result: kept as partial, with the engine's output until
+        then, when it measured anything (True); its row removed when it did not."""
         if not self.count:
             self.rows.discard(self.run_id)
             return False
         batch, self._pending = self._pending, []
-        self.rows.leave_partial(self.run_id, self._written, batch, reason, self._seconds())
+        self.rows.leave_partial(
+            self.run_id, self._written, batch, reason, self._seconds(), raw_output
+        )
         self._written += len(batch)
         return True
