@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QTextBrowser, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QSplitter,
+    QTabBar,
+    QTextBrowser,
+    QToolButton,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from app.domain.net import Protocol
@@ -246,3 +254,62 @@ def test_the_panes_stay_where_the_user_left_them_after_closing_and_opening_again
         )
 
     wait_for(as_left, 5, f"the panes where they were left: {moved}")
+
+
+READING_TABS = ["Results", "Findings", "Details"]
+
+
+def reading_bar(user: User) -> QTabBar:
+    """The tab bar on screen whose tabs read Results, Findings and Details."""
+    (bar,) = [
+        bar
+        for bar in user.window.findChildren(QTabBar)
+        if user.shown(bar)
+        and [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)] == READING_TABS
+    ]
+    return bar
+
+
+def cut_tabs(user: User) -> list[str]:
+    """The reading tabs not whole in view (cut by the bar's edge, or scrolled out), and the
+    bar's scroll arrows if they show."""
+    bar = reading_bar(user)
+    seen = bar.rect().intersected(user.on_screen(bar))
+    cut = [bar.tabText(i) for i in range(bar.count()) if not seen.contains(bar.tabRect(i))]
+    arrows = [b for b in bar.findChildren(QToolButton) if b.isVisible()]
+    return cut + (["scroll arrows"] if arrows else [])
+
+
+def test_at_1280x800_the_reading_tabs_stay_whole_after_switching_and_refreshing(
+    window: MainWindow, user: User
+) -> None:
+    """As found: after another session was chosen or Refresh pressed, the Results, Findings
+    and Details bar was about 140 px wide, with scroll arrows over "dings | Details"."""
+    store_sessions(window.context.db_path)
+    open_first(user)
+    assert cut_tabs(user) == []
+    for row, reading in ((1, "Findings"), (2, "Details"), (3, "Results")):
+        user.click_row("Sessions", row)
+        name = f"Lab session {SESSIONS - row}"  # newest first
+        wait_for(lambda n=name: n in user.text("Session details"), 10, name)
+        wait_for(lambda: not window.sessions.reading, 10, name)
+        assert cut_tabs(user) == [], f"after choosing row {row}"
+        user.tab(reading)
+        user.click("Refresh")
+        wait_for(lambda: not window.sessions.reading, 10, "the list read again")
+        assert cut_tabs(user) == [], f"after Refresh on {reading}"
+        for text in READING_TABS:
+            user.tab(text)
+            assert cut_tabs(user) == [], f"after opening {text}"
+
+
+def test_tabs_are_shown_and_hidden_only_through_show_tab() -> None:
+    """Qt's setTabVisible() called with a tab's own state clears a hidden bar's pending
+    layout (app.ui.common.tabs): every tab is shown or hidden through show_tab()."""
+    app = Path(__file__).resolve().parents[2] / "app"
+    callers = [
+        str(path.relative_to(app))
+        for path in app.rglob("*.py")
+        if ".setTabVisible(" in path.read_text(encoding="utf-8")
+    ]
+    assert callers == [str(Path("ui", "common", "tabs.py"))]

@@ -44,6 +44,7 @@ from app.ui.common.charts import SweepChart, x_title
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
+from app.ui.common.tabs import show_tab
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible, compact_rows
 from app.ui.compare.chart import draw_comparison
@@ -288,7 +289,7 @@ class CompareTab(QWidget):
     ) -> None:
         self.sessions, self.items, shares, x_label, self.checks, self.measured = result
         self.share_chart.set_shares(shares, x_label)
-        self.tables.setTabVisible(self.tables.indexOf(self.share_chart), bool(shares))
+        show_tab(self.tables, self.tables.indexOf(self.share_chart), bool(shares))
         previous = self.baseline.currentData()
         self.baseline.blockSignals(True)
         self.baseline.clear()

@@ -22,6 +22,7 @@ from app.study.lab.exercises import (
 )
 from app.study.sweep.events import RunFailed, RunFinished, SessionFinished, SessionStarted
 from app.ui.common.file_dialogs import open_file, save_file
+from app.ui.common.tabs import show_tab
 from app.ui.context import AppContext
 from app.ui.exercise.class_push import ClassPush
 from app.ui.exercise.new_dialog import NewExerciseDialog
@@ -48,7 +49,7 @@ class ExerciseController(QObject):
         self.view = view
         tabs = window.tabs
         tabs.insertTab(1, view, TAB_TITLE)
-        tabs.setTabVisible(tabs.indexOf(view), False)
+        show_tab(tabs, tabs.indexOf(view), False)
         view.setup_requested.connect(self._setup)
         view.closed.connect(self.close)
         view.status_message.connect(window.say)
@@ -99,7 +100,7 @@ class ExerciseController(QObject):
 
     def open(self, exercise: Exercise) -> None:
         tabs = self.window.tabs
-        tabs.setTabVisible(tabs.indexOf(self.view), True)
+        show_tab(tabs, tabs.indexOf(self.view), True)
         tabs.setCurrentWidget(self.view)
         self.view.open_exercise(exercise)
         self._collect(exercise)
@@ -111,7 +112,7 @@ class ExerciseController(QObject):
         self.view.close_exercise()
         self.window.measure.leave_exercise()
         tabs = self.window.tabs
-        tabs.setTabVisible(tabs.indexOf(self.view), False)
+        show_tab(tabs, tabs.indexOf(self.view), False)
         tabs.setCurrentWidget(self.window.measure)
 
     # -- the class's collector ---------------------------------------------------------------

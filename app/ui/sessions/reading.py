@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 
 from app.ui.common.remembered import remember_tab
 from app.ui.common.results import ResultsTable
+from app.ui.common.tabs import show_tab
 
 RESULTS, FINDINGS, DETAILS = "Results", "Findings", "Details"
 
@@ -64,14 +65,14 @@ class SessionReading(QTabWidget):
         tab = self.indexOf(self.findings)
         count = len(own) + len(compared)
         self.setTabToolTip(tab, f"{count} finding{'s' if count != 1 else ''} to read.")
-        self.setTabVisible(tab, bool(count))
+        show_tab(self, tab, bool(count))
 
     def show_details(self, lines: Sequence[str]) -> None:
         self.details.setPlainText("\n".join(lines))
 
     def show_results(self, shown: bool) -> None:
         """The results table's tab: a monitor has its own figures instead."""
-        self.setTabVisible(self.indexOf(self.table), shown)
+        show_tab(self, self.indexOf(self.table), shown)
 
     def clear(self) -> None:
         self.table.clear_rows()

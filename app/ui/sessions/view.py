@@ -44,6 +44,7 @@ from app.ui.common.chart_style import series_style
 from app.ui.common.charts import SweepChart, SweepPoint
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.share_chart import ShareChart
+from app.ui.common.tabs import show_tab
 from app.ui.common.warning_band import WarningBand
 from app.ui.monitor.stored import StoredMonitor
 from app.ui.sessions.frame_breakdown import FrameBreakdownPage
@@ -236,18 +237,18 @@ class SessionView(QWidget):
             visible[0] = True  # an empty throughput chart says "nothing measured" plainly
         for index, chart in enumerate(charts):
             chart.redraw()
-            self.tabs.setTabVisible(index, visible[index])
-        self.tabs.setTabVisible(self.tabs.indexOf(self.monitor_page), False)
+            show_tab(self.tabs, index, visible[index])
+        show_tab(self.tabs, self.tabs.indexOf(self.monitor_page), False)
         self.reading.show_results(True)
         shares = link_shares(plan, runs)
         self.share_chart.set_shares(shares, x_label)
         share_tab = self.tabs.indexOf(self.share_chart)
-        self.tabs.setTabVisible(share_tab, bool(shares))
+        show_tab(self.tabs, share_tab, bool(shares))
         visible.append(bool(shares))
         frames = Metric.THROUGHPUT in plan.metrics
         if frames:
             self.frame_page.set_session(plan, self.points)
-        self.tabs.setTabVisible(self.tabs.indexOf(self.frame_page), frames)
+        show_tab(self.tabs, self.tabs.indexOf(self.frame_page), frames)
         visible.append(frames)
         current = self.tabs.currentIndex()
         if current >= len(visible) or not visible[current]:  # the monitor's page, perhaps
@@ -266,7 +267,7 @@ class SessionView(QWidget):
         self.monitor_page.set_monitor(monitor)
         page = self.tabs.indexOf(self.monitor_page)
         for index in range(self.tabs.count()):
-            self.tabs.setTabVisible(index, index == page)
+            show_tab(self.tabs, index, index == page)
         self.tabs.setCurrentIndex(page)
         self.reading.show_results(False)
         self._stack.setCurrentIndex(1)
