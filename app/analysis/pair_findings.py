@@ -22,7 +22,7 @@ from app.analysis.pairs import (
 from app.analysis.significance import ALPHA
 from app.domain.net import Direction
 from app.domain.plan_fields import label_words
-from app.domain.units import MINUS, format_p, format_rate
+from app.domain.units import MINUS, format_p, format_rate, percent_text
 
 #: The load a working latency was measured under, as a finding says it.
 LOAD_WORDS = {
@@ -128,7 +128,7 @@ def interval_text(metric: str, point: ComparedPoint) -> str:
 def _relative(metric: str, point: ComparedPoint) -> str:
     if point.relative_pct is None or metric == "loss_pct":
         return ""
-    return f" ({abs(point.relative_pct):.1f} %)"
+    return f" ({percent_text(abs(point.relative_pct), 1)} %)"  # as the table, never 0.0
 
 
 def _amounts(metric: str, points: Sequence[ComparedPoint]) -> str:

@@ -29,7 +29,7 @@ from app.cli.args import EXIT_OK
 from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.errors import BadOption
-from app.domain.units import format_p, signed
+from app.domain.units import format_p, relative_text, signed
 from app.report.compare_export import comparison_csv
 from app.report.report_data import collect
 from app.store.db import Database
@@ -288,7 +288,7 @@ def _print(comparison: Comparison, env: Environment) -> None:
                 return "—" if v is None else format_value(metric, v)
 
             negative = p.difference is not None and p.difference < 0
-            rel = "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}"
+            rel = relative_text(p.relative_pct)
             sig = point_status(pair, p, metric)
             print(
                 f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "

@@ -88,6 +88,16 @@ def percent_text(value: float, decimals: int = 0) -> str:
     return f"{magnitude:.{decimals}f}"
 
 
+def relative_text(pct: float | None) -> str:
+    """A relative difference in per cent as the tables show it: one decimal, with its sign
+    ('+6.7', '−12.0'), and below 1 as percent_text keeps it, never read as nothing
+    ('−0.01', not '-0.0'); exactly nothing without a sign ('0.0'); '—' for none."""
+    if pct is None or pct != pct:
+        return DASH
+    shown = percent_text(pct, 1)
+    return shown if pct == 0 else signed(shown, pct < 0, plus=True)
+
+
 def parse_rate(text: str) -> int:
     """'100M' -> 100_000_000, '1.5G' -> 1_500_000_000, '0' -> 0 (iperf3's K/M/G are 1000s)."""
     cleaned = text.strip().lower().removesuffix("bit/s").removesuffix("bps").strip()

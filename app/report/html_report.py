@@ -28,7 +28,7 @@ from app.domain.net import Protocol
 from app.domain.plan_fields import label_words
 from app.domain.precision import SPREAD_DIGITS, fixed, mean_and_spread, places, precision
 from app.domain.records import utc_now
-from app.domain.units import DASH, MINUS
+from app.domain.units import DASH, relative_text
 from app.engine.drivers.registry import phrase
 from app.report.compare_export import std_table
 from app.report.html_parts import (
@@ -56,9 +56,9 @@ _UNITS = {m.name: m.unit for m in POINT_METRICS}
 
 
 def _difference_row(p: ComparedPoint, factor: float, status: str) -> str:
-    relative = DASH
-    if p.relative_pct is not None:
-        relative = f"{MINUS if p.relative_pct < 0 else '+'}{abs(p.relative_pct):.1f}&nbsp;%"
+    relative = relative_text(p.relative_pct)
+    if relative != DASH:
+        relative += "&nbsp;%"
     difference = number(p.difference, factor, signed=True)
     interval = DASH
     if p.ci_low is not None and p.ci_high is not None and p.ci_level is not None:

@@ -29,7 +29,7 @@ from app.analysis.stats import EMPTY, Summary
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, Series
 from app.domain.records import SessionRecord, SessionStatus
-from app.domain.units import MINUS
+from app.domain.units import MINUS, relative_text
 from tests.analysis.findings_text import covered_points, statement_points, statement_verdicts
 
 TCP4 = Series(Protocol.TCP, IpVersion.V4)
@@ -72,7 +72,9 @@ def tables(draw: st.DrawFn) -> tuple[list[ComparedPoint], list[str]]:
             other = EMPTY if kind in ("no-other", "neither") else _summary(3, mean)
             points.append(ComparedPoint(float(value), base, other, None, None, None, None, None))
             continue
-        size = draw(magnitude)
+        # Some differences tiny beside their means: a percentage that rounds to 0.0.
+        tiny = draw(st.booleans())
+        size = mean * draw(st.floats(1e-6, 5e-4)) if tiny else draw(magnitude)
         if kind == "higher":
             difference = size
         elif kind == "lower":
@@ -168,6 +170,26 @@ def test_every_point_is_in_one_statement_with_the_tables_verdict(
             assert point.ci_low is not None and point.ci_high is not None
             assert (bounds.group(1) == MINUS) == (point.ci_low < 0), sentence
             assert (bounds.group(2) == MINUS) == (point.ci_high < 0), sentence
+    # The table's % column: the difference's own sign, the same minus sign; never 0.0 for one.
+    for point in points:
+        if point.difference is not None and point.relative_pct is not None:
+            shown = relative_text(point.relative_pct)
+            assert (shown[0] == MINUS) == (point.difference < 0), (shown, point.difference)
+            assert (float(shown.lstrip(f"+{MINUS}")) == 0) == (point.difference == 0), shown
+    # Percentages: each written as the table's % column shows its point (the sign aside),
+    # a tiny difference's too (never "0.0 %" for one): the smallest and the largest of a group.
+    for covered, sentence in groups:
+        kind = kinds[values.index(covered[0])]
+        if kind not in ("higher", "lower"):
+            continue
+        group = sorted(
+            (points[values.index(v)] for v in covered), key=lambda p: abs(p.difference or 0.0)
+        )
+        ends = group if len(group) == 1 else [group[0], group[-1]]
+        table = [relative_text(p.relative_pct).lstrip(f"+{MINUS}") for p in ends]
+        written = re.findall(r"\((\d+(?:\.\d+)?) %\)", sentence)
+        assert written == ([] if metric == "loss_pct" else table), sentence
+        assert all(float(text) != 0 for text in written), sentence
     # The count sentence: the significant points of the tested ones.
     tested = [k for k in kinds if k in ("higher", "lower", "same")]
     significant = [k for k in tested if k != "same"]

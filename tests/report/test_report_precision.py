@@ -25,6 +25,7 @@ from app.report.report_data import collect
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.study.frontdoor import FrontDoor
+from tests.conftest import linklab
 from tests.report.test_reports import ENVIRONMENT, add_session, load
 
 runs = st.lists(st.floats(0.05, 5_000.0), min_size=3, max_size=4)  # Mbit/s per run
@@ -96,3 +97,32 @@ def test_every_mean_and_interval_shares_its_spreads_precision(
         ).groups()  # type: ignore[union-attr]
         assert spread == "0" or decimals(mean) == decimals(spread), (mean, spread)
         assert unit.endswith("bit/s")
+
+
+def test_a_tiny_significant_difference_keeps_its_percentage_and_sign_everywhere(
+    tmp_path: Path,
+) -> None:
+    """As found: 2 kbit/s less on 20 Mbit/s, significant, was "-0.0" (a hyphen) in the % column
+    beside "−2.00 kbit/s", and "(0.0 %) less" in the finding. The HTML report's Pairs table, the
+    command line's table and the finding say −0.01 %, with one minus sign."""
+    path = tmp_path / "linklab.sqlite3"
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = (
+            add_session(store, "base", "", {1408: [20.0, 20.0001, 19.9999]}, ENVIRONMENT),
+            add_session(store, "less", "", {1408: [19.998, 19.9981, 19.9979]}, {}),
+        )
+    comparison = load(path, ids)
+    ((point,),) = [pair.points for pair in comparison.pairs]
+    assert point.significant and point.relative_pct == pytest.approx(-0.01, rel=1e-3)
+    (finding,) = [f for f in comparison.findings if f.startswith("At 1408 B,")]
+    assert "had 2.00 kbit/s (0.01 %) less throughput" in finding, finding
+    page = report_html(collect(comparison, FrontDoor(path)), b"", {})
+    row = re.search(r'<td class="num">([^<]*)</td><td class="num">([^<]*&nbsp;%)</td>', page)
+    assert row, "no difference with its percentage"
+    assert row.group(1).startswith(MINUS) and row.group(2) == f"{MINUS}0.01&nbsp;%"
+    printed = linklab("compare", *ids, "--db", str(path))
+    assert printed.returncode == 0, printed.stderr
+    (line,) = [line for line in printed.stdout.splitlines() if line.strip().startswith("1408 ")]
+    assert f"{MINUS}2.00 kbit/s" in line and f" {MINUS}0.01 " in line, line
+    assert "-" not in line, line  # every minus the minus sign

@@ -261,3 +261,25 @@ def test_differences_are_signed_and_percentages_in_points() -> None:
     assert difference_cell("loss_pct", -0.25) == "−0.25 pp"
     assert difference_cell("loss_pct", 0.0) == "0 pp"
     assert difference_cell("loss_pct", None) == "—"
+
+
+def test_a_tiny_significant_difference_shows_its_percentage_with_the_differences_sign(
+    window: MainWindow, user: User
+) -> None:
+    """As found: 2 kbit/s less on 20 Mbit/s, significant, read "-0.0" (a hyphen) in the %
+    column beside "−2.00 kbit/s", and "(0.0 %)" in the finding."""
+    base = {128: [20.0, 20.0001, 19.9999, 20.0, 20.0], 1408: OPEN[1408]}
+    less = {128: [19.998, 19.9981, 19.9979, 19.998, 19.998], 1408: OPEN[1408]}
+    with Database(window.context.db_path) as db:
+        store = SessionStore(db)
+        _add(store, "base", Security.OPEN, base)
+        _add(store, "less", Security.WPA2, less)
+    _select(user, "base", "less")
+    wait_for(lambda: len(user.table_rows("Differences")) == 2, 10, "the differences")
+    headers = user.headers("Differences")
+    row = dict(zip(headers, user.table_rows("Differences")[0], strict=True))
+    assert row["Difference"] == "−2.00 kbit/s" and row["%"] == "−0.01", row
+    assert row["Significant (α = 0.05)"].startswith("yes"), row
+    user.tab("Findings")
+    said = user.text("Findings")
+    assert "had 2.00 kbit/s (0.01 %) less throughput" in said, said

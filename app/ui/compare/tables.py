@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QTextBrowser
 
 from app.analysis.compare import Comparison, format_value, point_status
 from app.domain.plan_fields import value_word
-from app.domain.units import format_p
+from app.domain.units import format_p, relative_text
 from app.report.compare_export import std_table
 from app.ui.compare.cells import difference_cell, interval_text
 
@@ -50,7 +50,7 @@ def fill_tables(
                 show(p.baseline.mean),
                 show(p.other.mean),
                 difference_cell(metric, p.difference),
-                "—" if p.relative_pct is None else f"{p.relative_pct:+.1f}",
+                relative_text(p.relative_pct),
                 ci,
                 format_p(p.p_value),
                 format_p(p.p_holm),
