@@ -773,6 +773,15 @@ def shoot_stored_monitor(user: Any, window: Any, save: Any, folder: Path) -> Non
     user.click_row("Sessions", 0)  # the newest: the monitor just stopped
     wait_for(lambda: user.can_see("Stored monitor chart"), 15, "the monitor's time chart")
     save("monitor-session-1280x800.png")
+    # Its working latency, on the tab of its own beside the throughput's.
+    from PySide6.QtWidgets import QTabBar
+
+    chart = user.find("Stored monitor chart")
+    (bar,) = [bar for bar in chart.findChildren(QTabBar) if user.shown(bar)]
+    texts = [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)]
+    user.tab(next(text for text in texts if text.startswith("Working latency")))
+    save("monitor-session-latency-1280x800.png")
+    user.tab(texts[0])
     page = folder / "monitor-report.html"
     with user.answering(save_as(page)):
         user.click("Export HTML…")

@@ -13,6 +13,9 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QGraphicsItem,
+    QGraphicsTextItem,
+    QGraphicsView,
     QLabel,
     QSplitter,
     QTabBar,
@@ -28,6 +31,7 @@ from app.engine.process.servers import LocalServer
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep
+from tests.ui.test_monitor import charted, figures
 from tests.ui.test_readable import store_session
 from tests.ui.user import User, wait_for
 
@@ -313,3 +317,70 @@ def test_tabs_are_shown_and_hidden_only_through_show_tab() -> None:
         if ".setTabVisible(" in path.read_text(encoding="utf-8")
     ]
     assert callers == [str(Path("ui", "common", "tabs.py"))]
+
+
+#: The stored monitor's plots by the names a screen reader reads, each on a tab of its own.
+MONITOR_PLOTS = ("Monitor throughput chart", "Monitor loss chart", "Monitor latency chart")
+
+
+def inside(plot: QGraphicsView, item: QGraphicsItem) -> bool:
+    """The item drawn wholly inside the plot's own area (its widget clips the rest): a text's
+    glyphs, its document's margins aside."""
+    rect = item.boundingRect()
+    if isinstance(item, QGraphicsTextItem):
+        margin = item.document().documentMargin()
+        rect = rect.adjusted(margin, margin, -margin, -margin)
+    drawn = plot.mapFromScene(item.mapRectToScene(rect)).boundingRect()
+    # A pixel or two of a box past the edge is its line's leading, not a glyph cut.
+    return plot.viewport().rect().adjusted(-2, -2, 2, 2).contains(drawn)
+
+
+def readable(user: User, name: str) -> list[str]:
+    """What is not readable of the plot on view: a plot too low, its axis labels or legend
+    cut by its edges."""
+    plot = user.find(name, QGraphicsView)
+    item = plot.getPlotItem()  # type: ignore[attr-defined]
+    problems = []
+    if plot.height() < 120 or item.getViewBox().height() < 100:
+        problems.append(f"{plot.height()} px high, {item.getViewBox().height():.0f} px of data")
+    for side in ("left", "bottom"):
+        label = item.getAxis(side).label
+        if not inside(plot, label):
+            problems.append(f"the {side} axis label {label.toPlainText()!r} cut")
+    if item.legend.isVisible() and not inside(plot, item.legend):
+        problems.append("the legend cut")
+    return problems
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
+def test_at_1280x800_a_reopened_monitor_reads_each_plot_at_its_height(
+    window: MainWindow, user: User
+) -> None:
+    """As found: reopened at 1280×800, a monitor's three stacked plots were a throughput chart
+    with a single tick and two of no height, their axis labels run together ("ransmitput
+    (Mt"), its figures' table scrolled sideways ("Latenc"). Each plot now has a tab and the
+    pane's height, and the pane keeps that height when the findings below are made taller."""
+    user.tab("Monitor")
+    user.check("Monitor working latency")
+    user.click("Start monitor")
+    wait_for(lambda: charted(user) >= 4, 30, "four intervals charted")
+    wait_for(lambda: "Latency" in figures(user), 10, "the working latency")
+    user.click("Stop monitor")
+    wait_for(lambda: not window.measure.running, 15, "the monitor to stop")
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the monitor in Sessions")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Stored monitor chart"), 10, "the stored monitor")
+    chart = user.find("Stored monitor chart")
+    (bar,) = [bar for bar in chart.findChildren(QTabBar) if user.shown(bar)]
+    tabs = [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)]
+    assert tabs[:2] == ["Throughput", "TCP retransmits"], tabs
+    assert tabs[2].startswith("Working latency · "), tabs
+    for attempt in ("as it opens", "with the findings pane made taller"):
+        for tab, name in zip(tabs, MONITOR_PLOTS, strict=True):
+            user.tab(tab)
+            assert readable(user, name) == [], f"{tab} {attempt}"
+        figures_table = user.find("Stored monitor figures", QAbstractItemView)
+        assert figures_table.horizontalScrollBar().maximum() == 0, attempt  # no column cut
+        assert whole_rows(figures_table) == 4, attempt  # last, mean, min and max
+        user.drag_edge("Session charts", -300)  # the findings below given more room

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from app.analysis.monitor_trace import DOWNLOAD, SENT, MonitorTraces
 from app.analysis.trace import Trace
@@ -23,6 +23,7 @@ from app.ui.common.chart_style import COLOURS, LINES, add_legend, style_plot
 from app.ui.common.decimate import budget, decimated
 from app.ui.common.on_demand import OnDemand
 from app.ui.common.plot import Plot
+from app.ui.common.tabs import show_tab
 
 #: The span shown until the user chooses another: the last five minutes.
 DEFAULT_WINDOW_S = 300.0
@@ -56,7 +57,10 @@ class ClockAxis(pg.AxisItem):
     def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
         wanted = (maxVal - minVal) / max(size / LABEL_PX, 1.0)
         major = next((step for step in CLOCK_STEPS if step >= wanted), CLOCK_STEPS[-1])
-        return [(float(major), 0.0), (major / 2.0, 0.0)]
+        # Halves only where a clock divides time so (30 s of a minute, not 0.5 s of a second
+        # or 2.5 s of 5 s): a label at a half second reads as the whole one ("0:02 0:02").
+        minor = major / 2
+        return [(float(major), 0.0)] + ([(minor, 0.0)] if minor in CLOCK_STEPS else [])
 
     def tickStrings(self, values: Sequence[float], scale: float, spacing: float) -> list[str]:
         return [clock_text(value) for value in values]
@@ -114,7 +118,14 @@ class _Plot(Plot):
         self.curves: dict[str, _Curve] = {}
         self.setAccessibleName(name)
         self.setMinimumHeight(60)
+        self._pages: QTabWidget | None = None  # the tabs it is on, which then say its title
         self._title = title
+        self._fit_title()
+
+    def show_on_tab(self, pages: QTabWidget) -> None:
+        """On a tab of its own: the tab says its title, and the plot keeps the height a
+        title would take."""
+        self._pages = pages
         self._fit_title()
 
     def set_title(self, title: str) -> None:
@@ -133,6 +144,10 @@ class _Plot(Plot):
     def _fit_title(self, width: int | None = None) -> None:
         if not hasattr(self, "_title"):
             return  # pyqtgraph resizes while it builds the plot: nothing to fit yet
+        if self._pages is not None:
+            self._pages.setTabText(self._pages.indexOf(self), self._title)
+            self.getPlotItem().setTitle(None)
+            return
         font = QFont(self.font())
         font.setPointSizeF(11)  # the size style_plot gives titles
         room = max((width or self.width()) - 2 * self.getAxis("left").width() - 8, 40)
@@ -140,10 +155,21 @@ class _Plot(Plot):
         self.getPlotItem().setTitle(text)
 
 
-class MonitorChart(OnDemand, QWidget):
-    """The three stacked plots of one monitor's traces."""
+#: A plot on a page of its own (a tabbed chart) is never shorter: room for its time axis with
+#: its label, its legend, and above them a span of values as tall as its value axis's label
+#: ("throughput (Mbit/s)") is long.
+READABLE_PLOT_PX = 180
+#: Above a plot on a tab of its own (no title there): the end of its value axis's label,
+#: centred on the axis, reaches past the axis's top.
+TABBED_TOP_PX = 10
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+
+class MonitorChart(OnDemand, QWidget):
+    """The three plots of one monitor's traces, stacked on one time axis; or (tabbed) each on
+    a tab of its own at its whole height, for a pane that has no room for three: a stored
+    monitor in Sessions shares the window's height with the list and the findings."""
+
+    def __init__(self, parent: QWidget | None = None, *, tabbed: bool = False) -> None:
         super().__init__(parent)
         self.throughput = _Plot("Throughput", "throughput (Mbit/s)", "Monitor throughput chart")
         self.loss = _Plot("Loss", "loss (%)", "Monitor loss chart")
@@ -152,24 +178,42 @@ class MonitorChart(OnDemand, QWidget):
             "RTT (ms)",  # short: the plot is a third of a small pane's height
             "Monitor latency chart",
         )
-        self.throughput.setMinimumHeight(90)
         for plot in (self.loss, self.latency):
             plot.setXLink(self.throughput)
         self.throughput.setLabel("bottom", "time since the start")
-        for plot in (self.loss, self.latency):
-            plot.setLabel("bottom", "")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.throughput, 5)
-        layout.addWidget(self.loss, 3)
-        layout.addWidget(self.latency, 3)
+        self.pages: QTabWidget | None = None
+        if tabbed:
+            pages = self.pages = QTabWidget()
+            pages.setObjectName("monitor_plots")
+            for plot in self._plots:
+                plot.setMinimumHeight(READABLE_PLOT_PX)
+                plot.setLabel("bottom", "time since the start")  # each read on its own
+                pages.addTab(plot, "")
+                plot.show_on_tab(pages)
+                plot.getPlotItem().layout.setContentsMargins(0, TABBED_TOP_PX, 0, 0)
+            layout.addWidget(pages)
+        else:
+            self.throughput.setMinimumHeight(90)
+            for plot in (self.loss, self.latency):
+                plot.setLabel("bottom", "")
+            layout.addWidget(self.throughput, 5)
+            layout.addWidget(self.loss, 3)
+            layout.addWidget(self.latency, 3)
         self.traces: MonitorTraces | None = None
         self.colour = COLOURS[0]
         self.window_s: float | None = DEFAULT_WINDOW_S
         self._dirty = False
         self._start_timer()
-        self.latency.setVisible(False)
+        self._show_latency(False)
+
+    def _show_latency(self, shown: bool) -> None:
+        if self.pages is not None:
+            show_tab(self.pages, self.pages.indexOf(self.latency), shown)
+        else:
+            self.latency.setVisible(shown)
 
     # -- what is shown -----------------------------------------------------------------------
     def start(self, traces: MonitorTraces, colour: str, latency: bool) -> None:
@@ -185,7 +229,7 @@ class MonitorChart(OnDemand, QWidget):
         udp = traces.protocol is Protocol.UDP
         self.loss.set_title("Loss (% of datagrams)" if udp else "TCP retransmits")
         self.loss.setLabel("left", "loss (%)" if udp else "retransmits")
-        self.latency.setVisible(latency)
+        self._show_latency(latency)
         self.changed()
 
     def set_window(self, seconds: float | None) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -26,7 +25,7 @@ from app.study.sweep.monitor_record import MonitorRecord
 from app.ui.common.chart_style import series_colour
 from app.ui.common.file_dialogs import save_file
 from app.ui.common.saved import confirm_saved
-from app.ui.common.widgets import ERROR_COLOUR, accessible
+from app.ui.common.widgets import ERROR_COLOUR, accessible, compact_rows
 from app.ui.monitor.chart import MonitorChart
 from app.ui.monitor.figures import FiguresModel
 
@@ -39,7 +38,7 @@ class StoredMonitor(QWidget):
         self.setAccessibleName("Monitor over time")
         self._settings = settings
         self._monitor: MonitorRecord | None = None
-        self.chart = MonitorChart()
+        self.chart = MonitorChart(tabbed=True)  # each plot at the pane's whole height
         self.chart.setAccessibleName("Stored monitor chart")
         self.chart.set_window(None)  # the whole monitor, from its start
         self.model = FiguresModel(STORED_ROWS)
@@ -49,6 +48,7 @@ class StoredMonitor(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        compact_rows(self.table)  # its four rows beside a plot the pane's height
         self.export_button = QPushButton("Export over time CSV…")
         self.export_button.setToolTip(
             "Every interval on the monitor's time axis (seconds since it started), with the "
@@ -65,18 +65,18 @@ class StoredMonitor(QWidget):
         heading.setStyleSheet("font-weight: bold;")
         side_layout.addWidget(heading)
         side_layout.addWidget(self.table, 1)
+        # The export under the figures, beside the chart: the chart keeps the pane's height.
+        side_layout.addWidget(self.status)
+        side_layout.addWidget(self.export_button, 0, Qt.AlignmentFlag.AlignRight)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.chart)
         split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.status, 1)
-        bottom.addWidget(self.export_button)
+        split.setChildrenCollapsible(False)  # the figures never squeezed out of view
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(split, 1)
-        layout.addLayout(bottom)
 
     def set_monitor(self, monitor: MonitorRecord) -> None:
         """The stored monitor: its runs, their intervals and working latency."""
@@ -90,7 +90,9 @@ class StoredMonitor(QWidget):
         table = self.table
         table.resizeColumnsToContents()
         width = table.verticalHeader().sizeHint().width() + table.horizontalHeader().length()
-        self.side.setMinimumWidth(width + 2 * table.frameWidth() + 4)
+        # With room for a vertical scroll bar: one that shows must not push a column out.
+        scroll = table.verticalScrollBar().sizeHint().width()
+        self.side.setMinimumWidth(width + 2 * table.frameWidth() + scroll + 4)
         self.status.setText("")
         self.status.setStyleSheet("")
 

@@ -93,6 +93,7 @@ class SessionView(QWidget):
         )
         self.tabs = QTabWidget()
         self.tabs.setObjectName("session_tabs")
+        self.tabs.setAccessibleName("Session charts")
         for chart, title, name in (
             (self.throughput_chart, "Throughput", "Session throughput chart"),
             (self.rtt_chart, "RTT", "Session RTT chart"),
@@ -117,8 +118,9 @@ class SessionView(QWidget):
         # tabs, whose order is read by index.
         self.monitor_page = StoredMonitor(settings)
         self.tabs.addTab(self.monitor_page, "Over time")
-        # Its least height said here, not taken from its tallest page (the monitor's).
-        self.tabs.setMinimumHeight(CHART_MIN + self.tabs.tabBar().sizeHint().height())
+        # Its least height said here, not taken from its tallest page (the monitor's): a
+        # sweep's; a monitor's is its page's (_least_height()).
+        self._least_height()
         self.reading = SessionReading(settings)
         self.table = self.reading.table
         self.body = QSplitter(Qt.Orientation.Vertical)
@@ -166,6 +168,12 @@ class SessionView(QWidget):
         outer.addWidget(self._stack)
         self.session_id: str | None = None
         self.points: list[PointSummary] = []
+
+    def _least_height(self, monitor: bool = False) -> None:
+        """The charts' pane no lower than a sweep's charts need, or (a monitor) than its page
+        needs for a plot to read at its whole height."""
+        page = self.monitor_page.minimumSizeHint().height() if monitor else CHART_MIN
+        self.tabs.setMinimumHeight(page + self.tabs.tabBar().sizeHint().height())
 
     @property
     def _charts(self) -> tuple[SweepChart, ...]:
@@ -253,6 +261,7 @@ class SessionView(QWidget):
         current = self.tabs.currentIndex()
         if current >= len(visible) or not visible[current]:  # the monitor's page, perhaps
             self.tabs.setCurrentIndex(visible.index(True))
+        self._least_height()
         self._stack.setCurrentIndex(1)
 
     def _show_monitor(
@@ -269,6 +278,7 @@ class SessionView(QWidget):
         for index in range(self.tabs.count()):
             show_tab(self.tabs, index, index == page)
         self.tabs.setCurrentIndex(page)
+        self._least_height(monitor=True)
         self.reading.show_results(False)
         self._stack.setCurrentIndex(1)
 
