@@ -16,7 +16,7 @@ from app.analysis.expectation import (
 )
 from app.analysis.overhead import WIFI, OverheadError, security_cost
 from app.analysis.pair_findings import LOAD_WORDS, pair_findings
-from app.analysis.pairs import ComparedPoint, Mode, PairComparison
+from app.analysis.pairs import ComparedPoint, Mode, PairComparison, SeriesData
 from app.analysis.wifi_overhead import CIPHER_BYTES, SECURITY_CIPHER
 from app.domain.plan import Security
 from app.domain.units import format_rate, percent_text, signed
@@ -41,29 +41,33 @@ def findings(comparison: Comparison) -> list[str]:
         )
         explained = explained or len(pair.tested) > 1
     within = comparison.mode is Mode.WITHIN
-    for single in comparison.unpaired:
-        partner = (
-            "that differs from it in one way only (protocol, IP version or direction)"
-            if within
-            else "of the same protocol, IP version and direction in the baseline session"
-        )
-        sentences.append(
-            f"{single.label} ({single.session.name or single.session.short_id}) has no partner "
-            f"{partner}, so it is not compared."
-        )
     if not comparison.pairs and within:
+        # Nothing of the session is compared: said once, not again of each of its series.
         sentences.append(
             "This session has one series: nothing to compare it with."
             if len(comparison.unpaired) == 1
             else "No two of these series differ in one way only, so none is compared."
         )
-    elif not comparison.pairs:
-        sentences.append(
-            "No series of these sessions can be compared like with like: compare the series "
-            "within one session instead, or pick them by name."
-        )
+    else:
+        sentences += [_unpaired(single, within) for single in comparison.unpaired]
+        if not comparison.pairs:
+            sentences.append(
+                "No series of these sessions can be compared like with like: compare the "
+                "series within one session instead, or pick them by name."
+            )
     sentences += security_findings(comparison)
     return sentences
+
+
+def _unpaired(single: SeriesData, within: bool) -> str:
+    """Why a series that others are compared beside is not compared itself."""
+    partner = (
+        "that differs from it in one way only (protocol, IP version or direction)"
+        if within
+        else "of the same protocol, IP version and direction in the baseline session"
+    )
+    name = single.session.name or single.session.short_id
+    return f"{single.label} ({name}) has no partner {partner}, so it is not compared."
 
 
 # -- security between sessions --------------------------------------------------------------

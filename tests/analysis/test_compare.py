@@ -5,6 +5,7 @@ statistics (checked by hand on known data and by Hypothesis over generated data)
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -343,3 +344,23 @@ def test_latency_findings_say_what_a_setting_added_under_which_load(
     assert "Open had 211 ms (87.4 %) less working latency than TCP · IPv4 · WPA2" in " ".join(
         reverse.findings
     )
+
+
+def test_a_session_with_nothing_to_compare_says_so_once(store: SessionStore) -> None:
+    """As found: a single-series session's findings said both "has no partner that differs
+    from it in one way only… so it is not compared." and "This session has one series:
+    nothing to compare it with."."""
+    alone = make_session(store, Security.OPEN, {1408: A}, "alone")
+    said = compare(items_of(store, alone), mode=Mode.WITHIN).findings
+    assert said == ["This session has one series: nothing to compare it with."], said
+    # Series none of which differs from another in one way only: one sentence for them all.
+    both = (Protocol.TCP, Protocol.UDP)
+    tcp4 = items_of(store, make_session(store, Security.OPEN, {1408: A}, "tcp", protocols=both))
+    udp6 = [
+        replace(item, series=Series(Protocol.UDP, IpVersion.V6), label="UDP · IPv6")
+        for item in tcp4
+        if item.series == UDP4
+    ]
+    apart = compare([item for item in tcp4 if item.series == TCP4] + udp6, mode=Mode.WITHIN)
+    assert apart.pairs == [] and len(apart.unpaired) == 2
+    assert apart.findings == ["No two of these series differ in one way only, so none is compared."]

@@ -283,3 +283,21 @@ def test_a_tiny_significant_difference_shows_its_percentage_with_the_differences
     user.tab("Findings")
     said = user.text("Findings")
     assert "had 2.00 kbit/s (0.01 %) less throughput" in said, said
+
+
+def test_a_single_series_session_says_once_that_it_has_nothing_to_compare(
+    window: MainWindow, user: User
+) -> None:
+    """As found: its Findings said both "has no partner that differs from it in one way
+    only… so it is not compared." and "This session has one series: nothing to compare it
+    with."."""
+    with Database(window.context.db_path) as db:
+        _add(SessionStore(db), "alone", Security.OPEN, OPEN)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 5, "the session")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: "alone" in user.text("Session details"), 10, "its view")
+    user.tab("Findings")
+    said = user.text("Session findings")
+    assert said.count("nothing to compare it with") == 1, said
+    assert "has no partner" not in said and "not compared" not in said, said
