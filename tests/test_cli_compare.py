@@ -11,6 +11,7 @@ import pytest
 
 from app.domain.net import Protocol
 from app.domain.plan import Engine, Security
+from app.engine.process.servers import LocalServer
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from tests.analysis.test_compare import A, B, make_session
@@ -86,3 +87,25 @@ def test_what_cannot_be_compared_is_a_sentence(db: Path, args: tuple[str, ...], 
     done = compare(db, *args)
     assert done.returncode == 2 and said in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_udp_sent_at_the_bitrate_asked_for_is_not_called_worse_on_a_real_run(
+    tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
+) -> None:
+    """As found: "TCP · IPv4 is better there than UDP · IPv4" where UDP was capped at the
+    20 Mbit/s of the user's --bitrate. Measured for real on the loopback (TCP as fast as it
+    goes, UDP at 20 Mbit/s), the session's series compared say its rate was that bitrate's."""
+    port, _ = iperf3_server_port
+    db = str(tmp_path / "lab.sqlite3")
+    plan = ["--peer", "127.0.0.1", "--port", str(port), "--protocol", "tcp,udp"]
+    plan += ["--sizes", "1408", "--runs", "3", "--duration", "1", "--bitrate", "20M"]
+    done = linklab("run", *plan, "--db", db, "--json")
+    assert done.returncode == 0, done.stderr
+    session = json.loads(done.stdout)["session_id"]
+    result = json.loads(linklab("compare", session, "--within", "--db", db, "--json").stdout)
+    ((point,),) = [c["points"] for c in result["comparisons"]]
+    assert point["significant"] and point["difference"] < 0  # UDP carried less than TCP
+    said = result["findings"]
+    (statement,) = [s for s in said if s.startswith("At 1408 B,")]
+    assert "UDP · IPv4 carried the 20.0 Mbit/s it was asked to send" in statement, said
+    assert not any("better than" in s or "better there than" in s for s in said), said

@@ -28,7 +28,7 @@ _FULL = 99.0
 #: switch port, a rate limit at the router).
 SMALL_SHARE_PCT = 25.0
 #: At or above this share of the target bitrate, the sender's target set the pace.
-_AT_TARGET = 0.9
+AT_TARGET = 0.9
 #: The bytes Linux tc (tbf, htb, netem's rate) counts per frame: the Ethernet header alone,
 #: where a real Ethernet link also carries preamble, FCS and the gap between frames (38 B).
 TC_FRAME_OVERHEAD = 14
@@ -90,10 +90,17 @@ def _rest(plan: Plan, protocol: Protocol) -> str:
 def target_bps(plan: Plan, point: PointSummary) -> float | None:
     """The rate the sender was asked for at a point (UDP's target bitrate), or None: sent as
     fast as it could."""
-    if point.series.protocol is not Protocol.UDP:
+    return offered_bps(plan, point.series.protocol, point.value)
+
+
+def offered_bps(plan: Plan, protocol: Protocol, value: float | str) -> float | None:
+    """The rate a series of the plan was asked to send at one of its values (UDP's target
+    bitrate: the plan's, or the value itself when the bitrate is swept), or None: sent as fast
+    as it could."""
+    if protocol is not Protocol.UDP:
         return None
-    if plan.variable is Variable.BITRATE and not isinstance(point.value, str):
-        return float(point.value) or None
+    if plan.variable is Variable.BITRATE and not isinstance(value, str):
+        return float(value) or None
     return float(plan.bitrate_bps) if plan.bitrate_bps else None
 
 
@@ -137,7 +144,7 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
                 f"{label} reached {shown} % of what {allows}{where}{on} ({numbers}): the "
                 "link is full."
             )
-        elif target is not None and target < expected and measured >= _AT_TARGET * target:
+        elif target is not None and target < expected and measured >= AT_TARGET * target:
             sentences.append(
                 f"{label} reached {shown} % of what {allows}{where}{on} ({numbers}): it was "
                 f"sent at {format_rate(target)} ({where_set('bitrate')}), so the sender's "

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.analysis.expected_findings import AT_TARGET, offered_bps
 from app.analysis.pair_words import both_unmeasured_reason, level_text, unmeasured_reason
 from app.analysis.pair_words import format_difference as amount
 from app.analysis.pairs import (
@@ -21,7 +22,7 @@ from app.analysis.pairs import (
 )
 from app.analysis.significance import ALPHA
 from app.domain.net import Direction
-from app.domain.plan_fields import label_words
+from app.domain.plan_fields import label_words, where_set
 from app.domain.units import MINUS, format_p, format_rate, percent_text
 
 #: The load a working latency was measured under, as a finding says it.
@@ -172,6 +173,22 @@ class _Pair:
         self.name, _, self.higher_is_better = METRIC_INFO[metric]
         self.base, self.other = pair.baseline.label, pair.other.label
 
+    def capped(self, said: Verdict, point: ComparedPoint) -> float | None:
+        """The UDP bitrate the user asked for, where the lower side of a significant
+        difference in throughput is UDP that carried it (at least AT_TARGET of it): its rate
+        was set by that bitrate, not by the link, so it is no worse (None: not so)."""
+        if self.metric != "throughput_bps" or said not in (Verdict.HIGHER, Verdict.LOWER):
+            return None
+        lower = self.pair.other if said is Verdict.LOWER else self.pair.baseline
+        summary = point.other if said is Verdict.LOWER else point.baseline
+        target = offered_bps(lower.session.plan, lower.series.protocol, point.value)
+        if target is None or summary.mean is None or summary.mean < AT_TARGET * target:
+            return None
+        return target
+
+    def lower_label(self, said: Verdict) -> str:
+        return self.other if said is Verdict.LOWER else self.base
+
     def winner(self, said: Verdict) -> tuple[str, str]:
         better = (said is Verdict.HIGHER) == self.higher_is_better
         return (self.other, self.base) if better else (self.base, self.other)
@@ -256,6 +273,20 @@ class _Pair:
                 f"than {loser}."
             )
         more = "more" if said is Verdict.HIGHER else "less"
+        targets = {self.capped(said, p) for p in points}
+        if None not in targets:
+            rates = sorted(t for t in targets if t is not None)
+            asked = (
+                f"the {format_rate(rates[0])} it was asked to send"
+                if len(rates) == 1
+                else "the bitrate it was asked to send at each"
+            )
+            return (
+                f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} "
+                f"({tested}): {self.lower_label(said)} carried {asked} "
+                f"({where_set('bitrate')}), so its rate was set by that bitrate, not by the "
+                "link: neither is better there."
+            )
         return (
             f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} ({tested}): "
             f"{winner} is better there than {loser}."
@@ -269,8 +300,24 @@ def pair_statements(
     words = _Pair(pair, metric, unit, variable)
     return [
         Statement(said, tuple(points), words.statement(said, points))
-        for said, points in groups(pair.points)
+        for said, grouped in groups(pair.points)
+        for points in _apart(words, said, grouped)
     ]
+
+
+def _apart(words: _Pair, said: Verdict, points: list[ComparedPoint]) -> list[list[ComparedPoint]]:
+    """A group's points in runs alike in whether UDP's rate there was its bitrate asked for
+    (a statement says either that, or which side is better)."""
+    runs: list[list[ComparedPoint]] = []
+    last: object = None
+    for point in points:
+        capped = words.capped(said, point) is not None
+        if runs and capped == last:
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+        last = capped
+    return runs
 
 
 def family_text(tested: int, explain: bool = True) -> str:
@@ -315,14 +362,20 @@ def pair_findings(
             f"({family_text(len(tested), explain)}){more}."
         )
     sentences += [s.text for s in pair_statements(pair, metric, unit, variable)]
-    if significant:
-        sentences.append(_overall(words, pair, variable))
+    overall = _overall(words, pair, variable)
+    if overall:
+        sentences.append(overall)
     return sentences
 
 
 def _overall(words: _Pair, pair: PairComparison, variable: str) -> str:
-    """Which side is better where the difference is significant, over the whole pair."""
-    tested, significant = pair.tested, pair.significant
+    """Which side is better where the difference is significant, over the whole pair (the
+    points where UDP carried the bitrate asked for left out: none is better there); '' where
+    no difference says so."""
+    tested = pair.tested
+    significant = [p for p in pair.significant if words.capped(verdict(p), p) is None]
+    if not significant:
+        return ""
     higher = [p for p in significant if verdict(p) is Verdict.HIGHER]
     lower = [p for p in significant if verdict(p) is Verdict.LOWER]
     if not higher or not lower:

@@ -84,6 +84,7 @@ def make_session(
     engine: Engine = Engine.NETPERF,
     duration_s: int = 60,
     udp_scale: float = 0.5,
+    bitrate_bps: int = 0,
 ) -> SessionRecord:
     """A session whose TCP runs carry runs[value] (Mbit/s); UDP runs, if any, udp_scale of it."""
     values = tuple(sorted(runs))
@@ -96,6 +97,7 @@ def make_session(
         duration_s=duration_s,
         name=name,
         conditions=Conditions(security=security),
+        bitrate_bps=bitrate_bps,
     )
     sid = store.create_session(plan)
     for protocol in protocols:
@@ -364,3 +366,38 @@ def test_a_session_with_nothing_to_compare_says_so_once(store: SessionStore) -> 
     apart = compare([item for item in tcp4 if item.series == TCP4] + udp6, mode=Mode.WITHIN)
     assert apart.pairs == [] and len(apart.unpaired) == 2
     assert apart.findings == ["No two of these series differ in one way only, so none is compared."]
+
+
+def test_udp_that_carried_the_bitrate_asked_for_is_not_called_worse(store: SessionStore) -> None:
+    """As found: "TCP · IPv4 is better there than UDP · IPv4" where UDP was sent at the 20
+    Mbit/s the user's bitrate asked for: its rate was set, not measured against the link."""
+    both = (Protocol.TCP, Protocol.UDP)
+    scale = 20.0 / (sum(A) / len(A))  # UDP at 20 Mbit/s beside TCP's 45.6
+    capped = make_session(
+        store,
+        Security.OPEN,
+        {1408: A},
+        "capped",
+        protocols=both,
+        udp_scale=scale,
+        bitrate_bps=20_000_000,
+    )
+    said = compare(items_of(store, capped), mode=Mode.WITHIN).findings
+    (statement,) = [s for s in said if s.startswith("At 1408 B,")]
+    assert "UDP · IPv4 had 25.6 Mbit/s (56.1 %) less throughput than TCP · IPv4" in statement
+    assert "UDP · IPv4 carried the 20.0 Mbit/s it was asked to send" in statement, said
+    assert "neither is better there" in statement, said
+    assert not any("better than" in s or "better there than" in s for s in said), said
+    # Sent as fast as it could, or below the rate asked for: the link set it, and TCP is better.
+    for name, bitrate in (("unlimited", 0), ("under its bitrate", 100_000_000)):
+        free = make_session(
+            store,
+            Security.OPEN,
+            {1408: A},
+            name,
+            protocols=both,
+            udp_scale=scale,
+            bitrate_bps=bitrate,
+        )
+        said = compare(items_of(store, free), mode=Mode.WITHIN).findings
+        assert any("TCP · IPv4 is better there than UDP · IPv4" in s for s in said), said
