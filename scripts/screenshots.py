@@ -774,11 +774,9 @@ def shoot_stored_monitor(user: Any, window: Any, save: Any, folder: Path) -> Non
     wait_for(lambda: user.can_see("Stored monitor chart"), 15, "the monitor's time chart")
     save("monitor-session-1280x800.png")
     # Its working latency, on the tab of its own beside the throughput's.
-    from PySide6.QtWidgets import QTabBar
+    from tests.ui.test_monitor import stored_plot_tabs
 
-    chart = user.find("Stored monitor chart")
-    (bar,) = [bar for bar in chart.findChildren(QTabBar) if user.shown(bar)]
-    texts = [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)]
+    texts = stored_plot_tabs(user)
     user.tab(next(text for text in texts if text.startswith("Working latency")))
     save("monitor-session-latency-1280x800.png")
     user.tab(texts[0])

@@ -199,21 +199,27 @@ def test_sessions_rename_tag_delete(
     assert json.loads(linklab("sessions", "list", "--db", db, "--json").stdout) == []
 
 
-def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
+def _wait_for_count(db: Path, sql: str, count: int, what: str, timeout: float = 60) -> None:
+    """Until the count the query gives (read from the database as it is written) reaches
+    count."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if db.exists():
             try:
                 conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-                finished = "SELECT count(*) FROM runs WHERE status != 'partial'"
-                n = conn.execute(finished).fetchone()[0]
+                n = conn.execute(sql).fetchone()[0]
                 conn.close()
                 if n >= count:
                     return
             except sqlite3.Error:
                 pass
         time.sleep(0.1)
-    raise AssertionError(f"{count} runs were not stored in time")
+    raise AssertionError(f"{count} {what} were not stored in time")
+
+
+def _wait_for_runs(db: Path, count: int, timeout: float = 60) -> None:
+    finished = "SELECT count(*) FROM runs WHERE status != 'partial'"
+    _wait_for_count(db, finished, count, "runs", timeout)
 
 
 # Over 10 s: kill -9 mid-run keeps the partial run and resume completes the session.
@@ -293,22 +299,6 @@ def test_ctrl_c_stops_gracefully(
     assert result["status"] == "stopped" and result["runs_done"] >= 1
 
 
-def _wait_for_samples(db: Path, count: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if db.exists():
-            try:
-                conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-                n = conn.execute("SELECT count(*) FROM samples").fetchone()[0]
-                conn.close()
-                if n >= count:
-                    return
-            except sqlite3.Error:
-                pass
-        time.sleep(0.1)
-    raise AssertionError(f"{count} samples were not stored in time")
-
-
 def test_ctrl_c_mid_run_keeps_the_engine_output_until_then(
     tmp_path: Path, iperf3_server_port: tuple[int, LocalServer]
 ) -> None:
@@ -316,7 +306,7 @@ def test_ctrl_c_mid_run_keeps_the_engine_output_until_then(
     db = tmp_path / "lab.sqlite3"
     plan = ["--peer", "127.0.0.1", "--port", str(port), "--sizes", "1408", "--runs", "1"]
     proc = start_linklab("run", *plan, "--duration", "30", "--db", str(db))
-    _wait_for_samples(db, 3)
+    _wait_for_count(db, "SELECT count(*) FROM samples", 3, "samples")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QTabBar, QWidget
 
 from app.domain.net import Flow, Protocol
 from app.domain.plan import Engine
@@ -26,6 +26,13 @@ def figures(user: User) -> dict[str, list[str]]:
     """The figures beside the chart, by column: {'Upload (sent)': [now, mean, min, max]}."""
     rows, names = user.table_rows("Monitor figures"), user.headers("Monitor figures")
     return {name: [row[i] for row in rows] for i, name in enumerate(names)}
+
+
+def stored_plot_tabs(user: User) -> list[str]:
+    """The tabs of the stored monitor's plots on view in Sessions, as they read."""
+    chart = user.find("Stored monitor chart")
+    (bar,) = [bar for bar in chart.findChildren(QTabBar) if user.shown(bar)]
+    return [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)]
 
 
 def charted(user: User) -> int:

@@ -15,7 +15,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QTabBar
 
 from app.domain.units import parse_rate
 from app.store.db import Database
@@ -26,6 +25,7 @@ from tests.artifacts import NO_POPPLER, PDFTOPPM
 from tests.testbed import NeighbourBed, unavailable_reason
 from tests.ui.journey import confirmed, save_as
 from tests.ui.test_export_journey import check_pdf
+from tests.ui.test_monitor import stored_plot_tabs
 from tests.ui.user import User, wait_for
 
 pytestmark = [pytest.mark.netns, pytest.mark.usefixtures("iperf3_tool")]
@@ -122,12 +122,7 @@ def test_a_monitor_reopened_shows_its_latency_and_figures_as_live_and_exports_th
     wait_for(lambda: user.can_see("Stored monitor chart"), 10, "the stored monitor")
     stored_chart = user.find("Stored monitor chart")
     # Each plot on a tab of its own there: the latency's is one of them, and opens.
-    (bar,) = [bar for bar in stored_chart.findChildren(QTabBar) if user.shown(bar)]
-    (latency_tab,) = [
-        bar.tabText(i)
-        for i in range(bar.count())
-        if bar.isTabVisible(i) and bar.tabText(i).startswith("Working latency")
-    ]
+    (latency_tab,) = [t for t in stored_plot_tabs(user) if t.startswith("Working latency")]
     user.tab(latency_tab)
     assert user.can_see("Monitor latency chart")
     stored_chart.redraw()  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from app.engine.process.servers import LocalServer
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep
-from tests.ui.test_monitor import charted, figures
+from tests.ui.test_monitor import charted, figures, stored_plot_tabs
 from tests.ui.test_readable import store_session
 from tests.ui.user import User, wait_for
 
@@ -371,9 +371,7 @@ def test_at_1280x800_a_reopened_monitor_reads_each_plot_at_its_height(
     wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the monitor in Sessions")
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Stored monitor chart"), 10, "the stored monitor")
-    chart = user.find("Stored monitor chart")
-    (bar,) = [bar for bar in chart.findChildren(QTabBar) if user.shown(bar)]
-    tabs = [bar.tabText(i) for i in range(bar.count()) if bar.isTabVisible(i)]
+    tabs = stored_plot_tabs(user)
     assert tabs[:2] == ["Throughput", "TCP retransmits"], tabs
     assert tabs[2].startswith("Working latency · "), tabs
     for attempt in ("as it opens", "with the findings pane made taller"):
