@@ -19,7 +19,7 @@ from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.units import percent_text, plain_rate
+from app.domain.units import counted, percent_text, plain_rate
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0
@@ -310,7 +310,8 @@ def few_runs(
     if running:
         return said
     return (
-        f"{said} The plan asked for {plan.repetitions} runs per point; the others failed or "
+        f"{said} The plan asked for {counted(plan.repetitions, 'run')} per point; the others "
+        "failed or "
         "were not measured: resume the session (Resume on the Sessions tab, or linklab "
         "resume) to measure them again."
     )

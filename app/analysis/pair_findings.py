@@ -23,7 +23,7 @@ from app.analysis.pairs import (
 from app.analysis.significance import ALPHA
 from app.domain.net import Direction
 from app.domain.plan_fields import label_words, where_set
-from app.domain.units import MINUS, format_p, format_rate, percent_text
+from app.domain.units import MINUS, counted, format_p, format_rate, percent_text
 
 #: The load a working latency was measured under, as a finding says it.
 LOAD_WORDS = {
@@ -100,7 +100,7 @@ def where(values: Sequence[float | str], unit: str, variable: str = "") -> str:
         return f"{named}{one(values[0])}{tail}"
     if len(values) == 2:
         return f"{named}{one(values[0])} and {one(values[1])}{tail}"
-    return f"{named}{one(values[0])}–{one(values[-1])}{tail} ({len(values)} points)"
+    return f"{named}{one(values[0])}–{one(values[-1])}{tail} ({counted(len(values), 'point')})"
 
 
 def _signed(metric: str, value: float) -> str:
@@ -324,12 +324,14 @@ def family_text(tested: int, explain: bool = True) -> str:
     """The method: in full once per comparison (explain), briefly for the pairs after it."""
     if tested > 1 and not explain:
         return (
-            f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}, "
+            "Welch's t-test per point, Holm's correction over "
+            f"{counted(tested, 'point')}, α = {ALPHA}, "
             "intervals at the level of each point's Holm step as above"
         )
     if tested > 1:
         return (
-            f"Welch's t-test per point, Holm's correction over {tested} points, α = {ALPHA}; "
+            "Welch's t-test per point, Holm's correction over "
+            f"{counted(tested, 'point')}, α = {ALPHA}; "
             "each interval is at the level of its point's Holm step — "
             f"{level_text(1 - ALPHA / tested)} for the smallest p, up to "
             f"{level_text(1 - ALPHA)}; from the first point not significant on, that point's "
@@ -352,13 +354,13 @@ def pair_findings(
     if tested:
         untested = len(pair.points) - len(tested)
         more = (
-            f"; {untested} more point{'s' if untested != 1 else ''} cannot be tested"
+            f"; {counted(untested, 'more point', 'more points')} cannot be tested"
             if untested
             else ""
         )
         sentences.append(
-            f"{words.other} against {words.base}: {len(significant)} of {len(tested)} "
-            f"point{'s' if len(tested) != 1 else ''} differ significantly "
+            f"{words.other} against {words.base}: {len(significant)} of "
+            f"{counted(len(tested), 'point')} differ significantly "
             f"({family_text(len(tested), explain)}){more}."
         )
     sentences += [s.text for s in pair_statements(pair, metric, unit, variable)]
@@ -383,12 +385,13 @@ def _overall(words: _Pair, pair: PairComparison, variable: str) -> str:
         return (
             f"Where the difference is significant, {winner} is better than {loser} "
             f"({'higher' if words.higher_is_better else 'lower'} {words.name} at "
-            f"{len(significant)} of {len(tested)} points)."
+            f"{len(significant)} of {counted(len(tested), 'point')})."
         )
     up_winner, _ = words.winner(Verdict.HIGHER)
     down_winner, _ = words.winner(Verdict.LOWER)
     return (
         f"Where the difference is significant, {up_winner} is better at {len(higher)} of "
-        f"{len(tested)} points and {down_winner} at {len(lower)}: which is better depends on "
+        f"{counted(len(tested), 'point')} and {down_winner} at {len(lower)}: which is better "
+        "depends on "
         f"the {variable.lower()}."
     )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from app.cli.args import EXIT_OK, number
 from app.cli.environment import Environment
+from app.domain.units import counted
 from app.engine.drivers.registry import main_server, program_engine
 from app.engine.errors import EchoStartFailed
 from app.engine.latency.echo import DEFAULT_ECHO_PORT, EchoResponder
@@ -65,7 +66,7 @@ def cmd_discover(args: argparse.Namespace, env: Environment) -> int:
             file=env.stdout,
         )
         return EXIT_OK
-    count = f"{len(found)} computer{'s' if len(found) != 1 else ''}"
+    count = counted(len(found), "computer")
     print(f"Found {count} running LinkLab's servers:", file=env.stdout)
     for peer in found:
         # Its IPv4 address first (what --peer takes), even when the answer came by IPv6.

@@ -12,7 +12,7 @@ from app.cli.environment import Environment
 from app.domain.errors import BadOption
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Medium, Security
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -112,7 +112,7 @@ def _print(result: Expected, env: Environment) -> None:
         f"({result.efficiency * 100:.2f} % of {rate})",
         file=env.stdout,
     )
-    frames = f"{result.frames} frame{'s' if result.frames > 1 else ''}"
+    frames = counted(result.frames, "frame")
     print(
         f"{spec.protocol.value.upper()} over IPv{int(spec.ip_version)} on {spec.medium.value}, "
         f"MTU {spec.mtu}: bytes of one {result.unit} ({frames})",

@@ -179,5 +179,5 @@ def _export_samples(door: FrontDoor, ref: str, out: str, env: Environment) -> in
                 rows = write_samples_csv(handle, session, runs, store.samples)
         except OSError as err:
             raise BadOption(f"Cannot write {out} ({err.strerror}): choose another place.") from None
-    print(f"Wrote {out} ({rows} samples).", file=env.stderr)
+    print(f"Wrote {out} ({counted(rows, 'sample')}).", file=env.stderr)
     return EXIT_OK

@@ -14,7 +14,7 @@ from app.cli.environment import Environment
 from app.cli.study_cmds import add_db_argument
 from app.domain.plan import Peer
 from app.domain.stream import drive
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.engine.drivers.registry import registry, responsiveness_driver
 from app.engine.lan.validate import validate_host
 from app.engine.latency.echo import DEFAULT_ECHO_PORT
@@ -122,7 +122,8 @@ class ProgressLines:
             step = event.step
             latency = f"{step.latency_ms:.2f} ms" if step.latency_ms is not None else "no reply"
             stable = " (stable)" if event.goodput_stable and event.latency_stable else ""
-            flows = f"{step.flows:>2} flow{'s' if step.flows > 1 else ' '}"
+            # The colons aligned: "  1 flow:", "16 flows:".
+            flows = f"{counted(step.flows, 'flow'):>8}"
             rate = format_rate(step.goodput_bps)
             self._say(f"  {flows}: {rate}, latency {latency}{stable}")
 

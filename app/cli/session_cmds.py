@@ -273,7 +273,7 @@ def _show(session: SessionRecord, env: Environment) -> None:
     )
     if session.clock_step_s is not None:
         print(f"  clock       {step_sentence(session.clock_step_s)}", file=env.stdout)
-    runs_words = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
+    runs_words = counted(plan.repetitions, "run")
     if plan.is_monitor:  # one flow over time: no sweep to state
         print(
             f"  monitor     {runs_words} of up to {plan.duration_s} s, back to back; "

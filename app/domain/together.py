@@ -12,6 +12,7 @@ from typing import Any
 from app.domain.errors import BadOption
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Plan
+from app.domain.units import counted
 
 __all__ = [
     "MAX_ROUNDS",
@@ -83,7 +84,7 @@ class TogetherPlan:
                 f"that range."
             )
         if not 1 <= self.rounds <= MAX_ROUNDS:
-            raise BadOption(f"Choose 1 to {MAX_ROUNDS} rounds together.")
+            raise BadOption(f"Choose 1 to {counted(MAX_ROUNDS, 'round')} together.")
         if not 0 <= self.bitrate_bps <= MAX_BITRATE_BPS:
             raise BadOption("A UDP target rate is 0 (as fast as it can) to 10 Gbit/s.")
 
@@ -91,7 +92,7 @@ class TogetherPlan:
     def words(self) -> str:
         """ "TCP upload, 5 s a round, 3 rounds together, each station alone first" """
         way = "upload" if self.direction is Direction.UP else "download"
-        rounds = f"{self.rounds} round{'s' if self.rounds != 1 else ''} together"
+        rounds = f"{counted(self.rounds, 'round')} together"
         alone = ", each station alone first" if self.alone else ""
         rate = ""
         if self.protocol is Protocol.UDP and self.bitrate_bps:

@@ -137,5 +137,6 @@ def signed(text: str, negative: bool, *, plus: bool = False) -> str:
 
 
 def counted(n: int, word: str, plural: str | None = None) -> str:
-    """ "1 session", "2 sessions", "0 runs": the noun agreeing with its number."""
-    return f"{n} {word if n == 1 else plural or word + 's'}"
+    """ "1 session", "2 sessions", "0 runs", "1,920 runs": the noun agreeing with its number
+    (every count of runs, points or sessions a sentence writes is written by this)."""
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"

@@ -16,7 +16,7 @@ from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.precision import ALONE_DIGITS, fixed, places
 from app.domain.records import SessionRecord
-from app.domain.units import DASH, format_p, format_rate, plain_rate, rate_unit
+from app.domain.units import DASH, counted, format_p, format_rate, plain_rate, rate_unit
 from app.study.sweep.describe import describe_security
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -127,7 +127,7 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
     values = ", ".join(x(v) for v in plan.values)
     values_text = f"{values} {unit}".strip()
     runs = (
-        f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'} × {plan.duration_s} s "
+        f"{counted(plan.repetitions, 'run')} × {plan.duration_s} s "
         "per point"
         + (f", first {plan.omit_s} s omitted" if plan.omit_s else "")
         + f", {plan.order.value} order"
@@ -147,7 +147,7 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
 def _monitor_facts(session: SessionRecord) -> list[tuple[str, str]]:
     """A monitor's plan: one flow, its runs chained back to back, its report interval."""
     plan = session.plan
-    runs = f"{plan.repetitions} run{'' if plan.repetitions == 1 else 's'}"
+    runs = counted(plan.repetitions, "run")
     chained = (
         f"{runs} of up to {plan.duration_s} s, back to back; a report every {plan.interval_s:g} s"
     )

@@ -12,6 +12,7 @@ from typing import Any
 from app import __version__
 from app.analysis.stats import Summary
 from app.domain.together import SlotKind
+from app.domain.units import counted
 from app.report.html_parts import CSP, STYLE, e, png_size, table
 from app.study.lab.together_results import SlotResult, StationSummary, TogetherResult
 from app.study.lab.together_words import (
@@ -221,7 +222,7 @@ def together_html(result: TogetherResult, chart_png: bytes, title: str = "") -> 
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
 <title>{e(heading)}</title><style>{STYLE}</style></head><body>
 <h1>{e(heading)}</h1>
-<p class="meta">{e(together.plan.words)} · {len(together.stations)} stations · started
+<p class="meta">{e(together.plan.words)} · {counted(len(together.stations), "station")} · started
 {e(started)} · LinkLab {e(__version__)}</p>
 <h2>Findings</h2><ul>{items}</ul>
 <h2>Every station's throughput, second by second</h2>

@@ -161,8 +161,9 @@ class Recovered:
 
     def words(self, target: Path) -> str:
         saved = (
-            f"Copied {self.sessions_saved} sessions ({self.runs_saved} runs, "
-            f"{self.samples_saved} samples) to {target}"
+            f"Copied {counted(self.sessions_saved, 'session')} "
+            f"({counted(self.runs_saved, 'run')}, {counted(self.samples_saved, 'sample')}) "
+            f"to {target}"
         )
         if self.complete:
             return f"{saved}: everything that was there could be read."
@@ -177,17 +178,21 @@ class Recovered:
         if self.emptied:
             one = len(self.emptied) == 1
             emptied = (
-                f"; {len(self.emptied)} column{'' if one else 's'} that could not be read "
+                f"; {counted(len(self.emptied), 'column')} that could not be read "
                 f"{'was' if one else 'were'} left empty ({_some(self.emptied)})"
             )
         which = f" ({_some(self.lost_sessions)})" if self.lost_sessions else ""
         if self.samples_lost:
             lost = (
-                f"{self.sessions_lost} sessions{which}, {runs}{self.runs_lost} runs and "
-                f"{self.samples_lost} samples"
+                f"{counted(self.sessions_lost, 'session')}{which}, "
+                f"{runs}{counted(self.runs_lost, 'run')} and "
+                f"{counted(self.samples_lost, 'sample')}"
             )
         else:
-            lost = f"{self.sessions_lost} sessions{which} and {runs}{self.runs_lost} runs"
+            lost = (
+                f"{counted(self.sessions_lost, 'session')}{which} and "
+                f"{runs}{counted(self.runs_lost, 'run')}"
+            )
         return f"{saved}{held}{emptied}; lost: {lost} that could not be read."
 
     def settle(self, census: Census, copied: dict[str, int]) -> None:

@@ -22,6 +22,7 @@ from app.domain.records import (
     SessionStatus,
 )
 from app.domain.results import LatencySecond, Sample
+from app.domain.units import counted
 from app.store.damage import Row, SessionUnreadable, session_from_row, unreadable_sentence
 from app.store.db import Database, StoreCorrupt, StoreError
 from app.store.latency_seconds import read_seconds
@@ -220,7 +221,7 @@ class SessionStore:
             found = self._sessions(" WHERE s.name = ?" + shown, (ref,))
         matches = len(found.sessions) + len(found.unreadable)
         if matches > 1:
-            raise BadOption(f"{ref!r} matches {matches} sessions: give more of the id.")
+            raise BadOption(f"{ref!r} matches {counted(matches, 'session')}: give more of the id.")
         if found.unreadable:
             (listed,) = found.unreadable
             raise SessionUnreadable(unreadable_sentence(listed, self.db.path), listed)

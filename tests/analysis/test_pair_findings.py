@@ -207,16 +207,15 @@ def test_every_point_is_in_one_statement_with_the_tables_verdict(
     if significant:
         (overall,) = [s for s in findings if s.startswith("Where the difference is significant")]
         ups, downs = significant.count("higher"), significant.count("lower")
+        of = f"{len(tested)} point{'' if len(tested) == 1 else 's'}"  # "1 point", "2 points"
         if ups and downs:
             up = OTHER if higher_is_better else BASE
             down = BASE if higher_is_better else OTHER
-            assert f"{up} is better at {ups} of {len(tested)} points and {down} at {downs}" in (
-                overall
-            ), overall
+            assert f"{up} is better at {ups} of {of} and {down} at {downs}" in (overall), overall
         else:
             winner = OTHER if (ups > 0) == higher_is_better else BASE
             assert overall.startswith(f"Where the difference is significant, {winner} is better")
-            assert f"at {len(significant)} of {len(tested)} points)." in overall, overall
+            assert f"at {len(significant)} of {of})." in overall, overall
     else:
         assert not any("better" in s for s in findings), findings
 

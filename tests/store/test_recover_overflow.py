@@ -121,7 +121,7 @@ def test_damage_inside_a_raw_output_loses_nothing_else(tmp_path: Path, how: str)
 
     target = tmp_path / "recovered.sqlite3"
     copied = linklab("doctor", *db, "--recover-to", str(target))
-    assert f"Copied 1 sessions (1 runs, {SAMPLES} samples)" in copied.stdout, copied.stdout
+    assert f"Copied 1 session (1 run, {SAMPLES:,} samples)" in copied.stdout, copied.stdout
     assert f"the raw output of run 1 (session {sid[:8]})" in copied.stdout
     assert "left empty" in copied.stdout and "lost: 0 sessions and 0 runs" in copied.stdout
     assert copied.returncode == 1  # something could not be read: said, not hidden

@@ -7,7 +7,7 @@ import re
 import socket
 
 from app.domain.errors import BadOption
-from app.domain.units import plain_rate
+from app.domain.units import counted, plain_rate
 from app.engine.errors import LinkLocalNeedsZone
 
 MAX_HOST_LENGTH = 253
@@ -111,7 +111,7 @@ def amount(value: float, unit: str) -> str:
         for name, size in _BINARY:
             if value >= size and value % size == 0:
                 return f"{int(value // size)} {name}"
-        return f"{int(value)} byte{'' if value == 1 else 's'}"
+        return counted(int(value), "byte")
     if unit == "bit/s" and value > 0:
         return plain_rate(value)
     number = str(int(value)) if float(value).is_integer() else f"{value:.6f}".rstrip("0")

@@ -15,6 +15,7 @@ from app.domain.errors import BadOption
 from app.domain.plan import RunKey
 from app.domain.records import RunRecord
 from app.domain.results import Sample
+from app.domain.units import counted
 from app.store.rows import StoredRun, StoredSession
 from app.study.files.exchange_checks import (
     HEADER_KEYS,
@@ -153,7 +154,7 @@ class _Reader:
         for number in text.items():
             count = number
             if number > MAX_SESSIONS:
-                raise top.bad(f"has more than {MAX_SESSIONS} sessions")
+                raise top.bad(f"has more than {counted(MAX_SESSIONS, 'session')}")
             if not text.opens("{"):
                 session_head(text.value(), number)  # not a JSON object: says so
             self.session(number, seen)
@@ -190,7 +191,7 @@ class _Reader:
         keys: set[RunKey] = set()
         for number in text.items():
             if number > MAX_RUNS:
-                raise obj.bad(f"has more than {MAX_RUNS} runs")
+                raise obj.bad(f"has more than {counted(MAX_RUNS, 'run')}")
             if not text.opens("{"):
                 run_head(text.value(), number, head)  # not a JSON object: says so
             self.run(head, number, keys)
@@ -229,7 +230,7 @@ class _Reader:
         batch: list[Sample] = []
         for number in text.items():
             if number > MAX_SAMPLES:
-                raise Obj({}, label).bad(f"has more than {MAX_SAMPLES} samples")
+                raise Obj({}, label).bad(f"has more than {counted(MAX_SAMPLES, 'sample')}")
             batch.append(sample(text.value(), number, label))
             if len(batch) >= BATCH:
                 sink.samples(batch)

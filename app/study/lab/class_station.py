@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.exercise import Exercise
+from app.domain.units import counted
 from app.engine.drivers.registry import main_server
 from app.store.db import Database
 from app.store.outbox import Outbox, OutboxStatus, outbox_path
@@ -162,8 +163,8 @@ def announce_pool(
     answer = call(url, token, "/v1/pool", json.dumps(body).encode())
     if answer.status == 200:
         return (
-            f"Told the class's collector at {url}: {len(ports)} {engine} server"
-            f"{'s' if len(ports) != 1 else ''}; each station is given its own port."
+            f"Told the class's collector at {url}: {counted(len(ports), f'{engine} server')}; "
+            "each station is given its own port."
             if not shared
             else f"Told the class's collector at {url}: one {engine} server for every station."
         )

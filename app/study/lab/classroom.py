@@ -16,7 +16,7 @@ from app.domain.errors import BadOption
 from app.domain.exercise import LOCKABLE, Exercise, Step, locked_differences
 from app.domain.plan import RunKind, Series
 from app.domain.records import RunRecord, SessionStatus
-from app.domain.units import plain_rate
+from app.domain.units import counted, plain_rate
 from app.engine.drivers.reparse import reparsed_throughput
 from app.store.rows import StoredSession
 from app.study.lab.handin import Handin, RunFacts, read_handin
@@ -203,7 +203,7 @@ def _row(handin: Handin, exercise: Exercise) -> tuple[StudentRow, set[str]]:
     if altered:
         flags.append("altered")
         notes.append(
-            f"{altered} run{'s' if altered != 1 else ''} whose stored throughput disagrees with "
+            f"{counted(altered, 'run')} whose stored throughput disagrees with "
             f"the engine's own output."
         )
     for number, sessions in by_step.items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.analysis.fairness import least_index
 from app.analysis.stats import Summary
 from app.domain.together import StationStatus
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.study.lab.together_results import SlotResult, StationSummary, TogetherResult
 from app.study.lab.together_station import (
     CheckedIn,
@@ -87,7 +87,7 @@ def slot_status_text(slot: SlotResult, student: str) -> str:
 
 
 def _rounds(n: int) -> str:
-    return "the one round together" if n == 1 else f"{n} rounds together"
+    return "the one round together" if n == 1 else f"{counted(n, 'round')} together"
 
 
 def _station_words(station: StationSummary) -> str:
@@ -101,10 +101,7 @@ def findings(result: TogetherResult) -> list[str]:
     said: list[str] = []
     stations = len(together.stations)
     if result.state == "waiting":
-        said.append(
-            f"{stations} station{'s' if stations != 1 else ''} will start together "
-            f"({together.plan.words})."
-        )
+        said.append(f"{counted(stations, 'station')} will start together ({together.plan.words}).")
     elif result.state == "running":
         said.append(f"The class is measuring together ({together.plan.words}).")
     settled = [r for r in result.rounds if r.settled and r.index is not None]
@@ -152,8 +149,8 @@ def station_words(event: StationEvent) -> str:
     if isinstance(event, Scheduled):
         slots = len(event.slots)
         return (
-            f"The class measures together: {event.plan.words}; this station has {slots} "
-            f"slot{'s' if slots != 1 else ''} to measure."
+            f"The class measures together: {event.plan.words}; this station has "
+            f"{counted(slots, 'slot')} to measure."
         )
     if isinstance(event, SlotBegins):
         return f"{event.slot.label.capitalize()} starts in {max(event.in_s, 0):.1f} s."

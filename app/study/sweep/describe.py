@@ -72,7 +72,7 @@ def values_text(plan: Plan, limit: int = 6) -> str:
     ]
     more = " …" if len(plan.values) > limit else ""
     suffix = f" {unit}" if unit and not rates else ""
-    count = f" ({len(plan.values)} values)" if len(plan.values) > 1 else ""
+    count = f" ({counted(len(plan.values), 'value')})" if len(plan.values) > 1 else ""
     return ", ".join(shown) + more + suffix + count
 
 
@@ -94,7 +94,7 @@ def setting_text(plan: Plan, name: str) -> str:
     if name == "early_stop":
         if not isinstance(value, EarlyStop):
             return "off"
-        return f"within {value.relative_ci * 100:g} % after {value.min_runs} runs"
+        return f"within {value.relative_ci * 100:g} % after {counted(value.min_runs, 'run')}"
     field = BY_NAME.get(name)
     kind = field.kind if field is not None else Kind.OTHER
     if kind is Kind.RATE:
@@ -147,7 +147,7 @@ def extent_text(plan: Plan) -> str:
     """'1,920 runs, about 16 h 00 min'; with early stop, the most it can take ('at most 5,760
     runs, about 16 h 00 min, less as points become precise enough')."""
     runs = plan.total_runs
-    text = f"{runs:,} run{'s' if runs != 1 else ''}, {duration_text(plan.estimated_seconds())}"
+    text = f"{counted(runs, 'run')}, {duration_text(plan.estimated_seconds())}"
     if plan.early_stop is None:
         return text
     return f"at most {text}, less as points become precise enough"
@@ -345,8 +345,7 @@ def describe_latency(runs: Sequence[RunRecord]) -> str:
     """'Working latency by tcp-connect (TCP connection time to the peer's server), 6 runs';
     empty when no run measured it."""
     parts = [
-        f"{method} ({LATENCY_METHOD_WORDS.get(method, method)}), {count} run"
-        + ("s" if count != 1 else "")
+        f"{method} ({LATENCY_METHOD_WORDS.get(method, method)}), {counted(count, 'run')}"
         for method, count in latency_methods(runs).items()
     ]
     return f"Working latency by {'; '.join(parts)}" if parts else ""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app.domain.errors import LinkLabError
 from app.domain.records import RunRecord, SessionStatus
+from app.domain.units import counted
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, ServerBusy
 from app.study.sweep.events import AfterFailure
 
@@ -56,10 +57,10 @@ def verdict(records: list[RunRecord], notes: str = "") -> tuple[SessionStatus, s
         words = (
             f"The run failed: {first}"
             if len(records) == 1
-            else f"All {len(records)} runs failed. The first failure: {first}"
+            else f"All {counted(len(records), 'run')} failed. The first failure: {first}"
         )
         return SessionStatus.FAILED, f"{words} {notes}".strip()
-    words = f"{len(failed)} of {len(records)} runs failed. The first failure: {first}"
+    words = f"{len(failed)} of {counted(len(records), 'run')} failed. The first failure: {first}"
     return SessionStatus.COMPLETED, f"{words} {notes}".strip()
 
 
@@ -79,7 +80,7 @@ def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[S
         return SessionStatus.FAILED, f"{stopped}. The last error: {last_error}"
     return (
         SessionStatus.COMPLETED,
-        f"{stopped}, {good} of {len(records)} runs good. The last error: {last_error}",
+        f"{stopped}, {good} of {counted(len(records), 'run')} good. The last error: {last_error}",
     )
 
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import BadOption
 from app.domain.exercise import EXERCISE_SUFFIX, Exercise
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.report.class_export import grades_csv
 from app.study.files.exchange import EXCHANGE_SUFFIX
 from app.study.lab.classroom import ClassView, StudentRow, read_class
@@ -76,10 +76,6 @@ def read_class_from(source: ClassSource, exercise_file: Path | None) -> ClassVie
             f"Cannot read the hand-ins ({err.strerror or err}): check that the folder is there "
             f"and that you may open it."
         ) from None
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _mbit(bps: float | None) -> str:
@@ -288,13 +284,13 @@ class ClassTab(QWidget):
         if reading is not None:
             self.summary.setText(
                 f"“{view.exercise.title}”{chosen}, live from {reading.where}: "
-                f"{_count(len(view.rows), 'student')}, {flagged} flagged to look at; updated "
+                f"{counted(len(view.rows), 'student')}, {flagged} flagged to look at; updated "
                 f"{time.strftime('%H:%M:%S')}."
             )
         else:
             where = self.source.name if isinstance(self.source, Path) else "the files dropped"
             self.summary.setText(
-                f"“{view.exercise.title}”{chosen}: {_count(len(view.rows), 'hand-in')} from "
+                f"“{view.exercise.title}”{chosen}: {counted(len(view.rows), 'hand-in')} from "
                 f"{where}, {flagged} flagged to look at."
             )
         if view.unreadable:
@@ -317,11 +313,11 @@ class ClassTab(QWidget):
         self.export_button.setEnabled(bool(view.rows))
         self._draw()
         if reading is not None:
-            self.status_message.emit(f"The class, live: {_count(len(view.rows), 'student')}.")
+            self.status_message.emit(f"The class, live: {counted(len(view.rows), 'student')}.")
             return
         self.status_message.emit(
-            f"Read {_count(len(view.rows), 'hand-in')}"
-            + (f"; {_count(len(view.unreadable), 'file')} not read." if view.unreadable else ".")
+            f"Read {counted(len(view.rows), 'hand-in')}"
+            + (f"; {counted(len(view.unreadable), 'file')} not read." if view.unreadable else ".")
         )
 
     def _live_waiting(self, sentence: str) -> None:

@@ -38,6 +38,7 @@ from app.domain.together import (
     TogetherPlan,
     plan_from_step,
 )
+from app.domain.units import counted
 from app.study.lab.class_http import call
 from app.study.lab.together import start_together
 from app.study.lab.together_results import TogetherResult
@@ -325,7 +326,7 @@ class TogetherPanel(QWidget):
             )
         else:
             names = ", ".join(f"{w.student} ({offset_words(w.offset_s)})" for w in fresh)
-            count = f"{len(fresh)} station{'s' if len(fresh) != 1 else ''} waiting"
+            count = f"{counted(len(fresh), 'station')} waiting"
             self.stations_label.setText(f"{count}: {names}.")
         self.report_button.setEnabled(result is not None and result.state == "done")
         self.chart.show_result(result)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.analysis.stats import Summary
 from app.domain.together import StationStatus
+from app.domain.units import counted
 from app.study.lab.together_results import TogetherResult
 from app.study.lab.together_words import (
     bounds_text,
@@ -39,8 +40,7 @@ def index_words(result: TogetherResult) -> str:
     if result.index.mean is not None:
         n = result.index.n
         parts.append(
-            f"Jain's fairness index: {interval_text(result.index)} over {n} "
-            f"round{'s' if n != 1 else ''}"
+            f"Jain's fairness index: {interval_text(result.index)} over {counted(n, 'round')}"
         )
     if rounds:
         last = rounds[-1]

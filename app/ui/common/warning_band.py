@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
+from app.domain.units import counted
 from app.ui.common.widgets import WARNING_STYLE, accessible
 
 #: The most lines the band shows before it scrolls.
@@ -53,7 +54,7 @@ class WarningBand(QScrollArea):
     def summary(self) -> str:
         """'⚠ 2 warnings: Show details to read them', or '' when there is none."""
         n = len(self._sentences)
-        return f"⚠ {n} warning{'s' if n != 1 else ''}: Show details to read" if n else ""
+        return f"⚠ {counted(n, 'warning')}: Show details to read" if n else ""
 
     def clear(self) -> None:
         self.show_warnings([])

@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from app.domain.plan import DEFAULT_ECHO_PORT
+from app.domain.units import counted
 from app.engine.serving.discovery import FoundPeer, discover
 from app.ui.common.worker import Worker, once
 
@@ -93,5 +94,5 @@ class PeerFinder(QObject):
                 f"LinkLab's servers there (linklab serve), or type its name or address."
             )
             return
-        count = f"{len(peers)} computer{'s' if len(peers) != 1 else ''}"
+        count = counted(len(peers), "computer")
         self.searched.emit(f"Found {count} running LinkLab's servers: choose one under Peer.")

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.plan import Assignment, Conditions, Plan, Variable
 from app.domain.plan_fields import value_word
+from app.domain.units import counted
 from app.study.sweep.applicability import inapplicable, unavailable_choices
 from app.study.sweep.describe import default_name, duration_text
 from app.study.sweep.plan_checks import plan_problems
@@ -168,12 +169,13 @@ class SetupPanel(QWidget):
         self.problems_label.setVisible(bool(lines))
         values, _ = self.study.values()
         self.study.values_count.setText(
-            f"{len(values)} value{'s' if len(values) != 1 else ''}: "
+            f"{counted(len(values), 'value')}: "
             + ", ".join(value_word(v) for v in values[:8])
             + (" …" if len(values) > 8 else "")
         )
         self.study.estimate.setText(
-            f"{duration_text(candidate.estimated_seconds())} for {candidate.total_runs} runs"
+            f"{duration_text(candidate.estimated_seconds())} for "
+            f"{counted(candidate.total_runs, 'run')}"
         )
         self.study.name_edit.setPlaceholderText(default_name(candidate))
         self.plan_changed.emit(None if problems else candidate)

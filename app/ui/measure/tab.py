@@ -17,6 +17,7 @@ from app.domain.errors import LinkLabError
 from app.domain.exercise import Exercise
 from app.domain.plan import Metric, Plan
 from app.domain.records import SessionStatus, status_words
+from app.domain.units import counted
 from app.study.sweep.events import (
     LatencyNote,
     LatencyProbed,
@@ -342,7 +343,8 @@ class MeasureTab(QWidget):
 
     def _session_started(self, event: SessionStarted) -> None:
         resumed = f", {event.already_done} already done" if event.already_done else ""
-        self._say(f"Session {event.session_id[:8]} started: {event.total_runs} runs{resumed}.")
+        runs = counted(event.total_runs, "run")
+        self._say(f"Session {event.session_id[:8]} started: {runs}{resumed}.")
         self.progress.setValue(event.already_done)
         plan = self._running_plan
         if plan is not None and plan.total_runs:  # the plan's estimate, until runs are timed

@@ -8,7 +8,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.analysis.responsiveness import Rating
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.study.responsiveness.results import (
     LoadResult,
     Phase,
@@ -65,7 +65,7 @@ class _Column(QWidget):
         self.rating.setStyleSheet(f"color: {RATING_COLOUR[load.rating]};")
         self.rpm.setText(f"{rpm_number(load.rpm)} RPM")
         self.latency.setText(f"Loaded latency {latency_text(load.loaded_latency_ms)}")
-        flows = f"{load.flows} flow{'s' if load.flows > 1 else ''}"
+        flows = counted(load.flows, "flow")
         if load.phase is Phase.BOTH:
             flows += " each way"
         self.detail.setText(

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import BadOption
 from app.domain.plan import THIS_COMPUTER, Peer
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.engine.drivers.registry import responsiveness_driver
 from app.engine.lan.validate import validate_host
 from app.engine.serving.loopback import LoopbackServers
@@ -264,7 +264,7 @@ class ResponsivenessTab(QWidget):
             self.state.setText(f"Idle latency {latency_text(event.latency_ms)}.")
         elif isinstance(event, StepMeasured):
             step = event.step
-            flows = f"{step.flows} flow{'s' if step.flows > 1 else ''}"
+            flows = counted(step.flows, "flow")
             self.state.setText(
                 f"{event.phase.label}: {flows}, {format_rate(step.goodput_bps)}, latency "
                 f"{latency_text(step.latency_ms)}"

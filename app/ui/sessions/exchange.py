@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QLineEdit, QWidget
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
+from app.domain.units import counted
 from app.study.files.exchange import EXCHANGE_SUFFIX
 from app.study.frontdoor import FrontDoor
 from app.study.stored_sessions import SessionName
@@ -115,15 +116,13 @@ def describe_import(outcome: FileImported) -> str:
         return outcome.error
     name, skipped = outcome.path.name, outcome.skipped
     if not outcome.imported:
-        return f"Nothing new in {name}: {_count(len(skipped))} already here ({_names(skipped)})."
-    text = f"Imported {_count(len(outcome.imported))} from {name}: {_names(outcome.imported)}"
+        here = counted(len(skipped), "session")
+        return f"Nothing new in {name}: {here} already here ({_names(skipped)})."
+    imported = counted(len(outcome.imported), "session")
+    text = f"Imported {imported} from {name}: {_names(outcome.imported)}"
     if skipped:
         text += f"; skipped {len(skipped)} already here: {_names(skipped)}"
     return text + "."
-
-
-def _count(n: int) -> str:
-    return "1 session" if n == 1 else f"{n} sessions"
 
 
 def _names(sessions: Sequence[SessionName]) -> str:
@@ -200,7 +199,7 @@ class SessionExchange(QObject):
             return False
         self._remember_folder(path)
         self.tab.status.setStyleSheet("")
-        self.tab.status.setText(f"Exporting {_count(len(session_ids))} to {path.name}…")
+        self.tab.status.setText(f"Exporting {counted(len(session_ids), 'session')} to {path.name}…")
         door, ids = self.tab.context.door(), list(session_ids)
         worker = Worker(once(lambda: export_file(ids, path, door)), "export")
         worker.yielded.connect(self._show_export)
@@ -253,7 +252,7 @@ class SessionExchange(QObject):
             return
         self.tab.status.setStyleSheet("")
         self.tab.status.setText(
-            f"Exported {_count(outcome.count)} to {outcome.path}: on the other computer, "
-            f"double-click it or use Import… on the Sessions tab."
+            f"Exported {counted(outcome.count, 'session')} to {outcome.path}: on the other "
+            "computer, double-click it or use Import… on the Sessions tab."
         )
-        confirm_saved(self.widget, outcome.path, _count(outcome.count))
+        confirm_saved(self.widget, outcome.path, counted(outcome.count, "session"))

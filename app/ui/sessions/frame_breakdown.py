@@ -16,7 +16,7 @@ from app.analysis.expectation import Breakdown, Layer, LayerKind, NoExpectation,
 from app.analysis.expectation import value_text as point_text
 from app.analysis.points import PointSummary
 from app.domain.plan import Plan, Series
-from app.domain.units import format_rate
+from app.domain.units import counted, format_rate
 from app.ui.common.widgets import ComboBox, accessible, scroll_page
 
 #: One colour family per kind of byte (Okabe-Ito hues), lighter for each further layer.
@@ -292,7 +292,7 @@ def _measured_text(point: PointSummary | None, shown: Breakdown) -> str:
     summary = point.metrics.get("throughput_bps") if point is not None else None
     if point is None or summary is None or summary.mean is None:
         return "Nothing was measured at this point."
-    runs = f"mean of {point.n} run{'s' if point.n != 1 else ''}"
+    runs = f"mean of {counted(point.n, 'run')}"
     said = f"Measured: {format_rate(summary.mean)} ({runs})"
     if shown.expected is not None and shown.expected.expected_bps and point.share_applies:
         share = 100 * summary.mean / shown.expected.expected_bps

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QWidget
 
+from app.domain.units import counted
 from app.ui.common.remembered import remember_tab
 from app.ui.common.results import ResultsTable
 from app.ui.common.tabs import show_tab
@@ -64,7 +65,7 @@ class SessionReading(QTabWidget):
         self.findings.setPlainText(sentences_text(parts))
         tab = self.indexOf(self.findings)
         count = len(own) + len(compared)
-        self.setTabToolTip(tab, f"{count} finding{'s' if count != 1 else ''} to read.")
+        self.setTabToolTip(tab, f"{counted(count, 'finding')} to read.")
         show_tab(self, tab, bool(count))
 
     def show_details(self, lines: Sequence[str]) -> None:

@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
+from app.domain.units import counted
 from app.study.frontdoor import FrontDoor
 from app.study.stored_sessions import DELETED_KEPT
 from app.study.sweep.describe import local_time
 from app.ui.common.widgets import accessible
-from app.ui.sessions.table_model import runs_text
 
 TIP = "The sessions deleted within the last day, to bring back with every run."
 
@@ -44,7 +44,7 @@ def entry_text(session: SessionRecord, deleted_at: str) -> str:
     """'Lab A (3f2a91c0), 18 runs — deleted 2026-11-28 09:12, can come back until …'."""
     return (
         f"{session.name or 'Untitled session'} ({session.short_id}), "
-        f"{runs_text(session.runs_done)} — deleted {local_time(deleted_at)}, "
+        f"{counted(session.runs_done, 'run')} — deleted {local_time(deleted_at)}, "
         f"can come back until {_until(deleted_at)}"
     )
 
@@ -125,11 +125,13 @@ def show_recently_deleted(
             failed(err.sentence)
             return
         if back < len(ids):
-            said = f"Restored {back} of {len(ids)} sessions: the others are gone for good."
+            said = (
+                f"Restored {back} of {counted(len(ids), 'session')}: the others are gone for good."
+            )
         elif len(ids) == 1:
             said = f"Restored “{names[ids[0]]}” with every run."
         else:
-            said = f"Restored {len(ids)} sessions with every run."
+            said = f"Restored {counted(len(ids), 'session')} with every run."
         restored(ids, said, back < len(ids))
 
     RecentlyDeleted(deleted, restore, parent).exec()

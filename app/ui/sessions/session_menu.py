@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
+from app.domain.units import counted
 from app.study.responsiveness.kept import KeptResult
 from app.study.stored_sessions import DELETED_KEPT
 from app.study.sweep.describe import local_time
@@ -33,7 +34,7 @@ from app.ui.sessions.session_exports import (
     can_compare_within,
 )
 from app.ui.sessions.shown_below import ShownBelow
-from app.ui.sessions.table_model import Row, SessionTableModel, runs_text
+from app.ui.sessions.table_model import Row, SessionTableModel
 from app.ui.sessions.tags_dialog import TagsDialog
 
 
@@ -143,7 +144,7 @@ def ask_delete(tab: SessionsTab) -> None:
     if not chosen:
         return
     names = "\n".join(
-        f"• {s.name or 'Untitled session'} ({s.short_id}), {runs_text(s.runs_done)}"
+        f"• {s.name or 'Untitled session'} ({s.short_id}), {counted(s.runs_done, 'run')}"
         if isinstance(s, SessionRecord)
         else f"• {s.name} ({s.short_id}), a responsiveness result"
         for s in chosen[:10]
@@ -152,12 +153,12 @@ def ask_delete(tab: SessionsTab) -> None:
     sessions = [s.id for s in chosen if isinstance(s, SessionRecord)]
     results = [r.id for r in chosen if isinstance(r, KeptResult)]
     if not sessions:
-        what = "this result" if len(results) == 1 else f"these {len(results)} results"
+        what = "this result" if len(results) == 1 else f"these {counted(len(results), 'result')}"
         question = f"Delete {what} with every step of its ramp?"
     else:
-        what = "this session" if len(chosen) == 1 else f"these {len(chosen)} sessions"
+        what = "this session" if len(chosen) == 1 else f"these {counted(len(chosen), 'session')}"
         if results:
-            what = f"these {len(chosen)} sessions and results"
+            what = f"these {counted(len(chosen), 'session')} and results"
         question = f"Delete {what} and every run measured in it?"
     answer = QMessageBox.question(
         tab.table,
@@ -206,7 +207,7 @@ class UndoDelete:
         if len(deleted) == 1:
             what = f"Deleted “{deleted[0].name or deleted[0].short_id}”"
         else:
-            what = f"Deleted {len(deleted)} sessions"
+            what = f"Deleted {counted(len(deleted), 'session')}"
         self.button.setVisible(True)
         them = "it" if len(deleted) == 1 else "them"
         said = f"{what}: Undo delete brings {them} back until {self._until}."
@@ -231,13 +232,13 @@ class UndoDelete:
             return
         if back < len(ids):
             said = (
-                f"Restored {back} of {len(ids)} sessions: the others are gone for good "
+                f"Restored {back} of {counted(len(ids), 'session')}: the others are gone for good "
                 f"(kept {_kept_words()} after deleting)."
             )
         elif len(deleted) == 1:
             said = f"Restored “{deleted[0].name or deleted[0].short_id}” with every run."
         else:
-            said = f"Restored {len(deleted)} sessions with every run."
+            said = f"Restored {counted(len(deleted), 'session')} with every run."
         problem = back < len(ids)
         if back:
             self._tab.sessions_restored.emit(ids)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.domain.records import SessionRecord, UnreadableSession
-from app.domain.units import DASH
+from app.domain.units import DASH, counted
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import LOAD_PHASES, Phase, rpm_number
 from app.study.sweep.describe import local_time
@@ -184,10 +184,6 @@ def status_words(session: SessionRecord) -> str:
     return session.status_text
 
 
-def runs_text(count: int) -> str:
-    return "1 run" if count == 1 else f"{count} runs"
-
-
 def count_text(
     sessions: Sequence[SessionRecord],
     results: Sequence[KeptResult],
@@ -197,13 +193,13 @@ def count_text(
     """How many rows the list shows (how many cannot be read), and what a search matched in
     them: the words they show (name, peer, conditions), and how many only by their id."""
     count, n, bad = len(sessions) + len(unreadable), len(results), len(unreadable)
-    found = "1 session" if count == 1 else f"{count} sessions"
+    found = counted(count, "session")
     if bad:
         found += f" ({bad} cannot be read: select {'it' if bad == 1 else 'one'})"
     if n and not count:
-        found = "1 responsiveness result" if n == 1 else f"{n} responsiveness results"
+        found = counted(n, "responsiveness result")
     elif n:
-        found += ", 1 responsiveness result" if n == 1 else f", {n} responsiveness results"
+        found += f", {counted(n, 'responsiveness result')}"
     if not search:
         return f"{found}."
     by_id = (
