@@ -159,9 +159,12 @@ class AppContext(QObject):
         """Every engine's default port, by its port key (Settings, else the engine's)."""
         return {d.port_key: self.default_port(d.port_key) for d in self.drivers.values()}
 
-    def remember_peer(self, host: str, ports: Mapping[str, int] | None = None) -> None:
+    def remember_peer(
+        self, host: str, ports: Mapping[str, int] | None = None, host6: str | None = None
+    ) -> None:
         """Put host first in the history; its ports (by engine) other than the defaults are
-        kept with it, the defaults' forgotten (a later change in Settings then applies)."""
+        kept with it, the defaults' forgotten (a later change in Settings then applies), and
+        so is its IPv6 address (none given: the one kept is forgotten)."""
         history = [host] + [h for h in self.peer_history() if h != host]
         self.settings.setValue("peers/history", history[:20])
         if ports is None:
@@ -174,15 +177,31 @@ class AppContext(QObject):
         else:
             known.pop(host, None)
         self.settings.setValue("peers/ports", json.dumps(known))
+        addresses = {h: a for h, a in self.peer_ipv6().items() if h in history[:20]}
+        if host6:
+            addresses[host] = host6
+        else:
+            addresses.pop(host, None)
+        self.settings.setValue("peers/ipv6", json.dumps(addresses))
+
+    def _by_peer(self, key: str) -> dict[str, object]:
+        """What a setting keeps by peer (a JSON object), or nothing where it is no object."""
+        try:
+            stored = json.loads(str(self.settings.value(key, "") or "{}"))
+        except ValueError:
+            return {}
+        return (
+            {str(host): value for host, value in stored.items()} if isinstance(stored, dict) else {}
+        )
+
+    def peer_ipv6(self) -> dict[str, str]:
+        """The IPv6 address given for a peer of the history (an IPv4 address or a name)."""
+        stored = self._by_peer("peers/ipv6")
+        return {host: a for host, a in stored.items() if isinstance(a, str) and a}
 
     def peer_ports(self) -> dict[str, dict[str, int]]:
         """The ports typed for a peer of the history, by engine, where not the defaults."""
-        try:
-            stored = json.loads(str(self.settings.value("peers/ports", "") or "{}"))
-        except ValueError:
-            return {}
-        if not isinstance(stored, dict):
-            return {}
+        stored = self._by_peer("peers/ports")
         keys = {d.port_key for d in self.drivers.values()}
         known = {}
         for host, ports in stored.items():

@@ -156,7 +156,9 @@ class PeerRow(QWidget):
         self._setting_ports = False
         self._ports_typed = False
         self._focus_wanted = False  # a refused peer: the cursor goes back to it
-        self._host6_found = ""  # the IPv6 address a found computer's choice filled in
+        #: The peer (its host) whose IPv6 address the field holds: another peer in the Peer
+        #: field gets its own address, or none, never the one of the computer named before.
+        self._host6_of: str | None = None
         for spin in self.ports.values():
             spin.valueChanged.connect(self._port_edited)
         self._host_changed()
@@ -235,16 +237,23 @@ class PeerRow(QWidget):
             spin.setEnabled(not local)
             spin.setToolTip(PORTS_TIP_LOCAL if local else self._port_tips[key])
         found = self.finder.found_peer(self.host_combo.currentText())
-        if self._host6_found and self.host6.text() == self._host6_found:
-            self.host6.clear()  # the IPv6 address of the computer chosen before
-        self._host6_found = ""
-        if found is not None:  # chosen from the list: its name first, its IPv6 address too
+        if found is not None:  # chosen from the list: its name first
             self.host_edit.setCursorPosition(0)
-            if not self.host6.text().strip() and found.host != found.ipv6:
-                self._host6_found = found.ipv6
-                self.host6.setText(self._host6_found)
+        host = "" if local else self.host_text()
+        if host != self._host6_of:
+            self._host6_of = host
+            self.host6.setText(self._known_ipv6(host, found))
         self.show_note(LOCAL_NOTE if local else details(found) if found is not None else "")
         self.changed.emit()
+
+    def _known_ipv6(self, host: str, found: FoundPeer | None) -> str:
+        """The IPv6 address of this peer: the one a found computer announced (when its host
+        is another address), else the one given for it before (the history), else none."""
+        if found is not None and found.ipv6 and found.ipv6 != found.host:
+            return found.ipv6
+        if not host or self._context is None:
+            return ""
+        return self._context.peer_ipv6().get(host, "")
 
     def show_note(self, text: str) -> None:
         self.check_result.setStyleSheet("")
@@ -303,7 +312,7 @@ class PeerRow(QWidget):
         """Put a host that answered first in the list (typos never get there), with the ports
         it answered on."""
         if self._context is not None and host == self.host_text():
-            self._context.remember_peer(host, self.port_values())
+            self._context.remember_peer(host, self.port_values(), self.host6.text().strip())
             self._ports_typed = False
         elif self._context is not None:
             self._context.remember_peer(host)
