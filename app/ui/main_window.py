@@ -137,6 +137,7 @@ class MainWindow(QMainWindow):
         self.status_label.setAccessibleName("Status")
         self.statusBar().addWidget(self.status_label, 1)
         self.measure.status_message.connect(self.status_label.setText)
+        self.measure.status_withdrawn.connect(self._withdraw)
         self.compare_tab.status_message.connect(self.status_label.setText)
         self.responsiveness.status_message.connect(self.status_label.setText)
         self.class_tab.status_message.connect(self.status_label.setText)
@@ -323,6 +324,12 @@ class MainWindow(QMainWindow):
     def say(self, text: str) -> None:
         """A sentence in the status bar."""
         self.status_label.setText(text)
+
+    def _withdraw(self, text: str) -> None:
+        """A sentence whose condition was fixed leaves the status bar, unless another one
+        followed it there."""
+        if self.status_label.text() == text:
+            self.status_label.setText("")
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.sessions:

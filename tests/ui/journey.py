@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import socket
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Slot
@@ -21,6 +23,29 @@ from app.ui.main_window import MainWindow
 from tests.conftest import free_port
 from tests.testbed import NeighbourBed
 from tests.ui.user import User, wait_for
+
+
+@contextmanager
+def nothing_answers(context: AppContext) -> Iterator[None]:
+    """The default iperf3 and netserver ports on the loopback held by listeners that never
+    accept (their queues full): a handshake there gets no reply at all, as at an address
+    where no computer is."""
+    held = []
+    for name in ("iperf3", "netperf"):
+        server = socket.socket()
+        server.bind(("127.0.0.1", context.default_port(name)))
+        server.listen(0)
+        held.append(server)
+        for _ in range(2):
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(server.getsockname())
+            held.append(filler)
+    try:
+        yield
+    finally:
+        for sock in held:
+            sock.close()
 
 
 def choose_the_neighbour(user: User, context: AppContext, neighbour: NeighbourBed) -> None:

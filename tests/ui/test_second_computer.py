@@ -18,6 +18,7 @@ from app.engine.serving.discovery import discover, discover_request, parse_annou
 from app.ui.main_window import MainWindow
 from tests.conftest import free_port
 from tests.testbed import NeighbourBed
+from tests.ui.journey import nothing_answers
 from tests.ui.user import User, wait_for
 
 
@@ -78,27 +79,11 @@ def peer_has_focus(user: User) -> bool:
 def test_an_address_where_nothing_answers_is_said_first_and_the_cursor_goes_back_to_it(
     window: MainWindow, user: User
 ) -> None:
-    # Two ports whose listeners never accept (their queues full): a handshake there gets no
-    # reply at all, as at an address where no computer is.
-    held = []
-    for name in ("iperf3", "netperf"):
-        server = socket.socket()
-        server.bind(("127.0.0.1", window.context.default_port(name)))
-        server.listen(0)
-        held.append(server)
-        for _ in range(2):
-            filler = socket.socket()
-            filler.setblocking(False)
-            filler.connect_ex(server.getsockname())
-            held.append(filler)
-    try:
+    with nothing_answers(window.context):
         user.type("Peer", "127.0.0.1")
         user.type("Values list", "1408")
         user.click("Start")
         wait_for(lambda: "Nothing answered" in user.text("Peer check"), 20, "the check")
-    finally:
-        for sock in held:
-            sock.close()
     said = user.text("Peer check")
     assert said.index("Nothing answered at 127.0.0.1") < said.index("start an iperf3 server")
     assert "no computer there replied at all" in said

@@ -55,7 +55,7 @@ def peer_ready(tab: MeasureTab, plan: Plan) -> None:
         tab.setup.peer_row.show_ports(plan.peer.ports)
     else:
         tab.setup.peer_row.remember(plan.peer.host)
-        tab.setup.peer_row.show_note(f"{plan.peer.host} answers.")  # not an older refusal
+        tab.setup.peer_row.show_note(f"{plan.peer.host} answers.", answered=True)
 
 
 def attach_monitor(tab: MeasureTab) -> MonitorPanel:
@@ -94,6 +94,8 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     monitor.status_message.connect(tab.status_message)
     monitor.said.connect(said)
     monitor.peer_ready.connect(lambda plan: peer_ready(tab, plan))
+    # Under the peer field as a study's refusal is, and taken back with it once it answers.
+    monitor.peer_refused.connect(tab.setup.peer_row.show_problem)
     monitor.busy_elsewhere = busy
     tab.setup.plan_changed.connect(lambda _plan: monitor.peer_changed())
     # The sweep's results table says nothing of a monitor: the chart takes its height.

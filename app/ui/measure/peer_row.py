@@ -42,6 +42,9 @@ PORTS_TIP_LOCAL = (
 class PeerRow(QWidget):
     changed = Signal()
     answered = Signal(str)  # Check peer found the host's server: its host
+    #: A problem shown under the field went (the peer changed, or answered): its sentence,
+    #: for whatever else said it (the status bar) to take back.
+    problem_gone = Signal(str)
 
     def __init__(self, history: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +140,9 @@ class PeerRow(QWidget):
         #: The peer as it was when the line under it said something of it (a check's result,
         #: a refusal): a sentence about another peer than the one in the fields goes.
         self._said_of: Peer | None = None
+        #: The problem said of a peer (a refusal, a failed check) and that peer: it holds
+        #: until another peer is in the fields or this one answers.
+        self._problem: tuple[str, Peer] | None = None
         self.host_combo.editTextChanged.connect(self._host_changed)
         self.host_combo.activated.connect(self._chosen)
         for spin in self.ports.values():
@@ -255,16 +261,29 @@ class PeerRow(QWidget):
             return ""
         return self._context.peer_ipv6().get(host, "")
 
-    def show_note(self, text: str) -> None:
+    def show_note(self, text: str, *, answered: bool = False) -> None:
+        """A note under the field (answered: the peer in the fields answered)."""
         self.check_result.setStyleSheet("")
         self.check_result.setText(text)
         self._said_of = None
+        self._take_back(answered)
+
+    def _take_back(self, answered: bool = False) -> None:
+        """The problem said of a peer goes once it no longer holds: another peer is in the
+        fields, or this one answered (a note while it is checked or searched for leaves it)."""
+        if self._problem is None:
+            return
+        sentence, peer = self._problem
+        if answered or peer != self.peer():
+            self._problem = None
+            self.problem_gone.emit(sentence)
 
     def _peer_edited(self) -> None:
         """A port or the IPv6 address changed: what the line said of the peer before (a
         check's result, a refusal) is no longer of the peer in the fields."""
         if self._said_of is not None and (self._said_of != self.peer() or self._typed_wrong()):
             self.show_note("")
+        self._take_back()
 
     def _typed_wrong(self) -> bool:
         return any(number_problem(spin) for spin in self.ports.values())
@@ -276,6 +295,9 @@ class PeerRow(QWidget):
         self.check_result.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.check_result.setText(sentence)
         self._said_of = self.peer()
+        if self._problem is not None and self._problem[0] != sentence:
+            self.problem_gone.emit(self._problem[0])  # said of it no longer
+        self._problem = (sentence, self.peer())
         self._focus_wanted = focus
         self._take_focus()
 
@@ -343,7 +365,7 @@ class PeerRow(QWidget):
         if result.problem or result.silent is not None:
             self.show_problem(result.summary, focus=True)
         else:
-            self.show_note(result.summary)
+            self.show_note(result.summary, answered=True)
             self._said_of = self.peer()
             self.remember(result.host)  # offered again here and on the Responsiveness tab
             self.answered.emit(result.host)

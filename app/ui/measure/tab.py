@@ -51,6 +51,9 @@ from app.ui.server.local_servers import LocalServers
 
 class MeasureTab(QWidget):
     status_message = Signal(str)
+    #: A sentence said before whose condition is fixed (the peer answers, the field is
+    #: valid): the status bar takes it back, unless it says something newer by then.
+    status_withdrawn = Signal(str)
     session_saved = Signal(str)  # a session finished (or stopped): the browser refreshes
     running_changed = Signal(bool)
 
@@ -70,6 +73,9 @@ class MeasureTab(QWidget):
         self._eta = ""  # the time left as the status bar says it; "" until there is a figure
         #: The form as it was before a resume put the resumed session's plan on it.
         self._form_before: Plan | None = None
+        #: "Fix <field> before starting: …" as said: it goes once the form no longer has
+        #: that problem first.
+        self._fix_said = ""
         self.setup = SetupPanel(context.peer_history())
         self.setup.setObjectName("setup_panel")
         self.setup.setMinimumWidth(460)
@@ -122,6 +128,7 @@ class MeasureTab(QWidget):
         self._peer_settled.setInterval(400)
         self._peer_settled.timeout.connect(self._detect_peer)
         self.setup.peer_row.changed.connect(self._peer_settled.start)
+        self.setup.peer_row.problem_gone.connect(self.status_withdrawn)
         self.setup.peer_row.attach(context)
         self.engine_chooser = EngineChooser(self._say)
         self.last_form.restore()  # then an engine not installed here is replaced, said once
@@ -144,11 +151,22 @@ class MeasureTab(QWidget):
 
     def _plan_changed(self, plan: Plan | None) -> None:
         self._plan = plan
+        if self._fix_said and self._fix_said != self._fix_sentence():
+            said, self._fix_said = self._fix_said, ""
+            self.status_withdrawn.emit(said)
         if self.worker is None and not self.monitor.running:
             self.idle_progress()  # the last study's progress is not this plan's
         self._set_buttons()
         self._show_command()
         self.last_form.remember()  # what the next start of LinkLab shows
+
+    def _fix_sentence(self) -> str:
+        """What Start says of the form's first problem ("" when it has none)."""
+        problem = self.setup.first_problem()
+        if problem is None:
+            return ""
+        _key, label, sentence = problem
+        return f"Fix {label} before starting: {sentence}"
 
     def _show_command(self) -> None:
         """The command of the plan on screen, whatever changed it (a field, a preset, an
@@ -193,9 +211,9 @@ class MeasureTab(QWidget):
             return
         problem = self.setup.first_problem()
         if problem is not None:
-            key, label, sentence = problem
-            self._say(f"Fix {label} before starting: {sentence}", error=True)
-            self.setup.focus_field(key)
+            self._fix_said = self._fix_sentence()
+            self._say(self._fix_said, error=True)
+            self.setup.focus_field(problem[0])
             return
         plan = self._plan
         if plan is None:
@@ -285,7 +303,7 @@ class MeasureTab(QWidget):
             self.setup.peer_row.show_ports(plan.peer.ports)
         else:
             self.setup.peer_row.remember(plan.peer.host)
-            self.setup.peer_row.show_note(f"{plan.peer.host} answers.")
+            self.setup.peer_row.show_note(f"{plan.peer.host} answers.", answered=True)
         for note in event.notes:
             self._say(note)
         self.study_charts.begin(plan)

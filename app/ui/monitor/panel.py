@@ -69,6 +69,7 @@ class MonitorPanel(QWidget):
     status_message = Signal(str)
     said = Signal(str, bool)  # a line for the Measure tab's log (text, is an error)
     peer_ready = Signal(object)  # Plan: the peer answered (this computer: its servers' ports)
+    peer_refused = Signal(str)  # the peer did not answer: the sentence, said at the peer too
 
     def __init__(
         self,
@@ -278,7 +279,7 @@ class MonitorPanel(QWidget):
                 MonitorWaiting: self._waiting,
                 MonitorResumed: self._resumed,
                 SessionFinished: self._finished,
-                PeerRefused: lambda event: self._show(event.sentence, error=True),
+                PeerRefused: self._refused,
             },
             failed=lambda sentence: self._show(sentence, error=True),
             finished=self._worker_done,
@@ -330,6 +331,10 @@ class MonitorPanel(QWidget):
         self.said.emit(text, error)
 
     # -- events from the worker (GUI thread, queued) ---------------------------------------
+    def _refused(self, event: PeerRefused) -> None:
+        self.peer_refused.emit(event.sentence)
+        self._show(event.sentence, error=True)
+
     def _prepared(self, event: StudyPrepared) -> None:
         plan = self._plan = event.plan
         self.traces = MonitorTraces(plan.protocols[0], interval_s=plan.interval_s)
