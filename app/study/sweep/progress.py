@@ -13,7 +13,7 @@ from app.domain.plan import Plan, RunKey, RunKind, as_point
 from app.domain.records import RunRecord
 from app.study.sweep.events import PointUpdated, Progress
 
-__all__ = ["point_settled", "point_updated", "progress"]
+__all__ = ["point_settled", "point_updated", "points_so_far", "progress"]
 
 
 def _point_runs(records: Sequence[RunRecord], key: RunKey) -> list[RunRecord]:
@@ -47,6 +47,18 @@ def point_updated(plan: Plan, records: list[RunRecord], key: RunKey) -> PointUpd
     runs, metrics = summarize_point(here)
     value = as_point(plan.values[key.value_index])
     return PointUpdated(key.series, value, metrics, runs, point_settled(plan, records, key))
+
+
+def points_so_far(plan: Plan, records: Sequence[RunRecord]) -> list[PointUpdated]:
+    """Every point the stored runs reach (a resumed session's), in the plan's order: shown
+    from the start, the session's old runs beside its new ones."""
+    reached = {(r.key.series, r.key.value_index) for r in records}
+    updated = []
+    for key in plan.run_keys():
+        if (key.series, key.value_index) in reached:
+            reached.discard((key.series, key.value_index))
+            updated.append(point_updated(plan, list(records), key))
+    return updated
 
 
 def progress(

@@ -19,7 +19,7 @@ from app.study.host.shaping import LossEmulationFailed, loss_emulator
 from app.study.sweep.events import AfterFailure, SessionFinished, SessionStarted, StudyEvent
 from app.study.sweep.outcomes import Outcome, after_failure, gave_up, measured_again, verdict
 from app.study.sweep.plan_checks import validate_plan
-from app.study.sweep.progress import point_settled, point_updated, progress
+from app.study.sweep.progress import point_settled, point_updated, points_so_far, progress
 from app.study.sweep.run_to_end import STOPPED, Events, Runner
 
 
@@ -48,6 +48,8 @@ class StudyRunner(Runner):
         groups = [group for group in groups if group]
         total = self.plan.total_runs
         self._emit(SessionStarted(session_id, self.plan, total, len(done)))
+        for point in points_so_far(self.plan, records):  # a resume: what it measured before
+            self._emit(point)
         yield from self._said_so_far()
         status, reason = SessionStatus.COMPLETED, self._reason
         gave_up_early = False  # stopped after too many failures in a row (its reason said)
