@@ -345,9 +345,18 @@ def check_findings(session: Session, findings: Iterable[str]) -> None:
 
 # -- the warnings -----------------------------------------------------------------------------
 
+#: Points short of the runs planned, then those with too few for a spread (either may be
+#: alone); after the first, "It has" names the same series.
 _FEW = re.compile(
-    rf"^(?:(?P<label>{LABEL}) has|Every series has) fewer than (?P<min>\d+) successful runs at "
-    r"(?P<where>.+?): with so few the standard deviation"
+    rf"^(?:(?P<label>{LABEL}) has|(?P<every>Every series has)) "
+    r"(?:fewer successful runs than the (?P<asked>\d+) runs? per point the plan asked for at "
+    r"(?P<short>.+?): the others failed or were not measured\. Resume the session \(Resume on "
+    r"the Sessions tab, or linklab resume\) to measure them again\.(?: (?:It|Every series) "
+    r"has |$))?"
+    r"(?:fewer than (?P<min>\d+) successful runs at (?P<few>.+?): with so few the standard "
+    r"deviation and the 95 % interval mean little \(with one run, nothing\)\."
+    r"(?P<field> Measure (?P<more>\d+) or more runs per point \(the Runs per point field, "
+    r"or --runs\)\.)?)?$"
 )
 _LOSS = re.compile(
     rf"^(?P<label>{LABEL}) lost more than (?P<limit>{NUMBER}) % of its datagrams (?P<where>.+?) "
@@ -389,28 +398,55 @@ def _point_values(where: str) -> list[float]:
     return values_in(where)
 
 
+def _named(where: str | None) -> list[tuple[float, int, int]]:
+    """The points a part of the sentence names: (value, successful runs, of how many)."""
+    found = re.findall(r"(\d+) B \((\d+) of (\d+)\)", where or "")
+    return [(float(v), int(n), int(of)) for v, n, of in found]
+
+
+@dataclass(frozen=True)
+class FewSaid:
+    """What a warning about runs says: its series (None: every series), the points it names
+    short of the runs planned and those with too few for a spread, each (value, n, of)."""
+
+    label: str | None
+    short: list[tuple[float, int, int]]
+    few: list[tuple[float, int, int]]
+
+
+def read_few(sentence: str) -> FewSaid | None:
+    """The warning about runs read, or None when the sentence is another warning."""
+    match = _FEW.match(re.sub(r"^“[^”]*”: ", "", sentence))
+    if match is None or not (match["short"] or match["few"]):
+        return None
+    return FewSaid(match["label"], _named(match["short"]), _named(match["few"]))
+
+
 def check_few(session: Session, sentence: str, match: re.Match[str]) -> None:
-    """Each point named with its successful runs (of those the plan asked for, where it asked
-    for enough); the way to more: the runs field when it asked for too few, Resume (which
-    measures the failed and missing ones) when it asked for enough, nothing while running."""
-    assert int(match["min"]) == MIN_RUNS, sentence
+    """Every point short of the runs the plan asked for (none at all included), each with its
+    successful runs of those asked for, and Resume to measure them, once the session no
+    longer runs; then the points with fewer than MIN_RUNS, and the runs field where the plan
+    asked for fewer. Read against the points table, series by series."""
     assert not session.monitor, sentence
-    found = re.findall(r"(\d+) B \((\d+)(?: of (\d+))?\)", match["where"])
-    said = [(float(v), int(n)) for v, n, _ in found]
-    labels = [match["label"]] if match["label"] else session.labels()
-    for label in labels:
-        few = [(float(p["value"]), p["n"]) for p in session.points(label) if 0 < p["n"] < MIN_RUNS]
-        assert few == said, (few, sentence)
+    assert match["short"] or match["few"], sentence
     asked = session.data["repetitions"]
-    enough = asked >= MIN_RUNS
-    assert {of for _, _, of in found} == ({str(asked)} if enough else {""}), sentence
     running = session.data["status"] == "running"
-    assert ("Runs per point field" in sentence) == (not enough), sentence
-    assert ("Resume on the Sessions tab, or linklab resume" in sentence) == (
-        enough and not running
-    ), sentence
-    if enough and not running:
-        assert f"The plan asked for {asked} runs per point" in sentence, sentence
+    labels = [match["label"]] if match["label"] else session.labels()
+    short, few = _named(match["short"]), _named(match["few"])
+    assert all(of == asked for _, _, of in short + few), sentence
+    if match["asked"]:
+        assert int(match["asked"]) == asked, sentence
+    for label in labels:
+        points = [(float(p["value"]), p["n"]) for p in session.points(label)]
+        # While it runs, runs still to come are no shortfall.
+        shown_short = [] if running else [(v, n) for v, n in points if n < asked]
+        assert [(v, n) for v, n, _ in short] == shown_short, (shown_short, sentence)
+        shown_few = [(v, n) for v, n in points if 0 < n < MIN_RUNS]
+        assert [(v, n) for v, n, _ in few] == shown_few, (shown_few, sentence)
+    if match["few"]:
+        assert int(match["min"]) == MIN_RUNS, sentence
+        assert bool(match["field"]) == (asked < MIN_RUNS), sentence
+        assert match["more"] is None or int(match["more"]) == MIN_RUNS, sentence
 
 
 def check_loss(session: Session, sentence: str, match: re.Match[str]) -> None:

@@ -84,7 +84,7 @@ def test_udp_far_above_a_shaped_link_gets_the_loss_and_frame_overhead_warnings(
     assert runs.returncode == 0, runs.stderr
     check_session(data, runs.stdout)
     # One run a point: the few-runs sentence too, and nothing about Wi-Fi or the CPU.
-    assert any("fewer than 3 successful runs at 256 B (1)" in w for w in warnings)
+    assert any("fewer than 3 successful runs at 256 B (1 of 1)" in w for w in warnings)
     assert not any("Wi-Fi" in w for w in warnings)
 
     # The table printed after the run (as by `sessions show`) has the same sentences first.

@@ -15,8 +15,9 @@ from app.analysis.expectation import rate_words, value_text, values_text
 from app.analysis.expected_findings import OVER_PCT, above_model_causes
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
+from app.analysis.stats import precise_enough
 from app.domain.net import Protocol
-from app.domain.plan import Medium, Plan, Security, Series, Variable
+from app.domain.plan import Medium, Plan, RunKind, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import counted, percent_text, plain_rate
@@ -34,7 +35,7 @@ class Check(StrEnum):
     UDP_LOSS = "udp-loss"
     CPU_BOUND = "cpu-bound"
     ABOVE_MODEL = "above-model"
-    FEW_RUNS = "few-runs"
+    FEW_RUNS = "few-runs"  # short of the runs planned, or too few for a spread
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,11 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
         loopback = _loopback(plan, session.environment)
         add(Check.CPU_BOUND, cpu_bound(plan, series, runs, session.environment, loopback), series)
         add(Check.ABOVE_MODEL, above_model(plan, series, here), series)
-    # Said once when every series has the same few runs at the same points (a plan of one
-    # or two repetitions), else series by series.
-    alike = len({tuple(_few(here)) for here in by_series.values()}) == 1
+    # Said once when every series is short of the same runs at the same points (a plan of
+    # one or two repetitions, a sweep stopped), else series by series.
     running = session.status is SessionStatus.RUNNING
+    said_of = {s: (tuple(_few(here)), tuple(_short(plan, here))) for s, here in by_series.items()}
+    alike = len(set(said_of.values())) == 1
     if plan.is_monitor:
         pass  # a monitor's runs are stretches of one flow over time, not repetitions
     elif alike and len(by_series) > 1:
@@ -284,34 +286,57 @@ def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> s
 
 def _few(points: Sequence[PointSummary]) -> list[tuple[float | str, int]]:
     """(value, successful runs) of the points measured by fewer than MIN_RUNS (unmeasured
-    ones aside)."""
+    ones aside: no standard deviation to doubt)."""
     return [(p.value, p.n) for p in points if 0 < p.n < MIN_RUNS]
+
+
+def _settled(plan: Plan, point: PointSummary) -> bool:
+    """The plan's early stop found the point precise enough: its other runs were skipped."""
+    rule = plan.early_stop
+    if rule is None:
+        return False
+    metric = "throughput_bps" if RunKind.STREAM in plan.kinds else "rtt_ms"
+    summary = point.metrics.get(metric)
+    return summary is not None and precise_enough(summary, rule.relative_ci, rule.min_runs)
+
+
+def _short(plan: Plan, points: Sequence[PointSummary]) -> list[tuple[float | str, int]]:
+    """(value, successful runs) of the points with fewer successful runs than the plan asked
+    for, none at all included (failed or never measured), those early stop settled aside."""
+    return [(p.value, p.n) for p in points if p.n < plan.repetitions and not _settled(plan, p)]
 
 
 def few_runs(
     plan: Plan, series: Series | None, points: Sequence[PointSummary], *, running: bool = False
 ) -> str | None:
-    """Points measured by fewer than MIN_RUNS successful runs; series None: every series
-    alike (points holds one series' points). Where the plan asked for enough, the others
-    failed or were never measured: the sentence points at Resume (not while it runs)."""
+    """The points short of the runs the plan asked for (each with its count, none included),
+    and the way to them: Resume, once the session no longer runs; then those measured by
+    fewer than MIN_RUNS successful runs, whose spread means little, and where the plan asked
+    for fewer, the field to ask for more. Series None: every series alike (points holds one
+    series' points)."""
+    short = [] if running else _short(plan, points)
     few = _few(points)
-    if not few:
+    if not short and not few:
         return None
-    asked = plan.repetitions >= MIN_RUNS
-    of = f" of {plan.repetitions}" if asked else ""
-    where = ", ".join(f"{value_text(plan, value)} ({n}{of})" for value, n in few)
+    asked = plan.repetitions
+
+    def where(found: Sequence[tuple[float | str, int]]) -> str:
+        return ", ".join(f"{value_text(plan, value)} ({n} of {asked})" for value, n in found)
+
     who = f"{series.label} has" if series is not None else "Every series has"
-    said = (
-        f"{who} fewer than {MIN_RUNS} successful runs at {where}: with so few the standard "
-        "deviation and the 95 % interval mean little (with one run, nothing)."
-    )
-    if not asked:
-        return f"{said} Measure {MIN_RUNS} or more runs per point ({where_set('repetitions')})."
-    if running:
-        return said
-    return (
-        f"{said} The plan asked for {counted(plan.repetitions, 'run')} per point; the others "
-        "failed or "
-        "were not measured: resume the session (Resume on the Sessions tab, or linklab "
-        "resume) to measure them again."
-    )
+    said = []
+    if short:
+        said.append(
+            f"{who} fewer successful runs than the {counted(asked, 'run')} per point the plan "
+            f"asked for at {where(short)}: the others failed or were not measured. Resume the "
+            "session (Resume on the Sessions tab, or linklab resume) to measure them again."
+        )
+        who = "It has" if series is not None else "Every series has"
+    if few:
+        said.append(
+            f"{who} fewer than {MIN_RUNS} successful runs at {where(few)}: with so few the "
+            "standard deviation and the 95 % interval mean little (with one run, nothing)."
+        )
+        if asked < MIN_RUNS:
+            said.append(f"Measure {MIN_RUNS} or more runs per point ({where_set('repetitions')}).")
+    return " ".join(said)

@@ -477,7 +477,20 @@ def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate(
     assert "the 40 Mbit/s link rate stated is below" in sentence
 
 
-# -- fewer than 3 runs ----------------------------------------------------------------------------
+# -- short of the runs planned, fewer than 3 runs ------------------------------------------------
+
+SHORT = re.compile(
+    r"fewer successful runs than the (\d+) runs? per point the plan asked for at (.+?): the "
+    r"others failed or were not measured\. Resume the session \(Resume on the Sessions tab, "
+    r"or linklab resume\) to measure them again\."
+)
+FEW = re.compile(r"fewer than 3 successful runs at (.+?): with so few")
+
+
+def named(where: str) -> list[tuple[int, int, int]]:
+    return [
+        (int(v), int(n), int(of)) for v, n, of in re.findall(r"(\d+) B \((\d+) of (\d+)\)", where)
+    ]
 
 
 @settings(max_examples=150, deadline=None)
@@ -487,12 +500,12 @@ def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate(
     st.lists(st.integers(0, 3), min_size=6, max_size=6),
     st.sampled_from(SessionStatus),
 )
-def test_few_runs_names_each_point_with_its_count_and_the_way_to_more(
+def test_few_runs_names_each_point_short_and_the_way_to_more(
     counts: list[int], repetitions: int, failures: list[int], status: SessionStatus
 ) -> None:
-    """Each point named with its successful runs (of the planned ones, where the plan asked
-    for enough); the advice is the field when the plan asked for too few, Resume when its
-    runs failed or were never measured, and none while the session still runs."""
+    """Every point short of the runs the plan asked for (none at all included) named with its
+    successful runs of those, and Resume to measure them (not while the session runs);
+    then those with fewer than 3, and the runs field where the plan asked for fewer."""
     plan = make_plan(protocols=(Protocol.TCP,), repetitions=repetitions)
     runs = [make_run(plan, TCP4, i, rep) for i, n in enumerate(counts) for rep in range(1, n + 1)]
     runs += [
@@ -502,23 +515,53 @@ def test_few_runs_names_each_point_with_its_count_and_the_way_to_more(
     ]
     session = replace(make_session(plan), status=status)
     found = by_check(session, runs, Check.FEW_RUNS)
+    running = status is SessionStatus.RUNNING
+    short = [] if running else [(VALUES[i], n) for i, n in enumerate(counts) if n < repetitions]
     few = [(VALUES[i], n) for i, n in enumerate(counts) if 0 < n < MIN_RUNS]
-    if not few:
+    if not short and not few:
         assert found == []
         return
     (sentence,) = found
-    asked = repetitions >= MIN_RUNS
-    named = re.findall(r"(\d+) B \((\d)(?: of (\d))?\)", sentence)
-    assert [(int(v), int(n)) for v, n, _ in named] == few
-    assert {of for _, _, of in named} == ({str(repetitions)} if asked else {""})
+    said_short = SHORT.search(sentence)
+    assert bool(said_short) == bool(short), sentence
+    if said_short:
+        assert int(said_short.group(1)) == repetitions
+        assert named(said_short.group(2)) == [(v, n, repetitions) for v, n in short]
+    said_few = FEW.search(sentence)
+    assert bool(said_few) == bool(few), sentence
+    if said_few:
+        assert named(said_few.group(1)) == [(v, n, repetitions) for v, n in few]
     advises_field = f"Measure {MIN_RUNS} or more runs per point (the Runs per point field" in (
         sentence
     )
-    advises_resume = "Resume on the Sessions tab, or linklab resume" in sentence
-    assert advises_field == (not asked)
-    assert advises_resume == (asked and status is not SessionStatus.RUNNING)
-    if advises_resume:
-        assert f"The plan asked for {repetitions} runs per point" in sentence
+    assert advises_field == (bool(few) and repetitions < MIN_RUNS)
+    # Runs failed or missing, whatever the plan's count: Resume is named.
+    assert ("Resume on the Sessions tab, or linklab resume" in sentence) == bool(short)
+
+
+def test_a_point_with_no_run_left_is_named_short() -> None:
+    """640 B with all 3 runs failed, 1408 B with 2 of 3: both named, 0 of 3 too."""
+    plan = make_plan(protocols=(Protocol.TCP,), values=(128, 640, 1408), repetitions=3)
+    runs = [make_run(plan, TCP4, 0, rep) for rep in (1, 2, 3)]
+    runs += [replace(make_run(plan, TCP4, 1, rep), ok=False, error="down") for rep in (1, 2, 3)]
+    runs += [make_run(plan, TCP4, 2, rep) for rep in (1, 2)]
+    (sentence,) = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert sentence.startswith(
+        "TCP · IPv4 has fewer successful runs than the 3 runs per point the plan asked for at "
+        "640 B (0 of 3), 1408 B (2 of 3): "
+    ), sentence
+    assert "It has fewer than 3 successful runs at 1408 B (2 of 3): " in sentence
+
+
+def test_a_two_run_plan_with_a_failure_points_at_resume_and_the_field() -> None:
+    plan = make_plan(protocols=(Protocol.TCP,), values=(128,), repetitions=2)
+    runs = [make_run(plan, TCP4, 0, 1), replace(make_run(plan, TCP4, 0, 2), ok=False)]
+    (sentence,) = by_check(make_session(plan), runs, Check.FEW_RUNS)
+    assert "Resume on the Sessions tab, or linklab resume" in sentence
+    assert "the 2 runs per point the plan asked for at 128 B (1 of 2)" in sentence
+    assert sentence.endswith(
+        "Measure 3 or more runs per point (the Runs per point field, or --runs)."
+    )
 
 
 # -- raised to the comparison ----------------------------------------------------------------------
@@ -554,10 +597,10 @@ def test_few_runs_alike_in_every_series_is_said_once() -> None:
     plan = make_plan(repetitions=2)
     runs = [make_run(plan, s, i, rep) for s in (TCP4, UDP4) for i in range(6) for rep in (1, 2)]
     (sentence,) = by_check(make_session(plan), runs, Check.FEW_RUNS)
-    assert sentence.startswith("Every series has fewer than 3 successful runs at 128 B (2), ")
-    assert sentence.count("(2)") == 6
+    assert sentence.startswith("Every series has fewer than 3 successful runs at 128 B (2 of 2), ")
+    assert sentence.count("(2 of 2)") == 6
     # One series with a third run at 1408 B: each series is named with its own points.
     runs.append(make_run(plan, UDP4, 5, 3))
     said = by_check(make_session(plan), runs, Check.FEW_RUNS)
     assert [s.split(" has")[0] for s in said] == ["TCP · IPv4", "UDP · IPv4"]
-    assert "1408 B (2)" in said[0] and "1408 B" not in said[1]
+    assert "1408 B (2 of 2)" in said[0] and "1408 B" not in said[1]

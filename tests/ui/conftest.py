@@ -20,6 +20,7 @@ from app.study.files.exchange import EXCHANGE_SUFFIX, export_sessions, write_exc
 from app.ui.context import ENGINE_NAMES, AppContext
 from app.ui.main_window import MainWindow
 from app.ui.qt_fonts import point_offscreen_at_fonts
+from app.ui.sessions.view import SessionView
 from tests.conftest import engine_children, free_port
 from tests.testbed import NeighbourBed, unavailable_reason
 from tests.ui.user import User
@@ -106,6 +107,17 @@ def window(qtbot, context: AppContext, tmp_path: Path) -> Iterator[MainWindow]: 
 def user(window: MainWindow) -> User:
     """A person at that window: labels, clicks and keys only."""
     return User(window)
+
+
+@pytest.fixture
+def session_view(qtbot) -> SessionView:  # type: ignore[no-untyped-def]
+    """One session's view alone, shown at the size it has in the window, for a test that
+    shows many sessions in it one after another (Hypothesis examples)."""
+    shown = SessionView()
+    qtbot.addWidget(shown)
+    shown.resize(1280, 700)
+    shown.show()
+    return shown
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from app.ui.main_window import MainWindow
 from tests.ui.test_compare_flow import save_as
 from tests.ui.user import User, wait_for
 
-OPEN = {128: [20.0, 20.5, 19.5], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}
-WPA2 = {128: [20.1, 19.8, 20.4], 1408: [42.1, 43.0, 42.6, 42.2, 42.9]}
+OPEN = {128: [20.0, 20.5, 19.5, 20.2, 19.8], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}
+WPA2 = {128: [20.1, 19.8, 20.4, 19.9, 20.3], 1408: [42.1, 43.0, 42.6, 42.2, 42.9]}
 
 
 def _add(

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from app.ui.main_window import MainWindow
+from tests.sentences import read_few
 from tests.testbed import NeighbourBed
+from tests.ui.shown_sentences import shown_warnings
 from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
@@ -86,10 +88,15 @@ def test_a_sweep_whose_link_dropped_is_resumed_to_every_planned_run(
     user.click_row("Sessions", 0)
     wait_for(lambda: user.can_see("Session warnings"), 10, "the session's warnings")
     warning = user.text("Session warnings")
-    assert f"The plan asked for {RUNS} runs per point" in warning
+    assert f"than the {RUNS} runs per point the plan asked for at " in warning
     assert "Resume on the Sessions tab" in warning
     assert "the Runs per point field" not in warning  # it says 3 already
     n = {row[1]: int(row[2]) for row in user.table_rows("Session results")}
+    # Every point short of its runs is named, with its n as the table shows it.
+    (said,) = [s for s in map(read_few, shown_warnings(warning)) if s is not None]
+    assert [(int(v), k) for v, k, _ in said.short] == [
+        (int(size), count) for size, count in n.items() if count < RUNS
+    ]
     failed = sum(RUNS - count for count in n.values())
     assert failed >= 2 and f"{failed} of {RUNS * len(SIZES)} runs failed" in log
 
@@ -109,7 +116,7 @@ def test_a_sweep_whose_link_dropped_is_resumed_to_every_planned_run(
     wait_for(lambda: user.table_rows("Session results"), 10, "the session's table")
     rows = user.table_rows("Session results")
     assert {row[1]: row[2] for row in rows} == {size: str(RUNS) for size in SIZES}
-    assert not user.can_see("Session warnings") or "fewer than" not in user.text("Session warnings")
+    assert not user.can_see("Session warnings") or "fewer" not in user.text("Session warnings")
     runs_csv = tmp_path / "resumed.csv"
     with user.answering(save_as(runs_csv)):
         user.click("Export CSV…")

@@ -6,7 +6,6 @@ link is tests/ui/test_journey_link_rate.py."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 
 from app.cli.output import session_json
@@ -24,25 +23,15 @@ from tests.ui.shown_sentences import (
 from tests.ui.user import User
 
 
-@pytest.fixture
-def view(qtbot) -> SessionView:  # type: ignore[no-untyped-def]
-    """One session view, shown, for every example (each shows its session in it)."""
-    shown = SessionView()
-    qtbot.addWidget(shown)
-    shown.resize(1280, 700)
-    shown.show()
-    return shown
-
-
 @settings(
     max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(made=sessions())
-def test_the_view_says_what_its_figures_say(view: SessionView, made: Made) -> None:
-    view.show_session(made.session, made.runs)
-    user = User(view)
+def test_the_view_says_what_its_figures_say(session_view: SessionView, made: Made) -> None:
+    session_view.show_session(made.session, made.runs)
+    user = User(session_view)
     details = view_text(user)
     band = user.text("Session warnings") if user.can_see("Session warnings") else ""
     warnings = shown_warnings(band)

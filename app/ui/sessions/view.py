@@ -221,8 +221,8 @@ class SessionView(QWidget):
         for chart in self._charts:
             chart.set_x_label(x_label, categories(plan))
         for point in self.points:
-            if point.n == 0 and point.failed == 0:
-                continue  # not measured yet (a stopped or interrupted session)
+            # Every planned point, one with no successful run too (n = 0): what its warning
+            # names short of the runs planned is there to read.
             label = point.series.label
             self.table.update_point(
                 label, point.value, point.metrics, point.expected_bps, point.share_applies
