@@ -5,6 +5,7 @@ is app.ui.common.live_chart."""
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.analysis.compare import SeriesData
 from app.analysis.expectation import expected_curve
+from app.analysis.stats import Summary
 from app.domain.plan import Variable
 from app.domain.plan_fields import VARIABLE_LABELS, variable_words
 from app.domain.units import rate_unit
@@ -61,8 +63,26 @@ def add_expected(chart: SweepChart, curves: Iterable[SeriesData]) -> None:
 @dataclass(frozen=True)
 class SweepPoint:
     x: float
-    mean: float
+    mean: float  # NaN: no successful run there, drawn as a gap in the curve
     spread: float  # ±1 SD (or the CI half-width, when that is what is shown)
+
+    @classmethod
+    def missing(cls, x: float) -> SweepPoint:
+        """A planned point with no figure (no successful run): the curve breaks there
+        instead of drawing a straight line through it."""
+        return cls(x, math.nan, 0.0)
+
+    @property
+    def shown(self) -> bool:
+        return math.isfinite(self.mean)
+
+
+def sweep_point(x: float, summary: Summary | None, *, ci: bool = False) -> SweepPoint:
+    """A point as its summary gives it (mean ± 1 SD, or ± the 95 % CI's half-width), or a
+    gap where it has no figure (no successful run, or none that measured this)."""
+    if summary is None or summary.mean is None:
+        return SweepPoint.missing(x)
+    return SweepPoint(x, summary.mean, (summary.ci95 if ci else summary.std) or 0.0)
 
 
 class SweepChart(OnDemand, Plot):
@@ -181,12 +201,19 @@ class SweepChart(OnDemand, Plot):
 
     @property
     def series_names(self) -> list[str]:
-        return list(self._series)
+        """The series drawn (one with no figure anywhere is not)."""
+        return [name for name, v in self._series.items() if any(p.shown for p in v)]
 
     def point_count(self, series: str | None = None) -> int:
+        """The points drawn (gaps aside)."""
+        shown = {name: [p for p in v if p.shown] for name, v in self._series.items()}
         if series is not None:
-            return len(self._series.get(series, []))
-        return sum(len(v) for v in self._series.values())
+            return len(shown.get(series, []))
+        return sum(len(v) for v in shown.values())
+
+    def gaps(self, series: str) -> list[float]:
+        """Where the series' curve breaks: its x values with no figure."""
+        return [p.x for p in self._series.get(series, []) if not p.shown]
 
     def redraw(self) -> None:
         """Draw now what changed (exports and tests call it; the timer does otherwise)."""
@@ -199,7 +226,9 @@ class SweepChart(OnDemand, Plot):
             self.removeItem(item)
         self._items.clear()
         self._legend.clear()
-        peak = max((p.mean + p.spread for v in self._series.values() for p in v), default=0.0)
+        peak = max(
+            (p.mean + p.spread for v in self._series.values() for p in v if p.shown), default=0.0
+        )
         peak = max([peak, *(y for v in self._expected.values() for _, y in v)])
         scale = 1.0
         label = self._y_label
@@ -210,20 +239,29 @@ class SweepChart(OnDemand, Plot):
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
         for index, (name, points) in enumerate(self._series.items()):
-            if not points:
-                continue
+            if not any(p.shown for p in points):
+                continue  # nothing of it to draw (a metric it never measured)
             style = self._styles.get(name, CurveStyle(COLOURS[index % len(COLOURS)]))
             colour = style.colour
             line = style.pen_style
             x = np.array([p.x for p in points], dtype=float)
             y = np.array([p.mean for p in points], dtype=float) / scale
             err = np.array([p.spread for p in points], dtype=float) / scale
+            drawn = np.isfinite(y)
             bars = pg.ErrorBarItem(
-                x=x, y=y, top=err, bottom=err, beam=_beam(x), pen=pg.mkPen(colour, width=1.5)
+                x=x[drawn],
+                y=y[drawn],
+                top=err[drawn],
+                bottom=err[drawn],
+                beam=_beam(x[drawn]),
+                pen=pg.mkPen(colour, width=1.5),
             )
+            # A point with no figure is NaN: "finite" breaks the line there, never drawing
+            # one straight through a point that was never measured.
             curve = self.plot(
                 x,
                 y,
+                connect="finite",
                 pen=pg.mkPen(colour, width=2, style=line),
                 name=html.escape(name, quote=False),  # legends are rich text; names are not
                 symbol="s" if style.dashed else "o",
@@ -233,8 +271,8 @@ class SweepChart(OnDemand, Plot):
             self.addItem(bars)
             self._items += [bars, curve]
         self._draw_expected(scale)
-        self.setAccessibleDescription("Curves: " + "; ".join([*self._series, *self._expected]))
-        xs = [p.x for v in self._series.values() for p in v]
+        self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *self._expected]))
+        xs = [p.x for v in self._series.values() for p in v]  # a gap too: the axis reaches it
         xs += [x for v in self._expected.values() for x, _ in v]
         if xs:
             xs += self._planned

@@ -32,7 +32,7 @@ from app.ui.common.chart_style import (
     comparison_styles,
     style_plot,
 )
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected
+from app.ui.common.charts import SweepChart, SweepPoint, add_expected, sweep_point
 from app.ui.common.plot import Plot
 from app.ui.qt_fonts import point_offscreen_at_fonts
 
@@ -64,15 +64,11 @@ def ensure_application() -> QApplication:
 
 
 def _points(curve: SeriesData, spread: Spread) -> list[SweepPoint]:
-    points = []
+    """Every planned point of the curve; one with no figure is a gap, as on screen."""
     plan = curve.session.plan
+    points = []
     for value, values in curve.values.items():
-        x = x_of(plan, value)
-        summary = summarize(values)
-        if summary.mean is None:
-            continue
-        half = summary.std if spread == "sd" else summary.ci95
-        points.append(SweepPoint(x, summary.mean, half or 0.0))
+        points.append(sweep_point(x_of(plan, value), summarize(values), ci=spread == "ci"))
     return points
 
 

@@ -8,7 +8,7 @@ from app.analysis.compare import METRIC_INFO, Comparison
 from app.analysis.stats import summarize
 from app.domain.plan_fields import categories, x_of
 from app.ui.common.chart_style import comparison_styles
-from app.ui.common.charts import SweepChart, SweepPoint, add_expected, x_title
+from app.ui.common.charts import SweepChart, add_expected, sweep_point, x_title
 
 
 def draw_comparison(
@@ -40,9 +40,7 @@ def draw_comparison(
         points = []
         for value, runs in curve.values.items():
             s = summarize(runs)
-            if s.mean is not None:
-                spread = (s.ci95 if use_ci else s.std) or 0.0
-                points.append(SweepPoint(x_of(plan, value), s.mean, spread))
+            points.append(sweep_point(x_of(plan, value), s, ci=use_ci))
         chart.set_series(curve.label, points, styles.get(curve.label))
     if is_rate:
         add_expected(chart, [c for c in comparison.curves if c.label in shown])

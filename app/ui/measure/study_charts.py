@@ -17,7 +17,7 @@ from app.study.sweep.events import (
     SamplesRevised,
 )
 from app.ui.common.chart_style import series_style
-from app.ui.common.charts import SweepChart, SweepPoint, x_title
+from app.ui.common.charts import SweepChart, sweep_point, x_title
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.live_chart import LiveChart
 from app.ui.common.results import ResultsTable
@@ -107,27 +107,19 @@ class StudyCharts:
         """A point's summary so far: on each chart by point, and in the results table."""
         name, style = series_name(plan, event.series), series_style(event.series)
         x = x_of(plan, event.value)
-        tp = event.throughput_bps
-        if tp.mean is not None:
-            point = SweepPoint(x, tp.mean, tp.std or 0.0)
-            self.sweep_chart.set_point(name, point, style)
-        if event.rtt_ms.mean is not None:
-            point = SweepPoint(x, event.rtt_ms.mean, event.rtt_ms.std or 0.0)
-            self.rtt_chart.set_point(name, point, style)
-        if event.cpu_pct.mean is not None:
-            point = SweepPoint(
-                x_of(plan, event.value), event.cpu_pct.mean, event.cpu_pct.std or 0.0
-            )
-            self.cpu_chart.set_point(name, point, style)
+        for chart, metric in (
+            (self.sweep_chart, "throughput_bps"),
+            (self.rtt_chart, "rtt_ms"),
+            (self.cpu_chart, "cpu_local_pct"),
+        ):
+            chart.set_point(name, sweep_point(x, event.metrics.get(metric)), style)
         for line, (metric, words) in enumerate(
             (("latency_ms", "loaded"), ("latency_idle_ms", "idle"))
         ):
-            summary = event.metrics.get(metric)
-            if summary is not None and summary.mean is not None:
-                point = SweepPoint(x, summary.mean, summary.std or 0.0)
-                self.latency_sweep.set_point(
-                    f"{name} · {words}", point, series_style(event.series, line)
-                )
+            point = sweep_point(x, event.metrics.get(metric))
+            self.latency_sweep.set_point(
+                f"{name} · {words}", point, series_style(event.series, line)
+            )
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
         self.table.update_point(name, event.value, event.metrics, expected, not on_loopback(plan))

@@ -41,7 +41,7 @@ from app.study.sweep.describe import (
 )
 from app.study.sweep.monitor_record import MonitorRecord
 from app.ui.common.chart_style import series_style
-from app.ui.common.charts import SweepChart, SweepPoint
+from app.ui.common.charts import SweepChart, sweep_point
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.share_chart import ShareChart
 from app.ui.common.tabs import show_tab
@@ -304,10 +304,7 @@ def _plot(
     metric: str,
     line: int = 0,
 ) -> None:
-    summary = point.metrics[metric]
-    if summary.n == 0 or summary.mean is None:
-        return
-    shown = SweepPoint(x_of(plan, point.value), summary.mean, summary.std or 0.0)
+    shown = sweep_point(x_of(plan, point.value), point.metrics.get(metric))  # none: a gap
     chart.set_point(series, shown, series_style(point.series, line))
 
 
