@@ -136,7 +136,9 @@ def signed(text: str, negative: bool, *, plus: bool = False) -> str:
     return f"{MINUS}{text}" if negative else (f"+{text}" if plus else text)
 
 
-def counted(n: int, word: str, plural: str | None = None) -> str:
+def counted(n: int, word: str, plural: str | None = None, *, grouped: bool = True) -> str:
     """ "1 session", "2 sessions", "0 runs", "1,920 runs": the noun agreeing with its number
-    (every count of runs, points or sessions a sentence writes is written by this)."""
-    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+    (every count of runs, points or sessions a sentence writes is written by this).
+    `grouped=False` writes the digits as a user types them ("65507 bytes")."""
+    number = f"{n:,}" if grouped else str(n)
+    return f"{number} {word if n == 1 else plural or word + 's'}"

@@ -111,7 +111,7 @@ def amount(value: float, unit: str) -> str:
         for name, size in _BINARY:
             if value >= size and value % size == 0:
                 return f"{int(value // size)} {name}"
-        return counted(int(value), "byte")
+        return counted(int(value), "byte", grouped=False)  # as the user types it
     if unit == "bit/s" and value > 0:
         return plain_rate(value)
     number = str(int(value)) if float(value).is_integer() else f"{value:.6f}".rstrip("0")
