@@ -80,4 +80,5 @@ def test_the_list_shows_every_session_beside_a_damaged_one(
     both = (_row(user, "completed"), _row(user, "completed (damaged)"))
     exported = compare_and_export(user, window, both, tmp_path / "two.linklab")
     assert exported == {ids["first"], ids["last"]}
-    assert "Exported 2 sessions" in user.text("Sessions message")
+    # The file is written before the sentence confirming it comes round the event loop.
+    wait_for(lambda: "Exported 2 sessions" in user.text("Sessions message"), 10, "the sentence")
