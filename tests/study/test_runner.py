@@ -63,7 +63,7 @@ def test_sweep_stores_every_run_before_the_next(
         ip_versions=(IpVersion.V4, IpVersion.V6),
         values=(1408,),
         repetitions=1,
-        bitrate_bps=100_000_000,
+        bitrate_bps=20_000_000,
         peer=Peer("127.0.0.1", {"iperf3": port}, host6="::1"),
     )
     events: list[StudyEvent] = []
@@ -95,12 +95,13 @@ def test_sweep_stores_every_run_before_the_next(
     assert len(runs) == plan.total_runs == 4 and all(r.ok for r in runs)
     assert all(r.metrics.cpu_host_mean_pct is not None for r in runs)
     udp = [r for r in runs if r.key.protocol is Protocol.UDP]
-    # The sender keeps to -b, within what a busy computer lets it (89.9 Mbit/s seen beside
-    # four test processes); what arrives may dip further.
-    assert all(r.metrics.sender_bps == pytest.approx(100e6, rel=0.2) for r in udp), [
+    # The sender keeps to -b, within what a busy computer lets it; what arrives may dip further.
+    # 20 Mbit/s, not more: a sender starved of CPU beside four test processes fell to 75 Mbit/s
+    # of 100 asked for (iperf3 3.12 paces by sleeping), which is the computer, not LinkLab.
+    assert all(r.metrics.sender_bps == pytest.approx(20e6, rel=0.2) for r in udp), [
         (r.metrics.sender_bps, r.metrics.throughput_bps) for r in udp
     ]
-    assert all((r.metrics.throughput_bps or 0) > 50e6 for r in udp)
+    assert all((r.metrics.throughput_bps or 0) > 10e6 for r in udp)
     assert all(r.metrics.packets for r in udp)
     # The last point summary of each point agrees with the stored runs.
     last: dict[tuple[object, float], PointUpdated] = {}
