@@ -86,7 +86,33 @@ def test_a_monitor_refused_is_said_at_the_peer_and_goes_with_it(
         user.click("Start monitor")
         wait_for(lambda: "Nothing answered" in user.text("Status"), 30, "the check")
         wait_for(lambda: not window.measure.running, 10)
-        assert user.text("Peer check") == user.text("Status")
+        assert user.text("Peer check") == user.text("Status") == user.text("Monitor status")
         user.type("Peer", "localhost")
     assert "Nothing answered" not in user.text("Peer check")
     status_cleared(user)
+    # The Monitor page's own line too: it says what Start monitor will do now.
+    user.tab("Monitor")
+    hint = "Start monitor measures one flow with localhost until Stop monitor."
+    assert user.text("Monitor status") == hint
+
+
+@pytest.mark.usefixtures("iperf3_tool")
+def test_a_monitor_peer_that_does_not_resolve_goes_once_it_is_corrected(
+    window: MainWindow, user: User
+) -> None:
+    user.tab("Monitor")
+    user.type("Peer", "no-such-host.invalid")
+    user.click("Start monitor")
+    wait_for(lambda: "could not be resolved" in user.text("Monitor status"), 30, "the check")
+    wait_for(lambda: not window.measure.running, 10)
+    said = user.text("Monitor status")
+    assert user.text("Peer check") == said
+    user.tab("Study")  # the same peer, another field: what was said of it still holds
+    user.type("Seconds per run", "2")
+    user.tab("Monitor")
+    assert user.text("Monitor status") == said
+    user.type("Peer", "127.0.0.1")
+    assert "could not be resolved" not in user.text("Peer check")
+    assert "could not be resolved" not in user.text("Status")
+    hint = "Start monitor measures one flow with 127.0.0.1 until Stop monitor."
+    assert user.text("Monitor status") == hint

@@ -96,6 +96,7 @@ def attach_monitor(tab: MeasureTab) -> MonitorPanel:
     monitor.peer_ready.connect(lambda plan: peer_ready(tab, plan))
     # Under the peer field as a study's refusal is, and taken back with it once it answers.
     monitor.peer_refused.connect(tab.setup.peer_row.show_problem)
+    tab.setup.peer_row.problem_gone.connect(monitor.withdraw)  # and on the Monitor page
     monitor.busy_elsewhere = busy
     tab.setup.plan_changed.connect(lambda _plan: monitor.peer_changed())
     # The sweep's results table says nothing of a monitor: the chart takes its height.

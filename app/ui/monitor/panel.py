@@ -323,6 +323,13 @@ class MonitorPanel(QWidget):
             self.status.setText(self.idle_hint())
             self.status.setStyleSheet("")
 
+    def withdraw(self, sentence: str) -> None:
+        """A sentence whose condition no longer holds (the peer it refused was corrected, or
+        answered) leaves the status line, unless newer news replaced it there."""
+        if self.worker is None and self.status.text() == sentence:
+            self._idle = True
+            self.peer_changed()
+
     def _show(self, text: str, error: bool = False) -> None:
         self._idle = False
         self.status.setText(text)
