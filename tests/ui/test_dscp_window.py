@@ -82,3 +82,27 @@ def test_back_to_packet_size_the_names_give_way_to_its_range(user: User) -> None
     user.type("Values list", "2, 4")
     user.choose("Sweep", "Parallel streams")
     assert user.text("Values list") == "2, 4"
+
+
+def test_back_to_packet_size_the_sizes_typed_come_back(user: User) -> None:
+    """Each variable keeps what the user typed for it: sizes typed, a look at the access
+    categories (or at the run durations), and the sizes are there again, list or range."""
+    user.type("Values list", "64, 512, 1408")
+    user.choose("Sweep", "DSCP / access category")
+    user.type("Values list", "vo, be")
+    user.choose("Sweep", "Packet size")
+    assert user.text("Values list") == "64, 512, 1408"
+    assert "3 values: 64, 512, 1408" in user.visible_text()
+    assert "-l 64" in user.text("Command")
+    user.choose("Sweep", "DSCP / access category")  # and the names typed for it
+    assert user.text("Values list") == "vo, be"
+    user.choose("Sweep", "Packet size")
+    user.type("Values list", "")  # the range instead, from sizes of the user's own
+    user.type("Values from", "100")
+    user.type("Values to", "900")
+    user.type("Values step", "400")
+    user.choose("Sweep", "Run duration")  # a range of its own
+    assert (user.text("Values from"), user.text("Values to")) == ("10", "60")
+    user.choose("Sweep", "Packet size")
+    assert [user.text(f"Values {w}") for w in ("from", "to", "step")] == ["100", "900", "400"]
+    assert "3 values: 100, 500, 900" in user.visible_text()

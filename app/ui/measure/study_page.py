@@ -123,7 +123,10 @@ class StudyControls:
         self.estimate = QLabel()
         self.estimate.setObjectName("estimate")
         accessible(self.estimate, "Estimated time")
-        self._named = False  # the list holds names (the variable chosen sweeps names)
+        #: The variable whose values the list and the range hold, and what they held for each
+        #: variable left since (a list, the range): a variable chosen again gets it back.
+        self._variable: Variable | None = None
+        self._kept: dict[Variable, tuple[str, tuple[int, int, int]]] = {}
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("session_name")
         self.name_edit.setToolTip(
@@ -144,19 +147,29 @@ class StudyControls:
         return not categorical(variable) and not self.custom_values.text().strip()
 
     def fill_range(self, variable: Variable) -> None:
-        """The values a newly chosen variable starts from: a sweep of names its examples in
-        the list, one of numbers its starting range (a list of names left from a sweep of
-        names goes: they are no values of it)."""
-        named_before, self._named = self._named, categorical(variable)
-        if categorical(variable):  # names have no range: the list starts with examples
-            self.custom_values.setText(", ".join(SWEPT[variable].examples))
+        """The values of a newly chosen variable: what the list and the range held when it was
+        last chosen; else for a sweep of names its examples in the list, for one of numbers
+        its starting range (a list of numbers typed before choosing it stays, a list of names
+        goes: they are no values of it)."""
+        before = self._variable
+        if variable is before:
             return
-        if named_before:
-            self.custom_values.clear()
-        start, stop, step = SWEPT[variable].sweep_range
-        self.range_from.setValue(start)
-        self.range_to.setValue(stop)
-        self.range_step.setValue(step)
+        spins = (self.range_from, self.range_to, self.range_step)
+        text = self.custom_values.text()
+        if before is not None:
+            start, stop, step = (spin.value() for spin in spins)
+            self._kept[before] = (text, (start, stop, step))
+        self._variable = variable
+        named = categorical(variable)
+        if named:
+            text = ", ".join(SWEPT[variable].examples)
+        elif before is not None and categorical(before):
+            text = ""
+        text, numbers = self._kept.get(variable) or (text, SWEPT[variable].sweep_range)
+        self.custom_values.setText(text)
+        if not named:  # names have no range
+            for spin, number in zip(spins, numbers, strict=True):
+                spin.setValue(number)
 
     def values(self) -> tuple[list[int | str], str]:
         """The values of the sweep (the list when one is typed, else the range) or a reason."""
