@@ -12,6 +12,7 @@ from PySide6.QtGui import (
     QFocusEvent,
     QHideEvent,
     QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSpinBox,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -370,6 +372,21 @@ def compact_rows(table: QAbstractItemView) -> None:
     if header is not None:
         header.setMinimumSectionSize(table.fontMetrics().height() + 4)
         header.setDefaultSectionSize(table.fontMetrics().height() + 8)
+
+
+class SteadyTable(QTableView):
+    """A list whose clicked row stays under the pointer. Qt scrolls a row clicked half in
+    view into view a moment after the click (its delayed auto-scroll), so the second click of
+    a double click lands on the row that moved there; a click here selects without scrolling.
+    The keys still scroll to the row they move to."""
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        scrolls = self.hasAutoScroll()
+        self.setAutoScroll(False)  # read as the press starts the delayed scroll
+        try:
+            super().mousePressEvent(event)
+        finally:
+            self.setAutoScroll(scrolls)
 
 
 #: Narrower than this, a label is not laid out yet (its lines are not worth counting).

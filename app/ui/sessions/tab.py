@@ -36,7 +36,7 @@ from app.study.studies import resume_problem
 from app.study.sweep.describe import local_time
 from app.ui.common.background import Background
 from app.ui.common.remembered import remember_splitter
-from app.ui.common.widgets import ComboBox, compact_rows
+from app.ui.common.widgets import ComboBox, SteadyTable, compact_rows
 from app.ui.context import AppContext
 from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
@@ -99,7 +99,7 @@ class SessionsTab(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
-        self.table = QTableView()
+        self.table: QTableView = SteadyTable()  # a double click opens the row it began on
         self.table.setObjectName("sessions_table")
         self.table.setAccessibleName("Sessions")
         self.table.setModel(self.proxy)
