@@ -331,13 +331,25 @@ def test_stop_ends_the_run_in_progress_and_keeps_the_finished(store: SessionStor
 
     runner = StudyRunner(store, the_plan, drivers={Engine.IPERF3: driver})
     outcome: list[object] = []
-    thread = threading.Thread(target=lambda: outcome.append(drive(runner.events(), observe)))
+    said: list[StudyEvent] = []
+
+    def read(event: StudyEvent) -> None:
+        said.append(event)
+        observe(event)
+
+    thread = threading.Thread(target=lambda: outcome.append(drive(runner.events(), read)))
     thread.start()
     assert second_run.wait(5)
     runner.stop()
     thread.join(5)
     session = store.get(outcome[0].session_id)  # type: ignore[attr-defined]
     assert session.status is SessionStatus.STOPPED and session.runs_done == 1
+    # The end says what Stop kept: the finished run, and the one it cut short with the
+    # intervals the store keeps of it.
+    (end,) = [e for e in said if isinstance(e, SessionFinished)]
+    (cut,) = [r for r in store.runs(session.id, partial=True) if r.partial]
+    assert end.runs_done == 1 and end.cut_short == (len(list(store.samples(cut.id))),)
+    assert end.cut_short[0] >= 1
 
 
 def test_rtt_runs_come_from_request_response(store: SessionStore) -> None:

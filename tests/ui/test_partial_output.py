@@ -26,9 +26,19 @@ def start_a_long_run(user: User) -> None:
 
 def test_stop_mid_run_keeps_the_engine_output_until_then(window: MainWindow, user: User) -> None:
     start_a_long_run(user)
+    # What Stop says it does, before and after: the run in progress is kept, as closing says.
+    assert "the run in progress is kept unfinished" in user.find("Stop").toolTip()
     user.key(Qt.Key.Key_Escape)
     wait_for(lambda: not window.measure.running, 10, "Stop")
-    assert_output_holds_the_intervals(*stopped_run(window.context.db_path))
+    run, samples = stopped_run(window.context.db_path)
+    assert_output_holds_the_intervals(run, samples)
+    said = user.text("Status")
+    kept = (
+        "no run had finished, and the run in progress is kept unfinished with the "
+        f"{len(samples)} intervals it measured; Resume in Sessions measures it again."
+    )
+    assert said == f"Session {run.session_id[:8]} stopped: {kept}", said
+    assert said in user.text("Log")
 
 
 def test_closing_mid_run_keeps_the_engine_output_until_then(window: MainWindow, user: User) -> None:

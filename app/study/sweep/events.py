@@ -178,6 +178,9 @@ class SessionFinished:
     reason: str
     runs_done: int = 0  # finished runs of the session, ok or failed
     runs_failed: int = 0
+    #: The runs Stop cut short, each as the intervals it had measured: kept unfinished with
+    #: them (one with none is not kept).
+    cut_short: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,8 @@ class Runner(ABC):
         self._probes: set[RunProbes] = set()
         self._begun = 0  # runs begun in this process (a retry is the same run)
         self._answered: dict[int, int] = {}  # port -> the last run a server there answered
+        #: The intervals each run Stop cut short had measured (kept unfinished with them).
+        self._cut: list[int] = []
         self._latency: WorkingLatency | None = None
         self._server_notes = server_notes or tuple  # what LinkLab did to them since asked
         if Metric.LATENCY in plan.metrics:  # WorkingLatency.wanted(plan)
@@ -204,6 +206,7 @@ class Runner(ABC):
                     probes is not None and not (yield from self._idle_probes(probes))
                 ):
                     writer.unfinished(STOPPED)
+                    self._cut.append(0)  # stopped before the engine measured
                     return None
                 if probes is not None:
                     probes.started()
@@ -314,6 +317,7 @@ class Runner(ABC):
         """Stopped mid-run: a sweep keeps what it measured unfinished, with the engine's output
         until then (None is returned)."""
         writer.unfinished(STOPPED, run.output())
+        self._cut.append(writer.count)
         return None
 
     def _cut_by_failure(

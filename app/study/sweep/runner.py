@@ -127,7 +127,8 @@ class StudyRunner(Runner):
             status, reason = verdict(records, " ".join([reason, *self._latency_notes]).strip())
         finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
-        self._emit(SessionFinished(session_id, status, reason, finished_runs, failed))
+        cut = tuple(self._cut)
+        self._emit(SessionFinished(session_id, status, reason, finished_runs, failed, cut))
         return Outcome(session_id, status, reason, finished_runs, failed)
 
     def _run_group(

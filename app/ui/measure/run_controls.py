@@ -41,7 +41,10 @@ class RunControls(QVBoxLayout):
         self.start_button.setToolTip("Start the study (Ctrl+R).")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("stop")
-        self.stop_button.setToolTip("Stop now (Esc): finished runs are kept.")
+        self.stop_button.setToolTip(
+            "Stop now (Esc): every finished run is saved, and the run in progress is kept "
+            "unfinished with the intervals it measured so far (Resume measures it again)."
+        )
         self.stop_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setObjectName("progress")

@@ -32,6 +32,7 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyPrepared,
 )
+from app.study.sweep.stopped import stopped_words
 from app.ui.common.log_view import LogView
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.study_worker import PeerRefused, study_worker
@@ -401,17 +402,17 @@ class MeasureTab(QWidget):
 
     def _session_finished(self, event: SessionFinished) -> None:
         words = status_words(event.status, event.runs_failed)
-        reason = (
-            f" {event.reason}" if event.reason and event.status is not SessionStatus.STOPPED else ""
-        )
+        if event.status is SessionStatus.STOPPED:  # what Stop kept, as closing says it
+            said = f"{words}: {stopped_words(event.runs_done, event.cut_short)}"
+        else:
+            said = f"{words}. {event.reason}".strip() if event.reason else f"{words}."
         self._say(
-            f"Session {event.session_id[:8]} {words}.{reason}",
+            f"Session {event.session_id[:8]} {said}",
             error=event.status is SessionStatus.FAILED or bool(event.runs_failed),
         )
         if self._stop_asked_at is not None:
             self.log.appendPlainText(
-                f"Stopped within {time.monotonic() - self._stop_asked_at:.2f} s; "
-                f"finished runs are saved."
+                f"Stopped within {time.monotonic() - self._stop_asked_at:.2f} s."
             )
         self.session_saved.emit(event.session_id)
 
