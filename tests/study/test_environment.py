@@ -22,6 +22,7 @@ from app.study.host.environment import (
     WifiState,
     WifiTools,
     capture,
+    no_route_reason,
     parse_iw_info,
     parse_iw_link,
     parse_netsh_interfaces,
@@ -545,3 +546,11 @@ def test_parsers_never_raise(text: str, interface: str) -> None:
         assert info is None or isinstance(info, WifiInfo)
     assert security_from_text(text) in {None, "open", "WEP", "WPA", "WPA2", "WPA3"}
     iw_dev_interfaces(text)
+
+
+def test_why_no_way_to_the_peer_was_found_is_said() -> None:
+    """A name no resolver knows (RFC 6761's .invalid) is said as such; an address always
+    resolves, so what it lacks is a route."""
+    assert no_route_reason("labhost.invalid") == "the name 'labhost.invalid' could not be resolved"
+    assert no_route_reason("[2001:db8::7]") == "this computer has no route to 2001:db8::7"
+    assert no_route_reason("lab\x00pc") == "the name 'lab\\x00pc' could not be resolved"

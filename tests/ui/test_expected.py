@@ -132,7 +132,7 @@ def test_the_detected_rate_fills_the_field_until_the_user_types(
     assert not user.can_see("Detected link")
     # A wired adapter toward the peer: its medium, and its speed said as the adapter's only.
     detection.link_detected.emit(
-        DetectedLink("eth0", Medium.ETHERNET, adapter_speed_bps=10_000_000_000)
+        DetectedLink("eth0", Medium.ETHERNET, adapter_speed_bps=10_000_000_000), ""
     )
     wait_for(lambda: user.text("Medium") == "Ethernet", 5, "the detected medium")
     assert user.text("Link rate") == ""
@@ -149,7 +149,7 @@ def test_the_detected_rate_fills_the_field_until_the_user_types(
     user.choose("Security", "unknown")
     assert user.text("Medium") == "Ethernet"
     # Wi-Fi: its PHY rate in use is the hop's rate, taken once the security is known.
-    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True))
+    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True), "")
     wait_for(lambda: user.text("Medium") == "802.11ac", 5, "the Wi-Fi medium")
     assert user.text("Link rate") == ""
     assert "wlan0's Wi-Fi PHY rate is 866.7 Mbit/s: choose the security" in user.text(
@@ -162,12 +162,12 @@ def test_the_detected_rate_fills_the_field_until_the_user_types(
     assert plan is not None
     assert plan.conditions.link_rate_detected_by == "wlan0's Wi-Fi PHY rate"
     # Another peer with nothing reported: what detection filled is taken back.
-    detection.link_detected.emit(None)
+    detection.link_detected.emit(None, "")
     wait_for(lambda: user.text("Link rate") == "", 5, "the rate to go")
     assert user.text("Medium") == "unknown" and not user.can_see("Detected link")
     # Once the user types, detection leaves the field alone.
     user.type("Link rate", "100M")
-    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True))
+    detection.link_detected.emit(DetectedLink("wlan0", Medium.AC, 866_700_000, wireless=True), "")
     assert user.text("Link rate") == "100M"
     assert "(detected)" not in user.visible_text()
     plan = window.measure.setup.plan()

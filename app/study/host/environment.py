@@ -38,6 +38,7 @@ __all__ = [
     "commands",
     "detected_link",
     "interface_for_address",
+    "no_route_reason",
     "parse_iw_info",
     "parse_iw_link",
     "parse_netsh_interfaces",
@@ -209,6 +210,21 @@ def route_to(peer_host: str) -> tuple[str | None, str | None]:
             continue
         return local, interface_for_address(local)
     return None, None
+
+
+def no_route_reason(peer_host: str) -> str:
+    """Why route_to found no way to peer_host, as words a sentence goes on with: "the name
+    'lab-pc' could not be resolved", "this computer has no route to 10.0.0.9"."""
+    host = peer_host.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        if host and host.isprintable():
+            socket.getaddrinfo(host, 9, type=socket.SOCK_DGRAM)
+            return f"this computer has no route to {host}"
+    except (OSError, UnicodeError, ValueError):
+        pass
+    return f"the name {host!r} could not be resolved"
 
 
 def _link_stats(interface: str) -> tuple[int | None, int | None]:

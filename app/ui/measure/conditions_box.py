@@ -147,11 +147,14 @@ class ConditionsBox(QObject):
         self._detected = False
         self._quiet = False
         self._link: DetectedLink | None = None  # what the latest detection said
+        self._unreached = ""  # why it found no way to the peer ("the name … not resolved")
         self._medium_by = ""  # the medium shown is the detected one: what said it
         self._rate_by = ""  # the rate shown is the detected one: what said it
         self._rate_typed = False  # the user's word: detection no longer fills the link rate
         self.security.currentIndexChanged.connect(self._security_changed)
         self.medium.currentIndexChanged.connect(self._medium_changed)
+        # Chosen, even the option detection had shown: the user's word from then on.
+        self.medium.activated.connect(lambda _index: self._medium_changed())
         self.tags.textChanged.connect(self.changed)
         self.notes.textChanged.connect(self.changed)
         self.link_rate.textEdited.connect(self._rate_edited)
@@ -200,12 +203,14 @@ class ConditionsBox(QObject):
             self._apply_detected()
         self.changed.emit()
 
-    def set_detected_link(self, link: DetectedLink | None) -> None:
-        """What the system says of the link to the peer (None: nothing, e.g. the loopback):
-        an unknown medium is filled from the adapter, the link rate from a Wi-Fi PHY rate
-        the model can use with the medium and security shown, until the user types one; what
-        an earlier detection filled and this one does not say is taken back."""
+    def set_detected_link(self, link: DetectedLink | None, unreached: str = "") -> None:
+        """What the system says of the link to the peer (None: nothing, e.g. the loopback, or
+        no way to the peer was found: `unreached` says why): an unknown medium is filled from
+        the adapter, the link rate from a Wi-Fi PHY rate the model can use with the medium
+        and security shown, until the user types one; what an earlier detection filled and
+        this one does not say is taken back."""
         self._link = link
+        self._unreached = unreached if link is None else ""
         self._apply_detected()
 
     def _apply_detected(self) -> None:
@@ -272,6 +277,8 @@ class ConditionsBox(QObject):
         figure as what it is; "" when it said nothing."""
         link = self._link
         if link is None:
+            if self._unreached:
+                return f"Nothing could be detected of the link to the peer: {self._unreached}."
             return ""
         said = []
         if self._medium_by:
@@ -326,10 +333,22 @@ class ConditionsBox(QObject):
             parse_tags(self.tags.text())
         except TagError as err:
             found.append(("tags", str(err)))
-        if self._link_rate() == -1:
+        rate = self._link_rate()
+        if rate == -1:
             found.append(
                 ("link_rate", "Write the link rate such as 100M or 1G, or leave it empty.")
             )
+        elif self._unreached and rate is not None and self._frame_overhead() is None:
+            if self.medium.currentData() is Medium.UNKNOWN and not self.is_locked("medium"):
+                # The expected goodput needs the medium, and it is unknown because of the
+                # peer: that is what to fix (or the medium to choose), not an omission.
+                found.append(
+                    (
+                        "medium",
+                        f"The medium could not be detected: {self._unreached}. Correct the "
+                        "peer, or choose the medium (or leave the link rate empty).",
+                    )
+                )
         if self._frame_overhead() == -1:
             found.append(
                 (

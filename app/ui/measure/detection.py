@@ -22,27 +22,32 @@ class _Found:
     security: str  # the detected Wi-Fi security, or ""
     link: DetectedLink | None
     wifi: WifiReading | None  # what asking about the interface's Wi-Fi gave
+    unreached: str  # why no way to the peer was found ("the name … could not be resolved")
 
 
 def _detect(host: str, tools: WifiTools) -> _Found:
     from app.study.host import environment
 
     snapshot = environment.capture(host, tools=tools)
+    unreached = ""
+    if host.strip() and snapshot.local_address is None:
+        unreached = environment.no_route_reason(host)
     return _Found(
         host,
         snapshot.detected_security or "",
         environment.detected_link(snapshot),
         snapshot.wifi_reading,
+        unreached,
     )
 
 
 class LinkDetection(QObject):
-    """security_detected(str) when Wi-Fi security was found; link_detected(DetectedLink | None)
-    and wifi_read(WifiReading | None) every time, so that what was found for another peer
-    can be taken back."""
+    """security_detected(str) when Wi-Fi security was found; link_detected(DetectedLink | None,
+    str: why no way to the peer was found, or "") and wifi_read(WifiReading | None) every
+    time, so that what was found for another peer can be taken back."""
 
     security_detected = Signal(str)
-    link_detected = Signal(object)
+    link_detected = Signal(object, str)
     wifi_read = Signal(object)
 
     def __init__(
@@ -74,4 +79,4 @@ class LinkDetection(QObject):
         self.wifi_read.emit(found.wifi)
         if found.security:
             self.security_detected.emit(found.security)
-        self.link_detected.emit(found.link)
+        self.link_detected.emit(found.link, found.unreached)

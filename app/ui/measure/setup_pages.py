@@ -125,20 +125,27 @@ def _session_group(form: FormFields, study: StudyControls, conditions: Condition
     grid = QGridLayout(box)
     grid.addWidget(_label("Session na&me", study.name_edit), 0, 0)
     grid.addWidget(form.register("name", "Session name", study.name_edit, STUDY), 0, 1, 1, 3)
-    security = conditions.security
+    security, medium = conditions.security, conditions.medium
     grid.addWidget(_label("Se&curity", security), 1, 0)
-    error = FieldError("security")
-    form.fields["security"] = Field("Security", security, error, STUDY)
-    grid.addWidget(with_error(conditions.security_row(), error), 1, 1)
-    _grid_field(form, grid, 1, 2, "medium", "Medi&um", conditions.medium)
+    grid.addWidget(conditions.security_row(), 1, 1)
+    grid.addWidget(_label("Medi&um", medium), 1, 2)
+    grid.addWidget(medium, 1, 3)
+    # Their errors under both, across the page: a sentence in the medium's half of the row
+    # would take a line for every few words.
+    for row, (key, label, control) in enumerate(
+        (("security", "Security", security), ("medium", "Medium", medium)), start=2
+    ):
+        error = FieldError(key)
+        form.add(key, label, control, error, STUDY)
+        grid.addWidget(error, row, 1, 1, 3)
     # Under the security: what the Wi-Fi detection found, or why it could not.
-    grid.addWidget(conditions.wifi_row(), 2, 1, 1, 3)
+    grid.addWidget(conditions.wifi_row(), 4, 1, 1, 3)
     link_rate = conditions.link_rate
-    grid.addWidget(_label("Lin&k rate", link_rate), 3, 0)
+    grid.addWidget(_label("Lin&k rate", link_rate), 5, 0)
     rate_error = FieldError("link_rate")
     form.fields["link_rate"] = Field("Link rate", link_rate, rate_error, STUDY)
-    grid.addWidget(with_error(conditions.link_rate_row(), rate_error), 3, 1)
-    grid.addWidget(conditions.detected_note, 4, 1, 1, 3)
+    grid.addWidget(with_error(conditions.link_rate_row(), rate_error), 5, 1)
+    grid.addWidget(conditions.detected_note, 6, 1, 1, 3)
     grid.setColumnStretch(1, 1)
     grid.setColumnStretch(3, 1)
     return box
