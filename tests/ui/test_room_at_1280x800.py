@@ -30,6 +30,9 @@ from app.domain.plan import Security
 from app.engine.process.servers import LocalServer
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
+from tests.testbed import NeighbourBed
+from tests.ui.conftest import SHAPED_MBIT
+from tests.ui.journey import choose_the_neighbour
 from tests.ui.test_measure import plan_sweep
 from tests.ui.test_monitor import charted, figures, stored_plot_tabs
 from tests.ui.test_readable import store_session
@@ -182,6 +185,48 @@ def test_at_1280x800_the_measure_results_fit_and_a_long_status_wraps_at_its_word
         f"the status bar to show every line of {said!r}",
     )
     assert status.height() >= 2 * metrics.lineSpacing()  # wrapped onto lines, not cut
+
+
+def every_column_in_view(table: QAbstractItemView) -> bool:
+    """No column to scroll sideways to: the last one ends inside the table."""
+    header = table.horizontalHeader()  # type: ignore[attr-defined]
+    last = max(c for c in range(header.count()) if not header.isSectionHidden(c))
+    right = header.sectionViewportPosition(last) + header.sectionSize(last)
+    return table.horizontalScrollBar().maximum() == 0 and right <= table.viewport().width()
+
+
+@pytest.mark.netns
+@pytest.mark.usefixtures("iperf3_tool")
+def test_at_1280x800_a_tcp_study_with_a_link_rate_shows_every_column(
+    window: MainWindow, user: User, context: AppContext, shaped_neighbour: NeighbourBed
+) -> None:
+    """Across a shaped link with its rate stated, three runs a point: the spread, the range,
+    the retransmits, the expected goodput and the share of it reached, all in view."""
+    choose_the_neighbour(user, context, shaped_neighbour)
+    user.choose("Protocol", "TCP")
+    plan_sweep(user, "1024, 1408", runs=3, seconds=2)
+    user.choose("Medium", "Ethernet")
+    user.type("Link rate", f"{SHAPED_MBIT}M")
+    user.tab("Advanced")
+    user.type("Frame overhead (bytes)", "14")  # the shaper counts the Ethernet header
+    user.tab("Study")
+    user.click("Start")
+    wait_for(lambda: window.measure.running, 20, "the sweep to start")
+    wait_for(lambda: not window.measure.running, 120, "the sweep")
+    assert "completed" in user.text("Status"), user.text("Log")
+    headers = user.headers("Results")
+    assert {"Std dev", "Retransmits", "Expected", "Of expected %"} <= set(headers), headers
+    rows = user.table_rows("Results")
+    assert len(rows) == 2 and all(row[headers.index("n")] == "3" for row in rows)
+    assert all(0 < float(row[headers.index("Of expected %")]) < 110 for row in rows), rows
+    table = user.find("Results", QAbstractItemView)
+    assert every_column_in_view(table), (rows, table.viewport().width())
+    # Each row's figures in the unit its mean gives, written once.
+    for row in rows:
+        unit = row[headers.index("Mean")].split()[1]
+        assert unit.endswith("bit/s"), row
+        for name in ("Std dev", "Min", "Max", "95 % CI ±"):
+            float(row[headers.index(name)])  # a number, in the mean's unit
 
 
 def sizes(window: MainWindow) -> dict[str, list[int]]:

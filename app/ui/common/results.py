@@ -1,7 +1,8 @@
 """The results table: per series and point, n, mean, std, min, max and the 95 % CI of the
-throughput, then the columns the engine and protocol produce (TCP retransmits, UDP loss and
-jitter, RTT, working latency) and, with a link rate, the expected goodput and the share of
-it reached — each shown only once a point has a value for it; copyable."""
+throughput (in the unit on the mean), then the columns the engine and protocol produce (TCP
+retransmits, UDP loss and jitter, RTT, working latency) and, with a link rate, the expected
+goodput and the share of it reached — each shown only once a point has a value for it;
+copyable."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ def _number(digits: int) -> Callable[[float | None], str]:
 
 
 BASE_HEADERS = ["Series", "Value", "n", "Mean", "Std dev", "Min", "Max", "95 % CI ±"]
+#: The figures after the mean, each in its row's mean's unit (written once, on the mean: a
+#: unit on every figure would push the table's last columns out of view beside the form).
+IN_THE_MEANS_UNIT = {
+    "Std dev": "The standard deviation of the runs' throughput, in the unit of the mean.",
+    "Min": "The lowest run's throughput, in the unit of the mean.",
+    "Max": "The highest run's throughput, in the unit of the mean.",
+    "95 % CI ±": "The half-width of the mean's 95 % confidence interval, in its unit.",
+}
 #: (metric, header, format, tooltip): shown only when some point has the metric.
 OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...] = tuple(
     (m.name, m.shown.results[1], _number(m.shown.results[2]), phrased(m.shown.results[3]))
@@ -67,6 +76,10 @@ class ResultsTable(QTableWidget):
         if narrow:
             self.setHorizontalHeader(WrappedHeader(self))
         self.setHorizontalHeaderLabels(HEADERS)
+        for column, title in enumerate(BASE_HEADERS):
+            item = self.horizontalHeaderItem(column)
+            if item is not None and title in IN_THE_MEANS_UNIT:
+                item.setToolTip(IN_THE_MEANS_UNIT[title])
         for offset, (_, _, _, tip) in enumerate(COLUMNS):
             item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)
             if item is not None:
@@ -134,21 +147,17 @@ class ResultsTable(QTableWidget):
             self.insertRow(row)
             self._rows[key] = row
         throughput = metrics["throughput_bps"]
-        # The mean, its spread, range and interval in one unit and to one precision.
+        # The mean, its spread, range and interval in one unit (said on the mean) and to one
+        # precision.
         precise = precision(throughput.mean, throughput.std, rate=True)
         cells = [
             series,
             value_word(value),
             str(throughput.n),
+            precise.text(throughput.mean),
             *(
-                precise.text(figure)
-                for figure in (
-                    throughput.mean,
-                    throughput.std,
-                    throughput.min,
-                    throughput.max,
-                    throughput.ci95,
-                )
+                precise.number(figure)
+                for figure in (throughput.std, throughput.min, throughput.max, throughput.ci95)
             ),
         ]
         for metric, _, show, _ in OPTIONAL_COLUMNS:
