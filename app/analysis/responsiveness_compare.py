@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app.analysis.responsiveness import TRIM_SLOWEST, rating
 from app.analysis.significance import ALPHA, holm, welch_test
-from app.domain.units import format_p
+from app.domain.units import format_p, relative_text
 
 __all__ = ["ALPHA", "DirectionDifference", "DirectionInput", "compare_directions", "kept_rtts"]
 
@@ -97,11 +97,11 @@ class DirectionDifference:
         else:
             rose = d > 0
             rpm_change = self.rpm_difference or 0.0
-            relative = self.rpm_relative_pct or 0.0
+            relative = relative_text(self.rpm_relative_pct)  # as the table's RPM % column
             moved = (
                 f"the loaded latency {'rose' if rose else 'fell'} from {_ms(a)} ms to "
                 f"{_ms(b)} ms ({_signed_ms(d)} ms), so RPM {'fell' if rose else 'rose'} from "
-                f"{ra:,.0f} to {rb:,.0f} ({_signed(rpm_change)}, {_signed(relative, 1)} %)"
+                f"{ra:,.0f} to {rb:,.0f} ({_signed(rpm_change)}, {relative} %)"
             )
         grades = ""
         if rating(ra) is not rating(rb):
@@ -129,8 +129,8 @@ def _signed_ms(value: float) -> str:
     return ("+" if value > 0 else "−") + _ms(abs(value))
 
 
-def _signed(value: float, digits: int = 0) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "±") + f"{abs(value):,.{digits}f}"
+def _signed(value: float) -> str:
+    return ("+" if value > 0 else "−" if value < 0 else "±") + f"{abs(value):,.0f}"
 
 
 def compare_directions(directions: Sequence[DirectionInput]) -> list[DirectionDifference]:

@@ -60,6 +60,7 @@ from app.domain.units import parse_rate, parse_size
 from app.engine.drivers.driver import EngineDriver
 from app.engine.drivers.registry import DRIVERS, main_server, registry
 from app.study.frontdoor import FrontDoor
+from app.study.host.detected_conditions import DETECTABLE
 from app.study.studies import snapshot
 from app.study.sweep.events import StudyEvent
 from app.study.sweep.plan_checks import validate_plan
@@ -150,13 +151,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "on the peer, on consecutive ports: linklab serve --count N)",
     )
     run.add_argument("--security", choices=[s.value for s in Security])
-    run.add_argument("--medium", choices=[m.value for m in Medium])
+    run.add_argument(
+        "--medium",
+        choices=[m.value for m in Medium],
+        help="the link's medium; without it, the one the adapter to the peer says, marked "
+        "detected (as the window's Study page fills it)",
+    )
     run.add_argument(
         "--link-rate",
         type=rate,
         metavar="RATE",
         help="the link's rate (Ethernet: line rate; Wi-Fi: PHY rate), e.g. 100M or 1G: the "
-        "points gain the expected goodput (linklab expected)",
+        "points gain the expected goodput (linklab expected); without it, a Wi-Fi PHY rate "
+        "in use, marked detected (a wired adapter's speed is the adapter's, never taken)",
     )
     run.add_argument(
         "--frame-overhead",
@@ -301,6 +308,14 @@ def plan_from_args(
     return plan
 
 
+def left_to_detection(args: argparse.Namespace, step: Step | None = None) -> tuple[str, ...]:
+    """The conditions the user left to what the system says of the link: the medium and the
+    link rate no flag states and the exercise step does not lock."""
+    stated = {"medium": args.medium is not None, "link-rate": args.link_rate is not None}
+    locked = step.locked if step is not None else ()
+    return tuple(n for n in DETECTABLE if not stated[n] and n not in locked)
+
+
 def _install_stop(study: StudyRun) -> None:
     """Ctrl+C or SIGTERM stops the sweep gracefully (the run in progress is kept unfinished
     with its intervals and the engine's output until then, the session is marked stopped); a
@@ -374,7 +389,7 @@ def cmd_run(args: argparse.Namespace, env: Environment) -> int:
     plan = plan_from_args(args)
     door = open_door(args, env)
     try:
-        prepared = door.studies().prepare(plan)
+        prepared = door.studies().prepare(plan, detect=left_to_detection(args))
     except BaseException:
         door.loopback.stop()
         raise
@@ -411,7 +426,8 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
     number = args.step or desk.next_step(exercise, args.student)
     if not 1 <= number <= len(exercise.steps):
         raise BadOption(f"The exercise has steps 1 to {len(exercise.steps)}: choose one of them.")
-    plan = plan_from_args(args, exercise, exercise.steps[number - 1])
+    step = exercise.steps[number - 1]
+    plan = plan_from_args(args, exercise, step)
     plan = desk.plan_for(
         exercise, number, student=args.student, group=args.group, peer=plan.peer, base=plan
     )
@@ -425,7 +441,7 @@ def _run_exercise(args: argparse.Namespace, env: Environment) -> int:
         pusher.start()
     try:
         try:
-            prepared = door.studies().prepare(plan)
+            prepared = door.studies().prepare(plan, detect=left_to_detection(args, step))
         except BaseException:
             door.loopback.stop()
             raise

@@ -4,14 +4,14 @@ and a stored one resumed, by the one rule of what can be resumed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
-from app.domain.plan import Engine, Plan, Security
+from app.domain.plan import Conditions, Engine, Plan, Security
 from app.domain.records import SessionRecord, SessionStatus
 from app.engine.drivers.registry import EngineDriver, peer_servers, phrase
 from app.engine.errors import EngineError
@@ -75,6 +75,17 @@ def engine_versions(drivers: Mapping[Engine, EngineDriver]) -> dict[str, str]:
     return versions
 
 
+def _detected(
+    conditions: Conditions, environment: Mapping[str, Any], detect: Collection[str]
+) -> Conditions:
+    """conditions with those named in detect filled from the snapshot's link to the peer."""
+    from app.study.host.detected_conditions import DETECTABLE, with_detected
+    from app.study.host.environment import EnvironmentSnapshot, detected_link
+
+    link = detected_link(EnvironmentSnapshot.from_dict(environment))
+    return with_detected(conditions, link, [n for n in DETECTABLE if n not in detect])
+
+
 def default_peer_check(plan: Plan, driver: EngineDriver) -> PeerCheck:
     """Name resolution and the port of the chosen engine's server; when nothing answers
     there, another engine's port too, to tell a silent address from a missing server."""
@@ -127,11 +138,13 @@ class Studies:
         self._snapshot = take_snapshot
         self._peer_check = peer_check
 
-    def prepare(self, plan: Plan) -> Prepared:
+    def prepare(self, plan: Plan, *, detect: Collection[str] = ()) -> Prepared:
         """Check the plan and the peer, start this computer's servers when it is the peer,
         and take the environment snapshot (detected Wi-Fi security fills an unknown one).
-        Slow (seconds): never on a GUI thread. Raises EngineError subclasses with the
-        sentence for the user; nothing is stored."""
+        detect: the conditions (by DETECTABLE's names) the user left to what the system says
+        of the link, filled by the rule the window's form fills its own with (`linklab run`
+        without --medium or --link-rate). Slow (seconds): never on a GUI thread. Raises
+        EngineError subclasses with the sentence for the user; nothing is stored."""
         validate_plan(plan)
         self._require_writable()  # a damaged database takes no new session
         self.drivers[plan.engine].version()  # a missing engine is said before anything starts
@@ -153,6 +166,8 @@ class Studies:
             else:
                 conditions = replace(plan.conditions, security=security, security_detected=True)
                 plan = replace(plan, conditions=conditions)
+        if detect:
+            plan = replace(plan, conditions=_detected(plan.conditions, environment, detect))
         if not plan.name:
             plan = replace(plan, name=default_name(plan))
         live = self.drivers[plan.engine].live_note()

@@ -9,7 +9,13 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.study.responsiveness.comparison import compare_results
+from app.analysis.responsiveness_compare import DirectionInput, compare_directions
+from app.domain.units import relative_text
+from app.study.responsiveness.comparison import (
+    TABLE_HEADERS,
+    ResponsivenessComparison,
+    compare_results,
+)
 from app.study.responsiveness.kept import KeptResult, from_row, to_row
 from app.study.responsiveness.results import Phase, rpm_number
 from tests.responsiveness_made import SETTINGS, made_result
@@ -68,6 +74,55 @@ def test_table_sentences_and_cards_agree(pair: tuple[KeptResult, KeptResult]) ->
         if moved is not None:
             assert _figure(moved.group(1)) == _figure(cells[1])
             assert _figure(moved.group(2)) == _figure(cells[2])
+
+
+@st.composite
+def close_directions(draw: st.DrawFn) -> list[DirectionInput]:
+    """Directions whose two sides are often within a fraction of a per cent of each other:
+    the relative RPM change then falls below 1 %, where a fixed decimal reads as nothing."""
+    found = []
+    for label in ("Download", "Upload", "Both at once")[: draw(st.integers(1, 3))]:
+        base = draw(st.lists(latency, min_size=1, max_size=30))
+        scale = draw(st.sampled_from([1e-5, 1e-4, 1e-3, 1e-2, 0.3]))
+        factor = 1 + draw(st.floats(-1.0, 1.0, allow_nan=False)) * scale
+        other = [v * factor for v in base] if draw(st.booleans()) else draw(st.lists(latency))
+        found.append(DirectionInput(label, tuple(base), tuple(other)))
+    return found
+
+
+def _percent(text: str) -> float:
+    return float(text.replace("−", "-").replace("+", ""))
+
+
+@settings(max_examples=300, deadline=None)
+@given(close_directions())
+def test_the_sentences_relative_rpm_change_is_the_tables(inputs: list[DirectionInput]) -> None:
+    rows = tuple(compare_directions(inputs))
+    comparison = ResponsivenessComparison(_named("a"), _named("b"), rows)
+    for row, cells, sentence in zip(rows, comparison.table(), comparison.findings, strict=True):
+        relative = row.rpm_relative_pct
+        moved = re.search(
+            r"RPM (rose|fell) from [\d,]+ to [\d,]+ \([−+±][\d,]+, (\S+) %\)", sentence
+        )
+        if not row.compared or row.latency_difference_ms == 0:
+            assert moved is None
+            continue
+        assert moved is not None and relative is not None, sentence
+        shown = moved.group(2)
+        # The one rule of relative changes: the table's cell, written once.
+        assert shown == cells[TABLE_HEADERS.index("RPM %")] == relative_text(relative)
+        # A change is never read as nothing, its sign is the way RPM moved, and the figure
+        # is the relative change to the decimals it shows.
+        decimals = len(shown.partition(".")[2])
+        assert decimals >= 1 and _percent(shown) != 0
+        assert (shown[0] == "+") == (moved.group(1) == "rose") == (relative > 0)
+        assert abs(_percent(shown) - relative) <= 0.5 * 10**-decimals + 1e-9
+
+
+def _named(name: str) -> KeptResult:
+    return KeptResult(
+        name * 32, name, "2026-01-01T10:00:00Z", "1", made_result({Phase.DOWNLOAD: 8.0})
+    )
 
 
 def test_two_results_of_one_peer_are_named_apart() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,20 @@ def detection_settled(window: MainWindow, user: User, host: str) -> str:
     detection = window.measure.detection
     wait_for(lambda: detection.asked == host and detection.answered, 20, "the detection")
     return user.text("Detected link") if user.can_see("Detected link") else ""
+
+
+@dataclass(frozen=True)
+class Axis:
+    label: str  # the y axis's title
+    top: float  # where it ends, in its unit
+    legend: list[str]  # the legend's names
+
+
+def chart_axis(user: User, name: str) -> Axis:
+    """What the chart named name shows: its y axis's title and top, its legend's names."""
+    item = user.find(name).getPlotItem()  # type: ignore[attr-defined]
+    names = [label.text for _, label in item.legend.items]
+    return Axis(item.getAxis("left").labelText, item.viewRange()[1][1], names)
 
 
 def start_and_finish(window: MainWindow, user: User) -> None:
@@ -100,7 +115,9 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     user.type("Session name", "stated 10G")
     start_and_finish(window, user)
     user.tab("Sweep")
-    wait_for(lambda: user.description("Sweep chart") == "Curves: IPv4; Expected (IPv4)", 10)
+    above = re.compile(r"Curves: IPv4; Expected \(IPv4\): up to (.+), above the chart")
+    wait_for(lambda: above.fullmatch(user.description("Sweep chart")), 10, "the chart")
+    live = chart_axis(user, "Sweep chart")
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 3, 10, "the sessions")
     listed = {row[1]: row[5] for row in user.table_rows("Sessions")}
@@ -140,6 +157,17 @@ def test_a_nominal_adapter_speed_never_becomes_the_link_rate(
     )
     assert 0 < float(share) < 1  # 30 Mbit/s of 9.41 Gbit/s, with its decimal
     assert "is probably not the path's bottleneck" in finding and "hosts" not in finding
+    # The charts fit the measured point, not the 10 Gbit/s stated: the expected line is left
+    # above them, its legend saying how high it goes, and the point is read off the axis.
+    mean = row[headers.index("Mean")]
+    user.tab("Throughput")
+    expected = row[headers.index("Expected")]
+    session = chart_axis(user, "Session throughput chart")
+    for axis, series in ((live, "IPv4"), (session, "TCP · IPv4")):
+        assert axis.label == "throughput (Mbit/s)" and mean.endswith(" Mbit/s")
+        measured = float(mean.removesuffix(" Mbit/s"))
+        assert measured <= axis.top < 2 * measured, (axis, mean)
+        assert axis.legend == [series, f"Expected ({series}): up to {expected}, above the chart"]
     assert "Conditions: Ethernet (detected) · 10 Gbit/s link" in details
     assert f"{neighbour.here}, {neighbour.HERE4}, adapter speed 10000 Mbit/s" in details
 

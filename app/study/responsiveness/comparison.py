@@ -16,7 +16,7 @@ from app.analysis.responsiveness_compare import (
 )
 from app.analysis.saturation import STABLE_STEPS
 from app.domain.errors import BadOption
-from app.domain.units import DASH, format_p
+from app.domain.units import DASH, format_p, relative_text
 from app.study.responsiveness.kept import KeptResult
 from app.study.responsiveness.results import LOAD_PHASES, LoadResult, Phase
 
@@ -169,7 +169,7 @@ def _cells(row: DirectionDifference) -> list[str]:
         _number(row.baseline_rpm, ",.0f"),
         _number(row.other_rpm, ",.0f"),
         _number(row.rpm_difference, ",.0f", sign=True),
-        _number(row.rpm_relative_pct, ".1f", sign=True),
+        relative_text(row.rpm_relative_pct),
         _number(row.baseline_latency_ms, ".3f"),
         _number(row.other_latency_ms, ".3f"),
         _number(row.latency_difference_ms, ".3f", sign=True),

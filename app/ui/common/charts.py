@@ -20,7 +20,6 @@ from app.analysis.expectation import expected_curve
 from app.analysis.stats import Summary
 from app.domain.plan import Variable
 from app.domain.plan_fields import VARIABLE_LABELS, variable_words
-from app.domain.units import rate_unit
 from app.ui.common.chart_style import (
     COLOURS,
     CurveStyle,
@@ -31,6 +30,7 @@ from app.ui.common.chart_style import (
 )
 from app.ui.common.on_demand import OnDemand
 from app.ui.common.plot import Plot
+from app.ui.common.sweep_axis import SweepAxis, sweep_axis
 
 #: Expected curves: thin grey lines, told apart by their dashes.
 EXPECTED_DASHES = (
@@ -114,7 +114,7 @@ class SweepChart(OnDemand, Plot):
         self._dirty = False
         self._print_friendly = print_friendly
         self._x_label = "packet size (B)"
-        self._scale = 1.0
+        self._axis = SweepAxis(1.0, "", 1.0)  # as last drawn
         self._start_timer()
         self.setLabel("left", y_label)
 
@@ -125,7 +125,7 @@ class SweepChart(OnDemand, Plot):
 
     def current_scale(self) -> float:
         """The divisor of the y values as last drawn (1e6 for Mbit/s, 1 when not a rate)."""
-        return self._scale
+        return self._axis.scale
 
     def set_x_label(self, label: str, names: Sequence[str] | None = None) -> None:
         """The x axis's title, and with names, the names it shows (see set_categories)."""
@@ -226,16 +226,14 @@ class SweepChart(OnDemand, Plot):
             self.removeItem(item)
         self._items.clear()
         self._legend.clear()
-        peak = max(
-            (p.mean + p.spread for v in self._series.values() for p in v if p.shown), default=0.0
+        axis = sweep_axis(
+            (p.mean + p.spread for v in self._series.values() for p in v if p.shown),
+            {name: [y for _, y in v] for name, v in self._expected.items()},
+            is_rate=self._is_rate,
         )
-        peak = max([peak, *(y for v in self._expected.values() for _, y in v)])
-        scale = 1.0
-        label = self._y_label
-        if self._is_rate:
-            unit, scale = rate_unit(peak) if peak else ("Mbit/s", 1e6)
-            label = f"{self._y_label} ({unit})"
-        self._scale = scale
+        self._axis = axis
+        scale = axis.scale
+        label = f"{self._y_label} ({axis.unit})" if axis.unit else self._y_label
         self.setLabel("left", label)
         self.setLabel("bottom", self._x_label)
         for index, (name, points) in enumerate(self._series.items()):
@@ -270,8 +268,9 @@ class SweepChart(OnDemand, Plot):
             )
             self.addItem(bars)
             self._items += [bars, curve]
-        self._draw_expected(scale)
-        self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *self._expected]))
+        self._draw_expected(axis)
+        expected = [axis.legend_name(name) for name in self._expected]
+        self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *expected]))
         xs = [p.x for v in self._series.values() for p in v]  # a gap too: the axis reaches it
         xs += [x for v in self._expected.values() for x, _ in v]
         if xs:
@@ -281,7 +280,7 @@ class SweepChart(OnDemand, Plot):
         elif xs:
             self.setXRange(*x_range(xs), padding=0)
         # Throughput, times and shares read against zero; with nothing above it, 0 to 1.
-        self.setYRange(0, (peak / scale) * 1.15 if peak > 0 else 1.0, padding=0)
+        self.setYRange(0, axis.top, padding=0)
 
     def curve_colour(self, series: str) -> str | None:
         """The colour the series' curve is drawn in (as #rrggbb), None when not drawn."""
@@ -300,17 +299,23 @@ class SweepChart(OnDemand, Plot):
     def legend(self) -> Legend:
         return self._legend
 
-    def _draw_expected(self, scale: float) -> None:
+    def y_axis(self) -> SweepAxis:
+        """The y axis as last drawn: its top, its unit, the expected curves above it."""
+        return self._axis
+
+    def _draw_expected(self, axis: SweepAxis) -> None:
         foreground = QColor("black") if self._print_friendly else theme_colours()[1]
         grey = QColor(foreground)
         grey.setAlpha(150)
         for index, (name, points) in enumerate(self._expected.items()):
             dash = EXPECTED_DASHES[index % len(EXPECTED_DASHES)]
+            # One above the chart is drawn all the same (clipped at its top edge), its legend
+            # saying how high it goes.
             curve = self.plot(
                 np.array([x for x, _ in points], dtype=float),
-                np.array([y for _, y in points], dtype=float) / scale,
+                np.array([y for _, y in points], dtype=float) / axis.scale,
                 pen=pg.mkPen(grey, width=1.2, style=dash),
-                name=html.escape(name, quote=False),
+                name=html.escape(axis.legend_name(name), quote=False),
             )
             self._items.append(curve)
 

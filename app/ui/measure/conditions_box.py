@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.overhead import WIFI
 from app.domain.plan import Conditions, Medium, Security
 from app.domain.tags import TagError, parse_tags, tags_text
 from app.domain.units import parse_rate, plain_rate
+from app.study.host.detected_conditions import detected_medium, detected_rate
 from app.study.host.environment import DetectedLink
 from app.study.host.wifi_reading import LOCATION_SETTINGS_URI, WifiReading, WifiState
 from app.ui.common.widgets import ValueCombo, _combo, accessible
@@ -226,12 +226,7 @@ class ConditionsBox(QObject):
     def _apply_medium(self, link: DetectedLink | None) -> None:
         if self.is_locked("medium"):
             return
-        wanted = link.medium if link is not None else None
-        if wanted is Medium.ETHERNET and self.security.currentData() not in (
-            Security.OPEN,
-            Security.UNKNOWN,
-        ):
-            wanted = None  # a Wi-Fi security stated: its Wi-Fi hop is further along the path
+        wanted = detected_medium(link, self.security.currentData())
         current = self.medium.currentData()
         if not self._medium_by and current is not Medium.UNKNOWN:
             return  # the user's medium
@@ -248,16 +243,10 @@ class ConditionsBox(QObject):
     def _apply_rate(self, link: DetectedLink | None) -> None:
         if self._rate_typed or self.is_locked("link_rate"):
             return
-        usable = (
-            link is not None
-            and link.rate_bps is not None
-            and link.medium is not None
-            and self.medium.currentData() in (Medium.UNKNOWN, link.medium)
-            and not (link.medium in WIFI and self.security.currentData() is Security.UNKNOWN)
-        )
-        if usable:
-            assert link is not None and link.rate_bps is not None
-            text = rate_text(link.rate_bps)
+        rate = detected_rate(link, self.medium.currentData(), self.security.currentData())
+        if rate is not None:
+            assert link is not None
+            text = rate_text(rate)
             if self.link_rate.text() != text:
                 self.link_rate.setText(text)
             self._rate_by = link.rate_source
