@@ -61,11 +61,16 @@ def test_udp_unlimited_matches_rate(bed: TestBed, peer: str, ip: str, expected: 
         "--omit",
         "1",
     )
-    got = float(result["throughput_bps"])  # type: ignore[arg-type]
-    assert got == pytest.approx(RATE_MBIT * 1e6 * expected, rel=0.04)
+    flow = result["flows"][0]  # type: ignore[index]
+    assert flow["packets"] > 0
     # The rate limit sits on the sender's own interface, so the kernel holds the sender back
-    # (no loss) rather than dropping: what arrives is the link's rate either way.
-    assert result["flows"][0]["packets"] > 0  # type: ignore[index]
+    # rather than dropping: every datagram sent crossed the link at its rate. A receiver
+    # starved of CPU on a busy computer drops some from its socket (4.9 % seen beside six test
+    # processes), which iperf3 counts as lost: those crossed the link too.
+    got = float(result["throughput_bps"])  # type: ignore[arg-type]
+    crossed = got / (1 - flow["loss_pct"] / 100)
+    assert crossed == pytest.approx(RATE_MBIT * 1e6 * expected, rel=0.04), flow
+    assert got <= RATE_MBIT * 1e6 * expected * 1.04
 
 
 def test_download_direction_is_limited_too(bed: TestBed) -> None:
