@@ -96,7 +96,7 @@ def test_a_ready_exercise_opened_followed_handed_in_and_closed(
 
     with user.answering(anyway, save_as(handin)):
         user.click("Hand in…")
-    wait_for(handin.exists, 10, "the hand-in")
+    wait_for(handin.exists, 60, "the hand-in")  # written aside: seconds on a busy computer
     confirmed(user, handin)  # on screen, with Open folder
 
     # Closing the exercise gives the form back as it was.

@@ -25,10 +25,8 @@ def stopped_words(finished: int, cut_short: Sequence[int]) -> str:
         )
     elif kept:
         figures = f"{', '.join(f'{n:,}' for n in kept[:-1])} and {kept[-1]:,}"
-        said += (
-            f", and the {len(kept)} runs in progress are kept unfinished with the {figures} "
-            "intervals they measured"
-        )
+        runs = counted(len(kept), "run in progress", "runs in progress")
+        said += f", and the {runs} are kept unfinished with the {figures} intervals they measured"
     if empty:
         which = "other " if kept else ""
         runs = "run in progress had" if empty == 1 else "runs in progress had"
