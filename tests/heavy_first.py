@@ -10,7 +10,10 @@ from __future__ import annotations
 import pytest
 
 HEAVY_FIRST = (
-    "tests/study/test_huge_round_trip.py",  # about 120 s on a quiet machine
+    "tests/ui/test_pdf_journey.py",  # 76 s beside six test processes
+    "tests/study/test_huge_round_trip.py",  # 37 s alone, 89 s beside four test processes
+    "tests/ui/test_journey_resume_failed.py",  # 46 s beside six
+    "tests/ui/test_sentences_shown.py",  # 45 s beside six
     "tests/test_cli_class_together_netns.py",  # 90 s, mostly waiting
     "tests/engine/test_iperf2_netns.py",  # 71 s
     "tests/study/test_together.py",  # 75 s, mostly waiting
@@ -27,7 +30,6 @@ HEAVY_FIRST = (
     "tests/ui/test_journey_cpu.py",  # 26 s
     "tests/test_cli_sentences_netns.py",  # 26 s
     "tests/ui/test_held_server_window.py",  # 26 s
-    "tests/ui/test_sentences_shown.py",  # 25 s
     "tests/analysis/test_compare_netns.py",  # 25 s
     "tests/analysis/test_findings_netns.py",  # 25 s
     "tests/ui/test_compare_journey.py",  # 23 s
