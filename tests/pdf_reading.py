@@ -25,13 +25,14 @@ _MADE_AT = re.compile(r"(Made|Drafted) by LinkLab (\S+) on \d{4}-\d\d-\d\d\s+\d\
 
 def squeezed(text: str) -> str:
     """The text as compared: ligatures undone, no whitespace at all (a PDF breaks lines, and
-    words at a slash, where the HTML does not), the time it was made left out."""
+    words at a slash, where the HTML does not), the time it was made left out, and no word
+    joiner (U+2060, which keeps a unit whole and is never painted)."""
     text = _MADE_AT.sub(r"\1 by LinkLab \2", unicodedata.normalize("NFKC", text))
-    return re.sub(r"\s+", "", text)
+    return re.sub(r"[\s\u2060]+", "", text)
 
 
 def spaced(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\u2060", "").split())
 
 
 @dataclass

@@ -360,7 +360,8 @@ def pair_findings(
         )
         sentences.append(
             f"{words.other} against {words.base}: {len(significant)} of "
-            f"{counted(len(tested), 'point')} differ significantly "
+            f"{counted(len(tested), 'point')} {'differs' if len(significant) == 1 else 'differ'} "
+            "significantly "
             f"({family_text(len(tested), explain)}){more}."
         )
     sentences += [s.text for s in pair_statements(pair, metric, unit, variable)]

@@ -304,7 +304,8 @@ def plan_from_args(
     plan = replace(plan, conditions=conditions)
     if exercise is not None and step is not None:
         refuse_locked(exercise, step, locked_differences(step, plan))
-    validate_plan(plan)
+    # The medium left to detection is checked once detected (Studies.prepare).
+    validate_plan(plan, detect=left_to_detection(args, step))
     return plan
 
 

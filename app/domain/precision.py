@@ -64,11 +64,12 @@ class Precision:
         return f"{shown} {self.unit}" if self.unit and shown != DASH else shown
 
     def with_spread(self, mean: float | None, spread: float | None) -> str:
-        """'3.20 ± 0.10', '2.00 ± 0.35 Gbit/s' (the unit once); '± 0' for runs all alike,
-        '± —' without a spread (a single run)."""
+        """'3.20 ± 0.10', '2.00 ± 0.35 Gbit/s' (the unit once); '1.60 ± 0.00' for runs all
+        alike (the zero to the mean's places, as any spread), '± —' without a spread (a
+        single run)."""
         if mean is None or not math.isfinite(mean):
             return DASH
-        text = f"{self.number(mean)} ± {'0' if spread == 0 else self.number(spread)}"
+        text = f"{self.number(mean)} ± {self.number(spread)}"
         return f"{text} {self.unit}" if self.unit else text
 
 
@@ -77,7 +78,8 @@ def precision(
 ) -> Precision:
     """The precision of a mean and its spread, both in the same unit: divided by scale (a
     table's unit), or for a rate in the unit that suits the mean. Without a spread, or with
-    none (runs all alike), the mean's own three significant digits."""
+    none (runs all alike) or one too small to show beside the mean's digits, the mean's own
+    three significant digits."""
     unit = ""
     if rate:
         unit, scale = rate_unit(abs(mean) if mean else abs(spread or 0.0))
@@ -95,11 +97,16 @@ def _larger(unit: str, scale: float) -> tuple[float, str]:
 
 def _precision(mean: float | None, spread: float | None, scale: float, unit: str) -> Precision:
     shown = None if mean is None or not math.isfinite(mean) else mean / scale
+    alone = Precision(places(shown or 0.0, ALONE_DIGITS), scale, unit)
     if spread is None or not math.isfinite(spread) or spread == 0:
-        return Precision(places(shown or 0.0, ALONE_DIGITS), scale, unit)
+        return alone
     decimals = places(spread / scale, SPREAD_DIGITS)
     if shown:
         decimals = min(decimals, max(places(shown, MEAN_DIGITS), 0))
+    if float(fixed(spread / scale, decimals)) == 0:
+        # Runs alike but for float noise (an SD of 1e-15): "1.60 ± 0.00", as runs all alike,
+        # not the mean to its sixth digit beside a row of zeros ("1.60000 ± 0.00000").
+        return alone
     return Precision(decimals, scale, unit)
 
 

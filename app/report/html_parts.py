@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -102,8 +103,18 @@ def cells(cells: Iterable[tuple[str, str]]) -> str:
     )
 
 
+#: A unit in brackets, such as "(Mbit/s)" or "(ms)": one word, never broken at its slash.
+_UNIT = re.compile(r"\(([^\s()]+)\)")
+
+
+def title(text: str) -> str:
+    """A column's or a row's title as HTML, its unit in brackets kept on one line: Qt's PDF
+    layout otherwise breaks "(Mbit/s)" after the slash in a narrow column."""
+    return _UNIT.sub(lambda unit: unit[0].replace("/", "/\u2060"), e(text))
+
+
 def table(header: Sequence[str], rows: Iterable[str], *, wide: bool = False) -> str:
-    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    head = "".join(f"<th>{title(h)}</th>" for h in header)
     body = "".join(f"<tr>{row}</tr>" for row in rows)
     # Full width, or Qt's PDF layout squeezes the columns and breaks words.
     attr = ' width="100%"' if wide else ""
@@ -115,7 +126,7 @@ def table(header: Sequence[str], rows: Iterable[str], *, wide: bool = False) -> 
 
 def facts(rows: Iterable[tuple[str, str]]) -> str:
     """A two-column table of label and already-escaped value."""
-    body = "".join(f"<tr><th>{e(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    body = "".join(f"<tr><th>{title(k)}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="facts" border="1" cellspacing="0" cellpadding="4">{body}</table>'
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.analysis.expectation import medium_problem
 from app.domain.errors import BadOption, LinkLabError
 from app.domain.net import IpVersion
 from app.domain.plan import Conditions, Engine, Plan, Security
@@ -86,6 +87,20 @@ def _detected(
     return with_detected(conditions, link, [n for n in DETECTABLE if n not in detect])
 
 
+def _check_detected(plan: Plan, detect: Collection[str]) -> None:
+    """Raise BadOption when the plan, its detected conditions filled, cannot run: a link rate
+    stated with the medium left to detection and none detected is refused saying so."""
+    missing = medium_problem(plan) if plan.conditions.link_rate_bps is not None else None
+    if "medium" in detect and missing is not None and missing[0] == "medium":
+        raise BadOption(
+            f"The expected goodput needs the medium, and it could not be detected from the "
+            f"adapter to {plan.peer.host}: give it with --medium (Ethernet, 802.11n, 802.11ac "
+            f"or 802.11ax) or the frame overhead with --frame-overhead, or leave the link "
+            f"rate out."
+        )
+    validate_plan(plan)
+
+
 def default_peer_check(plan: Plan, driver: EngineDriver) -> PeerCheck:
     """Name resolution and the port of the chosen engine's server; when nothing answers
     there, another engine's port too, to tell a silent address from a missing server."""
@@ -145,7 +160,7 @@ class Studies:
         of the link, filled by the rule the window's form fills its own with (`linklab run`
         without --medium or --link-rate). Slow (seconds): never on a GUI thread. Raises
         EngineError subclasses with the sentence for the user; nothing is stored."""
-        validate_plan(plan)
+        validate_plan(plan, detect=detect)
         self._require_writable()  # a damaged database takes no new session
         self.drivers[plan.engine].version()  # a missing engine is said before anything starts
         notes: list[str] = []
@@ -168,6 +183,7 @@ class Studies:
                 plan = replace(plan, conditions=conditions)
         if detect:
             plan = replace(plan, conditions=_detected(plan.conditions, environment, detect))
+            _check_detected(plan, detect)
         if not plan.name:
             plan = replace(plan, name=default_name(plan))
         live = self.drivers[plan.engine].live_note()

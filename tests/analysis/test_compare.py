@@ -147,7 +147,7 @@ def test_findings_on_known_differences(store: SessionStore) -> None:
     # Holm over the two tested points: the smaller p doubled, the larger kept (monotone).
     assert by_value[640].p_holm == pytest.approx(2 * by_value[640].p_value)
     text = " ".join(comparison.findings)
-    assert "1 of 2 points differ significantly" in text and "Holm" in text
+    assert "1 of 2 points differs significantly" in text and "Holm" in text
     assert "At 640 B, TCP · IPv4 · WPA2 had 3.04 Mbit/s (6.7 %) less throughput" in text
     assert "TCP · IPv4 · Open is better there than TCP · IPv4 · WPA2" in text
     assert "At 128 B there is no significant difference" in text

@@ -328,7 +328,7 @@ def test_the_method_is_said_in_full_once_per_comparison() -> None:
         SeriesData(SESSION, TCP4, more, "C"),
     ]
     comparison = compare(items, "throughput_bps", mode=Mode.PICKED)
-    counts = [s for s in comparison.findings if "differ significantly" in s]
+    counts = [s for s in comparison.findings if "significantly (" in s]
     assert len(counts) == 2
     assert "so it excludes zero exactly where the difference is significant" in counts[0]
     assert "intervals at the level of each point's Holm step as above" in counts[1]
@@ -340,3 +340,37 @@ def test_tiny_spreads_are_tested_without_underflow() -> None:
     assert test.se is not None and test.se > 0
     assert test.df == pytest.approx(2.0)
     assert test.p_value == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("base", "other", "said"),
+    [
+        ({128.0: [1.0, 1.1, 0.9]}, {128.0: [5.0, 5.1, 4.9]}, "1 of 1 point differs significantly"),
+        (
+            {128.0: [1.0, 1.1, 0.9], 1408.0: [5.0, 5.1, 4.9]},
+            {128.0: [3.0, 3.1, 2.9], 1408.0: [5.0, 5.2, 4.8]},
+            "1 of 2 points differs significantly",
+        ),
+        (
+            {128.0: [1.0, 1.1, 0.9], 1408.0: [5.0, 5.1, 4.9]},
+            {128.0: [3.0, 3.1, 2.9], 1408.0: [9.0, 9.1, 8.9]},
+            "2 of 2 points differ significantly",
+        ),
+        (
+            {128.0: [1.0, 1.1, 0.9], 1408.0: [5.0, 5.1, 4.9]},
+            {128.0: [1.0, 1.2, 0.8], 1408.0: [5.0, 5.2, 4.8]},
+            "0 of 2 points differ significantly",
+        ),
+    ],
+)
+def test_the_count_sentence_agrees_with_its_count(
+    base: dict[float, list[float]], other: dict[float, list[float]], said: str
+) -> None:
+    """As found: "1 of 1 point differ significantly". The verb agrees with the count of
+    points that differ, and that count is the pair's own."""
+    items = [SeriesData(SESSION, TCP4, base, "A"), SeriesData(SESSION, TCP4, other, "B")]
+    comparison = compare(items, "throughput_bps", mode=Mode.PICKED)
+    ((count,),) = [[s for s in comparison.findings if "significantly (" in s]]
+    assert said in count, count
+    (pair,) = comparison.pairs
+    assert count.count(f"{len(pair.significant)} of {len(pair.tested)} point") == 1

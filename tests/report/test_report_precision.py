@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 
 from app.analysis.points import point_summaries
 from app.cli.output import print_points
+from app.domain.net import IpVersion, Protocol
+from app.domain.plan import Peer, Plan, RunKey
 from app.domain.precision import SPREAD_DIGITS, places
+from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.units import MINUS
 from app.report.compare_export import comparison_csv
 from app.report.html_report import report_html
@@ -58,9 +61,9 @@ def test_every_mean_and_interval_shares_its_spreads_precision(
     pairs = re.findall(rf"({NUMBER})&nbsp;±&nbsp;({NUMBER})", page)
     assert len(pairs) == 4  # two sides at two points
     for mean, spread in pairs:
-        if spread == "0":  # runs all alike: nothing to round to
-            continue
         assert decimals(mean) == decimals(spread), (mean, spread)
+        if float(spread) == 0:  # runs all alike: nothing to round to
+            continue
         assert decimals(spread) == places(float(spread.replace(MINUS, "-")), SPREAD_DIGITS) or (
             float(spread) >= 10
         )
@@ -95,7 +98,7 @@ def test_every_mean_and_interval_shares_its_spreads_precision(
         mean, spread, unit = re.fullmatch(
             rf"({NUMBER}) ± ({NUMBER}) (\S+)", _mean_sd("throughput_bps", summary.mean, summary.std)
         ).groups()  # type: ignore[union-attr]
-        assert spread == "0" or decimals(mean) == decimals(spread), (mean, spread)
+        assert decimals(mean) == decimals(spread), (mean, spread)
         assert unit.endswith("bit/s")
 
 
@@ -126,3 +129,37 @@ def test_a_tiny_significant_difference_keeps_its_percentage_and_sign_everywhere(
     (line,) = [line for line in printed.stdout.splitlines() if line.strip().startswith("1408 ")]
     assert f"{MINUS}2.00 kbit/s" in line and f" {MINUS}0.01 " in line, line
     assert "-" not in line, line  # every minus the minus sign
+
+
+def test_runs_alike_show_their_zero_spread_to_the_means_places(tmp_path: Path) -> None:
+    """As found in a walkthrough: the CPU table printed "1.60000 ± 0.00000" (an SD of float
+    noise) and a throughput table "1.10 ± 0" (an SD of 0). In the generated report both are
+    the mean to its three digits beside a zero to the same places."""
+    path = tmp_path / "linklab.sqlite3"
+    cpu = [1.6, 1.6000000000000003, 1.6]  # alike but for the last bit: an SD of ~1e-16
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = []
+        for name, rate in (("base", 1.1), ("other", 2.0)):
+            plan = Plan(peer=Peer("192.0.2.10"), values=(1408,), repetitions=3, name=name)
+            sid = store.create_session(plan, ENVIRONMENT if name == "base" else {})
+            for rep, load_pct in enumerate(cpu, start=1):
+                store.add_run(
+                    sid,
+                    RunKey(Protocol.TCP, IpVersion.V4, 0, rep),
+                    1408.0,
+                    metrics=RunMetrics(throughput_bps=rate * 1e6, cpu_local_pct=load_pct),
+                    started_at=utc_now(),
+                    elapsed_s=10.0,
+                    engine="iperf3",
+                )
+            store.finish(sid, SessionStatus.COMPLETED)
+            ids.append(sid)
+    comparison = load(path, (ids[0], ids[1]))
+    page = report_html(collect(comparison, FrontDoor(path)), b"", {})
+    pairs = re.findall(rf"({NUMBER})&nbsp;±&nbsp;({NUMBER})", page)
+    assert ("1.60", "0.00") in pairs, pairs  # the CPU table
+    assert ("1.10", "0.00") in pairs and ("2.00", "0.00") in pairs, pairs  # throughput
+    for mean, spread in pairs:
+        assert decimals(mean) == decimals(spread), (mean, spread)
+    assert "0.00000" not in page and not re.search(r"±&nbsp;0(?![.\d])", page)

@@ -229,6 +229,54 @@ def test_at_1280x800_a_tcp_study_with_a_link_rate_shows_every_column(
             float(row[headers.index(name)])  # a number, in the mean's unit
 
 
+def readable_cells(table: QAbstractItemView) -> list[str]:
+    """The header titles and cells whose text is wider than its column: elided, unread."""
+    header = table.horizontalHeader()  # type: ignore[attr-defined]
+    model, metrics = table.model(), table.fontMetrics()
+    cut = []
+    for column in range(model.columnCount()):
+        title = str(model.headerData(column, Qt.Orientation.Horizontal))
+        if header.sectionSize(column) < header.sectionSizeFromContents(column).width():
+            cut.append(title)
+        for row in range(model.rowCount()):
+            text = str(model.index(row, column).data())
+            if metrics.horizontalAdvance(text) > table.visualRect(model.index(row, column)).width():
+                cut.append(text)
+    return cut
+
+
+def test_at_1280x800_the_differences_of_two_sessions_show_every_column_whole(
+    window: MainWindow, user: User
+) -> None:
+    """Two sessions named as a class names them, compared: the series, the interval of each
+    difference and the verdict under "Significant (α = 0.05)" all in view, none elided."""
+    for day, name in ((1, "Evening at home, Wi-Fi"), (2, "Morning at home, Wi-Fi")):
+        store_session(
+            window.context.db_path,
+            name,
+            (Protocol.TCP, Protocol.UDP),
+            when=f"2025-03-0{day}T10:00:00+00:00",
+            mbit=4700.0 + 300 * day,  # Gbit/s means, differences in Mbit/s
+            values=(128, 1408),
+        )
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
+    names = [row[user.headers("Sessions").index("Name")] for row in user.table_rows("Sessions")]
+    user.click_row("Sessions", names.index("Evening at home, Wi-Fi"))
+    morning = names.index("Morning at home, Wi-Fi")
+    user.click_row("Sessions", morning, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: len(user.table_rows("Pairs compared")) == 4, 10, "the four pairs")
+    headers = user.headers("Differences")
+    assert headers[-1] == "Significant (α = 0.05)", headers
+    rows = user.table_rows("Differences")
+    assert len(rows) == 8 and {row[-1] for row in rows} <= {"yes", "no"}, rows
+    assert any("(Morning at home, Wi-Fi)" in row[0] for row in rows), rows
+    table = user.find("Differences", QAbstractItemView)
+    assert every_column_in_view(table), (headers, table.viewport().width())
+    assert readable_cells(table) == []
+
+
 def sizes(window: MainWindow) -> dict[str, list[int]]:
     return {
         name: window.findChild(QSplitter, name).sizes()  # type: ignore[union-attr]

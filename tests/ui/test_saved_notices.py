@@ -43,3 +43,27 @@ def test_a_sessions_exports_are_confirmed_each_replacing_the_last(
         said = user.find("Saved files").toolTip()
         assert not any(old.name in said for old in written), said  # replaced, not added to
         written.append(path)
+
+
+def test_the_notice_belongs_to_the_tab_it_was_saved_from(
+    window: MainWindow, user: User, context: AppContext, tmp_path: Path
+) -> None:
+    """Another tab opened: the notice is not over it. Back on Sessions the notice is there
+    again (the user may still want Open folder); once closed, no tab brings it back."""
+    one_session_open(user, context)
+    path = tmp_path / "office.csv"
+    with user.answering(save_as(path)):
+        user.click("Export CSV…")
+    wait_for(path.exists, 30, path.name)
+    wait_for(lambda: user.can_see("Saved files"), 10, "the notice")
+    for elsewhere in ("Measure", "Compare", "Settings"):
+        user.tab(elsewhere)
+        assert not user.can_see("Saved files"), f"the notice shown over {elsewhere}"
+    user.tab("Sessions")
+    assert user.can_see("Saved files"), "the notice gone from its own tab"
+    assert path.name in user.find("Saved files").toolTip()
+    user.click("Close saved notice")
+    assert not user.can_see("Saved files")
+    user.tab("Measure")
+    user.tab("Sessions")
+    assert not user.can_see("Saved files"), "a closed notice came back"

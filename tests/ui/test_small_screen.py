@@ -149,6 +149,7 @@ def test_a_saved_file_with_a_long_path_is_confirmed_without_widening_the_window(
     before = window.minimumSizeHint().width()
     deep = tmp_path.joinpath(*(["a folder with a rather long name for the lab"] * 6))
     path = deep / "comparison of open and WPA2 over IPv4 and IPv6, room B12.csv"
+    user.tab("Compare")  # the notice is shown on the tab it was saved from
     confirm_saved(window.compare_tab, path)
     notice = user.find("Saved files")
     assert whole_on_screen(user, notice) and whole_on_screen(user, user.find("Open folder"))

@@ -83,8 +83,11 @@ def test_the_notice_of_a_file_saved_goes_when_a_measurement_starts(
         user.click("Export CSV…")
     wait_for(lambda: user.can_see("Saved files"), 10, "the notice")
     user.tab("Measure")
-    assert user.can_see("Saved files")  # until something new begins
+    assert not user.can_see("Saved files")  # the notice stays with the tab it was saved from
     plan_sweep(user, "1408", runs=1, seconds=1)
     user.click("Start")
     assert not user.can_see("Saved files")
+    user.tab("Sessions")
+    assert not user.can_see("Saved files")  # something new began: not back on its own tab
+    user.tab("Measure")
     wait_for(lambda: not window.measure.running, 60, "the study")

@@ -4,7 +4,7 @@ its field and the command line prints."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from app.analysis.expectation import MAX_LINK_RATE_BPS, NoExpectation, link_inputs, medium_problem
 from app.analysis.overhead import OverheadError, expected
@@ -21,9 +21,11 @@ Check = Callable[[bool, str, str], None]
 
 
 def plan_problems(
-    plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS
+    plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS, *, detect: Collection[str] = ()
 ) -> list[tuple[str, str]]:
-    """(field, sentence) for everything wrong with the plan; empty when it can run."""
+    """(field, sentence) for everything wrong with the plan; empty when it can run. detect:
+    the conditions (by DETECTABLE's names) still to be filled from the link to the peer; an
+    unknown medium among them is not yet a problem (it is checked once detected)."""
     found: list[tuple[str, str]] = []
 
     def check(ok: bool, where: str, sentence: str) -> None:
@@ -36,7 +38,7 @@ def plan_problems(
     _settings(plan, driver, drivers, check)
     _capabilities(plan, driver, drivers, check)
     found += driver.problems(plan)
-    _link(plan, check)
+    _link(plan, check, pending_medium="medium" in detect)
     if categorical(plan.variable):
         if not all(isinstance(v, str) for v in plan.values):
             found.append(("values", "Every value must be a name, such as cubic, bbr or reno."))
@@ -50,9 +52,12 @@ def plan_problems(
     return found
 
 
-def validate_plan(plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS) -> None:
-    """Raise BadOption with the first problem's sentence (and all of them in detail)."""
-    problems = plan_problems(plan, drivers)
+def validate_plan(
+    plan: Plan, drivers: Mapping[Engine, EngineDriver] = DRIVERS, *, detect: Collection[str] = ()
+) -> None:
+    """Raise BadOption with the first problem's sentence (and all of them in detail); detect
+    as for plan_problems."""
+    problems = plan_problems(plan, drivers, detect=detect)
     if problems:
         raise BadOption(problems[0][1], detail="; ".join(s for _, s in problems))
 
@@ -320,9 +325,10 @@ def _refusal(parse: Callable[[str], str], text: str) -> str:
     return ""
 
 
-def _link(plan: Plan, check: Check) -> None:
+def _link(plan: Plan, check: Check, *, pending_medium: bool = False) -> None:
     """The stated link rate and frame overhead, and what the overhead model needs with them;
-    and conditions that contradict each other."""
+    and conditions that contradict each other. pending_medium: the medium is still to be
+    detected, so the model's needs wait for it."""
     conditions = plan.conditions
     wifi_security = conditions.security not in (Security.OPEN, Security.UNKNOWN)
     # Only the user's word contradicts the user's: an Ethernet adapter detected here says
@@ -350,7 +356,8 @@ def _link(plan: Plan, check: Check) -> None:
         return
     missing = medium_problem(plan)
     if missing is not None:
-        check(False, *missing)
+        if not (pending_medium and missing[0] == "medium"):
+            check(False, *missing)
         return
     numbers = [v for v in plan.values if not isinstance(v, str)] or [0]
     ends = {v for v in (min(numbers), max(numbers)) if v >= 1}

@@ -1,6 +1,7 @@
 """The on-screen confirmation of a file written (an export, a report, a hand-in): a notice in
 the window's status bar that stays until closed or replaced, naming the file and its folder,
-with Open folder; any page calls `confirm_saved(self, path)`."""
+with Open folder; any page calls `confirm_saved(self, path)`. The notice belongs to the tab it
+was saved from: hidden while another tab is open, back when its own tab is."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPushButton,
     QSizePolicy,
+    QTabWidget,
     QToolButton,
     QWidget,
 )
@@ -78,22 +80,67 @@ class SavedNotice(QFrame):
         row.addWidget(self.open_button)
         row.addWidget(self.close_button)
         self.folder: Path | None = None
+        # The tab page the file was saved from (None: from no tab, shown over any) and
+        # whether the notice still stands (not closed, not dismissed).
+        self.owner: QWidget | None = None
+        self.standing = False
+        self._followed: list[QTabWidget] = []
         self.open_button.clicked.connect(self.open_folder)
-        self.close_button.clicked.connect(self.hide)
+        self.close_button.clicked.connect(self.dismiss)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.hide()
 
-    def show_saved(self, paths: Sequence[Path], what: str = "") -> None:
+    def show_saved(
+        self, paths: Sequence[Path], what: str = "", owner: QWidget | None = None
+    ) -> None:
         names = ", ".join(p.name for p in paths)
         self.folder = paths[0].parent
         lead = f"Saved {what}: " if what else "Saved "
         self.text.set_full_text(f"{lead}{names} in {self.folder}")
-        self.show()
+        self.owner = owner
+        self.standing = True
+        tabs = _tabs_of(owner)
+        if tabs is not None and tabs not in self._followed:
+            self._followed.append(tabs)
+            tabs.currentChanged.connect(self._follow)
+        self._follow()
+
+    def dismiss(self) -> None:
+        """Closed or superseded: not shown again on any tab."""
+        self.standing = False
+        self.hide()
+
+    def _follow(self, _index: int = -1) -> None:
+        tabs = _tabs_of(self.owner)
+        here = tabs is None or tabs.currentWidget() is self.owner
+        self.setVisible(self.standing and here)
 
     def open_folder(self) -> bool:
         if self.folder is None:
             return False
         return QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.folder)))
+
+
+def _tabs_of(page: QWidget | None) -> QTabWidget | None:
+    """The tab widget that has page as one of its tabs (a page sits in its stack)."""
+    if page is None:
+        return None
+    stack = page.parentWidget()
+    tabs = stack.parentWidget() if stack is not None else None
+    if isinstance(tabs, QTabWidget) and tabs.indexOf(page) >= 0:
+        return tabs
+    return None
+
+
+def _page_of(widget: QWidget) -> QWidget | None:
+    """The outermost tab page widget is on (through the dialogs it opened), if any."""
+    page: QWidget | None = None
+    here: QWidget | None = widget
+    while here is not None:
+        if _tabs_of(here) is not None:
+            page = here
+        here = here.parentWidget()
+    return page
 
 
 def notice_of(window: QMainWindow) -> SavedNotice:
@@ -111,12 +158,13 @@ def dismiss_saved(window: QMainWindow) -> None:
     """The notice of a file saved goes (something new begins: its news takes the bar)."""
     found = window.statusBar().findChild(SavedNotice, NOTICE_NAME)
     if found is not None:
-        found.hide()
+        found.dismiss()
 
 
 def confirm_saved(widget: QWidget, path: Path | Sequence[Path], what: str = "") -> None:
     """Say on screen that path (or paths) was written: the status bar's notice of the window
-    widget is in, which stays until closed or the next file saved. A widget in no main window
+    widget is in, which stays until closed or the next file saved, shown while the tab widget
+    is on is open. A widget in no main window
     (a dialog of its own, a test's bare page) gets nothing."""
     paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
     window: QWidget | None = widget.window()
@@ -126,4 +174,4 @@ def confirm_saved(widget: QWidget, path: Path | Sequence[Path], what: str = "") 
         window = parent.window() if parent is not None else None
     if not paths or window is None:
         return
-    notice_of(window).show_saved(paths, what)
+    notice_of(window).show_saved(paths, what, _page_of(widget))

@@ -47,6 +47,7 @@ from app.ui.common.share_chart import ShareChart
 from app.ui.common.tabs import show_tab
 from app.ui.common.warning_band import WarningBand
 from app.ui.common.widgets import ComboBox, accessible, compact_rows
+from app.ui.common.wrapped_header import WrappedHeader
 from app.ui.compare.chart import draw_comparison
 from app.ui.compare.exports import EXPORTS, ask_export, write_export
 from app.ui.compare.metric_list import offer
@@ -178,6 +179,9 @@ class CompareTab(QWidget):
         self.differences = QTableWidget(0, len(DIFFERENCE_HEADERS))
         self.differences.setObjectName("difference_table")
         self.differences.setAccessibleName("Differences")
+        # Its long titles on two lines, so every column fits a 1280-px window: on one line
+        # the interval's and the verdict's titles pushed the last column out of view.
+        self.differences.setHorizontalHeader(WrappedHeader(self.differences))
         self.differences.setHorizontalHeaderLabels(DIFFERENCE_HEADERS)
         self.std_table = QTableWidget(0, 0)
         self.std_table.setObjectName("std_table")
@@ -213,9 +217,9 @@ class CompareTab(QWidget):
         splitter.addWidget(tables)
         # The chart has the larger share and the tables and findings room to be read in, at
         # any height (both grow alike), until the user moves it: then as they left it, kept.
-        splitter.setStretchFactor(0, 72)
-        splitter.setStretchFactor(1, 28)
-        splitter.setSizes([720, 280])
+        splitter.setStretchFactor(0, 70)
+        splitter.setStretchFactor(1, 30)
+        splitter.setSizes([700, 300])
         splitter.setChildrenCollapsible(False)
         remember_splitter(splitter, context.settings, "compare/tables")
         self.splitter = splitter
