@@ -38,7 +38,9 @@ def plan_problems(
     _settings(plan, driver, drivers, check)
     _capabilities(plan, driver, drivers, check)
     found += driver.problems(plan)
-    _link(plan, check, pending_medium="medium" in detect)
+    # The loopback to this computer has no medium to detect: a rate stated for it without one
+    # is refused here, before any engine or server is looked for.
+    _link(plan, check, pending_medium="medium" in detect and not plan.peer.is_this_computer)
     if categorical(plan.variable):
         if not all(isinstance(v, str) for v in plan.values):
             found.append(("values", "Every value must be a name, such as cubic, bbr or reno."))

@@ -208,6 +208,9 @@ class CompareTab(QWidget):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        # The pairs and the unpaired line close above the chart: the room is the chart's,
+        # which keeps half of the tab beside a band of warnings and five differences.
+        top_layout.setSpacing(2)
         top_layout.addWidget(self.pairs)
         top_layout.addWidget(self.unpaired)
         top_layout.addWidget(self.chart, 1)
