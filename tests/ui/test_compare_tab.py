@@ -7,6 +7,8 @@ import csv
 import io
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from app.domain.net import IpVersion, Protocol
@@ -261,6 +263,35 @@ def test_differences_are_signed_and_percentages_in_points() -> None:
     assert difference_cell("loss_pct", -0.25) == "−0.25 pp"
     assert difference_cell("loss_pct", 0.0) == "0 pp"
     assert difference_cell("loss_pct", None) == "—"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    metric=st.sampled_from(["throughput_bps", "loss_pct", "jitter_ms"]),
+    ends=st.lists(
+        st.floats(-2e10, 2e10, allow_nan=False, allow_subnormal=False), min_size=2, max_size=2
+    ),
+)
+def test_an_interval_cell_says_its_ends_as_the_difference_cells_say_them(
+    metric: str, ends: list[float]
+) -> None:
+    """The interval of a difference shows its unit once where both ends share it: each end,
+    given back that unit, reads as the difference cell of that end says it."""
+    from app.analysis.pairs import ComparedPoint
+    from app.ui.compare.cells import difference_cell, interval_text
+
+    low, high = sorted(ends)
+    point = ComparedPoint(1408.0, None, None, (low + high) / 2, None, low, high, 0.5, 0.5,
+                          False, 0.95)  # type: ignore[arg-type]  # fmt: skip
+    text = interval_text(metric, point)
+    shown, level = text.rsplit(" (", 1)
+    assert level == "95 %)"
+    first, second = shown.split(" … ")
+    assert second == difference_cell(metric, high)
+    unit = second.rpartition(" ")[2]
+    said = first if " " in first else f"{first} {unit}"
+    assert said == difference_cell(metric, low), (text, difference_cell(metric, low))
+    assert (" " in first) == (difference_cell(metric, low).rpartition(" ")[2] != unit)
 
 
 def test_a_tiny_significant_difference_shows_its_percentage_with_the_differences_sign(

@@ -18,9 +18,13 @@ def difference_cell(metric: str, value: float | None) -> str:
 
 
 def interval_text(metric: str, point: ComparedPoint) -> str:
-    """The interval of the difference in the difference's own words ('+1.47 Gbit/s …
-    +6.68 Gbit/s (98.3 %)'); '—' when the point cannot be tested."""
+    """The interval of the difference in the difference's own words, its unit said once
+    where both ends share it, as the findings say it ('+1.47 … +6.68 Gbit/s (98.3 %)',
+    '−900 kbit/s … +1.20 Mbit/s (95 %)'); '—' when the point cannot be tested."""
     if point.ci_low is None or point.ci_high is None or point.ci_level is None:
         return DASH
     low, high = difference_cell(metric, point.ci_low), difference_cell(metric, point.ci_high)
+    low_amount, _, low_unit = low.rpartition(" ")
+    if low_amount and low_unit == high.rpartition(" ")[2]:
+        low = low_amount
     return f"{low} … {high} ({level_text(point.ci_level)})"
