@@ -6,6 +6,7 @@ figures; a side is "better" only where the difference is significant."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -186,6 +187,10 @@ class _Pair:
             return None
         return target
 
+    def carried(self, said: Verdict, point: ComparedPoint) -> float | None:
+        """The mean rate the lower side of the difference carried at the point."""
+        return (point.other if said is Verdict.LOWER else point.baseline).mean
+
     def lower_label(self, said: Verdict) -> str:
         return self.other if said is Verdict.LOWER else self.base
 
@@ -273,13 +278,11 @@ class _Pair:
                 f"than {loser}."
             )
         more = "more" if said is Verdict.HIGHER else "less"
-        targets = {self.capped(said, p) for p in points}
+        targets = [self.capped(said, p) for p in points]
         if None not in targets:
-            rates = sorted(t for t in targets if t is not None)
-            asked = (
-                f"the {format_rate(rates[0])} it was asked to send"
-                if len(rates) == 1
-                else "the bitrate it was asked to send at each"
+            carried = [self.carried(said, p) for p in points]
+            asked = carried_words(
+                [t for t in targets if t is not None], [c for c in carried if c is not None]
             )
             return (
                 f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} "
@@ -291,6 +294,27 @@ class _Pair:
             f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} ({tested}): "
             f"{winner} is better there than {loser}."
         )
+
+
+def carried_words(targets: Sequence[float], carried: Sequence[float]) -> str:
+    """What UDP carried of the bitrate it was asked for, point by point (each at least
+    AT_TARGET of it): "the 10.0 Mbit/s it was asked to send" where every mean reads as its
+    target; else what it fell short by, "0.93 Mbit/s of the 1.00 Mbit/s it was asked to
+    send", or over several points "at least 93 % of the bitrate it was asked to send at
+    each"."""
+    rates = sorted(set(targets))
+    whole = all(format_rate(c) == format_rate(t) for c, t in zip(carried, targets, strict=True))
+    if whole:
+        if len(rates) == 1:
+            return f"the {format_rate(rates[0])} it was asked to send"
+        return "the bitrate it was asked to send at each"
+    if len(carried) == 1:
+        return f"{format_rate(carried[0])} of the {format_rate(targets[0])} it was asked to send"
+    least = min(c / t for c, t in zip(carried, targets, strict=True))
+    share = f"at least {math.floor(least * 100):.0f} % of"
+    if len(rates) == 1:
+        return f"{share} the {format_rate(rates[0])} it was asked to send"
+    return f"{share} the bitrate it was asked to send at each"
 
 
 def pair_statements(

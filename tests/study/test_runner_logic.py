@@ -17,6 +17,7 @@ from app.engine.drivers.fake import FakeDriver
 from app.engine.errors import ClosedBeforeStart, ConnectionRefused, PeerVanished, ServerBusy
 from app.store.db import Database
 from app.store.sessions import SessionStore
+from app.study.studies import resume_problem
 from app.study.sweep.events import (
     PointUpdated,
     Progress,
@@ -192,7 +193,13 @@ def test_failures_in_a_row_after_good_runs_end_completed_with_the_good_ones_coun
     outcome, _ = run(store, the_plan, FakeDriver(fail=fail))
     assert outcome.status is SessionStatus.COMPLETED
     assert outcome.reason.startswith("Stopped after 2 failures in a row, 1 of 3 runs good.")
+    # It ends on what to do, and that is true: the session can be resumed.
+    assert outcome.reason.endswith(
+        "Once that is fixed, Resume (in Sessions, or linklab resume) measures the failed and "
+        "missing runs; the good ones are kept."
+    ), outcome.reason
     session = store.get(outcome.session_id)
+    assert resume_problem(session) == ""
     assert session.status_text == "completed with failures"
     failed = [r for r in store.runs(outcome.session_id) if not r.ok]
     assert failed and all("stopped during run" in r.error for r in failed)
@@ -234,6 +241,8 @@ def test_the_failure_that_ends_the_sweep_says_so_not_that_it_goes_on(store: Sess
         "That is 2 failures in a row: the sweep stops here.",
     ]
     assert outcome.reason.startswith("Stopped after 2 failures in a row.")
+    assert outcome.reason.endswith("linklab resume) measures the runs again."), outcome.reason
+    assert resume_problem(store.get(outcome.session_id)) == ""
     assert len(store.runs(outcome.session_id)) == 2 < the_plan.total_runs
 
 

@@ -71,16 +71,26 @@ def measured_again(records: list[RunRecord], record: RunRecord) -> None:
     records.append(record)
 
 
+#: What resuming a session that stopped after failures does, as its reason says it.
+RESUME_WORDS = "Once that is fixed, Resume (in Sessions, or linklab resume) measures"
+
+
 def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[SessionStatus, str]:
     """How a study that stopped after too many failures in a row ended: failed when no run
     was good; completed (with failures, as the lists say) when some were, their count said."""
     good = sum(1 for r in records if r.ok)
     stopped = f"Stopped after {in_a_row} failures in a row"
+    # The error's own advice ("…, then run again") is for one run; the session's runs are
+    # kept, and resuming it measures only the rest.
     if not good:
-        return SessionStatus.FAILED, f"{stopped}. The last error: {last_error}"
+        return (
+            SessionStatus.FAILED,
+            f"{stopped}. The last error: {last_error} {RESUME_WORDS} the runs again.",
+        )
     return (
         SessionStatus.COMPLETED,
-        f"{stopped}, {good} of {counted(len(records), 'run')} good. The last error: {last_error}",
+        f"{stopped}, {good} of {counted(len(records), 'run')} good. The last error: "
+        f"{last_error} {RESUME_WORDS} the failed and missing runs; the good ones are kept.",
     )
 
 
