@@ -103,14 +103,22 @@ def cells(cells: Iterable[tuple[str, str]]) -> str:
     )
 
 
-#: A unit in brackets, such as "(Mbit/s)" or "(ms)": one word, never broken at its slash.
-_UNIT = re.compile(r"\(([^\s()]+)\)")
+#: A rate's unit in brackets, such as "(Mbit/s)" or "(pkt/s)": one word, never broken at
+#: its slash.
+_UNIT = re.compile(r"\((?:[A-Za-zµ]{1,6})/(?:[A-Za-z]{1,3})\)")
 
 
 def title(text: str) -> str:
-    """A column's or a row's title as HTML, its unit in brackets kept on one line: Qt's PDF
-    layout otherwise breaks "(Mbit/s)" after the slash in a narrow column."""
-    return _UNIT.sub(lambda unit: unit[0].replace("/", "/\u2060"), e(text))
+    """A column's or a row's title as HTML."""
+    return e(text)
+
+
+def unbroken_units(html: str) -> str:
+    """The report's HTML for Qt's PDF layout, which breaks "(Mbit/s)" after its slash in a
+    narrow column (and ignores no-wrap styles): a word joiner (U+2060, never painted) after
+    each such unit's slash. Only the PDF gets it; the HTML file stays as written, so text
+    copied from it carries no invisible character."""
+    return _UNIT.sub(lambda unit: unit[0].replace("/", "/\u2060"), html)
 
 
 def table(header: Sequence[str], rows: Iterable[str], *, wide: bool = False) -> str:

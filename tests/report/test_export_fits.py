@@ -94,11 +94,14 @@ def test_no_unit_in_the_pdf_is_broken_at_its_slash(
     long_named: tuple[Path, tuple[str, str]], tmp_path: Path
 ) -> None:
     """The differences' narrow columns break their titles at spaces, never inside a unit:
-    "Mean" over "(Mbit/s)", not "(Mbit/" over "s)"."""
+    "Mean" over "(Mbit/s)", not "(Mbit/" over "s)". What keeps it whole (a word joiner) is
+    the PDF's alone: the HTML report copies as it reads, with no invisible character."""
     path, ids = long_named
     data = collect(load(path, ids), FrontDoor(path))
-    pdf = tmp_path / "report.pdf"
-    write_outputs(data, pdf=pdf)
+    pdf, page = tmp_path / "report.pdf", tmp_path / "report.html"
+    write_outputs(data, pdf=pdf, html=page)
+    written = page.read_text(encoding="utf-8")
+    assert "(Mbit/s)" in written and "\u2060" not in written
     text = pdf_text(pdf)
     assert "(Mbit/s)" in text
     units = re.findall(r"\(([^\s()]*/)\s", text)  # a bracketed unit that ends at its slash

@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from app.report.html_parts import unbroken_units
 from app.ui.common.pdf_breaks import next_break
 from app.ui.common.render_charts import ensure_application
 
@@ -156,6 +157,7 @@ def pdf_from_html(html: str, path: str | Path | None) -> bytes:
     """Lay the HTML out on A4 pages (15 mm margins); return the PDF and write it to path when
     one is given."""
     ensure_application()
+    html = unbroken_units(html)  # its units whole in the PDF only, not in the HTML file
     page = text_column()
     # A table whose words cannot share the page's width (ten columns of differences) would
     # run past the page's edge and be cut: the page is then laid out wider, and the writer
