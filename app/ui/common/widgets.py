@@ -256,6 +256,16 @@ class ComboBox(_WheelOnFocus, QComboBox):
         super().__init__(parent)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
+    def showPopup(self) -> None:
+        """The list as wide as its longest option, however narrow the box: Qt's list is only
+        as wide as the box and elides the rest ("open (n…curity)")."""
+        view = self.view()
+        frame = 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+        needed = view.sizeHintForColumn(0) + frame
+        screen = self.screen().availableGeometry().width() if self.screen() else needed
+        view.setMinimumWidth(min(needed, screen))
+        super().showPopup()
+
 
 class ValueCombo(ComboBox):
     """A combo box whose items carry Python values (Qt would turn str enums into plain str);
