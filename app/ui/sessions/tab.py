@@ -292,6 +292,8 @@ class SessionsTab(QWidget):
     def _selection_changed(self, *_args: object) -> None:
         self.update_actions()
         chosen = self.selected_rows()
+        if len(chosen) > 1:
+            self.say(self._several_words(chosen), False)
         if len(chosen) != 1:
             return
         (row,) = chosen
@@ -305,6 +307,23 @@ class SessionsTab(QWidget):
             or self.shown.currentWidget() is not self.shown.view
         ):
             self.open_selected()
+
+    def _several_words(self, chosen: Sequence[object]) -> str:
+        """What several rows selected leave below the list, and what they are for: the view
+        keeps the one it showed (said by name), never silently another's."""
+        on_view = self.shown.view.session_id
+        shown = next((r for r in chosen if isinstance(r, SessionRecord) and r.id == on_view), None)
+        below = (
+            f"below is still “{shown.name}”, the one shown before"
+            if shown is not None and self.shown.currentWidget() is self.shown.view
+            else "none of them is shown below"
+        )
+        use = (
+            "Compare puts them side by side"
+            if self.buttons["compare_button"].isEnabled()
+            else "select one to see it"
+        )
+        return f"{len(chosen)} selected: {below}; {use}."
 
     def _show_unreadable(self, row: UnreadableSession) -> None:
         """A session that cannot be read: what cannot, and what to do, in place of its view."""
