@@ -66,6 +66,16 @@ class DirectionDifference:
         return None if a is None or b is None else b - a
 
     @property
+    def rpm_places(self) -> int:
+        """The decimals the RPMs are shown to, here and in the table: none, unless the
+        change would read as no change ("600 to 600 (−0)"); then as many as show it, two
+        at most."""
+        d = abs(self.rpm_difference or 0.0)
+        if d == 0 or d >= 0.5:
+            return 0
+        return min(2, math.ceil(-math.log10(d)))
+
+    @property
     def rpm_relative_pct(self) -> float | None:
         a, d = self.baseline_rpm, self.rpm_difference
         return None if a is None or d is None or a == 0 else 100.0 * d / a
@@ -98,10 +108,11 @@ class DirectionDifference:
             rose = d > 0
             rpm_change = self.rpm_difference or 0.0
             relative = relative_text(self.rpm_relative_pct)  # as the table's RPM % column
+            k = self.rpm_places  # as the table's RPM columns
             moved = (
                 f"the loaded latency {'rose' if rose else 'fell'} from {_ms(a)} ms to "
                 f"{_ms(b)} ms ({_signed_ms(d)} ms), so RPM {'fell' if rose else 'rose'} from "
-                f"{ra:,.0f} to {rb:,.0f} ({_signed(rpm_change)}, {relative} %)"
+                f"{ra:,.{k}f} to {rb:,.{k}f} ({_signed(rpm_change, k)}, {relative} %)"
             )
         grades = ""
         if rating(ra) is not rating(rb):
@@ -129,8 +140,8 @@ def _signed_ms(value: float) -> str:
     return ("+" if value > 0 else "−") + _ms(abs(value))
 
 
-def _signed(value: float) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "±") + f"{abs(value):,.0f}"
+def _signed(value: float, places: int = 0) -> str:
+    return ("+" if value > 0 else "−" if value < 0 else "±") + f"{abs(value):,.{places}f}"
 
 
 def compare_directions(directions: Sequence[DirectionInput]) -> list[DirectionDifference]:

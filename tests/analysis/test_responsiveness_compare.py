@@ -74,12 +74,21 @@ def test_each_sentence_agrees_with_its_row(inputs: list[DirectionInput]) -> None
             assert (row.rpm_difference or 0) > 0
         else:
             assert "stayed at" in sentence
-        # The figures of the row: both RPMs as the table rounds them.
+        # The figures of the row: both RPMs as the table rounds them, and a change that
+        # reads as one (never "600 to 600 (−0)" for 599.76).
         if d != 0:
-            shown = re.search(r"RPM (?:rose|fell) from ([\d,]+) to ([\d,]+)", sentence)
-            assert shown is not None
-            assert _number(shown.group(1)) == round(row.baseline_rpm or 0)
-            assert _number(shown.group(2)) == round(row.other_rpm or 0)
+            shown = re.search(
+                r"RPM (?:rose|fell) from ([\d,.]+) to ([\d,.]+) \(([−+±])([\d,.]+),", sentence
+            )
+            assert shown is not None, sentence
+            k = row.rpm_places
+            assert _number(shown.group(1)) == round(row.baseline_rpm or 0, k)
+            assert _number(shown.group(2)) == round(row.other_rpm or 0, k)
+            change = _number(shown.group(4))
+            assert change == round(abs(row.rpm_difference or 0), k), sentence
+            if abs(row.rpm_difference or 0) >= 0.005:
+                assert change > 0, sentence
+            assert shown.group(3) == ("−" if (row.rpm_difference or 0) < 0 else "+"), sentence
         # Each side's mean is the trimmed mean its loaded latency is.
         base = next(r for r in inputs if r.label == row.label)
         assert row.baseline_latency_ms == pytest.approx(trimmed_mean(base.baseline_rtts))
@@ -119,3 +128,15 @@ def test_a_direction_only_one_result_measured_is_named_and_not_compared() -> Non
     assert [row[0] for row in comparison.table()] == list(LABELS)
     both = comparison.findings[2]
     assert both.startswith("Both at once: not compared (measured in the other result only)")
+
+
+def test_a_change_under_one_rpm_is_shown_in_the_decimals_that_say_it() -> None:
+    """As found: 100.00 ms against 100.04 ms read "RPM fell from 600 to 600 (−0, −0.04 %)"."""
+    (row,) = compare_directions(
+        [DirectionInput("Download", (99.0, 100.0, 101.0), (99.04, 100.04, 101.04))]
+    )
+    assert row.rpm_places == 1 and -0.5 < (row.rpm_difference or 0) < -0.05
+    assert row.baseline_rpm is not None and row.other_rpm is not None
+    sentence = row.sentence("a", "b")
+    said = f"RPM fell from {row.baseline_rpm:,.1f} to {row.other_rpm:,.1f} (−0.2, −0.04 %)"
+    assert said in sentence, sentence

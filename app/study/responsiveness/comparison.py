@@ -166,9 +166,9 @@ def _cells(row: DirectionDifference) -> list[str]:
     verdict = {True: "yes", False: "no", None: "untested"}[row.significant]
     return [
         row.label,
-        _number(row.baseline_rpm, ",.0f"),
-        _number(row.other_rpm, ",.0f"),
-        _number(row.rpm_difference, ",.0f", sign=True),
+        _number(row.baseline_rpm, f",.{row.rpm_places}f"),
+        _number(row.other_rpm, f",.{row.rpm_places}f"),
+        _number(row.rpm_difference, f",.{row.rpm_places}f", sign=True),
         relative_text(row.rpm_relative_pct),
         _number(row.baseline_latency_ms, ".3f"),
         _number(row.other_latency_ms, ".3f"),
