@@ -78,7 +78,7 @@ def redraw_cost() -> None:
     less than it stretches the lateness) as the points it holds grow: flat is the target."""
     from PySide6.QtWidgets import QApplication
 
-    from app.domain.net import Flow, Protocol
+    from app.domain.net import Flow
     from app.domain.results import Sample
     from app.ui.common.live_chart import LiveChart
 
@@ -90,7 +90,7 @@ def redraw_cost() -> None:
 
     def add(i: int) -> None:
         rate = 4e7 + (i * 7919 % 101) * 1e5
-        chart.add_sample(Sample(i / 10, (i + 1) / 10, Flow.UP, received_bps=rate), Protocol.TCP)
+        chart.add_sample(Sample(i / 10, (i + 1) / 10, Flow.UP, received_bps=rate))
 
     for held in (60, 600, 1800, 3600):
         chart.reset("run")

@@ -65,7 +65,7 @@ def live_run(seconds: int, hours: int) -> None:
     from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.domain.net import Flow, Protocol
+    from app.domain.net import Flow
     from app.domain.results import Sample
     from app.ui.context import AppContext
     from app.ui.main_window import MainWindow
@@ -140,7 +140,7 @@ def live_run(seconds: int, hours: int) -> None:
         chart.reset(f"hour {hour}")
         for i in range(3600):
             rate = 4e7 + (i % 17) * 1e5
-            chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=rate), Protocol.TCP)
+            chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=rate))
         chart._draw()
         app.processEvents()
         if hour in (0, hours - 1):

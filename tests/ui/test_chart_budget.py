@@ -49,7 +49,7 @@ def test_the_live_chart_draws_a_bounded_number_of_points(qtbot) -> None:  # type
         chart.reset("run", RunKey(Protocol.TCP, IpVersion.V4, 0, 1))
         for i in range(count):
             sample = Sample(i / 10, (i + 1) / 10, Flow.UP, received_bps=rate(i))
-            chart.add_sample(sample, Protocol.TCP)
+            chart.add_sample(sample)
         chart._draw()
         held = min(count, LiveChart.MAX_POINTS)
         assert chart.point_count == held

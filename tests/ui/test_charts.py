@@ -21,8 +21,8 @@ def test_live_chart_scales_units_and_starts_at_zero(qtbot) -> None:  # type: ign
     chart.show()
     chart.reset("run")
     for i in range(5):
-        chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=2.5e9), Protocol.UDP)
-    chart.add_sample(Sample(0, 1.0, Flow.DOWN), Protocol.UDP)  # unknown: skipped
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, received_bps=2.5e9))
+    chart.add_sample(Sample(0, 1.0, Flow.DOWN))  # unknown: skipped
     chart._draw()
     assert chart.point_count == 5
     assert "Gbit/s" in chart.getPlotItem().getAxis("left").labelText
@@ -39,7 +39,7 @@ def test_live_chart_names_the_senders_rate_until_the_receivers_replaces_it(qtbot
     key = RunKey(Protocol.UDP, IpVersion.V4, 0, 1)
     chart.reset("run", key)
     for i in range(3):
-        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=100e6), Protocol.UDP)
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=100e6))
     chart._draw()
     assert chart.curve_names() == ["upload (sent)"]
     (_, high) = chart.getPlotItem().viewRange()[1]
@@ -55,13 +55,29 @@ def test_live_chart_names_the_senders_rate_until_the_receivers_replaces_it(qtbot
     assert 20 < high < 30  # scaled to what was received, not to the sender's 100 Mbit/s
 
 
+def test_a_tcp_senders_live_rate_is_named_sent_not_upload(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A TCP upload's live figures are the sender's too, a socket buffer ahead of the link in
+    its first second: drawn as "sent" until the receiver's replace them."""
+    chart = LiveChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    key = RunKey(Protocol.TCP, IpVersion.V4, 0, 1)
+    chart.reset("run", key)
+    chart.add_sample(Sample(0, 1.0, Flow.UP, sent_bps=35e6))
+    chart._draw()
+    assert chart.curve_names() == ["upload (sent)"]
+    chart.revise(key, [Sample(0, 1.0, Flow.UP, sent_bps=35e6, received_bps=29e6)])
+    chart._draw()
+    assert chart.curve_names() == ["upload"] and chart.curve_rates("upload") == [29e6]
+
+
 def test_legend_shows_only_once_it_names_something(qtbot) -> None:  # type: ignore[no-untyped-def]
     chart = LiveChart()
     qtbot.addWidget(chart)
     chart.show()
     legend = chart.getPlotItem().legend
     assert not legend.isVisible()  # an empty legend would be a stray box on a blank chart
-    chart.add_sample(Sample(0, 1.0, Flow.UP, sent_bps=1e6), Protocol.TCP)
+    chart.add_sample(Sample(0, 1.0, Flow.UP, sent_bps=1e6))
     chart._draw()
     assert legend.isVisible() and len(legend.items) == 1
     chart.reset("next run")
@@ -100,7 +116,7 @@ def test_redraws_do_not_damage_reference_counts(qtbot) -> None:  # type: ignore[
     gc.collect()
     before = sys.getrefcount(True)
     for i in range(50):
-        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=1e6 * (i + 1)), Protocol.TCP)
+        chart.add_sample(Sample(i, i + 1.0, Flow.UP, sent_bps=1e6 * (i + 1)))
         chart._draw()
         chart.resize(600 + i % 3, 400)
         qtbot.wait(1)

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from app.domain.net import Flow, Protocol
+from app.domain.net import Flow
 from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.domain.units import rate_unit
@@ -26,9 +26,11 @@ SYMBOLS_UP_TO = 120
 
 class LiveChart(OnDemand, Plot):
     """Throughput of the run in progress, one curve per flow (up, and down for --bidir):
-    what the receiver got. Where only the sender has reported so far (a UDP upload measured
+    what the receiver got. Where only the sender has reported so far (an upload measured
     from the sending end), its rate is drawn as its own curve, named "sent", until the
-    receiver's figures replace it when the run ends.
+    receiver's figures replace it when the run ends: for UDP what was sent may be lost, and
+    a TCP sender's first second counts its socket buffer filling, above what the link
+    carried.
 
     It keeps the last MAX_POINTS samples of each flow (an hour at 1 s intervals, six minutes
     at 0.1 s), so a run of a day charts the latest stretch in bounded memory; every sample is
@@ -78,8 +80,10 @@ class LiveChart(OnDemand, Plot):
         self._times.clear()
         self._rates.clear()
 
-    def add_sample(self, sample: Sample, protocol: Protocol) -> None:
-        rate = sample.goodput_bps(protocol)
+    def add_sample(self, sample: Sample) -> None:
+        # The sender's figure is drawn as what it is, "sent", even where it stands in for
+        # TCP's goodput in the tables (Sample.goodput_bps): live, it runs a buffer ahead.
+        rate = sample.received_bps
         sent = rate is None
         if sent:
             rate = sample.sent_bps
@@ -97,7 +101,7 @@ class LiveChart(OnDemand, Plot):
             return
         self._clear()
         for sample in samples:
-            self.add_sample(sample, key.protocol)
+            self.add_sample(sample)
         self._changed()
 
     @property

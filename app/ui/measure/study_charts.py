@@ -92,7 +92,7 @@ class StudyCharts:
         return title
 
     def sample(self, event: SampleArrived) -> None:
-        self.live_chart.add_sample(event.sample, event.key.protocol)
+        self.live_chart.add_sample(event.sample)
         sample = event.sample
         if sample.rtt_ms is not None and self.latency_chart.isVisible():
             self.latency_chart.add_probes("kernel", [sample.end_s], [sample.rtt_ms])
