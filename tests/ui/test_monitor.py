@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QTabBar, QWidget
 
 from app.domain.net import Flow, Protocol
-from app.domain.plan import Engine
+from app.domain.plan import Engine, Security
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
@@ -194,3 +194,29 @@ def test_with_working_latency_the_points_are_placed_after_the_idle_probes(
         ends = [s.end_s for s in store.samples(run.id) if s.flow is Flow.UP]
     assert first >= 2.8 and abs(ends[1] - ends[0] - 1.0) < 0.5, (times(), ends)
     assert second - first == pytest.approx(ends[1] - ends[0], abs=0.01), (times(), ends)
+
+
+def test_a_monitor_is_kept_with_the_conditions_the_form_states(
+    window: MainWindow, user: User
+) -> None:
+    """As found: a monitor was stored "Conditions: not stated" beside a form that said open
+    and its tags, so its warnings could not tell what the link was."""
+    user.choose("Security", "open (no security)")
+    user.type("Tags", "room=B12")
+    user.tab("Monitor")
+    user.click("Start monitor")
+    wait_for(lambda: charted(user) >= 2, 20, "two points charted")
+    user.click("Stop monitor")
+    wait_for(lambda: not window.measure.running, 10, "the monitor to stop")
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 1, 10, "the monitor in Sessions")
+    user.click_row("Sessions", 0)
+    user.tab("Details")
+    wait_for(lambda: "Conditions:" in user.text("Session conditions and environment"), 10, "it")
+    about = user.text("Session conditions and environment")
+    assert "not stated" not in about.split("\n", 1)[0] and "room=B12" in about, about
+    with Database(window.context.db_path, readonly=True) as db:
+        (session,) = SessionStore(db).list_sessions()
+    assert session.plan.is_monitor
+    assert session.conditions.security is Security.OPEN
+    assert dict(session.conditions.tags) == {"room": "B12"}

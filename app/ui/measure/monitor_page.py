@@ -1,5 +1,6 @@
-"""The Monitor page inside the Measure tab: the peer and IP version it takes from the form, and
-while it runs, the form and the study's Start held back, its sentences in the tab's log."""
+"""The Monitor page inside the Measure tab: the peer, IP version and conditions it takes from
+the form, and while it runs, the form and the study's Start held back, its sentences in the
+tab's log."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QProgressBar
 
 from app.domain.net import IpVersion
-from app.domain.plan import Peer, Plan
+from app.domain.plan import Conditions, Peer, Plan
 from app.ui.context import AppContext
 from app.ui.measure.setup_panel import SetupPanel
 from app.ui.measure.study_charts import StudyCharts
@@ -41,11 +42,12 @@ class MeasureTab(Protocol):
     def _show_command(self) -> None: ...
 
 
-def monitor_base(tab: MeasureTab) -> tuple[Peer, IpVersion]:
-    """The peer on the form, and the form's (first) IP version."""
+def monitor_base(tab: MeasureTab) -> tuple[Peer, IpVersion, Conditions]:
+    """The peer on the form, the form's (first) IP version, and the conditions it states
+    (or detected): a monitor of the link is stored with them, as a study is."""
     plan = tab._plan
     version = plan.ip_versions[0] if plan is not None else IpVersion.V4
-    return tab.setup.peer_row.peer(), version
+    return tab.setup.peer_row.peer(), version, tab.setup.conditions()
 
 
 def peer_ready(tab: MeasureTab, plan: Plan) -> None:

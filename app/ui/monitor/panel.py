@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.monitor_trace import MonitorTraces, figures
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import LATENCY_IDLE_S, Metric, Peer, Plan
+from app.domain.plan import LATENCY_IDLE_S, Conditions, Metric, Peer, Plan
 from app.domain.records import status_words
 from app.domain.units import parse_rate
 from app.engine.drivers.registry import phrase
@@ -74,7 +74,7 @@ class MonitorPanel(QWidget):
     def __init__(
         self,
         context: AppContext,
-        base: Callable[[], tuple[Peer, IpVersion]],
+        base: Callable[[], tuple[Peer, IpVersion, Conditions]],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -228,7 +228,7 @@ class MonitorPanel(QWidget):
     def plan(self) -> Plan:
         """The monitor's plan from its controls and the peer on the Measure tab; ValueError
         with a sentence for a UDP rate that is no rate."""
-        peer, ip_version = self._base()
+        peer, ip_version, conditions = self._base()
         protocol = self.protocol.currentData()
         bitrate = 0
         if protocol is Protocol.UDP:
@@ -243,6 +243,7 @@ class MonitorPanel(QWidget):
             run_s=run_s,
             bitrate_bps=bitrate,
             latency=self.latency.isChecked(),
+            conditions=conditions,
         )
 
     # -- running ---------------------------------------------------------------------------
@@ -311,7 +312,7 @@ class MonitorPanel(QWidget):
 
     def idle_hint(self) -> str:
         """What to do next, for the peer the form holds now."""
-        peer, _version = self._base()
+        peer, _version, _conditions = self._base()
         if not peer.host:
             return "Choose the peer on the left, then Start monitor."
         who = "this computer's servers" if peer.is_this_computer else peer.host
