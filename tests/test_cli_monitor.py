@@ -29,7 +29,7 @@ def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path
     db = str(tmp_path / "linklab.sqlite3")
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "monitor", "--peer", "this-computer", "--interval", "0.5",
-         "--db", db],
+         "--security", "open", "--tag", "room=B12", "--notes", "lab bench", "--db", db],
         cwd=ROOT_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         encoding="utf-8",
     )  # fmt: skip
@@ -55,6 +55,13 @@ def test_a_line_per_interval_until_ctrl_c_and_the_session_is_kept(tmp_path: Path
     listed = linklab("sessions", "--json", "--db", db)
     (session,) = json.loads(listed.stdout)
     assert session["kind"] == "monitor" and session["variable"] == "none"
+    # Kept with the conditions its flags stated, as `run` keeps a study's.
+    stated = session["conditions"]
+    assert (stated["security"], stated["tags"], stated["notes"]) == (
+        "open",
+        {"room": "B12"},
+        "lab bench",
+    ), stated
     # Ctrl+C is the monitor's end: the run it cut short is kept whole, as a run of its own.
     assert (session["runs_done"], session["runs_partial"], session["total_runs"]) == (1, 0, 1)
     assert session["status"] == "completed" and "Stopped by the user." in err

@@ -10,10 +10,18 @@ from typing import TextIO
 from app.analysis.monitor_trace import flow_name
 from app.cli.args import EXIT_OK, add_port_arguments, number, peer_ports
 from app.cli.environment import Environment
-from app.cli.study_cmds import THIS_COMPUTER_ARG, _install_stop, add_db_argument, open_door
+from app.cli.study_cmds import (
+    THIS_COMPUTER_ARG,
+    _install_stop,
+    add_condition_arguments,
+    add_db_argument,
+    left_to_detection,
+    open_door,
+    stated_conditions,
+)
 from app.domain.errors import BadOption
 from app.domain.net import Direction, IpVersion, Protocol
-from app.domain.plan import Peer
+from app.domain.plan import Conditions, Peer
 from app.domain.records import status_words
 from app.domain.stream import drive
 from app.domain.units import format_rate, parse_rate
@@ -32,6 +40,7 @@ from app.study.sweep.events import (
     StudyPrepared,
 )
 from app.study.sweep.monitor import DEFAULT_RUN_S, MAX_RUN_S, UDP_RUN_S, monitor_plan
+from app.study.sweep.plan_checks import validate_plan
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,6 +80,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"seconds per chained run (default {DEFAULT_RUN_S}, a UDP flow {UDP_RUN_S})",
     )
     add_port_arguments(cmd)
+    add_condition_arguments(cmd)
     add_db_argument(cmd)
     cmd.set_defaults(handler=cmd_monitor)
 
@@ -94,11 +104,14 @@ def cmd_monitor(args: argparse.Namespace, env: Environment) -> int:
         bitrate_bps=bitrate,
         latency=args.latency,
         interval_s=args.interval,
+        conditions=stated_conditions(args, Conditions()),
     )
+    detect = left_to_detection(args)  # the medium and rate no flag states, as `run` detects
+    validate_plan(plan, detect=detect)
     door = open_door(args, env)
     try:
         studies = door.studies()
-        study = studies.start(studies.prepare(plan))
+        study = studies.start(studies.prepare(plan, detect=detect))
         _install_stop(study)
         drive(study.events(), IntervalPrinter(env.stdout, env.stderr))
     finally:

@@ -45,6 +45,7 @@ from app.domain.exercise import (
 from app.domain.plan import (
     OLD_PORT_FIELDS,
     SWEEPS,
+    Conditions,
     Engine,
     Medium,
     Peer,
@@ -150,31 +151,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"run the series at the same time (one {main_server().server_label} per series "
         "on the peer, on consecutive ports: linklab serve --count N)",
     )
-    run.add_argument("--security", choices=[s.value for s in Security])
-    run.add_argument(
-        "--medium",
-        choices=[m.value for m in Medium],
-        help="the link's medium; without it, the one the adapter to the peer says, marked "
-        "detected (as the window's Study page fills it)",
-    )
-    run.add_argument(
-        "--link-rate",
-        type=rate,
-        metavar="RATE",
-        help="the link's rate (Ethernet: line rate; Wi-Fi: PHY rate), e.g. 100M or 1G: the "
-        "points gain the expected goodput (linklab expected); without it, a Wi-Fi PHY rate "
-        "in use, marked detected (a wired adapter's speed is the adapter's, never taken)",
-    )
-    run.add_argument(
-        "--frame-overhead",
-        type=number(int, 0, 10000),
-        metavar="BYTES",
-        help="link-layer bytes per frame instead of the medium's (a Linux tc shaper counts 14)",
-    )
-    run.add_argument(
-        "--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE|LABEL"
-    )
-    run.add_argument("--notes")
+    add_condition_arguments(run)
     run.add_argument("--name", help="a name to find the session by")
     source = run.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help="start from a preset")
@@ -288,7 +265,47 @@ def plan_from_args(
         raise BadOption("Give the peer to measure against with --peer HOST (or in the plan file).")
     base["peer"] = peer
     plan = plan_from_dict(base)
-    conditions = plan.conditions
+    plan = replace(plan, conditions=stated_conditions(args, plan.conditions))
+    if exercise is not None and step is not None:
+        refuse_locked(exercise, step, locked_differences(step, plan))
+    # The medium left to detection is checked once detected (Studies.prepare).
+    validate_plan(plan, detect=left_to_detection(args, step))
+    return plan
+
+
+def add_condition_arguments(cmd: argparse.ArgumentParser) -> None:
+    """The link's conditions a session is stored with: --security, --medium, --link-rate,
+    --frame-overhead, --tag and --notes (read back by stated_conditions)."""
+    cmd.add_argument("--security", choices=[s.value for s in Security])
+    cmd.add_argument(
+        "--medium",
+        choices=[m.value for m in Medium],
+        help="the link's medium; without it, the one the adapter to the peer says, marked "
+        "detected (as the window's Study page fills it)",
+    )
+    cmd.add_argument(
+        "--link-rate",
+        type=rate,
+        metavar="RATE",
+        help="the link's rate (Ethernet: line rate; Wi-Fi: PHY rate), e.g. 100M or 1G: the "
+        "points gain the expected goodput (linklab expected); without it, a Wi-Fi PHY rate "
+        "in use, marked detected (a wired adapter's speed is the adapter's, never taken)",
+    )
+    cmd.add_argument(
+        "--frame-overhead",
+        type=number(int, 0, 10000),
+        metavar="BYTES",
+        help="link-layer bytes per frame instead of the medium's (a Linux tc shaper counts 14)",
+    )
+    cmd.add_argument(
+        "--tag", type=key_value, action="append", default=[], metavar="KEY=VALUE|LABEL"
+    )
+    cmd.add_argument("--notes")
+
+
+def stated_conditions(args: argparse.Namespace, conditions: Conditions) -> Conditions:
+    """The conditions with what add_condition_arguments' flags state put in (a stated one is
+    the user's word: never marked detected)."""
     if args.security:
         conditions = replace(conditions, security=Security(args.security), security_detected=False)
     if args.medium:
@@ -301,12 +318,7 @@ def plan_from_args(
         conditions = conditions.with_tags({**conditions.tag_dict, **dict(args.tag)})
     if args.notes is not None:
         conditions = replace(conditions, notes=args.notes)
-    plan = replace(plan, conditions=conditions)
-    if exercise is not None and step is not None:
-        refuse_locked(exercise, step, locked_differences(step, plan))
-    # The medium left to detection is checked once detected (Studies.prepare).
-    validate_plan(plan, detect=left_to_detection(args, step))
-    return plan
+    return conditions
 
 
 def left_to_detection(args: argparse.Namespace, step: Step | None = None) -> tuple[str, ...]:
