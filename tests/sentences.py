@@ -714,7 +714,7 @@ def check_condition_lines(session: Session, lines: Iterable[str]) -> None:
 _FAILED_SOME = re.compile(r"^(?P<failed>\d+) of (?P<of>\d+) runs failed\. The first failure: ")
 _FAILED_ALL = re.compile(r"^All (?P<of>\d+) runs failed\. The first failure: ")
 _GAVE_UP = re.compile(
-    r"^Stopped after (?P<row>\d+) failures in a row(?:, (?P<good>\d+) of (?P<of>\d+) runs "
+    r"^Stopped after (?P<row>\d+) failures? in a row(?:, (?P<good>\d+) of (?P<of>\d+) runs? "
     r"good)?\. The last error: "
 )
 
@@ -770,7 +770,7 @@ def check_status(session: Session) -> None:
 #: What follows a failed run, as the progress says it (RunFailed.then_words).
 _THEN = re.compile(
     r"(?P<goes>The sweep goes on\.)|(?P<last>It was the sweep's last run\.)|"
-    r"(?:That is (?P<row>\d+) failures in a row: the sweep stops here\.)$"
+    r"(?:That is (?P<row>\d+) failures? in a row: the sweep stops here\.)$"
 )
 
 

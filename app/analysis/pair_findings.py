@@ -24,7 +24,7 @@ from app.analysis.pairs import (
 from app.analysis.significance import ALPHA
 from app.domain.net import Direction
 from app.domain.plan_fields import label_words, where_set
-from app.domain.units import MINUS, counted, format_p, format_rate, percent_text
+from app.domain.units import MINUS, counted, format_p, format_rate, format_rate_as, percent_text
 
 #: The load a working latency was measured under, as a finding says it.
 LOAD_WORDS = {
@@ -298,19 +298,20 @@ class _Pair:
 
 def carried_words(targets: Sequence[float], carried: Sequence[float]) -> str:
     """What UDP carried of the bitrate it was asked for, point by point (each at least
-    AT_TARGET of it): "the 10.0 Mbit/s it was asked to send" where every mean reads as its
-    target; else what it fell short by, "0.93 Mbit/s of the 1.00 Mbit/s it was asked to
-    send", or over several points "at least 93 % of the bitrate it was asked to send at
-    each"."""
+    AT_TARGET of it): "the 10.0 Mbit/s it was asked to send" where every mean reaches or reads
+    as its target; else what it fell short by, in the target's unit, "0.93 Mbit/s of the 1.00
+    Mbit/s it was asked to send", or over several points "at least 93 % of the bitrate it was
+    asked to send at each"."""
     rates = sorted(set(targets))
-    whole = all(format_rate(c) == format_rate(t) for c, t in zip(carried, targets, strict=True))
-    if whole:
+    pairs = list(zip(carried, targets, strict=True))
+    if all(c >= t or format_rate_as(c, t) == format_rate(t) for c, t in pairs):
         if len(rates) == 1:
             return f"the {format_rate(rates[0])} it was asked to send"
         return "the bitrate it was asked to send at each"
-    if len(carried) == 1:
-        return f"{format_rate(carried[0])} of the {format_rate(targets[0])} it was asked to send"
-    least = min(c / t for c, t in zip(carried, targets, strict=True))
+    if len(pairs) == 1:
+        ((c, t),) = pairs
+        return f"{format_rate_as(c, t)} of the {format_rate(t)} it was asked to send"
+    least = min(c / t for c, t in pairs)
     share = f"at least {math.floor(least * 100):.0f} % of"
     if len(rates) == 1:
         return f"{share} the {format_rate(rates[0])} it was asked to send"

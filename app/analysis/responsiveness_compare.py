@@ -67,13 +67,16 @@ class DirectionDifference:
 
     @property
     def rpm_places(self) -> int:
-        """The decimals the RPMs are shown to, here and in the table: none, unless the
-        change would read as no change ("600 to 600 (−0)"); then as many as show it, two
-        at most."""
-        d = abs(self.rpm_difference or 0.0)
-        if d == 0 or d >= 0.5:
+        """The decimals the RPMs are shown to, here and in the table: the fewest (none to
+        two) at which the two RPMs read apart and their change reads as one, never "600 to
+        600 (−0)"; two where even those do not."""
+        a, b, d = self.baseline_rpm, self.other_rpm, self.rpm_difference
+        if a is None or b is None or not d:
             return 0
-        return min(2, math.ceil(-math.log10(d)))
+        for places in (0, 1, 2):
+            if f"{a:,.{places}f}" != f"{b:,.{places}f}" and float(f"{abs(d):.{places}f}"):
+                return places
+        return 2
 
     @property
     def rpm_relative_pct(self) -> float | None:

@@ -33,6 +33,14 @@ def format_rate(bps: float | None, digits: int = 3) -> str:
     raise AssertionError("unreachable")
 
 
+def format_rate_as(bps: float, like_bps: float) -> str:
+    """bps in the unit and to the decimals format_rate shows like_bps in, so that the two
+    read side by side: 930 kbit/s beside "1.00 Mbit/s" reads "0.93 Mbit/s"."""
+    number, _, unit = format_rate(like_bps).partition(" ")
+    scale = dict((*_RATE_UNITS, ("bit/s", 1.0))).get(unit, 1.0)
+    return f"{bps / scale:.{len(number.partition('.')[2])}f} {unit}"
+
+
 def format_received(received_bps: float | None, sent_bps: float | None) -> str:
     """What the receiver got; while only the sender's rate is known (an upload's interval
     before the run ends), that rate marked as sent: '6.2 Gbit/s sent'."""

@@ -86,8 +86,11 @@ def test_each_sentence_agrees_with_its_row(inputs: list[DirectionInput]) -> None
             assert _number(shown.group(2)) == round(row.other_rpm or 0, k)
             change = _number(shown.group(4))
             assert change == round(abs(row.rpm_difference or 0), k), sentence
-            if abs(row.rpm_difference or 0) >= 0.005:
-                assert change > 0, sentence
+            if k < 2:  # fewer places only where they show the change: never "600 to 600 (−0)"
+                assert change > 0 and shown.group(1) != shown.group(2), sentence
+            if k > 0:  # more places only where fewer would not show it
+                fewer = f"{row.baseline_rpm:,.{k - 1}f}" == f"{row.other_rpm:,.{k - 1}f}"
+                assert fewer or not float(f"{abs(row.rpm_difference or 0):.{k - 1}f}"), sentence
             assert shown.group(3) == ("−" if (row.rpm_difference or 0) < 0 else "+"), sentence
         # Each side's mean is the trimmed mean its loaded latency is.
         base = next(r for r in inputs if r.label == row.label)

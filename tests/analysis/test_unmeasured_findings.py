@@ -26,8 +26,9 @@ from app.analysis.pairs import (
 from app.domain.metrics import BY_NAME
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey, Series
-from app.domain.records import RunMetrics, RunRecord, SessionRecord, SessionStatus
+from app.domain.records import RunMetrics, RunRecord, SessionRecord
 from tests.analysis.findings_text import covered_points, statement_points, statement_verdicts
+from tests.records_made import session_record
 
 BASE, OTHER = "Base side", "Other side"
 VALUES = (128, 384, 640, 896, 1152, 1408)
@@ -36,22 +37,7 @@ METRICS = ("throughput_bps", "loss_pct", "jitter_ms", "rtt_ms", "owd_ms")
 
 def _session(values: tuple[int, ...], protocol: Protocol, number: int = 0) -> SessionRecord:
     plan = Plan(peer=Peer("lab-peer"), values=values, protocols=(protocol,))
-    return SessionRecord(
-        id=f"{number:x}{protocol.value}{len(values)}".ljust(32, "0"),
-        name="gen",
-        peer_host="lab-peer",
-        plan=plan,
-        environment={},
-        status=SessionStatus.COMPLETED,
-        status_reason="",
-        created_at="2026-01-01T00:00:00Z",
-        started_at=None,
-        ended_at=None,
-        app_version="test",
-        total_runs=0,
-        runs_done=0,
-        runs_failed=0,
-    )
+    return session_record(plan, f"{number:x}{protocol.value}{len(values)}".ljust(32, "0"), "gen")
 
 
 def _run(

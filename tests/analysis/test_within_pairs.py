@@ -10,14 +10,12 @@ from hypothesis import strategies as st
 from app.analysis.compare import Mode, SeriesData, compare, pair_one_factor
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Peer, Plan, PointValue, Series
-from app.domain.records import SessionRecord, SessionStatus
+from app.domain.records import SessionRecord
+from tests.records_made import session_record
 
 
 def _record(plan: Plan, sid: str = "s1") -> SessionRecord:
-    return SessionRecord(
-        sid, plan.name, plan.peer.host, plan, {}, SessionStatus.COMPLETED, "", "", None, None, "",
-        0, 0, 0,
-    )  # fmt: skip
+    return session_record(plan, sid)
 
 
 def _session(protocols: tuple[Protocol, ...], ips: tuple[IpVersion, ...]) -> SessionRecord:

@@ -242,8 +242,14 @@ def test_the_failure_that_ends_the_sweep_says_so_not_that_it_goes_on(store: Sess
     ]
     assert outcome.reason.startswith("Stopped after 2 failures in a row.")
     assert outcome.reason.endswith("linklab resume) measures the runs again."), outcome.reason
+    assert "then run again" not in outcome.reason  # the error's own advice, for one run
     assert resume_problem(store.get(outcome.session_id)) == ""
     assert len(store.runs(outcome.session_id)) == 2 < the_plan.total_runs
+    # One failure allowed (a class's stations): said in the singular.
+    outcome, events = run(store, replace(the_plan, max_consecutive_failures=1), refuse)
+    (failure,) = [e for e in events if isinstance(e, RunFailed) and not e.will_retry]
+    assert failure.then_words == "That is 1 failure in a row: the sweep stops here."
+    assert outcome.reason.startswith("Stopped after 1 failure in a row. The last error: ")
 
 
 def test_early_stop_settles_points_and_resume_adds_nothing(store: SessionStore) -> None:

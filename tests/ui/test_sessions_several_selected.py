@@ -36,5 +36,10 @@ def test_two_sessions_selected_say_which_one_is_shown_below(window: MainWindow, 
     # What it says is what is there: the first session's details, never the second's.
     assert "WPA2 lab" in user.text("Session details")
     assert "Open lab" not in user.text("Session details")
+    # One of them let go: what was said of two is said no more.
+    user.click_row("Sessions", second, Qt.KeyboardModifier.ControlModifier)
+    assert "selected" not in user.text("Sessions message"), user.text("Sessions message")
+    user.click_row("Sessions", second, Qt.KeyboardModifier.ControlModifier)
+    assert user.text("Sessions message").startswith("2 selected: below is still “WPA2 lab”")
     user.click("Compare")
     wait_for(lambda: len(user.table_rows("Pairs compared")) == 1, 10, "the comparison")

@@ -10,6 +10,7 @@ from app.analysis.stats import Summary
 from app.domain.plan import Plan, PointValue, RunKey, Series
 from app.domain.records import RunMetrics, SessionStatus
 from app.domain.results import LatencySecond, Sample
+from app.domain.units import counted
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class RunFailed:
         if self.then is AfterFailure.LAST:
             return "It was the sweep's last run."
         if self.then is AfterFailure.GIVES_UP:
-            return f"That is {self.in_a_row} failures in a row: the sweep stops here."
+            return f"That is {counted(self.in_a_row, 'failure')} in a row: the sweep stops here."
         return ""
 
     @property

@@ -79,18 +79,20 @@ def gave_up(records: list[RunRecord], in_a_row: int, last_error: str) -> tuple[S
     """How a study that stopped after too many failures in a row ended: failed when no run
     was good; completed (with failures, as the lists say) when some were, their count said."""
     good = sum(1 for r in records if r.ok)
-    stopped = f"Stopped after {in_a_row} failures in a row"
-    # The error's own advice ("…, then run again") is for one run; the session's runs are
-    # kept, and resuming it measures only the rest.
+    stopped = f"Stopped after {counted(in_a_row, 'failure')} in a row"
+    # The error's own advice ends "…, then run again" for one run; the session's runs are
+    # kept, and resuming it measures only the rest: that is what is said instead.
+    error = last_error.removesuffix(", then run again.")
+    error += "." if error != last_error else ""
     if not good:
         return (
             SessionStatus.FAILED,
-            f"{stopped}. The last error: {last_error} {RESUME_WORDS} the runs again.",
+            f"{stopped}. The last error: {error} {RESUME_WORDS} the runs again.",
         )
     return (
         SessionStatus.COMPLETED,
         f"{stopped}, {good} of {counted(len(records), 'run')} good. The last error: "
-        f"{last_error} {RESUME_WORDS} the failed and missing runs; the good ones are kept.",
+        f"{error} {RESUME_WORDS} the failed and missing runs; the good ones are kept.",
     )
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from app.domain.net import Flow
+from app.domain.net import Flow, Protocol
 from app.domain.plan import RunKey
 from app.domain.results import Sample
 from app.domain.units import rate_unit
@@ -30,7 +30,8 @@ class LiveChart(OnDemand, Plot):
     from the sending end), its rate is drawn as its own curve, named "sent", until the
     receiver's figures replace it when the run ends: for UDP what was sent may be lost, and
     a TCP sender's first second counts its socket buffer filling, above what the link
-    carried.
+    carried. (A TCP run whose engine reports only the sender is drawn, once over, as the
+    tables count it: its sender's figures are its goodput.)
 
     It keeps the last MAX_POINTS samples of each flow (an hour at 1 s intervals, six minutes
     at 0.1 s), so a run of a day charts the latest stretch in bounded memory; every sample is
@@ -80,10 +81,12 @@ class LiveChart(OnDemand, Plot):
         self._times.clear()
         self._rates.clear()
 
-    def add_sample(self, sample: Sample) -> None:
-        # The sender's figure is drawn as what it is, "sent", even where it stands in for
-        # TCP's goodput in the tables (Sample.goodput_bps): live, it runs a buffer ahead.
-        rate = sample.received_bps
+    def add_sample(self, sample: Sample, ended: Protocol | None = None) -> None:
+        """One interval. Live, a sender's figure is drawn as what it is, "sent", even where
+        it stands in for TCP's goodput in the tables: it runs a socket buffer ahead. ended:
+        the run's protocol once it is over, when the figures are the tables' own
+        (Sample.goodput_bps: a TCP sender's, where the engine reports no other, counts)."""
+        rate = sample.received_bps if ended is None else sample.goodput_bps(ended)
         sent = rate is None
         if sent:
             rate = sample.sent_bps
@@ -101,7 +104,7 @@ class LiveChart(OnDemand, Plot):
             return
         self._clear()
         for sample in samples:
-            self.add_sample(sample)
+            self.add_sample(sample, key.protocol)
         self._changed()
 
     @property

@@ -151,6 +151,7 @@ class SessionsTab(QWidget):
             (bottom if below else bar).addWidget(button)
             self.buttons[name] = button
 
+        self._several_said = ""  # what the message says of several rows selected, if it does
         self.status = QLabel()
         self.status.setObjectName("sessions_status")
         self.status.setAccessibleName("Sessions message")
@@ -293,7 +294,12 @@ class SessionsTab(QWidget):
         self.update_actions()
         chosen = self.selected_rows()
         if len(chosen) > 1:
-            self.say(self._several_words(chosen), False)
+            self._several_said = self._several_words(chosen)
+            self.say(self._several_said, False)
+        elif self._several_said and self.status.text() == self._several_said:
+            self.say("", False)  # said of a selection there no longer is
+        if len(chosen) <= 1:
+            self._several_said = ""
         if len(chosen) != 1:
             return
         (row,) = chosen
@@ -311,13 +317,14 @@ class SessionsTab(QWidget):
     def _several_words(self, chosen: Sequence[object]) -> str:
         """What several rows selected leave below the list, and what they are for: the view
         keeps the one it showed (said by name), never silently another's."""
-        on_view = self.shown.view.session_id
-        shown = next((r for r in chosen if isinstance(r, SessionRecord) and r.id == on_view), None)
-        below = (
-            f"below is still “{shown.name}”, the one shown before"
-            if shown is not None and self.shown.currentWidget() is self.shown.view
-            else "none of them is shown below"
-        )
+        view = self.shown.view
+        on_view = view.session_id if self.shown.currentWidget() is view else None
+        if on_view is None:
+            below = "none of them is shown below"
+        elif any(isinstance(r, SessionRecord) and r.id == on_view for r in chosen):
+            below = f"below is still “{view.session_name}”, the one shown before"
+        else:
+            below = f"below is still “{view.session_name}”, which is not among them"
         use = (
             "Compare puts them side by side"
             if self.buttons["compare_button"].isEnabled()

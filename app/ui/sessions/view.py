@@ -167,6 +167,7 @@ class SessionView(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self._stack)
         self.session_id: str | None = None
+        self.session_name = ""  # the name of the session on view, as the list shows it
         self.points: list[PointSummary] = []
 
     def _least_height(self, monitor: bool = False) -> None:
@@ -186,7 +187,7 @@ class SessionView(QWidget):
         return self._placeholder.text()
 
     def clear(self, message: str = NO_SELECTION) -> None:
-        self.session_id = None
+        self.session_id, self.session_name = None, ""
         self.points = []
         for chart in self._charts:
             chart.clear_points()
@@ -206,7 +207,7 @@ class SessionView(QWidget):
     ) -> None:
         """A session as it ran; a monitor (read with its runs' intervals) as its time chart."""
         self.clear()
-        self.session_id = session.id
+        self.session_id, self.session_name = session.id, session.name
         plan = session.plan
         self.compare_button.setEnabled(can_compare_within(session))
         if plan.is_monitor:
