@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QTabBar, QWidget
 
 from app.domain.net import Flow, Protocol
-from app.domain.plan import Engine, Security
+from app.domain.plan import Engine, Medium, Security
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
@@ -200,9 +200,9 @@ def test_a_monitor_is_kept_with_the_conditions_the_form_states(
     window: MainWindow, user: User
 ) -> None:
     """As found: a monitor was stored "Conditions: not stated" beside a form that said open
-    and its tags, so its warnings could not tell what the link was."""
+    Ethernet, so its warnings could not tell what the link was."""
     user.choose("Security", "open (no security)")
-    user.type("Tags", "room=B12")
+    user.choose("Medium", "Ethernet")
     user.tab("Monitor")
     user.click("Start monitor")
     wait_for(lambda: charted(user) >= 2, 20, "two points charted")
@@ -214,9 +214,11 @@ def test_a_monitor_is_kept_with_the_conditions_the_form_states(
     user.tab("Details")
     wait_for(lambda: "Conditions:" in user.text("Session conditions and environment"), 10, "it")
     about = user.text("Session conditions and environment")
-    assert "not stated" not in about.split("\n", 1)[0] and "room=B12" in about, about
+    assert "not stated" not in about.split("\n", 1)[0] and "Ethernet" in about, about
     with Database(window.context.db_path, readonly=True) as db:
         (session,) = SessionStore(db).list_sessions()
     assert session.plan.is_monitor
     assert session.conditions.security is Security.OPEN
-    assert dict(session.conditions.tags) == {"room": "B12"}
+    assert (
+        session.conditions.medium is Medium.ETHERNET and not session.conditions.medium_detected_by
+    )
