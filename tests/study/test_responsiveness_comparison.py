@@ -70,7 +70,8 @@ def test_table_sentences_and_cards_agree(pair: tuple[KeptResult, KeptResult]) ->
             load = kept.result.load(phase)
             assert load is not None and load.loaded_latency_ms is not None
             # The card's whole RPM; the table's the same, to the places that show the change.
-            assert _figure(cells[rpm_cell]) == pytest.approx(_figure(rpm_number(load.rpm)), abs=0.5)
+            card = float(_figure(rpm_number(load.rpm)))
+            assert float(_figure(cells[rpm_cell])) == pytest.approx(card, abs=0.5)
             assert float(cells[latency_cell]) == round(load.loaded_latency_ms, 3)
         moved = re.search(r"RPM (?:rose|fell) from ([\d,.]+) to ([\d,.]+) \(", sentence)
         if moved is not None:
