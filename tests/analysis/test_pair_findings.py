@@ -28,28 +28,13 @@ from app.analysis.significance import ALPHA, holm, welch, welch_test
 from app.analysis.stats import EMPTY, Summary
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, Series
-from app.domain.records import SessionRecord, SessionStatus
 from app.domain.units import MINUS, relative_text
 from tests.analysis.findings_text import covered_points, statement_points, statement_verdicts
+from tests.records_made import session_record
 
 TCP4 = Series(Protocol.TCP, IpVersion.V4)
 BASE, OTHER = "TCP · IPv4 · Open", "TCP · IPv4 · WPA2"
-SESSION = SessionRecord(
-    id="0" * 32,
-    name="gen",
-    peer_host="lab-peer",
-    plan=Plan(peer=Peer("lab-peer"), values=(128,)),
-    environment={},
-    status=SessionStatus.COMPLETED,
-    status_reason="",
-    created_at="2026-01-01T00:00:00Z",
-    started_at=None,
-    ended_at=None,
-    app_version="test",
-    total_runs=0,
-    runs_done=0,
-    runs_failed=0,
-)
+SESSION = session_record(Plan(peer=Peer("lab-peer"), values=(128,)), name="gen")
 KINDS = ("higher", "lower", "same", "untested", "no-base", "no-other", "neither")
 
 
