@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from app.study.host.wifi import WifiLink, security_from_text
-from app.study.host.wifi_linux import parse_iw_link, parse_iwctl_station, parse_wpa_cli_status
+from app.study.host.wifi_linux import (
+    ip_link_kind,
+    parse_iw_link,
+    parse_iwctl_station,
+    parse_wpa_cli_status,
+)
 from app.study.host.wifi_query import WifiTools
 from app.study.host.wifi_reading import WifiState
 from tests.conftest import DATA
@@ -195,3 +200,13 @@ def test_the_survey_lists_every_wireless_interface(tmp_path: Path) -> None:
     none = WifiTools(Tools({}), "Linux", sys_net=sysfs(tmp_path / "none", wired=["eth0"]))
     [alone] = none.survey()
     assert alone.state is WifiState.NO_ADAPTER
+
+
+def test_ip_link_names_a_virtual_kind_and_leaves_an_ethernet_like_device_open() -> None:
+    veth = '[{"ifname":"lla0","link_type":"ether","linkinfo":{"info_kind":"veth"}}]'
+    assert ip_link_kind(veth) == "veth"
+    assert ip_link_kind('[{"ifname":"wg0","link_type":"none"}]') == "none"
+    wifi_or_wired = '[{"ifname":"wlp2s0","link_type":"ether","address":"a4:..."}]'
+    assert ip_link_kind(wifi_or_wired) is None  # a Wi-Fi adapter says just this too
+    assert ip_link_kind('Device "x" does not exist.') is None
+    assert ip_link_kind("[]") is None

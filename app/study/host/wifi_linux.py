@@ -4,6 +4,7 @@ wpa_supplicant's wpa_cli and iwd's iwctl."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -358,3 +359,25 @@ def _iwctl_rate(text: str) -> float | None:
     unit = text.split()[-1].lower() if text.split() else ""
     scale = {"kbit/s": 1e-3, "mbit/s": 1.0}.get(unit)
     return None if value is None or scale is None else round(value * scale, 1)
+
+
+def ip_link_kind(text: str) -> str | None:
+    """What `ip -d -j link show dev IF` says the interface is when that is no Wi-Fi one: its
+    rtnetlink kind ("veth", "bridge", "vlan", "wireguard", ...) or a link type other than
+    Ethernet's ("loopback", "none"); None when it says an Ethernet-like device without a kind,
+    which a Wi-Fi adapter is too (cfg80211 makes its interfaces without one)."""
+    try:
+        links = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(links, list) or len(links) != 1 or not isinstance(links[0], dict):
+        return None
+    link = links[0]
+    info = link.get("linkinfo")
+    kind = info.get("info_kind") if isinstance(info, dict) else None
+    if isinstance(kind, str) and kind:
+        return kind
+    link_type = link.get("link_type")
+    if isinstance(link_type, str) and link_type not in ("", "ether"):
+        return link_type
+    return None

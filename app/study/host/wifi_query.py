@@ -16,6 +16,7 @@ from app.study.host.netsh import netsh_reading, read_netsh
 from app.study.host.wifi import WifiInfo, channel_from_frequency, merge_wifi
 from app.study.host.wifi_linux import (
     NMCLI_WIFI_FIELDS,
+    ip_link_kind,
     iw_dev_interfaces,
     iw_link_not_connected,
     parse_iw_info,
@@ -109,7 +110,7 @@ class WifiTools:
         return names
 
     def _wireless_linux(self, interface: str) -> bool | None:
-        """True or False where sysfs or iw says; None when neither can tell."""
+        """True or False where sysfs, iw or ip says; None when none of them can tell."""
         if "/" in interface or interface in (".", ".."):
             return None
         try:
@@ -121,7 +122,12 @@ class WifiTools:
         listing = self.runner(["iw", "dev"])
         if listing is not None and interface in iw_dev_interfaces(listing):
             return True
-        return False if present or listing is not None else None
+        if present or listing is not None:
+            return False
+        # No entry in this /sys (a network namespace of its own keeps the host's) and no iw:
+        # the kernel's own word on the interface, which a veth or a bridge says it is.
+        link = self.runner(["ip", "-d", "-j", "link", "show", "dev", interface])
+        return False if link is not None and ip_link_kind(link) is not None else None
 
     def _rfkill_blocked(self, interface: str) -> bool:
         """Whether the interface's radio is switched off (rfkill, soft or hard)."""
