@@ -1036,11 +1036,11 @@ def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], No
     user.type("Values list", "128, 768, 1408")
     user.type("Runs per point", "2")
     user.type("Seconds per run", "2")
-    user.type(
-        "Session name",
+    name = (
         "Lab 2, group 4: the access point by the window of room B12, open network, "
-        "TCP against UDP by packet size",
+        "TCP against UDP by packet size"
     )
+    user.type("Session name", name)
     user.choose("Medium", "Ethernet")
     user.choose("Security", "open (no security)")
     user.click("Start")
@@ -1048,9 +1048,13 @@ def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], No
     user.tab("Sessions")
     wait_for(lambda: user.table_rows("Sessions"), 10, "the sessions")
     user.click_row("Sessions", 0)  # the newest
-    # The button shows at once and is enabled once the session's series are read.
+    # The button shows at once, for the session shown before until this one's series are
+    # read: wait for this session's name below and the reads to end.
     wait_for(
-        lambda: user.can_see("Compare its series") and user.find("Compare its series").isEnabled(),
+        lambda: not window.sessions.reading
+        and name[:40] in user.visible_text()
+        and user.can_see("Compare its series")
+        and user.find("Compare its series").isEnabled(),
         30,
         "the session's view",
     )
