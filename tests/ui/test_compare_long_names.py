@@ -1,6 +1,7 @@
 """The Compare tab at 1280x720 with long session names: the legend shortens each name (whole
 in its tooltip) and keeps to a few rows, so the plot keeps most of the chart's height; the
-"Unpaired" note wraps, names each series once and needs no horizontal scrolling."""
+"Unpaired" note wraps, names each series once and needs no horizontal scrolling; at 1280x800
+the Differences table gives its name columns only the room its figures leave."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QLabel
+from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QLabel, QTableWidget
 
 from app.domain.net import IpVersion
+from app.ui.common.name_columns import LEAST_PX, share
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.conftest import under_wine
@@ -70,3 +72,61 @@ def test_long_names_leave_the_plot_most_of_the_chart(
     assert isinstance(pairs, QAbstractScrollArea)
     assert pairs.horizontalScrollBar().maximum() == 0
     assert all("Unpaired" not in row[0] for row in user.table_rows("Pairs compared"))
+
+
+VERY_LONG_A = "Lab 2, group 4: the access point by the window of room B12, open network, before"
+VERY_LONG_B = "Lab 2, group 4: the access point by the window of room B12, open network, after"
+
+
+@pytest.mark.skipif(
+    under_wine(),
+    reason="Wine lays the table out with font metrics of its own, wider than Windows' and Linux'",
+)
+def test_long_names_give_way_to_the_figures_at_1280x800(
+    window: MainWindow, user: User, context: AppContext
+) -> None:
+    db = Path(context.db_path)
+    make_session(db, VERY_LONG_A, when="2025-03-01T10:00:00+00:00")
+    make_session(db, VERY_LONG_B, when="2025-03-02T10:00:00+00:00")
+    window.resize(1280, 800)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+    wait_for(lambda: user.table_rows("Differences"), 10, "the differences")
+    table = user.find("Differences", QTableWidget)
+    wait_for(
+        lambda: table.horizontalScrollBar().maximum() == 0,
+        5,
+        f"no sideways scrolling: {table.horizontalScrollBar().maximum()} px too wide",
+    )
+    header = table.horizontalHeader()
+    for column in range(2, table.columnCount()):  # every figure whole
+        assert header.sectionSize(column) >= table.sizeHintForColumn(column), column
+    names = [table.item(row, column) for row in range(table.rowCount()) for column in (0, 1)]
+    assert all(item is not None for item in names)
+    # The names are cut in their columns (they would not fit) and whole in their tooltips.
+    for column in (0, 1):
+        assert header.sectionSize(column) < table.sizeHintForColumn(column)
+        assert header.sectionSize(column) >= LEAST_PX
+    tips = {item.toolTip() for item in names if item is not None}
+    assert any(VERY_LONG_A in tip for tip in tips) and any(VERY_LONG_B in tip for tip in tips)
+    assert all(item.toolTip() == item.text() for item in names if item is not None)
+    assert table.textElideMode() is Qt.TextElideMode.ElideMiddle
+    # A wider window gives the names their room back.
+    window.resize(2400, 900)
+    wait_for(
+        lambda: header.sectionSize(0) >= table.sizeHintForColumn(0),
+        5,
+        f"the name whole: {header.sectionSize(0)} of {table.sizeHintForColumn(0)} px",
+    )
+
+
+def test_share_gives_each_name_what_it_wants_or_an_even_part() -> None:
+    assert share(500, [100, 200]) == [100, 200]  # all fit
+    assert share(300, [100, 400]) == [100, 200]  # the short one keeps its want
+    assert share(300, [400, 400]) == [150, 150]
+    assert share(10, [400, 400]) == [LEAST_PX, LEAST_PX]  # never below the least
+    assert share(10, [40, 400]) == [40, LEAST_PX]  # nor above a want below the least
+    assert share(-50, [400]) == [LEAST_PX]

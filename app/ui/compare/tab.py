@@ -41,6 +41,7 @@ from app.domain.errors import LinkLabError
 from app.domain.records import SessionRecord
 from app.ui.common.background import Background
 from app.ui.common.charts import SweepChart, x_title
+from app.ui.common.name_columns import NameColumns
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.saved import confirm_saved
 from app.ui.common.share_chart import ShareChart
@@ -192,6 +193,8 @@ class CompareTab(QWidget):
             compact_rows(table)
             table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
             table.setAlternatingRowColors(True)
+        # The series' names give way to the figures, so no figure is cut at 1280 px.
+        self._names = NameColumns(self.differences, (0, 1))
         self.findings = QTextBrowser()
         self.findings.setObjectName("findings")
         self.findings.setAccessibleName("Findings")
@@ -397,6 +400,7 @@ class CompareTab(QWidget):
 
     def _fill_tables(self) -> None:
         fill_tables(self.differences, self.std_table, self.findings, self.comparison)
+        self._names.fit()
 
     # -- exports ---------------------------------------------------------------------------
     def export(self, kind: str) -> None:
