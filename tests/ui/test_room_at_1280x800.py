@@ -95,6 +95,26 @@ def open_first(user: User) -> None:
     wait_for(lambda: len(user.table_rows("Session results")) == 24, 10, "the session's table")
 
 
+def test_at_1280x800_with_nothing_open_the_list_takes_the_room(
+    window: MainWindow, user: User
+) -> None:
+    store_sessions(window.context.db_path)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == SESSIONS, 10, "the sessions")
+    listed = user.find("Sessions", QAbstractItemView)
+    # Nothing open: every one of the 15 sessions in view, the sentence below in one line.
+    wait_for(lambda: whole_rows(listed) == SESSIONS, 5, f"15 rows: {whole_rows(listed)}")
+    assert "Select a session in the list to see its results." in user.visible_text()
+    assert not user.can_see("Session view")
+    # One clicked: its view takes the room below a list of a few rows, the sentence gone.
+    user.click_row("Sessions", 2)
+    wait_for(lambda: len(user.table_rows("Session results")) == 24, 10, "the session's table")
+    view = user.find("Session view")
+    assert view.isVisible() and view.height() >= 0.5 * window.height(), view.height()
+    assert 5 <= whole_rows(listed) < SESSIONS
+    assert "Select a session in the list" not in user.visible_text()
+
+
 def test_at_1280x800_a_session_and_a_comparison_read_in_whole_rows_and_lines(
     window: MainWindow, user: User
 ) -> None:

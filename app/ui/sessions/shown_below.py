@@ -1,13 +1,15 @@
 """What the Sessions tab shows below its list, each read off the GUI thread: a stored session
 (its charts, results, findings and details), a kept responsiveness result, two results
-compared, or in place of a session the sentence saying why it cannot be shown."""
+compared, or in place of a session the sentence saying why it cannot be shown. With nothing on
+view the pane hides and its sentence (`nothing`, laid out below the list by the tab) takes one
+line, so the list has the room; the pane comes back at the size it had."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QStackedWidget, QWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 
 from app.domain.records import SessionRecord
 from app.study.frontdoor import FrontDoor
@@ -16,7 +18,7 @@ from app.study.responsiveness.kept import KeptResult
 from app.ui.common.background import Background
 from app.ui.common.widgets import scroll_when_small
 from app.ui.sessions.responsiveness_view import ResponsivenessView
-from app.ui.sessions.view import SessionView, ViewData, view_data
+from app.ui.sessions.view import NO_SELECTION, SessionView, ViewData, view_data
 
 
 class ShownBelow(QStackedWidget):
@@ -41,6 +43,22 @@ class ShownBelow(QStackedWidget):
         # A kept result's card and charts scroll rather than set the window's least height.
         self.results_page = scroll_when_small(self.results_view)
         self.addWidget(self.results_page)
+        self.nothing = QLabel(self.view.message)
+        self.nothing.setObjectName("sessions_nothing_on_view")
+        self.nothing.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.nothing.setWordWrap(True)
+        self.view.emptied.connect(lambda _empty: self._fit())
+        self.currentChanged.connect(lambda _index: self._fit())
+        self.setVisible(False)  # nothing on view yet (hidden, not shown as a window of its own)
+
+    def _fit(self) -> None:
+        """Shown when something is on view; else hidden, its sentence said below the list."""
+        if self.parentWidget() is None or self.nothing.parentWidget() is None:
+            return  # not laid out yet: shown, either would be a window of its own
+        empty = self.currentWidget() is self.view and self.view.empty
+        self.nothing.setText(self.view.message)
+        self.nothing.setVisible(empty)
+        self.setVisible(not empty)
 
     @property
     def reading(self) -> bool:
@@ -51,7 +69,7 @@ class ShownBelow(QStackedWidget):
     def showing_result(self) -> bool:
         return self.currentWidget() is self.results_page
 
-    def message(self, sentence: str = "") -> None:
+    def message(self, sentence: str = NO_SELECTION) -> None:
         """No session on view: the sentence (why it cannot be shown, or what to do) instead."""
         self.view.clear(sentence)
         self.setCurrentWidget(self.view)

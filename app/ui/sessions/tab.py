@@ -175,6 +175,7 @@ class SessionsTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.shown.nothing)
         bottom.insertWidget(0, self.status, 1)
         bottom.insertWidget(1, self.undo.button)
         layout.addLayout(bottom)

@@ -65,6 +65,7 @@ class SessionView(QWidget):
 
     export_asked = Signal(str)  # the export's key (session_exports.EXPORTS)
     compare_asked = Signal()  # the series within this session
+    emptied = Signal(bool)  # True: no session on view, its message instead; False: one is
 
     def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
@@ -182,6 +183,11 @@ class SessionView(QWidget):
         return (self.throughput_chart, self.rtt_chart, self.cpu_chart, self.latency_chart)
 
     @property
+    def empty(self) -> bool:
+        """Whether no session is on view (its message is, instead)."""
+        return self._stack.currentIndex() == 0
+
+    @property
     def message(self) -> str:
         """The text shown while no session is on view."""
         return self._placeholder.text()
@@ -198,6 +204,7 @@ class SessionView(QWidget):
         self.warnings.clear()
         self._placeholder.setText(message)
         self._stack.setCurrentIndex(0)
+        self.emptied.emit(True)
 
     def show_session(
         self,
@@ -264,6 +271,7 @@ class SessionView(QWidget):
             self.tabs.setCurrentIndex(visible.index(True))
         self._least_height()
         self._stack.setCurrentIndex(1)
+        self.emptied.emit(False)
 
     def _show_monitor(
         self, session: SessionRecord, runs: list[RunRecord], monitor: MonitorRecord
@@ -282,6 +290,7 @@ class SessionView(QWidget):
         self._least_height(monitor=True)
         self.reading.show_results(False)
         self._stack.setCurrentIndex(1)
+        self.emptied.emit(False)
 
     def _show_text(
         self,
