@@ -49,7 +49,7 @@ from app.ui.classroom.together_table import fill_stations, index_words, offset_w
 from app.ui.common.background import Background
 from app.ui.common.saved import confirm_saved
 from app.ui.common.together_chart import TogetherChart
-from app.ui.common.widgets import ComboBox, SpinBox, accessible
+from app.ui.common.widgets import ComboBox, SpinBox, accessible, compact_rows
 
 __all__ = ["TogetherPanel"]
 
@@ -135,8 +135,6 @@ class TogetherPanel(QWidget):
         accessible(self.findings_label, "Findings together")
         self.findings_label.setReadOnly(True)
         self.findings_label.setFrameShape(QFrame.Shape.NoFrame)
-        # A few lines, scrolled for more: the chart and the table keep the room.
-        self.findings_label.setMaximumHeight(5 * self.fontMetrics().lineSpacing() + 8)
         self.chart = TogetherChart()
         self.chart.setAccessibleName("Together chart")
         self.chart.show_result(None)
@@ -145,6 +143,7 @@ class TogetherPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
+        compact_rows(self.table)
 
         # The plan in two rows: in one, a larger system font (Windows' 125 %) would make the
         # tab wider than a 1280-pixel screen.
@@ -167,16 +166,22 @@ class TogetherPanel(QWidget):
         stations_row = QHBoxLayout()
         stations_row.addWidget(self.stations_label, 1)
         stations_row.addWidget(self.report_button)
+        # The findings, the chart and the table share the room, each edge dragged to give one
+        # more; at first a few lines of findings (scrolled for more) and six stations whole.
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.findings_label)
         splitter.addWidget(self.chart)
         splitter.addWidget(self.table)
-        splitter.setSizes([380, 220])
+        splitter.setChildrenCollapsible(False)
+        splitter.setStretchFactor(1, 1)
+        lines = 5 * self.fontMetrics().lineSpacing() + 8
+        rows = self.table.verticalHeader().defaultSectionSize()
+        splitter.setSizes([lines, 300, 7 * rows + 2 * self.table.frameWidth() + 4])
         layout = QVBoxLayout(self)
         layout.addLayout(plan_row)
         layout.addLayout(timing_row)
         layout.addLayout(stations_row)
         layout.addWidget(self.index_label)
-        layout.addWidget(self.findings_label)
         layout.addWidget(splitter, 1)
         self.step.currentIndexChanged.connect(self._from_step)
         self.start_button.clicked.connect(self.start)
