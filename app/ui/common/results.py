@@ -26,7 +26,7 @@ from app.domain.precision import precision
 from app.domain.units import format_rate, percent_text
 from app.engine.drivers.registry import phrased
 from app.ui.common.widgets import compact_rows
-from app.ui.common.wrapped_header import WrappedHeader
+from app.ui.common.wrapped_header import SHORT_TITLE_ROLE, WrappedHeader
 
 
 def _number(digits: int) -> Callable[[float | None], str]:
@@ -66,6 +66,10 @@ EXPECTED_COLUMNS = (
 )
 COLUMNS = (*OPTIONAL_COLUMNS, *EXPECTED_COLUMNS)
 HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
+#: Beside the form, the titles drawn shorter than their figures' column would be otherwise
+#: (iperf3's own "Retr"); the full title stays the column's name, copied and read aloud, and
+#: opens its tooltip.
+SHORT_TITLES = {"Retransmits": "Retr", "Of expected %": "Of exp. %"}
 
 
 class ResultsTable(QTableWidget):
@@ -76,13 +80,16 @@ class ResultsTable(QTableWidget):
         if narrow:
             self.setHorizontalHeader(WrappedHeader(self))
         self.setHorizontalHeaderLabels(HEADERS)
-        for column, title in enumerate(BASE_HEADERS):
+        tips = {**IN_THE_MEANS_UNIT, **{header: tip for _, header, _, tip in COLUMNS}}
+        for column, title in enumerate(HEADERS):
             item = self.horizontalHeaderItem(column)
-            if item is not None and title in IN_THE_MEANS_UNIT:
-                item.setToolTip(IN_THE_MEANS_UNIT[title])
-        for offset, (_, _, _, tip) in enumerate(COLUMNS):
-            item = self.horizontalHeaderItem(len(BASE_HEADERS) + offset)
-            if item is not None:
+            if item is None:
+                continue
+            tip = tips.get(title, "")
+            if narrow and title in SHORT_TITLES:
+                item.setData(SHORT_TITLE_ROLE, SHORT_TITLES[title])
+                tip = f"{title}: {tip}"
+            if tip:
                 item.setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
