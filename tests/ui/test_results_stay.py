@@ -26,8 +26,12 @@ def test_open_shows_the_session_and_makes_room_for_it(window: MainWindow, user: 
     wait_for(lambda: tab.shown.view.session_id is not None and not tab.reading, 10, "the session")
     assert user.text("Sessions message").startswith("Showing “Open, IPv4” (")
     assert user.text("Sessions message").endswith("its charts, table and details below.")
-    listed, shown = tab.splitter.sizes()
-    assert shown > 2 * listed  # the session's charts have most of the tab
+    # The session's charts have most of the tab, once the pane shown again is laid out.
+    wait_for(
+        lambda: tab.splitter.sizes()[1] > 2 * tab.splitter.sizes()[0],
+        5,
+        "the session's pane given most of the tab",
+    )
     assert user.can_see("Session throughput chart")
 
 
