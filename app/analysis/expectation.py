@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from app.analysis.overhead import WIFI, Expected, LinkInputs, OverheadError, expected
 from app.analysis.wifi_overhead import CIPHER_PARTS
+from app.domain.metrics import LINK_FIGURES
 from app.domain.net import Direction, Protocol
 from app.domain.plan import Conditions, Medium, Plan, Security, Series, Variable
 from app.domain.plan_fields import point_text, where_set, x_of
@@ -172,6 +173,33 @@ def expected_curve(
         if found is not None:
             curve.append((x_of(plan, value), found.expected_bps))
     return curve
+
+
+def share_pct(
+    throughput_bps: float | None, expected_bps: float | None, applies: bool = True
+) -> float | None:
+    """A throughput as a share of the expected goodput, in per cent; None without either, or
+    where the link rate does not apply (the traffic stayed on the loopback)."""
+    if throughput_bps is None or not expected_bps or not applies:
+        return None
+    return 100.0 * throughput_bps / expected_bps
+
+
+def link_figures(
+    conditions: Conditions, expected_bps: float | None, share: float | None
+) -> dict[str, object]:
+    """A point's or a run's link figures by name (app.domain.metrics.LINK_FIGURES): the
+    link rate and its kind, the frame overhead, the expected goodput and the share of it."""
+    rate = conditions.link_rate_bps
+    found: dict[str, object] = {
+        "link_rate_bps": rate,
+        "link_rate_source": rate_kind(conditions) if rate is not None else None,
+        "frame_overhead_bytes": conditions.frame_overhead,
+        "expected_bps": expected_bps,
+        "efficiency_pct": share,
+    }
+    assert tuple(found) == tuple(f.name for f in LINK_FIGURES)
+    return found
 
 
 def value_text(plan: Plan, value: float | str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.analysis.expectation import expected_at, on_loopback
+from app.analysis.expectation import expected_at, link_figures, on_loopback, share_pct
 from app.analysis.stats import Summary, summarize
 from app.domain.metrics import POINT_METRICS
 from app.domain.net import Direction, IpVersion, Protocol
@@ -50,9 +50,12 @@ class PointSummary:
     def efficiency_pct(self) -> float | None:
         """The mean throughput as a share of the expected goodput, in per cent."""
         mean = self.metrics["throughput_bps"].mean if "throughput_bps" in self.metrics else None
-        if mean is None or not self.expected_bps or not self.share_applies:
-            return None
-        return 100.0 * mean / self.expected_bps
+        return share_pct(mean, self.expected_bps, self.share_applies)
+
+    def link_figures(self, plan: Plan) -> dict[str, object]:
+        """The link figures by name (LINK_FIGURES): the plan's link rate, its kind and frame
+        overhead, this point's expected goodput and its mean's share of it."""
+        return link_figures(plan.conditions, self.expected_bps, self.efficiency_pct)
 
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -114,6 +117,20 @@ def point_summaries(plan: Plan, runs: Sequence[RunRecord]) -> list[PointSummary]
                 )
             )
     return points
+
+
+def run_link_figures(plan: Plan, run: RunRecord) -> dict[str, object]:
+    """A run's link figures by name (LINK_FIGURES): the plan's link rate, its kind and frame
+    overhead, the expected goodput at the run's point (as its point summary has it) and, for
+    a successful run, its throughput's share of it: the shares of a point's successful runs
+    average to the share its summary gives."""
+    index = run.key.value_index
+    value = plan.values[index] if 0 <= index < len(plan.values) else run.value
+    found = expected_at(plan, run.key.series, value)
+    expected = found.expected_bps if found is not None else None
+    throughput = run.metrics.throughput_bps if run.ok else None
+    share = share_pct(throughput, expected, not on_loopback(plan))
+    return link_figures(plan.conditions, expected, share)
 
 
 def summarize_point(runs: Sequence[RunRecord]) -> tuple[int, dict[str, Summary]]:

@@ -401,3 +401,45 @@ def ranked(where: str) -> list[PointMetric]:
     points table ("terminal"), in order."""
     shown = [m for m in POINT_METRICS if getattr(m.shown, where) is not None]
     return sorted(shown, key=lambda m: getattr(m.shown, where)[0])
+
+
+@dataclass(frozen=True)
+class LinkFigure:
+    """A figure the link rate (stated or detected) gives a point or a run: the rate and where
+    it came from, the frame overhead stated, the overhead model's expected goodput and the
+    share of it reached. The runs and points CSVs carry each (a column by its name); the
+    results table and the report show those with a header, beside the throughput."""
+
+    name: str  # the CSV column and --json key: "expected_bps"
+    label: str  # in sentences: "expected goodput"
+    unit: str
+    #: (header, tooltip) in the results table and the report's throughput table; None: not.
+    shown: tuple[str, str] | None = None
+
+
+#: In the order of the CSVs' columns and the tables' (after the throughput's).
+LINK_FIGURES: tuple[LinkFigure, ...] = (
+    LinkFigure("link_rate_bps", "link rate", "bit/s"),
+    # "stated", or "detected (wlan0's Wi-Fi PHY rate)": what said the rate.
+    LinkFigure("link_rate_source", "where the link rate came from", ""),
+    LinkFigure("frame_overhead_bytes", "frame overhead", "bytes"),
+    LinkFigure(
+        "expected_bps",
+        "expected goodput",
+        "bit/s",
+        (
+            "Expected",
+            "The goodput the link allows at its link rate: what the headers (and on Wi-Fi the "
+            "air time) leave of it.",
+        ),
+    ),
+    LinkFigure(
+        "efficiency_pct",
+        "share of the expected goodput",
+        "%",
+        ("Of expected %", "The mean throughput as a share of the expected goodput."),
+    ),
+)
+LINK_FIGURE: Mapping[str, LinkFigure] = {f.name: f for f in LINK_FIGURES}
+#: The link figures the results table and the report show, in order.
+SHOWN_LINK_FIGURES: tuple[LinkFigure, ...] = tuple(f for f in LINK_FIGURES if f.shown)

@@ -8,9 +8,9 @@ import io
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
-from app.analysis.points import plain_number
+from app.analysis.points import plain_number, run_link_figures
+from app.domain.metrics import LINK_FIGURES, SAMPLE_FIGURES
 from app.domain.metrics import POINT_METRICS as ALL_POINT_METRICS
-from app.domain.metrics import SAMPLE_FIGURES
 from app.domain.records import METRIC_FIELDS, RunRecord, SessionRecord
 from app.domain.results import Sample
 from app.domain.tags import tags_text
@@ -37,6 +37,9 @@ RUN_COLUMNS = (
     *METRIC_FIELDS,
     "security",
     "medium",
+    # The link rate and where it came from, the frame overhead, the expected goodput at the
+    # run's point and a successful run's share of it, as the metric table lists them.
+    *(figure.name for figure in LINK_FIGURES),
     "tags",
     "command",
 )
@@ -72,6 +75,7 @@ def write_rows(out: TextIO, header: Sequence[str], rows: Iterable[Sequence[objec
 def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list[object]]:
     plan = session.plan
     for run in runs:
+        link = run_link_figures(plan, run)
         yield [
             session.id,
             session.name,
@@ -94,6 +98,7 @@ def run_rows(session: SessionRecord, runs: Iterable[RunRecord]) -> Iterable[list
             *(getattr(run.metrics, name) for name in METRIC_FIELDS),
             plan.conditions.security.value,
             plan.conditions.medium.value,
+            *(link[figure.name] for figure in LINK_FIGURES),
             tags_text(plan.conditions.tags, "; "),
             " ".join(run.argv),
         ]
@@ -121,8 +126,9 @@ POINT_COLUMNS = (
         for metric in POINT_METRICS
         for stat in ("mean", "std", "min", "max", "ci95")
     ),
-    "expected_bps",  # the overhead model's best goodput, when the session states a link rate
-    "efficiency_pct",
+    # The link rate and its kind, the frame overhead, the overhead model's best goodput and
+    # the mean's share of it, when the session has a link rate.
+    *(figure.name for figure in LINK_FIGURES),
 )
 
 
@@ -147,7 +153,8 @@ def points_csv(session: SessionRecord, runs: Iterable[RunRecord]) -> str:
         for metric in POINT_METRICS:
             summary = point.metrics[metric]
             row += [summary.mean, summary.std, summary.min, summary.max, summary.ci95]
-        row += [point.expected_bps, point.efficiency_pct]
+        link = point.link_figures(session.plan)
+        row += [link[figure.name] for figure in LINK_FIGURES]
         rows.append(row)
     write_rows(out, POINT_COLUMNS, rows)
     return out.getvalue()

@@ -19,8 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.expectation import share_pct
 from app.analysis.stats import Summary
-from app.domain.metrics import ranked
+from app.domain.metrics import SHOWN_LINK_FIGURES, ranked
 from app.domain.plan_fields import value_word
 from app.domain.precision import precision
 from app.domain.units import format_rate, percent_text
@@ -48,21 +49,16 @@ OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...
     for m in ranked("results")
     if m.shown.results
 )
-#: With a link rate: what the headers allow, and the mean throughput's share of it.
-EXPECTED_COLUMNS = (
-    (
-        "expected_bps",
-        "Expected",
-        format_rate,
-        "The goodput the link allows at its stated rate: what the headers (and on Wi-Fi the "
-        "air time) leave of it.",
-    ),
-    (
-        "efficiency_pct",
-        "Of expected %",
-        lambda v: "—" if v is None else percent_text(v, 1),  # 0.04, never 0.0
-        "The mean throughput as a share of the expected goodput.",
-    ),
+#: With a link rate: what the headers allow, and the mean throughput's share of it (their
+#: headers and tooltips from the metric table's link figures).
+_LINK_FORMATS: dict[str, Callable[[float | None], str]] = {
+    "bit/s": format_rate,
+    "%": lambda v: "—" if v is None else percent_text(v, 1),  # 0.04, never 0.0
+}
+EXPECTED_COLUMNS = tuple(
+    (f.name, f.shown[0], _LINK_FORMATS[f.unit], f.shown[1])
+    for f in SHOWN_LINK_FIGURES
+    if f.shown is not None
 )
 COLUMNS = (*OPTIONAL_COLUMNS, *EXPECTED_COLUMNS)
 HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
@@ -173,9 +169,7 @@ class ResultsTable(QTableWidget):
             if mean is not None:
                 self._has.add(metric)
             cells.append(show(mean))
-        share = None
-        if expected_bps and throughput.mean is not None and share_applies:
-            share = 100.0 * throughput.mean / expected_bps
+        share = share_pct(throughput.mean, expected_bps, share_applies)
         for (metric, _, show, _), shown in zip(
             EXPECTED_COLUMNS, (expected_bps, share), strict=True
         ):
