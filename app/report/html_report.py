@@ -21,14 +21,15 @@ from app.analysis.compare import (
     level_text,
     point_status,
 )
+from app.analysis.expectation import rate_words
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
-from app.domain.metrics import POINT_METRICS, ranked
+from app.domain.metrics import POINT_METRICS, SHOWN_LINK_FIGURES, ranked
 from app.domain.net import Protocol
 from app.domain.plan_fields import label_words
 from app.domain.precision import SPREAD_DIGITS, fixed, mean_and_spread, places, precision
 from app.domain.records import utc_now
-from app.domain.units import DASH, relative_text
+from app.domain.units import DASH, percent_text, relative_text
 from app.engine.drivers.registry import phrase
 from app.report.compare_export import std_table
 from app.report.html_parts import (
@@ -142,12 +143,60 @@ def _sd_tables(data: ReportData, curves: Sequence[SeriesData]) -> str:
             with_unit(data.comparison.variable_label, data.comparison.variable_unit),
             *(with_unit(f"{c.label}: mean ± SD", unit) for c in curves),
         ]
-        rows = (
-            cells([("num", e(x(value)))] + [("num", _mean_sd(row[i], factor)) for row in found])
+        body = [
+            [("num", e(x(value)))] + [("num", _mean_sd(row[i], factor)) for row in found]
             for i, value in enumerate(values)
-        )
-        parts.append(f"<h4>{e(title)}</h4>" + table(header, rows))
+        ]
+        note = ""
+        if metric == "throughput_bps":
+            note = _link_columns(curves, summaries, values, header, body, unit, factor)
+        rows = (cells(row) for row in body)
+        parts.append(f"<h4>{e(title)}</h4>" + table(header, rows) + note)
     return "".join(parts)
+
+
+def _link_columns(
+    curves: Sequence[SeriesData],
+    summaries: Sequence[dict[float | str, PointSummary]],
+    values: Sequence[float | str],
+    header: list[str],
+    body: list[list[tuple[str, str]]],
+    unit: str,
+    factor: float,
+) -> str:
+    """The throughput table's link figures (the results table's Expected and Of expected %)
+    for each side whose session has an expected goodput, added to its header and rows; returns
+    the note saying which link rate they are built on ("" when no side has one)."""
+    said = []
+    for curve, summary in zip(curves, summaries, strict=True):
+        if not any(p.expected_bps for p in summary.values()):
+            continue
+        for figure in SHOWN_LINK_FIGURES:
+            shown = figure.shown[0] if figure.shown else figure.label
+            header.append(
+                f"{curve.label}: {with_unit(shown, unit if figure.unit == 'bit/s' else '')}"
+            )
+        for row, value in zip(body, values, strict=True):
+            point = summary.get(value)
+            link = point.link_figures(curve.session.plan) if point is not None else {}
+            for figure in SHOWN_LINK_FIGURES:
+                found = link.get(figure.name)
+                figure_value = float(found) if isinstance(found, int | float) else None
+                if figure_value is None:
+                    row.append(("num", DASH))
+                elif figure.unit == "bit/s":
+                    row.append(("num", number(figure_value, factor)))
+                else:
+                    row.append(("num", percent_text(figure_value, 1)))
+        conditions = curve.session.plan.conditions
+        said.append(f"{curve.label}: at {rate_words(conditions)}")
+    if not said:
+        return ""
+    return (
+        '<p class="note">Expected: the goodput the overhead model gives the link (what the '
+        "headers, and on Wi-Fi the air time, leave of its rate); of expected: the mean "
+        f"throughput as a share of it ({e('; '.join(said))}).</p>"
+    )
 
 
 def _image(png: bytes, alt: str, css: str = "chart") -> str:

@@ -1,8 +1,8 @@
 """Where a document laid out by Qt on pages needs a page break, as a browser's print rules
-would choose: a heading or a figure's caption kept with what follows it, a table row and a
-short paragraph never cut in two by a page's end, a table cut in two continued under its
-header. Its text blocks and tables are matched to the HTML's (pdf_marks.py), where the break
-is written in."""
+would choose: a heading or a figure's caption kept with what follows it, a table row, a
+short paragraph and a short table never cut in two by a page's end, a longer table cut in two
+continued under its header. Its text blocks and tables are matched to the HTML's
+(pdf_marks.py), where the break is written in."""
 
 from __future__ import annotations
 
@@ -218,11 +218,28 @@ def _block_break(laid: _Layout, block: QTextBlock) -> int | None:
 def _row_break(laid: _Layout, index: int, html: str) -> str | None:
     """The HTML with a break before the first row of the table that a page's end would cut in
     two: the table continued on the next page under its header; or, where that row is its
-    first below the header cells, the whole table moved there (with the headings and caption
-    that lead to it)."""
+    first below the header cells or the table is short (a third of a page at most) and would
+    reach the next page, the whole table moved there (with the headings and caption that
+    lead to it)."""
     table = laid.tables[index]
     marked = laid.marks.tables[index]
     first = laid.first_data_row(table)
+    rows = [laid.row(table, row) for row in range(table.rows())]
+    spans = [span for span in rows if span is not None]
+    frame = laid.document.documentLayout().frameBoundingRect(table)
+    # Its rows' heights and its borders' (the frame beyond its first and last row's text).
+    height = sum(bottom - top for top, bottom in spans)
+    if spans:
+        height += (spans[0][0] - frame.top()) + (frame.bottom() - spans[-1][1])
+    if spans and height <= _TOGETHER * laid.page_height:
+        # Short enough to keep whole, as a short paragraph is: Qt would otherwise carry its
+        # last rows over to the next page under its header again, the header repeated for a
+        # row or two (or for none, where only its bottom border reaches that page).
+        if laid.page(frame.top()) == laid.page(frame.bottom() - 0.5):
+            return None
+        moved = _table_moved(laid, table, marked, frame.top() + height, html)
+        if moved is not None:
+            return moved
     for row in range(first, table.rows()):
         span = laid.row(table, row)
         if span is None:
