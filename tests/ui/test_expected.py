@@ -9,6 +9,7 @@ import pytest
 
 from app.domain.plan import Conditions, Medium
 from app.study.host.environment import DetectedLink
+from app.ui.common.charts import SweepChart
 from app.ui.main_window import MainWindow
 from tests.ui.test_measure import plan_sweep, sessions
 from tests.ui.test_sessions_tab import make_session
@@ -197,3 +198,31 @@ def test_without_a_link_rate_the_frame_still_shows_its_bytes(
     assert "no link rate" in user.text("How the bytes add up")
     assert user.text("Measured at this point").startswith("Measured: ")
     assert "Expected" not in user.headers("Session results")
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
+def test_stopped_before_a_series_its_expected_curve_is_not_in_the_legend(
+    window: MainWindow, user: User
+) -> None:
+    user.choose("Protocol", "TCP and UDP")
+    user.choose("IP version", "IPv4")
+    plan_sweep(user, "128, 1408")
+    user.choose("Medium", "Ethernet")
+    user.type("Link rate", "1G")
+    user.tab("Advanced")
+    user.type("Pause between runs", "3")  # Stop lands between two TCP runs
+    user.tab("Study")
+    user.click("Start")
+    progress = user.find("Progress")
+    wait_for(lambda: progress.value() >= 1, 60, "the first run")  # type: ignore[attr-defined]
+    user.click("Stop")
+    wait_for(lambda: not window.measure.running, 30, "the study to stop")
+    assert "stopped" in user.text("Status"), user.text("Log")
+    user.tab("Sweep")
+    chart = user.find("Sweep chart", SweepChart)
+    chart.redraw()
+    legend = [label.text for _, label in chart.getPlotItem().legend.items]
+    # TCP measured at 128 B before Stop, and its yardstick; UDP never measured: neither.
+    assert chart.series_names == ["TCP · IPv4"] and chart.point_count() == 1
+    assert legend == ["TCP · IPv4", "Expected (TCP · IPv4)"]
+    assert user.description("Sweep chart") == "Curves: TCP · IPv4; Expected (TCP · IPv4)"

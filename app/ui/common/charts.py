@@ -157,22 +157,26 @@ class SweepChart(OnDemand, Plot):
 
     def set_expected(self, series: str, points: Sequence[tuple[float, float]]) -> None:
         """The goodput the link allows a series at each value (x, bit/s): the yardstick its
-        measured curve is read against; a curve equal to one already there joins its name."""
+        measured curve is read against, drawn (and in the legend) once the series has a point;
+        a curve equal to another drawn joins its name."""
         if not points:
             return
-        ordered = sorted((float(x), float(y)) for x, y in points)
-        self._expected.pop(expected_name(series), None)
-        for name, shown in list(self._expected.items()):
-            if shown == ordered:
-                del self._expected[name]
-                series = f"{name.removeprefix('Expected (').removesuffix(')')}; {series}"
-                break
-        self._expected[expected_name(series)] = ordered
+        self._expected[series] = sorted((float(x), float(y)) for x, y in points)
         self._changed()
+
+    def _expected_drawn(self) -> dict[str, list[tuple[float, float]]]:
+        """The expected curves of the series drawn, by legend name: a yardstick beside no
+        measured curve (a series stopped before its first point) says nothing."""
+        drawn = set(self.series_names)
+        joined: dict[tuple[tuple[float, float], ...], list[str]] = {}
+        for series, points in self._expected.items():
+            if series in drawn:
+                joined.setdefault(tuple(points), []).append(series)
+        return {expected_name("; ".join(names)): list(points) for points, names in joined.items()}
 
     @property
     def expected_names(self) -> list[str]:
-        return list(self._expected)
+        return list(self._expected_drawn())
 
     def set_categories(self, names: Sequence[str] | None) -> None:
         """A sweep over names (congestion controls): the x axis shows them at 0, 1, 2, …
@@ -226,9 +230,10 @@ class SweepChart(OnDemand, Plot):
             self.removeItem(item)
         self._items.clear()
         self._legend.clear()
+        expected = self._expected_drawn()
         axis = sweep_axis(
             (p.mean + p.spread for v in self._series.values() for p in v if p.shown),
-            {name: [y for _, y in v] for name, v in self._expected.items()},
+            {name: [y for _, y in v] for name, v in expected.items()},
             is_rate=self._is_rate,
         )
         self._axis = axis
@@ -268,11 +273,11 @@ class SweepChart(OnDemand, Plot):
             )
             self.addItem(bars)
             self._items += [bars, curve]
-        self._draw_expected(axis)
-        expected = [axis.legend_name(name) for name in self._expected]
-        self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *expected]))
+        self._draw_expected(axis, expected)
+        legend = [axis.legend_name(name) for name in expected]
+        self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *legend]))
         xs = [p.x for v in self._series.values() for p in v]  # a gap too: the axis reaches it
-        xs += [x for v in self._expected.values() for x, _ in v]
+        xs += [x for v in expected.values() for x, _ in v]
         if xs:
             xs += self._planned
         if self._categories:
@@ -303,11 +308,13 @@ class SweepChart(OnDemand, Plot):
         """The y axis as last drawn: its top, its unit, the expected curves above it."""
         return self._axis
 
-    def _draw_expected(self, axis: SweepAxis) -> None:
+    def _draw_expected(
+        self, axis: SweepAxis, expected: dict[str, list[tuple[float, float]]]
+    ) -> None:
         foreground = QColor("black") if self._print_friendly else theme_colours()[1]
         grey = QColor(foreground)
         grey.setAlpha(150)
-        for index, (name, points) in enumerate(self._expected.items()):
+        for index, (name, points) in enumerate(expected.items()):
             dash = EXPECTED_DASHES[index % len(EXPECTED_DASHES)]
             # One above the chart is drawn all the same (clipped at its top edge), its legend
             # saying how high it goes.

@@ -68,7 +68,8 @@ class StudyCharts:
 
     def begin(self, plan: Plan) -> None:
         """A study of the plan begins: the last one's points go, each chart takes the plan's
-        swept variable, and the throughput chart its yardstick before the first point."""
+        swept variable, and the throughput chart each series' yardstick (drawn from its first
+        point on)."""
         for chart in self.sweep_charts:
             chart.clear_points()
         self.latency_chart.reset()
