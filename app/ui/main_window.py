@@ -150,6 +150,8 @@ class MainWindow(QMainWindow):
         self.sessions.resume_requested.connect(self._resume)
         self.sessions.compare_requested.connect(self._compare)
         self.sessions.status_message.connect(self.status_label.setText)
+        self._hint = ""  # the Sessions tab's hint in the status bar, while it holds
+        self.sessions.hint_changed.connect(self._hint_changed)
         self._charted = ChartedSession(self.measure)
         self.sessions.sessions_deleted.connect(self._charted.forget)
         self.sessions.sessions_restored.connect(self._charted.bring_back)
@@ -331,7 +333,17 @@ class MainWindow(QMainWindow):
         if self.status_label.text() == text:
             self.status_label.setText("")
 
+    def _hint_changed(self, text: str) -> None:
+        """The Sessions tab's hint (what its selection is for) in place of the one before, said
+        while that tab is on view."""
+        self._withdraw(self._hint)
+        self._hint = text
+        if text and self.tabs.currentWidget() is self.sessions:
+            self.status_label.setText(text)
+
     def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is not self.sessions:
+            self._withdraw(self._hint)  # said of the tab left: no longer what is on view
         if self.tabs.widget(index) is self.sessions:
             self.sessions.refresh()
 

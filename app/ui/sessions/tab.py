@@ -71,6 +71,9 @@ class SessionsTab(QWidget):
     resume_requested = Signal(str)  # session id
     compare_requested = Signal(list)  # session ids: two or more, or one to compare within
     status_message = Signal(str)  # what was done, for the window's status bar
+    #: What the selection is for (several rows selected), while this tab is on view; "" once
+    #: it no longer holds. The window withdraws it when another tab is chosen.
+    hint_changed = Signal(str)
     sessions_deleted = Signal(list)  # session ids, gone from the list
     sessions_restored = Signal(list)  # session ids brought back by Undo delete
 
@@ -152,6 +155,7 @@ class SessionsTab(QWidget):
             self.buttons[name] = button
 
         self._several_said = ""  # what the message says of several rows selected, if it does
+        self._restoring = False  # while a list read again gets its selection back
         self.status = QLabel()
         self.status.setObjectName("sessions_status")
         self.status.setAccessibleName("Sessions message")
@@ -235,10 +239,18 @@ class SessionsTab(QWidget):
         by_id = {s.id: s for s in sessions}
         self.status.setStyleSheet("")
         self.status.setText(count_text(sessions, results, self.search.text().strip(), unreadable))
-        self.model.set_rows(rows, listed.problems)
-        for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
-            self.table.resizeColumnToContents(column)
-        self._select(selected)
+        self._restoring = True
+        try:
+            self.model.set_rows(rows, listed.problems)
+            for column in (c for c in range(len(COLUMNS)) if c != STRETCHED):
+                self.table.resizeColumnToContents(column)
+            self._select(selected)
+        finally:
+            self._restoring = False
+        self.update_actions()
+        if len(self.selected_rows()) <= 1 and self._several_said:
+            self.hint_changed.emit("")  # the rows selected are gone from the list
+            self._several_said = ""
         kept_on_view = next((r for r in results if r.id == result_on_view), None)
         if self.shown.showing_result and kept_on_view is not None:
             self._open_result(kept_on_view)  # renamed, perhaps: read again
@@ -294,11 +306,17 @@ class SessionsTab(QWidget):
     def _selection_changed(self, *_args: object) -> None:
         self.update_actions()
         chosen = self.selected_rows()
+        if self._restoring:
+            return  # the list read again, its selection put back: nothing new to say
         if len(chosen) > 1:
             self._several_said = self._several_words(chosen)
-            self.say(self._several_said, False)
-        elif self._several_said and self.status.text() == self._several_said:
-            self.say("", False)  # said of a selection there no longer is
+            self.status.setStyleSheet("")
+            self.status.setText(self._several_said)
+            self.hint_changed.emit(self._several_said)
+        elif self._several_said:
+            if self.status.text() == self._several_said:
+                self.status.setText("")  # said of a selection there no longer is
+            self.hint_changed.emit("")
         if len(chosen) <= 1:
             self._several_said = ""
         if len(chosen) != 1:
