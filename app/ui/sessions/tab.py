@@ -42,6 +42,7 @@ from app.ui.sessions import session_menu
 from app.ui.sessions.exchange import SessionExchange
 from app.ui.sessions.listing import Listed, read_listing
 from app.ui.sessions.recently_deleted import TIP as DELETED_TIP
+from app.ui.sessions.selection import enabled_buttons, several_words
 from app.ui.sessions.session_exports import SessionExports, can_compare_within
 from app.ui.sessions.shown_below import ShownBelow
 from app.ui.sessions.table_model import (
@@ -334,22 +335,10 @@ class SessionsTab(QWidget):
             self.open_selected()
 
     def _several_words(self, chosen: Sequence[object]) -> str:
-        """What several rows selected leave below the list, and what they are for: the view
-        keeps the one it showed (said by name), never silently another's."""
         view = self.shown.view
         on_view = view.session_id if self.shown.currentWidget() is view else None
-        if on_view is None:
-            below = "none of them is shown below"
-        elif any(isinstance(r, SessionRecord) and r.id == on_view for r in chosen):
-            below = f"below is still “{view.session_name}”, the one shown before"
-        else:
-            below = f"below is still “{view.session_name}”, which is not among them"
-        use = (
-            "Compare puts them side by side"
-            if self.buttons["compare_button"].isEnabled()
-            else "select one to see it"
-        )
-        return f"{len(chosen)} selected: {below}; {use}."
+        can_compare = self.buttons["compare_button"].isEnabled()
+        return several_words(chosen, on_view, view.session_name, can_compare)
 
     def _show_unreadable(self, row: UnreadableSession) -> None:
         """A session that cannot be read: what cannot, and what to do, in place of its view."""
@@ -362,28 +351,8 @@ class SessionsTab(QWidget):
         return chosen[0] if len(chosen) == 1 and isinstance(chosen[0], SessionRecord) else None
 
     def update_actions(self) -> None:
-        rows = self.selected_rows()
-        count, single = len(self.selected_sessions()), self.single_session()
-        unreadable = sum(isinstance(row, UnreadableSession) for row in rows)
-        results = len(rows) - count - unreadable
-        if unreadable:  # it can be shown (what cannot be read), never changed or used
-            for name, button in self.buttons.items():
-                if name not in ("import_button", "deleted_button", "refresh_button"):
-                    button.setEnabled(name == "open_button" and len(rows) == 1)
-            return
-        self.buttons["open_button"].setEnabled(len(rows) == 1)
-        self.buttons["rename_button"].setEnabled(len(rows) == 1)
-        self.buttons["tags_button"].setEnabled(single is not None)
-        self.buttons["delete_button"].setEnabled(bool(rows))
-        self.buttons["resume_button"].setEnabled(single is not None and not resume_problem(single))
-        within = single is not None and len(rows) == 1 and can_compare_within(single)
-        self.buttons["compare_button"].setEnabled(
-            (count >= 2 and not results) or (results == 2 and not count) or within
-        )
-        self.buttons["export_button"].setEnabled(
-            count > 0 and not results and not self.exchange.busy
-        )
-        self.buttons["import_button"].setEnabled(not self.exchange.busy)
+        for name, enabled in enabled_buttons(self.selected_rows(), self.exchange.busy).items():
+            self.buttons[name].setEnabled(enabled)
 
     # -- exchange files (the work runs in a worker thread) -------------------------------------
     def import_files(self, paths: Sequence[Path]) -> bool:
