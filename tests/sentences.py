@@ -240,11 +240,20 @@ def check_efficiency(session: Session, sentence: str, match: re.Match[str]) -> N
         if p["expected_bps"] and p["throughput_bps"] and p["efficiency_pct"] is not None
     ]
     assert here, f"a share said where the table has none: {sentence}"
-    point = max(here, key=lambda p: float(p["value"]))
+    over = _over(session, label)
+    if over:  # the point furthest above the model, the one the warning's "up to" names
+        top = max(_shown_pct(p) for p in over)
+        named = [p for p in over if _shown_pct(p) == top]
+    else:
+        named = [max(here, key=lambda p: float(p["value"]))]
     if match["value"] is not None:
-        assert float(match["value"]) == float(point["value"]), f"not the largest point: {sentence}"
+        assert float(match["value"]) in [float(p["value"]) for p in named], (
+            f"not the point it should name: {sentence}"
+        )
+        point = _at(session, label, float(match["value"]))
     else:
         assert session.monitor, sentence
+        (point,) = named
     expected = float(point["expected_bps"])
     measured = float(point["throughput_bps"]["mean"])
     shows_rate(match["expected"], expected, what="expected", sentence=sentence)
@@ -255,14 +264,15 @@ def check_efficiency(session: Session, sentence: str, match: re.Match[str]) -> N
     assert match["allows"] == wifi_words, sentence
     rest = match["rest"]
     if match["over"]:
+        assert over, sentence
         shows_pct(match["overpct"], pct, what="share", sentence=sentence)
-        assert float(match["overpct"]) > OVER_PCT, sentence
+        assert float(match["overpct"]) == _shown_pct(point) > OVER_PCT, sentence
         assert "faster than" not in rest, sentence
         return
     written = match["pct"]
     shows_pct(written, pct, what="share", sentence=sentence)
     shown = float(written)
-    assert shown <= OVER_PCT, sentence
+    assert not over and shown <= OVER_PCT, sentence
     bitrate = _target(session, point)
     if shown >= FULL_PCT:
         assert rest == ": the link is full.", sentence
@@ -365,7 +375,7 @@ _LOSS = re.compile(
 _ABOVE = re.compile(
     rf"^(?P<label>{LABEL}) measured more than the model allows on (?P<rate>the .+? link rate "
     rf"(?:stated|detected \(.*?\)))(?P<where> at .+?)? \(up to (?P<top>{NUMBER}) % of the "
-    r"expected goodput\): "
+    r"expected goodput(?:, at (?P<at>\d+) B)?\): "
 )
 _CPU = re.compile(
     rf"^In (?P<busy>\d+) of (?P<of>\d+) runs? of (?P<label>{LABEL})(?: \(at (?P<where>[^)]+)\))? "
@@ -476,20 +486,41 @@ def check_loss(session: Session, sentence: str, match: re.Match[str]) -> None:
         assert "Set a UDP bitrate under the link's rate" in sentence, sentence
 
 
+def _shown_pct(point: Mapping[str, Any]) -> float:
+    """A point's share of the expected goodput as the table shows it (one decimal)."""
+    return round(100.0 * point["throughput_bps"]["mean"] / point["expected_bps"], 1)
+
+
+def _over(session: Session, label: str) -> list[Mapping[str, Any]]:
+    """The points of a series whose share, as shown, is more than the model allows."""
+    return [
+        p
+        for p in session.points(label)
+        if p["efficiency_pct"] is not None and p["throughput_bps"] and _shown_pct(p) > OVER_PCT
+    ]
+
+
 def check_above(session: Session, sentence: str, match: re.Match[str]) -> None:
     label = match["label"]
     assert match["rate"] == session.rate_words(), sentence
-    over = []
-    for point in session.points(label):
-        if point["efficiency_pct"] is None or not point["throughput_bps"]:
-            continue
-        pct = 100.0 * point["throughput_bps"]["mean"] / point["expected_bps"]
-        if round(pct) > OVER_PCT:  # judged on the figure shown, as the finding is
-            over.append((float(point["value"]), pct))
+    over = _over(session, label)
     assert over, sentence
     if not session.monitor:
-        assert _point_values(match["where"] or "") == [v for v, _ in over], sentence
-    shows_pct(match["top"], max(p for _, p in over), what="top share", sentence=sentence)
+        assert _point_values(match["where"] or "") == [float(p["value"]) for p in over], sentence
+    top = max(_shown_pct(p) for p in over)
+    shows_pct(match["top"], top, what="top share", sentence=sentence)
+    assert float(match["top"]) == top, f"not the largest share, as shown: {sentence}"
+    if len(over) > 1 and not session.monitor:
+        # Names the point it is at: the one the finding names.
+        assert match["at"] is not None, sentence
+        assert _shown_pct(_at(session, label, float(match["at"]))) == top, sentence
+    else:
+        assert match["at"] is None, sentence
+
+
+def _at(session: Session, label: str, value: float) -> Mapping[str, Any]:
+    (point,) = [p for p in session.points(label) if float(p["value"]) == value]
+    return point
 
 
 def _run_cores(session: Session, run: Mapping[str, Any]) -> tuple[float | None, float | None]:

@@ -74,7 +74,7 @@ def test_udp_far_above_a_shaped_link_gets_the_loss_and_frame_overhead_warnings(
     assert f"at {LENGTH} B ({loss:.1f} % lost, at the 60 Mbit/s it was sent at)" in lossy
     assert "Set a UDP bitrate under the 20 Mbit/s link rate stated" in lossy
     (above,) = [w for w in warnings if "more than the model allows" in w]
-    assert f"(up to {point['efficiency_pct']:.0f} % of the expected goodput)" in above
+    assert f"(up to {point['efficiency_pct']:.1f} % of the expected goodput)" in above
     assert "Linux tc counts 14" in above and "--frame-overhead 14" in above
     assert "faster than" not in above
     (finding,) = data["findings"]

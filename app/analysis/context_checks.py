@@ -12,7 +12,7 @@ from typing import Any
 
 from app.analysis.cpu_check import cpu_bound
 from app.analysis.expectation import rate_words, value_text, values_text
-from app.analysis.expected_findings import OVER_PCT, above_model_causes
+from app.analysis.expected_findings import above_model_causes, above_model_points, worst_point
 from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.stats import precise_enough
@@ -20,7 +20,7 @@ from app.domain.net import Protocol
 from app.domain.plan import Medium, Plan, RunKind, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
-from app.domain.units import counted, percent_text, plain_rate
+from app.domain.units import counted, plain_rate
 
 #: Above this share of datagrams lost at a point, UDP's figure is the link's discard rate.
 UDP_LOSS_PCT = 5.0
@@ -266,21 +266,19 @@ def udp_loss(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str 
 
 
 def above_model(plan: Plan, series: Series, points: Sequence[PointSummary]) -> str | None:
-    """Points that measured more than the overhead model allows on the stated link."""
-    # Judged on the figure shown, as the session's finding is: never "up to 101 %" above 101.
-    over = [
-        p
-        for p in points
-        if p.efficiency_pct is not None and float(percent_text(p.efficiency_pct)) > OVER_PCT
-    ]
+    """Points that measured more than the overhead model allows on the stated link, and the
+    one furthest above it (the point the session's finding names)."""
+    # Judged on the figure shown, as the session's finding is: never "up to 101.0 %" above 101.
+    over = above_model_points(points)
     if not over:
         return None
-    top = max(p.efficiency_pct or 0.0 for p in over)
+    top = worst_point(over)
+    where = "" if plan.is_monitor else " at " + values_text(plan, [p.value for p in over])
+    at_top = "" if plan.is_monitor or len(over) == 1 else f", at {value_text(plan, top.value)}"
     return (
         f"{series.label} measured more than the model allows on {rate_words(plan.conditions)}"
-        f"{'' if plan.is_monitor else ' at ' + values_text(plan, [p.value for p in over])} "
-        f"(up to {percent_text(top)} % of the expected "
-        f"goodput): {above_model_causes(plan)}."
+        f"{where} (up to {top.efficiency_text} % of the expected goodput{at_top}): "
+        f"{above_model_causes(plan)}."
     )
 
 

@@ -13,11 +13,11 @@ from app.analysis.expectation import (
     value_text,
 )
 from app.analysis.overhead import WIFI
-from app.analysis.points import PointSummary
+from app.analysis.points import PointSummary, efficiency_text
 from app.domain.net import Protocol
 from app.domain.plan import Plan, Variable
 from app.domain.plan_fields import where_set
-from app.domain.units import format_rate, percent_text
+from app.domain.units import format_rate
 
 #: Above this share of the expected goodput, a measurement is more than the link allows.
 OVER_PCT = 101.0
@@ -104,10 +104,29 @@ def offered_bps(plan: Plan, protocol: Protocol, value: float | str) -> float | N
     return float(plan.bitrate_bps) if plan.bitrate_bps else None
 
 
+def shown_share(point: PointSummary) -> float | None:
+    """A point's share of the expected goodput as the table shows it, or None: what every
+    sentence judges, so that "more than" never sits beside a figure that is not."""
+    shown = point.efficiency_text
+    return None if shown is None else float(shown)
+
+
+def above_model_points(points: Sequence[PointSummary]) -> list[PointSummary]:
+    """The points whose share, as shown, is more than the model allows, in their order."""
+    return [p for p in points if (shown_share(p) or 0.0) > OVER_PCT]
+
+
+def worst_point(points: Sequence[PointSummary]) -> PointSummary:
+    """Of points with a share, the one with the largest (the first of equals): the point a
+    sentence about going above the model names, finding and warning alike."""
+    return max(points, key=lambda p: p.efficiency_pct or 0.0)
+
+
 def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]:
     """Per series, at its largest measured point: the share of the expected goodput reached
-    on the link rate stated or detected (said which), and where the rest went. Empty when the
-    session has no expected goodput."""
+    on the link rate stated or detected (said which), and where the rest went; where some
+    point measured more than the model allows, at the point furthest above it (the one the
+    warning's "up to" names). Empty when the session has no expected goodput."""
     if expectation_problem(plan) is not None:
         return []
     note = loopback_note(plan)
@@ -124,16 +143,16 @@ def efficiency_findings(plan: Plan, points: Sequence[PointSummary]) -> list[str]
         ]
         if not here:
             continue
-        point = max(here, key=lambda p: p.value)
-        pct = point.efficiency_pct or 0.0
+        over = above_model_points(here)
+        point = worst_point(over) if over else max(here, key=lambda p: p.value)
         expected = point.expected_bps or 0.0
         measured = point.metrics["throughput_bps"].mean or 0.0
         target = target_bps(plan, point)
         # A monitor has one point, its whole span: no "at 0" to say.
         where = "" if plan.is_monitor else f" at {value_text(plan, point.value)}"
         numbers = f"expected {format_rate(expected)}, measured {format_rate(measured)}"
-        label, shown = series.label, percent_text(pct)
-        pct = float(shown)  # judged on the figure shown: never "99 %" beside "the rest is"
+        label, shown = series.label, efficiency_text(point.efficiency_pct or 0.0)
+        pct = float(shown)  # judged on the figure shown: never "99.0 %" beside "the rest is"
         if pct > OVER_PCT:
             sentences.append(
                 f"{label} measured more than {allows}{where}{on} ({numbers}, {shown} %): "

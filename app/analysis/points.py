@@ -11,6 +11,13 @@ from app.domain.metrics import POINT_METRICS
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Plan, PointValue, RunKind, Series, Variable, as_point
 from app.domain.records import RunRecord
+from app.domain.units import percent_text
+
+
+def efficiency_text(pct: float) -> str:
+    """A share of the expected goodput as the results table shows it, without the sign: one
+    decimal, never 0.0 for something (0.04)."""
+    return percent_text(pct, 1)
 
 
 #: (name in --json and CSV, how to read it from a run), from the metric table.
@@ -56,6 +63,13 @@ class PointSummary:
         """The link figures by name (LINK_FIGURES): the plan's link rate, its kind and frame
         overhead, this point's expected goodput and its mean's share of it."""
         return link_figures(plan.conditions, self.expected_bps, self.efficiency_pct)
+
+    @property
+    def efficiency_text(self) -> str | None:
+        """The share as the results table shows it (one decimal, never 0.0 for something):
+        the figure every sentence about it writes and is judged on."""
+        pct = self.efficiency_pct
+        return None if pct is None else efficiency_text(pct)
 
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {

@@ -10,13 +10,13 @@ from typing import Any, TextIO
 
 from app.analysis.context_checks import context_checks
 from app.analysis.latency_findings import session_findings
-from app.analysis.points import point_summaries
+from app.analysis.points import efficiency_text, point_summaries
 from app.analysis.shares import link_shares
 from app.domain.metrics import ranked
 from app.domain.plan_fields import value_word
 from app.domain.precision import precision
 from app.domain.records import RunRecord, SessionRecord, status_words
-from app.domain.units import counted, format_rate, percent_text
+from app.domain.units import counted, format_rate
 from app.study.sweep.describe import latency_methods
 from app.study.sweep.events import (
     LatencyNote,
@@ -253,7 +253,7 @@ def print_points(session: SessionRecord, runs: list[RunRecord], out: TextIO) -> 
         if has_expected:
             pct = point.efficiency_pct
             line += f" {format_rate(point.expected_bps):>12} "
-            line += f"{percent_text(pct, 1):>6} %" if pct is not None else f"{'—':>8}"
+            line += f"{efficiency_text(pct):>6} %" if pct is not None else f"{'—':>8}"
         if point.failed:
             line += f"  ({point.failed} failed)"
         out.write(line + "\n")

@@ -402,7 +402,7 @@ def test_above_the_model_on_a_shaped_link_suggests_the_frame_overhead() -> None:
     (sentence,) = by_check(session, runs, Check.ABOVE_MODEL)
     (point,) = [p for p in point_summaries(plan, runs) if p.n]
     assert point.efficiency_pct is not None and point.efficiency_pct > 101
-    assert f"(up to {point.efficiency_pct:.0f} % of the expected goodput)" in sentence
+    assert f"(up to {point.efficiency_pct:.1f} % of the expected goodput)" in sentence
     assert "at 1408 B" in sentence and "40 Mbit/s link rate stated" in sentence
     assert "Linux tc counts 14" in sentence and "--frame-overhead 14" in sentence
     assert "the 40 Mbit/s link rate stated is below" in sentence
@@ -450,12 +450,12 @@ def test_the_above_model_sentence_names_exactly_the_points_above_it(
         for rep in (1, 2, 3)
     ]
     found = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
-    # Judged on the share as the sentence shows it (percent_text), never "up to 101 %" for
+    # Judged on the share as the sentence shows it (percent_text), never "up to 101.0 %" for
     # a share that rounds to 101.
     over = [
         p
         for p in point_summaries(plan, runs)
-        if p.efficiency_pct is not None and float(percent_text(p.efficiency_pct)) > 101
+        if p.efficiency_pct is not None and float(percent_text(p.efficiency_pct, 1)) > 101
     ]
     if not over:
         assert found == []
@@ -463,8 +463,62 @@ def test_the_above_model_sentence_names_exactly_the_points_above_it(
     (sentence,) = found
     assert value_words(sentence.split("(up to")[0]) == [int(p.value) for p in over]
     top = max(p.efficiency_pct or 0.0 for p in over)
-    assert f"(up to {percent_text(top)} % of the expected goodput)" in sentence
+    assert f"(up to {percent_text(top, 1)} % of the expected goodput" in sentence
     assert "faster than" not in sentence
+
+
+def _table_share(pct: float) -> str:
+    """A share as the results table's "Of expected %" shows it (all of these are above 1 %)."""
+    return f"{pct:.1f}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.none(), st.sampled_from([38.3e6, 38.31e6, 39e6]), st.floats(1e6, 60e6)),
+        min_size=6,
+        max_size=6,
+    )
+)
+def test_the_finding_and_the_warning_name_the_same_worst_point(
+    goodputs: list[float | None],
+) -> None:
+    """Above the model, the finding and the warning both name the point with the largest share
+    and that share as the table shows it; the warning's "up to" is that largest share."""
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=40_000_000), protocols=(Protocol.TCP,)
+    )
+    runs = [
+        make_run(plan, TCP4, i, rep, throughput_bps=bps)
+        for i, bps in enumerate(goodputs)
+        if bps is not None
+        for rep in (1, 2, 3)
+    ]
+    points = [p for p in point_summaries(plan, runs) if p.efficiency_pct is not None]
+    if not points:
+        return
+    table = {int(p.value): _table_share(p.efficiency_pct or 0.0) for p in points}
+    top = max(table.values(), key=float)
+    (finding,) = efficiency_findings(plan, point_summaries(plan, runs))
+    warnings = by_check(make_session(plan), runs, Check.ABOVE_MODEL)
+    if float(top) <= 101:
+        assert warnings == []
+        named = value_words(finding.split(" on the ")[0])
+        assert named == [max(table)], finding
+        assert f" {table[max(table)]} % of what the headers allow" in finding, finding
+        return
+    worst = [value for value, shown in table.items() if shown == top]
+    assert finding.startswith("TCP · IPv4 measured more than the headers allow at "), finding
+    (named,) = value_words(finding.split(" on the ")[0])
+    assert named in worst, (table, finding)
+    assert finding.split(": ")[0].endswith(f", {top} %)"), (table, finding)
+    (warning,) = warnings
+    up_to = re.search(r"\(up to (\d+\.\d) % of the expected goodput(?:, at (\d+) B)?\)", warning)
+    assert up_to is not None, warning
+    assert up_to[1] == top, (table, warning)
+    over = [value for value, shown in table.items() if float(shown) > 101]
+    if len(over) > 1:
+        assert up_to[2] is not None and int(up_to[2]) == named, (table, warning, finding)
 
 
 def test_above_the_model_with_a_frame_overhead_stated_points_at_it_and_the_rate() -> None:

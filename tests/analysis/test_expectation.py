@@ -241,7 +241,7 @@ def test_efficiency_findings_say_where_the_rest_went() -> None:
     runs += [run(plan, TCP6, 1, 1, 120.0)]
     said = efficiency_findings(plan, point_summaries(plan, runs))
     assert said[0] == (
-        "TCP · IPv4 reached 97 % of what the headers allow at 1408 B on the 100 Mbit/s link "
+        "TCP · IPv4 reached 97.1 % of what the headers allow at 1408 B on the 100 Mbit/s link "
         "rate stated (expected 94.1 Mbit/s, measured 91.4 Mbit/s); the rest is on the hosts, "
         "not the wire: pacing, CPU, the TCP window or loss."
     )

@@ -20,11 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.expectation import share_pct
+from app.analysis.points import efficiency_text
 from app.analysis.stats import Summary
 from app.domain.metrics import SHOWN_LINK_FIGURES, ranked
 from app.domain.plan_fields import value_word
 from app.domain.precision import precision
-from app.domain.units import format_rate, percent_text
+from app.domain.units import format_rate
 from app.engine.drivers.registry import phrased
 from app.ui.common.widgets import compact_rows
 from app.ui.common.wrapped_header import SHORT_TITLE_ROLE, WrappedHeader
@@ -53,7 +54,7 @@ OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[float | None], str], str], ...
 #: headers and tooltips from the metric table's link figures).
 _LINK_FORMATS: dict[str, Callable[[float | None], str]] = {
     "bit/s": format_rate,
-    "%": lambda v: "—" if v is None else percent_text(v, 1),  # 0.04, never 0.0
+    "%": lambda v: "—" if v is None else efficiency_text(v),  # 0.04, never 0.0
 }
 EXPECTED_COLUMNS = tuple(
     (f.name, f.shown[0], _LINK_FORMATS[f.unit], f.shown[1])
