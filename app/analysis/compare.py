@@ -18,6 +18,7 @@ from app.analysis.pair_words import (
     format_value,
     interval_cell,
     level_text,
+    means_text,
     point_status,
 )
 from app.analysis.pairs import (
@@ -61,6 +62,7 @@ __all__ = [
     "interval_cell",
     "legend_labels",
     "level_text",
+    "means_text",
     "measured_metrics",
     "metric_key",
     "metric_values",

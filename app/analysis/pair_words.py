@@ -13,6 +13,8 @@ from app.analysis.pairs import (
     SeriesData,
 )
 from app.domain.metrics import BY_NAME
+from app.domain.precision import ALONE_DIGITS, MEAN_DIGITS, fixed, places
+from app.domain.units import DASH, rate_unit
 
 
 def unmeasured_reason(series: SeriesData, metric: str) -> str:
@@ -74,7 +76,7 @@ INTERVAL_METHOD = (
 def interval_cell(metric: str, point: ComparedPoint) -> str:
     """A point's interval as the tables show it: '+1.47 … +6.68 Gbit/s (98.3 %)'; '—' when
     the point cannot be tested."""
-    from app.domain.units import DASH, signed
+    from app.domain.units import signed
 
     if point.ci_low is None or point.ci_high is None or point.ci_level is None:
         return DASH
@@ -112,3 +114,44 @@ def format_difference(metric: str, value: float) -> str:
     if metric in PERCENT_METRICS:
         return f"{abs(value):.3g} percentage points"
     return format_value(metric, value)
+
+
+#: The significant digits of a difference that the two means beside it show.
+DIFFERENCE_DIGITS = 2
+
+
+def means_text(metric: str, baseline: float | None, other: float | None) -> tuple[str, str]:
+    """A compared point's two means as the table shows them side by side: in one unit (the
+    larger's) and to one decimal place, fine enough for their difference to read to two
+    significant digits, so that "27.7390" beside "27.7397 Mbit/s" reads as the "+667 bit/s"
+    between them, never "27.7" twice; but to no fewer digits than a mean shown alone (three)
+    nor more than any mean (six). Without both, each as format_value shows it."""
+    if baseline is None or other is None:
+        return _alone(metric, baseline), _alone(metric, other)
+    larger = max(abs(baseline), abs(other))
+    apart = abs(other - baseline)
+    if metric != "throughput_bps":
+        unit, scale = METRIC_INFO[metric][1], 1.0
+    else:
+        unit, scale = rate_unit(larger)
+        decimals = _decimals(larger / scale, apart / scale)
+        if scale < 1e12 and abs(float(fixed(larger / scale, decimals))) >= 1000:
+            unit, scale = rate_unit(scale * 1000)  # 999.96 Mbit/s reads 1.000 Gbit/s
+    decimals = _decimals(larger / scale, apart / scale)
+    return (
+        f"{fixed(baseline / scale, decimals)} {unit}",
+        f"{fixed(other / scale, decimals)} {unit}",
+    )
+
+
+def _decimals(larger: float, apart: float) -> int:
+    """The places that show the larger mean to three significant digits at least, and the
+    difference to two, up to the mean's six."""
+    decimals = places(larger, ALONE_DIGITS)
+    if apart:
+        decimals = max(decimals, min(places(apart, DIFFERENCE_DIGITS), places(larger, MEAN_DIGITS)))
+    return decimals
+
+
+def _alone(metric: str, value: float | None) -> str:
+    return DASH if value is None else format_value(metric, value)

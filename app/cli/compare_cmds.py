@@ -18,6 +18,7 @@ from app.analysis.compare import (
     compare,
     format_value,
     interval_cell,
+    means_text,
     metric_key,
     point_status,
     series_data,
@@ -290,8 +291,9 @@ def _print(comparison: Comparison, env: Environment) -> None:
             negative = p.difference is not None and p.difference < 0
             rel = relative_text(p.relative_pct)
             sig = point_status(pair, p, metric)
+            baseline_mean, other_mean = means_text(metric, p.baseline.mean, p.other.mean)
             print(
-                f"  {p.value:>12g} {show(p.baseline.mean):>12} {show(p.other.mean):>12} "
+                f"  {p.value:>12g} {baseline_mean:>12} {other_mean:>12} "
                 f"{signed(show(p.difference), negative):>12} {rel:>7} {format_p(p.p_value):>8} "
                 f"{format_p(p.p_holm):>8}  {sig:<11}  {interval_cell(metric, p)}",
                 file=env.stdout,

@@ -14,8 +14,12 @@ from app.domain.units import DASH, MINUS, rate_unit
 
 #: A spread is shown to this many significant digits.
 SPREAD_DIGITS = 2
-#: A figure without a spread (a single run, or runs all alike) to this many.
+#: A figure without a spread (a single run) to this many.
 ALONE_DIGITS = 3
+#: Runs all alike (a spread of 0, or one too small to show beside the mean's digits) say more
+#: than a single run does: their mean to this many, so that an SD of exactly 0 does not read
+#: coarser than a tiny one ("27.74 ± 0.00" beside "27.7397 ± 0.0006", not "27.7 ± 0.0").
+ALIKE_DIGITS = 4
 #: A mean keeps at most this many significant digits, however small its spread.
 MEAN_DIGITS = 6
 
@@ -64,7 +68,7 @@ class Precision:
         return f"{shown} {self.unit}" if self.unit and shown != DASH else shown
 
     def with_spread(self, mean: float | None, spread: float | None) -> str:
-        """'3.20 ± 0.10', '2.00 ± 0.35 Gbit/s' (the unit once); '1.60 ± 0.00' for runs all
+        """'3.20 ± 0.10', '2.00 ± 0.35 Gbit/s' (the unit once); '1.600 ± 0.000' for runs all
         alike (the zero to the mean's places, as any spread), '± —' without a spread (a
         single run)."""
         if mean is None or not math.isfinite(mean):
@@ -77,9 +81,9 @@ def precision(
     mean: float | None, spread: float | None, *, scale: float = 1.0, rate: bool = False
 ) -> Precision:
     """The precision of a mean and its spread, both in the same unit: divided by scale (a
-    table's unit), or for a rate in the unit that suits the mean. Without a spread, or with
-    none (runs all alike) or one too small to show beside the mean's digits, the mean's own
-    three significant digits."""
+    table's unit), or for a rate in the unit that suits the mean. Without a spread (a single
+    run) the mean's own three significant digits; with none (runs all alike) or one too small
+    to show beside the mean's digits, four."""
     unit = ""
     if rate:
         unit, scale = rate_unit(abs(mean) if mean else abs(spread or 0.0))
@@ -97,16 +101,18 @@ def _larger(unit: str, scale: float) -> tuple[float, str]:
 
 def _precision(mean: float | None, spread: float | None, scale: float, unit: str) -> Precision:
     shown = None if mean is None or not math.isfinite(mean) else mean / scale
-    alone = Precision(places(shown or 0.0, ALONE_DIGITS), scale, unit)
-    if spread is None or not math.isfinite(spread) or spread == 0:
-        return alone
+    if spread is None or not math.isfinite(spread):
+        return Precision(places(shown or 0.0, ALONE_DIGITS), scale, unit)
+    alike = Precision(places(shown or 0.0, ALIKE_DIGITS), scale, unit)
+    if spread == 0:
+        return alike
     decimals = places(spread / scale, SPREAD_DIGITS)
     if shown:
         decimals = min(decimals, max(places(shown, MEAN_DIGITS), 0))
     if float(fixed(spread / scale, decimals)) == 0:
-        # Runs alike but for float noise (an SD of 1e-15): "1.60 ± 0.00", as runs all alike,
-        # not the mean to its sixth digit beside a row of zeros ("1.60000 ± 0.00000").
-        return alone
+        # Runs alike but for float noise (an SD of 1e-15): "1.600 ± 0.000", as runs all
+        # alike, not the mean to its sixth digit beside a row of zeros ("1.60000 ± 0.00000").
+        return alike
     return Precision(decimals, scale, unit)
 
 

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.domain.precision import (
+    ALIKE_DIGITS,
     ALONE_DIGITS,
     MEAN_DIGITS,
     SPREAD_DIGITS,
@@ -68,9 +69,16 @@ def test_a_mean_without_a_spread_keeps_three_significant_digits(mean: float) -> 
     shown, spread = pair(mean_and_spread(mean, None))
     assert spread == DASH
     assert decimals(shown) == places(mean, ALONE_DIGITS)
+
+
+@given(means)
+def test_runs_all_alike_keep_four_significant_digits(mean: float) -> None:
+    """As found: an SD of exactly 0 showed "27.7 ± 0.0" beside another session's "27.7397 ±
+    0.0006": runs that agree say more than one run, never less than four digits of it."""
     alike, zero = pair(mean_and_spread(mean, 0.0))
-    # Runs all alike: the zero to the mean's places, as any spread ("1.10 ± 0.00", not "± 0").
-    assert alike == shown and zero == fixed(0.0, decimals(shown))
+    # The zero to the mean's places, as any spread ("1.100 ± 0.000", not "± 0").
+    assert decimals(alike) == places(mean, ALIKE_DIGITS) and zero == fixed(0.0, decimals(alike))
+    assert significant(alike) >= ALIKE_DIGITS or decimals(alike) == 0 or value(alike) == 0
 
 
 @given(
@@ -84,14 +92,14 @@ def test_a_mean_without_a_spread_keeps_three_significant_digits(mean: float) -> 
 def test_any_spread_even_none_or_noise_has_the_means_decimals(mean: float, spread: float) -> None:
     """As found: an SD of float noise printed "1.60000 ± 0.00000" and an SD of 0 "1.10 ± 0".
     Both sides to the same places, each parsed back within its rounding, and a spread that
-    would show as zero never buys the mean more than its own three digits."""
+    would show as zero gives the mean the four digits of runs all alike."""
     shown_mean, shown_spread = pair(mean_and_spread(mean, spread))
     assert decimals(shown_mean) == decimals(shown_spread), (shown_mean, shown_spread)
     unit = Decimal(10) ** -decimals(shown_spread)
     assert abs(value(shown_mean) - Decimal(mean)) <= unit / 2 + Decimal("1e-9")
     assert abs(value(shown_spread) - Decimal(spread)) <= unit / 2 + Decimal("1e-9")
     if value(shown_spread) == 0:
-        assert decimals(shown_mean) == places(mean, ALONE_DIGITS), shown_mean
+        assert decimals(shown_mean) == places(mean, ALIKE_DIGITS), shown_mean
 
 
 @given(rates, st.floats(0.001, 0.9))
@@ -120,7 +128,8 @@ def test_the_seams_the_issue_met() -> None:
     assert mean_and_spread(402e6, 93.7e6, rate=True) == "402 ± 94 Mbit/s"
     assert mean_and_spread(0.0113, 0.00757) == "0.0113 ± 0.0076"
     assert mean_and_spread(-0.004, 0.3) == "0.00 ± 0.30"  # never "−0.00"
-    assert mean_and_spread(1.6, 2.4e-16) == "1.60 ± 0.00"  # not "1.60000 ± 0.00000"
-    assert mean_and_spread(1.1, 0.0) == "1.10 ± 0.00"  # not "1.10 ± 0"
-    assert mean_and_spread(941.2e6, 0.0, rate=True) == "941 ± 0 Mbit/s"
+    assert mean_and_spread(1.6, 2.4e-16) == "1.600 ± 0.000"  # not "1.60000 ± 0.00000"
+    assert mean_and_spread(1.1, 0.0) == "1.100 ± 0.000"  # not "1.10 ± 0"
+    assert mean_and_spread(941.2e6, 0.0, rate=True) == "941.2 ± 0.0 Mbit/s"
+    assert mean_and_spread(27.739e6, 0.0, rate=True) == "27.74 ± 0.00 Mbit/s"  # not 27.7 ± 0.0
     assert math.isclose(float(pair(mean_and_spread(2.0e9, 3.54e8, rate=True))[1]), 0.35)

@@ -44,8 +44,8 @@ def _step(tmp_path: Path, latency: bool) -> StepReport:
 
 def test_a_step_with_working_latency_has_its_tables(tmp_path: Path) -> None:
     tables = {title: rows for title, _header, rows in step_tables(_step(tmp_path, True))}
-    # The mean to the place of its SD's second digit; alike runs to three digits.
+    # The mean to the place of its SD's second digit; alike runs to four digits.
     assert tables["Working latency under load (ms, median per run)"] == [["1408", "245.0 ± 7.1"]]
-    assert tables["Idle latency (ms, median per run)"] == [["1408", "0.500 ± 0.000"]]
+    assert tables["Idle latency (ms, median per run)"] == [["1408", "0.5000 ± 0.0000"]]
     plain = [title for title, _header, _rows in step_tables(_step(tmp_path, False))]
     assert plain == ["Throughput"]

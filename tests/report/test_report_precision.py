@@ -134,7 +134,7 @@ def test_a_tiny_significant_difference_keeps_its_percentage_and_sign_everywhere(
 def test_runs_alike_show_their_zero_spread_to_the_means_places(tmp_path: Path) -> None:
     """As found in a walkthrough: the CPU table printed "1.60000 ± 0.00000" (an SD of float
     noise) and a throughput table "1.10 ± 0" (an SD of 0). In the generated report both are
-    the mean to its three digits beside a zero to the same places."""
+    the mean to the four digits of runs all alike beside a zero to the same places."""
     path = tmp_path / "linklab.sqlite3"
     cpu = [1.6, 1.6000000000000003, 1.6]  # alike but for the last bit: an SD of ~1e-16
     with Database(path) as db:
@@ -158,8 +158,8 @@ def test_runs_alike_show_their_zero_spread_to_the_means_places(tmp_path: Path) -
     comparison = load(path, (ids[0], ids[1]))
     page = report_html(collect(comparison, FrontDoor(path)), b"", {})
     pairs = re.findall(rf"({NUMBER})&nbsp;±&nbsp;({NUMBER})", page)
-    assert ("1.60", "0.00") in pairs, pairs  # the CPU table
-    assert ("1.10", "0.00") in pairs and ("2.00", "0.00") in pairs, pairs  # throughput
+    assert ("1.600", "0.000") in pairs, pairs  # the CPU table
+    assert ("1.100", "0.000") in pairs and ("2.000", "0.000") in pairs, pairs  # throughput
     for mean, spread in pairs:
         assert decimals(mean) == decimals(spread), (mean, spread)
     assert "0.00000" not in page and not re.search(r"±&nbsp;0(?![.\d])", page)

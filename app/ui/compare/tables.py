@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QTextBrowser
 
-from app.analysis.compare import Comparison, format_value, point_status
+from app.analysis.compare import Comparison, format_value, means_text, point_status
 from app.domain.plan_fields import value_word
 from app.domain.units import format_p, relative_text
 from app.report.compare_export import std_table
@@ -43,12 +43,13 @@ def fill_tables(
             row = differences.rowCount()
             differences.insertRow(row)
             ci = interval_text(metric, p)
+            baseline_mean, other_mean = means_text(metric, p.baseline.mean, p.other.mean)
             cells = [
                 pair.other.label,
                 pair.baseline.label,
                 value_word(p.value),
-                show(p.baseline.mean),
-                show(p.other.mean),
+                baseline_mean,
+                other_mean,
                 difference_cell(metric, p.difference),
                 relative_text(p.relative_pct),
                 ci,
