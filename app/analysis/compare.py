@@ -14,6 +14,7 @@ from app.analysis.context_checks import ContextWarning, context_checks
 from app.analysis.findings import findings
 from app.analysis.pair_words import (
     INTERVAL_METHOD,
+    LEVELS_WHY,
     format_difference,
     format_value,
     interval_cell,
@@ -46,6 +47,7 @@ from app.domain.records import RunRecord, SessionRecord
 __all__ = [
     "ALPHA",
     "INTERVAL_METHOD",
+    "LEVELS_WHY",
     "METRIC_INFO",
     "METRIC_NAMES",
     "PERCENT_METRICS",

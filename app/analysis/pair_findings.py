@@ -358,7 +358,9 @@ def family_text(tested: int, explain: bool = True) -> str:
         return (
             "Welch's t-test per point, Holm's correction over "
             f"{counted(tested, 'point')}, α = {ALPHA}; "
-            "each interval is at the level of its point's Holm step — "
+            "each interval is at the level of its point's Holm step — the k-th smallest p "
+            "of the m is tested at α / (m − k + 1), stricter where more points could "
+            "differ by chance, so its interval is at 1 − α / (m − k + 1): "
             f"{level_text(1 - ALPHA / tested)} for the smallest p, up to "
             f"{level_text(1 - ALPHA)}; from the first point not significant on, that point's "
             "level — so it excludes zero exactly where the difference is significant"

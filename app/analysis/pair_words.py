@@ -73,6 +73,19 @@ INTERVAL_METHOD = (
 )
 
 
+#: Why each row's interval has a level of its own, in plain words: the Differences table's
+#: tooltip on that column, and (shorter) the findings' method sentence.
+LEVELS_WHY = (
+    "Why the level differs from row to row: the more points are tested at once, the likelier "
+    "one of them looks different by chance alone. Holm's step-down guards against that: it "
+    "tests the point with the smallest p at α / m, the next at α / (m − 1), and so on, the "
+    "k-th smallest p of the m tested at α / (m − k + 1). Each row's interval is drawn at the "
+    "level its own test used, 1 − α / (m − k + 1) (with two points 97.5 %, then 95 %), and "
+    "from the first point not significant on, the rows after it keep that point's level; so "
+    "an interval leaves out zero exactly where its row is significant."
+)
+
+
 def interval_cell(metric: str, point: ComparedPoint) -> str:
     """A point's interval as the tables show it: '+1.47 … +6.68 Gbit/s (98.3 %)'; '—' when
     the point cannot be tested."""

@@ -1,8 +1,13 @@
 """Two sessions a few hundred bit/s apart, one of runs all alike (an SD of exactly 0), read as a
 person reads them: each session's results table to enough digits, the Compare tab's two means
-apart by the difference beside them."""
+apart by the difference beside them, and why each row's interval has a level of its own,
+there for the reading (the column title's tooltip and the findings)."""
 
 from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QTableWidget, QToolTip
 
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import Peer, Plan, RunKey
@@ -67,3 +72,29 @@ def test_the_compared_means_are_apart_by_the_difference(window: MainWindow, user
     assert at_128["Difference"] == "+667 bit/s", at_128
     # The two means apart by what the Difference says, not "27.7 Mbit/s" twice.
     assert (at_128["Baseline mean"], at_128["Mean"]) == ("27.7390 Mbit/s", "27.7397 Mbit/s")
+
+
+def test_why_each_interval_has_its_own_level_is_said(window: MainWindow, user: User) -> None:
+    """97.5 % on one row and 95 % on the other: why, where the levels are read (the column
+    title's tooltip) and in the findings."""
+    rows = _differences(window, user)
+    title = "CI of the difference at its Holm step's level"
+    assert {r[title].rpartition(" (")[2] for r in rows} == {"95 %)", "97.5 %)"}, rows
+    table = user.find("Differences", QTableWidget)
+    column = user.headers("Differences").index(title)
+    # Pointed at, the column's title shows it.
+    table.scrollTo(table.model().index(0, column))
+    header = table.horizontalHeader()
+    at = QPoint(header.sectionViewportPosition(column) + 4, header.height() // 2)
+    QApplication.sendEvent(
+        header.viewport(), QHelpEvent(QEvent.Type.ToolTip, at, header.viewport().mapToGlobal(at))
+    )
+    wait_for(QToolTip.isVisible, 5, "the title's tooltip")
+    tip = QToolTip.text()
+    assert "Why the level differs from row to row" in tip
+    assert "k-th smallest p of the m tested at α / (m − k + 1)" in tip
+    assert "1 − α / (m − k + 1)" in tip and "97.5 %, then 95 %" in tip
+    user.tab("Findings")
+    findings = user.text("Findings")
+    assert "the k-th smallest p of the m is tested at α / (m − k + 1)" in findings
+    assert "so its interval is at 1 − α / (m − k + 1): 97.5 % for the smallest p" in findings

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.compare import (
+    LEVELS_WHY,
     METRIC_INFO,
     Comparison,
     Mode,
@@ -56,6 +57,8 @@ from app.ui.compare.pair_list import PairList
 from app.ui.compare.tables import fill_tables
 from app.ui.context import AppContext
 
+#: Its tooltip (LEVELS_WHY) says why each row has a level of its own.
+INTERVAL_HEADER = "CI of the difference at its Holm step's level"
 DIFFERENCE_HEADERS = [
     "Series",
     "Against",
@@ -64,7 +67,7 @@ DIFFERENCE_HEADERS = [
     "Mean",
     "Difference",
     "%",
-    "CI of the difference at its Holm step's level",
+    INTERVAL_HEADER,
     "p (Welch)",
     "p (Holm)",
     "Significant (α = 0.05)",
@@ -184,6 +187,9 @@ class CompareTab(QWidget):
         # the interval's and the verdict's titles pushed the last column out of view.
         self.differences.setHorizontalHeader(WrappedHeader(self.differences))
         self.differences.setHorizontalHeaderLabels(DIFFERENCE_HEADERS)
+        levels = self.differences.horizontalHeaderItem(DIFFERENCE_HEADERS.index(INTERVAL_HEADER))
+        if levels is not None:
+            levels.setToolTip(LEVELS_WHY)
         self.std_table = QTableWidget(0, 0)
         self.std_table.setObjectName("std_table")
         self.std_table.setAccessibleName("Standard deviations")
