@@ -9,7 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.study.sweep.stopped import stopped_words
+from app.study.sweep.stopped import duration_words, stop_took_words, stopped_words
 
 
 def numbers(text: str) -> list[int]:
@@ -43,3 +43,28 @@ def test_the_words_read_as_the_close_dialog_says_them() -> None:
         "2 finished runs are saved; the run in progress had measured no interval yet, so "
         "nothing of it is kept; Resume in Sessions measures the runs left."
     )
+
+
+@given(st.floats(0.0, 30.0), st.floats(-1.0, 30.0))
+def test_how_long_stop_took_is_said_within_its_rounding_and_never_as_nothing(
+    asked_at: float, took: float
+) -> None:
+    said = stop_took_words(asked_at, asked_at + took)
+    shape = r"The engine ended (?:(\d+) ms|(\d+\.\d\d) s|under 1 ms) after Stop\."
+    found = re.fullmatch(shape, said)
+    assert found is not None, said
+    true = max(0.0, took)
+    if found[1] is not None:
+        assert 1 <= int(found[1]) <= 999 and abs(int(found[1]) - true * 1000) <= 0.5 + 1e-6
+    elif found[2] is not None:
+        assert float(found[2]) >= 1.0 and abs(float(found[2]) - true) <= 0.005 + 1e-9
+    else:
+        assert true < 0.0005 + 1e-9, said
+    assert "0.00" not in said and " 0 ms" not in said
+
+
+def test_stop_between_runs_says_no_engine_was_running() -> None:
+    assert stop_took_words(5.0, None) == "Stopped between runs: no engine was running."
+    assert duration_words(0.0004) == "under 1 ms"
+    assert duration_words(0.0021) == "2 ms"
+    assert duration_words(0.9996) == "1.00 s"

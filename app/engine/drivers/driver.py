@@ -32,6 +32,17 @@ class RunHandle(TypingProtocol):
 
     def cancel(self) -> None: ...
 
+    @property
+    def started(self) -> bool:
+        """Its engine was started (a process, or a fake's measuring)."""
+        ...
+
+    @property
+    def ended_at(self) -> float | None:
+        """When (time.monotonic()) its engine was seen ended; None before it starts and while
+        it runs: how long Stop took is read from it."""
+        ...
+
     def output(self) -> str:
         """What the engine printed so far (a run cut short keeps it as its raw output)."""
         ...

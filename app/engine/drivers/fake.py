@@ -135,6 +135,8 @@ class FakeRun:
         self.argv = tuple(driver.argv(plan, key))
         self.result: RunResult | None = None
         self._cancelled = threading.Event()
+        self.started = False
+        self.ended_at: float | None = None  # time.monotonic() when its measuring ended
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -143,6 +145,13 @@ class FakeRun:
         return f"fake run of {' '.join(self.argv)}"
 
     def events(self) -> Iterator[Sample | EngineMessage]:
+        self.started = True
+        try:
+            yield from self._events()
+        finally:
+            self.ended_at = time.monotonic()
+
+    def _events(self) -> Iterator[Sample | EngineMessage]:
         driver, plan, key = self.driver, self.plan, self.key
         started, steady = time.time(), time.monotonic()
         failure = driver.fail(key, self.attempt) if driver.fail is not None else None

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -266,6 +267,7 @@ class ManagedProcess:
         self._popen: subprocess.Popen[bytes] | None = None
         self._threads: list[threading.Thread] = []
         self._job: JobObject | None = None
+        self._ended_at: float | None = None  # time.monotonic() when first seen ended
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -315,7 +317,22 @@ class ManagedProcess:
 
     @property
     def returncode(self) -> int | None:
-        return self._popen.poll() if self._popen is not None else None
+        if self._popen is None:
+            return None
+        code = self._popen.poll()
+        if code is not None:
+            self._seen_ended()
+        return code
+
+    @property
+    def ended_at(self) -> float | None:
+        """When (time.monotonic()) LinkLab first saw the process ended, reaped by wait() or
+        cancel(); None before it starts and while it runs."""
+        return self._ended_at
+
+    def _seen_ended(self) -> None:
+        if self._ended_at is None:
+            self._ended_at = time.monotonic()
 
     def _read_stdout(self) -> None:
         assert self._popen is not None and self._popen.stdout is not None
@@ -383,6 +400,7 @@ class ManagedProcess:
         except subprocess.TimeoutExpired:
             self.cancel()
             code = self._popen.wait()
+        self._seen_ended()
         if self._job is not None:
             self._job.close()  # kill on close: ends whatever the engine left running
         ended = self._job is not None if _IS_WINDOWS else not group_lives_on(self._popen.pid)
@@ -417,6 +435,8 @@ class ManagedProcess:
                 popen.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 pass
+        if popen is not None and popen.poll() is not None:
+            self._seen_ended()
         if self._job is not None:
             self._job.close()
         self._lines.put(_EOF)

@@ -107,6 +107,17 @@ class EngineRun:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
+    @property
+    def started(self) -> bool:
+        """Its engine's process was started."""
+        return self._process is not None
+
+    @property
+    def ended_at(self) -> float | None:
+        """When (time.monotonic()) its engine's process was seen ended; None before it
+        starts and while it runs."""
+        return self._process.ended_at if self._process is not None else None
+
     def cancel(self) -> None:
         self._cancel_requested = True
         if self._process is not None:

@@ -182,6 +182,9 @@ class SessionFinished:
     #: The runs Stop cut short, each as the intervals it had measured: kept unfinished with
     #: them (one with none is not kept).
     cut_short: tuple[int, ...] = ()
+    #: When (time.monotonic()) the last engine Stop ended was seen ended; None when no engine
+    #: ran as Stop came (it came between runs) or the session was not stopped.
+    engines_ended_at: float | None = None
 
 
 @dataclass(frozen=True)

@@ -255,7 +255,10 @@ class MonitorRunner(Runner):
             reason = f"{reason} {self._reason}"
         reason = " ".join([reason, *self._latency_notes]).strip()
         self.store.finish(session_id, SessionStatus.COMPLETED, reason)
-        self._emit(SessionFinished(session_id, SessionStatus.COMPLETED, reason, done, failed))
+        ended = self._engines_ended_at()
+        status = SessionStatus.COMPLETED
+        said = SessionFinished(session_id, status, reason, done, failed, engines_ended_at=ended)
+        self._emit(said)
         return Outcome(session_id, SessionStatus.COMPLETED, reason, done, failed)
 
 

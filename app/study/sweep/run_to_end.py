@@ -13,6 +13,7 @@ leads to are the sweep's (app.study.sweep.runner) or the monitor's (app.study.sw
 from __future__ import annotations
 
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -90,6 +91,7 @@ class Runner(ABC):
         self._driver = (drivers or DRIVERS)[plan.engine]
         self._stop = threading.Event()
         self._current: set[RunHandle] = set()
+        self._stopped_runs: list[RunHandle] = []  # those whose engine ran when Stop came
         self._lock = threading.Lock()
         self.session_id: str | None = resume_session
         self._reason = reason  # said with the outcome when nothing else is (skipped series)
@@ -115,6 +117,7 @@ class Runner(ABC):
         with self._lock:
             current = list(self._current)
             probes = list(self._probes)
+            self._stopped_runs += [r for r in current if r.started and r.ended_at is None]
         for run in current:
             run.cancel()
         for probe in probes:
@@ -123,6 +126,17 @@ class Runner(ABC):
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
+
+    def _engines_ended_at(self) -> float | None:
+        """When (time.monotonic()) the last engine that Stop ended was seen ended: read once
+        their runs are over (the reader at its end, one not seen ended counts as now); None
+        when no engine ran as Stop came (between runs, or not stopped)."""
+        with self._lock:
+            runs = list(self._stopped_runs)
+        if not runs:
+            return None
+        now = time.monotonic()
+        return max(now if r.ended_at is None else r.ended_at for r in runs)
 
     def _emit(self, event: StudyEvent) -> None:
         """Said from any thread: yielded, in order, at the reading thread's next yield."""

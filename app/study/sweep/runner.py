@@ -128,7 +128,8 @@ class StudyRunner(Runner):
         finished_runs, failed = len(records), sum(not r.ok for r in records)
         self.store.finish(session_id, status, reason)
         cut = tuple(self._cut)
-        self._emit(SessionFinished(session_id, status, reason, finished_runs, failed, cut))
+        ended = self._engines_ended_at()
+        self._emit(SessionFinished(session_id, status, reason, finished_runs, failed, cut, ended))
         return Outcome(session_id, status, reason, finished_runs, failed)
 
     def _run_group(

@@ -1,5 +1,6 @@
 """What Stop kept of a study, in words: the runs it had finished, and each run it cut short,
-kept unfinished with the intervals it measured (a run that had measured none is not kept)."""
+kept unfinished with the intervals it measured (a run that had measured none is not kept);
+and how long it took to end the engines running."""
 
 from __future__ import annotations
 
@@ -38,3 +39,23 @@ def stopped_words(finished: int, cut_short: Sequence[int]) -> str:
     else:
         again = "the runs left"
     return f"{said}; Resume in Sessions measures {again}."
+
+
+def duration_words(seconds: float) -> str:
+    """A short span as a person reads it, never 0 for something: 'under 1 ms', '42 ms',
+    '1.27 s'."""
+    milliseconds = round(seconds * 1000)
+    if milliseconds < 1:
+        return "under 1 ms"
+    if milliseconds < 1000:
+        return f"{milliseconds} ms"
+    return f"{seconds:.2f} s"
+
+
+def stop_took_words(asked_at: float, engines_ended_at: float | None) -> str:
+    """How long Stop took, from when it was pressed (time.monotonic()) to when the last engine
+    it ended was seen ended: 'The engine ended 42 ms after Stop.'; without an engine running
+    as it came, that it came between runs."""
+    if engines_ended_at is None:
+        return "Stopped between runs: no engine was running."
+    return f"The engine ended {duration_words(max(0.0, engines_ended_at - asked_at))} after Stop."

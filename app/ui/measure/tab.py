@@ -32,7 +32,7 @@ from app.study.sweep.events import (
     SessionStarted,
     StudyPrepared,
 )
-from app.study.sweep.stopped import stopped_words
+from app.study.sweep.stopped import stop_took_words, stopped_words
 from app.ui.common.log_view import LogView
 from app.ui.common.remembered import remember_splitter
 from app.ui.common.study_worker import PeerRefused, study_worker
@@ -411,9 +411,7 @@ class MeasureTab(QWidget):
             error=event.status is SessionStatus.FAILED or bool(event.runs_failed),
         )
         if self._stop_asked_at is not None:
-            self.log.appendPlainText(
-                f"Stopped within {time.monotonic() - self._stop_asked_at:.2f} s."
-            )
+            self.log.appendPlainText(stop_took_words(self._stop_asked_at, event.engines_ended_at))
         self.session_saved.emit(event.session_id)
 
     def _failed(self, sentence: str) -> None:
