@@ -24,6 +24,27 @@ LONG_A = "Room B12 laptop to the lab server over the building's wired network, b
 LONG_B = "Room B12 laptop to the lab server over the building's wired network, after the change"
 
 
+def compare_two(
+    window: MainWindow,
+    user: User,
+    context: AppContext,
+    first: tuple[str, tuple[IpVersion, ...]],
+    second: tuple[str, tuple[IpVersion, ...]],
+    size: tuple[int, int],
+) -> None:
+    """Two sessions stored (name, IP versions), the window at `size`, both selected in
+    Sessions and Compare pressed."""
+    db = Path(context.db_path)
+    for (name, versions), when in zip((first, second), ("2025-03-01", "2025-03-02"), strict=True):
+        make_session(db, name, when=f"{when}T10:00:00+00:00", ip_versions=versions)
+    window.resize(*size)
+    user.tab("Sessions")
+    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
+    user.click_row("Sessions", 0)
+    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
+    user.click("Compare")
+
+
 @pytest.mark.skipif(
     under_wine(),
     reason="Wine lays the list out with font metrics of its own, wider than Windows' and Linux'",
@@ -31,16 +52,9 @@ LONG_B = "Room B12 laptop to the lab server over the building's wired network, a
 def test_long_names_leave_the_plot_most_of_the_chart(
     window: MainWindow, user: User, context: AppContext
 ) -> None:
-    db = Path(context.db_path)
     both = (IpVersion.V4, IpVersion.V6)
-    make_session(db, LONG_A, when="2025-03-01T10:00:00+00:00", ip_versions=both)
-    make_session(db, LONG_B, when="2025-03-02T10:00:00+00:00")  # IPv4 only: IPv6 unpaired
-    window.resize(*USABLE)
-    user.tab("Sessions")
-    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
-    user.click_row("Sessions", 0)
-    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
-    user.click("Compare")
+    # The second IPv4 only: its IPv6 series unpaired.
+    compare_two(window, user, context, (LONG_A, both), (LONG_B, (IpVersion.V4,)), USABLE)
     wait_for(lambda: user.table_rows("Pairs compared"), 10, "the comparison")
     paired = [row[0] for row in user.table_rows("Pairs compared") if "↔" in row[0]]
     assert len(paired) == 2  # TCP · IPv4 and UDP · IPv4 of the two sessions
@@ -85,15 +99,8 @@ VERY_LONG_B = "Lab 2, group 4: the access point by the window of room B12, open 
 def test_long_names_give_way_to_the_figures_at_1280x800(
     window: MainWindow, user: User, context: AppContext
 ) -> None:
-    db = Path(context.db_path)
-    make_session(db, VERY_LONG_A, when="2025-03-01T10:00:00+00:00")
-    make_session(db, VERY_LONG_B, when="2025-03-02T10:00:00+00:00")
-    window.resize(1280, 800)
-    user.tab("Sessions")
-    wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "the sessions")
-    user.click_row("Sessions", 0)
-    user.click_row("Sessions", 1, Qt.KeyboardModifier.ControlModifier)
-    user.click("Compare")
+    v4 = (IpVersion.V4,)
+    compare_two(window, user, context, (VERY_LONG_A, v4), (VERY_LONG_B, v4), (1280, 800))
     wait_for(lambda: user.table_rows("Differences"), 10, "the differences")
     table = user.find("Differences", QTableWidget)
     wait_for(
