@@ -19,6 +19,7 @@ from app.analysis.pair_words import (
     format_value,
     interval_cell,
     level_text,
+    mean_numbers,
     means_text,
     point_status,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "interval_cell",
     "legend_labels",
     "level_text",
+    "mean_numbers",
     "means_text",
     "measured_metrics",
     "metric_key",

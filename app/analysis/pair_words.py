@@ -157,6 +157,19 @@ def means_text(metric: str, baseline: float | None, other: float | None) -> tupl
     )
 
 
+def mean_numbers(baseline: float | None, other: float | None, scale: float) -> tuple[str, str]:
+    """A compared point's two means as numbers in a table's unit (divided by scale), to one
+    decimal place as means_text chooses it; '—' for a side without one."""
+    if baseline is None or other is None:
+        return _number_alone(baseline, scale), _number_alone(other, scale)
+    decimals = _decimals(max(abs(baseline), abs(other)) / scale, abs(other - baseline) / scale)
+    return fixed(baseline / scale, decimals), fixed(other / scale, decimals)
+
+
+def _number_alone(value: float | None, scale: float) -> str:
+    return DASH if value is None else fixed(value / scale, places(value / scale, ALONE_DIGITS))
+
+
 def _decimals(larger: float, apart: float) -> int:
     """The places that show the larger mean to three significant digits at least, and the
     difference to two, up to the mean's six."""

@@ -19,6 +19,7 @@ from app.analysis.compare import (
     PairComparison,
     SeriesData,
     level_text,
+    mean_numbers,
     point_status,
 )
 from app.analysis.expectation import rate_words
@@ -71,12 +72,14 @@ def _difference_row(p: ComparedPoint, factor: float, status: str) -> str:
             f"{shown.number(p.ci_low, plus=True)} to {shown.number(p.ci_high, plus=True)}"
             f" ({level_text(p.ci_level).replace(' ', '&nbsp;')})"
         )
+    # Both means to the digits their difference needs, as the window's table shows them.
+    baseline, other = mean_numbers(p.baseline.mean, p.other.mean, factor)
     return cells(
         [
             ("num", e(x(p.value))),
             ("num", f"{p.baseline.n}&nbsp;/&nbsp;{p.other.n}"),
-            ("num", number(p.baseline.mean, factor)),
-            ("num", number(p.other.mean, factor)),
+            ("num", baseline),
+            ("num", other),
             ("num", difference),
             ("num", relative),
             ("num", interval),

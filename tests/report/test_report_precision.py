@@ -163,3 +163,28 @@ def test_runs_alike_show_their_zero_spread_to_the_means_places(tmp_path: Path) -
     for mean, spread in pairs:
         assert decimals(mean) == decimals(spread), (mean, spread)
     assert "0.00000" not in page and not re.search(r"±&nbsp;0(?![.\d])", page)
+
+
+def test_the_pairs_means_read_as_their_difference(tmp_path: Path) -> None:
+    """As the window's Differences table: two means 667 bit/s apart are not both "27.7"."""
+    path = tmp_path / "linklab.sqlite3"
+    with Database(path) as db:
+        store = SessionStore(db)
+        ids = []
+        for name, mbits in (("alike", [27.739033] * 3), ("spread", [27.7391, 27.7397, 27.7403])):
+            plan = Plan(peer=Peer("192.0.2.10"), values=(1408,), repetitions=3, name=name)
+            sid = store.create_session(plan, ENVIRONMENT if name == "alike" else {})
+            for rep, mbit in enumerate(mbits, start=1):
+                store.add_run(
+                    sid,
+                    RunKey(Protocol.TCP, IpVersion.V4, 0, rep),
+                    1408.0,
+                    metrics=RunMetrics(throughput_bps=mbit * 1e6),
+                    started_at=utc_now(),
+                    elapsed_s=10.0,
+                    engine="iperf3",
+                )
+            store.finish(sid, SessionStatus.COMPLETED)
+            ids.append(sid)
+    page = report_html(collect(load(path, (ids[0], ids[1])), FrontDoor(path)), b"", {})
+    assert re.search(r">27\.7390</td>\s*<td[^>]*>27\.7397</td>", page), page
