@@ -1051,10 +1051,12 @@ def shoot_exports(user: Any, window: Any, folder: Path, save: Callable[[str], No
     # The button shows at once, for the session shown before until this one's series are
     # read: wait for this session's name below and the reads to end.
     wait_for(
-        lambda: not window.sessions.reading
-        and name[:40] in user.visible_text()
-        and user.can_see("Compare its series")
-        and user.find("Compare its series").isEnabled(),
+        lambda: (
+            not window.sessions.reading
+            and name[:40] in user.visible_text()
+            and user.can_see("Compare its series")
+            and user.find("Compare its series").isEnabled()
+        ),
         30,
         "the session's view",
     )

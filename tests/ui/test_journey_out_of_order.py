@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.analysis.compare import METRIC_INFO, format_value
+from app.analysis.compare import METRIC_INFO
+from app.analysis.pair_words import means_text
 from app.domain.records import RunRecord
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -140,10 +141,9 @@ def test_out_of_order_in_the_table_the_comparison_and_the_csv(
     assert [c["Value"] for c in differences] == list(SIZES)
     for cells in differences:
         assert (cells["Series"], cells["Against"]) == ("UDP · IPv6", "UDP · IPv4")
-        for side, version in (("Baseline mean", 4), ("Mean", 6)):
-            # The comparison's three significant digits of the same stored mean.
-            mean = means[(version, cells["Value"])]
-            assert cells[side] == format_value("out_of_order", mean), (side, cells, mean)
+        # The same stored means, both to the digits that let their difference be read.
+        shown = means_text("out_of_order", means[(4, cells["Value"])], means[(6, cells["Value"])])
+        assert (cells["Baseline mean"], cells["Mean"]) == shown, (cells, shown)
     # The findings say of each point what the table says: significant or not.
     user.tab("Findings")
     said = [s for s in user.text("Findings").split("\n\n") if s]
