@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.analysis.expectation import expected_at, rate_words, values_text
+from app.analysis.expectation import expected_at, rate_words, share_pct, values_text
+from app.analysis.points import efficiency_text
 from app.domain.plan import Plan, Series
 from app.domain.records import RunRecord
 from app.domain.units import percent_text
@@ -167,21 +168,23 @@ def _pace(plan: Plan, series: Series, busy: list[_Busy], loopback: bool) -> str:
     reached: list[float] = []
     for b in busy:
         expected = expected_at(plan, series, b.run.value)
-        measured = b.run.metrics.throughput_bps
-        if expected is None or not expected.expected_bps or measured is None:
+        bps = None if expected is None else expected.expected_bps
+        share = share_pct(b.run.metrics.throughput_bps, bps)
+        if share is None:
             reached = []
             break
-        reached.append(100.0 * measured / expected.expected_bps)
+        reached.append(share)
     if not reached:
         return (
             "Without an expected goodput (a link rate, the medium), it cannot be told whether "
             f"the link or the computer set the pace. {advice}"
         )
-    low, high = percent_text(min(reached)), percent_text(max(reached))
+    # As the results table shows a share (one decimal), and judged on that figure.
+    low, high = efficiency_text(min(reached)), efficiency_text(max(reached))
     span = low if low == high else f"{low}–{high}"
     allows = f"of the expected goodput on {rate_words(plan.conditions)}"
     it = "It" if len(busy) == 1 else "They"
-    if float(low) >= REACHED_PCT:  # judged on the figure shown
+    if float(low) >= REACHED_PCT:
         return f"{it} still reached {span} % {allows}: the link, not the CPU, set the pace."
     if float(high) >= REACHED_PCT:
         return (

@@ -19,8 +19,9 @@ from app.analysis.context_checks import (
     context_checks,
 )
 from app.analysis.cpu_check import CPU_CORE_PCT, run_cpu_cores
+from app.analysis.expectation import expected_at
 from app.analysis.expected_findings import efficiency_findings
-from app.analysis.points import point_summaries
+from app.analysis.points import efficiency_text, point_summaries
 from app.domain.net import IpVersion, Protocol
 from app.domain.plan import (
     Conditions,
@@ -377,7 +378,11 @@ def test_the_cpu_sentence_says_whose_load_it_was_its_peak_and_whether_the_link_w
     # The same load with the rate far below the link's: then the computer may have.
     slow = replace(busy, metrics=replace(busy.metrics, throughput_bps=10e6))
     (sentence,) = by_check(make_session(plan, two_cores), [slow], Check.CPU_BOUND)
-    assert "It reached 34 % of the expected goodput on the 31 Mbit/s link rate stated: the " in (
+    expected = expected_at(plan, TCP4, 1408)
+    assert expected is not None
+    shown = efficiency_text(100 * 10e6 / expected.expected_bps)
+    assert 33 < float(shown) < 35  # 10 of the 29.7 Mbit/s 1408 B allow on 31 Mbit/s
+    assert f"It reached {shown} % of the expected goodput on the 31 Mbit/s link rate stated: " in (
         sentence
     )
     assert "the computer, not the link, may have set the pace" in sentence
@@ -386,6 +391,48 @@ def test_the_cpu_sentence_says_whose_load_it_was_its_peak_and_whether_the_link_w
     old = replace(busy, metrics=replace(busy.metrics, cpu_linklab_mean_pct=None))
     (sentence,) = by_check(make_session(plan, two_cores), [old], Check.CPU_BOUND)
     assert "which programs used it, a run stored before LinkLab kept that cannot say" in sentence
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(80.0, 100.0), min_size=1, max_size=4))
+def test_the_cpu_sentence_judges_the_link_on_the_share_the_table_shows(
+    shares: list[float],
+) -> None:
+    """Whether the link set the pace is judged on the share as the results table shows it
+    (one decimal): 89.96 % reads 90.0 % and reached the link; 89.94 % reads 89.9 %."""
+    plan = make_plan(
+        Conditions(medium=Medium.ETHERNET, link_rate_bps=31_000_000, frame_overhead=14),
+        protocols=(Protocol.TCP,),
+    )
+    expected = expected_at(plan, TCP4, 1408)
+    assert expected is not None
+    runs = [
+        make_run(
+            plan,
+            TCP4,
+            5,
+            rep,
+            throughput_bps=share / 100 * expected.expected_bps,
+            cpu_host_mean_pct=95.0,
+            cpu_host_peak_pct=100.0,
+            cpu_linklab_mean_pct=2.0,
+        )
+        for rep, share in enumerate(shares, 1)
+    ]
+    (sentence,) = by_check(make_session(plan, {**WIRED, "cpu_count": 2}), runs, Check.CPU_BOUND)
+    shown = sorted({efficiency_text(s) for s in shares}, key=float)
+    span = shown[0] if len(shown) == 1 else f"{shown[0]}–{shown[-1]}"
+    assert f"reached {span} % of the expected goodput on the 31 Mbit/s link rate stated" in (
+        sentence
+    )
+    if float(shown[0]) >= 90:
+        assert "the link, not the CPU, set the pace" in sentence
+    elif float(shown[-1]) >= 90:
+        assert "where below 90 %, the computer, not the link, may have set the pace" in sentence
+    else:
+        assert "reached " + span + " %" in sentence
+        assert "the computer, not the link, may have set the pace" in sentence
+        assert "where below" not in sentence
 
 
 # -- more than the model allows --------------------------------------------------------------------
