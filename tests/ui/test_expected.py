@@ -98,6 +98,37 @@ def test_across_a_link_the_share_of_the_expected_goodput_is_given(
     assert "loopback" not in user.text("Session findings")
 
 
+def test_the_frame_breakdown_gives_each_point_the_share_the_table_gives(
+    window: MainWindow, user: User
+) -> None:
+    """A 100 Gbit/s rate stated over a path that carried a few Mbit/s: shares below 0.1 %, and
+    the Frame breakdown's sentence for each point says the share its table row says."""
+    make_session(
+        window.context.db_path,
+        "nominal rate",
+        when="2025-03-01T10:00:00+00:00",
+        host="192.0.2.10",  # the lab's second computer, across the link
+        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=100_000_000_000),
+    )
+    user.tab("Sessions")
+    user.click("Refresh")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    headers = user.headers("Session results")
+    rows = user.table_rows("Session results")
+    assert rows, headers
+    shares = [row[headers.index("Of expected %")] for row in rows]
+    assert any(float(share) < 0.05 for share in shares) and "0.0" not in shares
+    user.tab("Frame breakdown")
+    for row, share in zip(rows, shares, strict=True):
+        series, value = row[headers.index("Series")], row[headers.index("Packet size (B)")]
+        user.choose("Series", series)
+        user.choose("Point", f"{value} B")
+        measured = user.text("Measured at this point")
+        assert f", {share} % of the expected " in measured, (series, value, measured)
+
+
 def test_a_rate_the_model_cannot_use_is_marked_at_its_field(window: MainWindow, user: User) -> None:
     user.type("Link rate", "fast")
     sentence = "Write the link rate such as 100M or 1G, or leave it empty."

@@ -12,9 +12,16 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from app.analysis.expectation import Breakdown, Layer, LayerKind, NoExpectation, breakdown
+from app.analysis.expectation import (
+    Breakdown,
+    Layer,
+    LayerKind,
+    NoExpectation,
+    breakdown,
+    share_pct,
+)
 from app.analysis.expectation import value_text as point_text
-from app.analysis.points import PointSummary
+from app.analysis.points import PointSummary, efficiency_text
 from app.domain.plan import Plan, Series
 from app.domain.units import counted, format_rate
 from app.ui.common.widgets import ComboBox, accessible, scroll_page
@@ -294,7 +301,8 @@ def _measured_text(point: PointSummary | None, shown: Breakdown) -> str:
         return "Nothing was measured at this point."
     runs = f"mean of {counted(point.n, 'run')}"
     said = f"Measured: {format_rate(summary.mean)} ({runs})"
-    if shown.expected is not None and shown.expected.expected_bps and point.share_applies:
-        share = 100 * summary.mean / shown.expected.expected_bps
-        said += f", {share:.1f} % of the expected {format_rate(shown.expected.expected_bps, 4)}"
+    expected = None if shown.expected is None else shown.expected.expected_bps
+    share = share_pct(summary.mean, expected, point.share_applies)
+    if expected is not None and share is not None:  # as the results table shows it
+        said += f", {efficiency_text(share)} % of the expected {format_rate(expected, 4)}"
     return said + "."
