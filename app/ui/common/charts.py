@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtWidgets import QLabel, QWidget
 
 from app.analysis.compare import SeriesData
 from app.analysis.expectation import expected_curve
@@ -115,8 +115,38 @@ class SweepChart(OnDemand, Plot):
         self._print_friendly = print_friendly
         self._x_label = "packet size (B)"
         self._axis = SweepAxis(1.0, "", 1.0)  # as last drawn
+        # What an empty chart says instead of a blank plot (set_empty_note), over its middle.
+        self._note = QLabel(self)
+        self._note.setWordWrap(True)
+        self._note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._note.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._note.setAccessibleName("Chart note")
+        self._note.hide()
         self._start_timer()
         self.setLabel("left", y_label)
+
+    def set_empty_note(self, text: str) -> None:
+        """The sentence the chart shows while it has no point to draw ('' for none): why
+        it is empty, or when its points will come."""
+        self._note.setText(text)
+        self._changed()
+
+    @property
+    def empty_note(self) -> str:
+        """The sentence shown now in place of points ('' when points, or none, are shown)."""
+        return self._note.text() if not self._note.isHidden() else ""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if "_note" in vars(self):  # pyqtgraph resizes the plot while it is made
+            self._place_note()
+
+    def _place_note(self) -> None:
+        width = max(self.width() * 3 // 4, 120)
+        self._note.setFixedWidth(width)
+        height = self._note.heightForWidth(width)
+        self._note.move((self.width() - width) // 2, max((self.height() - height) // 2, 0))
+        self._note.resize(width, max(height, self._note.sizeHint().height()))
 
     def set_metric(self, y_label: str, *, is_rate: bool) -> None:
         self._y_label = y_label
@@ -274,6 +304,8 @@ class SweepChart(OnDemand, Plot):
             self.addItem(bars)
             self._items += [bars, curve]
         self._draw_expected(axis, expected)
+        self._note.setVisible(bool(self._note.text()) and not self.series_names)
+        self._place_note()
         legend = [axis.legend_name(name) for name in expected]
         self.setAccessibleDescription("Curves: " + "; ".join([*self.series_names, *legend]))
         xs = [p.x for v in self._series.values() for p in v]  # a gap too: the axis reaches it

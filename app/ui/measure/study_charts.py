@@ -21,7 +21,11 @@ from app.ui.common.charts import SweepChart, sweep_point, x_title
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.common.live_chart import LiveChart
 from app.ui.common.results import ResultsTable
+from app.ui.common.tabs import show_tab
 from app.ui.measure.run_text import series_name
+
+#: What a chart by point says until its first point: when it comes.
+COMING = "Each point appears here once its first run has ended."
 
 
 class StudyCharts:
@@ -51,6 +55,14 @@ class StudyCharts:
         self.latency_sweep = SweepChart(
             "Working latency by point (median per run, mean ± 1 SD)", "latency (ms)", is_rate=False
         )
+        for chart in self.sweep_charts:
+            chart.set_empty_note(COMING)
+        for chart, name in (
+            (self.rtt_chart, "RTT chart"),
+            (self.cpu_chart, "CPU chart"),
+            (self.latency_sweep, "Working latency by point"),
+        ):
+            chart.setAccessibleName(name)
         self.tabs = QTabWidget()
         self.tabs.addTab(current, "Current run")
         self.tabs.addTab(self.sweep_chart, "Sweep")
@@ -66,12 +78,40 @@ class StudyCharts:
         """The charts by point, in their tabs' order."""
         return [self.sweep_chart, self.rtt_chart, self.cpu_chart, self.latency_sweep]
 
+    @property
+    def _by_metric(self) -> tuple[tuple[SweepChart, Metric], ...]:
+        """The charts shown only where their metric is measured, with it."""
+        return (
+            (self.rtt_chart, Metric.RTT),
+            (self.cpu_chart, Metric.CPU),
+            (self.latency_sweep, Metric.LATENCY),
+        )
+
+    def preview(self, plan: Plan | None) -> None:
+        """The form's plan, not yet started: a tab for each metric it measures, and for any
+        chart that still shows the last study's points; a form that cannot run yet changes
+        nothing (a field half typed)."""
+        if plan is None:
+            return
+        for chart, metric in self._by_metric:
+            shown = metric in plan.metrics or chart.point_count() > 0
+            show_tab(self.tabs, self.tabs.indexOf(chart), shown)
+
     def begin(self, plan: Plan) -> None:
         """A study of the plan begins: the last one's points go, each chart takes the plan's
         swept variable, and the throughput chart each series' yardstick (drawn from its first
         point on)."""
         for chart in self.sweep_charts:
             chart.clear_points()
+            chart.set_empty_note(COMING)
+        if Metric.THROUGHPUT not in plan.metrics:
+            self.sweep_chart.set_empty_note(
+                "This plan measures round-trip time only: its points are on the RTT tab."
+            )
+        # A metric the plan does not measure has no tab (a blank chart would say nothing);
+        # should a run give it all the same, its tab comes with its first point.
+        for chart, metric in self._by_metric:
+            show_tab(self.tabs, self.tabs.indexOf(chart), metric in plan.metrics)
         self.latency_chart.reset()
         self.latency_chart.setVisible(Metric.LATENCY in plan.metrics)
         for chart in self.sweep_charts:
@@ -121,6 +161,9 @@ class StudyCharts:
             self.latency_sweep.set_point(
                 f"{name} · {words}", point, series_style(event.series, line)
             )
+        for chart, _ in self._by_metric:
+            if chart.point_count():
+                show_tab(self.tabs, self.tabs.indexOf(chart), True)
         found = expected_at(plan, event.series, event.value)
         expected = found.expected_bps if found is not None else None
         self.table.update_point(name, event.value, event.metrics, expected, not on_loopback(plan))

@@ -157,6 +157,7 @@ class MeasureTab(QWidget):
             self.status_withdrawn.emit(said)
         if self.worker is None and not self.monitor.running:
             self.idle_progress()  # the last study's progress is not this plan's
+            self.study_charts.preview(plan)
         self._set_buttons()
         self._show_command()
         self.last_form.remember()  # what the next start of LinkLab shows
