@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.analysis.compare import format_value
+from app.analysis.pair_words import means_text
 from app.domain.units import format_rate
 from app.store.db import Database
 from app.store.sessions import SessionStore
@@ -99,9 +99,10 @@ def test_the_access_categories_measured_compared_and_exported(
     compared = [dict(zip(headers, r, strict=True)) for r in user.table_rows("Differences")]
     assert [r["Value"] for r in compared] == list(CATEGORIES)
     for cells in compared:  # each side's mean is its one stored run's throughput
-        for side, protocol in (("Baseline mean", "tcp"), ("Mean", "udp")):
-            run = stored[(protocol, cells["Value"])]
-            assert cells[side] == format_value("throughput_bps", run.metrics.throughput_bps)
+        tcp, udp = (stored[(protocol, cells["Value"])].metrics for protocol in ("tcp", "udp"))
+        # Both to the digits that let their difference be read.
+        shown = means_text("throughput_bps", tcp.throughput_bps, udp.throughput_bps)
+        assert (cells["Baseline mean"], cells["Mean"]) == shown, (cells, shown)
     axis = user.find("Comparison chart").getPlotItem().getAxis("bottom")  # type: ignore[attr-defined]
     assert axis.labelText == "DSCP / access category"
     assert [name for _, name in axis._tickLevels[0]] == list(CATEGORIES)

@@ -193,7 +193,9 @@ class ConditionsBox(QObject):
         return row
 
     def _rate_edited(self) -> None:
-        self._rate_typed = True
+        # A rate typed is the user's word; emptied, the field is unknown again, and the next
+        # detection (another peer) may fill it. Not at once: that would undo the emptying.
+        self._rate_typed = bool(self.link_rate.text().strip())
         self._rate_by = ""
         self._show_detected()
 
@@ -273,18 +275,30 @@ class ConditionsBox(QObject):
         if self._medium_by:
             medium = self.medium.currentData().value
             said.append(f"Medium {medium} detected from {self._medium_by}.")
+        typed = self._rate_typed or bool(self.link_rate.text().strip())
         if self._rate_by:
             rate = plain_rate(link.rate_bps or 0)
             said.append(f"Link rate detected: {self._rate_by}, {rate}.")
-        elif link.rate_bps is not None and not self._rate_typed:
+        elif link.rate_bps is not None:
+            phy = f"{link.rate_source} is {plain_rate(link.rate_bps)}"
+            usable = detected_rate(link, self.medium.currentData(), self.security.currentData())
+            if typed:
+                said.append(f"{phy}: the link rate typed is used instead.")
+            elif usable is not None:  # the user emptied the rate detection had filled
+                said.append(f"{phy}: type it as the link rate to use it, or leave it unknown.")
+            else:
+                said.append(
+                    f"{phy}: choose the security and medium of that Wi-Fi link to take it as "
+                    "the link rate."
+                )
+        if link.adapter_speed_bps is not None:
+            speed = f"{link.interface} runs at {plain_rate(link.adapter_speed_bps)}"
             said.append(
-                f"{link.rate_source} is {plain_rate(link.rate_bps)}: choose the security "
-                "and medium of that Wi-Fi link to take it as the link rate."
-            )
-        if link.adapter_speed_bps is not None and not self._rate_typed:
-            said.append(
-                f"{link.interface} runs at {plain_rate(link.adapter_speed_bps)}: the adapter's "
-                "own speed, not the path's, so the link rate stays unknown until you state it."
+                f"{speed}: the adapter's own speed, not the path's, so it is not taken as the "
+                "link rate."
+                if typed
+                else f"{speed}: the adapter's own speed, not the path's, so the link rate stays "
+                "unknown until you state it."
             )
         return " ".join(said)
 
