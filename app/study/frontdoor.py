@@ -25,7 +25,6 @@ from app.engine.drivers.registry import (
     responsiveness_driver,
     server_programs,
 )
-from app.engine.latency.echo import DEFAULT_ECHO_PORT
 from app.engine.process.server_records import stop_left_behind
 from app.engine.serving.loopback import LoopbackServers
 from app.store.db import Database, StoreError
@@ -128,17 +127,17 @@ class FrontDoor:
         peer: Peer,
         settings: ResponsivenessSettings | None = None,
         *,
-        echo_port: int = DEFAULT_ECHO_PORT,
+        echo_port: int | None = None,
     ) -> ResponsivenessTest:
         """A responsiveness test against the peer (this computer: against its own servers on
-        the loopback, as a study's); read its events() off any GUI thread, then keep its
-        result with results().keep()."""
+        the loopback, as a study's), its latency probed at echo_port (else the peer's);
+        read its events() off any GUI thread, then keep its result with results().keep()."""
         from app.study.responsiveness.run import ResponsivenessTest
 
         return ResponsivenessTest(
             peer,
             settings,
-            echo_port=echo_port,
+            echo_port=peer.echo_port if echo_port is None else echo_port,
             loopback=self.loopback,
             driver=responsiveness_driver(self.drivers),
         )

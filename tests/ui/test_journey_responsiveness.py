@@ -39,8 +39,10 @@ def one_test(window: MainWindow, user: User) -> tuple[str, dict[str, str]]:
 @pytest.mark.usefixtures("iperf3_tool")  # the peer's iperf3 server and this computer's client
 def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, user: User) -> None:
     port = free_port()
-    # The peer's LinkLab answers latency probes on its usual echo port, as a lab's would.
-    with serving(port=port) as (server, _said):
+    # The peer's LinkLab answers latency probes on the echo port LinkLab's Settings name (this
+    # window's own, so that no other LinkLab on this computer answers in its place).
+    echo = window.context.default_port("echo")
+    with serving("--echo-port", str(echo), port=port) as (server, _said):
         # On Measure: the second computer typed and checked (it is remembered once it answers).
         user.type("Peer", "127.0.0.1")
         user.type("iperf3 port", str(port))
@@ -54,6 +56,7 @@ def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, u
         assert user.text("Responsiveness iperf3 port") == str(port)
         first, first_rpm = one_test(window, user)
         assert user.text("Result title") == "Responsiveness to 127.0.0.1"
+        assert f"LinkLab's UDP echo on 127.0.0.1 port {echo}." in user.text("Latency method")
         second, second_rpm = one_test(window, user)
         server.send_signal(signal.SIGINT)  # the peer's LinkLab stopped (Ctrl+C)
         server.wait(15)

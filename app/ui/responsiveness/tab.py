@@ -188,7 +188,12 @@ class ResponsivenessTab(QWidget):
         text = self.peer.currentText().strip()
         if text in ("", THIS_COMPUTER):
             return Peer.this_computer({self._port_key: self.context.default_port(self._port_key)})
-        return Peer(validate_host(text, "peer"), {self._port_key: self.port.value()})
+        # Its latency responder on the port LinkLab's responders use here (Settings).
+        return Peer(
+            validate_host(text, "peer"),
+            {self._port_key: self.port.value()},
+            echo_port=self.context.default_port("echo"),
+        )
 
     def start(self) -> None:
         if self.worker is not None:
