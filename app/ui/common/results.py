@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -67,6 +67,13 @@ HEADERS = BASE_HEADERS + [header for _, header, _, _ in COLUMNS]
 #: (iperf3's own "Retr"); the full title stays the column's name, copied and read aloud, and
 #: opens its tooltip.
 SHORT_TITLES = {"Retransmits": "Retr", "Of expected %": "Of exp. %"}
+#: Beside the form, the columns that give way when all of them do not fit its width: the
+#: range, which the session's view, Copy table and the exports still give.
+GIVE_WAY = ("Min", "Max")
+GIVEN_WAY_TIP = (
+    "Min and Max are left out here for room: widen the window or this pane to see them; "
+    "Copy table, the session's view on the Sessions tab and the exports give them."
+)
 
 
 class ResultsTable(QTableWidget):
@@ -109,6 +116,9 @@ class ResultsTable(QTableWidget):
             "confidence interval of the mean throughput. Ctrl+C copies it for a spreadsheet."
         )
         self.setAccessibleName("Results")
+        self._narrow = narrow
+        self._given_way: list[int] = []  # columns hidden for room beside the form
+        self._tip = self.toolTip()
         self._show_columns()
 
     def set_value_header(self, text: str) -> None:
@@ -128,9 +138,46 @@ class ResultsTable(QTableWidget):
             if not self.isColumnHidden(c) and (item := self.horizontalHeaderItem(c)) is not None
         ]
 
+    def _data_columns(self) -> list[int]:
+        """The columns with figures: the base ones, and each other one some point has."""
+        extra = [
+            len(BASE_HEADERS) + offset
+            for offset, (metric, _, _, _) in enumerate(COLUMNS)
+            if metric in self._has
+        ]
+        return [*range(len(BASE_HEADERS)), *extra]
+
+    @property
+    def given_way(self) -> list[str]:
+        """The titles of the columns left out for room (beside the form only)."""
+        return [HEADERS[c] for c in self._given_way]
+
     def _show_columns(self) -> None:
         for offset, (metric, _, _, _) in enumerate(COLUMNS):
             self.setColumnHidden(len(BASE_HEADERS) + offset, metric not in self._has)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Beside the form, where all the columns with figures are wider than the pane, the
+        range (GIVE_WAY) gives way rather than the last columns going out of view; judged on
+        every column's width, so hiding them never changes the judgement."""
+        if not self._narrow:
+            return
+        header = self.horizontalHeader()
+        needed = sum(
+            max(self.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in self._data_columns()
+        )
+        give_way = needed > self.viewport().width() and self.rowCount() > 0
+        columns = [HEADERS.index(title) for title in GIVE_WAY]
+        self._given_way = columns if give_way else []
+        for column in columns:
+            self.setColumnHidden(column, give_way)
+        self.setToolTip(f"{self._tip} {GIVEN_WAY_TIP}" if give_way else self._tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit()
 
     def update_point(
         self,
@@ -198,9 +245,11 @@ class ResultsTable(QTableWidget):
         return item.text() if item is not None else ""
 
     def as_tsv(self) -> str:
-        """The visible columns, tab-separated, as a spreadsheet pastes them."""
-        columns = [c for c in range(self.columnCount()) if not self.isColumnHidden(c)]
-        lines = ["\t".join(self.visible_headers())]
+        """The columns with figures (those left out for room too), tab-separated, as a
+        spreadsheet pastes them."""
+        columns = self._data_columns()
+        titles = [item.text() if (item := self.horizontalHeaderItem(c)) else "" for c in columns]
+        lines = ["\t".join(titles)]
         for row in range(self.rowCount()):
             lines.append("\t".join(self.cell_text(row, c) for c in columns))
         return "\n".join(lines) + "\n"
