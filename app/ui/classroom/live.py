@@ -41,7 +41,7 @@ from app.study.lab.collector import (
     write_into_exercise,
 )
 from app.ui.common.background import Background
-from app.ui.common.widgets import SpinBox, accessible, number_problem
+from app.ui.common.widgets import SpinBox, accessible, hint, number_problem
 from app.ui.context import AppContext
 
 __all__ = ["LiveBar", "Reading"]
@@ -123,8 +123,7 @@ class LiveBar(QWidget):
         port_label.setBuddy(self.port)
         self.store = QLineEdit()
         accessible(self.store, "Class store")
-        self.store.setPlaceholderText("this computer's database, or postgresql://…")
-        self.store.setMinimumWidth(200)
+        hint(self.store, "this computer's database, or postgresql://…", least=200)
         self.store.setToolTip(
             "Where the class is kept: empty for this computer's LinkLab database, or a "
             "department's PostgreSQL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE."

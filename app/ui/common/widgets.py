@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QLabel,
+    QLineEdit,
     QScrollArea,
     QSpinBox,
     QTableView,
@@ -373,6 +374,14 @@ def accessible(widget: QWidget, name: str, description: str = "") -> QWidget:
     if description:
         widget.setAccessibleDescription(description)
     return widget
+
+
+def hint(edit: QLineEdit, text: str, least: int = 0) -> None:
+    """The hint an empty field shows, and room for it to read whole: a hint cut at the
+    field's edge tells half of what to type. least: the field's own least width."""
+    edit.setPlaceholderText(text)
+    room = edit.fontMetrics().horizontalAdvance(text) + 24  # the frame and text margins
+    edit.setMinimumWidth(max(least, room))
 
 
 def compact_rows(table: QAbstractItemView) -> None:

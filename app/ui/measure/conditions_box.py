@@ -96,7 +96,7 @@ class ConditionsBox(QObject):
         self.notes.setToolTip("Anything else worth knowing about this session.")
         self.link_rate = QLineEdit()
         self.link_rate.setObjectName("link_rate")
-        self.link_rate.setPlaceholderText("unknown (e.g. 100M, 1G)")
+        self.link_rate.setPlaceholderText("unknown (e.g. 1G)")
         self.link_rate.setToolTip(
             "The rate of the link under test, its slowest hop: Ethernet's line rate, Wi-Fi's "
             "PHY rate (e.g. 100M, 1G, 866.7M); filled from the Wi-Fi PHY rate detected until "

@@ -20,7 +20,7 @@ from app.domain.errors import LinkLabError
 from app.study.host.server_pool import MAX_POOL, pool_for, pool_ports
 from app.study.lab.class_station import announce_pool
 from app.ui.common.background import Background
-from app.ui.common.widgets import SpinBox, accessible, typed_refusal
+from app.ui.common.widgets import SpinBox, accessible, hint, typed_refusal
 from app.ui.server.local_servers import LocalServers
 
 
@@ -43,11 +43,14 @@ class PoolControls(QGroupBox):
         self.first_port.setToolTip("The first server's port; the others follow it.")
         self.collector = QLineEdit()
         accessible(self.collector, "Collector")
-        self.collector.setPlaceholderText("http://HOST:PORT (the Class tab's Collect live)")
+        hint(self.collector, "http://HOST:PORT")
+        self.collector.setToolTip(
+            "The collector's address, as the Class tab shows it once Collect live is on."
+        )
         self.token = QLineEdit()
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
         accessible(self.token, "Instructor token")
-        self.token.setPlaceholderText("the Class tab's Copy instructor token")
+        hint(self.token, "from Copy instructor token")
         self.token.setToolTip(
             "The instructor token of the collector (instructor.token beside its class.token): "
             "only the instructor registers the class's servers. The class token is refused."

@@ -97,6 +97,12 @@ class ServerControls(QGroupBox):
         self.bind = named(ComboBox(), f"{name}_bind")
         self.bind.setEditable(True)
         self.bind.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # As wide as the room gives, not as its longest address (a link-local IPv6 with its
+        # interface): four servers' boxes and the class's stations share one row at 1280 px.
+        self.bind.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.bind.setMinimumContentsLength(12)
         self.bind.setToolTip(
             f"The local address the {self.title_text} listens on ({self._program} {option[1]}). "
             f"{ALL_ADDRESSES}: every interface, IPv4 and IPv6. Takes effect at the next Start."
