@@ -20,6 +20,27 @@ ARITHMETIC_1G = (
 )
 
 
+def open_across_a_link(
+    window: MainWindow, user: User, name: str, rate_bps: int, repetitions: int = 2
+) -> str:
+    """A session stored of the lab's second computer across an Ethernet link of that rate,
+    opened in Sessions as a person opens it; its id."""
+    session_id = make_session(
+        window.context.db_path,
+        name,
+        when="2025-03-01T10:00:00+00:00",
+        host="192.0.2.10",  # the lab's second computer, across the link
+        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=rate_bps),
+        repetitions=repetitions,
+    )
+    user.tab("Sessions")
+    user.click("Refresh")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    return session_id
+
+
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     window: MainWindow, user: User
@@ -77,18 +98,7 @@ def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
 def test_across_a_link_the_share_of_the_expected_goodput_is_given(
     window: MainWindow, user: User
 ) -> None:
-    make_session(
-        window.context.db_path,
-        "lab link",
-        when="2025-03-01T10:00:00+00:00",
-        host="192.0.2.10",  # the lab's second computer, across the link
-        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=1_000_000_000),
-    )
-    user.tab("Sessions")
-    user.click("Refresh")
-    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
-    user.click_row("Sessions", 0)
-    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    open_across_a_link(window, user, "lab link", 1_000_000_000)
     headers = user.headers("Session results")
     assert {"Expected", "Of expected %"} <= set(headers)
     for row in user.table_rows("Session results"):
@@ -103,18 +113,7 @@ def test_the_frame_breakdown_gives_each_point_the_share_the_table_gives(
 ) -> None:
     """A 100 Gbit/s rate stated over a path that carried a few Mbit/s: shares below 0.1 %, and
     the Frame breakdown's sentence for each point says the share its table row says."""
-    make_session(
-        window.context.db_path,
-        "nominal rate",
-        when="2025-03-01T10:00:00+00:00",
-        host="192.0.2.10",  # the lab's second computer, across the link
-        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=100_000_000_000),
-    )
-    user.tab("Sessions")
-    user.click("Refresh")
-    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
-    user.click_row("Sessions", 0)
-    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
+    open_across_a_link(window, user, "nominal rate", 100_000_000_000)
     headers = user.headers("Session results")
     rows = user.table_rows("Session results")
     assert rows, headers

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from app.domain.plan import Conditions, Medium
 from app.domain.units import format_rate, percent_text
 from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.ui.journey import confirmed, save_as
-from tests.ui.test_sessions_tab import make_session
+from tests.ui.test_expected import open_across_a_link
 from tests.ui.user import User, wait_for
 
 RATE = 100_000_000
@@ -27,21 +26,9 @@ RATE = 100_000_000
 def test_the_runs_csv_carries_the_link_rate_and_the_expected_goodput(
     window: MainWindow, user: User, tmp_path: Path
 ) -> None:
-    session_id = make_session(
-        window.context.db_path,
-        "lab link",
-        when="2025-03-01T10:00:00+00:00",
-        host="192.0.2.10",  # the lab's second computer, across the link
-        conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=RATE),
-        repetitions=3,
-    )
+    session_id = open_across_a_link(window, user, "lab link", RATE, repetitions=3)
     with Database(window.context.db_path, readonly=True) as db:
         stored = SessionStore(db).runs(session_id)
-    user.tab("Sessions")
-    user.click("Refresh")
-    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
-    user.click_row("Sessions", 0)
-    wait_for(lambda: user.can_see("Session details"), 5, "the session's view")
     headers = user.headers("Session results")
     assert {"Expected", "Of expected %"} <= set(headers)
     table = {
