@@ -39,9 +39,13 @@ def one_test(window: MainWindow, user: User) -> tuple[str, dict[str, str]]:
 @pytest.mark.usefixtures("iperf3_tool")  # the peer's iperf3 server and this computer's client
 def test_a_peer_typed_on_measure_tested_twice_and_compared(window: MainWindow, user: User) -> None:
     port = free_port()
-    # The peer's LinkLab answers latency probes on the echo port LinkLab's Settings name (this
-    # window's own, so that no other LinkLab on this computer answers in its place).
-    echo = window.context.default_port("echo")
+    # The lab's LinkLabs run their latency responders on a port of their own, as Settings
+    # names it here (and so no other LinkLab on this computer answers in the peer's place).
+    echo = free_port()
+    user.tab("Settings")
+    user.type("Latency responder", str(echo), enter=True)
+    assert window.context.default_port("echo") == echo
+    user.tab("Measure")
     with serving("--echo-port", str(echo), port=port) as (server, _said):
         # On Measure: the second computer typed and checked (it is remembered once it answers).
         user.type("Peer", "127.0.0.1")

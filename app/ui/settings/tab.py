@@ -107,18 +107,34 @@ class SettingsTab(QWidget):
         box = QGroupBox("Default ports")
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        for driver in self._context.drivers.values():
-            key, title = driver.port_key, driver.server_label
-            spin = named(SpinBox(), f"{driver.serve_name}_port_default")
+        rows = [
+            (
+                driver.port_key,
+                driver.serve_name,
+                driver.server_label,
+                f"The port new peers and LinkLab's own {driver.server_label} use unless told "
+                f"otherwise ({driver.port_flags_text}).",
+            )
+            for driver in self._context.drivers.values()
+        ]
+        rows.append(
+            (
+                "echo",
+                "echo",
+                "Latency responder",
+                "The UDP port of LinkLab's latency responder: the one the Server tab starts "
+                "here, and the one Responsiveness probes on a peer (linklab serve "
+                "--echo-port).",
+            )
+        )
+        for key, name, title, tip in rows:
+            spin = named(SpinBox(), f"{name}_port_default")
             spin.setRange(1, 65535)
             spin.setValue(self._context.default_port(key))
             # Kept once typed (Enter, or leaving the field), not digit by digit: "5301" is
             # never stored as 5, 53 and 530 on the way.
             spin.setKeyboardTracking(False)
-            spin.setToolTip(
-                f"The port new peers and LinkLab's own {title} use unless told otherwise "
-                f"({driver.port_flags_text})."
-            )
+            spin.setToolTip(tip)
             spin.valueChanged.connect(lambda value, key=key: self._port_changed(key, value))
             form.addRow(f"{title}:", spin)
             self.ports[key] = spin
