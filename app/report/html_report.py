@@ -22,7 +22,7 @@ from app.analysis.compare import (
     mean_numbers,
     point_status,
 )
-from app.analysis.expectation import rate_words
+from app.analysis.expectation import on_loopback, rate_words
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
 from app.domain.metrics import POINT_METRICS, SHOWN_LINK_FIGURES, ranked
@@ -170,19 +170,29 @@ def _link_columns(
     """The throughput table's link figures (the results table's Expected and Of expected %)
     for each side whose session has an expected goodput, added to its header and rows; returns
     the note saying which link rate they are built on ("" when no side has one)."""
-    said = []
+    said, unshared = [], []
     for curve, summary in zip(curves, summaries, strict=True):
         if not any(p.expected_bps for p in summary.values()):
             continue
-        for figure in SHOWN_LINK_FIGURES:
+        plan = curve.session.plan
+        links = [
+            point.link_figures(plan) if (point := summary.get(value)) is not None else {}
+            for value in values
+        ]
+        # A figure no point has is no column of dashes: the share, where the traffic never
+        # crossed the link (the loopback), as the results table leaves it out.
+        figures = [
+            figure
+            for figure in SHOWN_LINK_FIGURES
+            if any(isinstance(link.get(figure.name), int | float) for link in links)
+        ]
+        for figure in figures:
             shown = figure.shown[0] if figure.shown else figure.label
             header.append(
                 f"{curve.label}: {with_unit(shown, unit if figure.unit == 'bit/s' else '')}"
             )
-        for row, value in zip(body, values, strict=True):
-            point = summary.get(value)
-            link = point.link_figures(curve.session.plan) if point is not None else {}
-            for figure in SHOWN_LINK_FIGURES:
+        for row, link in zip(body, links, strict=True):
+            for figure in figures:
                 found = link.get(figure.name)
                 figure_value = float(found) if isinstance(found, int | float) else None
                 if figure_value is None:
@@ -191,14 +201,22 @@ def _link_columns(
                     row.append(("num", number(figure_value, factor)))
                 else:
                     row.append(("num", percent_text(figure_value, 1)))
-        conditions = curve.session.plan.conditions
-        said.append(f"{curve.label}: at {rate_words(conditions)}")
+        said.append(f"{curve.label}: at {rate_words(plan.conditions)}")
+        if on_loopback(plan):
+            unshared.append(curve.label)
     if not said:
         return ""
+    whose = "its" if len(unshared) == 1 else "their"
+    loopback = (
+        f" No share is given of {e(' and '.join(unshared))}: {whose} traffic stayed on this "
+        "computer (the loopback) and never crossed that link."
+        if unshared
+        else ""
+    )
     return (
         '<p class="note">Expected: the goodput the overhead model gives the link (what the '
         "headers, and on Wi-Fi the air time, leave of its rate); of expected: the mean "
-        f"throughput as a share of it ({e('; '.join(said))}).</p>"
+        f"throughput as a share of it ({e('; '.join(said))}).{loopback}</p>"
     )
 
 

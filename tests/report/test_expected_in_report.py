@@ -40,9 +40,12 @@ RUNS = {600: [(61.0, 4), (62.0, 5)], 1200: [(81.0, 4), (82.0, 6)]}
 def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[FrontDoor, str]:
     """A UDP sweep across a 100 Mbit/s Ethernet link (the rate stated), with datagrams out of
     order at both sizes, stored as the runner stores one."""
-    path = tmp_path_factory.mktemp("expected") / "linklab.sqlite3"
+    return _store(tmp_path_factory.mktemp("expected") / "linklab.sqlite3", "192.0.2.10")
+
+
+def _store(path: Path, host: str) -> tuple[FrontDoor, str]:
     plan = Plan(
-        peer=Peer("192.0.2.10"),
+        peer=Peer(host),
         protocols=(Protocol.UDP,),
         values=SIZES,
         repetitions=2,
@@ -111,6 +114,24 @@ def test_the_throughput_table_gives_the_expected_goodput_and_its_share(
             f"{number(point.expected_bps, factor)}{percent_text(point.efficiency_pct, 1)}"
         )
         assert row in text, row
+
+
+def test_on_the_loopback_the_report_gives_no_column_of_dashes_for_the_share(
+    tmp_path: Path,
+) -> None:
+    """The same sweep against this computer: the link rate stated never applied, so the
+    throughput table gives the expected goodput without a share column of dashes, and says
+    why, as the window's results table leaves the column out."""
+    door, sid = _store(tmp_path / "linklab.sqlite3", "127.0.0.1")
+    html = _report(door, sid)
+    assert "UDP · IPv4: Expected (Mbit/s)" in html
+    assert "Of expected %" not in html
+    assert (
+        "No share is given of UDP · IPv4: its traffic stayed on this computer (the loopback) "
+        "and never crossed that link."
+    ) in html
+    rows = html.split("UDP · IPv4: Expected (Mbit/s)")[1].split("</table>")[0]
+    assert "—" not in rows  # every expected goodput given
 
 
 @pytest.mark.parametrize("start", range(0, 60, 12))
