@@ -4,13 +4,12 @@ what its labels say. Each check is a sentence that says what to do; the window's
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from app.analysis.cpu_check import cpu_bound
+from app.analysis.cpu_check import cpu_bound, peer_is_local
 from app.analysis.expectation import rate_words, value_text, values_text
 from app.analysis.expected_findings import above_model_causes, above_model_points, worst_point
 from app.analysis.overhead import WIFI
@@ -64,7 +63,7 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
     by_series = {s: [p for p in points if p.series == s] for s in plan.series}
     for series, here in by_series.items():
         add(Check.UDP_LOSS, udp_loss(plan, series, here), series)
-        loopback = _loopback(plan, session.environment)
+        loopback = peer_is_local(plan, session.environment)
         add(Check.CPU_BOUND, cpu_bound(plan, series, runs, session.environment, loopback), series)
         add(Check.ABOVE_MODEL, above_model(plan, series, here), series)
     # Said once when every series is short of the same runs at the same points (a plan of
@@ -101,23 +100,6 @@ def wifi_stated(plan: Plan) -> str | None:
     if said and medium:
         return f"{said} on {medium}"
     return said or medium
-
-
-def _loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
-    if plan.peer.is_this_computer:
-        return True
-    local = environment.get("local_address")
-    for host in (plan.peer.host, plan.peer.host6, local):
-        if isinstance(host, str) and host:
-            if host.strip("[]").lower() == "localhost":
-                return True
-            try:
-                if ipaddress.ip_address(host.strip("[]").partition("%")[0]).is_loopback:
-                    return True
-            except ValueError:
-                continue
-    # The peer is one of this computer's own addresses: the system routes it over loopback.
-    return isinstance(local, str) and bool(local) and local == plan.peer.host
 
 
 #: Systems whose snapshot never asks about Wi-Fi (LinkLab queries it on Linux and Windows
@@ -165,7 +147,7 @@ def _wired(environment: Mapping[str, Any]) -> Wired | None:
 
 def measured_on_loopback(plan: Plan, environment: Mapping[str, Any]) -> bool:
     """The traffic never left this computer ("This computer", a loopback address)."""
-    return _loopback(plan, environment)
+    return peer_is_local(plan, environment)
 
 
 def wifi_over_wire(plan: Plan, environment: Mapping[str, Any]) -> str | None:
@@ -185,7 +167,7 @@ def not_wifi(plan: Plan, environment: Mapping[str, Any]) -> str | None:
     stated = wifi_stated(plan)
     if stated is None:
         return None
-    if _loopback(plan, environment):
+    if peer_is_local(plan, environment):
         return (
             f"The session is labelled Wi-Fi ({stated}), but its traffic never left this "
             "computer (the loopback): the traffic never crossed a Wi-Fi link, so the security "

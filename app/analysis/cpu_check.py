@@ -5,6 +5,7 @@ link's."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,34 @@ def run_cpu_cores(
         local = None
     remote = metrics.cpu_remote_pct
     return local, (None if remote is None else remote / 100 * (remote_cpus if all_cpus else 1))
+
+
+def peer_is_local(plan: Plan, environment: Mapping[str, Any]) -> bool:
+    """Whether the session's peer was this computer (its traffic on the loopback): named so,
+    a loopback address, or one of this computer's own addresses."""
+    if plan.peer.is_this_computer:
+        return True
+    local = environment.get("local_address")
+    for host in (plan.peer.host, plan.peer.host6, local):
+        if isinstance(host, str) and host:
+            if host.strip("[]").lower() == "localhost":
+                return True
+            try:
+                if ipaddress.ip_address(host.strip("[]").partition("%")[0]).is_loopback:
+                    return True
+            except ValueError:
+                continue
+    # The peer is one of this computer's own addresses: the system routes it over loopback.
+    return isinstance(local, str) and bool(local) and local == plan.peer.host
+
+
+def cpu_busy(run: RunRecord, environment: Mapping[str, Any], peer_is_local: bool) -> bool:
+    """Whether this computer's or the peer's CPU was at or above CPU_CORE_PCT of one core in
+    the run (as the CPU warning counts it)."""
+    return any(
+        cores is not None and cores * 100 >= CPU_CORE_PCT
+        for cores in run_cpu_cores(run, environment, peer_is_local)
+    )
 
 
 def _core_pct(cores: float) -> str:

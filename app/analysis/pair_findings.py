@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.analysis.cpu_check import CPU_CORE_PCT
 from app.analysis.expected_findings import AT_TARGET, offered_bps
 from app.analysis.pair_words import both_unmeasured_reason, level_text, unmeasured_reason
 from app.analysis.pair_words import format_difference as amount
@@ -292,7 +293,24 @@ class _Pair:
             )
         return (
             f"At {at}, {self.other} had {much} {more} {self.name} than {self.base} ({tested}): "
-            f"{winner} is better there than {loser}."
+            f"{winner} is better there than {loser}{self.cpu_caveat(said, points)}."
+        )
+
+    def cpu_caveat(self, said: Verdict, points: list[ComparedPoint]) -> str:
+        """Where the lower side of a throughput difference had its CPU busy in some of its
+        runs there (as the CPU warning counts them): that the computer may have set its
+        pace, not the link; '' otherwise."""
+        if self.metric != "throughput_bps" or said not in (Verdict.HIGHER, Verdict.LOWER):
+            return ""
+        lower = self.pair.other if said is Verdict.LOWER else self.pair.baseline
+        busy = sum(lower.cpu_busy.get(p.value, 0) for p in points)
+        if not busy:
+            return ""
+        runs = sum(lower.ok_runs.get(p.value, 0) for p in points)
+        return (
+            f", though in {busy} of {counted(runs, 'run')} of {self.lower_label(said)} there "
+            f"the CPU was busy at or above {CPU_CORE_PCT:g} % of one core: the computer, not "
+            "the link, may have set its pace (see the CPU warning)"
         )
 
 

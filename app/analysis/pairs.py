@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from app.analysis.cpu_check import cpu_busy, peer_is_local
 from app.analysis.points import METRICS
 from app.analysis.significance import excludes_zero, holm, holm_intervals, welch_test
 from app.analysis.stats import Summary, summarize
@@ -67,6 +68,9 @@ class SeriesData:
     #: Per planned value, the successful runs there whatever they report (missing: as many
     #: as the values), telling a metric not measured from a point without a successful run.
     ok_runs: Mapping[PointValue, int] = field(default_factory=dict)
+    #: Per value, how many of those successful runs had this computer's or the peer's CPU
+    #: busy (at or above 90 % of one core, as the CPU warning counts them).
+    cpu_busy: Mapping[PointValue, int] = field(default_factory=dict)
 
     def absence(self, value: PointValue) -> Absence | None:
         """Why this series has no figure at value (None: it has one)."""
@@ -198,9 +202,11 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
     """Every series of a session, with the runs' values of metric per point."""
     found = []
     rr_metric = metric == "rtt_ms" and any(r.key.kind is RunKind.RR for r in runs)
+    local = peer_is_local(session.plan, session.environment)
     for series in session.plan.series:
         per_value: dict[PointValue, list[float]] = {}
         ok_runs: dict[PointValue, int] = {}
+        busy: dict[PointValue, int] = {}
         for index, value in enumerate(session.plan.values):
             here = [
                 r
@@ -212,7 +218,8 @@ def series_data(session: SessionRecord, runs: Sequence[RunRecord], metric: str) 
             ]
             per_value[as_point(value)] = metric_values(here, metric)
             ok_runs[as_point(value)] = len(here)
-        found.append(SeriesData(session, series, per_value, ok_runs=ok_runs))
+            busy[as_point(value)] = sum(cpu_busy(r, session.environment, local) for r in here)
+        found.append(SeriesData(session, series, per_value, ok_runs=ok_runs, cpu_busy=busy))
     return found
 
 

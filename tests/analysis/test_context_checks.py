@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.analysis.compare import Mode, compare, series_data
+from app.analysis.compare import Mode, compare, series_data, within_session
 from app.analysis.context_checks import (
     MIN_RUNS,
     UDP_LOSS_PCT,
@@ -692,6 +692,47 @@ def test_a_comparison_raises_either_sessions_checks_named_by_session() -> None:
     picked = compare(tcp_only, mode=Mode.PICKED, context=context)
     assert not any("lost more than" in w for w in picked.warnings)
     assert sum("never crossed a Wi-Fi link" in w for w in picked.warnings) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=3, max_size=3), st.booleans())
+def test_a_throughput_verdict_says_where_the_lower_sides_cpu_was_busy(
+    busy_runs: list[bool], udp_lower: bool
+) -> None:
+    """Within a session, TCP against UDP at one point, clearly apart: the finding names the
+    better side, and where the lower side's CPU was busy in some of its runs there (as the CPU
+    warning counts them), says in how many and that the computer may have set its pace."""
+    plan = make_plan(values=(1408,), repetitions=3)
+    session = make_session(plan, {**WIRED, "cpu_count": 1})
+    low, high = (UDP4, TCP4) if udp_lower else (TCP4, UDP4)
+    runs = [
+        make_run(
+            plan,
+            series,
+            0,
+            rep,
+            throughput_bps=(300e6 if series == low else 900e6) + rep * 1e6,
+            **({"cpu_local_pct": 95.0} if series == low and busy_runs[rep - 1] else {}),
+        )
+        for series in (TCP4, UDP4)
+        for rep in (1, 2, 3)
+    ]
+    findings = within_session(session, runs).findings
+    (verdict,) = [f for f in findings if "is better there than" in f]
+    assert f"{high.label} is better there than {low.label}" in verdict
+    busy = sum(busy_runs)
+    caveat = (
+        f", though in {busy} of 3 runs of {low.label} there the CPU was busy at or above 90 % "
+        "of one core: the computer, not the link, may have set its pace (see the CPU warning)."
+    )
+    assert verdict.endswith(caveat) == bool(busy), verdict
+    if not busy:
+        assert "CPU" not in verdict
+    # The warning counts the same runs.
+    warned = by_check(session, runs, Check.CPU_BOUND)
+    assert bool(warned) == bool(busy)
+    if busy:
+        assert warned[0].startswith(f"In {busy} of 3 run")
 
 
 def test_few_runs_alike_in_every_series_is_said_once() -> None:
