@@ -3,6 +3,7 @@ the result per load direction (loaded latency, RPM, rating, confidence, goodput)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -153,6 +154,22 @@ class ResponsivenessResult:
             "elapsed_s": round(self.elapsed_s, 1),
             "notes": list(self.notes),
         }
+
+
+def idle_above_loaded(idle_ms: float, loads: Sequence[LoadResult]) -> str:
+    """Where the idle latency is above the latency under every load that has one: a sentence
+    saying so and what to do ('' otherwise). Load adds queueing, never takes it away, so the
+    idle probes were delayed by something else: another program busy on either computer."""
+    loaded = [r.loaded_latency_ms for r in loads if r.loaded_latency_ms is not None]
+    # Judged on the figures shown: "3.50 ms above 3.50 ms" would say nothing.
+    if not loaded or float(latency_number(idle_ms)) <= float(latency_number(max(loaded))):
+        return ""
+    return (
+        f"The idle latency ({latency_text(idle_ms)}) is above the latency under every load "
+        f"(up to {latency_text(max(loaded))}): load adds waiting, so something else, such as "
+        "another program busy on this computer or the peer, delayed the idle probes. Test "
+        "again when both are otherwise idle."
+    )
 
 
 def latency_number(ms: float | None) -> str:

@@ -47,6 +47,7 @@ from app.study.responsiveness.results import (
     Step,
     StepMeasured,
     TestStarted,
+    idle_above_loaded,
 )
 
 #: A test's progress as it measures, and its result once read to the end.
@@ -224,7 +225,7 @@ class ResponsivenessTest:
             idle_answered=idle_answered,
             loads=tuple(loads),
             elapsed_s=time.monotonic() - self._started,
-            notes=tuple(notes),
+            notes=tuple(notes) + tuple(filter(None, [idle_above_loaded(idle_ms, loads)])),
         )
 
     def _prepare(self) -> tuple[str, int, EchoResponder | None, MethodChoice]:
