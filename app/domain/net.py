@@ -23,6 +23,14 @@ class Direction(StrEnum):
     BIDIR = "bidir"  # both at once (iperf3 --bidir)
 
 
+#: Each direction as the window names it, and every report after it.
+DIRECTION_WORDS = {
+    Direction.UP: "Upload",
+    Direction.DOWN: "Download",
+    Direction.BIDIR: "Both at once",
+}
+
+
 class Flow(StrEnum):
     """One data flow inside a run: client to peer (up) or peer to client (down)."""
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.analysis.compare import METRIC_INFO
 from app.domain.clock import step_sentence
+from app.domain.net import DIRECTION_WORDS
 from app.domain.plan import Security
 from app.domain.plan_fields import VARIABLE_LABELS, value_word
 from app.domain.precision import ALONE_DIGITS, fixed, places
@@ -152,11 +153,11 @@ def _plan_facts(session: SessionRecord) -> list[tuple[str, str]]:
         + f", {plan.order.value} order"
     )
     return [
-        ("Peer", e(session.peer_host)),
+        ("Peer", e(plan.peer.name or session.peer_host)),  # as the window names it
         ("Engine", e(plan.engine.value)),
         ("Protocols", e(", ".join(p.value.upper() for p in plan.protocols))),
         ("IP versions", e(", ".join(f"IPv{int(v)}" for v in plan.ip_versions))),
-        ("Direction", e(plan.direction.value)),
+        ("Direction", e(DIRECTION_WORDS[plan.direction])),
         ("Swept variable", e(f"{label}: {values_text}")),
         ("Runs", e(runs)),
         ("Metrics", e(", ".join(m.value for m in plan.metrics))),
@@ -171,11 +172,11 @@ def _monitor_facts(session: SessionRecord) -> list[tuple[str, str]]:
         f"{runs} of up to {plan.duration_s} s, back to back; a report every {plan.interval_s:g} s"
     )
     facts = [
-        ("Peer", e(session.peer_host)),
+        ("Peer", e(plan.peer.name or session.peer_host)),  # as the window names it
         ("Engine", e(plan.engine.value)),
         ("Protocol", e(plan.protocols[0].value.upper())),
         ("IP version", e(f"IPv{int(plan.ip_versions[0])}")),
-        ("Direction", e(plan.direction.value)),
+        ("Direction", e(DIRECTION_WORDS[plan.direction])),
         ("Monitor", e(chained)),
         ("Metrics", e(", ".join(m.value for m in plan.metrics))),
     ]

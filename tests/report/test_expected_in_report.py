@@ -11,11 +11,12 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything loads Qt
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.analysis.points import point_summaries
-from app.domain.net import IpVersion, Protocol
+from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey
 from app.domain.records import RunMetrics, SessionStatus, utc_now
 from app.domain.units import percent_text
@@ -43,15 +44,16 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[FrontDoor, str]:
     return _store(tmp_path_factory.mktemp("expected") / "linklab.sqlite3", "192.0.2.10")
 
 
-def _store(path: Path, host: str) -> tuple[FrontDoor, str]:
+def _store(path: Path, host: str, **fields: Any) -> tuple[FrontDoor, str]:
     plan = Plan(
-        peer=Peer(host),
+        peer=Peer.this_computer() if host == "this computer" else Peer(host),
         protocols=(Protocol.UDP,),
         values=SIZES,
         repetitions=2,
         duration_s=1,
         name="reordered across the lab link",
         conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=RATE),
+        **fields,
     )
     with Database(path) as db:
         store = SessionStore(db)
@@ -132,6 +134,13 @@ def test_on_the_loopback_the_report_gives_no_column_of_dashes_for_the_share(
     ) in html
     rows = html.split("UDP · IPv4: Expected (Mbit/s)")[1].split("</table>")[0]
     assert "—" not in rows  # every expected goodput given
+
+
+def test_the_report_names_the_peer_and_direction_as_the_window_does(tmp_path: Path) -> None:
+    door, sid = _store(tmp_path / "linklab.sqlite3", "this computer", direction=Direction.DOWN)
+    html = _report(door, sid)
+    assert "<tr><th>Peer</th><td>This computer</td></tr>" in html
+    assert "<tr><th>Direction</th><td>Download</td></tr>" in html
 
 
 @pytest.mark.parametrize("start", range(0, 60, 12))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from app.domain.net import Direction, IpVersion, Protocol
+from app.domain.net import DIRECTION_WORDS, IpVersion, Protocol
 from app.domain.plan import SWEEPS, Metric, Variable
 from app.domain.plan_fields import SWEPT, VARIABLE_LABELS, Kind, categorical, swept_names
 from app.domain.units import parse_rate, parse_size
@@ -24,11 +24,7 @@ class StudyControls:
             + ".",
         )
         self.direction = _combo(
-            [
-                ("Upload", Direction.UP),
-                ("Download", Direction.DOWN),
-                ("Both at once", Direction.BIDIR),
-            ],
+            [(words, direction) for direction, words in DIRECTION_WORDS.items()],
             f"Which way the data flows: {registry.phrase('direction')}.",
         )
         self.protocol = _combo(
