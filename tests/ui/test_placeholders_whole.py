@@ -1,6 +1,6 @@
 """The hints inside empty fields, read whole at 1280x800 on every tab, and no page made wider
-than the window for them: a placeholder cut at the field's edge ("unknown (e.g. 100…") tells
-a newcomer half of what to type."""
+than the window by the room given to them: a placeholder cut at the field's edge ("unknown
+(e.g. 100…") tells a newcomer half of what to type."""
 
 from __future__ import annotations
 
@@ -27,10 +27,17 @@ def cut_placeholders(user: User, tab: str) -> list[str]:
         room -= 2 * 2  # the line edit's own text margins on each side (Qt's horizontalMargin)
         if field.fontMetrics().horizontalAdvance(hint) > room:
             cut.append(f"{field.accessibleName() or field.objectName()}: {hint!r}")
-    # Nor room found by pushing the page wider than the window: no sideways scroll.
+    # Nor room found by pushing the page wider than the window: a page holding a field given
+    # room for its hint (a least width of its own) never scrolls sideways.
     for area in user.window.findChildren(QScrollArea):
-        if user.shown(area) and area.horizontalScrollBar().maximum() > 0:
-            cut.append(f"a page of the {tab} tab scrolls sideways")
+        if not user.shown(area) or area.horizontalScrollBar().maximum() == 0:
+            continue
+        roomy = [
+            f for f in area.findChildren(QLineEdit) if f.placeholderText() and f.minimumWidth()
+        ]
+        if roomy:
+            names = ", ".join(f.accessibleName() for f in roomy)
+            cut.append(f"a page of the {tab} tab scrolls sideways, with room for {names}")
     return cut
 
 

@@ -123,7 +123,7 @@ class LiveBar(QWidget):
         port_label.setBuddy(self.port)
         self.store = QLineEdit()
         accessible(self.store, "Class store")
-        hint(self.store, "this computer's database, or postgresql://…", least=200)
+        hint(self.store, "here, or postgresql://…", least=200)
         self.store.setToolTip(
             "Where the class is kept: empty for this computer's LinkLab database, or a "
             "department's PostgreSQL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE."
