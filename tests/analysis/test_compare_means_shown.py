@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.analysis.compare import compare_pair, means_text
@@ -52,6 +52,7 @@ def sessions(draw: st.DrawFn) -> tuple[list[float], list[float]]:
 
 @settings(max_examples=500, deadline=None)
 @given(sessions())
+@example(([1000.0], [1000.9999999999999]))  # found under Windows: the bound met to the last bit
 def test_the_shown_means_differ_by_the_difference_shown(
     runs: tuple[list[float], list[float]],
 ) -> None:
@@ -74,7 +75,9 @@ def test_the_shown_means_differ_by_the_difference_shown(
     true = Decimal(point.difference)
     larger = max(abs(point.baseline.mean), abs(point.other.mean))
     if abs(point.difference) >= 10 * larger * 10.0 ** -(MEAN_DIGITS - 1):
-        assert base_half + other_half <= abs(true) / 10, (baseline, other, difference)
+        # Within the float error of the difference itself (1000.9999999999999 − 1000).
+        bound = abs(true) / 10 * (1 + Decimal("1e-9"))
+        assert base_half + other_half <= bound, (baseline, other, difference)
         assert baseline != other, (baseline, other, difference)
 
 
