@@ -21,6 +21,18 @@ def tab_shown(user: User, text: str) -> bool:
     return True
 
 
+def sweep_to_points(window: MainWindow, user: User, tab: str, chart: SweepChart) -> None:
+    """Start on the Study page, the sweep to its end, and the chart on its tab with its two
+    points, its sentence given way to them."""
+    user.tab("Study")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 90, "the sweep")
+    assert "completed" in user.text("Status"), user.text("Log")
+    user.tab(tab)
+    wait_for(lambda: chart.point_count() == 2, 5, "both points")
+    wait_for(lambda: chart.empty_note == "", 5, "the sentence to give way to the points")
+
+
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
 def test_each_chart_tab_is_there_for_what_the_plan_measures(window: MainWindow, user: User) -> None:
     user.choose("Protocol", "UDP")
@@ -42,13 +54,7 @@ def test_each_chart_tab_is_there_for_what_the_plan_measures(window: MainWindow, 
     user.tab("Study")
     user.check("Working latency", False)
     assert not tab_shown(user, "Latency")
-    user.tab("Study")
-    user.click("Start")
-    wait_for(lambda: not window.measure.running, 60, "the UDP sweep")
-    assert "completed" in user.text("Status"), user.text("Log")
-    user.tab("Sweep")
-    wait_for(lambda: chart.point_count() == 2, 5, "both points")
-    wait_for(lambda: chart.empty_note == "", 5, "the sentence to give way to the points")
+    sweep_to_points(window, user, "Sweep", chart)
     assert COMING not in user.visible_text()
     # UDP gives no round-trip time: no RTT tab, never a blank one.
     assert not tab_shown(user, "RTT")
@@ -74,10 +80,4 @@ def test_ticking_rtt_gives_its_chart_and_its_points(
     assert tab_shown(user, "RTT")
     rtt = user.find("RTT chart", SweepChart)
     wait_for(lambda: rtt.empty_note == COMING, 5, "the empty chart's sentence")
-    user.tab("Study")
-    user.click("Start")
-    wait_for(lambda: not window.measure.running, 90, "the netperf sweep")
-    assert "completed" in user.text("Status"), user.text("Log")
-    user.tab("RTT")
-    wait_for(lambda: rtt.point_count() == 2, 5, "the RTT points")
-    wait_for(lambda: rtt.empty_note == "", 5, "the sentence to give way to the points")
+    sweep_to_points(window, user, "RTT", rtt)

@@ -108,10 +108,10 @@ class StudyCharts:
             self.sweep_chart.set_empty_note(
                 "This plan measures round-trip time only: its points are on the RTT tab."
             )
-        # A metric the plan does not measure has no tab (a blank chart would say nothing);
-        # should a run give it all the same, its tab comes with its first point.
-        for chart, metric in self._by_metric:
-            show_tab(self.tabs, self.tabs.indexOf(chart), metric in plan.metrics)
+        # A metric the plan does not measure has no tab (a blank chart would say nothing; the
+        # charts were just cleared); should a run give it all the same, its tab comes with
+        # its first point.
+        self.preview(plan)
         self.latency_chart.reset()
         self.latency_chart.setVisible(Metric.LATENCY in plan.metrics)
         for chart in self.sweep_charts:
