@@ -55,8 +55,11 @@ MIN_WAIT_S = float(os.environ.get("LINKLAB_TEST_MIN_WAIT_S") or 10.0)
 LOOK_EVERY_S = 0.04
 
 
-def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
-    """Let the event loop run until condition() is true (within timeout, at least MIN_WAIT_S)."""
+def wait_for(
+    condition: Callable[[], object], timeout: float = 10.0, what: str | Callable[[], str] = ""
+) -> None:
+    """Let the event loop run until condition() is true (within timeout, at least MIN_WAIT_S);
+    what names it in the failure (a callable: what was seen instead, read at the timeout)."""
     timeout = max(timeout, MIN_WAIT_S)
     deadline = time.monotonic() + timeout
     next_look = 0.0
@@ -66,8 +69,9 @@ def wait_for(condition: Callable[[], object], timeout: float = 10.0, what: str =
             if _holds(condition):
                 return
             if now > deadline:
+                said = what() if callable(what) else what
                 raise AssertionError(
-                    f"timed out after {timeout:g} s waiting for {what or condition}"
+                    f"timed out after {timeout:g} s waiting for {said or condition}"
                 )
             next_look = now + LOOK_EVERY_S
         QApplication.processEvents()
