@@ -4,6 +4,7 @@ what its labels say. Each check is a sentence that says what to do; the window's
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -16,7 +17,7 @@ from app.analysis.overhead import WIFI
 from app.analysis.points import PointSummary, point_summaries
 from app.analysis.stats import precise_enough
 from app.domain.net import Protocol
-from app.domain.plan import Medium, Plan, RunKind, Security, Series, Variable
+from app.domain.plan import Medium, Metric, Plan, RunKind, Security, Series, Variable
 from app.domain.plan_fields import where_set
 from app.domain.records import RunRecord, SessionRecord, SessionStatus
 from app.domain.units import counted, plain_rate
@@ -25,6 +26,9 @@ from app.domain.units import counted, plain_rate
 UDP_LOSS_PCT = 5.0
 #: Below this many successful runs at a point, its standard deviation means little.
 MIN_RUNS = 3
+#: Working latency under load is probed from the engine's first report to the run's end;
+#: below this many seconds of that, a run's loaded latency rests on a probe or two.
+MIN_LOADED_S = 1.0
 
 
 class Check(StrEnum):
@@ -35,6 +39,7 @@ class Check(StrEnum):
     CPU_BOUND = "cpu-bound"
     ABOVE_MODEL = "above-model"
     FEW_RUNS = "few-runs"  # short of the runs planned, or too few for a spread
+    FEW_PROBES = "few-probes"  # working latency under load from runs too short to probe
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ def context_checks(session: SessionRecord, runs: Sequence[RunRecord]) -> list[Co
     else:
         for series, here in by_series.items():
             add(Check.FEW_RUNS, few_runs(plan, series, here, running=running), series)
+    add(Check.FEW_PROBES, few_probes(plan, points))
     return found
 
 
@@ -320,3 +326,32 @@ def few_runs(
         if asked < MIN_RUNS:
             said.append(f"Measure {MIN_RUNS} or more runs per point ({where_set('repetitions')}).")
     return " ".join(said)
+
+
+def few_probes(plan: Plan, points: Sequence[PointSummary]) -> str | None:
+    """Where working latency under load was measured by runs that leave its probes less
+    than MIN_LOADED_S: they begin with the engine's first report (one report interval into
+    the run, after any omitted seconds), so a 1-s run's loaded latency is a probe or two and
+    its p90 no more than its median."""
+    if plan.is_monitor or Metric.LATENCY not in plan.metrics:
+        return None
+    measured = {p.value for p in points if "latency_ms" in p.metrics}
+    if not measured:
+        return None
+    start = plan.interval_s
+    if plan.variable is Variable.DURATION:
+        short = sorted((v for v in measured if float(v) - start < MIN_LOADED_S), key=float)
+        if not short:
+            return None
+        lasted = f"runs of {values_text(plan, short)}"
+    elif plan.duration_s - start < MIN_LOADED_S:
+        lasted = f"{plan.duration_s}-s runs"
+    else:
+        return None
+    least = math.ceil(start + MIN_LOADED_S)
+    return (
+        f"Working latency under load is probed from the engine's first report, {start:g} s "
+        f"into each run, to its end: {lasted} leave its probes less than "
+        f"{MIN_LOADED_S:g} s, so the loaded latency rests on few probes (its p90 near its "
+        f"median). Measure for {least} s or more ({where_set('duration')})."
+    )

@@ -23,6 +23,7 @@ from app.analysis.compare import (
     point_status,
 )
 from app.analysis.expectation import on_loopback, rate_words
+from app.analysis.latency_findings import session_findings
 from app.analysis.points import PointSummary
 from app.analysis.stats import Summary
 from app.domain.metrics import POINT_METRICS, SHOWN_LINK_FIGURES, ranked
@@ -55,6 +56,10 @@ SD_TABLES: tuple[tuple[str, str, Protocol | None], ...] = tuple(
     (m.name, m.shown.report[1], m.protocol) for m in ranked("report") if m.shown.report
 )
 _UNITS = {m.name: m.unit for m in POINT_METRICS}
+
+#: Of one session's findings, where its series against each other begin (its own results'
+#: sentences come first, as in its view's Findings tab).
+COMPARED_HEADING = "Its series against each other"
 
 
 def _difference_row(p: ComparedPoint, factor: float, status: str) -> str:
@@ -320,7 +325,7 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
     else:
         title = f"LinkLab comparison: {name} by {label_words(comparison.variable_label)}"
         what = _compared_text(data)
-    findings = "".join(f"<li>{e(sentence)}</li>" for sentence in comparison.findings)
+    findings = _findings(data)
     sections = []
     for pair in comparison.pairs:
         heading = f"{pair.other.label} against {pair.baseline.label}"
@@ -349,10 +354,10 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
         _warnings(comparison.warnings, len(sessions), bool(comparison.pairs)),
         _image(chart_png, f"{title}: mean of each series at each point, 95 % CI bars"),
     ]
+    if findings:
+        body += ["<h2>Findings</h2>", findings]
     if not single:
         body += [
-            "<h2>Findings</h2>",
-            f"<ul>{findings or '<li>No findings: nothing was measured on both sides.</li>'}</ul>",
             "<h2>Pairs</h2>",
             f'<p class="note">Difference = other − baseline; n = runs (baseline / other). '
             f"Welch's two-sided t-test per point (unequal variances); significance at α = "
@@ -380,6 +385,34 @@ def report_html(data: ReportData, chart_png: bytes, timeline_pngs: dict[str, byt
 </body>
 </html>
 """
+
+
+def _items(sentences: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{e(sentence)}</li>" for sentence in sentences) + "</ul>"
+
+
+def _findings(data: ReportData) -> str:
+    """The findings as the window gives them: of one session, its own results' sentences
+    (the expected goodput, working latency) and then its series against each other, as its
+    view's Findings tab; of several, the comparison's, then each session's own under its
+    name. Empty when there is nothing to say."""
+    comparison = data.comparison
+    sessions = comparison.sessions
+    own = {s.id: session_findings(s.plan, data.points.get(s.id, [])) for s in sessions}
+    compared = list(comparison.findings)
+    if comparison.pairs and not compared:
+        compared = ["No findings: nothing was measured on both sides."]
+    if len(sessions) == 1:
+        mine = own[sessions[0].id]
+        if mine and compared:
+            return _items(mine) + f"<h3>{e(COMPARED_HEADING)}</h3>" + _items(compared)
+        return _items(mine or compared) if mine or compared else ""
+    parts = [_items(compared)] if compared else []
+    for session in sessions:
+        if own[session.id]:
+            name = session.name or session.short_id
+            parts.append(f"<h3>Within {e(name)}</h3>" + _items(own[session.id]))
+    return "".join(parts)
 
 
 def _compared_text(data: ReportData) -> str:

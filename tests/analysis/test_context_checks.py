@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from app.analysis.compare import Mode, compare, series_data, within_session
 from app.analysis.context_checks import (
+    MIN_LOADED_S,
     MIN_RUNS,
     UDP_LOSS_PCT,
     Check,
@@ -26,6 +27,7 @@ from app.domain.net import IpVersion, Protocol
 from app.domain.plan import (
     Conditions,
     Medium,
+    Metric,
     Peer,
     Plan,
     RunKey,
@@ -746,3 +748,50 @@ def test_few_runs_alike_in_every_series_is_said_once() -> None:
     said = by_check(make_session(plan), runs, Check.FEW_RUNS)
     assert [s.split(" has")[0] for s in said] == ["TCP · IPv4", "UDP · IPv4"]
     assert "1408 B (2 of 2)" in said[0] and "1408 B" not in said[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    duration=st.integers(1, 12),
+    interval=st.sampled_from([0.5, 1.0, 2.0]),
+    swept=st.booleans(),
+    latency=st.booleans(),
+)
+def test_few_loaded_probes_are_said_exactly_where_runs_leave_them_under_a_second(
+    duration: int, interval: float, swept: bool, latency: bool
+) -> None:
+    """The warning is given exactly where a run leaves its loaded probes (from the engine's
+    first report to the run's end) less than a second, and its figures are the plan's."""
+    metrics = (Metric.THROUGHPUT, Metric.LATENCY) if latency else (Metric.THROUGHPUT,)
+    values = (duration, duration + 5) if swept else (1408,)
+    plan = make_plan(
+        protocols=(Protocol.TCP,),
+        values=values,
+        variable=Variable.DURATION if swept else Variable.LENGTH,
+        duration_s=duration,
+        interval_s=interval,
+        metrics=metrics,
+    )
+    runs = [
+        make_run(plan, TCP4, i, rep, latency_ms=2.0, latency_p90_ms=2.0, latency_idle_ms=0.1)
+        for i in range(len(values))
+        for rep in (1, 2, 3)
+    ]
+    said = by_check(make_session(plan), runs, Check.FEW_PROBES)
+    short = [v for v in values if v - interval < MIN_LOADED_S] if swept else []
+    expected = bool(short) if swept else duration - interval < MIN_LOADED_S
+    if not latency or not expected:
+        assert said == []
+        return
+    (sentence,) = said
+    start = re.search(r"first report, ([\d.]+) s into each run", sentence)
+    assert start is not None and float(start.group(1)) == interval
+    lasted = re.search(r"to its end: (.+) leave its probes less than 1 s", sentence)
+    assert lasted is not None
+    if swept:
+        assert re.findall(r"(\d+) s", lasted.group(1)) == [str(v) for v in short]
+    else:
+        assert lasted.group(1) == f"{duration}-s runs"
+    least = re.search(r"Measure for (\d+) s or more \(the Seconds per run field", sentence)
+    assert least is not None and int(least.group(1)) - interval >= MIN_LOADED_S
+    assert int(least.group(1)) - 1 - interval < MIN_LOADED_S  # the least that is enough

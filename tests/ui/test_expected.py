@@ -61,8 +61,10 @@ def test_a_link_rate_draws_the_expected_curve_and_explains_the_frame(
     wait_for(
         lambda: user.description("Sweep chart") == wanted,
         5,
-        lambda: f"{wanted!r}; the chart says {user.description('Sweep chart')!r}, the table "
-        f"{user.table_rows('Results')}, the status {user.text('Status')!r}",
+        lambda: (
+            f"{wanted!r}; the chart says {user.description('Sweep chart')!r}, the table "
+            f"{user.table_rows('Results')}, the status {user.text('Status')!r}"
+        ),
     )
     # The table gives the expected goodput; the traffic stayed on this computer, where the
     # link rate does not apply, so no share of it (no "1086.9 %").

@@ -4,6 +4,8 @@ latency columns and the method in the log, the results and the stored session's 
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,10 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.main_window import MainWindow
-from tests.ui.test_measure import plan_sweep
+from app.ui.sessions.reading import COMPARED
+from tests.ui.journey import save_as
+from tests.ui.shown_sentences import shown_warnings
+from tests.ui.test_measure import plan_sweep, sessions
 from tests.ui.user import User, wait_for
 
 
@@ -53,6 +58,59 @@ def test_a_study_with_working_latency_against_this_computer(window: MainWindow, 
     user.tab("Details")
     assert "Working latency by udp-echo" in user.text("Session conditions and environment")
     user.tab("Latency")
+    # 2-s runs leave the loaded probes a second: no warning that they were few.
+    if user.can_see("Session warnings"):
+        assert "first report" not in user.text("Session warnings")
+
+
+@pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3
+def test_one_second_runs_say_their_loaded_latency_rests_on_few_probes(
+    window: MainWindow, user: User, tmp_path: Path
+) -> None:
+    user.check("Working latency")
+    plan_sweep(user, "1408", runs=2, seconds=1)
+    user.type("Session name", "one second")
+    user.click("Start")
+    wait_for(lambda: not window.measure.running, 60, "the study")
+    assert "completed" in user.text("Status")
+    user.tab("Sessions")
+    wait_for(lambda: user.table_rows("Sessions"), 5, "the session list")
+    user.click_row("Sessions", 0)
+    wait_for(lambda: user.can_see("Session warnings"), 5, "the session's warnings")
+    (said,) = [w for w in shown_warnings(user.text("Session warnings")) if "first report" in w]
+    assert said == (
+        "Working latency under load is probed from the engine's first report, 1 s into each "
+        "run, to its end: 1-s runs leave its probes less than 1 s, so the loaded latency rests "
+        "on few probes (its p90 near its median). Measure for 2 s or more (the Seconds per run "
+        "field, or --duration)."
+    )
+    # What it says of the probes is what they were: a handful per run, where a second of
+    # load gives a hundred (one each 10 ms).
+    (session,) = sessions(window)
+    with Database(window.context.db_path, readonly=True) as db:
+        store = SessionStore(db)
+        runs = [r for r in store.runs(session.id) if r.ok]
+        answered = [sum(s.answered for s in store.latency_seconds(r.id)) for r in runs]
+    assert len(runs) == 2 and all(r.metrics.latency_p90_ms is not None for r in runs)
+    assert max(answered) < 20, answered
+    # The report says it too, before its numbers.
+    page = tmp_path / "one-second.html"
+    with user.answering(save_as(page)):
+        user.click("Export HTML…")
+    wait_for(page.exists, 60, page.name)
+    written = page.read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", " ", written))
+    assert " ".join(said.split()) in " ".join(text.split())
+    # Its findings are the view's: its own (the loaded latency against the idle), then its
+    # series against each other.
+    user.tab("Findings")
+    own, compared = user.text("Session findings").split(COMPARED)
+    assert "a probe waited" in own
+    shown = [part.strip() for part in (own + compared).split("\n\n") if part.strip()]
+    section = written.split("<h2>Findings</h2>")[1].split("<h2>")[0]
+    listed = [html.unescape(item) for item in re.findall(r"<li>(.*?)</li>", section)]
+    assert listed == shown
+    assert "<h3>Its series against each other</h3>" in section
 
 
 def test_the_responder_port_is_greyed_out_without_working_latency(
