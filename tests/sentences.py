@@ -666,6 +666,35 @@ def _check_pace(
 _NOT_WIFI = re.compile(r"^The session is labelled Wi-Fi \((?P<stated>[^)]+)\), but ")
 
 
+_PROBES = re.compile(
+    rf"^Working latency under load is probed from the engine's first report, (?P<start>{NUMBER}) "
+    r"s into each run, to its end: (?P<lasted>.+?) leave its probes less than (?P<least>\d+) "
+    r"s, so the loaded latency rests on few probes \(its p90 near its median\)\. Measure for "
+    r"(?P<enough>\d+) s or more \(the Seconds per run field, or --duration\)\.$"
+)
+
+
+def check_probes(session: Session, sentence: str, match: re.Match[str]) -> None:
+    """The runs named leave their loaded probes (from the first report to the end) less
+    than the seconds said, and the seconds advised leave them enough: read against the
+    plan's run length and report interval, and the runs' loaded latency."""
+    data = session.data
+    assert "latency" in data["metrics"] and not session.monitor, sentence
+    start, least = float(match["start"]), int(match["least"])
+    assert start == data["interval_s"], sentence
+    if data["variable"] == "duration":
+        named = [float(v) for v in re.findall(rf"({NUMBER}) s", match["lasted"])]
+        short = [float(v) for v in data["values"] if float(v) - start < least]
+        assert named == short, sentence
+    else:
+        assert match["lasted"] == f"{data['duration_s']}-s runs", sentence
+        assert data["duration_s"] - start < least, sentence
+    enough = int(match["enough"])
+    assert enough - start >= least > enough - 1 - start, sentence
+    loaded = [r for r in session.runs if r.get("latency_ms") is not None]
+    assert loaded, sentence  # said only of loaded latency measured
+
+
 def check_not_wifi(session: Session, sentence: str, match: re.Match[str]) -> None:
     conditions = session.conditions
     medium, security = conditions["medium"], conditions["security"]
@@ -706,6 +735,8 @@ def check_warnings(session: Session, warnings: Iterable[str]) -> None:
             check_cpu(session, sentence, match)
         elif match := _NOT_WIFI.match(body):
             check_not_wifi(session, sentence, match)
+        elif match := _PROBES.match(body):
+            check_probes(session, sentence, match)
         else:
             raise Unread(f"a warning this reader does not know: {sentence}")
 

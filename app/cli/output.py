@@ -144,6 +144,9 @@ def session_summary(session: SessionRecord) -> dict[str, Any]:
         "variable": plan.variable.value,
         "values": list(plan.values),
         "repetitions": plan.repetitions,
+        "duration_s": plan.duration_s,  # seconds per run (where the runs' length is not swept)
+        "interval_s": plan.interval_s,  # the engine's report interval
+        "metrics": [m.value for m in plan.metrics],
         "bitrate_bps": plan.bitrate_bps,  # UDP's target when one is held fixed (0: none)
         "concurrent": plan.concurrent,
         "conditions": {

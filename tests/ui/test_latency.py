@@ -5,6 +5,7 @@ latency columns and the method in the log, the results and the stored session's 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from app.store.sessions import SessionStore
 from app.ui.common.latency_chart import LatencyChart
 from app.ui.main_window import MainWindow
 from app.ui.sessions.reading import COMPARED
+from tests.conftest import linklab
+from tests.sentences import check_session
 from tests.ui.journey import save_as
 from tests.ui.shown_sentences import shown_warnings
 from tests.ui.test_measure import plan_sweep, sessions
@@ -93,6 +96,13 @@ def test_one_second_runs_say_their_loaded_latency_rests_on_few_probes(
         answered = [sum(s.answered for s in store.latency_seconds(r.id)) for r in runs]
     assert len(runs) == 2 and all(r.metrics.latency_p90_ms is not None for r in runs)
     assert max(answered) < 20, answered
+    # Every sentence the view shows, read against the tables the command line gives.
+    db = str(window.context.db_path)
+    data = json.loads(linklab("sessions", "show", "one second", "--json", "--db", db).stdout)
+    table = linklab("export", "one second", "--format", "csv", "--out", "-", "--db", db).stdout
+    warnings = shown_warnings(user.text("Session warnings"))
+    assert warnings == data["warnings"]
+    check_session(data, table, findings=data["findings"], warnings=warnings)
     # The report says it too, before its numbers.
     page = tmp_path / "one-second.html"
     with user.answering(save_as(page)):
