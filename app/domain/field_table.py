@@ -239,8 +239,10 @@ PLAN_FIELDS: tuple[PlanField, ...] = (
         udp_only=True,
         run=True,
         sweep_range=(10_000_000, 100_000_000, 10_000_000),
-        example="0, 30M or 1G",
-        tip="UDP target bitrate ({bitrate}): 0 sends as fast as possible, e.g. 30M for 30 Mbit/s.",
+        placeholder="unlimited",
+        example="30M or 1G",
+        tip="UDP target bitrate ({bitrate}): empty (or 0) sends as fast as possible, e.g. 30M "
+        "for 30 Mbit/s.",
     ),
     PlanField(
         "congestion",

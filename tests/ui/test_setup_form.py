@@ -213,3 +213,30 @@ def test_every_preset_goes_through_the_form_unchanged(window: MainWindow, user: 
         before = setup.build_candidate()[0]
         expected = replace(preset.for_peer(before.peer), conditions=before.conditions)
         assert before == expected, preset.name
+
+
+def test_the_udp_bitrate_reads_unlimited_until_a_rate_is_typed(
+    window: MainWindow, user: User
+) -> None:
+    """An unlimited UDP bitrate is the empty field with its hint, never a "0" that reads as
+    nothing sent; typed rates, 0 and an emptied field each give the plan's bitrate."""
+    user.choose("Protocol", "UDP")
+    user.tab("Advanced")
+    field = user.find("UDP bitrate")
+    assert user.text("UDP bitrate") == "" and field.placeholderText() == "unlimited"
+    assert "empty (or 0) sends as fast as possible" in field.toolTip()
+    for typed, bitrate in (("30M", 30_000_000), ("", 0), ("0", 0), ("1G", 1_000_000_000)):
+        user.type("UDP bitrate", typed)
+        plan = window.measure.setup.plan()
+        assert plan is not None and plan.bitrate_bps == bitrate, typed
+    user.type("UDP bitrate", "fast")
+    error = "The UDP bitrate must be a rate such as 30M or 1G, or empty (unlimited)."
+    assert user.can_see(error)
+    # A plan of an unlimited bitrate put back on the form (here a preset's) shows the empty
+    # field again.
+    user.type("UDP bitrate", "1G")
+    user.menu("Presets", "802.11n study: open vs WPA2, IPv4 vs IPv6")
+    assert "UDP bitrate 1.00 Gbit/s → unlimited" in user.text("Preset changes")
+    user.tab("Advanced")
+    assert user.text("UDP bitrate") == ""
+    assert window.measure.setup.build_candidate()[0].bitrate_bps == 0

@@ -64,7 +64,7 @@ class AdvancedControls:
     def __init__(self, conditions: ConditionsBox) -> None:
         self.texts: dict[str, QLineEdit] = {}
         for field in TYPED:
-            edit = QLineEdit("" if field.neutral is None else str(field.neutral))
+            edit = QLineEdit(_shown(field, field.neutral))
             edit.setPlaceholderText(field.placeholder)
             edit.setToolTip(registry.phrased(field.tip))
             self.texts[field.key] = edit
@@ -122,8 +122,7 @@ class AdvancedControls:
 
     def set_typed(self, plan: Plan) -> None:
         for field in TYPED:
-            value = getattr(plan, field.name)
-            self.texts[field.key].setText("" if value is None else str(value))
+            self.texts[field.key].setText(_shown(field, getattr(plan, field.name)))
 
     def flags(self) -> dict[str, Any]:
         """The plan's yes-or-no settings as ticked, by the plan's attribute."""
@@ -183,6 +182,14 @@ class AdvancedControls:
         return row
 
 
+def _shown(field: PlanField, value: object) -> str:
+    """A typed setting as its field shows it: none, or a rate of 0 (unlimited), is the empty
+    field with its hint ("unlimited"), never a "0" that reads as nothing sent."""
+    if value is None or (field.kind is Kind.RATE and value == 0):
+        return ""
+    return str(value)
+
+
 def _read(field: PlanField, text: str) -> object:
     """One typed setting by its kind; empty: the neutral value (a rate: 0)."""
     if field.kind is Kind.RATE:
@@ -201,7 +208,7 @@ def _problem(field: PlanField, err: ValueError) -> str:
     if field.kind is Kind.SIZE:
         return f"Write a size such as {field.example}, or leave it empty."
     if field.kind is Kind.RATE:
-        return f"The {field.words} must be a rate such as {field.example}."
+        return f"The {field.words} must be a rate such as {field.example}, or empty (unlimited)."
     return f"{str(err)[:1].upper()}{str(err)[1:]}, or clear it."
 
 
