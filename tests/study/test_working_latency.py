@@ -21,6 +21,7 @@ from app.engine.latency.latency import MethodChoice
 from app.engine.latency.probe import Prober
 from app.engine.latency.probe_results import LatencyMethod
 from app.store.sessions import SessionStore
+from app.study.sweep.describe import reason_shown
 from app.study.sweep.events import LatencyNote, LatencyProbed, RunStarted, StudyEvent
 from app.study.sweep.outcomes import Outcome
 from app.study.sweep.plan_checks import plan_problems
@@ -117,7 +118,12 @@ def test_every_run_has_idle_and_loaded_latency_and_its_method(store: SessionStor
     notes = [e for e in events if isinstance(e, LatencyNote)]
     assert [n.method for n in notes] == ["udp-echo", "udp-echo"]
     assert "lab-peer" in notes[0].sentence and "fd00::2" in notes[1].sentence
-    assert notes[0].sentence in store.get(outcome.session_id).status_reason
+    reason = store.get(outcome.session_id).status_reason
+    assert notes[0].sentence in reason
+    # The header shows the status without them (its details name the method).
+    assert reason_shown(reason) == ""
+    failed = "1 of 4 runs failed. The first failure: the peer did not answer."
+    assert reason_shown(f"{failed} {reason}") == failed
     # Probes arrive live: idle ones before the engine starts, loaded ones after.
     probed = [e for e in events if isinstance(e, LatencyProbed)]
     idle = [t for e in probed if e.phase == "idle" for t in e.times_s]

@@ -58,6 +58,9 @@ def test_a_study_with_working_latency_against_this_computer(window: MainWindow, 
     wait_for(lambda: user.table_rows("Session results"), 5, "the session's table")
     (stored,) = user.table_rows("Session results")
     assert stored[1:] == row[1:]  # the live table names the series more briefly
+    # The header gives the status, not how latency was measured: the details say that.
+    assert user.text("Session details").count("completed") == 1
+    assert "Latency measured" not in user.text("Session details")
     user.tab("Details")
     assert "Working latency by udp-echo" in user.text("Session conditions and environment")
     user.tab("Latency")

@@ -32,6 +32,9 @@ from app.engine.latency.probe_results import (
 #: Connection probes to a server that only starts a child per connection (netserver).
 CONNECT_INTERVAL_S = 0.1
 DETECT_PROBES = 5
+#: How the sentence naming the method chosen begins (a session's status reason ends with
+#: them; its view says the method in its Details instead).
+METHOD_SENTENCE = "Latency measured "
 DETECT_INTERVAL_S = 0.05
 
 
@@ -195,7 +198,7 @@ def detect_method(
                 host,
                 echo_port,
                 "echo",
-                f"Latency measured with LinkLab's UDP echo on {host} port {echo_port}.",
+                f"{METHOD_SENTENCE}with LinkLab's UDP echo on {host} port {echo_port}.",
                 rtt,
             )
         tried.append(f"no LinkLab responder answered on UDP port {echo_port}")
@@ -210,7 +213,7 @@ def detect_method(
                 host,
                 port,
                 server.name,
-                f"Latency measured by TCP connection time to {server.possessive} port {port}{why}.",
+                f"{METHOD_SENTENCE}by TCP connection time to {server.possessive} port {port}{why}.",
                 rtt,
                 server.probe_interval_s,
             )

@@ -30,6 +30,7 @@ from app.domain.records import RunRecord
 from app.domain.tags import tag_text
 from app.domain.units import counted, format_rate, plain_rate
 from app.engine.drivers.registry import phrase
+from app.engine.latency.latency import METHOD_SENTENCE
 from app.engine.latency.probe_results import LatencyMethod
 from app.study.host.wifi_reading import WifiReading, WifiState
 
@@ -339,6 +340,16 @@ def latency_methods(runs: Sequence[RunRecord]) -> dict[str, int]:
         if method:
             found[method] = found.get(method, 0) + 1
     return found
+
+
+def reason_shown(reason: str) -> str:
+    """A session's status reason as its header says it: without the sentences that name
+    how working latency was measured (the details say that, run by run), which the stored
+    reason ends with."""
+    start = reason.find(METHOD_SENTENCE)
+    while start > 0 and reason[start - 1] != " ":
+        start = reason.find(METHOD_SENTENCE, start + 1)
+    return reason if start < 0 else reason[:start].strip()
 
 
 def describe_latency(runs: Sequence[RunRecord]) -> str:

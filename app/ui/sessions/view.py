@@ -37,6 +37,7 @@ from app.study.sweep.describe import (
     describe_plan,
     describe_security,
     local_time,
+    reason_shown,
     variable_label,
 )
 from app.study.sweep.monitor_record import MonitorRecord
@@ -322,8 +323,9 @@ def _header_text(session: SessionRecord) -> str:
     """Rich text, every stored string escaped: the name in bold, the peer, the status (with
     its reason) and when; then the plan and how many of its runs there are."""
     status = session.status_text
-    if session.status_reason:
-        status += f" ({session.status_reason})"
+    reason = reason_shown(session.status_reason)
+    if reason:
+        status += f" ({reason})"
     first = (
         f" — peer {session.plan.peer.name or session.peer_host} — {status} — "
         f"{local_time(session.started_at or session.created_at)}"
