@@ -88,6 +88,12 @@ class DirectionDifference:
         return self.latency_difference_ms is not None
 
     @property
+    def unchanged(self) -> bool:
+        """Compared, and nothing moved: the latencies alike, or so nearly alike (a float's
+        last bit) that RPM, computed from them, is the same on both sides."""
+        return self.compared and (self.latency_difference_ms == 0 or self.rpm_difference == 0)
+
+    @property
     def verdict(self) -> str:
         """ "beyond the noise", "within the noise", "untested" or "not compared"."""
         if not self.compared:
@@ -105,7 +111,7 @@ class DirectionDifference:
         d, ra, rb = self.latency_difference_ms, self.baseline_rpm, self.other_rpm
         assert a is not None and b is not None and d is not None
         assert ra is not None and rb is not None
-        if d == 0:
+        if self.unchanged:
             moved = f"the loaded latency stayed at {_ms(a)} ms and RPM at {ra:,.0f}"
         else:
             rose = d > 0

@@ -234,6 +234,12 @@ def _image(png: bytes, alt: str, css: str = "chart") -> str:
 
 
 def _timeline(data: ReportData, title: str, pngs: dict[str, bytes]) -> str:
+    if title in data.one_interval:
+        return (
+            '<p class="note">Throughput over time: not drawn, as each run gave a single '
+            "interval (it lasted no longer than its report interval); the tables give each "
+            "run's figures. Longer runs show how the throughput moved within a run.</p>"
+        )
     png = pngs.get(title)
     if png is None:
         return ""

@@ -35,12 +35,22 @@ class Timeline:
     samples: tuple[Sample, ...]
     protocol: Protocol = Protocol.TCP
 
-    def points(self) -> list[tuple[float, float]]:
-        """(end of interval in s, what the receiver got in bit/s) of the run's upload (its
-        download when it has none): the same throughput as the tables, never the sender's."""
+    def _drawn(self) -> list[Sample]:
+        """The run's upload intervals with a receiver's figure (its download's when it has
+        no upload): the same throughput as the tables, never the sender's."""
         flows = [s for s in self.samples if s.goodput_bps(self.protocol) is not None]
-        shown = [s for s in flows if s.flow is Flow.UP] or flows
-        return [(s.end_s, s.goodput_bps(self.protocol) or 0.0) for s in shown]
+        return [s for s in flows if s.flow is Flow.UP] or flows
+
+    def points(self) -> list[tuple[float, float]]:
+        """(end of interval in s, what the receiver got in bit/s) of the intervals drawn."""
+        return [(s.end_s, s.goodput_bps(self.protocol) or 0.0) for s in self._drawn()]
+
+    def intervals(self) -> int:
+        """The intervals drawn that are whole: a run's last sliver (1.00–1.01 s, what the
+        engine counted after its last report) is no interval of its own to read a trend in."""
+        shown = self._drawn()
+        longest = max((s.end_s - s.start_s for s in shown), default=0.0)
+        return sum(1 for s in shown if s.end_s - s.start_s >= longest / 2)
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,9 @@ class ReportData:
     comparison: Comparison
     points: dict[str, list[PointSummary]]  # session id -> its point summaries
     timelines: list[tuple[str, list[Timeline]]]  # a title, and a run of each side
+    #: The titles whose typical runs hold one interval each (a run as long as its report
+    #: interval): no curve over time to draw.
+    one_interval: tuple[str, ...] = ()
 
 
 def typical_run(
@@ -80,6 +93,7 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
     ]
     groups += [(curve.label, [curve]) for curve in comparison.unpaired]
     timelines = []
+    one_interval: list[str] = []
     for title, curves in groups:
         shared = set.intersection(*(set(v for v, xs in c.values.items() if xs) for c in curves))
         if not shared:
@@ -93,9 +107,11 @@ def collect(comparison: Comparison, door: FrontDoor) -> ReportData:
                 picked.append(
                     Timeline(curve.label, value, run.key.repetition, samples, run.key.protocol)
                 )
-        if picked:
+        if picked and max(t.intervals() for t in picked) < 2:
+            one_interval.append(title)
+        elif picked:
             timelines.append((title, picked))
-    return ReportData(comparison, points, timelines)
+    return ReportData(comparison, points, timelines, tuple(one_interval))
 
 
 def sessions_comparison(

@@ -42,6 +42,18 @@ def test_tcp_stands_the_senders_rate_in_and_prefers_the_upload() -> None:
     assert download.points() == [(1.0, 5e8)]
 
 
+def test_a_runs_last_sliver_is_no_interval_of_its_own() -> None:
+    """A 1-s run gives its one interval and what the engine counted after it (1.00-1.01 s):
+    one interval to draw, not a trend."""
+    one = (
+        Sample(0.0, 1.0, Flow.UP, received_bps=9e8),
+        Sample(1.0, 1.01, Flow.UP, received_bps=2e8),
+    )
+    assert Timeline("TCP", 1408, 1, one, Protocol.TCP).intervals() == 1
+    two = (*one[:1], Sample(1.0, 2.0, Flow.UP, received_bps=9e8), Sample(2.0, 2.3, Flow.UP))
+    assert Timeline("TCP", 1408, 1, two, Protocol.TCP).intervals() == 2
+
+
 def test_the_report_says_which_side_has_no_line() -> None:
     received = (Sample(0.0, 1.0, Flow.UP, sent_bps=9e7, received_bps=2e7),)
     sent_only = (Sample(0.0, 1.0, Flow.UP, sent_bps=9e7),)

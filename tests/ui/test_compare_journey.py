@@ -23,8 +23,15 @@ WPA2 = "Lab 3, group 4: the same access point with WPA2-Personal switched on, af
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def measure(user: User, window: MainWindow, name: str, security: str, sizes: str) -> None:
+def measure(
+    user: User, window: MainWindow, name: str, security: str, sizes: str, interval: str = ""
+) -> None:
+    """A TCP and UDP session of 1-s runs; with interval, its report interval (Advanced)."""
     user.tab("Measure")
+    if interval:
+        user.tab("Advanced")
+        user.type("Report interval", interval)
+        user.tab("Study")
     user.choose("Protocol", "TCP and UDP")
     user.type("Values list", sizes)
     user.type("Runs per point", "2")

@@ -114,6 +114,9 @@ def test_one_second_runs_say_their_loaded_latency_rests_on_few_probes(
     written = page.read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", " ", written))
     assert " ".join(said.split()) in " ".join(text.split())
+    # A 1-s run is one interval: no chart over time of two dots, a sentence saying why.
+    assert "Throughput over time: not drawn, as each run gave a single interval" in text
+    assert 'class="timeline"' not in written
     # Its findings are the view's: its own (the loaded latency against the idle), then its
     # series against each other.
     user.tab("Findings")

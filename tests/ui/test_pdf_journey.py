@@ -51,8 +51,9 @@ def test_the_pdf_reports_hold_what_the_html_reports_hold(
 ) -> None:
     user.tab("Measure")
     user.choose("IP version", "IPv4 and IPv6")  # kept for both sessions
-    measure(user, window, OPEN, "open (no security)", SIZES)
-    measure(user, window, WPA2, "WPA2", SIZES)
+    # Half-second reports: each 1-s run has a throughput over time to draw.
+    measure(user, window, OPEN, "open (no security)", SIZES, interval="0.5")
+    measure(user, window, WPA2, "WPA2", SIZES, interval="0.5")
     user.tab("Sessions")
     wait_for(lambda: len(user.table_rows("Sessions")) == 2, 10, "both sessions")
     names = [row[1] for row in user.table_rows("Sessions")]
