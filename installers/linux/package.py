@@ -40,7 +40,14 @@ def _tar_filter(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def make_tarball(bundle: Path, out_dir: Path, version: str, tag: str) -> Path:
+#: gzip levels of the release's packages: the tarball's, and dpkg-deb's own default.
+TAR_LEVEL = 6
+DEB_LEVEL = 9
+
+
+def make_tarball(
+    bundle: Path, out_dir: Path, version: str, tag: str, level: int = TAR_LEVEL
+) -> Path:
     """linklab-<version>-<tag>.tar.gz: one folder with the bundle and a README.txt."""
     top = f"linklab-{version}"
     target = out_dir / f"linklab-{version}-{tag}.tar.gz"
@@ -49,7 +56,7 @@ def make_tarball(bundle: Path, out_dir: Path, version: str, tag: str) -> Path:
     text = readme.encode("utf-8")
     info = _tar_filter(tarfile.TarInfo(f"{top}/README.txt"))
     info.size, info.mode, info.mtime = len(text), 0o644, int(time.time())
-    with tarfile.open(target, "w:gz", compresslevel=6) as tar:
+    with tarfile.open(target, "w:gz", compresslevel=level) as tar:
         tar.add(bundle, arcname=top, filter=_tar_filter)
         tar.addfile(info, io.BytesIO(text))
         tar.add(ROOT / "LICENSE", arcname=f"{top}/LICENSE", filter=_tar_filter)
@@ -119,7 +126,9 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
 
 
-def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path) -> Path:
+def make_deb(
+    bundle: Path, out_dir: Path, version: str, machine: str, work: Path, level: int = DEB_LEVEL
+) -> Path:
     """linklab_<version>_<arch>.deb, built with dpkg-deb from a staging root under work."""
     if shutil.which("dpkg-deb") is None:
         raise RuntimeError("dpkg-deb was not found: build the .deb on Debian or Ubuntu.")
@@ -162,7 +171,15 @@ def make_deb(bundle: Path, out_dir: Path, version: str, machine: str, work: Path
     target = out_dir / f"{DEB_NAME}_{version}_{arch}.deb"
     # gzip: every dpkg reads it, and it is several times faster to build than xz.
     done = subprocess.run(
-        ["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(root), str(target)],
+        [
+            "dpkg-deb",
+            "--root-owner-group",
+            "-Zgzip",
+            f"-z{level}",
+            "--build",
+            str(root),
+            str(target),
+        ],
         capture_output=True,
         text=True,
         check=False,
