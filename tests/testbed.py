@@ -348,6 +348,10 @@ def shape_both_ways(bed: RoutedTestBed, mbit: float, limit_bytes: int) -> None:
     _run(["tc", "-n", bed.r, "qdisc", "add", *dev, "root", *tbf])
 
 
+#: The rate the second computer's link is held to unless a test sets its own (set_rate).
+NEIGHBOUR_MBIT = 300
+
+
 class NeighbourBed:
     """A second computer beside this one: namespace N on a veth link to the test's own network
     namespace (IPv4 with a broadcast address, IPv6), so that a window in this process reaches
@@ -397,6 +401,9 @@ class NeighbourBed:
             )
             _run(["ip", *prefix, "-6", "addr", "add", f"{v6}/64", "dev", dev, "nodad"])
             _run(["ip", *prefix, "link", "set", dev, "up"])
+        # Unshaped, a veth carries what the CPUs can copy, several Gbit/s at every core's
+        # cost; the suite's processes share two. A lab's link rate is plenty.
+        self.set_rate(NEIGHBOUR_MBIT)
         return self
 
     def __exit__(self, *_exc: object) -> None:

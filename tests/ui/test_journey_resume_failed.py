@@ -116,7 +116,8 @@ def test_a_sweep_whose_link_dropped_is_resumed_to_every_planned_run(
     wait_for(lambda: user.table_rows("Session results"), 10, "the session's table")
     rows = user.table_rows("Session results")
     assert {row[1]: row[2] for row in rows} == {size: str(RUNS) for size in SIZES}
-    assert not user.can_see("Session warnings") or "fewer" not in user.text("Session warnings")
+    if user.can_see("Session warnings"):  # a busy CPU may be said; too few runs never
+        assert not [s for s in map(read_few, shown_warnings(user.text("Session warnings"))) if s]
     runs_csv = tmp_path / "resumed.csv"
     with user.answering(save_as(runs_csv)):
         user.click("Export CSV…")
