@@ -5,12 +5,18 @@ link's."""
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.analysis.expectation import expected_at, rate_words, share_pct, values_text
+from app.analysis.expectation import (
+    expected_at,
+    is_loopback_host,
+    on_loopback,
+    rate_words,
+    share_pct,
+    values_text,
+)
 from app.analysis.points import efficiency_text
 from app.domain.plan import Plan, Series
 from app.domain.records import RunRecord
@@ -53,22 +59,17 @@ def run_cpu_cores(
 
 
 def peer_is_local(plan: Plan, environment: Mapping[str, Any]) -> bool:
-    """Whether the session's peer was this computer (its traffic on the loopback): named so,
-    a loopback address, or one of this computer's own addresses."""
-    if plan.peer.is_this_computer:
+    """Whether the session's peer was this computer (its traffic on the loopback): as the
+    plan says it (on_loopback), or as the snapshot's local address does: a loopback one, or
+    the peer's own address (the system routes this computer's own addresses over loopback)."""
+    if on_loopback(plan):
         return True
     local = environment.get("local_address")
-    for host in (plan.peer.host, plan.peer.host6, local):
-        if isinstance(host, str) and host:
-            if host.strip("[]").lower() == "localhost":
-                return True
-            try:
-                if ipaddress.ip_address(host.strip("[]").partition("%")[0]).is_loopback:
-                    return True
-            except ValueError:
-                continue
-    # The peer is one of this computer's own addresses: the system routes it over loopback.
-    return isinstance(local, str) and bool(local) and local == plan.peer.host
+    return (
+        isinstance(local, str)
+        and bool(local)
+        and (is_loopback_host(local) or local == plan.peer.host)
+    )
 
 
 def cpu_busy(run: RunRecord, environment: Mapping[str, Any], peer_is_local: bool) -> bool:

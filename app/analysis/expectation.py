@@ -66,21 +66,24 @@ def rate_words(conditions: Conditions) -> str:
     return f"the {rate} link rate {rate_kind(conditions)}"
 
 
+def is_loopback_host(host: str) -> bool:
+    """A host that names this computer's loopback: "localhost", 127.x, ::1 (brackets and a
+    zone aside)."""
+    text = host.strip("[]").lower()
+    if text == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(text.partition("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 def on_loopback(plan: Plan) -> bool:
     """The plan's traffic stays on this computer: "This computer", or a loopback address or
     name typed as the peer."""
-    if plan.peer.is_this_computer:
-        return True
-    for host in (plan.peer.host, plan.peer.host6):
-        text = host.strip("[]").lower()
-        if text == "localhost":
-            return True
-        try:
-            if ipaddress.ip_address(text.partition("%")[0]).is_loopback:
-                return True
-        except ValueError:
-            continue
-    return False
+    return plan.peer.is_this_computer or any(
+        is_loopback_host(host) for host in (plan.peer.host, plan.peer.host6) if host
+    )
 
 
 def loopback_note(plan: Plan) -> str | None:
