@@ -5,9 +5,12 @@ GSO packet with its own headers) and the datagrams the receiver's UDP sockets dr
 of room (/proc/net/snmp's RcvbufErrors of its namespace).
 
 On a busy computer an engine's sender or receiver waits for a core: the link then stands idle
-for a moment, or the receiver's socket overflows. Neither is the link's doing, and the counts
-say how much of each there was, so that a test of the overhead model can compare a run with
-what the link could deliver in the time it was kept busy."""
+for a moment, the receiver's socket overflows, or the receiver ends its test and closes its
+socket before the datagrams still on their way arrive (the kernel answers them "no port").
+None is the link's doing, and the counts say how much of each there was (the datagrams the
+receiver's programs read: /proc/net/snmp's InDatagrams, counted as a program reads one), so
+that a test of the overhead model can compare a run with what the link could deliver in the
+time it was kept busy, read by the receiver."""
 
 from __future__ import annotations
 
@@ -35,17 +38,36 @@ def _counts(ns: str, dev: str) -> tuple[int, int, int]:
     return sent, packets, dropped
 
 
+#: The UDP counters of /proc/net/snmp (IPv4) and /proc/net/snmp6 (IPv6) a Carried reads.
+_UDP = ("InDatagrams", "NoPorts", "RcvbufErrors")
+
+
+def udp_counters(ns: str) -> dict[str, int]:
+    """ns's UDP counters so far, IPv4 and IPv6 together: the datagrams its programs have read
+    (InDatagrams), those that met no open socket (NoPorts) and those its sockets dropped for
+    want of room (RcvbufErrors)."""
+    four, six = (
+        subprocess.run(
+            ["ip", "netns", "exec", ns, "cat", f"/proc/net/{name}"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout
+        for name in ("snmp", "snmp6")
+    )
+    names, values = [line.split()[1:] for line in four.splitlines() if line.startswith("Udp:")]
+    counts = {name: int(values[names.index(name)]) for name in _UDP}
+    for line in six.splitlines():
+        name, value = line.split()
+        if name.startswith("Udp6") and name.removeprefix("Udp6") in _UDP:
+            counts[name.removeprefix("Udp6")] += int(value)
+    return counts
+
+
 def udp_drops(ns: str) -> int:
     """The datagrams UDP sockets in ns have dropped for want of room, so far."""
-    out = subprocess.run(
-        ["ip", "netns", "exec", ns, "cat", "/proc/net/snmp"],
-        capture_output=True,
-        text=True,
-        timeout=20,
-        check=True,
-    ).stdout
-    names, values = [line.split()[1:] for line in out.splitlines() if line.startswith("Udp:")]
-    return int(values[names.index("RcvbufErrors")])
+    return udp_counters(ns)["RcvbufErrors"]
 
 
 @dataclass
@@ -55,14 +77,17 @@ class Carried:
     wire_bytes: int = 0
     packets: int = 0
     shaper_drops: int = 0  # the shaper holds a sender back: it should drop nothing
-    receiver_drops: int = 0
+    received: int = 0  # UDP datagrams the receiver's programs read
+    receiver_drops: int = 0  # dropped by a full socket
+    no_port: int = 0  # arrived after the receiver closed its socket
 
     def share(self, rate_mbit: float, seconds: float) -> float:
         """The part of the model's goodput the link could deliver in this run: the part of its
-        seconds the shaper was kept busy, less the datagrams the receiver dropped."""
+        seconds the shaper was kept busy, times the part of what it sent the receiver read
+        (for a UDP run; what a TCP receiver misses is sent again)."""
         busy = self.wire_bytes * 8 / (rate_mbit * 1e6 * seconds)
-        delivered = 1 - self.receiver_drops / self.packets if self.packets else 1.0
-        return busy * delivered
+        read = min(1.0, self.received / self.packets) if self.received and self.packets else 1.0
+        return busy * read
 
 
 @contextmanager
@@ -70,9 +95,12 @@ def carried(sender_ns: str, dev: str, receiver_ns: str) -> Iterator[Carried]:
     """Count what dev (the sender's shaped interface) carries while the block runs."""
     counts = Carried()
     sent0, packets0, dropped0 = _counts(sender_ns, dev)
-    drops0 = udp_drops(receiver_ns)
+    udp0 = udp_counters(receiver_ns)
     yield counts
     sent1, packets1, dropped1 = _counts(sender_ns, dev)
+    udp1 = udp_counters(receiver_ns)
     counts.wire_bytes, counts.packets = sent1 - sent0, packets1 - packets0
     counts.shaper_drops = dropped1 - dropped0
-    counts.receiver_drops = udp_drops(receiver_ns) - drops0
+    counts.received = udp1["InDatagrams"] - udp0["InDatagrams"]
+    counts.receiver_drops = udp1["RcvbufErrors"] - udp0["RcvbufErrors"]
+    counts.no_port = udp1["NoPorts"] - udp0["NoPorts"]

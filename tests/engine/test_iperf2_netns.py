@@ -134,11 +134,14 @@ def test_a_sweep_lands_on_the_expected_goodput(bed: Iperf2Bed, tmp_path: Path) -
     interface holds the sender back, UDP sent at twice the link rate arrives at its rate.
 
     On a busy computer iperf 2's sender or receiver waits for a core now and then: the link
-    stands idle meanwhile, or the receiver's socket overflows (1-2 % of 256-B datagrams
-    dropped beside a busy suite, 4 % of a run's time idle, 14 % short in all). Neither is the
-    model's concern: each UDP point is compared with what the link could deliver in the time
-    it was kept busy, less what the receiver dropped, both counted by the kernel
-    (tests/carried.py); on a quiet computer that is the prediction itself. A TCP point's best
+    stands idle meanwhile, the receiver's socket overflows (1-2 % of 256-B datagrams dropped
+    beside a busy suite, 4 % of a run's time idle, 14 % short in all), or datagrams reach the
+    receiver after it has closed its socket (once, beside a suite of six processes, a
+    receiver 40 % short of what the link carried, of which full sockets explained only 3 %).
+    None is the model's concern: each UDP
+    point is compared with what the link could deliver in the time it was kept busy, times
+    the part of it the receiver read, both counted by the kernel (tests/carried.py); on a
+    quiet computer that is the prediction itself. A TCP point's best
     second is (below). So that the counts are each point's, each point is a study of its own,
     as a sweep would run it."""
     for protocol, ip, length in itertools.product(Protocol, (IpVersion.V4, IpVersion.V6), SIZES):
@@ -174,8 +177,13 @@ def test_a_sweep_lands_on_the_expected_goodput(bed: Iperf2Bed, tmp_path: Path) -
             f"iperf2 {protocol.value} IPv{int(ip)} {point['value']} B: measured "
             f"{measured / 1e6:.3f} Mbit/s, predicted {predicted / 1e6:.3f} Mbit/s "
             f"({100 * (measured / predicted - 1):+.2f} %), best second {best / 1e6:.3f}; the "
-            f"link busy and delivered for {100 * share:.1f} % of the run "
-            f"({link.receiver_drops} datagrams dropped)"
+            f"link busy and read for {100 * share:.1f} % of the run"
+            + (
+                f" ({link.received} datagrams of {link.packets} read, {link.receiver_drops} "
+                f"dropped by a full socket, {link.no_port} after the socket closed)"
+                if protocol is Protocol.UDP
+                else ""
+            )
         )
         assert point["expected_bps"] == pytest.approx(predicted)
         assert link.shaper_drops == 0  # the full queue held the sender back
