@@ -181,7 +181,10 @@ def test_busy_server_is_retried(
     )
     thread.join()
     failed = [e for e in events if isinstance(e, RunFailed)]
-    assert failed and all(e.will_retry and e.error_kind == "ServerBusy" for e in failed)
+    assert failed and failed[0].error_kind == "ServerBusy" and all(e.will_retry for e in failed)
+    # While the holder's test ends, the server may take a connection and close it before it
+    # serves the next (seen on a busy computer): retried as well, as a closure.
+    assert {e.error_kind for e in failed} <= {"ServerBusy", "ClosedBeforeStart"}, failed
     (run,) = store.runs(outcome.session_id)
     assert run.ok and run.attempts == len(failed) + 1
     assert outcome.status is SessionStatus.COMPLETED

@@ -96,7 +96,8 @@ def test_a_ready_exercise_opened_followed_handed_in_and_closed(
 
     with user.answering(anyway, save_as(handin)):
         user.click("Hand in…")
-    wait_for(handin.exists, 60, "the hand-in")  # written aside: seconds on a busy computer
+    # Written aside: seconds on a busy computer. If it never is, the status line says why.
+    wait_for(handin.exists, 60, lambda: f"the hand-in; the status said {user.text('Status')!r}")
     confirmed(user, handin)  # on screen, with Open folder
 
     # Closing the exercise gives the form back as it was.
