@@ -1,7 +1,7 @@
-"""How many processes `make test` runs the suite in: two per core this process may use (its
+"""How many processes `make test` runs the suite in: three per core this process may use (its
 CPU affinity, and the CPU quota of its cgroup, v2 or v1), as many as the memory available
 holds at MEMORY_PER_PROCESS_MB each, at least one. Prints the number; standard library only
-(it runs before the virtual environment may exist). docs/PERFORMANCE.md says how the two per
+(it runs before the virtual environment may exist). docs/PERFORMANCE.md says how the three per
 core and the memory per process were measured."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 #: Processes per core: the tests wait more than they compute (an engine measures for a fixed
-#: time, a window waits for a signal), so two share a core. Three are faster on two cores
-#: (six: 447-482 s, four: 586 s) but starved iperf 2's UDP receiver in one quiet run of four
-#: (docs/PERFORMANCE.md): two until that test's margin is understood.
-PER_CORE = 2
+#: time, a window waits for a signal), so three share a core: on two cores six took 503-515 s
+#: where four took 583 s, and passed three times in a row beside a busy core
+#: (docs/PERFORMANCE.md). A seventh process would wait for a core: the six keep both busy.
+PER_CORE = 3
 #: A test process's peak memory with room to spare (Qt, SciPy, a window, engines it starts).
 MEMORY_PER_PROCESS_MB = 1500
 

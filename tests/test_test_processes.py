@@ -1,4 +1,4 @@
-"""The number of processes `make test` runs the suite in (scripts/test_processes.py): two per
+"""The number of processes `make test` runs the suite in (scripts/test_processes.py): three per
 core it may use, a CPU quota counted as the cores it allows, memory capping it, at least one."""
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ _spec.loader.exec_module(test_processes)
 @pytest.mark.parametrize(
     ("cores", "memory_mb", "expected"),
     [
-        (2, 20_000, 4),  # two cores, plenty of memory
-        (1, 20_000, 2),
+        (2, 20_000, 6),  # two cores, plenty of memory
+        (1, 20_000, 3),
         (8, 20_000, 13),  # memory-bound: 20 GB at 1.5 GB each
-        (8, None, 16),  # memory unknown: the cores decide
-        (1.5, 20_000, 3),  # a quota of one and a half cores
+        (8, None, 24),  # memory unknown: the cores decide
+        (1.5, 20_000, 4),  # a quota of one and a half cores
         (0.02, 20_000, 1),  # a 2 % quota still runs the suite, in one process
         (4, 1_000, 1),  # too little memory for two: one
     ],
 )
-def test_two_per_core_within_the_memory(
+def test_three_per_core_within_the_memory(
     cores: float, memory_mb: float | None, expected: int
 ) -> None:
     assert test_processes.processes(cores, memory_mb) == expected
