@@ -52,7 +52,7 @@ RATE_MBIT = 24.0
 BED = Bed(stations=STATIONS, rate_mbit=RATE_MBIT, needs=("nft",))
 
 
-def shown(mean: str, summary: Summary, kind: str) -> str:
+def with_interval(mean: str, summary: Summary, kind: str) -> str:
     """A mean with its 95 % interval as the table gives it: "16.6 % (15.9 % to 17.3 %)", or
     the mean alone for a figure of one round."""
     if summary.n < 2:
@@ -111,9 +111,9 @@ def test_start_together_from_the_class_tab(
         for station in result.stations:
             row = rows[station.student]
             # A figure of one round counted (one a busy computer started late) has no interval.
-            share = shown(percent_text(station.share.mean), station.share, "share")
+            share = with_interval(percent_text(station.share.mean), station.share, "share")
             assert row[headers.index("Share (95 % interval)")] == share
-            together = shown(mbit_text(station.throughput.mean), station.throughput, "mbit")
+            together = with_interval(mbit_text(station.throughput.mean), station.throughput, "mbit")
             assert row[headers.index("Together (Mbit/s, 95 % interval)")] == together
         for number, slot in enumerate(result.rounds, 1):
             column = headers.index(f"Round {number} (Mbit/s)")
