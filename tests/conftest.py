@@ -166,10 +166,12 @@ def _nothing_left_behind(args: tuple[str, ...], threads: set[threading.Thread]) 
 
 def _open_files() -> set[str]:
     """The files this process holds open (a database a command did not close, a log): read
-    on Linux, where it is exact and quick (the same code leaves the same files elsewhere)."""
+    on Linux, where it is exact and quick (the same code leaves the same files elsewhere).
+    The kernel's own /proc files are left out: a window's thread reading the connections
+    (psutil) holds one open for a moment, whichever it is reading when looked at."""
     if not sys.platform.startswith("linux"):
         return set()
-    return {f.path for f in psutil.Process().open_files()}
+    return {f.path for f in psutil.Process().open_files() if not f.path.startswith("/proc/")}
 
 
 def _own_threads() -> set[threading.Thread]:
