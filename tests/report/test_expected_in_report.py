@@ -10,11 +10,14 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything loads Qt
 
+import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.analysis.latency_findings import session_findings
 from app.analysis.points import point_summaries
 from app.domain.net import Direction, IpVersion, Protocol
 from app.domain.plan import Conditions, Medium, Peer, Plan, RunKey
@@ -44,14 +47,16 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[FrontDoor, str]:
     return _store(tmp_path_factory.mktemp("expected") / "linklab.sqlite3", "192.0.2.10")
 
 
-def _store(path: Path, host: str, **fields: Any) -> tuple[FrontDoor, str]:
+def _store(
+    path: Path, host: str, name: str = "reordered across the lab link", **fields: Any
+) -> tuple[FrontDoor, str]:
     plan = Plan(
         peer=Peer.this_computer() if host == "this computer" else Peer(host),
         protocols=(Protocol.UDP,),
         values=SIZES,
         repetitions=2,
         duration_s=1,
-        name="reordered across the lab link",
+        name=name,
         conditions=Conditions(medium=Medium.ETHERNET, link_rate_bps=RATE),
         **fields,
     )
@@ -164,3 +169,42 @@ def test_a_short_table_is_never_continued_under_its_header(
         for header in headers:
             tail = header[-40:]
             assert text.count(tail) == outline(shifted).text.count(tail), (fillers, header)
+
+
+def test_a_report_of_sessions_gives_each_its_own_findings_under_its_name(tmp_path: Path) -> None:
+    """Three sessions compared: the report's Findings give the comparison's sentences, then each
+    session's own (its share of the expected goodput, or why there is none) under "Within
+    NAME", each as its view's Findings tab gives them, the sessions in the report's order."""
+    path = tmp_path / "linklab.sqlite3"
+    door, first = _store(path, "192.0.2.10", "Room B12 <before> lunch")
+    _, second = _store(path, "192.0.2.11", "Room B12 after lunch")
+    _, loopback = _store(path, "127.0.0.1", "this computer, its own loopback")
+    from app.ui.common.render_charts import chart_png
+
+    data = collect(sessions_comparison(door, [first, second, loopback]), door)
+    html = report_html(data, chart_png(data.comparison, None), {})
+    findings = html.split("<h2>Findings</h2>", 1)[1].split("<h2>", 1)[0]
+    said = [
+        (unescape(heading), [unescape(i) for i in re.findall(r"<li>(.*?)</li>", items)])
+        for heading, items in re.findall(r"<h3>(.*?)</h3>(<ul>.*?</ul>)", findings)
+    ]
+    compared = findings.split("<h3>", 1)[0]
+    assert [unescape(i) for i in re.findall(r"<li>(.*?)</li>", compared)] == list(
+        data.comparison.findings
+    )
+    expected = []
+    for sid in (first, second, loopback):
+        session = door.sessions().get(sid)
+        own = session_findings(
+            session.plan, point_summaries(session.plan, door.sessions().runs(sid))
+        )
+        if own:
+            expected.append((f"Within {session.name}", own))
+    assert [heading for heading, _ in expected] == [
+        "Within Room B12 <before> lunch",
+        "Within Room B12 after lunch",
+        "Within this computer, its own loopback",
+    ]
+    assert said == expected
+    assert all("of what the headers allow" in " ".join(own) for _, own in said[:2])
+    assert "never crossed that link" in " ".join(said[2][1])

@@ -16,8 +16,7 @@ from app.ui.classroom.chart import ClassChart
 from app.ui.classroom.tab import dropped_source
 from app.ui.main_window import MainWindow
 from tests.ui.class_handins import Student, write_class
-from tests.ui.journey import confirmed
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import confirmed, save_as
 from tests.ui.user import User, wait_for
 
 ANA, BEN, CLEO = "Ana Souza", "Ben Okafor", "Cleo Martin"

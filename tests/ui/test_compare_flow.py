@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from app.ui.main_window import MainWindow
+from tests.ui.journey import save_as
 from tests.ui.user import User, wait_for
 
 
@@ -25,16 +25,6 @@ def measure(user: User, window: MainWindow, name: str, security: str) -> None:
     user.click("Start")
     wait_for(lambda: not window.measure.running, 60, f"the {name} session")
     assert "completed" in user.text("Status")
-
-
-def save_as(path: Path) -> Callable[[User], None]:
-    """What a person does in a save dialog: type the file name, press Save."""
-
-    def answer(dialog: User) -> None:
-        dialog.type("File name", str(path))
-        dialog.click("Save")
-
-    return answer
 
 
 @pytest.mark.usefixtures("iperf3_tool")  # runs this computer's iperf3

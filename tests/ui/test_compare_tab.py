@@ -19,7 +19,7 @@ from app.store.sessions import SessionStore
 from app.ui.compare.tab import CompareTab
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.user import User, wait_for
 
 OPEN = {128: [20.0, 20.5, 19.5, 20.2, 19.8], 1408: [45.2, 45.7, 46.2, 45.4, 45.5]}

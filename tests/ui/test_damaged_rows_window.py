@@ -14,7 +14,7 @@ from app.study.files.exchange import read_exchange
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.store.test_damaged_rows import DAMAGED_PART, UNREADABLE, _damage, _make
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.user import User, wait_for
 
 

@@ -17,7 +17,7 @@ from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
 from tests.readonly import read_only, unavailable
 from tests.store.test_damaged_rows import _make
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.test_damaged_rows_window import compare_and_export
 from tests.ui.user import User, wait_for
 

@@ -23,8 +23,7 @@ from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
 from tests.artifacts import PDFTOTEXT
 from tests.pdf_reading import pdf_problems
-from tests.ui.journey import confirmed
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import confirmed, save_as
 from tests.ui.user import Unreachable, User, wait_for
 
 SOFFICE = shutil.which("soffice")

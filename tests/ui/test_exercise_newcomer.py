@@ -12,8 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QListView
 
 from app.study.lab.exercises import read_exercise, ready_names
 from app.ui.main_window import MainWindow
-from tests.ui.journey import confirmed
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import confirmed, save_as
 from tests.ui.user import User, wait_for
 
 WPA2_FILE = "What does WPA2 cost Open vs WPA2.linklab-exercise"

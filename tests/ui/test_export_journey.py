@@ -27,7 +27,7 @@ from tests.artifacts import (
     rightmost_share,
 )
 from tests.conftest import linklab
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
 

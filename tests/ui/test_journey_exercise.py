@@ -23,8 +23,8 @@ from app.study.lab.collector import Collector
 from app.study.lab.exercises import find_ready, write_exercise
 from app.ui.main_window import MainWindow
 from tests.classlive import INSTRUCTOR, TOKEN
+from tests.ui.journey import save_as
 from tests.ui.test_class_tab import choose_folder
-from tests.ui.test_compare_flow import save_as
 from tests.ui.test_exercise_flow import open_file
 from tests.ui.test_measure import plan_sweep, sessions
 from tests.ui.user import User, wait_for

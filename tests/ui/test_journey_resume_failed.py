@@ -17,8 +17,8 @@ import pytest
 from app.ui.main_window import MainWindow
 from tests.sentences import read_few
 from tests.testbed import NeighbourBed
+from tests.ui.journey import save_as
 from tests.ui.shown_sentences import shown_warnings
-from tests.ui.test_compare_flow import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.user import User, wait_for
 

@@ -17,8 +17,8 @@ from app.store.db import Database
 from app.store.sessions import SessionStore
 from app.ui.main_window import MainWindow
 from tests.test_cli import linklab
+from tests.ui.journey import save_as
 from tests.ui.shown_sentences import view_text
-from tests.ui.test_compare_flow import save_as
 from tests.ui.test_monitor import charted, figures
 from tests.ui.user import User, wait_for
 

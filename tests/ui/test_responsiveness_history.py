@@ -18,7 +18,7 @@ from app.study.responsiveness.kept import KeptResult
 from app.ui.main_window import MainWindow
 from app.ui.responsiveness.result_files import CARD_WIDTH
 from tests.responsiveness_made import SETTINGS, three_ways
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.test_sessions_tab import make_session
 from tests.ui.user import User, wait_for
 

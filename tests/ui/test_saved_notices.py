@@ -8,8 +8,7 @@ from pathlib import Path
 
 from app.ui.context import AppContext
 from app.ui.main_window import MainWindow
-from tests.ui.journey import confirmed
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import confirmed, save_as
 from tests.ui.test_sessions_tab import make_session
 from tests.ui.user import User, wait_for
 

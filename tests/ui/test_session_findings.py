@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QTextBrowser
 
 from app.ui.main_window import MainWindow
 from app.ui.sessions.reading import COMPARED
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.test_measure import plan_sweep
 from tests.ui.test_room_at_1280x800 import text_lines
 from tests.ui.user import User, wait_for

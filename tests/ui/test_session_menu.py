@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QMen
 from app.ui.main_window import MainWindow
 from tests.artifacts import NO_POPPLER, PDFTOPPM, assert_inside, pdf_pages, pdf_text, pixels
 from tests.conftest import under_wine
-from tests.ui.test_compare_flow import save_as
+from tests.ui.journey import save_as
 from tests.ui.test_sessions_tab import make_session
 from tests.ui.user import User, plain, wait_for
 
