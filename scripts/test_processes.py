@@ -13,8 +13,8 @@ from pathlib import Path
 
 #: Processes per core: the tests wait more than they compute (an engine measures for a fixed
 #: time, a window waits for a signal), so three share a core: on two cores six took 503-515 s
-#: where four took 583 s, and passed three times in a row beside a busy core
-#: (docs/PERFORMANCE.md). A seventh process would wait for a core: the six keep both busy.
+#: where four took 583 s (docs/PERFORMANCE.md). A seventh process would wait for a core: the
+#: six keep both busy.
 PER_CORE = 3
 #: A test process's peak memory with room to spare (Qt, SciPy, a window, engines it starts).
 MEMORY_PER_PROCESS_MB = 1500

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 HEAVY_FIRST = (
-    "tests/ui/test_pdf_journey.py",  # 76 s beside six test processes
-    "tests/study/test_huge_round_trip.py",  # 37 s alone, 89 s beside four test processes
+    "tests/ui/test_pdf_journey.py",  # 37 s alone, 75 s beside six test processes
+    "tests/study/test_huge_round_trip.py",  # 10 s alone (60 runs beside 6)
     "tests/ui/test_journey_resume_failed.py",  # 46 s beside six
     "tests/ui/test_sentences_shown.py",  # 45 s beside six
     "tests/test_cli_class_together_netns.py",  # 90 s, mostly waiting
