@@ -46,21 +46,18 @@ def udp_counters(ns: str) -> dict[str, int]:
     """ns's UDP counters so far, IPv4 and IPv6 together: the datagrams its programs have read
     (InDatagrams), those that met no open socket (NoPorts) and those its sockets dropped for
     want of room (RcvbufErrors)."""
-    four, six = (
-        subprocess.run(
-            ["ip", "netns", "exec", ns, "cat", f"/proc/net/{name}"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=True,
-        ).stdout
-        for name in ("snmp", "snmp6")
-    )
-    names, values = [line.split()[1:] for line in four.splitlines() if line.startswith("Udp:")]
+    lines = subprocess.run(
+        ["ip", "netns", "exec", ns, "cat", "/proc/net/snmp", "/proc/net/snmp6"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    ).stdout.splitlines()
+    names, values = [line.split()[1:] for line in lines if line.startswith("Udp:")]
     counts = {name: int(values[names.index(name)]) for name in _UDP}
-    for line in six.splitlines():
-        name, value = line.split()
-        if name.startswith("Udp6") and name.removeprefix("Udp6") in _UDP:
+    for line in lines:
+        name, _, value = line.partition(" ")
+        if name.removeprefix("Udp6") in _UDP and name.startswith("Udp6"):
             counts[name.removeprefix("Udp6")] += int(value)
     return counts
 
